@@ -1,0 +1,19 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { signingMaterialFromSeed, type SigningMaterial } from '../domain/accounts/signing-keys.ts';
+
+/** The signing seed: given directly (local), or read once per cold start from Secrets Manager (AWS). */
+export function signingMaterialLoader(source: { seed?: string; secretArn?: string }): () => Promise<SigningMaterial> {
+  let loaded: Promise<SigningMaterial> | undefined;
+  return () => {
+    loaded ??= (async () => {
+      if (source.seed) return signingMaterialFromSeed(source.seed);
+      const { SecretString } = await new SecretsManagerClient({}).send(
+        new GetSecretValueCommand({ SecretId: source.secretArn }),
+      );
+      if (!SecretString) throw new Error('the signing secret is empty');
+      return signingMaterialFromSeed(SecretString);
+    })();
+    loaded.catch(() => (loaded = undefined));
+    return loaded;
+  };
+}

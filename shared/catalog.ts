@@ -1,0 +1,112 @@
+/**
+ * The one table of everything the service runs: HTTP routes, queue consumers and schedules.
+ * `infra/aws` builds API routes, functions, queues and rules from it; `infra/local` dispatches from it.
+ * Adding an endpoint = one handler file at `functions/http/<id>.ts` + one row here.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Who may call a route. `public`: anyone; `jwt`: a user's bearer token only; `any`: an API key or a bearer token. */
+export type AuthMode = 'public' | 'jwt' | 'any';
+
+/** Rate-limit tiers (spec, Limits). `auth` is the per-client-address tier of the public account endpoints. */
+export type RateTier = 'standard' | 'strict' | 'ingestion' | 'auth';
+
+export interface RouteDef {
+  /** Handler module below `functions/http/`, also the function's logical name. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  /** Path below the `/api` base path, with `{name}` path parameters (the API Gateway form). */
+  readonly path: string;
+  readonly auth: AuthMode;
+  readonly tier: RateTier;
+  /** Lambda memory; password hashing (scrypt, 128 MiB working set) needs more than the default. */
+  readonly memoryMb?: number;
+  /** Queues the handler sends to (infra grants exactly these). */
+  readonly sendsTo?: readonly QueueId[];
+  /** A public route that still needs the signing secret (it signs tokens or publishes keys); routes with auth always get it. */
+  readonly usesSigningKey?: boolean;
+}
+
+export const API_BASE_PATH = '/api';
+
+export const routes = [
+  { id: 'system/health', method: 'GET', path: '/health', auth: 'public', tier: 'standard' },
+  { id: 'system/jwks', method: 'GET', path: '/.well-known/jwks.json', auth: 'public', tier: 'standard', usesSigningKey: true },
+  { id: 'system/openapi', method: 'GET', path: '/openapi.json', auth: 'public', tier: 'standard' },
+
+  { id: 'auth/register', method: 'POST', path: '/auth/register', auth: 'public', tier: 'auth', memoryMb: 1024, sendsTo: ['notify'], usesSigningKey: true },
+  { id: 'auth/login', method: 'POST', path: '/auth/login', auth: 'public', tier: 'auth', memoryMb: 1024, usesSigningKey: true },
+  { id: 'auth/forgot-password', method: 'POST', path: '/auth/forgot-password', auth: 'public', tier: 'auth', sendsTo: ['notify'] },
+  { id: 'auth/reset-password', method: 'POST', path: '/auth/reset-password', auth: 'public', tier: 'auth', memoryMb: 1024 },
+  { id: 'auth/verify-email', method: 'GET', path: '/auth/verify-email', auth: 'public', tier: 'auth' },
+
+  { id: 'users/profile', method: 'GET', path: '/users/profile', auth: 'jwt', tier: 'standard' },
+
+  { id: 'keys/create', method: 'POST', path: '/keys', auth: 'jwt', tier: 'strict' },
+  { id: 'keys/list', method: 'GET', path: '/keys', auth: 'jwt', tier: 'strict' },
+  { id: 'keys/refresh', method: 'PUT', path: '/keys/{id}/refresh', auth: 'jwt', tier: 'strict' },
+  { id: 'keys/revoke', method: 'POST', path: '/keys/{id}/revoke', auth: 'jwt', tier: 'strict' },
+  { id: 'keys/delete', method: 'DELETE', path: '/keys/{id}', auth: 'jwt', tier: 'strict' },
+] as const satisfies readonly RouteDef[];
+
+/** Answers every request no route matches (API Gateway's `$default` route; the local router's fallback). */
+export const fallbackRoute = {
+  id: 'system/not-found',
+  auth: 'public',
+  tier: 'standard',
+} as const satisfies Pick<RouteDef, 'id' | 'auth' | 'tier'>;
+
+export type RouteId = (typeof routes)[number]['id'] | typeof fallbackRoute.id;
+
+export interface QueueDef {
+  /** Logical name; the queue URL reaches functions as env `QUEUE_URL_<ID upper-cased>`. */
+  readonly id: string;
+  /** Consumer module below `functions/workers/`. */
+  readonly consumer: string;
+  readonly batchSize: number;
+  /** Must exceed the consumer's run time; the consumer's timeout is derived from it. */
+  readonly visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the queue's dead-letter queue. */
+  readonly maxReceiveCount: number;
+}
+
+export const queues = [
+  { id: 'notify', consumer: 'notify', batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
+] as const satisfies readonly QueueDef[];
+
+export type QueueId = (typeof queues)[number]['id'];
+
+export interface ScheduleDef {
+  readonly id: string;
+  /** Job module below `functions/jobs/`. */
+  readonly job: string;
+  readonly everyMinutes: number;
+}
+
+export const schedules: readonly ScheduleDef[] = [];
+
+export interface Catalog {
+  readonly routes: readonly RouteDef[];
+  readonly fallbackRoute: Pick<RouteDef, 'id' | 'auth' | 'tier'>;
+  readonly queues: readonly QueueDef[];
+  readonly schedules: readonly ScheduleDef[];
+}
+
+export const catalog: Catalog = { routes, fallbackRoute, queues, schedules };
+
+export const httpHandlerModule = (id: string): string => `functions/http/${id}.ts`;
+export const workerModule = (consumer: string): string => `functions/workers/${consumer}.ts`;
+export const jobModule = (job: string): string => `functions/jobs/${job}.ts`;
+
+/** Environment variable that carries a queue's URL to the functions that send to it. */
+export const queueUrlEnv = (id: string): string => `QUEUE_URL_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
+export const needsSigningKey = (route: RouteDef): boolean => route.auth !== 'public' || route.usesSigningKey === true;
+
+export function routeById(id: RouteId): Pick<RouteDef, 'id' | 'auth' | 'tier'> {
+  if (id === fallbackRoute.id) return fallbackRoute;
+  const route = routes.find((r) => r.id === id);
+  if (!route) throw new Error(`route ${id} is not in the catalog`);
+  return route;
+}

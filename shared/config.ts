@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+const positiveInt = z.coerce.number().int().positive();
+
+const externalIssuer = z.object({
+  /** Expected `iss` claim, e.g. https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf */
+  issuer: z.string().url(),
+  /** Defaults to `<issuer>/.well-known/jwks.json`, where Cognito publishes its keys. */
+  jwksUrl: z.string().url().optional(),
+  /** App client ids accepted in `aud` (ID tokens) or `client_id` (access tokens); empty accepts any. */
+  audiences: z.array(z.string()).default([]),
+});
+export type ExternalIssuer = z.infer<typeof externalIssuer>;
+
+const rateLimits = z.object({
+  standard: positiveInt.default(100),
+  strict: positiveInt.default(20),
+  ingestion: positiveInt.default(500),
+  auth: positiveInt.default(20),
+});
+export type RateLimits = z.infer<typeof rateLimits>;
+
+const jsonOf = <T extends z.ZodTypeAny>(schema: T) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return undefined;
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+
+const envSchema = z.object({
+  TABLE_NAME: z.string().min(1),
+  /** Local: the seed itself. AWS: the Secrets Manager secret that holds it (SIGNING_SEED_SECRET_ARN). */
+  SIGNING_SEED: z.string().min(32).optional(),
+  SIGNING_SEED_SECRET_ARN: z.string().min(1).optional(),
+  JWT_ISSUER: z.string().min(1).default('urn:aos:local'),
+  JWT_AUDIENCE: z.string().min(1).default('aos-api'),
+  JWT_TTL_SECONDS: positiveInt.default(3600),
+  JWT_EXTERNAL_ISSUERS: jsonOf(z.array(externalIssuer).default([])),
+  RATE_LIMITS: jsonOf(rateLimits.default(rateLimits.parse({}))),
+  /** Where links in e-mails point (reset and verification pages). */
+  PUBLIC_APP_URL: z.string().url().default('http://127.0.0.1:3000'),
+  MAIL_TRANSPORT: z.enum(['ses', 'outbox']).default('ses'),
+  MAIL_FROM: z.string().min(3).default('alerts@agent-observability.local'),
+  SMS_TRANSPORT: z.enum(['sns', 'outbox']).default('sns'),
+  OUTBOX_DIR: z.string().min(1).optional(),
+  CORS_ALLOW_ORIGINS: z.string().default('*'),
+});
+
+export type Config = ReturnType<typeof parseConfig>;
+
+export class ConfigError extends Error {}
+
+export function parseConfig(env: Record<string, string | undefined>) {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  if (!e.SIGNING_SEED && !e.SIGNING_SEED_SECRET_ARN) {
+    throw new ConfigError('invalid configuration: set SIGNING_SEED or SIGNING_SEED_SECRET_ARN');
+  }
+  if ((e.MAIL_TRANSPORT === 'outbox' || e.SMS_TRANSPORT === 'outbox') && !e.OUTBOX_DIR) {
+    throw new ConfigError('invalid configuration: the outbox transport needs OUTBOX_DIR');
+  }
+  return {
+    tableName: e.TABLE_NAME,
+    signingSeed: e.SIGNING_SEED,
+    signingSeedSecretArn: e.SIGNING_SEED_SECRET_ARN,
+    jwt: {
+      issuer: e.JWT_ISSUER,
+      audience: e.JWT_AUDIENCE,
+      ttlSeconds: e.JWT_TTL_SECONDS,
+      externalIssuers: e.JWT_EXTERNAL_ISSUERS ?? [],
+    },
+    rateLimits: e.RATE_LIMITS ?? rateLimits.parse({}),
+    publicAppUrl: e.PUBLIC_APP_URL.replace(/\/$/, ''),
+    mail: { transport: e.MAIL_TRANSPORT, from: e.MAIL_FROM },
+    sms: { transport: e.SMS_TRANSPORT },
+    outboxDir: e.OUTBOX_DIR,
+    corsAllowOrigins: e.CORS_ALLOW_ORIGINS,
+  };
+}
+
+/** Read once at module load: a misconfigured function fails at cold start, not on some later request. */
+export const config: Config = parseConfig(process.env);

@@ -1,0 +1,41 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/** scrypt with N=2^17, r=8, p=1 (OWASP's first choice); the parameters travel with each hash. */
+const DEFAULT = { log2N: 17, r: 8, p: 1 } as const;
+const KEY_LENGTH = 32;
+const MIN_LOG2N = 17;
+
+function derive(password: string, salt: Buffer, log2N: number, r: number, p: number): Promise<Buffer> {
+  const N = 2 ** log2N;
+  const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+}
+
+/** `scrypt$<log2N>$<r>$<p>$<salt b64url>$<hash b64url>` */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, DEFAULT.log2N, DEFAULT.r, DEFAULT.p);
+  return ['scrypt', DEFAULT.log2N, DEFAULT.r, DEFAULT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, log2N, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const n = Number(log2N);
+  if (!Number.isInteger(n) || n < MIN_LOG2N || n > 22) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const actual = await derive(password, Buffer.from(salt, 'base64url'), n, Number(r), Number(p));
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+let dummyHash: Promise<string> | undefined;
+/**
+ * Spends the same time as a real verification, so an unknown e-mail cannot be told from a wrong
+ * password by the response time.
+ */
+export async function burnPasswordCheck(password: string): Promise<void> {
+  dummyHash ??= hashPassword('not-a-real-password');
+  await verifyPassword(password, await dummyHash);
+}

@@ -1,0 +1,50 @@
+/**
+ * The service's typed errors. Each maps to exactly one of the spec's error codes; the HTTP layer maps
+ * by `instanceof`, and anything that is not an `AppError` becomes a generic 500 with no detail.
+ */
+export type ErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'VALIDATION_ERROR'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR';
+
+export abstract class AppError extends Error {
+  abstract readonly code: ErrorCode;
+  abstract readonly status: number;
+}
+
+export class ValidationError extends AppError {
+  readonly code = 'VALIDATION_ERROR';
+  readonly status = 400;
+}
+
+export class UnauthorizedError extends AppError {
+  readonly code = 'UNAUTHORIZED';
+  readonly status = 401;
+  constructor(message = 'Missing or invalid authentication') {
+    super(message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  readonly code = 'FORBIDDEN';
+  readonly status = 403;
+}
+
+export class NotFoundError extends AppError {
+  readonly code = 'NOT_FOUND';
+  readonly status = 404;
+  constructor(what = 'Resource') {
+    super(`${what} not found`);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  readonly code = 'RATE_LIMITED';
+  readonly status = 429;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Rate limit exceeded; retry after ${retryAfterSeconds} s`);
+  }
+}

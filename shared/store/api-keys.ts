@@ -1,0 +1,156 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE } from './table.ts';
+import { isConditionFailure, type Db } from './client.ts';
+import { keys, stripKeys } from './keys.ts';
+
+export type ApiKeyStatus = 'active' | 'revoked';
+
+export interface ApiKeyRecord {
+  id: string;
+  tenantId: string;
+  createdBy: string;
+  name: string;
+  prefix: string;
+  lastFour: string;
+  /** HMAC-SHA256 of the secret under the deployment's pepper; the secret itself is never stored. */
+  secretHash: string;
+  status: ApiKeyStatus;
+  createdAt: string;
+  updatedAt: string;
+  lastUsedAt: string | null;
+  rotatedAt: string | null;
+  revokedAt: string | null;
+}
+
+export function apiKeysRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+  const gsi = TABLE.indexes.gsi1;
+
+  async function listAll(tenantId: string): Promise<ApiKeyRecord[]> {
+    const out: ApiKeyRecord[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName,
+          IndexName: gsi.name,
+          KeyConditionExpression: `${gsi.partitionKey} = :pk`,
+          ExpressionAttributeValues: { ':pk': keys.apiKeysOfTenantPartition(tenantId) },
+          ScanIndexForward: false,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) out.push(stripKeys<ApiKeyRecord>(item));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return out;
+  }
+
+  /** Runs an update that must only touch the tenant's own key; false when the key is not theirs or missing. */
+  async function updateOwned(
+    keyId: string,
+    tenantId: string,
+    update: { expression: string; values: Record<string, unknown>; condition?: string },
+  ): Promise<ApiKeyRecord | undefined> {
+    const condition = ['attribute_exists(PK)', 'tenantId = :tenantId', update.condition].filter(Boolean).join(' AND ');
+    const usesStatus = `${update.expression} ${condition}`.includes('#status');
+    try {
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.apiKey(keyId),
+          UpdateExpression: update.expression,
+          ConditionExpression: condition,
+          ...(usesStatus ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+          ExpressionAttributeValues: { ':tenantId': tenantId, ...update.values },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? stripKeys<ApiKeyRecord>(Attributes) : undefined;
+    } catch (err) {
+      if (isConditionFailure(err)) return undefined;
+      throw err;
+    }
+  }
+
+  return {
+    async create(record: ApiKeyRecord): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName,
+          Item: {
+            ...keys.apiKey(record.id),
+            ...keys.apiKeysOfTenant(record.tenantId, record.createdAt, record.id),
+            entity: 'apiKey',
+            ...record,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    },
+
+    /** By key id alone: the authentication path, which learns the tenant from the key. */
+    async get(keyId: string): Promise<ApiKeyRecord | undefined> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.apiKey(keyId) }));
+      return Item ? stripKeys<ApiKeyRecord>(Item) : undefined;
+    },
+
+    async getOwned(keyId: string, tenantId: string): Promise<ApiKeyRecord | undefined> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.apiKey(keyId) }));
+      return Item && Item['tenantId'] === tenantId ? stripKeys<ApiKeyRecord>(Item) : undefined;
+    },
+
+    listAll,
+
+    replaceSecret(keyId: string, tenantId: string, secretHash: string, lastFour: string, now: Date) {
+      return updateOwned(keyId, tenantId, {
+        expression: 'SET secretHash = :h, lastFour = :l, rotatedAt = :now, updatedAt = :now',
+        values: { ':h': secretHash, ':l': lastFour, ':now': now.toISOString(), ':active': 'active' },
+        condition: '#status = :active',
+      });
+    },
+
+    revoke(keyId: string, tenantId: string, now: Date) {
+      return updateOwned(keyId, tenantId, {
+        expression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :now), updatedAt = :now',
+        values: { ':revoked': 'revoked', ':now': now.toISOString() },
+      });
+    },
+
+    async delete(keyId: string, tenantId: string): Promise<boolean> {
+      try {
+        await doc.send(
+          new DeleteCommand({
+            TableName,
+            Key: keys.apiKey(keyId),
+            ConditionExpression: 'attribute_exists(PK) AND tenantId = :tenantId',
+            ExpressionAttributeValues: { ':tenantId': tenantId },
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
+
+    /** Records use at most once a minute per key, so authentication costs one write a minute, not one a request. */
+    async touchLastUsed(keyId: string, now: Date): Promise<void> {
+      const staleBefore = new Date(now.getTime() - 60_000).toISOString();
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.apiKey(keyId),
+            UpdateExpression: 'SET lastUsedAt = :now',
+            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
+            ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': staleBefore, ':null': null },
+          }),
+        );
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    },
+  };
+}
+export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;

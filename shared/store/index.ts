@@ -1,0 +1,19 @@
+import { apiKeysRepository } from './api-keys.ts';
+import { createDb, type Db } from './client.ts';
+import { linkTokensRepository } from './link-tokens.ts';
+import { rateLimitsRepository } from './rate-limits.ts';
+import { tenantsRepository } from './tenants.ts';
+import { usersRepository } from './users.ts';
+
+export function createStore(db: Db) {
+  return {
+    users: usersRepository(db),
+    tenants: tenantsRepository(db),
+    apiKeys: apiKeysRepository(db),
+    linkTokens: linkTokensRepository(db),
+    rateLimits: rateLimitsRepository(db),
+  };
+}
+export type Store = ReturnType<typeof createStore>;
+
+export { createDb };

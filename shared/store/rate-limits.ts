@@ -1,0 +1,23 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './client.ts';
+import { keys } from './keys.ts';
+
+/** Fixed one-minute windows counted with atomic ADD; the items expire two minutes after their window. */
+export function rateLimitsRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+  return {
+    async hit(credential: string, tier: string, windowStartSeconds: number, windowSeconds: number): Promise<number> {
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.rateWindow(credential, tier, windowStartSeconds),
+          UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
+          ExpressionAttributeValues: { ':one': 1, ':expires': windowStartSeconds + 3 * windowSeconds, ':entity': 'rateWindow' },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(Attributes?.['hits'] ?? 1);
+    },
+  };
+}
+export type RateLimitsRepository = ReturnType<typeof rateLimitsRepository>;

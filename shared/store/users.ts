@@ -1,0 +1,123 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, type Db } from './client.ts';
+import { keys, normaliseEmail, stripKeys } from './keys.ts';
+
+export type Provider = 'local' | 'google' | 'github';
+
+export interface UserRecord {
+  id: string;
+  tenantId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  company: string | null;
+  image: string | null;
+  provider: Provider;
+  /** Absent for users who sign in through an external identity provider. */
+  passwordHash?: string;
+  isActive: boolean;
+  isAdmin: boolean;
+  isEmailVerified: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class EmailTakenError extends Error {}
+
+export function usersRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+
+  async function get(userId: string): Promise<UserRecord | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.user(userId) }));
+    return Item ? stripKeys<UserRecord>(Item) : undefined;
+  }
+
+  return {
+    get,
+
+    /**
+     * Writes the user, then claims the e-mail. No transactions (dynalite has none), so the order makes
+     * a crash harmless: a user item without its claim is unreachable, and a lost race deletes it.
+     */
+    async create(user: UserRecord): Promise<void> {
+      const email = normaliseEmail(user.email);
+      await doc.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.user(user.id), entity: 'user', ...user, email },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName,
+            Item: { ...keys.emailClaim(email), entity: 'emailClaim', userId: user.id },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+      } catch (err) {
+        await doc.send(new DeleteCommand({ TableName, Key: keys.user(user.id) }));
+        if (isConditionFailure(err)) throw new EmailTakenError(email);
+        throw err;
+      }
+    },
+
+    async findByEmail(email: string): Promise<UserRecord | undefined> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.emailClaim(email) }));
+      if (!Item) return undefined;
+      const user = await get(String(Item['userId']));
+      return user && user.email === normaliseEmail(email) ? user : undefined;
+    },
+
+    async setPasswordHash(userId: string, passwordHash: string, now: Date): Promise<void> {
+      await doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.user(userId),
+          UpdateExpression: 'SET passwordHash = :h, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':h': passwordHash, ':now': now.toISOString() },
+        }),
+      );
+    },
+
+    async markEmailVerified(userId: string, now: Date): Promise<void> {
+      await doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.user(userId),
+          UpdateExpression: 'SET isEmailVerified = :t, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':t': true, ':now': now.toISOString() },
+        }),
+      );
+    },
+
+    async findUserIdByExternalIdentity(issuer: string, subject: string): Promise<string | undefined> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.externalIdentity(issuer, subject) }));
+      return Item ? String(Item['userId']) : undefined;
+    },
+
+    /** Links an external subject to a user; when another request linked it first, returns that user's id. */
+    async linkExternalIdentity(issuer: string, subject: string, userId: string): Promise<string> {
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName,
+            Item: { ...keys.externalIdentity(issuer, subject), entity: 'externalIdentity', userId },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+        return userId;
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        const { Item } = await doc.send(
+          new GetCommand({ TableName, Key: keys.externalIdentity(issuer, subject), ConsistentRead: true }),
+        );
+        return String(Item?.['userId']);
+      }
+    },
+  };
+}
+export type UsersRepository = ReturnType<typeof usersRepository>;

@@ -1,5 +1,6 @@
 import { apiKeysRepository } from './api-keys.ts';
 import { createDb, type Db } from './client.ts';
+import { deliveriesRepository } from './deliveries.ts';
 import { linkTokensRepository } from './link-tokens.ts';
 import { rateLimitsRepository } from './rate-limits.ts';
 import { tenantsRepository } from './tenants.ts';
@@ -12,6 +13,7 @@ export function createStore(db: Db) {
     apiKeys: apiKeysRepository(db),
     linkTokens: linkTokensRepository(db),
     rateLimits: rateLimitsRepository(db),
+    deliveries: deliveriesRepository(db),
   };
 }
 export type Store = ReturnType<typeof createStore>;

@@ -23,6 +23,7 @@ export const keys = {
   }),
   apiKeysOfTenantPartition: (tenantId: string) => `TENANT#${enc(tenantId)}#APIKEYS`,
   linkToken: (tokenHash: string) => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
+  delivery: (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' }),
   rateWindow: (credential: string, tier: string, windowStart: number) => ({
     PK: `RATE#${enc(credential)}#${tier}`,
     SK: String(windowStart),

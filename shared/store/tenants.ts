@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionRecord } from '../domain/plans/subscription.ts';
 import type { Db } from './client.ts';
 import { keys, stripKeys } from './keys.ts';
@@ -21,6 +21,10 @@ export function tenantsRepository(db: Db) {
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
+    },
+
+    async delete(tenantId: string): Promise<void> {
+      await doc.send(new DeleteCommand({ TableName, Key: keys.tenant(tenantId) }));
     },
 
     async get(tenantId: string): Promise<TenantRecord | undefined> {

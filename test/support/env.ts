@@ -5,3 +5,4 @@ process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_ACCESS_KEY_ID ??= 'local';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 process.env.SIGNING_SEED ??= 'test-signing-seed-0123456789abcdefghijklmnopqrstuvwxyz';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';

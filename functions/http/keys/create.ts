@@ -1,0 +1,10 @@
+import { createKey } from '../../../shared/domain/accounts/api-key-service.ts';
+import { userOf } from '../../../shared/http/auth.ts';
+import { apiKeyDeps } from '../../../shared/http/deps.ts';
+import { created } from '../../../shared/http/reply.ts';
+import { httpRoute } from '../../../shared/http/route.ts';
+
+export const handler = httpRoute('keys/create', async ({ body, principal }, ports) => {
+  const user = userOf(principal);
+  return created(await createKey(user.tenantId, user.userId, body, apiKeyDeps(ports)));
+});

@@ -1,0 +1,9 @@
+import { deleteKey } from '../../../shared/domain/accounts/api-key-service.ts';
+import { tenantOf } from '../../../shared/http/auth.ts';
+import { apiKeyDeps } from '../../../shared/http/deps.ts';
+import { ok } from '../../../shared/http/reply.ts';
+import { httpRoute } from '../../../shared/http/route.ts';
+
+export const handler = httpRoute('keys/delete', async ({ params, principal }, ports) =>
+  ok(await deleteKey(tenantOf(principal), params.id, apiKeyDeps(ports))),
+);

@@ -1,0 +1,89 @@
+import type { z } from 'zod';
+import type { Clock } from '../../adapters/clock.ts';
+import type { createKeyBody } from '../../schemas/accounts.ts';
+import type { ApiKeyRecord, ApiKeysRepository } from '../../store/api-keys.ts';
+import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
+import { apiKeySecretMatches, displayPrefix, issueApiKey, newApiKeyId, parseApiKey } from './api-keys.ts';
+import type { SigningMaterial } from './signing-keys.ts';
+
+export interface ApiKeyDeps {
+  apiKeys: ApiKeysRepository;
+  clock: Clock;
+  signing: () => Promise<SigningMaterial>;
+}
+
+/** A key as listings show it: never the secret, never its hash. */
+export function publicKey(k: ApiKeyRecord) {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    lastFour: k.lastFour,
+    status: k.status,
+    createdAt: k.createdAt,
+    updatedAt: k.updatedAt,
+    lastUsedAt: k.lastUsedAt,
+    rotatedAt: k.rotatedAt,
+    revokedAt: k.revokedAt,
+  };
+}
+
+export async function createKey(tenantId: string, userId: string, body: z.infer<typeof createKeyBody>, deps: ApiKeyDeps) {
+  const { apiKeyPepper } = await deps.signing();
+  const now = deps.clock.now().toISOString();
+  const keyId = newApiKeyId();
+  const issued = issueApiKey(keyId, apiKeyPepper);
+  const record: ApiKeyRecord = {
+    id: keyId,
+    tenantId,
+    createdBy: userId,
+    name: body.name,
+    prefix: displayPrefix(keyId),
+    lastFour: issued.lastFour,
+    secretHash: issued.secretHash,
+    status: 'active',
+    createdAt: now,
+    updatedAt: now,
+    lastUsedAt: null,
+    rotatedAt: null,
+    revokedAt: null,
+  };
+  await deps.apiKeys.create(record);
+  return { ...publicKey(record), key: issued.key };
+}
+
+export async function refreshKey(tenantId: string, keyId: string, deps: ApiKeyDeps) {
+  const existing = await deps.apiKeys.getOwned(keyId, tenantId);
+  if (!existing) throw new NotFoundError('API key');
+  if (existing.status !== 'active') throw new ValidationError('id: a revoked API key cannot be refreshed');
+  const { apiKeyPepper } = await deps.signing();
+  const issued = issueApiKey(keyId, apiKeyPepper);
+  const updated = await deps.apiKeys.replaceSecret(keyId, tenantId, issued.secretHash, issued.lastFour, deps.clock.now());
+  if (!updated) throw new ValidationError('id: the API key was revoked or deleted meanwhile');
+  return { ...publicKey(updated), key: issued.key };
+}
+
+export async function revokeKey(tenantId: string, keyId: string, deps: ApiKeyDeps) {
+  const updated = await deps.apiKeys.revoke(keyId, tenantId, deps.clock.now());
+  if (!updated) throw new NotFoundError('API key');
+  return publicKey(updated);
+}
+
+export async function deleteKey(tenantId: string, keyId: string, deps: ApiKeyDeps) {
+  if (!(await deps.apiKeys.delete(keyId, tenantId))) throw new NotFoundError('API key');
+  return { id: keyId, deleted: true };
+}
+
+/** The tenant an `x-api-key` header speaks for; a malformed, unknown, revoked or wrong key → 401. */
+export async function authenticateApiKey(presented: string, deps: ApiKeyDeps): Promise<{ tenantId: string; keyId: string }> {
+  const parsed = parseApiKey(presented);
+  if (!parsed) throw new UnauthorizedError('Invalid API key');
+  const record = await deps.apiKeys.get(parsed.keyId);
+  const { apiKeyPepper } = await deps.signing();
+  if (!record || !apiKeySecretMatches(parsed.secret, record.secretHash, apiKeyPepper)) {
+    throw new UnauthorizedError('Invalid API key');
+  }
+  if (record.status !== 'active') throw new UnauthorizedError('This API key has been revoked');
+  await deps.apiKeys.touchLastUsed(record.id, deps.clock.now());
+  return { tenantId: record.tenantId, keyId: record.id };
+}

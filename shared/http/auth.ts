@@ -1,0 +1,75 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { AuthMode } from '../catalog.ts';
+import type { Ports } from '../adapters/ports.ts';
+import { config } from '../config.ts';
+import { authenticateApiKey } from '../domain/accounts/api-key-service.ts';
+import { verifyAccessToken } from '../domain/accounts/jwt.ts';
+import { userForExternalToken } from '../domain/accounts/users.ts';
+import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
+import { accountsDeps } from './deps.ts';
+
+/** Who is calling. Every read and write is scoped by `tenantId`, which comes only from here. */
+export type Principal =
+  | { kind: 'user'; tenantId: string; userId: string; email: string }
+  | { kind: 'apiKey'; tenantId: string; keyId: string };
+
+function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
+  const header = event.headers['authorization'];
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new UnauthorizedError('The Authorization header must be "Bearer <token>"');
+  return match[1];
+}
+
+async function userFromToken(token: string, ports: Ports): Promise<Principal> {
+  const verified = await verifyAccessToken(token, {
+    keys: await ports.signing(),
+    settings: config.jwt,
+    externalIssuers: config.jwt.externalIssuers,
+    externalKeySet: ports.externalKeySet,
+    now: () => ports.clock.now(),
+  });
+  if (verified.kind === 'own') return { kind: 'user', ...verified.claims };
+  const user = await userForExternalToken(verified, accountsDeps(ports));
+  if (!user.isActive) throw new UnauthorizedError('This account is deactivated');
+  return { kind: 'user', tenantId: user.tenantId, userId: user.id, email: user.email };
+}
+
+/** Resolves the caller for a route's auth mode; undefined only for public routes. */
+export async function authenticate(
+  event: APIGatewayProxyEventV2,
+  mode: AuthMode,
+  ports: Ports,
+): Promise<Principal | undefined> {
+  if (mode === 'public') return undefined;
+  const token = bearerToken(event);
+  const apiKey = event.headers['x-api-key'];
+  if (token) return userFromToken(token, ports);
+  if (apiKey !== undefined) {
+    const key = await authenticateApiKey(apiKey, { apiKeys: ports.store.apiKeys, clock: ports.clock, signing: ports.signing });
+    if (mode === 'jwt') throw new ForbiddenError('This endpoint needs a user bearer token; API keys are not accepted');
+    return { kind: 'apiKey', ...key };
+  }
+  throw new UnauthorizedError(
+    mode === 'jwt' ? 'Missing bearer token (Authorization: Bearer <token>)' : 'Missing credentials: send x-api-key or Authorization: Bearer <token>',
+  );
+}
+
+/** The identity a rate limit counts against: the credential, or the client address when there is none. */
+export function rateLimitSubject(principal: Principal | undefined, event: APIGatewayProxyEventV2): string {
+  if (principal?.kind === 'apiKey') return `key:${principal.keyId}`;
+  if (principal?.kind === 'user') return `user:${principal.userId}`;
+  return `ip:${event.requestContext.http.sourceIp}`;
+}
+
+/** The signed-in user behind a `jwt` route (the guard has already refused anything else). */
+export function userOf(principal: Principal | undefined): Extract<Principal, { kind: 'user' }> {
+  if (principal?.kind !== 'user') throw new UnauthorizedError();
+  return principal;
+}
+
+/** The tenant every read and write of a protected route is scoped to. */
+export function tenantOf(principal: Principal | undefined): string {
+  if (!principal) throw new UnauthorizedError();
+  return principal.tenantId;
+}

@@ -1,0 +1,194 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { defaultPorts, type Ports } from '../adapters/ports.ts';
+import { routeById, type RouteId } from '../catalog.ts';
+import { config } from '../config.ts';
+import { AppError, RateLimitedError, ValidationError } from '../domain/errors.ts';
+import { decide, rateLimitHeaders, windowStart, WINDOW_SECONDS } from '../domain/rate-limit.ts';
+import { authenticate, rateLimitSubject, type Principal } from './auth.ts';
+import { jsonBody } from './body.ts';
+import { logger } from './logger.ts';
+import { raw, type Reply } from './reply.ts';
+import { parseOrThrow } from './validation.ts';
+
+import { routeSchemas, type RouteSchemas } from '../schemas/routes.ts';
+
+type Schema = z.ZodType;
+type Parsed<S extends Schema | undefined> = S extends Schema ? z.infer<S> : undefined;
+
+export interface RouteRequest<S extends RouteSchemas> {
+  body: Parsed<S['body']>;
+  query: Parsed<S['query']>;
+  params: Parsed<S['params']>;
+  principal: Principal | undefined;
+  requestId: string;
+  event: APIGatewayProxyEventV2;
+}
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+
+/** What the middlewares learn about a request, shared between them. */
+interface RequestState {
+  startedAt: number;
+  requestId: string;
+  principal?: Principal;
+  headers: Record<string, string>;
+  input?: { body: unknown; query: unknown; params: unknown };
+}
+type MiddyRequest = { event: Event; context: Context; response: Result | null; error: unknown };
+
+/** Per-invocation state, keyed by the event object so nothing leaks between invocations. */
+const states = new WeakMap<Event, RequestState>();
+function stateOf(event: Event): RequestState {
+  const state = states.get(event);
+  if (!state) throw new Error('request state missing: the envelope middleware must run first');
+  return state;
+}
+function startState(event: Event, context: Context): RequestState {
+  const state: RequestState = {
+    startedAt: Date.now(),
+    requestId: event.requestContext?.requestId ?? context.awsRequestId,
+    headers: {},
+  };
+  states.set(event, state);
+  return state;
+}
+
+const INTERNAL_ERROR_BODY = { success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } };
+
+function toResult(reply: Reply, state: RequestState): Result {
+  return {
+    statusCode: reply.status,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'X-Request-Id': state.requestId,
+      'Access-Control-Allow-Origin': config.corsAllowOrigins,
+      ...state.headers,
+      ...reply.headers,
+    },
+    body: JSON.stringify(reply.body),
+  };
+}
+
+/** Request id, access log, the success envelope, and every error mapped to the spec's envelope by type. */
+function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context> {
+  const finish = (request: MiddyRequest, reply: Reply) => {
+    const state = states.get(request.event) ?? startState(request.event, request.context);
+    request.response = toResult(reply, state);
+    logger.info('request', {
+      route: routeId,
+      method: request.event.requestContext?.http?.method,
+      status: reply.status,
+      latencyMs: Date.now() - state.startedAt,
+      tenantId: state.principal?.tenantId,
+      credential: state.principal?.kind,
+    });
+  };
+  return {
+    before: (request) => {
+      const state = startState(request.event, request.context);
+      logger.resetKeys();
+      logger.appendKeys({ requestId: state.requestId, route: routeId });
+    },
+    after: (request) => finish(request, request.response as unknown as Reply),
+    onError: (request) => {
+      const err = request.error;
+      if (err instanceof RateLimitedError) {
+        const body = { success: false, error: { code: err.code, message: err.message } };
+        return finish(request, raw(err.status, body, { 'Retry-After': String(err.retryAfterSeconds) }));
+      }
+      if (err instanceof AppError) {
+        return finish(request, raw(err.status, { success: false, error: { code: err.code, message: err.message } }));
+      }
+      logger.error('unhandled error', err as Error);
+      finish(request, raw(500, INTERNAL_ERROR_BODY));
+    },
+  };
+}
+
+/**
+ * Authentication and the per-credential rate limit in one step, because a refused credential must
+ * still be counted (against the client address) and still see the rate-limit headers.
+ */
+function guard(route: ReturnType<typeof routeById>, getPorts: () => Ports): MiddlewareObj<Event, Result, Error, Context> {
+  return {
+    before: async (request) => {
+      const state = stateOf(request.event);
+      const ports = getPorts();
+      let principal: Principal | undefined;
+      let refusal: unknown;
+      try {
+        principal = await authenticate(request.event, route.auth, ports);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        refusal = err;
+      }
+      const nowMs = ports.clock.now().getTime();
+      const start = windowStart(nowMs);
+      const limit = config.rateLimits[route.tier];
+      const hits = await ports.store.rateLimits.hit(rateLimitSubject(principal, request.event), route.tier, start, WINDOW_SECONDS);
+      const decision = decide(hits, limit, start);
+      Object.assign(state.headers, rateLimitHeaders(decision));
+      if (!decision.allowed) throw new RateLimitedError(Math.max(1, decision.reset - Math.floor(nowMs / 1000)));
+      if (refusal) throw refusal;
+      if (principal) {
+        state.principal = principal;
+        logger.appendKeys({ tenantId: principal.tenantId });
+      }
+    },
+  };
+}
+
+/** JSON body parsing and zod validation of body, query string and path parameters. */
+function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, Error, Context> {
+  return {
+    before: (request) => {
+      const event = request.event;
+      let body: unknown;
+      if (schemas.body) {
+        body = jsonBody(event);
+        if (body === undefined) throw new ValidationError('A JSON request body is required');
+        body = parseOrThrow(schemas.body, body, 'body');
+      }
+      const query = schemas.query ? parseOrThrow(schemas.query, event.queryStringParameters ?? {}, 'query') : undefined;
+      const params = schemas.params ? parseOrThrow(schemas.params, event.pathParameters ?? {}, 'path') : undefined;
+      stateOf(event).input = { body, query, params };
+    },
+  };
+}
+
+/**
+ * One HTTP route: the catalog row names its auth mode and rate tier, shared/schemas its input;
+ * `impl` gets the validated input and the ports. Every route runs the same middy stack.
+ */
+export function httpRoute<R extends RouteId, S extends RouteSchemas = (typeof routeSchemas)[R]>(
+  routeId: R,
+  impl: (request: RouteRequest<S>, ports: Ports) => Promise<Reply>,
+  getPorts: () => Ports = defaultPorts,
+) {
+  const route = routeById(routeId);
+  const schemas: RouteSchemas = routeSchemas[routeId];
+  return middy<Event, Result, Error, Context>()
+    .use(envelope(route.id))
+    .use(guard(route, getPorts))
+    .use(validate(schemas))
+    .handler(async (event) => {
+      const state = stateOf(event);
+      const input = state.input ?? { body: undefined, query: undefined, params: undefined };
+      const reply = await impl(
+        {
+          body: input.body as Parsed<S['body']>,
+          query: input.query as Parsed<S['query']>,
+          params: input.params as Parsed<S['params']>,
+          principal: state.principal,
+          requestId: state.requestId,
+          event,
+        },
+        getPorts(),
+      );
+      // The envelope middleware's `after` turns the Reply into the API Gateway result.
+      return reply as unknown as Result;
+    });
+}

@@ -1,0 +1,30 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { epochSeconds, type Db } from './client.ts';
+import { keys } from './keys.ts';
+
+const REMEMBER_DAYS = 7;
+
+/** Which outbound messages were already handed to SES/SNS, so a redelivered queue message is not sent twice. */
+export function deliveriesRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+  return {
+    async wasDelivered(messageId: string): Promise<boolean> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.delivery(messageId), ConsistentRead: true }));
+      return Item !== undefined;
+    },
+    async markDelivered(messageId: string, now: Date): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName,
+          Item: {
+            ...keys.delivery(messageId),
+            entity: 'delivery',
+            deliveredAt: now.toISOString(),
+            expiresAt: epochSeconds(now) + REMEMBER_DAYS * 86_400,
+          },
+        }),
+      );
+    },
+  };
+}
+export type DeliveriesRepository = ReturnType<typeof deliveriesRepository>;

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStore, type Store } from '../../shared/store/index.ts';
+import type { ApiKeyRecord } from '../../shared/store/api-keys.ts';
+import { EmailTakenError, type UserRecord } from '../../shared/store/users.ts';
+import { startDynamo } from '../support/dynamo.ts';
+
+let store: Store;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  const dynamo = await startDynamo();
+  store = createStore(dynamo.db);
+  stop = dynamo.stop;
+});
+afterAll(() => stop());
+
+let n = 0;
+const user = (email: string): UserRecord => ({
+  id: `usr_${++n}`, tenantId: `tnt_${n}`, email, firstName: 'Ada', lastName: 'Lovelace', company: null, image: null,
+  provider: 'local', passwordHash: 'scrypt$17$8$1$x$y', isActive: true, isAdmin: false, isEmailVerified: false,
+  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+});
+const apiKey = (id: string, tenantId: string, createdAt = '2026-01-01T00:00:00.000Z'): ApiKeyRecord => ({
+  id, tenantId, createdBy: 'usr_x', name: id, prefix: 'aos_live_abcd', lastFour: 'wxyz', secretHash: `hash-${id}`,
+  status: 'active', createdAt, updatedAt: createdAt, lastUsedAt: null, rotatedAt: null, revokedAt: null,
+});
+
+describe('users', () => {
+  it('claims each e-mail once, case-insensitively, and leaves no orphan user behind', async () => {
+    const first = user('Grace@Example.com');
+    await store.users.create(first);
+    const second = user('grace@example.COM');
+    await expect(store.users.create(second)).rejects.toBeInstanceOf(EmailTakenError);
+    expect(await store.users.get(second.id)).toBeUndefined();
+    expect((await store.users.findByEmail(' GRACE@example.com '))?.id).toBe(first.id);
+  });
+
+  it('one of two concurrent registrations of an e-mail wins', async () => {
+    const results = await Promise.allSettled([store.users.create(user('race@example.com')), store.users.create(user('race@example.com'))]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+
+  it('links an external identity to exactly one user under a race', async () => {
+    const [a, b] = await Promise.all([
+      store.users.linkExternalIdentity('https://issuer', 'sub-1', 'usr_a'),
+      store.users.linkExternalIdentity('https://issuer', 'sub-1', 'usr_b'),
+    ]);
+    expect(a).toBe(b);
+    expect(await store.users.findUserIdByExternalIdentity('https://issuer', 'sub-1')).toBe(a);
+  });
+});
+
+describe('API keys', () => {
+  it('lists a tenant its own keys only, newest first', async () => {
+    await store.apiKeys.create(apiKey('k1', 'tnt_a', '2026-01-01T00:00:00.000Z'));
+    await store.apiKeys.create(apiKey('k2', 'tnt_a', '2026-01-02T00:00:00.000Z'));
+    await store.apiKeys.create(apiKey('k3', 'tnt_b'));
+    expect((await store.apiKeys.listAll('tnt_a')).map((k) => k.id)).toEqual(['k2', 'k1']);
+  });
+
+  it("never reads, rotates, revokes or deletes another tenant's key", async () => {
+    await store.apiKeys.create(apiKey('k4', 'tnt_c'));
+    const now = new Date();
+    expect(await store.apiKeys.getOwned('k4', 'tnt_d')).toBeUndefined();
+    expect(await store.apiKeys.replaceSecret('k4', 'tnt_d', 'evil', 'evil', now)).toBeUndefined();
+    expect(await store.apiKeys.revoke('k4', 'tnt_d', now)).toBeUndefined();
+    expect(await store.apiKeys.delete('k4', 'tnt_d')).toBe(false);
+    expect(await store.apiKeys.get('k4')).toMatchObject({ status: 'active', secretHash: 'hash-k4' });
+  });
+
+  it('rotates only active keys and records use at most once a minute', async () => {
+    await store.apiKeys.create(apiKey('k5', 'tnt_e'));
+    const t0 = new Date('2026-02-01T00:00:00Z');
+    expect(await store.apiKeys.replaceSecret('k5', 'tnt_e', 'new-hash', '1234', t0)).toMatchObject({ secretHash: 'new-hash', lastFour: '1234' });
+    await store.apiKeys.touchLastUsed('k5', t0);
+    await store.apiKeys.touchLastUsed('k5', new Date(t0.getTime() + 30_000));
+    expect((await store.apiKeys.get('k5'))?.lastUsedAt).toBe(t0.toISOString());
+    await store.apiKeys.touchLastUsed('k5', new Date(t0.getTime() + 61_000));
+    expect((await store.apiKeys.get('k5'))?.lastUsedAt).toBe(new Date(t0.getTime() + 61_000).toISOString());
+    await store.apiKeys.revoke('k5', 'tnt_e', t0);
+    expect(await store.apiKeys.replaceSecret('k5', 'tnt_e', 'again', '5678', t0)).toBeUndefined();
+  });
+});
+
+describe('link tokens', () => {
+  it('are single use even when two requests race', async () => {
+    await store.linkTokens.put('tok-1', 'password-reset', 'usr_1', new Date(Date.now() + 3_600_000));
+    const [a, b] = await Promise.all([store.linkTokens.consume('tok-1'), store.linkTokens.consume('tok-1')]);
+    expect([a, b].filter(Boolean)).toHaveLength(1);
+    expect(await store.linkTokens.consume('tok-1')).toBeUndefined();
+  });
+});
+
+describe('rate-limit windows', () => {
+  it('count concurrent hits atomically', async () => {
+    const counts = await Promise.all(Array.from({ length: 40 }, () => store.rateLimits.hit('key:k', 'standard', 1_000_020, 60)));
+    expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(await store.rateLimits.hit('key:k', 'strict', 1_000_020, 60)).toBe(1);
+    expect(await store.rateLimits.hit('key:k', 'standard', 1_000_080, 60)).toBe(1);
+  });
+});
+
+describe('deliveries', () => {
+  it('remember what was sent', async () => {
+    expect(await store.deliveries.wasDelivered('msg_1')).toBe(false);
+    await store.deliveries.markDelivered('msg_1', new Date());
+    expect(await store.deliveries.wasDelivered('msg_1')).toBe(true);
+  });
+});

@@ -1,0 +1,142 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import type { Ports } from '../../../shared/adapters/ports.ts';
+import { issueApiKey, newApiKeyId } from '../../../shared/domain/accounts/api-keys.ts';
+import { issueAccessToken } from '../../../shared/domain/accounts/jwt.ts';
+import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
+import { ok, paged } from '../../../shared/http/reply.ts';
+import { httpRoute } from '../../../shared/http/route.ts';
+import type { ApiKeyRecord } from '../../../shared/store/api-keys.ts';
+import { httpEvent, lambdaContext } from '../../support/http-event.ts';
+
+const signing = await signingMaterialFromSeed(process.env.SIGNING_SEED!);
+
+/** Plain fakes for the ports the HTTP stack touches. */
+function fakePorts(keys: ApiKeyRecord[] = []) {
+  const hits = new Map<string, number>();
+  const ports = {
+    clock: { now: () => new Date('2026-05-01T10:00:30Z') },
+    signing: async () => signing,
+    store: {
+      rateLimits: {
+        hit: async (credential: string, tier: string, windowStart: number) => {
+          const k = `${credential}|${tier}|${windowStart}`;
+          hits.set(k, (hits.get(k) ?? 0) + 1);
+          return hits.get(k)!;
+        },
+      },
+      apiKeys: {
+        get: async (id: string) => keys.find((k) => k.id === id),
+        touchLastUsed: async () => {},
+      },
+    },
+  } as unknown as Ports;
+  return { ports, hits };
+}
+
+async function call(handler: ReturnType<typeof httpRoute>, event = httpEvent('GET', '/api/health')) {
+  const result = (await handler(event, lambdaContext)) as APIGatewayProxyStructuredResultV2;
+  return { ...result, json: JSON.parse(result.body ?? 'null') };
+}
+
+function storedKey(tenantId: string) {
+  const issued = issueApiKey(newApiKeyId(), signing.apiKeyPepper);
+  const record: ApiKeyRecord = {
+    id: issued.keyId, tenantId, createdBy: 'usr_1', name: 'k', prefix: 'aos_live_x', lastFour: issued.lastFour,
+    secretHash: issued.secretHash, status: 'active', createdAt: '', updatedAt: '', lastUsedAt: null, rotatedAt: null, revokedAt: null,
+  };
+  return { record, key: issued.key };
+}
+
+describe('the HTTP stack', () => {
+  it('wraps data in the success envelope with request id and rate-limit headers', async () => {
+    const { ports } = fakePorts();
+    const res = await call(httpRoute('system/health', async () => ok({ status: 'ok' }), () => ports));
+    expect(res.statusCode).toBe(200);
+    expect(res.json).toEqual({ success: true, data: { status: 'ok' } });
+    expect(res.headers).toMatchObject({
+      'X-RateLimit-Limit': '100',
+      'X-RateLimit-Remaining': '99',
+      'X-RateLimit-Reset': String(Date.parse('2026-05-01T10:01:00Z') / 1000),
+    });
+    expect(res.headers?.['X-Request-Id']).toMatch(/^req-/);
+  });
+
+  it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
+    const { ports } = fakePorts();
+    const handler = httpRoute('auth/login', async () => ok(null), () => ports);
+    const res = await call(handler, httpEvent('POST', '/api/auth/login', { body: '{"email": "a@b.c",' }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json.error.code).toBe('VALIDATION_ERROR');
+    expect(res.json.error.message).toMatch(/Malformed JSON/);
+  });
+
+  it('names each invalid field', async () => {
+    const { ports } = fakePorts();
+    const handler = httpRoute('auth/register', async () => ok(null), () => ports);
+    const res = await call(handler, httpEvent('POST', '/api/auth/register', { body: JSON.stringify({ email: 'nope', password: 'short', firstName: 'A' }) }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json.error.message).toMatch(/email: /);
+    expect(res.json.error.message).toMatch(/password: must be at least 8 characters/);
+    expect(res.json.error.message).toMatch(/lastName: is required/);
+  });
+
+  it('validates pagination: limit 1–100, skip ≥ 0, defaults 50/0', async () => {
+    const { ports } = fakePorts();
+    const seen: unknown[] = [];
+    const handler = httpRoute('keys/list', async ({ query }) => (seen.push(query), paged([], query)), () => ports);
+    const token = await issueAccessToken(
+      { userId: 'usr_1', tenantId: 'tnt_1', email: 'a@b.c' }, signing, { issuer: 'urn:aos:local', audience: 'aos-api', ttlSeconds: 60 }, new Date(),
+    );
+    const auth = { authorization: `Bearer ${token.accessToken}` };
+    for (const [limit, expected] of [['0', 400], ['101', 400], ['abc', 400], ['-1', 400], ['100', 200]] as const) {
+      const res = await call(handler, httpEvent('GET', '/api/keys', { headers: auth, query: { limit } }));
+      expect(res.statusCode, `limit=${limit}`).toBe(expected);
+      if (expected === 400) expect(res.json.error.message).toMatch(/limit/);
+    }
+    const res = await call(handler, httpEvent('GET', '/api/keys', { headers: auth }));
+    expect(res.json.pagination).toEqual({ total: 0, limit: 50, skip: 0, hasMore: false });
+    expect(seen.at(-1)).toEqual({ limit: 50, skip: 0 });
+  });
+
+  it('refuses a missing credential with 401 and still sends the rate-limit headers', async () => {
+    const { ports } = fakePorts();
+    const res = await call(httpRoute('keys/list', async () => ok([]), () => ports), httpEvent('GET', '/api/keys'));
+    expect(res.statusCode).toBe(401);
+    expect(res.json).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
+    expect(res.headers?.['X-RateLimit-Limit']).toBe('20');
+  });
+
+  it('answers 403 to a valid API key on a user-only route, 401 to a wrong one', async () => {
+    const { record, key } = storedKey('tnt_1');
+    const { ports } = fakePorts([record]);
+    const handler = httpRoute('keys/list', async () => ok([]), () => ports);
+    expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': key } }))).statusCode).toBe(403);
+    const wrong = key.slice(0, 25) + (key[25] === 'x' ? 'y' : 'x') + key.slice(26);
+    expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': wrong } }))).statusCode).toBe(401);
+  });
+
+  it('limits per credential per tier per minute with 429 and Retry-After', async () => {
+    const { ports } = fakePorts();
+    const handler = httpRoute('auth/forgot-password', async () => ok(null), () => ports);
+    const event = () => httpEvent('POST', '/api/auth/forgot-password', { body: '{"email":"a@b.c"}', ip: '198.51.100.7' });
+    for (let i = 0; i < 20; i++) expect((await call(handler, event())).statusCode).toBe(200);
+    const limited = await call(handler, event());
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json.error.code).toBe('RATE_LIMITED');
+    expect(limited.headers).toMatchObject({ 'Retry-After': '30', 'X-RateLimit-Remaining': '0' });
+    const otherClient = httpEvent('POST', '/api/auth/forgot-password', { body: '{"email":"a@b.c"}', ip: '198.51.100.8' });
+    expect((await call(handler, otherClient)).statusCode).toBe(200);
+  });
+
+  it('hides unexpected errors behind a generic 500', async () => {
+    const { ports } = fakePorts();
+    const handler = httpRoute('system/health', async () => {
+      throw new Error('connect ECONNREFUSED 10.0.0.1:5432 password=hunter2');
+    }, () => ports);
+    const res = await call(handler);
+    expect(res.statusCode).toBe(500);
+    expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } });
+    expect(res.body).not.toContain('hunter2');
+  });
+});

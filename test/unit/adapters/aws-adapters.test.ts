@@ -1,0 +1,84 @@
+import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import 'aws-sdk-client-mock-vitest/extend';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { sesMailer, snsSmsSender } from '../../../shared/adapters/mailer.ts';
+import { QueueSendError, sqsQueue } from '../../../shared/adapters/queue.ts';
+
+const ses = mockClient(SESv2Client);
+const sns = mockClient(SNSClient);
+const sqs = mockClient(SQSClient);
+beforeEach(() => {
+  ses.reset();
+  sns.reset();
+  sqs.reset();
+});
+
+const email = { id: 'msg_1', channel: 'email' as const, to: 'ops@example.com', subject: 'Hello', text: 'Body' };
+
+describe('SES mailer', () => {
+  it('sends a plain-text UTF-8 e-mail from the configured sender', async () => {
+    ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
+    await sesMailer('alerts@example.com', new SESv2Client({})).sendEmail(email);
+    expect(ses).toHaveReceivedCommandWith(SendEmailCommand, {
+      FromEmailAddress: 'alerts@example.com',
+      Destination: { ToAddresses: ['ops@example.com'] },
+      Content: { Simple: { Subject: { Data: 'Hello', Charset: 'UTF-8' }, Body: { Text: { Data: 'Body', Charset: 'UTF-8' } } } },
+    });
+  });
+
+  it('lets throttling surface so the queue retries the message', async () => {
+    ses.on(SendEmailCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
+    await expect(sesMailer('a@example.com', new SESv2Client({})).sendEmail(email)).rejects.toThrow('Rate exceeded');
+  });
+});
+
+describe('SNS SMS sender', () => {
+  it('publishes a transactional SMS to the phone number', async () => {
+    sns.on(PublishCommand).resolves({ MessageId: 's-1' });
+    await snsSmsSender(new SNSClient({})).sendSms({ id: 'msg_2', channel: 'sms', to: '+14155550100', text: 'Alert' });
+    expect(sns).toHaveReceivedCommandWith(PublishCommand, {
+      PhoneNumber: '+14155550100',
+      Message: 'Alert',
+      MessageAttributes: { 'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' } },
+    });
+  });
+});
+
+describe('SQS queue port', () => {
+  const env = { QUEUE_URL_NOTIFY: 'https://sqs.local/000/notify' };
+
+  it('sends in batches of ten', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    await sqsQueue(env, new SQSClient({})).send('notify', Array.from({ length: 23 }, (_, i) => ({ i })));
+    expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 3);
+  });
+
+  it('retries only the entries SQS failed, and succeeds when they go through', async () => {
+    sqs
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({ Successful: [{ Id: '0', MessageId: 'a', MD5OfMessageBody: '' }], Failed: [{ Id: '1', SenderFault: false, Code: 'InternalError' }] })
+      .resolves({ Successful: [{ Id: '1', MessageId: 'b', MD5OfMessageBody: '' }], Failed: [] });
+    await sqsQueue(env, new SQSClient({})).send('notify', [{ a: 1 }, { b: 2 }]);
+    const second = sqs.commandCalls(SendMessageBatchCommand)[1]!.args[0].input;
+    expect(second.Entries).toEqual([{ Id: '1', MessageBody: '{"b":2}' }]);
+  });
+
+  it('throws when entries keep failing, so the caller never reports them accepted', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', SenderFault: false, Code: 'InternalError' }] });
+    await expect(sqsQueue(env, new SQSClient({})).send('notify', [{ a: 1 }])).rejects.toBeInstanceOf(QueueSendError);
+    expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 3);
+  });
+
+  it('throws at once on a sender fault', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', SenderFault: true, Code: 'InvalidMessageContents' }] });
+    await expect(sqsQueue(env, new SQSClient({})).send('notify', [{ a: 1 }])).rejects.toBeInstanceOf(QueueSendError);
+    expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 1);
+  });
+
+  it('refuses a queue with no configured URL', async () => {
+    await expect(sqsQueue({}, new SQSClient({})).send('notify', [{}])).rejects.toThrow(/no URL configured/);
+  });
+});

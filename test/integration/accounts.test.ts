@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomIds } from '../../shared/adapters/ids.ts';
+import { signingMaterialFromSeed } from '../../shared/domain/accounts/signing-keys.ts';
+import { forgotPassword, login, register, resetPassword, verifyEmail, type AccountsDeps } from '../../shared/domain/accounts/users.ts';
+import { UnauthorizedError, ValidationError } from '../../shared/domain/errors.ts';
+import type { OutboundMessage } from '../../shared/domain/notifications/messages.ts';
+import { createStore } from '../../shared/store/index.ts';
+import { startDynamo } from '../support/dynamo.ts';
+
+let stop: () => Promise<void>;
+let deps: AccountsDeps;
+let now = new Date('2026-06-01T09:00:00Z');
+const queued: OutboundMessage[] = [];
+const reported: string[] = [];
+let queueDown = false;
+
+beforeAll(async () => {
+  const dynamo = await startDynamo();
+  stop = dynamo.stop;
+  const signing = await signingMaterialFromSeed('accounts-integration-seed-0123456789abcdef');
+  deps = {
+    store: createStore(dynamo.db),
+    clock: { now: () => now },
+    ids: randomIds,
+    queue: {
+      send: async (_queue, messages) => {
+        if (queueDown) throw new Error('SQS unavailable');
+        queued.push(...(messages as OutboundMessage[]));
+      },
+    },
+    signing: async () => signing,
+    jwt: { issuer: 'urn:aos:it', audience: 'aos-api', ttlSeconds: 3600 },
+    publicAppUrl: 'https://app.example.com',
+    reportError: (message) => void reported.push(message),
+  };
+});
+afterAll(() => stop());
+
+let seq = 0;
+const account = () => ({ email: `it${++seq}@example.com`, password: 'password-123', firstName: 'Ada', lastName: 'L' });
+const tokenIn = (m: OutboundMessage | undefined) => /token=([\w-]+)/.exec(m?.text ?? '')![1]!;
+const lastMailTo = (to: string) => queued.filter((m) => m.to === to).at(-1);
+
+describe('account use cases', () => {
+  it('a reset token expires after one hour', async () => {
+    const a = account();
+    await register(a, deps);
+    await forgotPassword({ email: a.email }, deps);
+    const token = tokenIn(lastMailTo(a.email));
+    now = new Date(now.getTime() + 3_600_000 + 1000);
+    await expect(resetPassword({ token, password: 'new-password-1' }, deps)).rejects.toBeInstanceOf(ValidationError);
+    expect((await login({ email: a.email, password: a.password }, deps)).user.email).toBe(a.email);
+  });
+
+  it('a verification token cannot reset a password, nor a reset token verify an e-mail', async () => {
+    const a = account();
+    await register(a, deps);
+    const verification = tokenIn(lastMailTo(a.email));
+    await expect(resetPassword({ token: verification, password: 'new-password-2' }, deps)).rejects.toBeInstanceOf(ValidationError);
+    await forgotPassword({ email: a.email }, deps);
+    const reset = tokenIn(lastMailTo(a.email));
+    await expect(verifyEmail({ token: reset }, deps)).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('the reset link points at the configured app and the e-mail never contains the password', async () => {
+    const a = account();
+    await register(a, deps);
+    await forgotPassword({ email: a.email }, deps);
+    const mail = lastMailTo(a.email);
+    expect(mail?.text).toContain('https://app.example.com/reset-password?token=');
+    expect(queued.some((m) => m.text.includes(a.password))).toBe(false);
+  });
+
+  it('a queue outage neither fails registration nor reveals whether an e-mail has an account', async () => {
+    queueDown = true;
+    try {
+      const a = account();
+      const registered = await register(a, deps);
+      expect(registered.user.email).toBe(a.email);
+      const known = await forgotPassword({ email: a.email }, deps);
+      const unknown = await forgotPassword({ email: 'nobody@example.com' }, deps);
+      expect(known).toEqual(unknown);
+      expect(reported).toContain('could not queue the password-reset e-mail');
+    } finally {
+      queueDown = false;
+    }
+  });
+
+  it('login refuses unknown users and wrong passwords alike', async () => {
+    await expect(login({ email: 'ghost@example.com', password: 'x' }, deps)).rejects.toBeInstanceOf(UnauthorizedError);
+    const a = account();
+    await register(a, deps);
+    await expect(login({ email: a.email, password: 'wrong-one' }, deps)).rejects.toThrow('Invalid e-mail or password');
+  });
+});

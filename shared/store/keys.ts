@@ -33,7 +33,7 @@ export const keys = {
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
 /** Item attributes that are key material, removed before an item becomes a record. */
-export const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expiresAt', 'entity'] as const;
+export const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'expiresAt', 'entity'] as const;
 
 export function stripKeys<T>(item: Record<string, unknown>): T {
   const out: Record<string, unknown> = { ...item };

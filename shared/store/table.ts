@@ -8,8 +8,10 @@ export const TABLE = {
   /** Epoch seconds; DynamoDB TTL deletes the item after it (locally, `infra/local` sweeps). */
   ttlAttribute: 'expiresAt',
   indexes: {
-    /** Secondary access path of an entity: listings under an owner (for example a tenant's API keys). */
+    /** Tenant-wide collections in time order (a tenant's API keys, traces, signals, logs). */
     gsi1: { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+    /** The same collections narrowed to one agent. */
+    gsi2: { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
   },
 } as const;
 

@@ -1,0 +1,70 @@
+/**
+ * The canonical span every ingestion path produces (native JSON, OTLP JSON, OTLP protobuf) and the
+ * ingest worker stores. Times are epoch milliseconds (OTLP nanoseconds are truncated to ms).
+ */
+export const SPAN_KINDS = ['agent', 'llm', 'tool', 'retrieval', 'chain', 'embedding', 'other'] as const;
+export type SpanKind = (typeof SPAN_KINDS)[number];
+
+export type SpanStatus = 'ok' | 'error' | 'unset';
+
+export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
+
+export interface SpanEvent {
+  name: string;
+  timeMs: number;
+  attributes: Record<string, AttributeValue>;
+}
+
+export interface CanonicalSpan {
+  /** Lower-case hex for OTLP (32 chars); native spans may use any id of 1–128 safe characters. */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  kind: SpanKind;
+  /** Agent name as sent; the worker turns it into an agent id (created on first sight). */
+  agentName: string | null;
+  startTimeMs: number;
+  endTimeMs: number | null;
+  status: SpanStatus;
+  statusMessage: string | null;
+  errorType: string | null;
+  model: string | null;
+  provider: string | null;
+  operation: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cachedInputTokens: number | null;
+  /** As sent by the caller; when null the worker estimates it from the price table. */
+  cost: number | null;
+  input: string | null;
+  output: string | null;
+  toolName: string | null;
+  sessionId: string | null;
+  userId: string | null;
+  experimentId: string | null;
+  variant: string | null;
+  attributes: Record<string, AttributeValue>;
+  events: SpanEvent[];
+}
+
+/** A value that an evaluation or SDK attached to a trace or span (spec: signals). */
+export interface CanonicalSignal {
+  signalName: string;
+  value: number;
+  traceId: string | null;
+  spanId: string | null;
+  agentName: string | null;
+  metadata: Record<string, AttributeValue>;
+  timestampMs: number;
+}
+
+export interface CanonicalLog {
+  timestampMs: number;
+  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+  message: string;
+  traceId: string | null;
+  spanId: string | null;
+  agentName: string | null;
+  attributes: Record<string, AttributeValue>;
+}

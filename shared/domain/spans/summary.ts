@@ -1,0 +1,126 @@
+import { roundCost } from '../pricing/estimate.ts';
+import type { CanonicalSpan } from './model.ts';
+
+/** A span as stored: the canonical span plus what the worker resolved. */
+export interface StoredSpan extends CanonicalSpan {
+  agentId: string | null;
+  durationMs: number | null;
+  /** True when `cost` came from the price table rather than from the caller. */
+  costEstimated: boolean;
+}
+
+export interface TraceSummary {
+  traceId: string;
+  agentId: string | null;
+  agentName: string | null;
+  name: string;
+  rootSpanId: string | null;
+  status: 'ok' | 'error';
+  startTimeMs: number;
+  endTimeMs: number | null;
+  durationMs: number | null;
+  spanCount: number;
+  errorCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  cost: number;
+  model: string | null;
+  models: string[];
+  sessionId: string | null;
+  userId: string | null;
+  experimentId: string | null;
+  variant: string | null;
+  /** The root span has arrived and ended. */
+  complete: boolean;
+}
+
+/**
+ * Spans whose usage is already reported by a descendant. Agent and chain spans often repeat the
+ * totals of the LLM calls below them; counting both would double the tokens and cost.
+ */
+function spansWithReportingDescendants(spans: readonly StoredSpan[], reports: (s: StoredSpan) => boolean): Set<string> {
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const covered = new Set<string>();
+  for (const span of spans) {
+    if (!reports(span)) continue;
+    const seen = new Set<string>();
+    let parentId = span.parentSpanId;
+    while (parentId && !seen.has(parentId)) {
+      seen.add(parentId);
+      covered.add(parentId);
+      parentId = byId.get(parentId)?.parentSpanId ?? null;
+    }
+  }
+  return covered;
+}
+
+const first = <T>(spans: readonly StoredSpan[], pick: (s: StoredSpan) => T | null): T | null => {
+  for (const s of spans) {
+    const v = pick(s);
+    if (v !== null && v !== undefined) return v;
+  }
+  return null;
+};
+
+/**
+ * The trace summary, computed from all spans of the trace seen so far. It depends only on the set of
+ * spans, never on the order they arrived in, so recomputing after every batch is always correct.
+ */
+export function summarizeTrace(spans: readonly StoredSpan[]): TraceSummary {
+  if (spans.length === 0) throw new Error('a trace summary needs at least one span');
+  const ids = new Set(spans.map((s) => s.spanId));
+  const ordered = [...spans].sort((a, b) => a.startTimeMs - b.startTimeMs || a.spanId.localeCompare(b.spanId));
+  const roots = ordered.filter((s) => !s.parentSpanId);
+  const root = roots[0] ?? null;
+  const top = root ?? ordered.find((s) => !s.parentSpanId || !ids.has(s.parentSpanId)) ?? ordered[0]!;
+
+  const hasTokens = (s: StoredSpan) => (s.inputTokens ?? 0) + (s.outputTokens ?? 0) > 0;
+  const hasCost = (s: StoredSpan) => (s.cost ?? 0) > 0;
+  const tokenCovered = spansWithReportingDescendants(spans, hasTokens);
+  const costCovered = spansWithReportingDescendants(spans, hasCost);
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let cost = 0;
+  const tokensByModel = new Map<string, number>();
+  for (const s of spans) {
+    if (!tokenCovered.has(s.spanId)) {
+      inputTokens += s.inputTokens ?? 0;
+      outputTokens += s.outputTokens ?? 0;
+    }
+    if (!costCovered.has(s.spanId)) cost += s.cost ?? 0;
+    if (s.model) tokensByModel.set(s.model, (tokensByModel.get(s.model) ?? 0) + (s.inputTokens ?? 0) + (s.outputTokens ?? 0));
+  }
+  const models = [...tokensByModel.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([m]) => m);
+
+  const startTimeMs = ordered[0]!.startTimeMs;
+  const ends = spans.map((s) => s.endTimeMs).filter((e): e is number => e !== null);
+  const endTimeMs = root ? root.endTimeMs : ends.length > 0 ? ends.reduce((a, b) => Math.max(a, b)) : null;
+  const errorCount = spans.filter((s) => s.status === 'error').length;
+  const status = root ? (root.status === 'error' ? 'error' : 'ok') : errorCount > 0 ? 'error' : 'ok';
+
+  return {
+    traceId: top.traceId,
+    agentId: top.agentId ?? first(ordered, (s) => s.agentId),
+    agentName: top.agentName ?? first(ordered, (s) => s.agentName),
+    name: top.name,
+    rootSpanId: root?.spanId ?? null,
+    status,
+    startTimeMs,
+    endTimeMs,
+    durationMs: endTimeMs === null ? null : Math.max(0, endTimeMs - startTimeMs),
+    spanCount: spans.length,
+    errorCount,
+    inputTokens,
+    outputTokens,
+    totalTokens: inputTokens + outputTokens,
+    cost: roundCost(cost),
+    model: models[0] ?? null,
+    models,
+    sessionId: first(ordered, (s) => s.sessionId),
+    userId: first(ordered, (s) => s.userId),
+    experimentId: first(ordered, (s) => s.experimentId),
+    variant: first(ordered, (s) => s.variant),
+    complete: root !== null && root.endTimeMs !== null,
+  };
+}

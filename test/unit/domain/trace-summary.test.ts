@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { summarizeTrace, type StoredSpan } from '../../../shared/domain/spans/summary.ts';
+
+const span = (spanId: string, parentSpanId: string | null, over: Partial<StoredSpan> = {}): StoredSpan => ({
+  traceId: 't1', spanId, parentSpanId, name: spanId, kind: 'other', agentName: 'support-bot', agentId: 'agt_1',
+  startTimeMs: 1000, endTimeMs: 2000, durationMs: 1000, status: 'ok', statusMessage: null, errorType: null, model: null,
+  provider: null, operation: null, inputTokens: null, outputTokens: null, cachedInputTokens: null, cost: null, costEstimated: false,
+  input: null, output: null, toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, attributes: {}, events: [],
+  ...over,
+});
+
+const agentTrace = () => [
+  span('root', null, { kind: 'agent', name: 'answer question', startTimeMs: 1000, endTimeMs: 5000, inputTokens: 300, outputTokens: 80, cost: 0.01, sessionId: 's-1' }),
+  span('llm1', 'root', { kind: 'llm', model: 'gpt-4o', startTimeMs: 1100, endTimeMs: 2000, inputTokens: 100, outputTokens: 30, cost: 0.004 }),
+  span('tool', 'root', { kind: 'tool', toolName: 'search', startTimeMs: 2000, endTimeMs: 3000, status: 'error', errorType: 'Timeout' }),
+  span('llm2', 'root', { kind: 'llm', model: 'gpt-4o-mini', startTimeMs: 3000, endTimeMs: 4900, inputTokens: 200, outputTokens: 50, cost: 0.006 }),
+];
+
+function permutations<T>(items: T[]): T[][] {
+  if (items.length <= 1) return [items];
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+}
+
+describe('trace summary', () => {
+  it('summarises an agent trace from its root, without double-counting usage the root repeats', () => {
+    expect(summarizeTrace(agentTrace())).toMatchObject({
+      traceId: 't1', name: 'answer question', rootSpanId: 'root', agentName: 'support-bot', status: 'ok',
+      startTimeMs: 1000, endTimeMs: 5000, durationMs: 4000, spanCount: 4, errorCount: 1,
+      inputTokens: 300, outputTokens: 80, totalTokens: 380, cost: 0.01, model: 'gpt-4o-mini', models: ['gpt-4o-mini', 'gpt-4o'],
+      sessionId: 's-1', complete: true,
+    });
+  });
+
+  it('is the same whatever order the spans arrive in', () => {
+    const expected = summarizeTrace(agentTrace());
+    for (const order of permutations(agentTrace())) expect(summarizeTrace(order)).toEqual(expected);
+  });
+
+  it('is an error trace when the root span failed', () => {
+    const spans = agentTrace();
+    spans[0] = { ...spans[0]!, status: 'error' };
+    expect(summarizeTrace(spans).status).toBe('error');
+  });
+
+  it('before the root arrives: incomplete, named after the top-most span, failed if any span failed', () => {
+    const partial = agentTrace().slice(1);
+    expect(summarizeTrace(partial)).toMatchObject({ rootSpanId: null, name: 'llm1', complete: false, status: 'error', endTimeMs: 4900 });
+  });
+
+  it('has no end while the root is still running', () => {
+    const spans = agentTrace();
+    spans[0] = { ...spans[0]!, endTimeMs: null };
+    expect(summarizeTrace(spans)).toMatchObject({ endTimeMs: null, durationMs: null, complete: false });
+  });
+
+  it('sums usage over leaf spans when no parent repeats it', () => {
+    const spans = agentTrace();
+    spans[0] = { ...spans[0]!, inputTokens: null, outputTokens: null, cost: null };
+    expect(summarizeTrace(spans)).toMatchObject({ inputTokens: 300, outputTokens: 80, cost: 0.01 });
+  });
+
+  it('survives a parent cycle in bad data', () => {
+    const spans = [span('a', 'b', { inputTokens: 5 }), span('b', 'a', { inputTokens: 7 })];
+    expect(summarizeTrace(spans).spanCount).toBe(2);
+  });
+});

@@ -37,7 +37,10 @@ const jsonOf = <T extends z.ZodTypeAny>(schema: T) =>
 
 const envSchema = z.object({
   TABLE_NAME: z.string().min(1),
-  /** Local: the seed itself. AWS: the Secrets Manager secret that holds it (SIGNING_SEED_SECRET_ARN). */
+  /**
+   * Local: the seed itself. AWS: the Secrets Manager secret that holds it. Only functions that sign or
+   * verify credentials get either; the others never load the key (see adapters/signing.ts).
+   */
   SIGNING_SEED: z.string().min(32).optional(),
   SIGNING_SEED_SECRET_ARN: z.string().min(1).optional(),
   JWT_ISSUER: z.string().min(1).default('urn:aos:local'),
@@ -65,9 +68,6 @@ export function parseConfig(env: Record<string, string | undefined>) {
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
-  if (!e.SIGNING_SEED && !e.SIGNING_SEED_SECRET_ARN) {
-    throw new ConfigError('invalid configuration: set SIGNING_SEED or SIGNING_SEED_SECRET_ARN');
-  }
   if ((e.MAIL_TRANSPORT === 'outbox' || e.SMS_TRANSPORT === 'outbox') && !e.OUTBOX_DIR) {
     throw new ConfigError('invalid configuration: the outbox transport needs OUTBOX_DIR');
   }

@@ -7,6 +7,9 @@ export function signingMaterialLoader(source: { seed?: string; secretArn?: strin
   return () => {
     loaded ??= (async () => {
       if (source.seed) return signingMaterialFromSeed(source.seed);
+      if (!source.secretArn) {
+        throw new Error('invalid configuration: this function needs SIGNING_SEED or SIGNING_SEED_SECRET_ARN');
+      }
       const { SecretString } = await new SecretsManagerClient({}).send(
         new GetSecretValueCommand({ SecretId: source.secretArn }),
       );

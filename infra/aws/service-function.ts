@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/** The repository root: esbuild resolves from here, and package-lock.json lives here. */
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const DEFAULT_MEMORY_MB = 256;
+export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
+
+/** ESM bundles have no `require`; some CommonJS dependencies bundled into them still call it. */
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);";
+
+export interface ServiceFunctionProps {
+  /** Handler module relative to the project root (`httpHandlerModule`, `workerModule`, `jobModule`); it exports `handler`. */
+  readonly module: string;
+  readonly timeout: Duration;
+  readonly memoryMb?: number;
+  readonly environment?: Record<string, string>;
+}
+
+/**
+ * Every Lambda function of the service: one bundled handler module on the newest Node.js runtime, arm64,
+ * X-Ray active tracing, its own log group, and a role that starts with nothing but writing to that group.
+ */
+export class ServiceFunction extends NodejsFunction {
+  static readonly RUNTIME = Runtime.NODEJS_24_X;
+
+  /** Always set: the constructor creates it. */
+  declare readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    // Created beside the function rather than inside it: the function takes both at construction.
+    const logGroup = new logs.LogGroup(scope, `${id}Logs`, { retention: LOG_RETENTION });
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${props.module}`,
+    });
+
+    super(scope, id, {
+      entry: join(PROJECT_ROOT, props.module),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.module,
+      runtime: ServiceFunction.RUNTIME,
+      architecture: Architecture.ARM_64,
+      tracing: Tracing.ACTIVE,
+      timeout: props.timeout,
+      memorySize: props.memoryMb ?? DEFAULT_MEMORY_MB,
+      logGroup,
+      role,
+      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      bundling: {
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        banner: CREATE_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // The runtime's SDK version drifts; bundling pins ours, and esbuild keeps only the clients used.
+        bundleAwsSDK: true,
+      },
+    });
+
+    // Instead of AWSLambdaBasicExecutionRole, which may create and write any log group.
+    logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions.',
+    });
+  }
+}

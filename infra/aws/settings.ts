@@ -1,0 +1,76 @@
+import type { Stack } from 'aws-cdk-lib';
+
+/**
+ * Deployment settings, read from CDK context (`cdk deploy -c mailFrom=alerts@example.com`, or the `context`
+ * block of cdk.json). Every key is optional:
+ *
+ * | key                  | default                             | reaches the functions as |
+ * |----------------------|-------------------------------------|--------------------------|
+ * | `corsAllowOrigins`   | `*`; an array or a comma-separated string | the HTTP API's CORS configuration |
+ * | `jwtIssuer`          | `urn:aos:<stateless stack name>`    | `JWT_ISSUER` |
+ * | `jwtExternalIssuers` | `[]`; an array or JSON string of `{issuer, jwksUrl?, audiences}`, e.g. a Cognito user pool | `JWT_EXTERNAL_ISSUERS` |
+ * | `publicAppUrl`       | the API's own endpoint, so e-mailed `/api/...` links work; set it when a dashboard serves `/reset-password` | `PUBLIC_APP_URL` |
+ * | `mailFrom`           | the functions' built-in sender; set an SES-verified identity | `MAIL_FROM` |
+ * | `logLevel`           | `INFO`                              | `LOG_LEVEL` |
+ */
+export interface DeploymentSettings {
+  readonly corsAllowOrigins: string[];
+  readonly jwtIssuer: string;
+  /** JSON, as `JWT_EXTERNAL_ISSUERS` carries it. */
+  readonly jwtExternalIssuers: string;
+  readonly publicAppUrl: string | undefined;
+  readonly mailFrom: string | undefined;
+  readonly logLevel: string;
+}
+
+export function deploymentSettings(stack: Stack): DeploymentSettings {
+  return {
+    corsAllowOrigins: listContext(stack, 'corsAllowOrigins') ?? ['*'],
+    jwtIssuer: stringContext(stack, 'jwtIssuer') ?? `urn:aos:${stack.stackName}`,
+    jwtExternalIssuers: JSON.stringify(externalIssuersContext(stack, 'jwtExternalIssuers')),
+    publicAppUrl: stringContext(stack, 'publicAppUrl'),
+    mailFrom: stringContext(stack, 'mailFrom'),
+    logLevel: stringContext(stack, 'logLevel') ?? 'INFO',
+  };
+}
+
+function stringContext(stack: Stack, key: string): string | undefined {
+  const value: unknown = stack.node.tryGetContext(key);
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`context ${key} must be a string`);
+  return value;
+}
+
+function listContext(stack: Stack, key: string): string[] | undefined {
+  const value: unknown = stack.node.tryGetContext(key);
+  if (value === undefined) return undefined;
+  const items: unknown = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(items) || !items.every((item) => typeof item === 'string')) {
+    throw new Error(`context ${key} must be a comma-separated string or an array of strings`);
+  }
+  const trimmed = items.map((item) => item.trim()).filter((item) => item.length > 0);
+  return trimmed.length > 0 ? trimmed : undefined;
+}
+
+/** Checked here so that a typo fails `cdk synth` instead of every function's cold start. */
+function externalIssuersContext(stack: Stack, key: string): unknown[] {
+  const value: unknown = stack.node.tryGetContext(key);
+  if (value === undefined || value === '') return [];
+  const parsed = typeof value === 'string' ? parseJson(value) : value;
+  const valid =
+    Array.isArray(parsed) &&
+    parsed.every(
+      (entry: unknown) =>
+        typeof entry === 'object' && entry !== null && typeof (entry as { issuer?: unknown }).issuer === 'string',
+    );
+  if (!valid) throw new Error(`context ${key} must be a JSON array of {issuer, jwksUrl?, audiences}`);
+  return parsed;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,127 @@
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  DeleteItemCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  PutItemCommand,
+  ResourceNotFoundException,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
+import { createHash } from 'node:crypto';
+import dynalite from 'dynalite';
+import { mkdir } from 'node:fs/promises';
+import { createTableInput, TABLE } from '../../shared/store/table.ts';
+import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS } from './local-account.ts';
+import { close, listen, origin } from './servers.ts';
+
+export interface LocalDynamoDb {
+  endpoint: string;
+  client: DynamoDBClient;
+  stop(): Promise<void>;
+}
+
+/** dynalite on a loopback ephemeral port: LevelDB under `dir` when given (data survives restarts), else in memory. */
+export async function startDynamoDb(dir?: string): Promise<LocalDynamoDb> {
+  if (dir) await mkdir(dir, { recursive: true });
+  const server = dynalite({ ...(dir ? { path: dir } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const endpoint = origin('127.0.0.1', await listen(server, 0, '127.0.0.1'));
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_ACCOUNT.region, credentials: LOCAL_CREDENTIALS });
+  return {
+    endpoint,
+    client,
+    async stop() {
+      client.destroy();
+      await close(server); // also closes LevelDB, flushing it to disk
+    },
+  };
+}
+
+/**
+ * The local table's name carries a fingerprint of its schema. dynalite cannot add an index to an
+ * existing table, so when `TABLE` changes, a new table is created and the items of the old one are
+ * copied into it: a data directory from an earlier version keeps its data.
+ */
+export function localTableName(prefix: string): string {
+  const fingerprint = createHash('sha256').update(JSON.stringify(createTableInput(prefix))).digest('hex').slice(0, 8);
+  return `${prefix}-${fingerprint}`;
+}
+
+export async function ensureTable(client: DynamoDBClient, tableName: string, prefix: string): Promise<void> {
+  if ((await tableStatus(client, tableName)) === undefined) {
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await waitUntilActive(client, tableName);
+    const { TableNames = [] } = await client.send(new ListTablesCommand({}));
+    for (const old of TableNames.filter((n) => n !== tableName && n.startsWith(`${prefix}-`))) {
+      await copyItems(client, old, tableName);
+      await client.send(new DeleteTableCommand({ TableName: old }));
+    }
+  }
+  await waitUntilActive(client, tableName);
+}
+
+async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  while ((await tableStatus(client, tableName)) !== 'ACTIVE') {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function copyItems(client: DynamoDBClient, from: string, to: string): Promise<void> {
+  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: from, ExclusiveStartKey }));
+    for (const Item of page.Items ?? []) await client.send(new PutItemCommand({ TableName: to, Item }));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
+
+async function tableStatus(client: DynamoDBClient, tableName: string): Promise<string | undefined> {
+  try {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return Table?.TableStatus;
+  } catch (err) {
+    if (err instanceof ResourceNotFoundException) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * What DynamoDB TTL does on AWS (dynalite has no TTL): delete every item whose TTL attribute, in epoch
+ * seconds, is in the past. Each delete re-checks the attribute, so an item refreshed meanwhile survives.
+ * Returns how many items were deleted.
+ */
+export async function sweepExpiredItems(client: DynamoDBClient, tableName: string, now = new Date()): Promise<number> {
+  const expiredBefore = {
+    ConditionExpression: '#ttl < :now',
+    ExpressionAttributeNames: { '#ttl': TABLE.ttlAttribute },
+    ExpressionAttributeValues: { ':now': { N: String(Math.floor(now.getTime() / 1000)) } },
+  };
+  const { partitionKey, sortKey } = TABLE;
+  let deleted = 0;
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: expiredBefore.ConditionExpression,
+        ExpressionAttributeNames: { ...expiredBefore.ExpressionAttributeNames, '#pk': partitionKey, '#sk': sortKey },
+        ExpressionAttributeValues: expiredBefore.ExpressionAttributeValues,
+        ProjectionExpression: '#pk, #sk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const key of page.Items ?? []) {
+      try {
+        await client.send(new DeleteItemCommand({ TableName: tableName, Key: key, ...expiredBefore }));
+        deleted++;
+      } catch (err) {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      }
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return deleted;
+}

@@ -1,0 +1,94 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  envelopeResponse,
+  fromHandlerResult,
+  MAX_BODY_BYTES,
+  newRequestId,
+  splitUrl,
+  toHttpApiEvent,
+  type HttpResponse,
+} from './api-gateway.ts';
+import { corsResponseHeaders, isPreflight, preflightResponse } from './cors.ts';
+import { httpFunction, type Invoke } from './lambda.ts';
+import { errorText, type Log } from './log.ts';
+import type { RouteMatch } from './router.ts';
+import { close } from './servers.ts';
+
+export interface ApiServer {
+  server: Server;
+  /** Stops accepting connections and resolves once every in-flight request has been answered. */
+  shutdown(): Promise<void>;
+}
+
+/** What API Gateway does in front of the route functions, on a plain node:http server. */
+export function createApiServer(route: (method: string, rawPath: string) => RouteMatch, invoke: Invoke, log: Log): ApiServer {
+  let closing = false;
+
+  async function respond(req: IncomingMessage, requestId: string): Promise<HttpResponse> {
+    if (isPreflight(req)) return preflightResponse();
+    const body = await readBody(req);
+    if (!body) return envelopeResponse(413, 'VALIDATION_ERROR', 'Request body exceeds 10 MB');
+    const match = route(req.method ?? 'GET', pathOf(req));
+    try {
+      return fromHandlerResult(await invoke(httpFunction(match.route), toHttpApiEvent(req, body, match, requestId)));
+    } catch (err) {
+      log(`[http] ${match.route.id} failed: ${errorText(err)}`);
+      return envelopeResponse(500, 'INTERNAL_ERROR', 'Internal server error');
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const startedAt = Date.now();
+    const requestId = newRequestId();
+    let response: HttpResponse;
+    try {
+      response = await respond(req, requestId);
+    } catch (err) {
+      // Only reading the body can fail here: the client went away.
+      log(`[http] ${req.method} ${pathOf(req)} aborted: ${errorText(err)}`);
+      res.destroy();
+      return;
+    }
+    res.writeHead(response.statusCode, {
+      ...response.headers,
+      ...corsResponseHeaders(req),
+      'apigw-requestid': requestId,
+      'content-length': response.body.length,
+      ...(closing ? { connection: 'close' } : {}),
+    });
+    res.end(response.body);
+    // The path only: query strings can carry tokens.
+    log(`[http] ${req.method} ${pathOf(req)} ${response.statusCode} ${Date.now() - startedAt}ms`);
+  }
+
+  const server = createServer((req, res) => void handle(req, res));
+  return {
+    server,
+    async shutdown() {
+      closing = true;
+      await close(server);
+    },
+  };
+}
+
+const pathOf = (req: IncomingMessage): string => splitUrl(req.url).rawPath;
+
+/**
+ * The whole body, or undefined when it is larger than API Gateway accepts. An oversized body is
+ * still read to its end (and dropped) so that the client gets to see the 413.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size <= MAX_BODY_BYTES ? Buffer.concat(chunks) : undefined));
+    req.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the client closed the connection mid-request'));
+    });
+  });
+}

@@ -1,0 +1,134 @@
+import type { Context } from 'aws-lambda';
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  httpHandlerModule,
+  jobModule,
+  workerModule,
+  type Catalog,
+  type QueueDef,
+  type RouteDef,
+  type ScheduleDef,
+} from '../../shared/catalog.ts';
+import { LOCAL_ACCOUNT } from './local-account.ts';
+
+/** Imports a repository module (a path such as `functions/http/system/health.ts`). */
+export type LoadModule = (modulePath: string) => Promise<any>;
+
+type Handler = (event: unknown, context: Context) => unknown;
+
+/** What the runtime needs to know to invoke one function the way Lambda would. */
+export interface FunctionSpec {
+  name: string;
+  modulePath: string;
+  timeoutMs: number;
+  memoryMb: number;
+}
+
+const DEFAULT_MEMORY_MB = 128;
+/** API Gateway gives up on an integration after 30 s. */
+const HTTP_TIMEOUT_MS = 29_000;
+const JOB_TIMEOUT_MS = 5 * 60_000;
+
+const functionName = (kind: string, id: string) => `aos-local-${kind}-${id.replaceAll('/', '-')}`;
+
+export const httpFunction = (route: Pick<RouteDef, 'id' | 'memoryMb'>): FunctionSpec => ({
+  name: functionName('http', route.id),
+  modulePath: httpHandlerModule(route.id),
+  timeoutMs: HTTP_TIMEOUT_MS,
+  memoryMb: route.memoryMb ?? DEFAULT_MEMORY_MB,
+});
+
+/** A consumer may run as long as its messages stay invisible, no longer. */
+export const workerFunction = (queue: QueueDef): FunctionSpec => ({
+  name: functionName('worker', queue.consumer),
+  modulePath: workerModule(queue.consumer),
+  timeoutMs: queue.visibilityTimeoutSeconds * 1000,
+  memoryMb: DEFAULT_MEMORY_MB,
+});
+
+export const jobFunction = (schedule: ScheduleDef): FunctionSpec => ({
+  name: functionName('job', schedule.job),
+  modulePath: jobModule(schedule.job),
+  timeoutMs: JOB_TIMEOUT_MS,
+  memoryMb: DEFAULT_MEMORY_MB,
+});
+
+export type Invoke = (fn: FunctionSpec, event: unknown) => Promise<unknown>;
+
+/**
+ * Invokes handlers like Lambda: each module is imported on first use and kept (a warm container;
+ * a failed import is retried on the next invocation, like a failed cold start), gets a Context, and
+ * is abandoned with an error once the function's timeout has passed.
+ */
+export function createInvoker(loadModule: LoadModule): Invoke {
+  const handlers = new Map<string, Promise<Handler>>();
+
+  function handlerOf(modulePath: string): Promise<Handler> {
+    let handler = handlers.get(modulePath);
+    if (!handler) {
+      handler = loadModule(modulePath).then((mod: { handler?: unknown } | undefined) => {
+        if (typeof mod?.handler !== 'function') throw new Error(`${modulePath} does not export a handler function`);
+        return mod.handler as Handler;
+      });
+      handlers.set(modulePath, handler);
+      handler.catch(() => handlers.delete(modulePath));
+    }
+    return handler;
+  }
+
+  return async (fn, event) => {
+    const handler = await handlerOf(fn.modulePath);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${fn.name} timed out after ${fn.timeoutMs} ms`)), fn.timeoutMs);
+    });
+    try {
+      return await Promise.race([Promise.resolve(handler(event, lambdaContext(fn))), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+function lambdaContext(fn: FunctionSpec): Context {
+  const deadline = Date.now() + fn.timeoutMs;
+  const today = new Date().toISOString().slice(0, 10).replaceAll('-', '/');
+  const callbackStyle = () => {
+    throw new Error('context.done/fail/succeed are not supported: return a value or throw');
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: fn.name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${LOCAL_ACCOUNT.region}:${LOCAL_ACCOUNT.accountId}:function:${fn.name}`,
+    memoryLimitInMB: String(fn.memoryMb),
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${fn.name}`,
+    logStreamName: `${today}/[$LATEST]${randomBytes(16).toString('hex')}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: callbackStyle,
+    fail: callbackStyle,
+    succeed: callbackStyle,
+  };
+}
+
+export type FunctionKind = 'http' | 'worker' | 'job';
+
+/** The function behind `<kind>/<id>`: an HTTP route id, a queue's consumer or a schedule's job. */
+export function functionFor(catalog: Catalog, kind: FunctionKind, id: string): FunctionSpec {
+  const functions = functionsOf(catalog, kind);
+  const fn = functions.get(id);
+  if (!fn) throw new Error(`no ${kind} function ${id} in the catalog; known: ${[...functions.keys()].join(', ') || 'none'}`);
+  return fn;
+}
+
+function functionsOf(catalog: Catalog, kind: FunctionKind): Map<string, FunctionSpec> {
+  switch (kind) {
+    case 'http':
+      return new Map([...catalog.routes, catalog.fallbackRoute].map((r) => [r.id, httpFunction(r)]));
+    case 'worker':
+      return new Map(catalog.queues.map((q) => [q.consumer, workerFunction(q)]));
+    case 'job':
+      return new Map(catalog.schedules.map((s) => [s.job, jobFunction(s)]));
+  }
+}

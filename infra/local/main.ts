@@ -1,0 +1,71 @@
+// `npm start`: the whole service on this machine. PORT (3000), HOST (127.0.0.1), DATA_DIR (.data).
+import { resolve } from 'node:path';
+import { DataDirInUseError } from './data-dir-lock.ts';
+import { startLocalService, type LocalService } from './runtime.ts';
+
+// Lambda runs Node 22+; the SDK's notice that its Node 20 support ends is noise on a laptop.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const host = process.env.HOST ?? '127.0.0.1';
+const port = Number(process.env.PORT ?? 3000);
+const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+
+if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  console.error(`PORT must be a port number, not "${process.env.PORT}".`);
+  process.exit(1);
+}
+
+let service: LocalService;
+try {
+  service = await startLocalService({ host, port, dataDir });
+} catch (err) {
+  if (err instanceof DataDirInUseError) {
+    console.error(err.message);
+  } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    console.error(`Port ${port} on ${host} is already in use: stop whatever holds it, or choose another, e.g. PORT=${port + 1} npm start`);
+  } else {
+    throw err;
+  }
+  process.exit(1);
+}
+
+console.log(welcome(service));
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) {
+      console.log('Forced exit.');
+      process.exit(1);
+    }
+    stopping = true;
+    console.log('Stopping: finishing requests and queued messages (press Ctrl-C again to force)...');
+    service.stop().then(
+      () => process.exit(0),
+      (err) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  });
+}
+
+function welcome({ baseUrl, dataDir, outboxDir }: LocalService): string {
+  const json = "-H 'content-type: application/json'";
+  const login = `{"email":"ada@example.com","password":"correct-horse-battery"}`;
+  return `
+Agent Observability Service: ${baseUrl}
+  data    ${dataDir} (DynamoDB table and signing seed; delete it to start afresh)
+  outbox  ${outboxDir} (e-mails and SMS, one JSON file each)
+  queues  in memory; Ctrl-C drains them before stopping
+
+Try it:
+  curl -s ${baseUrl}/health
+  curl -s -X POST ${baseUrl}/auth/register ${json} \\
+    -d '{"email":"ada@example.com","password":"correct-horse-battery","firstName":"Ada","lastName":"Lovelace"}'
+  TOKEN=$(curl -s -X POST ${baseUrl}/auth/login ${json} -d '${login}' \\
+    | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).data.accessToken')
+  curl -s ${baseUrl}/users/profile -H "Authorization: Bearer $TOKEN"
+  curl -s -X POST ${baseUrl}/keys -H "Authorization: Bearer $TOKEN" ${json} -d '{"name":"my agent"}'
+`;
+}

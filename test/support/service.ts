@@ -1,0 +1,82 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startLocalService, type LocalServiceOptions } from '../../infra/local/runtime.ts';
+
+/** A message the service sent, as the local outbox keeps it. */
+export interface OutboxMessage {
+  channel: 'email' | 'sms';
+  to: string;
+  subject?: string;
+  text: string;
+  createdAt: string;
+}
+
+export interface ApiRequest {
+  /** Sent as JSON (with Content-Type: application/json). */
+  body?: unknown;
+  /** Sent as it is, with whatever `headers` say. */
+  rawBody?: string | Uint8Array;
+  /** A bearer token for Authorization. */
+  token?: string;
+  apiKey?: string;
+  /** Extra headers; undefined values are left out. */
+  headers?: Record<string, string | undefined>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the response is JSON, else the text. */
+  body: any;
+}
+
+/** The local runtime for end-to-end tests: in memory, on a free port, quiet. */
+export async function startTestService(overrides: Omit<LocalServiceOptions, 'port'> = {}) {
+  const service = await startLocalService({ log: () => {}, ...overrides, port: 0 });
+
+  async function api(method: string, path: string, request: ApiRequest = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = {
+      ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(request.token !== undefined ? { authorization: `Bearer ${request.token}` } : {}),
+      ...(request.apiKey !== undefined ? { 'x-api-key': request.apiKey } : {}),
+    };
+    for (const [name, value] of Object.entries(request.headers ?? {})) if (value !== undefined) headers[name] = value;
+    const body = request.body !== undefined ? JSON.stringify(request.body) : request.rawBody;
+    const res = await fetch(`${service.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await res.text();
+    const isJson = /json/i.test(res.headers.get('content-type') ?? '') && text !== '';
+    return { status: res.status, headers: res.headers, body: isJson ? JSON.parse(text) : text };
+  }
+
+  /** Every message in the outbox, oldest first (file names start with the time). */
+  async function readOutbox(): Promise<OutboxMessage[]> {
+    const files = (await readdir(service.outboxDir)).filter((f) => f.endsWith('.json')).sort();
+    const messages = await Promise.all(files.map((f) => readMessage(join(service.outboxDir, f))));
+    return messages.filter((m) => m !== undefined);
+  }
+
+  /** The first outbox message matching `predicate`, once there is one; rejects after `timeoutMs`. */
+  async function waitForOutbox(predicate: (message: OutboxMessage) => boolean, timeoutMs = 5000): Promise<OutboxMessage> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = (await readOutbox()).find(predicate);
+      if (found) return found;
+      if (Date.now() >= deadline) throw new Error(`no outbox message matched within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  return { ...service, api, readOutbox, waitForOutbox };
+}
+
+/** A message file, or undefined while it is still being written. */
+async function readMessage(file: string): Promise<OutboxMessage | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as OutboxMessage;
+  } catch (err) {
+    if (err instanceof SyntaxError) return undefined;
+    throw err;
+  }
+}
+
+export type TestService = Awaited<ReturnType<typeof startTestService>>;

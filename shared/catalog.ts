@@ -48,6 +48,26 @@ export const routes = [
   { id: 'keys/refresh', method: 'PUT', path: '/keys/{id}/refresh', auth: 'jwt', tier: 'strict' },
   { id: 'keys/revoke', method: 'POST', path: '/keys/{id}/revoke', auth: 'jwt', tier: 'strict' },
   { id: 'keys/delete', method: 'DELETE', path: '/keys/{id}', auth: 'jwt', tier: 'strict' },
+
+  { id: 'otlp/traces', method: 'POST', path: '/v1/traces', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
+  { id: 'otlp/logs', method: 'POST', path: '/v1/logs', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
+  { id: 'spans/ingest', method: 'POST', path: '/spans', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
+  { id: 'spans/list-traces', method: 'GET', path: '/spans/traces', auth: 'any', tier: 'ingestion' },
+  { id: 'spans/get-trace', method: 'GET', path: '/spans/traces/{traceId}', auth: 'any', tier: 'ingestion' },
+  { id: 'spans/filters', method: 'GET', path: '/spans/filters', auth: 'any', tier: 'ingestion' },
+  { id: 'logs/ingest', method: 'POST', path: '/logs', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
+  { id: 'logs/list', method: 'GET', path: '/logs', auth: 'any', tier: 'ingestion' },
+  { id: 'signals/record', method: 'POST', path: '/signals', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
+  { id: 'signals/record-batch', method: 'POST', path: '/signals/batch', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
+  { id: 'signals/list', method: 'GET', path: '/signals', auth: 'any', tier: 'ingestion' },
+  { id: 'signals/summary', method: 'GET', path: '/signals/summary', auth: 'any', tier: 'ingestion' },
+  { id: 'signals/of-trace', method: 'GET', path: '/signals/trace/{traceId}', auth: 'any', tier: 'ingestion' },
+
+  { id: 'agents/list', method: 'GET', path: '/agents', auth: 'any', tier: 'standard' },
+  { id: 'agents/create', method: 'POST', path: '/agents', auth: 'any', tier: 'standard' },
+  { id: 'agents/get', method: 'GET', path: '/agents/{agentId}', auth: 'any', tier: 'standard' },
+  { id: 'agents/update', method: 'PUT', path: '/agents/{agentId}', auth: 'any', tier: 'standard' },
+  { id: 'agents/delete', method: 'DELETE', path: '/agents/{agentId}', auth: 'any', tier: 'standard', sendsTo: ['ingest'] },
 ] as const satisfies readonly RouteDef[];
 
 /** Answers every request no route matches (API Gateway's `$default` route; the local router's fallback). */
@@ -69,9 +89,21 @@ export interface QueueDef {
   readonly visibilityTimeoutSeconds: number;
   /** Receives before a message moves to the queue's dead-letter queue. */
   readonly maxReceiveCount: number;
+  /** Queues the consumer itself sends to (infra grants exactly these). */
+  readonly sendsTo?: readonly string[];
+  readonly memoryMb?: number;
 }
 
 export const queues = [
+  {
+    id: 'ingest',
+    consumer: 'ingest',
+    batchSize: 10,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    sendsTo: ['ingest'],
+    memoryMb: 1024,
+  },
   { id: 'notify', consumer: 'notify', batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
 ] as const satisfies readonly QueueDef[];
 

@@ -186,6 +186,8 @@ export class StatelessStack extends Stack {
       const fn = this.serviceFunction(`${queue.consumer}-worker`, {
         module: workerModule(queue.consumer),
         timeout: Duration.seconds(Math.floor(queue.visibilityTimeoutSeconds / VISIBILITY_TIMEOUT_PER_CONSUMER_TIMEOUT)),
+        memoryMb: queue.memoryMb,
+        sendsTo: queue.sendsTo,
       });
       fn.addEventSource(
         new SqsEventSource(this.queue(queue.id), { batchSize: queue.batchSize, reportBatchItemFailures: true }),

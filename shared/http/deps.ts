@@ -2,6 +2,8 @@ import type { Ports } from '../adapters/ports.ts';
 import { config } from '../config.ts';
 import type { AccountsDeps } from '../domain/accounts/users.ts';
 import type { ApiKeyDeps } from '../domain/accounts/api-key-service.ts';
+import type { AgentDeps } from '../domain/agents/agents.ts';
+import type { AcceptDeps } from '../domain/ingest/accept.ts';
 import { logger } from './logger.ts';
 
 /** What the accounts use cases need, cut from the ports and the configuration. */
@@ -21,3 +23,7 @@ export const apiKeyDeps = (ports: Ports): ApiKeyDeps => ({
   clock: ports.clock,
   signing: ports.signing,
 });
+
+export const acceptDeps = (ports: Ports): AcceptDeps => ({ store: ports.store, queue: ports.queue, clock: ports.clock });
+
+export const agentDeps = (ports: Ports): AgentDeps => ({ store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue });

@@ -3,6 +3,8 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The body is already encoded (not JSON to serialise): text as is, bytes as base64. */
+  encoded?: boolean;
 }
 
 export interface Page {
@@ -35,4 +37,12 @@ export const raw = (status: number, body: unknown, headers?: Record<string, stri
   status,
   body,
   ...(headers ? { headers } : {}),
+});
+
+/** A body in its own encoding (OTLP answers in protobuf or JSON, as the request came). */
+export const encoded = (status: number, body: Buffer | string, contentType: string): Reply => ({
+  status,
+  body,
+  headers: { 'Content-Type': contentType },
+  encoded: true,
 });

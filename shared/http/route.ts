@@ -12,7 +12,7 @@ import { logger } from './logger.ts';
 import { raw, type Reply } from './reply.ts';
 import { parseOrThrow } from './validation.ts';
 
-import { routeSchemas, type RouteSchemas } from '../schemas/routes.ts';
+import { DEFAULT_MAX_BODY_BYTES, routeSchemas, type RouteSchemas } from '../schemas/routes.ts';
 
 type Schema = z.ZodType;
 type Parsed<S extends Schema | undefined> = S extends Schema ? z.infer<S> : undefined;
@@ -59,17 +59,18 @@ function startState(event: Event, context: Context): RequestState {
 const INTERNAL_ERROR_BODY = { success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } };
 
 function toResult(reply: Reply, state: RequestState): Result {
-  return {
-    statusCode: reply.status,
-    headers: {
-      'Content-Type': 'application/json; charset=utf-8',
-      'X-Request-Id': state.requestId,
-      'Access-Control-Allow-Origin': config.corsAllowOrigins,
-      ...state.headers,
-      ...reply.headers,
-    },
-    body: JSON.stringify(reply.body),
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'X-Request-Id': state.requestId,
+    'Access-Control-Allow-Origin': config.corsAllowOrigins,
+    ...state.headers,
+    ...reply.headers,
   };
+  if (reply.encoded && Buffer.isBuffer(reply.body)) {
+    return { statusCode: reply.status, headers, body: reply.body.toString('base64'), isBase64Encoded: true };
+  }
+  const body = reply.encoded ? String(reply.body) : JSON.stringify(reply.body);
+  return { statusCode: reply.status, headers, body };
 }
 
 /** Request id, access log, the success envelope, and every error mapped to the spec's envelope by type. */
@@ -148,7 +149,7 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
       const event = request.event;
       let body: unknown;
       if (schemas.body) {
-        body = jsonBody(event);
+        body = jsonBody(event, schemas.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         if (body === undefined) throw new ValidationError('A JSON request body is required');
         body = parseOrThrow(schemas.body, body, 'body');
       }

@@ -33,3 +33,12 @@ export const dateRangeQuery = z.object({
   startDate: isoDate.optional(),
   endDate: isoDate.optional(),
 });
+
+/** Refuses a range whose end comes before its start, naming endDate. */
+export function rangeChecked<S extends z.ZodType<{ startDate?: Date; endDate?: Date }>>(schema: S) {
+  return schema.superRefine((q, ctx) => {
+    if (q.startDate && q.endDate && q.endDate < q.startDate) {
+      ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
+    }
+  });
+}

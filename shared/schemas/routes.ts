@@ -2,13 +2,36 @@ import type { z } from 'zod';
 import type { RouteId } from '../catalog.ts';
 import { createKeyBody, forgotPasswordBody, keyIdParams, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from './accounts.ts';
 import { pageQuery } from './common.ts';
+import {
+  agentIdParams,
+  agentListQuery,
+  createAgentBody,
+  logListQuery,
+  logsBatchBody,
+  signalBody,
+  signalListQuery,
+  signalsBatchBody,
+  signalSummaryQuery,
+  spansBatchBody,
+  traceIdParams,
+  traceListQuery,
+  updateAgentBody,
+} from './ingest.ts';
+
+const MB = 1024 * 1024;
 
 export interface RouteSchemas {
   summary: string;
   body?: z.ZodType;
   query?: z.ZodType;
   params?: z.ZodType;
+  /** Largest request body accepted (decompressed); 1 MB unless said otherwise. */
+  maxBodyBytes?: number;
+  /** The body is not JSON (OTLP protobuf or JSON, decoded by the handler); described here for the docs. */
+  rawBody?: { contentTypes: readonly string[] };
 }
+
+export const DEFAULT_MAX_BODY_BYTES = 1 * MB;
 
 /**
  * Request schemas of every route, keyed by catalog id: the HTTP stack validates with them and the
@@ -30,4 +53,31 @@ export const routeSchemas = {
   'keys/refresh': { summary: 'Rotate an API key: a new secret, the old one stops working', params: keyIdParams },
   'keys/revoke': { summary: 'Revoke an API key; it stops authenticating at once', params: keyIdParams },
   'keys/delete': { summary: 'Delete an API key', params: keyIdParams },
+
+  'otlp/traces': {
+    summary: 'OTLP/HTTP trace export (JSON or protobuf, gzip allowed); answers ExportTraceServiceResponse',
+    maxBodyBytes: 5 * MB,
+    rawBody: { contentTypes: ['application/x-protobuf', 'application/json'] },
+  },
+  'otlp/logs': {
+    summary: 'OTLP/HTTP log export (JSON or protobuf, gzip allowed); answers ExportLogsServiceResponse',
+    maxBodyBytes: 5 * MB,
+    rawBody: { contentTypes: ['application/x-protobuf', 'application/json'] },
+  },
+  'spans/ingest': { summary: 'Ingest up to 1000 spans (native JSON); 202 with accepted/rejected counts', body: spansBatchBody, maxBodyBytes: 5 * MB },
+  'spans/list-traces': { summary: 'List traces (root spans), newest first', query: traceListQuery },
+  'spans/get-trace': { summary: 'A trace with its spans (ordered, with parent links), signals and logs', params: traceIdParams },
+  'spans/filters': { summary: 'Values present in the trace store: agents, models, statuses, span kinds, tools, signal names' },
+  'logs/ingest': { summary: 'Ingest up to 1000 log records', body: logsBatchBody, maxBodyBytes: 5 * MB },
+  'logs/list': { summary: 'List logs, newest first', query: logListQuery },
+  'signals/record': { summary: 'Record a signal', body: signalBody },
+  'signals/record-batch': { summary: 'Record up to 1000 signals', body: signalsBatchBody, maxBodyBytes: 5 * MB },
+  'signals/list': { summary: 'List signals, newest first', query: signalListQuery },
+  'signals/summary': { summary: 'Per signal name and agent: count, avg, min, max, p50, p95', query: signalSummaryQuery },
+  'signals/of-trace': { summary: 'Signals of one trace', params: traceIdParams },
+  'agents/list': { summary: 'List agents with their metrics', query: agentListQuery },
+  'agents/create': { summary: 'Create an agent', body: createAgentBody },
+  'agents/get': { summary: 'An agent with its metrics', params: agentIdParams },
+  'agents/update': { summary: 'Update an agent', params: agentIdParams, body: updateAgentBody },
+  'agents/delete': { summary: 'Delete an agent and all its data', params: agentIdParams },
 } as const satisfies Record<RouteId, RouteSchemas>;

@@ -1,4 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from './batch.ts';
 import { TABLE } from './table.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import { keys, stripKeys } from './keys.ts';
@@ -27,23 +28,13 @@ export function apiKeysRepository(db: Db) {
   const gsi = TABLE.indexes.gsi1;
 
   async function listAll(tenantId: string): Promise<ApiKeyRecord[]> {
-    const out: ApiKeyRecord[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName,
-          IndexName: gsi.name,
-          KeyConditionExpression: `${gsi.partitionKey} = :pk`,
-          ExpressionAttributeValues: { ':pk': keys.apiKeysOfTenantPartition(tenantId) },
-          ScanIndexForward: false,
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) out.push(stripKeys<ApiKeyRecord>(item));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return out;
+    const items = await queryAll(db, {
+      IndexName: gsi.name,
+      KeyConditionExpression: `${gsi.partitionKey} = :pk`,
+      ExpressionAttributeValues: { ':pk': keys.apiKeysOfTenantPartition(tenantId) },
+      ScanIndexForward: false,
+    });
+    return items.map((item) => stripKeys<ApiKeyRecord>(item));
   }
 
   /** Runs an update that must only touch the tenant's own key; false when the key is not theirs or missing. */

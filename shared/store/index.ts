@@ -1,14 +1,21 @@
+import { agentsRepository } from './agents.ts';
 import { apiKeysRepository } from './api-keys.ts';
 import { createDb, type Db } from './client.ts';
 import { deliveriesRepository } from './deliveries.ts';
 import { linkTokensRepository } from './link-tokens.ts';
 import { rateLimitsRepository } from './rate-limits.ts';
 import { tenantsRepository } from './tenants.ts';
+import { timelineRepository, type StoredLog, type StoredSignal } from './timeline.ts';
+import { tracesRepository } from './traces.ts';
 import { usersRepository } from './users.ts';
 
 export function createStore(db: Db) {
   return {
     users: usersRepository(db),
+    agents: agentsRepository(db),
+    traces: tracesRepository(db),
+    signals: timelineRepository<StoredSignal>(db, 'SIGNAL'),
+    logs: timelineRepository<StoredLog>(db, 'LOG'),
     tenants: tenantsRepository(db),
     apiKeys: apiKeysRepository(db),
     linkTokens: linkTokensRepository(db),

@@ -16,6 +16,26 @@ export const keys = {
   tenant: (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'TENANT' }),
   usage: (tenantId: string, periodStart: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `USAGE#${periodStart}` }),
   agentPrefix: (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SKPrefix: 'AGENT#' }),
+  agent: (tenantId: string, agentId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `AGENT#${enc(agentId)}` }),
+  /** Uniqueness claim of an agent name within a tenant (names compare case-insensitively). */
+  agentName: (tenantId: string, name: string) => ({
+    PK: `TENANT#${enc(tenantId)}`,
+    SK: `AGENTNAME#${enc(name.trim().toLowerCase())}`,
+  }),
+  facets: (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'FACETS' }),
+  /** Everything of one trace lives in one partition: its summary, spans, signals and logs. */
+  tracePartition: (tenantId: string, traceId: string) => `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`,
+  span: (tenantId: string, traceId: string, spanId: string) => ({
+    PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`,
+    SK: `SPAN#${enc(spanId)}`,
+  }),
+  traceSummary: (tenantId: string, traceId: string) => ({ PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`, SK: 'SUMMARY' }),
+  /** Signals and logs that name no trace are kept in one partition per tenant and day. */
+  untracedPartition: (tenantId: string, kind: 'SIGNALS' | 'LOGS', day: string) => `TENANT#${enc(tenantId)}#${kind}#${day}`,
+  /** GSI1: a tenant-wide collection in time order; GSI2: the same collection of one agent. */
+  tenantCollection: (tenantId: string, collection: Collection) => `TENANT#${enc(tenantId)}#${collection}`,
+  agentCollection: (tenantId: string, agentId: string, collection: Collection) =>
+    `TENANT#${enc(tenantId)}#AGENT#${enc(agentId)}#${collection}`,
   apiKey: (keyId: string) => ({ PK: `APIKEY#${enc(keyId)}`, SK: 'APIKEY' }),
   apiKeysOfTenant: (tenantId: string, createdAt: string, keyId: string) => ({
     GSI1PK: `TENANT#${enc(tenantId)}#APIKEYS`,
@@ -29,6 +49,11 @@ export const keys = {
     SK: String(windowStart),
   }),
 } as const;
+
+export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS';
+
+/** Sort key of time-ordered collections: ISO time then id, so ranges and newest-first pages are key conditions. */
+export const timeSortKey = (timeMs: number, id: string): string => `${new Date(timeMs).toISOString()}#${id}`;
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 

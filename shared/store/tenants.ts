@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionRecord } from '../domain/plans/subscription.ts';
 import type { Db } from './client.ts';
 import { keys, stripKeys } from './keys.ts';
@@ -38,24 +38,16 @@ export function tenantsRepository(db: Db) {
       return Number(Item?.['spans'] ?? 0);
     },
 
-    async countAgents(tenantId: string): Promise<number> {
-      const { PK, SKPrefix } = keys.agentPrefix(tenantId);
-      let count = 0;
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-            Select: 'COUNT',
-            ExclusiveStartKey,
-          }),
-        );
-        count += page.Count ?? 0;
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return count;
+    /** Counts accepted spans; the counter lives as long as the period plus a year, for billing history. */
+    async addSpansUsed(tenantId: string, periodStart: string, spans: number, expiresAt: number): Promise<void> {
+      await doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.usage(tenantId, periodStart),
+          UpdateExpression: 'ADD spans :n SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
+          ExpressionAttributeValues: { ':n': spans, ':expires': expiresAt, ':entity': 'usage' },
+        }),
+      );
     },
   };
 }

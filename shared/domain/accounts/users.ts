@@ -14,7 +14,7 @@ import { newLinkToken } from './secrets.ts';
 import type { SigningMaterial } from './signing-keys.ts';
 
 export interface AccountsDeps {
-  store: Pick<Store, 'users' | 'tenants' | 'linkTokens' | 'apiKeys'>;
+  store: Pick<Store, 'users' | 'tenants' | 'linkTokens' | 'apiKeys' | 'agents'>;
   clock: Clock;
   ids: Ids;
   queue: QueuePort;
@@ -223,7 +223,7 @@ export async function profile(userId: string, deps: AccountsDeps) {
   const period = currentPeriod(tenant.subscription, now);
   const [spansUsed, agentCount, keys] = await Promise.all([
     deps.store.tenants.spansUsed(tenant.id, period.start.toISOString()),
-    deps.store.tenants.countAgents(tenant.id),
+    deps.store.agents.count(tenant.id),
     deps.store.apiKeys.listAll(tenant.id),
   ]);
   return {

@@ -2,7 +2,7 @@
  * OTLP spans → canonical spans and signals, following the OpenTelemetry GenAI semantic conventions
  * (and the legacy names instrumentations still send). Invalid spans are refused one by one.
  */
-import type { CanonicalSignal, CanonicalSpan, SpanEvent, SpanKind, SpanStatus } from '../spans/model.ts';
+import { effectiveAgentName, type CanonicalSignal, type CanonicalSpan, type SpanEvent, type SpanKind, type SpanStatus } from '../spans/model.ts';
 import { AttributeReader, type Attributes, firstString } from './attributes.ts';
 import {
   AGENT_NAME_ATTRIBUTE,
@@ -76,6 +76,7 @@ function inheritAgentNames(spans: CanonicalSpan[], signals: CanonicalSignal[], n
       const name = namedBySpan.get(spanKey({ traceId: span.traceId, spanId: parent }));
       if (name) {
         span.agentName = name;
+        span.agentNameFromService = false;
         inherited.set(spanKey(span), name);
         break;
       }
@@ -130,6 +131,10 @@ function mapSpan(
   const attributes = new AttributeReader(span.attributes);
   const ownAgentName = attributes.string(AGENT_NAME_ATTRIBUTE);
   const agentName = agentNameOf(attributes, origin.resourceAttributes);
+  const agentNameFromService =
+    agentName !== null && ownAgentName === null && firstString(origin.resourceAttributes, AGENT_NAME_ATTRIBUTE) === null;
+  const parentSpanId = isAbsentId(span.parentSpanId) ? null : span.parentSpanId;
+  const signalAgentName = effectiveAgentName({ agentName, agentNameFromService, parentSpanId });
   const operation = attributes.string('gen_ai.operation.name');
   const toolName = attributes.string('gen_ai.tool.name');
   const model = attributes.string('gen_ai.response.model', 'gen_ai.request.model');
@@ -147,7 +152,7 @@ function mapSpan(
   const events: SpanEvent[] = [];
   for (const event of span.events) {
     if (content.usedEvents.has(event)) continue;
-    const signal = event.name === EVALUATION_EVENT ? evaluationSignal(event, span, agentName, receivedAtMs) : null;
+    const signal = event.name === EVALUATION_EVENT ? evaluationSignal(event, span, signalAgentName, receivedAtMs) : null;
     if (signal) signals.push(signal);
     else events.push({ name: event.name, timeMs: eventTimeMs(event, receivedAtMs), attributes: event.attributes });
   }
@@ -157,10 +162,11 @@ function mapSpan(
     span: {
       traceId: span.traceId,
       spanId: span.spanId,
-      parentSpanId: isAbsentId(span.parentSpanId) ? null : span.parentSpanId,
+      parentSpanId,
       name: span.name,
       kind: spanKindOf(operation, toolName, looksLikeModelCall, span.attributes),
       agentName,
+      agentNameFromService,
       startTimeMs: nanosToMs(span.startTimeUnixNano),
       endTimeMs: timeMsOrNull(span.endTimeUnixNano),
       status: STATUS_BY_CODE[span.status.code] ?? 'unset',

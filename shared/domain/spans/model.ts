@@ -24,6 +24,11 @@ export interface CanonicalSpan {
   kind: SpanKind;
   /** Agent name as sent; the worker turns it into an agent id (created on first sight). */
   agentName: string | null;
+  /**
+   * The name is only the OTLP resource's `service.name`, not a `gen_ai.agent.name`. It speaks for the
+   * trace only on a root span; on a child span the trace's root decides the agent.
+   */
+  agentNameFromService: boolean;
   startTimeMs: number;
   endTimeMs: number | null;
   status: SpanStatus;
@@ -68,3 +73,7 @@ export interface CanonicalLog {
   agentName: string | null;
   attributes: Record<string, AttributeValue>;
 }
+
+/** The agent a span names with authority (see `agentNameFromService`). */
+export const effectiveAgentName = (span: Pick<CanonicalSpan, 'agentName' | 'agentNameFromService' | 'parentSpanId'>): string | null =>
+  span.agentNameFromService && span.parentSpanId ? null : span.agentName;

@@ -5,7 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { sesMailer, snsSmsSender } from '../../../shared/adapters/mailer.ts';
-import { QueueSendError, sqsQueue } from '../../../shared/adapters/queue.ts';
+import { QueueSendError, batchesOf, sqsQueue } from '../../../shared/adapters/queue.ts';
 
 const ses = mockClient(SESv2Client);
 const sns = mockClient(SNSClient);
@@ -80,5 +80,14 @@ describe('SQS queue port', () => {
 
   it('refuses a queue with no configured URL', async () => {
     await expect(sqsQueue({}, new SQSClient({})).send('notify', [{}])).rejects.toThrow(/no URL configured/);
+  });
+});
+
+describe('SQS batching', () => {
+  it('keeps each SendMessageBatch within ten entries and 256 KiB', () => {
+    const big = 'x'.repeat(100 * 1024);
+    expect(batchesOf([big, big, big, 'a']).map((b) => b.length)).toEqual([2, 2]);
+    expect(batchesOf(Array.from({ length: 25 }, () => 'a')).map((b) => b.length)).toEqual([10, 10, 5]);
+    expect(batchesOf([])).toEqual([]);
   });
 });

@@ -1,0 +1,8 @@
+import { listLogs } from '../../../shared/domain/spans/queries.ts';
+import { tenantOf } from '../../../shared/http/auth.ts';
+import { paged } from '../../../shared/http/reply.ts';
+import { httpRoute } from '../../../shared/http/route.ts';
+
+export const handler = httpRoute('logs/list', async ({ query, principal }, ports) =>
+  paged(await listLogs(ports.store, tenantOf(principal), query), query),
+);

@@ -1,0 +1,8 @@
+import { signalsOfTrace } from '../../../shared/domain/spans/queries.ts';
+import { tenantOf } from '../../../shared/http/auth.ts';
+import { ok } from '../../../shared/http/reply.ts';
+import { httpRoute } from '../../../shared/http/route.ts';
+
+export const handler = httpRoute('signals/of-trace', async ({ params, principal }, ports) =>
+  ok(await signalsOfTrace(ports.store, tenantOf(principal), params.traceId)),
+);

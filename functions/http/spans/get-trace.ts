@@ -1,0 +1,8 @@
+import { getTrace } from '../../../shared/domain/spans/queries.ts';
+import { tenantOf } from '../../../shared/http/auth.ts';
+import { ok } from '../../../shared/http/reply.ts';
+import { httpRoute } from '../../../shared/http/route.ts';
+
+export const handler = httpRoute('spans/get-trace', async ({ params, principal }, ports) =>
+  ok(await getTrace(ports.store, tenantOf(principal), params.traceId)),
+);

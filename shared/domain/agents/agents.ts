@@ -1,0 +1,99 @@
+import type { z } from 'zod';
+import type { Clock } from '../../adapters/clock.ts';
+import type { Ids } from '../../adapters/ids.ts';
+import type { QueuePort } from '../../adapters/queue.ts';
+import type { createAgentBody, updateAgentBody } from '../../schemas/ingest.ts';
+import { AgentNameTakenError, type AgentRecord } from '../../store/agents.ts';
+import type { Store } from '../../store/index.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
+import type { IngestMessage } from '../ingest/messages.ts';
+import { PLANS, UNLIMITED } from '../plans/plans.ts';
+import { agentMetrics } from '../spans/views.ts';
+
+export interface AgentDeps {
+  store: Pick<Store, 'agents' | 'traces' | 'tenants'>;
+  clock: Clock;
+  ids: Ids;
+  queue: QueuePort;
+}
+
+async function view(agent: AgentRecord, deps: AgentDeps) {
+  const traces = await deps.store.traces.listSummaries(agent.tenantId, { agentId: agent.id });
+  return {
+    id: agent.id,
+    name: agent.name,
+    description: agent.description,
+    profileSettings: agent.profileSettings,
+    source: agent.source,
+    createdAt: agent.createdAt,
+    updatedAt: agent.updatedAt,
+    lastSeenAt: traces[0] ? new Date(traces[0].startTimeMs).toISOString() : null,
+    metrics: agentMetrics(traces),
+  };
+}
+
+const nameTaken = (name: string) => new ValidationError(`name: an agent named "${name}" already exists`);
+
+export async function createAgent(tenantId: string, body: z.infer<typeof createAgentBody>, deps: AgentDeps) {
+  const tenant = await deps.store.tenants.get(tenantId);
+  const limit = tenant ? PLANS[tenant.subscription.plan].features.agents : 0;
+  if (limit !== UNLIMITED && (await deps.store.agents.count(tenantId)) >= limit) {
+    throw new ForbiddenError(`Agent limit reached: the plan allows ${limit} agents`);
+  }
+  const now = deps.clock.now().toISOString();
+  const agent: AgentRecord = {
+    id: deps.ids.next('agt'),
+    tenantId,
+    name: body.name,
+    description: body.description,
+    profileSettings: body.profileSettings,
+    source: 'explicit',
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await deps.store.agents.create(agent);
+  } catch (err) {
+    if (err instanceof AgentNameTakenError) throw nameTaken(body.name);
+    throw err;
+  }
+  return view(agent, deps);
+}
+
+export async function getAgent(tenantId: string, agentId: string, deps: AgentDeps) {
+  const agent = await deps.store.agents.get(tenantId, agentId);
+  if (!agent) throw new NotFoundError('Agent');
+  return view(agent, deps);
+}
+
+/** One page of agents, with metrics computed for that page only. */
+export async function listAgents(tenantId: string, page: { limit: number; skip: number }, deps: AgentDeps) {
+  const agents = await deps.store.agents.list(tenantId);
+  const items = await Promise.all(agents.slice(page.skip, page.skip + page.limit).map((a) => view(a, deps)));
+  return { items, total: agents.length };
+}
+
+export async function updateAgent(tenantId: string, agentId: string, body: z.infer<typeof updateAgentBody>, deps: AgentDeps) {
+  try {
+    const updated = await deps.store.agents.update(
+      tenantId,
+      agentId,
+      { name: body.name, description: body.description, learningEnabled: body.profileSettings?.learningEnabled },
+      deps.clock.now(),
+    );
+    if (!updated) throw new NotFoundError('Agent');
+    return view(updated, deps);
+  } catch (err) {
+    if (err instanceof AgentNameTakenError) throw nameTaken(body.name ?? '');
+    throw err;
+  }
+}
+
+/** Removes the agent at once; its traces, signals and logs are purged in the background. */
+export async function deleteAgent(tenantId: string, agentId: string, deps: AgentDeps) {
+  const deleted = await deps.store.agents.delete(tenantId, agentId);
+  if (!deleted) throw new NotFoundError('Agent');
+  const purge: IngestMessage = { kind: 'purge-agent', tenantId, agentId };
+  await deps.queue.send('ingest', [purge]);
+  return { id: agentId, deleted: true };
+}

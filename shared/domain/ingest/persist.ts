@@ -1,0 +1,136 @@
+import type { Clock } from '../../adapters/clock.ts';
+import type { Ids } from '../../adapters/ids.ts';
+import type { Store } from '../../store/index.ts';
+import { contentId, type StoredLog, type StoredSignal } from '../../store/timeline.ts';
+import { PLANS } from '../plans/plans.ts';
+import { estimateCost } from '../pricing/estimate.ts';
+import { summarizeTrace, type StoredSpan } from '../spans/summary.ts';
+import { effectiveAgentName } from '../spans/model.ts';
+import type { IngestMessage } from './messages.ts';
+
+export interface PersistDeps {
+  store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs'>;
+  clock: Clock;
+  ids: Ids;
+}
+
+type TelemetryMessage = Extract<IngestMessage, { kind: 'telemetry' }>;
+type PurgeMessage = Extract<IngestMessage, { kind: 'purge-agent' }>;
+
+const DAY_SECONDS = 86_400;
+const PURGE_PAGE = 100;
+
+const distinct = <T>(values: Iterable<T | null | undefined>): T[] => [...new Set([...values].filter((v): v is T => v !== null && v !== undefined))];
+const nameKey = (name: string) => name.trim().toLowerCase();
+/** One spelling per agent: names differing only in case or surrounding spaces are the same agent. */
+const distinctNames = (names: Iterable<string | null>): string[] => [
+  ...new Map(distinct(names).map((n) => [nameKey(n), n.trim()] as const)).values(),
+];
+
+/** Agent ids by lower-cased name, creating the agents seen for the first time. */
+async function resolveAgents(tenantId: string, names: string[], deps: PersistDeps): Promise<Map<string, string>> {
+  const now = deps.clock.now().toISOString();
+  const ids = await Promise.all(
+    names.map((name) =>
+      deps.store.agents.ensure({
+        id: deps.ids.next('agt'),
+        tenantId,
+        name: name.trim(),
+        description: '',
+        profileSettings: { learningEnabled: true },
+        source: 'implicit',
+        createdAt: now,
+        updatedAt: now,
+      }),
+    ),
+  );
+  return new Map(names.map((name, i) => [nameKey(name), ids[i]!]));
+}
+
+function toStoredSpan(span: TelemetryMessage['spans'][number], agentIds: Map<string, string>): StoredSpan {
+  const estimated = span.cost === null ? estimateCost(span.model, span) : null;
+  const agentName = effectiveAgentName(span);
+  return {
+    ...span,
+    agentName,
+    agentId: agentName ? (agentIds.get(nameKey(agentName)) ?? null) : null,
+    durationMs: span.endTimeMs === null ? null : Math.max(0, span.endTimeMs - span.startTimeMs),
+    cost: span.cost ?? estimated,
+    costEstimated: estimated !== null,
+  };
+}
+
+/**
+ * Stores one queue message of telemetry. Every step is idempotent (natural keys, content ids, a
+ * summary recomputed from the stored spans), so a message processed twice leaves the same state.
+ */
+export async function persistTelemetry(message: TelemetryMessage, deps: PersistDeps): Promise<void> {
+  const { tenantId } = message;
+  const tenant = await deps.store.tenants.get(tenantId);
+  if (!tenant) return; // the account was deleted after the data was accepted
+  const retentionDays = PLANS[tenant.subscription.plan].features.retention;
+  const expiresAt = Math.floor(message.receivedAtMs / 1000) + retentionDays * DAY_SECONDS;
+  const nowMs = deps.clock.now().getTime();
+
+  const names = [...message.spans.map(effectiveAgentName), ...message.signals.map((s) => s.agentName), ...message.logs.map((l) => l.agentName)];
+  const agentIds = await resolveAgents(tenantId, distinctNames(names), deps);
+  const agentIdOf = (name: string | null) => (name ? (agentIds.get(nameKey(name)) ?? null) : null);
+
+  const spans = message.spans.map((s) => toStoredSpan(s, agentIds));
+  const traceStatuses: string[] = [];
+  if (spans.length > 0) {
+    await deps.store.traces.putSpans(tenantId, spans, expiresAt, nowMs);
+    for (const traceId of distinct(spans.map((s) => s.traceId))) {
+      const stored = await deps.store.traces.spansOf(tenantId, traceId);
+      const revision = stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
+      const summary = summarizeTrace(stored);
+      await deps.store.traces.putSummary(tenantId, summary, revision, expiresAt);
+      traceStatuses.push(summary.status);
+    }
+  }
+
+  // A signal or log that names a trace but no agent belongs to the trace's agent.
+  const traceAgents = new Map<string, string | null>();
+  for (const traceId of distinct([...message.signals, ...message.logs].filter((i) => !i.agentName).map((i) => i.traceId))) {
+    traceAgents.set(traceId, (await deps.store.traces.getSummary(tenantId, traceId))?.agentId ?? null);
+  }
+  const agentOf = (i: { agentName: string | null; traceId: string | null }) =>
+    agentIdOf(i.agentName) ?? (i.traceId ? (traceAgents.get(i.traceId) ?? null) : null);
+
+  const signals: StoredSignal[] = message.signals.map((s) => ({
+    ...s,
+    id: contentId('sig', [s.signalName, s.value, s.traceId, s.spanId, s.agentName, s.timestampMs, s.metadata]),
+    agentId: agentOf(s),
+    timestamp: new Date(s.timestampMs).toISOString(),
+  }));
+  const logs: StoredLog[] = message.logs.map((l) => ({
+    ...l,
+    id: contentId('log', [l.timestampMs, l.level, l.message, l.traceId, l.spanId, l.agentName]),
+    agentId: agentOf(l),
+    timestamp: new Date(l.timestampMs).toISOString(),
+  }));
+  if (signals.length > 0) await deps.store.signals.put(tenantId, signals, expiresAt);
+  if (logs.length > 0) await deps.store.logs.put(tenantId, logs, expiresAt);
+
+  await deps.store.traces.addFacets(tenantId, {
+    models: distinct(spans.map((s) => s.model)),
+    kinds: distinct(spans.map((s) => s.kind)),
+    toolNames: distinct(spans.map((s) => s.toolName)),
+    statuses: distinct(traceStatuses),
+    signalNames: distinct(signals.map((s) => s.signalName)),
+  });
+}
+
+/**
+ * Deletes a deleted agent's data a page at a time; answers the message that continues the purge, or
+ * undefined when nothing is left.
+ */
+export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Promise<PurgeMessage | undefined> {
+  const { tenantId, agentId } = message;
+  const traceIds = await deps.store.traces.traceIdsOfAgent(tenantId, agentId, PURGE_PAGE);
+  for (const traceId of traceIds) await deps.store.traces.deleteTrace(tenantId, traceId);
+  const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
+  const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
+  const more = traceIds.length === PURGE_PAGE || signals === PURGE_PAGE || logs === PURGE_PAGE;
+  return more ? message : undefined;
+}

@@ -1,0 +1,104 @@
+import type { z } from 'zod';
+import type { logListQuery, signalListQuery, signalSummaryQuery, traceListQuery } from '../../schemas/ingest.ts';
+import type { Store } from '../../store/index.ts';
+import type { StoredSignal } from '../../store/timeline.ts';
+import type { StoredLog } from '../../store/timeline.ts';
+import { NotFoundError } from '../errors.ts';
+import type { StoredSpan, TraceSummary } from './summary.ts';
+import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
+
+type ReadStore = Pick<Store, 'agents' | 'traces' | 'signals' | 'logs'>;
+
+const DAY_MS = 86_400_000;
+/** The signal summary looks at the last 7 days unless told otherwise (like the analytics). */
+const DEFAULT_SUMMARY_DAYS = 7;
+
+/** An agentId filter must name one of the tenant's agents; another tenant's id is as missing as an unknown one. */
+export async function assertAgent(store: ReadStore, tenantId: string, agentId: string | undefined): Promise<void> {
+  if (agentId && !(await store.agents.get(tenantId, agentId))) throw new NotFoundError('Agent');
+}
+
+const ms = (d: Date | undefined) => d?.getTime();
+
+export async function listTraces(store: ReadStore, tenantId: string, q: z.infer<typeof traceListQuery>) {
+  await assertAgent(store, tenantId, q.agentId);
+  const summaries = await store.traces.listSummaries(tenantId, {
+    agentId: q.agentId,
+    startMs: ms(q.startDate),
+    endMs: ms(q.endDate),
+    status: q.status,
+    model: q.model,
+    sessionId: q.sessionId,
+  });
+  return summaries.map(traceView);
+}
+
+export async function getTrace(store: ReadStore, tenantId: string, traceId: string) {
+  const items = await store.traces.tracePartition(tenantId, traceId);
+  const summary = items.find((i) => i['SK'] === 'SUMMARY') as TraceSummary | undefined;
+  if (!summary) throw new NotFoundError('Trace');
+  const spans = items.filter((i) => String(i['SK']).startsWith('SPAN#')) as unknown as StoredSpan[];
+  const signals = items.filter((i) => String(i['SK']).startsWith('SIGNAL#')) as unknown as StoredSignal[];
+  const logs = items.filter((i) => String(i['SK']).startsWith('LOG#')) as unknown as StoredLog[];
+  return {
+    ...traceView(summary),
+    spans: orderSpans(spans).map(({ span, depth }) => spanView(span, depth)),
+    signals: signals.map(signalView),
+    logs: logs.map(logView),
+  };
+}
+
+export async function filterOptions(store: ReadStore, tenantId: string) {
+  const [facets, agents] = await Promise.all([store.traces.facets(tenantId), store.agents.list(tenantId)]);
+  return {
+    agents: agents.map((a) => ({ id: a.id, name: a.name })),
+    models: facets.models,
+    statuses: facets.statuses,
+    spanKinds: facets.kinds,
+    toolNames: facets.toolNames,
+    signalNames: facets.signalNames,
+  };
+}
+
+export async function listSignals(store: ReadStore, tenantId: string, q: z.infer<typeof signalListQuery>) {
+  await assertAgent(store, tenantId, q.agentId);
+  const signals = await store.signals.list(tenantId, {
+    agentId: q.agentId,
+    traceId: q.traceId,
+    startMs: ms(q.startDate),
+    endMs: ms(q.endDate),
+    ...(q.signalName ? { equals: { signalName: q.signalName } } : {}),
+  });
+  return signals.map(signalView);
+}
+
+export async function signalsOfTrace(store: ReadStore, tenantId: string, traceId: string) {
+  const signals = await store.signals.list(tenantId, { traceId });
+  if (signals.length === 0 && !(await store.traces.getSummary(tenantId, traceId))) throw new NotFoundError('Trace');
+  return signals.map(signalView);
+}
+
+export async function signalSummary(store: ReadStore, tenantId: string, q: z.infer<typeof signalSummaryQuery>, now: Date) {
+  await assertAgent(store, tenantId, q.agentId);
+  const end = q.endDate ?? now;
+  const start = q.startDate ?? new Date(end.getTime() - DEFAULT_SUMMARY_DAYS * DAY_MS);
+  const signals = await store.signals.list(tenantId, {
+    agentId: q.agentId,
+    startMs: start.getTime(),
+    endMs: end.getTime(),
+    ...(q.signalName ? { equals: { signalName: q.signalName } } : {}),
+  });
+  return { startDate: start.toISOString(), endDate: end.toISOString(), groups: summarizeSignals(signals) };
+}
+
+export async function listLogs(store: ReadStore, tenantId: string, q: z.infer<typeof logListQuery>) {
+  await assertAgent(store, tenantId, q.agentId);
+  const logs = await store.logs.list(tenantId, {
+    agentId: q.agentId,
+    traceId: q.traceId,
+    startMs: ms(q.startDate),
+    endMs: ms(q.endDate),
+    ...(q.level ? { equals: { level: q.level } } : {}),
+  });
+  return logs.map(logView);
+}

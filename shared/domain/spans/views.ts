@@ -1,0 +1,170 @@
+import type { StoredLog, StoredSignal } from '../../store/timeline.ts';
+import { roundCost } from '../pricing/estimate.ts';
+import type { StoredSpan, TraceSummary } from './summary.ts';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A trace as lists show it. */
+export function traceView(t: TraceSummary) {
+  return {
+    traceId: t.traceId,
+    agentId: t.agentId,
+    agentName: t.agentName,
+    name: t.name,
+    status: t.status,
+    startTime: iso(t.startTimeMs),
+    endTime: iso(t.endTimeMs),
+    durationMs: t.durationMs,
+    spanCount: t.spanCount,
+    errorCount: t.errorCount,
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens,
+    totalTokens: t.totalTokens,
+    cost: t.cost,
+    model: t.model,
+    models: t.models,
+    sessionId: t.sessionId,
+    userId: t.userId,
+    experimentId: t.experimentId,
+    variant: t.variant,
+    complete: t.complete,
+  };
+}
+
+export function spanView(s: StoredSpan, depth: number) {
+  return {
+    spanId: s.spanId,
+    parentSpanId: s.parentSpanId,
+    depth,
+    traceId: s.traceId,
+    name: s.name,
+    kind: s.kind,
+    agentId: s.agentId,
+    agentName: s.agentName,
+    startTime: iso(s.startTimeMs),
+    endTime: iso(s.endTimeMs),
+    durationMs: s.durationMs,
+    status: s.status,
+    statusMessage: s.statusMessage,
+    errorType: s.errorType,
+    model: s.model,
+    provider: s.provider,
+    operation: s.operation,
+    inputTokens: s.inputTokens,
+    outputTokens: s.outputTokens,
+    cachedInputTokens: s.cachedInputTokens,
+    cost: s.cost,
+    costEstimated: s.costEstimated,
+    input: s.input,
+    output: s.output,
+    toolName: s.toolName,
+    sessionId: s.sessionId,
+    userId: s.userId,
+    experimentId: s.experimentId,
+    variant: s.variant,
+    attributes: s.attributes,
+    events: s.events.map((e) => ({ name: e.name, time: iso(e.timeMs), attributes: e.attributes })),
+  };
+}
+
+/** Depth-first: each parent before its children, siblings by start time; orphans start their own subtree. */
+export function orderSpans(spans: readonly StoredSpan[]): Array<{ span: StoredSpan; depth: number }> {
+  const ids = new Set(spans.map((s) => s.spanId));
+  const byStart = [...spans].sort((a, b) => a.startTimeMs - b.startTimeMs || a.spanId.localeCompare(b.spanId));
+  const children = new Map<string, StoredSpan[]>();
+  const tops: StoredSpan[] = [];
+  for (const s of byStart) {
+    if (s.parentSpanId && ids.has(s.parentSpanId) && s.parentSpanId !== s.spanId) {
+      children.set(s.parentSpanId, [...(children.get(s.parentSpanId) ?? []), s]);
+    } else tops.push(s);
+  }
+  const out: Array<{ span: StoredSpan; depth: number }> = [];
+  const visited = new Set<string>();
+  const visit = (s: StoredSpan, depth: number) => {
+    if (visited.has(s.spanId)) return;
+    visited.add(s.spanId);
+    out.push({ span: s, depth });
+    for (const child of children.get(s.spanId) ?? []) visit(child, depth + 1);
+  };
+  for (const top of tops) visit(top, 0);
+  for (const s of byStart) visit(s, 0); // spans caught in a parent cycle
+  return out;
+}
+
+export function signalView(s: StoredSignal) {
+  return {
+    id: s.id,
+    signalName: s.signalName,
+    value: s.value,
+    traceId: s.traceId,
+    spanId: s.spanId,
+    agentId: s.agentId,
+    agentName: s.agentName,
+    metadata: s.metadata,
+    timestamp: s.timestamp,
+  };
+}
+
+export function logView(l: StoredLog) {
+  return {
+    id: l.id,
+    timestamp: l.timestamp,
+    level: l.level,
+    message: l.message,
+    traceId: l.traceId,
+    spanId: l.spanId,
+    agentId: l.agentId,
+    agentName: l.agentName,
+    attributes: l.attributes,
+  };
+}
+
+/** The value at quantile q (0–1) of sorted numbers, by the nearest-rank method. */
+export function quantile(sorted: readonly number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = Math.max(1, Math.ceil(q * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1]!;
+}
+
+const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The spec's per-agent metrics, computed over trace summaries. */
+export function agentMetrics(traces: readonly TraceSummary[]) {
+  const requestCount = traces.length;
+  const errors = traces.filter((t) => t.status === 'error').length;
+  const latencies = traces.map((t) => t.durationMs).filter((d): d is number => d !== null).sort((a, b) => a - b);
+  return {
+    requestCount,
+    successRate: requestCount === 0 ? null : round((requestCount - errors) / requestCount),
+    errorRate: requestCount === 0 ? null : round(errors / requestCount),
+    avgLatencyMs: latencies.length === 0 ? null : round(latencies.reduce((a, b) => a + b, 0) / latencies.length, 1),
+    p95LatencyMs: quantile(latencies, 0.95),
+    totalTokens: traces.reduce((sum, t) => sum + t.totalTokens, 0),
+    estimatedCost: roundCost(traces.reduce((sum, t) => sum + t.cost, 0)),
+  };
+}
+
+/** Per signal name and agent: count, avg, min, max, p50, p95. */
+export function summarizeSignals(signals: readonly StoredSignal[]) {
+  const groups = new Map<string, { signalName: string; agentId: string | null; agentName: string | null; values: number[] }>();
+  for (const s of signals) {
+    const key = `${s.signalName}\u0000${s.agentId ?? ''}`;
+    const group = groups.get(key) ?? { signalName: s.signalName, agentId: s.agentId, agentName: s.agentName, values: [] };
+    group.values.push(s.value);
+    groups.set(key, group);
+  }
+  return [...groups.values()]
+    .map(({ values, ...group }) => {
+      const sorted = values.sort((a, b) => a - b);
+      return {
+        ...group,
+        count: sorted.length,
+        avg: round(sorted.reduce((a, b) => a + b, 0) / sorted.length, 6),
+        min: sorted[0]!,
+        max: sorted[sorted.length - 1]!,
+        p50: quantile(sorted, 0.5),
+        p95: quantile(sorted, 0.95),
+      };
+    })
+    .sort((a, b) => a.signalName.localeCompare(b.signalName) || (a.agentName ?? '').localeCompare(b.agentName ?? ''));
+}

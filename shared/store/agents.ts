@@ -1,0 +1,158 @@
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { countAll, queryAll } from './batch.ts';
+import { isConditionFailure, type Db } from './client.ts';
+import { keys, stripKeys } from './keys.ts';
+
+export interface AgentRecord {
+  id: string;
+  tenantId: string;
+  name: string;
+  description: string;
+  profileSettings: { learningEnabled: boolean };
+  /** `implicit`: created on first sight of its name in ingested data; `explicit`: by POST /agents. */
+  source: 'implicit' | 'explicit';
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class AgentNameTakenError extends Error {}
+
+export function agentsRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+
+  async function get(tenantId: string, agentId: string): Promise<AgentRecord | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
+    return Item ? stripKeys<AgentRecord>(Item) : undefined;
+  }
+
+  async function idForName(tenantId: string, name: string, consistent = false): Promise<string | undefined> {
+    const { Item } = await doc.send(
+      new GetCommand({ TableName, Key: keys.agentName(tenantId, name), ConsistentRead: consistent }),
+    );
+    return Item ? String(Item['agentId']) : undefined;
+  }
+
+  async function claimName(tenantId: string, name: string, agentId: string): Promise<boolean> {
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.agentName(tenantId, name), entity: 'agentName', agentId, name },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async function putAgent(agent: AgentRecord): Promise<void> {
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.agent(agent.tenantId, agent.id), entity: 'agent', ...agent },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  return {
+    get,
+    idForName,
+
+    async list(tenantId: string): Promise<AgentRecord[]> {
+      const { PK, SKPrefix } = keys.agentPrefix(tenantId);
+      const items = await queryAll(db, {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+      });
+      return items.map((i) => stripKeys<AgentRecord>(i)).sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    /** Creates the agent unless its name is taken in the tenant. The name claim is written first. */
+    async create(agent: AgentRecord): Promise<void> {
+      if (!(await claimName(agent.tenantId, agent.name, agent.id))) throw new AgentNameTakenError(agent.name);
+      await putAgent(agent);
+    },
+
+    /**
+     * The agent with this name, created if it is new. Race-safe: of two workers seeing a new name at
+     * once, one claim wins and both end with its id; a crash between claim and agent item is repaired
+     * by the next call.
+     */
+    async ensure(candidate: AgentRecord): Promise<string> {
+      const claimed = await claimName(candidate.tenantId, candidate.name, candidate.id);
+      const agentId = claimed ? candidate.id : await idForName(candidate.tenantId, candidate.name, true);
+      if (!agentId) throw new Error('agent name claim vanished while resolving it');
+      await putAgent({ ...candidate, id: agentId });
+      return agentId;
+    },
+
+    async update(
+      tenantId: string,
+      agentId: string,
+      change: { name?: string; description?: string; learningEnabled?: boolean },
+      now: Date,
+    ): Promise<AgentRecord | undefined> {
+      const current = await get(tenantId, agentId);
+      if (!current) return undefined;
+      const renamed = change.name !== undefined && change.name.trim().toLowerCase() !== current.name.trim().toLowerCase();
+      if (renamed && !(await claimName(tenantId, change.name!, agentId))) throw new AgentNameTakenError(change.name!);
+      const next: AgentRecord = {
+        ...current,
+        name: change.name ?? current.name,
+        description: change.description ?? current.description,
+        profileSettings: { learningEnabled: change.learningEnabled ?? current.profileSettings.learningEnabled },
+        updatedAt: now.toISOString(),
+      };
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName,
+            Item: { ...keys.agent(tenantId, agentId), entity: 'agent', ...next },
+            ConditionExpression: 'attribute_exists(PK)',
+          }),
+        );
+      } catch (err) {
+        if (renamed) await doc.send(new DeleteCommand({ TableName, Key: keys.agentName(tenantId, change.name!) }));
+        if (isConditionFailure(err)) return undefined;
+        throw err;
+      }
+      if (renamed) await doc.send(new DeleteCommand({ TableName, Key: keys.agentName(tenantId, current.name) }));
+      return next;
+    },
+
+    /** Removes the agent and its name claim; its traces are purged separately. */
+    async delete(tenantId: string, agentId: string): Promise<AgentRecord | undefined> {
+      const current = await get(tenantId, agentId);
+      if (!current) return undefined;
+      await doc.send(new DeleteCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
+      await doc.send(
+        new DeleteCommand({
+          TableName,
+          Key: keys.agentName(tenantId, current.name),
+          ConditionExpression: 'agentId = :id',
+          ExpressionAttributeValues: { ':id': agentId },
+        }),
+      ).catch((err: unknown) => {
+        if (!isConditionFailure(err)) throw err;
+      });
+      return current;
+    },
+
+    async count(tenantId: string): Promise<number> {
+      const { PK, SKPrefix } = keys.agentPrefix(tenantId);
+      return countAll(db, {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+      });
+    },
+  };
+}
+export type AgentsRepository = ReturnType<typeof agentsRepository>;

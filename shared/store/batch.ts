@@ -1,0 +1,57 @@
+import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './client.ts';
+
+const BATCH_WRITE_LIMIT = 25;
+const MAX_ATTEMPTS = 8;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
+
+/**
+ * Writes every request, 25 at a time, retrying what DynamoDB leaves unprocessed (throttling) with
+ * jittered exponential backoff; throws if some are still unprocessed after the last attempt.
+ */
+export async function batchWrite(db: Db, requests: readonly WriteRequest[]): Promise<void> {
+  for (let i = 0; i < requests.length; i += BATCH_WRITE_LIMIT) {
+    let pending = requests.slice(i, i + BATCH_WRITE_LIMIT);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === MAX_ATTEMPTS) throw new Error(`${pending.length} writes still unprocessed after ${MAX_ATTEMPTS} attempts`);
+      if (attempt > 0) await sleep(Math.random() * Math.min(2000, 25 * 2 ** attempt));
+      const { UnprocessedItems } = await db.doc.send(
+        new BatchWriteCommand({ RequestItems: { [db.tableName]: pending as WriteRequest[] } }),
+      );
+      pending = (UnprocessedItems?.[db.tableName] ?? []) as WriteRequest[];
+    }
+  }
+}
+
+export const putRequests = (items: readonly Record<string, unknown>[]): WriteRequest[] =>
+  items.map((Item) => ({ PutRequest: { Item } }));
+
+export const deleteRequests = (keys: readonly Record<string, unknown>[]): WriteRequest[] =>
+  keys.map((Key) => ({ DeleteRequest: { Key } }));
+
+/** Every item of a query, following pagination. */
+export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>) {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.doc.send(new QueryCommand({ TableName: db.tableName, ...input, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/** How many items a query matches (after its filter), following pagination. */
+export async function countAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'>) {
+  let count = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.doc.send(new QueryCommand({ TableName: db.tableName, ...input, Select: 'COUNT', ExclusiveStartKey }));
+    count += page.Count ?? 0;
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return count;
+}

@@ -1,0 +1,187 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
+import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
+import { isConditionFailure, type Db } from './client.ts';
+import { keys, stripKeys, timeSortKey } from './keys.ts';
+import { TABLE } from './table.ts';
+
+export interface TraceFilter {
+  agentId?: string;
+  startMs?: number;
+  endMs?: number;
+  status?: 'ok' | 'error';
+  model?: string;
+  sessionId?: string;
+}
+
+export interface Facets {
+  models: string[];
+  kinds: string[];
+  toolNames: string[];
+  statuses: string[];
+  signalNames: string[];
+}
+
+const FACET_ATTRIBUTES = { models: 'models', kinds: 'kinds', toolNames: 'toolNames', statuses: 'statuses', signalNames: 'signalNames' } as const;
+
+/** Sort-key bounds of a time range over `timeSortKey` keys. */
+export function timeRangeCondition(startMs: number | undefined, endMs: number | undefined) {
+  const lower = startMs === undefined ? '0' : new Date(startMs).toISOString();
+  const upper = endMs === undefined ? '9' : `${new Date(endMs).toISOString()}~`;
+  return { lower, upper };
+}
+
+export function tracesRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+  const { gsi1, gsi2 } = TABLE.indexes;
+
+  return {
+    /** Idempotent: a span is keyed by tenant + trace + span id, so a retried batch overwrites itself. */
+    async putSpans(tenantId: string, spans: readonly StoredSpan[], expiresAt: number, writtenAtMs: number): Promise<void> {
+      const items = spans.map((span) => ({
+        ...keys.span(tenantId, span.traceId, span.spanId),
+        entity: 'span',
+        ...span,
+        tenantId,
+        writtenAtMs,
+        expiresAt,
+      }));
+      await batchWrite(db, putRequests(items));
+    },
+
+    async spansOf(tenantId: string, traceId: string): Promise<Array<StoredSpan & { writtenAtMs: number }>> {
+      const items = await queryAll(db, {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId), ':prefix': 'SPAN#' },
+        ConsistentRead: true,
+      });
+      return items.map((i) => stripKeys<StoredSpan & { writtenAtMs: number }>(i));
+    },
+
+    /**
+     * Writes the summary unless a newer one is there: `revision` is the latest span write it saw,
+     * so a worker that read fewer spans cannot overwrite a more complete summary.
+     */
+    async putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number): Promise<boolean> {
+      const sortKey = timeSortKey(summary.startTimeMs, summary.traceId);
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName,
+            Item: {
+              ...keys.traceSummary(tenantId, summary.traceId),
+              [gsi1.partitionKey]: keys.tenantCollection(tenantId, 'TRACES'),
+              [gsi1.sortKey]: sortKey,
+              ...(summary.agentId
+                ? { [gsi2.partitionKey]: keys.agentCollection(tenantId, summary.agentId, 'TRACES'), [gsi2.sortKey]: sortKey }
+                : {}),
+              entity: 'traceSummary',
+              ...summary,
+              tenantId,
+              revision,
+              expiresAt,
+            },
+            ConditionExpression: 'attribute_not_exists(PK) OR revision < :revision OR (revision = :revision AND spanCount <= :count)',
+            ExpressionAttributeValues: { ':revision': revision, ':count': summary.spanCount },
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
+
+    async getSummary(tenantId: string, traceId: string): Promise<TraceSummary | undefined> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.traceSummary(tenantId, traceId) }));
+      return Item ? stripKeys<TraceSummary>(Item) : undefined;
+    },
+
+    /** Every item of one trace (summary, spans, signals, logs) in one query. */
+    async tracePartition(tenantId: string, traceId: string): Promise<Record<string, unknown>[]> {
+      return queryAll(db, {
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId) },
+      });
+    },
+
+    /** Matching summaries, newest first. */
+    async listSummaries(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]> {
+      const index = filter.agentId ? gsi2 : gsi1;
+      const partition = filter.agentId
+        ? keys.agentCollection(tenantId, filter.agentId, 'TRACES')
+        : keys.tenantCollection(tenantId, 'TRACES');
+      const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
+      const conditions: string[] = [];
+      const values: Record<string, unknown> = { ':pk': partition, ':lower': lower, ':upper': upper };
+      const names: Record<string, string> = {};
+      if (filter.status) {
+        conditions.push('#status = :status');
+        names['#status'] = 'status';
+        values[':status'] = filter.status;
+      }
+      if (filter.model) {
+        conditions.push('contains(models, :model)');
+        values[':model'] = filter.model;
+      }
+      if (filter.sessionId) {
+        conditions.push('sessionId = :sessionId');
+        values[':sessionId'] = filter.sessionId;
+      }
+      const items = await queryAll(db, {
+        IndexName: index.name,
+        KeyConditionExpression: `${index.partitionKey} = :pk AND ${index.sortKey} BETWEEN :lower AND :upper`,
+        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+      });
+      return items.map((i) => stripKeys<TraceSummary>(i));
+    },
+
+    /** Up to `limit` trace ids of an agent, for purging it page by page. */
+    async traceIdsOfAgent(tenantId: string, agentId: string, limit: number): Promise<string[]> {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName,
+          IndexName: gsi2.name,
+          KeyConditionExpression: `${gsi2.partitionKey} = :pk`,
+          ExpressionAttributeValues: { ':pk': keys.agentCollection(tenantId, agentId, 'TRACES') },
+          ProjectionExpression: 'traceId',
+          Limit: limit,
+        }),
+      );
+      return (page.Items ?? []).map((i) => String(i['traceId']));
+    },
+
+    async deleteTrace(tenantId: string, traceId: string): Promise<void> {
+      const items = await queryAll(db, {
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId) },
+        ProjectionExpression: 'PK, SK',
+      });
+      await batchWrite(db, deleteRequests(items.map((i) => ({ PK: i['PK'], SK: i['SK'] }))));
+    },
+
+    async addFacets(tenantId: string, facets: Partial<Facets>): Promise<void> {
+      const entries = Object.entries(facets).filter(([, values]) => values && values.length > 0) as Array<[keyof Facets, string[]]>;
+      if (entries.length === 0) return;
+      await doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.facets(tenantId),
+          UpdateExpression: `ADD ${entries.map(([name]) => `#${name} :${name}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, FACET_ATTRIBUTES[name]])),
+          ExpressionAttributeValues: Object.fromEntries(entries.map(([name, values]) => [`:${name}`, new Set(values)])),
+        }),
+      );
+    },
+
+    async facets(tenantId: string): Promise<Facets> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.facets(tenantId) }));
+      const list = (name: keyof Facets) => [...((Item?.[name] as Set<string> | undefined) ?? [])].sort();
+      return { models: list('models'), kinds: list('kinds'), toolNames: list('toolNames'), statuses: list('statuses'), signalNames: list('signalNames') };
+    },
+  };
+}
+export type TracesRepository = ReturnType<typeof tracesRepository>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SPAN_KINDS } from '../domain/spans/model.ts';
+import { isStorableNumber, SPAN_KINDS } from '../domain/spans/model.ts';
 import { dateRangeQuery, pageQuery, rangeChecked } from './common.ts';
 
 export const MAX_SPANS_PER_REQUEST = 1000;
@@ -8,7 +8,8 @@ export const MAX_LOGS_PER_REQUEST = 1000;
 
 const id = z.string().trim().min(1).max(128).regex(/^[\w.:-]+$/, 'must be 1–128 letters, digits or . _ : -');
 const shortText = z.string().max(256);
-const nonNegative = z.number().finite().nonnegative();
+const storable = z.number().refine(isStorableNumber, 'must be 0 or of magnitude 1e-130 to 2^53');
+const nonNegative = storable.refine((n) => n >= 0, 'must not be negative');
 const count = z.number().int().nonnegative().max(1e12);
 
 /** ISO 8601 text or epoch milliseconds, as epoch milliseconds. */
@@ -61,7 +62,7 @@ export const spansBatchBody = z.object({
 
 export const signalBody = z.object({
   signalName: z.string().trim().min(1).max(200),
-  value: z.number().finite(),
+  value: storable,
   traceId: id.nullish(),
   spanId: id.nullish(),
   agentName: z.string().trim().min(1).max(200).nullish(),

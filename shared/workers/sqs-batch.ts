@@ -7,6 +7,7 @@ import { logger } from '../http/logger.ts';
  */
 export function sqsBatchHandler(processRecord: (record: SQSRecord) => Promise<void>) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    logger.resetKeys();
     const results = await Promise.allSettled(event.Records.map((record) => processRecord(record)));
     const batchItemFailures = results.flatMap((result, i) => {
       if (result.status === 'fulfilled') return [];

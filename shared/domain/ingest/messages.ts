@@ -1,4 +1,4 @@
-import type { AttributeValue, CanonicalLog, CanonicalSignal, CanonicalSpan } from '../spans/model.ts';
+import { isStorableNumber, storableOrNull, type AttributeValue, type CanonicalLog, type CanonicalSignal, type CanonicalSpan } from '../spans/model.ts';
 
 /** What the ingest queue carries. Every message is processed idempotently by the ingest worker. */
 export type IngestMessage =
@@ -32,6 +32,7 @@ export function truncateText(text: string | null, max = MAX_TEXT_CHARS): string 
 
 function truncateValue(value: AttributeValue): AttributeValue {
   if (typeof value === 'string') return truncateText(value, MAX_ATTRIBUTE_TEXT_CHARS);
+  if (typeof value === 'number') return isStorableNumber(value) ? value : String(value);
   if (Array.isArray(value)) return value.map(truncateValue);
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, truncateValue(v)]));
   return value;
@@ -50,6 +51,10 @@ export function fitSpan(span: CanonicalSpan): CanonicalSpan {
     input: truncateText(span.input),
     output: truncateText(span.output),
     statusMessage: truncateText(span.statusMessage, MAX_ATTRIBUTE_TEXT_CHARS),
+    inputTokens: storableOrNull(span.inputTokens),
+    outputTokens: storableOrNull(span.outputTokens),
+    cachedInputTokens: storableOrNull(span.cachedInputTokens),
+    cost: storableOrNull(span.cost),
     attributes: truncateAttributes(span.attributes),
     events: span.events.slice(0, 64).map((e) => ({ ...e, attributes: truncateAttributes(e.attributes) })),
   };

@@ -2,7 +2,7 @@
  * OTLP spans → canonical spans and signals, following the OpenTelemetry GenAI semantic conventions
  * (and the legacy names instrumentations still send). Invalid spans are refused one by one.
  */
-import { effectiveAgentName, type CanonicalSignal, type CanonicalSpan, type SpanEvent, type SpanKind, type SpanStatus } from '../spans/model.ts';
+import { effectiveAgentName, isStorableNumber, type CanonicalSignal, type CanonicalSpan, type SpanEvent, type SpanKind, type SpanStatus } from '../spans/model.ts';
 import { AttributeReader, type Attributes, firstString } from './attributes.ts';
 import {
   AGENT_NAME_ATTRIBUTE,
@@ -250,7 +250,8 @@ function spanKindOf(operation: string | null, toolName: string | null, looksLike
 function evaluationSignal(event: OtlpSpanEvent, span: OtlpSpan, agentName: string | null, receivedAtMs: number): CanonicalSignal | null {
   const attributes = new AttributeReader(event.attributes);
   const value = attributes.number('gen_ai.evaluation.score.value');
-  if (value === null) return null;
+  // Without a usable score the event stays on the span as an ordinary event.
+  if (value === null || !isStorableNumber(value)) return null;
   const signalName = attributes.string('gen_ai.evaluation.name') ?? 'evaluation';
   const label = attributes.string('gen_ai.evaluation.score.label');
   const explanation = attributes.string('gen_ai.evaluation.explanation');

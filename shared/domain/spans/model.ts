@@ -77,3 +77,13 @@ export interface CanonicalLog {
 /** The agent a span names with authority (see `agentNameFromService`). */
 export const effectiveAgentName = (span: Pick<CanonicalSpan, 'agentName' | 'agentNameFromService' | 'parentSpanId'>): string | null =>
   span.agentNameFromService && span.parentSpanId ? null : span.agentName;
+
+/**
+ * DynamoDB stores no number below 1e-130 in magnitude (but zero), and the SDK reads back no number
+ * beyond ±2^53 as a JavaScript number. A value outside that range must be caught when telemetry is
+ * accepted; written anyway, it would fail the worker (or a later read) forever.
+ */
+export const isStorableNumber = (n: number): boolean =>
+  Number.isFinite(n) && (n === 0 || (Math.abs(n) >= 1e-130 && Math.abs(n) <= Number.MAX_SAFE_INTEGER));
+
+export const storableOrNull = (n: number | null): number | null => (n !== null && isStorableNumber(n) ? n : null);

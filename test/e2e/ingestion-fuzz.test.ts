@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mutate, prng, randomJson } from '../support/fuzz.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
+const CASES = Number(process.env.FUZZ_CASES ?? 120);
+
+let service: TestService;
+let apiKey: string;
+beforeAll(async () => {
+  service = await startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 100_000, standard: 100_000, strict: 1000 }) } });
+  const reg = await service.api('POST', '/auth/register', { body: { email: 'fuzz@example.com', password: 'password-123', firstName: 'F', lastName: 'Z' } });
+  apiKey = (await service.api('POST', '/keys', { token: reg.body.data.accessToken, body: { name: 'fuzz' } })).body.data.key;
+});
+afterAll(() => service?.stop());
+
+const validBodies: Record<string, Record<string, unknown>> = {
+  '/spans': { spans: [{ traceId: 't', spanId: 's', name: 'n', startTime: 1_735_689_600_000, kind: 'llm', model: 'gpt-4o', inputTokens: 1, attributes: { a: 1 } }] },
+  '/signals': { signalName: 'x', value: 1, traceId: 't', metadata: { k: 'v' } },
+  '/signals/batch': { signals: [{ signalName: 'x', value: 1 }] },
+  '/logs': { logs: [{ timestamp: 1_735_689_600_000, level: 'info', message: 'm', attributes: {} }] },
+  '/v1/traces': { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeSpans: [{ spans: [{ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', name: 'n', startTimeUnixNano: '1735689600000000000' }] }] }] },
+  '/v1/logs': { resourceLogs: [{ resource: {}, scopeLogs: [{ logRecords: [{ timeUnixNano: '1735689600000000000', body: { stringValue: 'x' } }] }] }] },
+};
+
+function expectHandled(res: { status: number; body: any }, what: string) {
+  expect(res.status, what).toBeLessThan(500);
+  if (res.status >= 400) expect(res.body?.error?.code, what).toMatch(/^(VALIDATION_ERROR|FORBIDDEN|NOT_FOUND|UNAUTHORIZED|RATE_LIMITED)$/);
+}
+
+describe(`ingestion fuzz (seed ${SEED})`, () => {
+  it.each(Object.keys(validBodies))('POST %s never answers 5xx to random or mutated JSON', async (path) => {
+    const r = prng(SEED + path.length);
+    for (let i = 0; i < CASES; i++) {
+      const body = i % 2 === 0 ? randomJson(r) : mutate(r, validBodies[path]!);
+      const res = await service.api('POST', path, { apiKey, rawBody: JSON.stringify(body) ?? 'undefined', headers: { 'content-type': 'application/json' } });
+      expectHandled(res, `${path} case ${i}: ${JSON.stringify(body)?.slice(0, 200)}`);
+    }
+  });
+
+  it('OTLP protobuf endpoints never answer 5xx to random bytes', async () => {
+    const r = prng(SEED);
+    for (let i = 0; i < CASES; i++) {
+      const bytes = randomBytes(r.int(2000));
+      for (const path of ['/v1/traces', '/v1/logs']) {
+        const res = await service.api('POST', path, { apiKey, rawBody: bytes, headers: { 'content-type': 'application/x-protobuf' } });
+        expectHandled(res, `${path} case ${i}`);
+      }
+    }
+  });
+
+  it('list endpoints never answer 5xx to random query strings', async () => {
+    const r = prng(SEED + 1);
+    const params = ['limit', 'skip', 'startDate', 'endDate', 'agentId', 'status', 'model', 'sessionId', 'traceId', 'signalName', 'level', '__proto__'];
+    for (let i = 0; i < CASES; i++) {
+      const query = new URLSearchParams();
+      for (let j = r.int(4); j >= 0; j--) query.append(r.pick(params), String(randomJson(r, 5)).slice(0, 500));
+      for (const path of ['/spans/traces', '/signals', '/logs', '/signals/summary', '/agents', '/spans/filters']) {
+        const res = await service.api('GET', `${path}?${query}`, { apiKey });
+        expectHandled(res, `${path}?${query}`);
+      }
+      const id = encodeURIComponent(String(randomJson(r, 5)).slice(0, 200));
+      for (const path of [`/spans/traces/${id}`, `/signals/trace/${id}`, `/agents/${id}`]) expectHandled(await service.api('GET', path, { apiKey }), path);
+    }
+  });
+
+  it('the worker persists everything that was accepted (no record left failing in the queue)', async () => {
+    await service.drainQueues(15_000);
+  });
+});

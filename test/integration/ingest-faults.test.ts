@@ -1,0 +1,173 @@
+import {
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  PutCommand,
+  type DynamoDBDocumentClientResolvedConfig,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+} from '@aws-sdk/lib-dynamodb';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
+import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ingestHandler } from '../../functions/workers/ingest.ts';
+import type { Ports } from '../../shared/adapters/ports.ts';
+import { randomIds } from '../../shared/adapters/ids.ts';
+import { catalog, queueUrlEnv } from '../../shared/catalog.ts';
+import { toIngestMessages } from '../../shared/domain/ingest/messages.ts';
+import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
+import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
+import { batchWrite, putRequests } from '../../shared/store/batch.ts';
+import { createDb, type Db } from '../../shared/store/client.ts';
+import { createStore, type Store } from '../../shared/store/index.ts';
+import { startDynamo } from '../support/dynamo.ts';
+import { startTestService } from '../support/service.ts';
+
+const T0 = Date.parse('2026-11-20T10:00:00Z');
+const span = (traceId: string, spanId: string, parentSpanId: string | null, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
+  traceId, spanId, parentSpanId, name: spanId, kind: 'llm', agentName: 'faulty-agent', agentNameFromService: false,
+  startTimeMs: T0, endTimeMs: T0 + 1000, status: 'ok', statusMessage: null, errorType: null, model: 'gpt-4o', provider: null,
+  operation: null, inputTokens: 100, outputTokens: 10, cachedInputTokens: null, cost: null, input: null, output: null,
+  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, attributes: {}, events: [], ...over,
+});
+
+function sqsEvent(bodies: unknown[], ids = bodies.map((_, i) => `m${i}`)): SQSEvent {
+  return {
+    Records: bodies.map((body, i) => ({
+      messageId: ids[i]!, receiptHandle: 'r', body: JSON.stringify(body), md5OfBody: '', eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ingest', awsRegion: 'us-east-1', messageAttributes: {},
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+    })),
+  };
+}
+
+describe('the ingest worker under faults (dynalite)', () => {
+  let db: Db;
+  let store: Store;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    const dynamo = await startDynamo('aos-faults');
+    ({ db, stop } = dynamo);
+    store = createStore(db);
+  });
+  afterAll(() => stop());
+
+  let n = 0;
+  async function newTenant() {
+    const id = `tnt_fault_${++n}`;
+    await store.tenants.create({ id, ownerUserId: 'usr_x', subscription: newTrialSubscription(new Date()), createdAt: new Date().toISOString() });
+    return id;
+  }
+  const portsWith = (storeOverride: Store): Ports =>
+    ({ store: storeOverride, clock: { now: () => new Date() }, ids: randomIds, queue: { send: async () => {} } }) as unknown as Ports;
+
+  it('a crash between writing spans and the summary loses nothing and duplicates nothing on redelivery', async () => {
+    const tenantId = await newTenant();
+    const message = toIngestMessages(tenantId, T0, { spans: [span('t1', 'root', null, { kind: 'agent' }), span('t1', 'child', 'root')], signals: [], logs: [] });
+    let crashes = 1;
+    const crashingStore: Store = {
+      ...store,
+      traces: {
+        ...store.traces,
+        putSummary: async (...args: Parameters<Store['traces']['putSummary']>) => {
+          if (crashes-- > 0) throw new Error('Lambda timed out');
+          return store.traces.putSummary(...args);
+        },
+      },
+    };
+    const handler = ingestHandler(() => portsWith(crashingStore));
+    expect((await handler(sqsEvent(message))).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+    expect((await handler(sqsEvent(message))).batchItemFailures).toEqual([]);
+    expect((await handler(sqsEvent(message))).batchItemFailures).toEqual([]); // a late duplicate delivery
+
+    expect(await store.traces.spansOf(tenantId, 't1')).toHaveLength(2);
+    expect(await store.traces.getSummary(tenantId, 't1')).toMatchObject({ spanCount: 2, inputTokens: 100, rootSpanId: 'root' });
+    expect(await store.agents.list(tenantId)).toHaveLength(1);
+  });
+
+  it('two workers meeting a new agent name at once create one agent', async () => {
+    const tenantId = await newTenant();
+    const messages = [1, 2, 3, 4].map((i) => toIngestMessages(tenantId, T0, { spans: [span(`t${i}`, 'root', null, { agentName: 'Brand New' })], signals: [], logs: [] })[0]);
+    const handler = ingestHandler(() => portsWith(store));
+    await Promise.all(messages.map((m, i) => handler(sqsEvent([m], [`race-${i}`]))));
+    const agents = await store.agents.list(tenantId);
+    expect(agents.map((a) => a.name)).toEqual(['Brand New']);
+    const summaries = await store.traces.listSummaries(tenantId, {});
+    expect(new Set(summaries.map((s) => s.agentId))).toEqual(new Set([agents[0]!.id]));
+  });
+
+  it('reports one bad record without failing the rest of the batch', async () => {
+    const tenantId = await newTenant();
+    const good = toIngestMessages(tenantId, T0, { spans: [span('good', 'root', null)], signals: [], logs: [] })[0];
+    const result = await ingestHandler(() => portsWith(store))(sqsEvent([good, { kind: 'nonsense' }], ['ok', 'poison']));
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }]);
+    expect(await store.traces.getSummary(tenantId, 'good')).toBeDefined();
+  });
+});
+
+describe('DynamoDB throttling (client mock)', () => {
+  let ddb: AwsStub<ServiceInputTypes, ServiceOutputTypes, DynamoDBDocumentClientResolvedConfig>;
+  beforeEach(() => {
+    ddb = mockClient(DynamoDBDocumentClient);
+  });
+  afterEach(() => ddb.restore());
+  const mockedDb: Db = createDb('throttled');
+
+  it('retries exactly the items DynamoDB left unprocessed until all are written', async () => {
+    const items = Array.from({ length: 3 }, (_, i) => ({ PK: `p${i}`, SK: 's' }));
+    ddb
+      .on(BatchWriteCommand)
+      .resolvesOnce({ UnprocessedItems: { throttled: putRequests(items.slice(1)) as never } })
+      .resolvesOnce({ UnprocessedItems: { throttled: putRequests(items.slice(2)) as never } })
+      .resolves({});
+    await batchWrite(mockedDb, putRequests(items));
+    const calls = ddb.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!['throttled']!.length);
+    expect(calls).toEqual([3, 2, 1]);
+  });
+
+  it('gives up loudly, never silently, when throttling does not end', async () => {
+    const items = [{ PK: 'p', SK: 's' }];
+    ddb.on(BatchWriteCommand).resolves({ UnprocessedItems: { throttled: putRequests(items) as never } });
+    await expect(batchWrite(mockedDb, putRequests(items))).rejects.toThrow(/unprocessed/);
+  });
+
+  it('a throttled write fails the record so SQS retries it', async () => {
+    ddb.onAnyCommand().resolves({});
+    ddb.on(PutCommand).rejects(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' }));
+    const throttledStore = createStore(mockedDb);
+    const tenant = { id: 't', ownerUserId: 'u', subscription: newTrialSubscription(new Date()), createdAt: '' };
+    const ports = {
+      store: { ...throttledStore, tenants: { ...throttledStore.tenants, get: async () => tenant } },
+      clock: { now: () => new Date() },
+      ids: randomIds,
+    } as unknown as Ports;
+    const message = toIngestMessages('t', T0, { spans: [span('x', 'root', null)], signals: [], logs: [] })[0];
+    expect((await ingestHandler(() => ports)(sqsEvent([message]))).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+  });
+});
+
+describe('a poison message on the real queue', () => {
+  const fastCatalog = { ...catalog, queues: catalog.queues.map((q) => ({ ...q, visibilityTimeoutSeconds: 1 })) };
+  let service: Awaited<ReturnType<typeof startTestService>>;
+  beforeAll(async () => {
+    service = await startTestService({ catalog: fastCatalog });
+  });
+  afterAll(() => service?.stop());
+
+  it('ends in the dead-letter queue after five receives, while good messages go through', async () => {
+    const sqs = new SQSClient({});
+    const queueUrl = process.env[queueUrlEnv('ingest')]!;
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'this is not JSON' }));
+    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedrivePolicy'] }));
+    const policy = JSON.parse(Attributes!.RedrivePolicy!);
+    expect(policy.maxReceiveCount).toBe(5);
+    const { QueueUrl: dlqUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: policy.deadLetterTargetArn.split(':').pop() }));
+    const deadline = Date.now() + 20_000;
+    let dead: string[] = [];
+    while (dead.length === 0 && Date.now() < deadline) {
+      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      dead = Messages.map((m) => m.Body!);
+    }
+    expect(dead).toEqual(['this is not JSON']);
+  }, 30_000);
+});

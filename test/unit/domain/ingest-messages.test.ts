@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { fitSpan, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '../../../shared/domain/ingest/messages.ts';
+import { parseSignals, parseSpans } from '../../../shared/domain/ingest/native.ts';
+import { isStorableNumber, type CanonicalSpan } from '../../../shared/domain/spans/model.ts';
+
+const span = (i: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
+  traceId: 't', spanId: `s${i}`, parentSpanId: null, name: 'n', kind: 'other', agentName: null, agentNameFromService: false,
+  startTimeMs: 0, endTimeMs: null, status: 'unset', statusMessage: null, errorType: null, model: null, provider: null, operation: null,
+  inputTokens: null, outputTokens: null, cachedInputTokens: null, cost: null, input: null, output: null, toolName: null, sessionId: null,
+  userId: null, experimentId: null, variant: null, attributes: {}, events: [], ...over,
+});
+
+describe('fitting telemetry into queue messages', () => {
+  it('cuts long text and says how much was cut', () => {
+    expect(truncateText('abcdef', 4)).toBe('abcd…[truncated 2 characters]');
+    expect(truncateText('abc', 4)).toBe('abc');
+    expect(truncateText(null)).toBeNull();
+  });
+
+  it('keeps every span, splitting messages so each fits in SQS', () => {
+    const spans = Array.from({ length: 40 }, (_, i) => span(i, { input: 'x'.repeat(30_000), output: 'y'.repeat(30_000) }));
+    const messages = toIngestMessages('tnt', 1, { spans, signals: [], logs: [] });
+    expect(messages.length).toBeGreaterThan(1);
+    for (const m of messages) expect(Buffer.byteLength(JSON.stringify(m))).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    const kept = messages.flatMap((m) => (m.kind === 'telemetry' ? m.spans.map((s) => s.spanId) : []));
+    expect(kept).toEqual(spans.map((s) => s.spanId));
+  });
+
+  it('replaces oversized attribute sets by a note naming what was not kept', () => {
+    const attributes = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, 'v'.repeat(1000)]));
+    expect(fitSpan(span(0, { attributes })).attributes).toEqual({ 'aos.truncated': expect.stringMatching(/^100 attributes over 32 KB were not kept: k0, k1/) });
+  });
+
+  it('turns numbers DynamoDB cannot hold into text in attributes, and drops them from numeric fields', () => {
+    const fitted = fitSpan(span(0, { inputTokens: 2 ** 60, cost: 5e-324, attributes: { tiny: 5e-324, huge: 1e308, fine: 0.25, nested: { n: -(2 ** 53) } } }));
+    expect(fitted).toMatchObject({ inputTokens: null, cost: null });
+    expect(fitted.attributes).toEqual({ tiny: '5e-324', huge: '1e+308', fine: 0.25, nested: { n: '-9007199254740992' } });
+    expect([0, 1e-130, 2 ** 53 - 1, -3.5].every(isStorableNumber)).toBe(true);
+    expect([5e-324, 2 ** 53, Infinity, NaN].some(isStorableNumber)).toBe(false);
+  });
+});
+
+describe('native validation', () => {
+  it('refuses a signal value that could not be stored, naming the field', () => {
+    const { items, errors } = parseSignals([{ signalName: 'a', value: 1e308 }, { signalName: 'b', value: 0.5 }], 0);
+    expect(items.map((s) => s.signalName)).toEqual(['b']);
+    expect(errors).toEqual([{ index: 0, message: expect.stringMatching(/^value: must be 0 or of magnitude/) }]);
+  });
+
+  it('takes ISO 8601 or epoch milliseconds and refuses an end before the start', () => {
+    const { items, errors } = parseSpans([
+      { traceId: 't', spanId: 'a', name: 'n', startTime: '2026-01-01T00:00:00Z', endTime: 1767225601000 },
+      { traceId: 't', spanId: 'b', name: 'n', startTime: 10, endTime: 5 },
+    ]);
+    expect(items[0]).toMatchObject({ startTimeMs: 1767225600000, endTimeMs: 1767225601000, kind: 'other', status: 'unset' });
+    expect(errors).toEqual([{ index: 1, message: 'endTime: must not be before startTime' }]);
+  });
+});

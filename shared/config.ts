@@ -55,6 +55,10 @@ const envSchema = z.object({
   SMS_TRANSPORT: z.enum(['sns', 'outbox']).default('sns'),
   OUTBOX_DIR: z.string().min(1).optional(),
   CORS_ALLOW_ORIGINS: z.string().default('*'),
+  /** Alert notifications (e-mail + SMS messages) a tenant may be sent per hour, so a storm cannot run up SES/SNS cost. */
+  NOTIFICATIONS_PER_HOUR: positiveInt.default(60),
+  /** An active alert whose condition has not recurred for this long is resolved by the scheduled job. */
+  ALERT_QUIET_HOURS: positiveInt.default(24),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -87,6 +91,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
     sms: { transport: e.SMS_TRANSPORT },
     outboxDir: e.OUTBOX_DIR,
     corsAllowOrigins: e.CORS_ALLOW_ORIGINS,
+    alerts: { notificationsPerHour: e.NOTIFICATIONS_PER_HOUR, quietHours: e.ALERT_QUIET_HOURS },
   };
 }
 

@@ -1,4 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AlertConfigPatch } from '../domain/alerts/config.ts';
 import { countAll, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import { keys, stripKeys } from './keys.ts';
@@ -11,6 +12,8 @@ export interface AgentRecord {
   profileSettings: { learningEnabled: boolean };
   /** `implicit`: created on first sight of its name in ingested data; `explicit`: by POST /agents. */
   source: 'implicit' | 'explicit';
+  /** What the tenant set with PUT /agents/:id/alerts; defaults fill the rest (domain/alerts/config.ts). */
+  alertConfig?: AlertConfigPatch;
   createdAt: string;
   updatedAt: string;
 }
@@ -126,6 +129,26 @@ export function agentsRepository(db: Db) {
       }
       if (renamed) await doc.send(new DeleteCommand({ TableName, Key: keys.agentName(tenantId, current.name) }));
       return next;
+    },
+
+    /** Stores the merged alert configuration; undefined when the agent is not the tenant's. */
+    async setAlertConfig(tenantId: string, agentId: string, alertConfig: AlertConfigPatch, now: Date): Promise<AgentRecord | undefined> {
+      try {
+        const { Attributes } = await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.agent(tenantId, agentId),
+            UpdateExpression: 'SET alertConfig = :config, updatedAt = :now',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':config': alertConfig, ':now': now.toISOString() },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Attributes ? stripKeys<AgentRecord>(Attributes) : undefined;
+      } catch (err) {
+        if (isConditionFailure(err)) return undefined;
+        throw err;
+      }
     },
 
     /** Removes the agent and its name claim; its traces are purged separately. */

@@ -1,4 +1,5 @@
 import { agentsRepository } from './agents.ts';
+import { alertsRepository } from './alerts.ts';
 import { apiKeysRepository } from './api-keys.ts';
 import { createDb, type Db } from './client.ts';
 import { deliveriesRepository } from './deliveries.ts';
@@ -13,6 +14,7 @@ export function createStore(db: Db) {
   return {
     users: usersRepository(db),
     agents: agentsRepository(db),
+    alerts: alertsRepository(db),
     traces: tracesRepository(db),
     signals: timelineRepository<StoredSignal>(db, 'SIGNAL'),
     logs: timelineRepository<StoredLog>(db, 'LOG'),

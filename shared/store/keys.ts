@@ -43,6 +43,19 @@ export const keys = {
   }),
   apiKeysOfTenantPartition: (tenantId: string) => `TENANT#${enc(tenantId)}#APIKEYS`,
   linkToken: (tokenHash: string) => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
+  alert: (tenantId: string, alertId: string) => ({ PK: `TENANT#${enc(tenantId)}#ALERT#${enc(alertId)}`, SK: 'ALERT' }),
+  /** The one open-or-acknowledged alert of an agent and type: claimed conditionally, so there is never a second. */
+  activeAlertPointer: (tenantId: string, agentId: string, type: string) => ({
+    PK: `TENANT#${enc(tenantId)}`,
+    SK: `ALERTACTIVE#${enc(agentId)}#${type}`,
+  }),
+  /** Every active alert of every tenant, for the auto-resolve job. */
+  activeAlertIndex: (tenantId: string, alertId: string) => ({ PK: 'ACTIVEALERTS', SK: `${enc(tenantId)}#${enc(alertId)}` }),
+  /** When an agent + type last notified anyone (the cooldown). */
+  alertCooldown: (tenantId: string, agentId: string, type: string) => ({
+    PK: `TENANT#${enc(tenantId)}`,
+    SK: `ALERTCOOLDOWN#${enc(agentId)}#${type}`,
+  }),
   delivery: (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' }),
   rateWindow: (credential: string, tier: string, windowStart: number) => ({
     PK: `RATE#${enc(credential)}#${tier}`,
@@ -50,7 +63,7 @@ export const keys = {
   }),
 } as const;
 
-export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS';
+export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS';
 
 /** Sort key of time-ordered collections: ISO time then id, so ranges and newest-first pages are key conditions. */
 export const timeSortKey = (timeMs: number, id: string): string => `${new Date(timeMs).toISOString()}#${id}`;

@@ -1,0 +1,68 @@
+import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
+import type { AlertConfig, ThresholdAlertType } from './config.ts';
+
+/** One threshold crossing, before it becomes (or adds to) an alert. */
+export interface Detection {
+  type: ThresholdAlertType;
+  traceId: string;
+  spanId: string | null;
+  /** What was measured (ms, tokens, dollars); null for a plain error. */
+  value: number | null;
+  threshold: number | null;
+  message: string;
+  occurredAtMs: number;
+}
+
+const TIMEOUT_TEXT = /time[d ]?\s?out|deadline exceeded|etimedout|esockettimedout/i;
+
+export const looksLikeTimeout = (span: Pick<StoredSpan, 'errorType' | 'statusMessage'>): boolean =>
+  TIMEOUT_TEXT.test(`${span.errorType ?? ''} ${span.statusMessage ?? ''}`);
+
+const describeSpan = (span: StoredSpan) => `${span.kind} span "${span.name}"`;
+
+/**
+ * Per-call checks on a finished span: a failure (a timeout-like failure is a `timeout`, not also an
+ * `error`), and input tokens, output tokens and cost strictly above their thresholds.
+ */
+export function detectInSpan(span: StoredSpan, config: AlertConfig): Detection[] {
+  const on = (type: ThresholdAlertType) => config.alertTypes[type].enabled;
+  const at = span.endTimeMs ?? span.startTimeMs;
+  const base = { traceId: span.traceId, spanId: span.spanId, occurredAtMs: at };
+  const found: Detection[] = [];
+  if (span.status === 'error') {
+    const reason = [span.errorType, span.statusMessage].filter(Boolean).join(': ') || 'no error message';
+    if (looksLikeTimeout(span)) {
+      if (on('timeout')) found.push({ ...base, type: 'timeout', value: span.durationMs, threshold: config.thresholds.timeout, message: `${describeSpan(span)} timed out (${reason})` });
+    } else if (on('error')) {
+      found.push({ ...base, type: 'error', value: null, threshold: null, message: `${describeSpan(span)} failed: ${reason}` });
+    }
+  }
+  const { inputTokens, outputTokens, cost } = config.thresholds;
+  if (on('highInputTokens') && span.inputTokens !== null && span.inputTokens > inputTokens) {
+    found.push({ ...base, type: 'highInputTokens', value: span.inputTokens, threshold: inputTokens, message: `${describeSpan(span)} used ${span.inputTokens} input tokens (threshold ${inputTokens})` });
+  }
+  if (on('highOutputTokens') && span.outputTokens !== null && span.outputTokens > outputTokens) {
+    found.push({ ...base, type: 'highOutputTokens', value: span.outputTokens, threshold: outputTokens, message: `${describeSpan(span)} produced ${span.outputTokens} output tokens (threshold ${outputTokens})` });
+  }
+  if (on('highCost') && span.cost !== null && span.cost > cost) {
+    found.push({ ...base, type: 'highCost', value: span.cost, threshold: cost, message: `${describeSpan(span)} cost $${span.cost} (threshold $${cost})` });
+  }
+  return found;
+}
+
+/**
+ * Checks on a finished trace: its duration strictly above the duration threshold, and at or above the
+ * timeout threshold (a trace that ran as long as the timeout has timed out).
+ */
+export function detectInTrace(trace: TraceSummary, config: AlertConfig): Detection[] {
+  if (!trace.complete || trace.durationMs === null || trace.endTimeMs === null) return [];
+  const base = { traceId: trace.traceId, spanId: null, value: trace.durationMs, occurredAtMs: trace.endTimeMs };
+  const { duration, timeout } = config.thresholds;
+  const found: Detection[] = [];
+  if (config.alertTypes.timeout.enabled && trace.durationMs >= timeout) {
+    found.push({ ...base, type: 'timeout', threshold: timeout, message: `trace "${trace.name}" ran ${trace.durationMs} ms, reaching the ${timeout} ms timeout` });
+  } else if (config.alertTypes.highDuration.enabled && trace.durationMs > duration) {
+    found.push({ ...base, type: 'highDuration', threshold: duration, message: `trace "${trace.name}" took ${trace.durationMs} ms (threshold ${duration} ms)` });
+  }
+  return found;
+}

@@ -1,0 +1,271 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AlertStatus } from '../domain/alerts/lifecycle.ts';
+import { queryAll } from './batch.ts';
+import { isConditionFailure, type Db } from './client.ts';
+import { keys, stripKeys, timeSortKey } from './keys.ts';
+import { TABLE } from './table.ts';
+import { timeRangeCondition } from './traces.ts';
+
+export interface AlertRecord {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  agentName: string;
+  type: string;
+  category: 'threshold' | 'llm';
+  severity: string;
+  status: AlertStatus;
+  message: string;
+  value: number | null;
+  threshold: number | null;
+  /** The judge's reasoning, for LLM-analysed alerts. */
+  reasoning: string | null;
+  occurrenceCount: number;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  /** The latest 20 traces it occurred in, newest first. */
+  traceIds: string[];
+  acknowledgedAt: string | null;
+  resolvedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Keys of the latest occurrences, so a redelivered detection is not counted twice. */
+  occurrenceKeys: string[];
+  version: number;
+}
+
+export interface Occurrence {
+  agentId: string;
+  agentName: string;
+  type: string;
+  category: 'threshold' | 'llm';
+  severity: string;
+  message: string;
+  value: number | null;
+  threshold: number | null;
+  reasoning: string | null;
+  traceId: string;
+  /** Identifies this occurrence (type + trace + span); the same key twice counts once. */
+  key: string;
+  at: Date;
+}
+
+export type OccurrenceOutcome = 'opened' | 'counted' | 'duplicate';
+
+const RECENT_TRACES = 20;
+const RECENT_KEYS = 50;
+const MAX_ATTEMPTS = 8;
+
+export function alertsRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+  const { gsi1, gsi2 } = TABLE.indexes;
+
+  const item = (a: AlertRecord) => {
+    const sortKey = timeSortKey(Date.parse(a.createdAt), a.id);
+    return {
+      ...keys.alert(a.tenantId, a.id),
+      [gsi1.partitionKey]: keys.tenantCollection(a.tenantId, 'ALERTS'),
+      [gsi1.sortKey]: sortKey,
+      [gsi2.partitionKey]: keys.agentCollection(a.tenantId, a.agentId, 'ALERTS'),
+      [gsi2.sortKey]: sortKey,
+      entity: 'alert',
+      ...a,
+    };
+  };
+
+  async function get(tenantId: string, alertId: string, consistent = false): Promise<AlertRecord | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.alert(tenantId, alertId), ConsistentRead: consistent }));
+    return Item ? stripKeys<AlertRecord>(Item) : undefined;
+  }
+
+  async function putIfAbsent(key: Record<string, unknown>, attributes: Record<string, unknown>): Promise<boolean> {
+    try {
+      await doc.send(new PutCommand({ TableName, Item: { ...key, ...attributes }, ConditionExpression: 'attribute_not_exists(PK)' }));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async function deleteIf(key: Record<string, unknown>, alertId: string): Promise<void> {
+    try {
+      await doc.send(new DeleteCommand({ TableName, Key: key, ConditionExpression: 'alertId = :id', ExpressionAttributeValues: { ':id': alertId } }));
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  /** Replaces the alert only if nobody changed it since it was read (optimistic concurrency). */
+  async function replace(next: AlertRecord, expectedVersion: number): Promise<boolean> {
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName,
+          Item: item(next),
+          ConditionExpression: 'version = :v',
+          ExpressionAttributeValues: { ':v': expectedVersion },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  function newAlert(tenantId: string, alertId: string, o: Occurrence): AlertRecord {
+    const at = o.at.toISOString();
+    return {
+      id: alertId, tenantId, agentId: o.agentId, agentName: o.agentName, type: o.type, category: o.category, severity: o.severity,
+      status: 'open', message: o.message, value: o.value, threshold: o.threshold, reasoning: o.reasoning, occurrenceCount: 1,
+      firstSeenAt: at, lastSeenAt: at, traceIds: [o.traceId], acknowledgedAt: null, resolvedAt: null, createdAt: at, updatedAt: at,
+      occurrenceKeys: [o.key], version: 1,
+    };
+  }
+
+  return {
+    get,
+
+    /**
+     * Adds one occurrence to the agent's active alert of this type, opening one if there is none.
+     * Concurrency-safe: the active alert is claimed through a pointer item (one winner), and counting
+     * is a versioned replace, retried on conflict; a key already counted is not counted again.
+     */
+    async recordOccurrence(tenantId: string, o: Occurrence, newId: () => string): Promise<{ alert: AlertRecord; outcome: OccurrenceOutcome }> {
+      const pointerKey = keys.activeAlertPointer(tenantId, o.agentId, o.type);
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const { Item: pointer } = await doc.send(new GetCommand({ TableName, Key: pointerKey, ConsistentRead: true }));
+        if (!pointer) {
+          const alertId = newId();
+          if (!(await putIfAbsent(pointerKey, { entity: 'alertPointer', alertId }))) continue;
+          const alert = newAlert(tenantId, alertId, o);
+          await doc.send(new PutCommand({ TableName, Item: item(alert) }));
+          await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
+          return { alert, outcome: 'opened' };
+        }
+        const alertId = String(pointer['alertId']);
+        const current = await get(tenantId, alertId, true);
+        if (!current) {
+          // The pointer was claimed but the alert never written (a crash in between): write it now.
+          const alert = newAlert(tenantId, alertId, o);
+          if (await putIfAbsent(keys.alert(tenantId, alertId), item(alert))) {
+            await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
+            return { alert, outcome: 'opened' };
+          }
+          continue;
+        }
+        if (current.status === 'resolved') {
+          await deleteIf(pointerKey, alertId); // left behind by an interrupted resolve
+          continue;
+        }
+        if (current.occurrenceKeys.includes(o.key)) return { alert: current, outcome: 'duplicate' };
+        const at = o.at.toISOString();
+        const next: AlertRecord = {
+          ...current,
+          occurrenceCount: current.occurrenceCount + 1,
+          lastSeenAt: at > current.lastSeenAt ? at : current.lastSeenAt,
+          message: o.message,
+          value: o.value,
+          threshold: o.threshold,
+          reasoning: o.reasoning ?? current.reasoning,
+          traceIds: [o.traceId, ...current.traceIds.filter((t) => t !== o.traceId)].slice(0, RECENT_TRACES),
+          occurrenceKeys: [o.key, ...current.occurrenceKeys].slice(0, RECENT_KEYS),
+          updatedAt: at,
+          version: current.version + 1,
+        };
+        if (await replace(next, current.version)) return { alert: next, outcome: 'counted' };
+      }
+      throw new Error(`could not record an occurrence of ${o.type} after ${MAX_ATTEMPTS} attempts of contention`);
+    },
+
+    /**
+     * Moves an alert to `status` (the caller has checked the transition). Resolving releases the
+     * agent + type, so the next occurrence opens a new alert; reopening a resolved alert claims it
+     * back, which fails (false) when a newer alert of the type is active.
+     */
+    async setStatus(current: AlertRecord, status: AlertStatus, now: Date): Promise<AlertRecord | 'conflict' | 'changed'> {
+      const at = now.toISOString();
+      const pointerKey = keys.activeAlertPointer(current.tenantId, current.agentId, current.type);
+      if (current.status === 'resolved' && status !== 'resolved') {
+        if (!(await putIfAbsent(pointerKey, { entity: 'alertPointer', alertId: current.id }))) {
+          const { Item } = await doc.send(new GetCommand({ TableName, Key: pointerKey, ConsistentRead: true }));
+          if (Item?.['alertId'] !== current.id) return 'conflict';
+        }
+      }
+      const next: AlertRecord = {
+        ...current,
+        status,
+        acknowledgedAt: status === 'acknowledged' ? at : status === 'open' ? null : current.acknowledgedAt,
+        resolvedAt: status === 'resolved' ? at : null,
+        updatedAt: at,
+        version: current.version + 1,
+      };
+      if (!(await replace(next, current.version))) return 'changed';
+      if (status === 'resolved') {
+        await deleteIf(pointerKey, current.id);
+        await doc.send(new DeleteCommand({ TableName, Key: keys.activeAlertIndex(current.tenantId, current.id) }));
+      } else {
+        await putIfAbsent(keys.activeAlertIndex(current.tenantId, current.id), { entity: 'activeAlert', tenantId: current.tenantId, alertId: current.id });
+      }
+      return next;
+    },
+
+    /** Alerts of a tenant or one agent, newest first. */
+    async list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]> {
+      const index = filter.agentId ? gsi2 : gsi1;
+      const partition = filter.agentId ? keys.agentCollection(tenantId, filter.agentId, 'ALERTS') : keys.tenantCollection(tenantId, 'ALERTS');
+      const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
+      const items = await queryAll(db, {
+        IndexName: index.name,
+        KeyConditionExpression: `${index.partitionKey} = :pk AND ${index.sortKey} BETWEEN :lower AND :upper`,
+        ExpressionAttributeValues: { ':pk': partition, ':lower': lower, ':upper': upper },
+        ScanIndexForward: false,
+      });
+      return items.map((i) => stripKeys<AlertRecord>(i));
+    },
+
+    /** A page of active alerts across tenants (the auto-resolve job walks them). */
+    async activePage(startAfter: Record<string, unknown> | undefined, limit: number) {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.activeAlertIndex('', '').PK },
+          ExclusiveStartKey: startAfter,
+          Limit: limit,
+        }),
+      );
+      const refs = (page.Items ?? []).map((i) => ({ tenantId: String(i['tenantId']), alertId: String(i['alertId']) }));
+      return { refs, next: page.LastEvaluatedKey };
+    },
+
+    async forgetActive(tenantId: string, alertId: string): Promise<void> {
+      await doc.send(new DeleteCommand({ TableName, Key: keys.activeAlertIndex(tenantId, alertId) }));
+    },
+
+    /**
+     * Claims the right to notify for an agent + type: at most once per cooldown. The same job claiming
+     * again (a retried message) succeeds, so a retry still sends what the first attempt did not.
+     */
+    async claimNotification(tenantId: string, agentId: string, type: string, jobId: string, now: Date, cooldownMinutes: number): Promise<boolean> {
+      const cutoff = new Date(now.getTime() - cooldownMinutes * 60_000).toISOString();
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.alertCooldown(tenantId, agentId, type),
+            UpdateExpression: 'SET lastNotifiedAt = :now, lastJobId = :job, entity = :entity',
+            ConditionExpression: 'attribute_not_exists(lastNotifiedAt) OR lastNotifiedAt <= :cutoff OR lastJobId = :job',
+            ExpressionAttributeValues: { ':now': now.toISOString(), ':job': jobId, ':cutoff': cutoff, ':entity': 'alertCooldown' },
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
+  };
+}
+export type AlertsRepository = ReturnType<typeof alertsRepository>;

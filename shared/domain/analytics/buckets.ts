@@ -56,6 +56,7 @@ const COARSEST_FIRST = ['day', 'hour'] as const;
  * buckets, in time order. A 30-day range takes about 30 + 2·23 + 2·59 buckets instead of 43,200.
  */
 export function coveringBuckets(startMs: number, endMs: number): BucketRef[] {
+  if (endMs <= startMs) return [];
   const end = bucketCeil(endMs, 'minute');
   const buckets: BucketRef[] = [];
   for (let cursor = bucketStart(startMs, 'minute'); cursor < end; ) {

@@ -47,7 +47,7 @@ export interface RollupItem extends Usage {
   models: Array<Usage & { model: string | null }>;
 }
 
-export const toNanos = (dollars: number): number => Math.round(dollars * 1e9);
+const toNanos = (dollars: number): number => Math.round(dollars * 1e9);
 export const dollarsOf = (nanos: number): number => nanos / 1e9;
 const toMicros = (ms: number): number => Math.round(ms * 1000);
 
@@ -151,8 +151,8 @@ export function latencyQuantile({ sketch, minMs, maxMs }: LatencyStats, q: numbe
 
 export const averageLatencyMs = ({ count, sumUs }: LatencyStats): number | null => (count === 0 ? null : sumUs / count / 1000);
 
-/** Models in code-point order, no model first: the same rollup always makes the same item. */
-const byModelName = (a: string | null, b: string | null) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0);
+/** Locale-independent, so the same rollup always makes the same item. */
+const codePointOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function rollupToItem(rollup: Rollup): RollupItem {
   const { latency } = rollup;
@@ -168,7 +168,7 @@ export function rollupToItem(rollup: Rollup): RollupItem {
     latencyMinMs: latency.minMs,
     latencyMaxMs: latency.maxMs,
     latencySketch: latency.sketch.serialize(),
-    models: [...rollup.models].sort(([a], [b]) => byModelName(a, b)).map(([model, usage]) => ({ model, ...usage })),
+    models: [...rollup.models].sort(([a], [b]) => codePointOrder(a ?? '', b ?? '')).map(([model, usage]) => ({ model, ...usage })),
   };
 }
 

@@ -1,10 +1,10 @@
 import { ValidationError } from '../errors.ts';
 import { BUCKET_MS, chooseGranularity, GRANULARITIES, isGranularity, seriesLength, type Granularity } from './buckets.ts';
 
-export const DEFAULT_RANGE_DAYS = 7;
-export const MAX_RANGE_DAYS = 366;
+const DEFAULT_RANGE_DAYS = 7;
+const MAX_RANGE_DAYS = 366;
 /** An explicit interval may not ask for a longer series than this (a day by minute is 1,440). */
-export const MAX_SERIES_POINTS = 1500;
+const MAX_SERIES_POINTS = 1500;
 
 /** The half-open range [startMs, endMs) an analytics query covers, and its series granularity. */
 export interface AnalyticsWindow {

@@ -1,0 +1,79 @@
+import { roundCost } from '../../../shared/domain/pricing/estimate.ts';
+import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
+
+/** A seeded PRNG (mulberry32), so every property test replays the same cases. */
+export function seededRandom(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
+  return {
+    next,
+    int,
+    chance: (p: number) => next() < p,
+    pick: <T>(items: readonly T[]): T => items[int(0, items.length - 1)]!,
+    shuffle: <T>(items: readonly T[]): T[] => {
+      const out = [...items];
+      for (let i = out.length - 1; i > 0; i--) {
+        const j = int(0, i);
+        [out[i], out[j]] = [out[j]!, out[i]!];
+      }
+      return out;
+    },
+    /** Log-uniform between min and max. */
+    logUniform: (min: number, max: number) => Math.exp(Math.log(min) + next() * (Math.log(max) - Math.log(min))),
+  };
+}
+
+export type Random = ReturnType<typeof seededRandom>;
+
+export function traceSummary(over: Partial<TraceSummary> = {}): TraceSummary {
+  return {
+    traceId: 't1', agentId: 'agt_1', agentName: 'support-bot', name: 'answer', rootSpanId: 's1', status: 'ok',
+    startTimeMs: Date.UTC(2024, 0, 1), endTimeMs: Date.UTC(2024, 0, 1) + 100, durationMs: 100, spanCount: 1, errorCount: 0,
+    inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, model: null, models: [], sessionId: null, userId: null,
+    experimentId: null, variant: null, complete: true,
+    ...over,
+  };
+}
+
+const AGENTS = ['agt_a', 'agt_b', 'agt_c'];
+const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4', null];
+
+/** A trace summary as the worker would see it: some errors, some still open, zero and sub-millisecond latencies among them. */
+export function randomTrace(random: Random, i: number, startMs: number, endMs: number): TraceSummary {
+  const start = startMs + Math.floor(random.next() * (endMs - startMs));
+  const durationMs = random.chance(0.05) ? null : random.chance(0.05) ? 0 : random.chance(0.5) ? random.logUniform(0.05, 600_000) : random.int(1, 30_000);
+  const inputTokens = random.int(0, 5000);
+  const outputTokens = random.int(0, 2000);
+  const model = random.pick(MODELS);
+  const agentId = random.pick(AGENTS);
+  return traceSummary({
+    traceId: `t${i}`,
+    agentId,
+    agentName: agentId.replace('agt_', 'agent-'),
+    status: random.chance(0.15) ? 'error' : 'ok',
+    startTimeMs: start,
+    endTimeMs: durationMs === null ? null : start + durationMs,
+    durationMs,
+    inputTokens,
+    outputTokens,
+    totalTokens: inputTokens + outputTokens,
+    cost: roundCost(random.next() * random.pick([0, 1e-6, 0.01, 1])),
+    model,
+    models: model ? [model] : [],
+  });
+}
+
+export const randomTraces = (random: Random, count: number, startMs: number, endMs: number) =>
+  Array.from({ length: count }, (_, i) => randomTrace(random, i, startMs, endMs));
+
+/** |estimate − exact| within 1% of exact (with slack for float rounding at the bucket edges). */
+export function withinRelativeError(estimate: number | null, exact: number | null, slackMs = 0): boolean {
+  if (estimate === null || exact === null) return estimate === exact;
+  return Math.abs(estimate - exact) <= 0.01 * exact * (1 + 1e-9) + slackMs;
+}

@@ -68,6 +68,14 @@ export const routes = [
   { id: 'agents/get', method: 'GET', path: '/agents/{agentId}', auth: 'any', tier: 'standard' },
   { id: 'agents/update', method: 'PUT', path: '/agents/{agentId}', auth: 'any', tier: 'standard' },
   { id: 'agents/delete', method: 'DELETE', path: '/agents/{agentId}', auth: 'any', tier: 'standard', sendsTo: ['ingest'] },
+  { id: 'agents/update-alerts', method: 'PUT', path: '/agents/{agentId}/alerts', auth: 'any', tier: 'standard' },
+
+  { id: 'alerts/list', method: 'GET', path: '/spans/alerts', auth: 'any', tier: 'ingestion' },
+  { id: 'alerts/summary', method: 'GET', path: '/spans/alerts/summary', auth: 'any', tier: 'ingestion' },
+  { id: 'alerts/get', method: 'GET', path: '/spans/alerts/{alertId}', auth: 'any', tier: 'ingestion' },
+  { id: 'alerts/acknowledge', method: 'PUT', path: '/spans/alerts/{alertId}/acknowledge', auth: 'any', tier: 'ingestion' },
+  { id: 'alerts/reopen', method: 'PUT', path: '/spans/alerts/{alertId}/reopen', auth: 'any', tier: 'ingestion' },
+  { id: 'alerts/resolve', method: 'PUT', path: '/spans/alerts/{alertId}/resolve', auth: 'any', tier: 'ingestion' },
 ] as const satisfies readonly RouteDef[];
 
 /** Answers every request no route matches (API Gateway's `$default` route; the local router's fallback). */
@@ -101,7 +109,7 @@ export const queues = [
     batchSize: 10,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    sendsTo: ['ingest'],
+    sendsTo: ['ingest', 'notify'],
     memoryMb: 1024,
   },
   { id: 'notify', consumer: 'notify', batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
@@ -116,7 +124,9 @@ export interface ScheduleDef {
   readonly everyMinutes: number;
 }
 
-export const schedules: readonly ScheduleDef[] = [];
+export const schedules = [
+  { id: 'alerts-auto-resolve', job: 'alerts-auto-resolve', everyMinutes: 15 },
+] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {
   readonly routes: readonly RouteDef[];

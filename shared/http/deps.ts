@@ -3,6 +3,7 @@ import { config } from '../config.ts';
 import type { AccountsDeps } from '../domain/accounts/users.ts';
 import type { ApiKeyDeps } from '../domain/accounts/api-key-service.ts';
 import type { AgentDeps } from '../domain/agents/agents.ts';
+import type { AlertDeps } from '../domain/alerts/service.ts';
 import type { AcceptDeps } from '../domain/ingest/accept.ts';
 import { logger } from './logger.ts';
 
@@ -26,4 +27,6 @@ export const apiKeyDeps = (ports: Ports): ApiKeyDeps => ({
 
 export const acceptDeps = (ports: Ports): AcceptDeps => ({ store: ports.store, queue: ports.queue, clock: ports.clock });
 
-export const agentDeps = (ports: Ports): AgentDeps => ({ store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue });
+/** Agents and alerts need the same ports. */
+export const agentDeps = (ports: Ports): AgentDeps & AlertDeps => ({ store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue });
+export const alertDeps = agentDeps;

@@ -1,7 +1,9 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { RouteId } from '../catalog.ts';
 import { createKeyBody, forgotPasswordBody, keyIdParams, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from './accounts.ts';
-import { pageQuery } from './common.ts';
+import { alertConfigPatch } from '../domain/alerts/config.ts';
+import { alertListFilters } from '../domain/alerts/service.ts';
+import { dateRangeQuery, pageQuery, rangeChecked } from './common.ts';
 import {
   agentIdParams,
   agentListQuery,
@@ -19,6 +21,10 @@ import {
 } from './ingest.ts';
 
 const MB = 1024 * 1024;
+
+const alertIdParams = z.object({ alertId: z.string().min(1).max(64) });
+const alertListQuery = rangeChecked(pageQuery.extend(dateRangeQuery.shape).extend(alertListFilters.shape));
+const alertSummaryQuery = rangeChecked(dateRangeQuery.extend({ agentId: alertListFilters.shape.agentId }));
 
 export interface RouteSchemas {
   summary: string;
@@ -80,4 +86,15 @@ export const routeSchemas = {
   'agents/get': { summary: 'An agent with its metrics', params: agentIdParams },
   'agents/update': { summary: 'Update an agent', params: agentIdParams, body: updateAgentBody },
   'agents/delete': { summary: 'Delete an agent and all its data', params: agentIdParams },
+  'agents/update-alerts': {
+    summary: "Update the agent's alert configuration (merged onto the current one); answers the configuration in force",
+    params: agentIdParams,
+    body: alertConfigPatch,
+  },
+  'alerts/list': { summary: 'List alerts, newest first', query: alertListQuery },
+  'alerts/summary': { summary: 'Alert counts per agent by status, type and severity', query: alertSummaryQuery },
+  'alerts/get': { summary: 'Alert details', params: alertIdParams },
+  'alerts/acknowledge': { summary: 'Acknowledge an open alert', params: alertIdParams },
+  'alerts/reopen': { summary: 'Reopen an acknowledged or resolved alert', params: alertIdParams },
+  'alerts/resolve': { summary: 'Resolve an open or acknowledged alert', params: alertIdParams },
 } as const satisfies Record<RouteId, RouteSchemas>;

@@ -9,6 +9,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import type { IngestMessage } from '../ingest/messages.ts';
 import { PLANS, UNLIMITED } from '../plans/plans.ts';
 import { agentMetrics } from '../spans/views.ts';
+import { effectiveAlertConfig } from '../alerts/config.ts';
 
 export interface AgentDeps {
   store: Pick<Store, 'agents' | 'traces' | 'tenants'>;
@@ -29,6 +30,7 @@ async function view(agent: AgentRecord, deps: AgentDeps) {
     updatedAt: agent.updatedAt,
     lastSeenAt: traces[0] ? new Date(traces[0].startTimeMs).toISOString() : null,
     metrics: agentMetrics(traces),
+    alertConfig: effectiveAlertConfig(agent.alertConfig),
   };
 }
 

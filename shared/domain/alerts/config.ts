@@ -110,8 +110,8 @@ export type AlertConfigPatch = z.infer<typeof alertConfigPatch>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Deep merge where objects merge key by key and arrays (channels, contacts) replace. */
-function merge<T>(base: T, patch: unknown): T {
+/** Deep merge where objects merge key by key and arrays (channels, contacts) are replaced whole. */
+export function merge<T>(base: T, patch: unknown): T {
   if (!isObject(base) || !isObject(patch)) return (patch === undefined ? base : patch) as T;
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(patch)) {

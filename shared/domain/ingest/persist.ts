@@ -4,14 +4,20 @@ import type { Store } from '../../store/index.ts';
 import { contentId, type StoredLog, type StoredSignal } from '../../store/timeline.ts';
 import { PLANS } from '../plans/plans.ts';
 import { estimateCost } from '../pricing/estimate.ts';
-import { summarizeTrace, type StoredSpan } from '../spans/summary.ts';
+import { summarizeTrace, type StoredSpan, type TraceSummary } from '../spans/summary.ts';
+import { effectiveAlertConfig } from '../alerts/config.ts';
+import { detectInSpan, detectInTrace, type Detection } from '../alerts/detect.ts';
+import { raiseAlerts } from '../alerts/service.ts';
+import type { AgentRecord } from '../../store/agents.ts';
+import type { QueuePort } from '../../adapters/queue.ts';
 import { effectiveAgentName } from '../spans/model.ts';
 import type { IngestMessage } from './messages.ts';
 
 export interface PersistDeps {
-  store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs'>;
+  store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs' | 'alerts'>;
   clock: Clock;
   ids: Ids;
+  queue: QueuePort;
 }
 
 type TelemetryMessage = Extract<IngestMessage, { kind: 'telemetry' }>;
@@ -77,7 +83,7 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
   const agentIdOf = (name: string | null) => (name ? (agentIds.get(nameKey(name)) ?? null) : null);
 
   const spans = message.spans.map((s) => toStoredSpan(s, agentIds));
-  const traceStatuses: string[] = [];
+  const traces: StoredTrace[] = [];
   if (spans.length > 0) {
     await deps.store.traces.putSpans(tenantId, spans, expiresAt, nowMs);
     for (const traceId of distinct(spans.map((s) => s.traceId))) {
@@ -85,9 +91,11 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
       const revision = stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
       const summary = summarizeTrace(stored);
       await deps.store.traces.putSummary(tenantId, summary, revision, expiresAt);
-      traceStatuses.push(summary.status);
+      traces.push({ summary, stored, arrived: spans.filter((s) => s.traceId === traceId) });
     }
+    await checkThresholds(tenantId, traces, deps);
   }
+  const traceStatuses = traces.map((t) => t.summary.status);
 
   // A signal or log that names a trace but no agent belongs to the trace's agent.
   const traceAgents = new Map<string, string | null>();
@@ -119,6 +127,47 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
     statuses: distinct(traceStatuses),
     signalNames: distinct(signals.map((s) => s.signalName)),
   });
+}
+
+interface StoredTrace {
+  summary: TraceSummary;
+  /** Every span of the trace stored so far. */
+  stored: StoredSpan[];
+  /** The spans this message brought. */
+  arrived: StoredSpan[];
+}
+
+/**
+ * Threshold alerts: per-call checks on the spans that arrived and per-trace checks on finished traces.
+ * A child span often names no agent until its trace's root arrives; so when the root arrives, every
+ * stored span of the trace is checked (a span checked before counts once: occurrences are idempotent).
+ */
+async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: PersistDeps): Promise<void> {
+  const byAgent = new Map<string, Detection[]>();
+  const add = (agentId: string | null, found: Detection[]) => {
+    if (agentId && found.length > 0) byAgent.set(agentId, [...(byAgent.get(agentId) ?? []), ...found]);
+  };
+  const agents = new Map<string, Promise<AgentRecord | undefined>>();
+  const agentOf = (id: string) => {
+    if (!agents.has(id)) agents.set(id, deps.store.agents.get(tenantId, id));
+    return agents.get(id)!;
+  };
+  const configOf = async (id: string | null) => (id ? effectiveAlertConfig((await agentOf(id))?.alertConfig) : undefined);
+
+  for (const { summary, stored, arrived } of traces) {
+    const rootArrived = arrived.some((s) => s.spanId === summary.rootSpanId);
+    for (const span of rootArrived ? stored : arrived) {
+      const agentId = span.agentId ?? summary.agentId;
+      const config = await configOf(agentId);
+      if (config && (span.endTimeMs !== null || span.status === 'error')) add(agentId, detectInSpan(span, config));
+    }
+    const traceConfig = await configOf(summary.agentId);
+    if (traceConfig && rootArrived) add(summary.agentId, detectInTrace(summary, traceConfig));
+  }
+  for (const [agentId, detections] of byAgent) {
+    const agent = await agentOf(agentId);
+    if (agent) await raiseAlerts(tenantId, agent, detections, deps);
+  }
 }
 
 /**

@@ -1,0 +1,14 @@
+import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
+import { config } from '../../shared/config.ts';
+import { autoResolveQuietAlerts } from '../../shared/domain/alerts/auto-resolve.ts';
+import { logger } from '../../shared/http/logger.ts';
+
+/** Scheduled: resolves alerts that have been quiet for ALERT_QUIET_HOURS. */
+export const autoResolveHandler = (getPorts: () => Ports = defaultPorts) => async () => {
+  const ports = getPorts();
+  const result = await autoResolveQuietAlerts({ store: ports.store, clock: ports.clock, quietHours: config.alerts.quietHours });
+  logger.info('alerts auto-resolve', result);
+  return result;
+};
+
+export const handler = autoResolveHandler();

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import type { Clock } from '../../adapters/clock.ts';
+import type { Ids } from '../../adapters/ids.ts';
+import type { QueuePort } from '../../adapters/queue.ts';
+import type { AlertRecord, Occurrence } from '../../store/alerts.ts';
+import type { Store } from '../../store/index.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import type { AlertNotificationJob } from '../notifications/messages.ts';
+import { effectiveAlertConfig, merge, optionsOf, SEVERITIES, THRESHOLD_ALERT_TYPES, LLM_ALERT_TYPES, type AlertConfigPatch, type AlertType } from './config.ts';
+import type { Detection } from './detect.ts';
+import { ALERT_STATUSES, transition, type AlertAction } from './lifecycle.ts';
+
+export interface AlertDeps {
+  store: Pick<Store, 'alerts' | 'agents'>;
+  clock: Clock;
+  ids: Ids;
+  queue: QueuePort;
+}
+
+export const ALERT_TYPES = [...THRESHOLD_ALERT_TYPES, ...LLM_ALERT_TYPES] as const;
+
+/** An alert as the API shows it (without the bookkeeping fields). */
+export function alertView(a: AlertRecord) {
+  const { occurrenceKeys: _keys, version: _version, tenantId: _tenant, ...view } = a;
+  return view;
+}
+
+export async function updateAlertConfig(tenantId: string, agentId: string, patch: AlertConfigPatch, deps: AlertDeps) {
+  const agent = await deps.store.agents.get(tenantId, agentId);
+  if (!agent) throw new NotFoundError('Agent');
+  const merged = merge<AlertConfigPatch>(agent.alertConfig ?? {}, patch);
+  const updated = await deps.store.agents.setAlertConfig(tenantId, agentId, merged, deps.clock.now());
+  if (!updated) throw new NotFoundError('Agent');
+  return effectiveAlertConfig(updated.alertConfig);
+}
+
+export const alertListFilters = z.object({
+  agentId: z.string().min(1).max(64).optional(),
+  status: z.enum(ALERT_STATUSES).optional(),
+  type: z.enum(ALERT_TYPES).optional(),
+  severity: z.enum(SEVERITIES).optional(),
+});
+
+export async function listAlerts(
+  tenantId: string,
+  q: z.infer<typeof alertListFilters> & { startDate?: Date; endDate?: Date },
+  deps: AlertDeps,
+) {
+  if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
+  const alerts = await deps.store.alerts.list(tenantId, { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() });
+  return alerts
+    .filter((a) => (!q.status || a.status === q.status) && (!q.type || a.type === q.type) && (!q.severity || a.severity === q.severity))
+    .map(alertView);
+}
+
+/** Per agent: how many alerts in each status, type and severity. */
+export async function alertSummary(tenantId: string, q: { agentId?: string; startDate?: Date; endDate?: Date }, deps: AlertDeps) {
+  if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
+  const alerts = await deps.store.alerts.list(tenantId, { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() });
+  const byAgent = new Map<string, { agentId: string; agentName: string; total: number; byStatus: Record<string, number>; byType: Record<string, number>; bySeverity: Record<string, number> }>();
+  const bump = (counts: Record<string, number>, key: string) => (counts[key] = (counts[key] ?? 0) + 1);
+  for (const a of alerts) {
+    const entry = byAgent.get(a.agentId) ?? {
+      agentId: a.agentId,
+      agentName: a.agentName,
+      total: 0,
+      byStatus: Object.fromEntries(ALERT_STATUSES.map((s) => [s, 0])),
+      byType: {},
+      bySeverity: Object.fromEntries(SEVERITIES.map((s) => [s, 0])),
+    };
+    entry.total += 1;
+    bump(entry.byStatus, a.status);
+    bump(entry.byType, a.type);
+    bump(entry.bySeverity, a.severity);
+    byAgent.set(a.agentId, entry);
+  }
+  const agents = [...byAgent.values()].sort((x, y) => y.total - x.total || x.agentName.localeCompare(y.agentName));
+  return { total: alerts.length, open: alerts.filter((a) => a.status === 'open').length, agents };
+}
+
+export async function getAlert(tenantId: string, alertId: string, deps: AlertDeps) {
+  const alert = await deps.store.alerts.get(tenantId, alertId);
+  if (!alert) throw new NotFoundError('Alert');
+  return alertView(alert);
+}
+
+const MAX_STATUS_ATTEMPTS = 5;
+
+/** acknowledge / reopen / resolve, with the spec's transitions; a concurrent change is retried. */
+export async function changeAlertStatus(tenantId: string, alertId: string, action: AlertAction, deps: Pick<AlertDeps, 'store' | 'clock'>) {
+  for (let attempt = 0; attempt < MAX_STATUS_ATTEMPTS; attempt++) {
+    const current = await deps.store.alerts.get(tenantId, alertId, true);
+    if (!current) throw new NotFoundError('Alert');
+    const next = transition(current.status, action);
+    const result = await deps.store.alerts.setStatus(current, next, deps.clock.now());
+    if (result === 'conflict') {
+      throw new ValidationError(`Cannot reopen: a newer ${current.type} alert of this agent is active; see it instead`);
+    }
+    if (result !== 'changed') return alertView(result);
+  }
+  throw new Error(`alert ${alertId} kept changing while being updated`);
+}
+
+const occurrenceKey = (d: { type: string; traceId: string; spanId: string | null }) => `${d.type}:${d.traceId}:${d.spanId ?? '-'}`;
+
+/**
+ * Records detections as alert occurrences and queues a notification job for each. A detection seen
+ * again (a redelivered message) counts once, but its job is queued again: the notify worker
+ * de-duplicates jobs, so a crash between counting and queueing cannot lose the notification.
+ */
+export async function raiseAlerts(
+  tenantId: string,
+  agent: { id: string; name: string; alertConfig?: AlertConfigPatch },
+  detections: ReadonlyArray<Detection | (Omit<Detection, 'type'> & { type: AlertType; reasoning?: string })>,
+  deps: AlertDeps,
+): Promise<void> {
+  if (detections.length === 0) return;
+  const config = effectiveAlertConfig(agent.alertConfig);
+  const jobs: AlertNotificationJob[] = [];
+  for (const d of detections) {
+    const options = optionsOf(config, d.type);
+    const occurrence: Occurrence = {
+      agentId: agent.id,
+      agentName: agent.name,
+      type: d.type,
+      category: (LLM_ALERT_TYPES as readonly string[]).includes(d.type) ? 'llm' : 'threshold',
+      severity: options.severity,
+      message: d.message,
+      value: d.value,
+      threshold: d.threshold,
+      reasoning: 'reasoning' in d ? (d.reasoning ?? null) : null,
+      traceId: d.traceId,
+      key: occurrenceKey(d),
+      at: new Date(d.occurredAtMs),
+    };
+    const { alert } = await deps.store.alerts.recordOccurrence(tenantId, occurrence, () => deps.ids.next('alr'));
+    jobs.push({ kind: 'alert-notification', tenantId, alertId: alert.id, occurrenceKey: occurrence.key });
+  }
+  await deps.queue.send('notify', jobs);
+}

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomIds } from '../../shared/adapters/ids.ts';
+import { autoResolveQuietAlerts } from '../../shared/domain/alerts/auto-resolve.ts';
+import { changeAlertStatus } from '../../shared/domain/alerts/service.ts';
+import { ValidationError } from '../../shared/domain/errors.ts';
+import type { Occurrence } from '../../shared/store/alerts.ts';
+import { createStore, type Store } from '../../shared/store/index.ts';
+import { startDynamo } from '../support/dynamo.ts';
+
+let store: Store;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  const dynamo = await startDynamo('aos-alerts');
+  store = createStore(dynamo.db);
+  stop = dynamo.stop;
+});
+afterAll(() => stop());
+
+let n = 0;
+const newId = () => randomIds.next('alr');
+const occurrence = (agentId: string, traceId: string, over: Partial<Occurrence> = {}): Occurrence => ({
+  agentId, agentName: 'bot', type: 'error', category: 'threshold', severity: 'high', message: 'tool failed', value: null, threshold: null,
+  reasoning: null, traceId, key: `error:${traceId}:s`, at: new Date('2026-11-20T10:00:00Z'), ...over,
+});
+const tenant = () => `tnt_alerts_${++n}`;
+let now = new Date('2026-11-20T10:00:00Z');
+const deps = () => ({ store, clock: { now: () => now } });
+
+describe('alert occurrences', () => {
+  it('two workers detecting the same type at once yield one alert with count 2', async () => {
+    const t = tenant();
+    const [a, b] = await Promise.all([
+      store.alerts.recordOccurrence(t, occurrence('agt', 'trace-1'), newId),
+      store.alerts.recordOccurrence(t, occurrence('agt', 'trace-2'), newId),
+    ]);
+    expect(a.alert.id).toBe(b.alert.id);
+    const alerts = await store.alerts.list(t, {});
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ occurrenceCount: 2, status: 'open', traceIds: expect.arrayContaining(['trace-1', 'trace-2']) });
+  });
+
+  it('ten concurrent detections count ten, and a redelivered one counts once', async () => {
+    const t = tenant();
+    await Promise.all(Array.from({ length: 10 }, (_, i) => store.alerts.recordOccurrence(t, occurrence('agt', `tr-${i}`), newId)));
+    const again = await store.alerts.recordOccurrence(t, occurrence('agt', 'tr-3'), newId);
+    expect(again.outcome).toBe('duplicate');
+    expect((await store.alerts.list(t, {}))[0]!.occurrenceCount).toBe(10);
+  });
+
+  it('keeps the latest 20 traces, newest first', async () => {
+    const t = tenant();
+    for (let i = 0; i < 25; i++) await store.alerts.recordOccurrence(t, occurrence('agt', `tr-${i}`), newId);
+    const [alert] = await store.alerts.list(t, {});
+    expect(alert!.traceIds).toHaveLength(20);
+    expect(alert!.traceIds[0]).toBe('tr-24');
+    expect(alert!.occurrenceCount).toBe(25);
+  });
+
+  it('keeps counting while acknowledged; after resolution a new alert opens', async () => {
+    const t = tenant();
+    const { alert } = await store.alerts.recordOccurrence(t, occurrence('agt', 'a'), newId);
+    await changeAlertStatus(t, alert.id, 'acknowledge', deps());
+    const counted = await store.alerts.recordOccurrence(t, occurrence('agt', 'b'), newId);
+    expect(counted).toMatchObject({ outcome: 'counted', alert: { id: alert.id, status: 'acknowledged', occurrenceCount: 2 } });
+    await changeAlertStatus(t, alert.id, 'resolve', deps());
+    const fresh = await store.alerts.recordOccurrence(t, occurrence('agt', 'c'), newId);
+    expect(fresh.outcome).toBe('opened');
+    expect(fresh.alert.id).not.toBe(alert.id);
+    // The old one cannot be reopened while the new one is active.
+    await expect(changeAlertStatus(t, alert.id, 'reopen', deps())).rejects.toThrow(ValidationError);
+    await changeAlertStatus(t, fresh.alert.id, 'resolve', deps());
+    expect((await changeAlertStatus(t, alert.id, 'reopen', deps())).status).toBe('open');
+    expect((await store.alerts.recordOccurrence(t, occurrence('agt', 'd'), newId)).alert.id).toBe(alert.id);
+  });
+
+  it('keeps agents and types apart', async () => {
+    const t = tenant();
+    await store.alerts.recordOccurrence(t, occurrence('agt-1', 'x'), newId);
+    await store.alerts.recordOccurrence(t, occurrence('agt-2', 'x'), newId);
+    await store.alerts.recordOccurrence(t, occurrence('agt-1', 'x', { type: 'highCost', key: 'highCost:x:s' }), newId);
+    expect(await store.alerts.list(t, {})).toHaveLength(3);
+    expect(await store.alerts.list(t, { agentId: 'agt-1' })).toHaveLength(2);
+  });
+});
+
+describe('auto-resolve', () => {
+  it('resolves alerts quiet for longer than the quiet period, and only those', async () => {
+    const t = tenant();
+    const quiet = await store.alerts.recordOccurrence(t, occurrence('agt-q', 'old', { at: new Date('2026-11-19T09:00:00Z') }), newId);
+    const recent = await store.alerts.recordOccurrence(t, occurrence('agt-r', 'new', { at: new Date('2026-11-20T09:30:00Z') }), newId);
+    now = new Date('2026-11-20T10:00:00Z');
+    const result = await autoResolveQuietAlerts({ ...deps(), quietHours: 24 });
+    expect(result.resolved).toBeGreaterThanOrEqual(1);
+    expect((await store.alerts.get(t, quiet.alert.id))!.status).toBe('resolved');
+    expect((await store.alerts.get(t, recent.alert.id))!.status).toBe('open');
+    const second = await autoResolveQuietAlerts({ ...deps(), quietHours: 24 });
+    expect(second.resolved).toBe(0);
+  });
+});
+
+describe('notification cooldown claims', () => {
+  it('allow one claim per cooldown, the same job again, and another after the cooldown', async () => {
+    const t = tenant();
+    const at = new Date('2026-11-20T10:00:00Z');
+    expect(await store.alerts.claimNotification(t, 'agt', 'error', 'job-1', at, 5)).toBe(true);
+    expect(await store.alerts.claimNotification(t, 'agt', 'error', 'job-1', at, 5)).toBe(true);
+    expect(await store.alerts.claimNotification(t, 'agt', 'error', 'job-2', new Date(at.getTime() + 4 * 60_000), 5)).toBe(false);
+    expect(await store.alerts.claimNotification(t, 'agt', 'highCost', 'job-3', at, 5)).toBe(true);
+    expect(await store.alerts.claimNotification(t, 'agt', 'error', 'job-4', new Date(at.getTime() + 5 * 60_000), 5)).toBe(true);
+  });
+});

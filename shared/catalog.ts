@@ -70,6 +70,13 @@ export const routes = [
   { id: 'agents/delete', method: 'DELETE', path: '/agents/{agentId}', auth: 'any', tier: 'standard', sendsTo: ['ingest'] },
   { id: 'agents/update-alerts', method: 'PUT', path: '/agents/{agentId}/alerts', auth: 'any', tier: 'standard' },
 
+  { id: 'analytics/metrics', method: 'GET', path: '/analytics/metrics', auth: 'any', tier: 'standard' },
+  { id: 'analytics/success-failure', method: 'GET', path: '/analytics/traces/success-failure', auth: 'any', tier: 'standard' },
+  { id: 'analytics/requests-over-time', method: 'GET', path: '/analytics/traces/requests-over-time', auth: 'any', tier: 'standard' },
+  { id: 'analytics/latency-percentiles', method: 'GET', path: '/analytics/traces/latency-percentiles', auth: 'any', tier: 'standard' },
+  { id: 'analytics/token-usage', method: 'GET', path: '/analytics/traces/token-usage', auth: 'any', tier: 'standard' },
+  { id: 'analytics/costs', method: 'GET', path: '/analytics/costs', auth: 'any', tier: 'standard' },
+
   { id: 'alerts/list', method: 'GET', path: '/spans/alerts', auth: 'any', tier: 'ingestion' },
   { id: 'alerts/summary', method: 'GET', path: '/spans/alerts/summary', auth: 'any', tier: 'ingestion' },
   { id: 'alerts/get', method: 'GET', path: '/spans/alerts/{alertId}', auth: 'any', tier: 'ingestion' },
@@ -126,6 +133,7 @@ export interface ScheduleDef {
 
 export const schedules = [
   { id: 'alerts-auto-resolve', job: 'alerts-auto-resolve', everyMinutes: 15 },
+  { id: 'analytics-compaction', job: 'analytics-compaction', everyMinutes: 1 },
 ] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {

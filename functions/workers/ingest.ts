@@ -9,7 +9,7 @@ export const ingestHandler = (getPorts: () => Ports = defaultPorts) =>
     const ports = getPorts();
     const deps = { store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue };
     const message = JSON.parse(record.body) as IngestMessage;
-    if (message.kind === 'telemetry') return persistTelemetry(message, deps);
+    if (message.kind === 'telemetry') return persistTelemetry(message, record.messageId, deps);
     if (message.kind === 'purge-agent') {
       const rest = await purgeAgent(message, deps);
       if (rest) await ports.queue.send('ingest', [rest]);

@@ -3,6 +3,7 @@ import type { RouteId } from '../catalog.ts';
 import { createKeyBody, forgotPasswordBody, keyIdParams, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from './accounts.ts';
 import { alertConfigPatch } from '../domain/alerts/config.ts';
 import { alertListFilters } from '../domain/alerts/service.ts';
+import { analyticsQuery } from '../domain/analytics/queries.ts';
 import { dateRangeQuery, pageQuery, rangeChecked } from './common.ts';
 import {
   agentIdParams,
@@ -91,6 +92,12 @@ export const routeSchemas = {
     params: agentIdParams,
     body: alertConfigPatch,
   },
+  'analytics/metrics': { summary: 'Dashboard metrics over a range, with a per-agent breakdown', query: analyticsQuery },
+  'analytics/success-failure': { summary: 'Success and failure counts and rates, overall and per bucket', query: analyticsQuery },
+  'analytics/requests-over-time': { summary: 'Request volume per bucket (zero-filled)', query: analyticsQuery },
+  'analytics/latency-percentiles': { summary: 'Trace latency p50/p75/p90/p95/p99, avg, min, max, overall and per bucket', query: analyticsQuery },
+  'analytics/token-usage': { summary: 'Input, output and total tokens per bucket and per model', query: analyticsQuery },
+  'analytics/costs': { summary: 'Cost by agent, by model and per bucket', query: analyticsQuery },
   'alerts/list': { summary: 'List alerts, newest first', query: alertListQuery },
   'alerts/summary': { summary: 'Alert counts per agent by status, type and severity', query: alertSummaryQuery },
   'alerts/get': { summary: 'Alert details', params: alertIdParams },

@@ -5,6 +5,7 @@ import { createDb, type Db } from './client.ts';
 import { deliveriesRepository } from './deliveries.ts';
 import { linkTokensRepository } from './link-tokens.ts';
 import { rateLimitsRepository } from './rate-limits.ts';
+import { rollupsRepository } from './rollups.ts';
 import { tenantsRepository } from './tenants.ts';
 import { timelineRepository, type StoredLog, type StoredSignal } from './timeline.ts';
 import { tracesRepository } from './traces.ts';
@@ -23,6 +24,7 @@ export function createStore(db: Db) {
     linkTokens: linkTokensRepository(db),
     rateLimits: rateLimitsRepository(db),
     deliveries: deliveriesRepository(db),
+    rollups: rollupsRepository(db),
   };
 }
 export type Store = ReturnType<typeof createStore>;

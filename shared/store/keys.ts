@@ -56,6 +56,19 @@ export const keys = {
     PK: `TENANT#${enc(tenantId)}`,
     SK: `ALERTCOOLDOWN#${enc(agentId)}#${type}`,
   }),
+  /** A rollup bucket of one scope: an agent id, or `*` for the whole tenant. */
+  rollupPartition: (tenantId: string, scope: string) => `TENANT#${enc(tenantId)}#ROLLUP#${enc(scope)}`,
+  rollup: (tenantId: string, scope: string, granularity: string, startMs: number) => ({
+    PK: `TENANT#${enc(tenantId)}#ROLLUP#${enc(scope)}`,
+    SK: rollupSortKey(granularity, startMs),
+  }),
+  /** Hours whose minute buckets changed since the hour (and its day) were last recomputed. */
+  rollupDirty: (tenantId: string, scope: string, hourStartMs: number) => ({
+    PK: 'ROLLUPDIRTY',
+    SK: `${enc(tenantId)}#${enc(scope)}#${hourStartMs}`,
+  }),
+  /** Which message rolled a trace up: a trace counts in the analytics once. */
+  traceRollupClaim: (tenantId: string, traceId: string) => ({ PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`, SK: 'ROLLUP' }),
   delivery: (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' }),
   rateWindow: (credential: string, tier: string, windowStart: number) => ({
     PK: `RATE#${enc(credential)}#${tier}`,
@@ -67,6 +80,8 @@ export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS';
 
 /** Sort key of time-ordered collections: ISO time then id, so ranges and newest-first pages are key conditions. */
 export const timeSortKey = (timeMs: number, id: string): string => `${new Date(timeMs).toISOString()}#${id}`;
+
+export const rollupSortKey = (granularity: string, startMs: number): string => `${granularity}#${new Date(startMs).toISOString()}`;
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 

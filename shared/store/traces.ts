@@ -139,6 +139,23 @@ export function tracesRepository(db: Db) {
       return items.map((i) => stripKeys<TraceSummary>(i));
     },
 
+    /** When the agent's newest trace started, or undefined when it has none. */
+    async latestStartOfAgent(tenantId: string, agentId: string): Promise<number | undefined> {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName,
+          IndexName: gsi2.name,
+          KeyConditionExpression: `${gsi2.partitionKey} = :pk`,
+          ExpressionAttributeValues: { ':pk': keys.agentCollection(tenantId, agentId, 'TRACES') },
+          ProjectionExpression: 'startTimeMs',
+          ScanIndexForward: false,
+          Limit: 1,
+        }),
+      );
+      const start = page.Items?.[0]?.['startTimeMs'];
+      return start === undefined ? undefined : Number(start);
+    },
+
     /** Up to `limit` trace ids of an agent, for purging it page by page. */
     async traceIdsOfAgent(tenantId: string, agentId: string, limit: number): Promise<string[]> {
       const page = await doc.send(

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mutate, prng, randomJson } from '../support/fuzz.ts';
+import { mutate, randomJson } from '../support/fuzz.ts';
+import { seededRandom as prng } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
@@ -42,7 +43,7 @@ describe(`ingestion fuzz (seed ${SEED})`, () => {
   it('OTLP protobuf endpoints never answer 5xx to random bytes', async () => {
     const r = prng(SEED);
     for (let i = 0; i < CASES; i++) {
-      const bytes = randomBytes(r.int(2000));
+      const bytes = randomBytes(r.below(2000));
       for (const path of ['/v1/traces', '/v1/logs']) {
         const res = await service.api('POST', path, { apiKey, rawBody: bytes, headers: { 'content-type': 'application/x-protobuf' } });
         expectHandled(res, `${path} case ${i}`);
@@ -55,7 +56,7 @@ describe(`ingestion fuzz (seed ${SEED})`, () => {
     const params = ['limit', 'skip', 'startDate', 'endDate', 'agentId', 'status', 'model', 'sessionId', 'traceId', 'signalName', 'level', '__proto__'];
     for (let i = 0; i < CASES; i++) {
       const query = new URLSearchParams();
-      for (let j = r.int(4); j >= 0; j--) query.append(r.pick(params), String(randomJson(r, 5)).slice(0, 500));
+      for (let j = r.below(4); j >= 0; j--) query.append(r.pick(params), String(randomJson(r, 5)).slice(0, 500));
       for (const path of ['/spans/traces', '/signals', '/logs', '/signals/summary', '/agents', '/spans/filters']) {
         const res = await service.api('GET', `${path}?${query}`, { apiKey });
         expectHandled(res, `${path}?${query}`);

@@ -266,6 +266,8 @@ describe('agents', () => {
     const traces = [`tr-${hex(8)}`, `tr-${hex(8)}`];
     await Promise.all(traces.map((t) => service.api('POST', '/spans', { apiKey, body: { spans: nativeTrace(t, 'Router') } })));
     for (const t of traces) await waitForTrace({ apiKey }, t, 4);
+    await service.drainQueues();
+    await service.runSchedule('analytics-compaction');
     const list = await service.api('GET', '/agents', { apiKey });
     expect(list.body.data).toHaveLength(1);
     const agent = list.body.data[0];

@@ -1,48 +1,35 @@
-/** Seeded, reproducible random inputs for fuzz tests: the same seed gives the same sequence. */
-export function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (max: number) => Math.floor(next() * max);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  return { next, int, pick };
-}
-export type Prng = ReturnType<typeof prng>;
+/** Random inputs for fuzz tests, reproducible from a seed. */
+import type { Random } from './random.ts';
 
 const STRINGS = ['', ' ', 'a', '0', '-1', '1e309', 'NaN', 'null', 'true', '2026-13-45', '2026-01-01T00:00:00Z', '__proto__', 'constructor', '💥🔥', 'ａｂｃ', '\u0000\u0001', '<script>', "' OR 1=1 --", '../../etc/passwd', '%00', 'x'.repeat(300), 'y'.repeat(70_000)];
 const KEYS = ['traceId', 'spanId', 'name', 'startTime', 'endTime', 'spans', 'signals', 'logs', 'signalName', 'value', 'level', 'message', 'timestamp', 'kind', 'status', 'inputTokens', 'cost', 'attributes', '__proto__', 'constructor', 'prototype', 'resourceSpans', 'scopeSpans'];
 const NUMBERS = [0, -1, 1, 1.5, -0, 2 ** 53, -(2 ** 53), 1e308, Number.MIN_VALUE, 1_735_689_600_000];
 
 /** A random JSON value: wrong types, deep nesting, huge and odd strings, prototype-pollution keys. */
-export function randomJson(r: Prng, depth = 0): unknown {
-  const choice = r.int(depth > 6 ? 4 : 7);
+export function randomJson(r: Random, depth = 0): unknown {
+  const choice = r.below(depth > 6 ? 4 : 7);
   switch (choice) {
     case 0: return null;
     case 1: return r.next() < 0.5;
     case 2: return r.pick(NUMBERS);
     case 3: return r.pick(STRINGS);
-    case 4: return Array.from({ length: r.int(4) }, () => randomJson(r, depth + 1));
+    case 4: return Array.from({ length: r.below(4) }, () => randomJson(r, depth + 1));
     case 5: {
       const object: Record<string, unknown> = {};
-      for (let i = r.int(5); i > 0; i--) Object.defineProperty(object, r.pick(KEYS), { value: randomJson(r, depth + 1), enumerable: true, configurable: true, writable: true });
+      for (let i = r.below(5); i > 0; i--) Object.defineProperty(object, r.pick(KEYS), { value: randomJson(r, depth + 1), enumerable: true, configurable: true, writable: true });
       return object;
     }
     default: {
       // deep nesting
       let v: unknown = r.pick(STRINGS);
-      for (let i = 0; i < 50 + r.int(200); i++) v = r.next() < 0.5 ? [v] : { a: v };
+      for (let i = 0; i < 50 + r.below(200); i++) v = r.next() < 0.5 ? [v] : { a: v };
       return v;
     }
   }
 }
 
 /** A valid-looking body with one random part replaced, which reaches deeper validation than noise does. */
-export function mutate(r: Prng, valid: Record<string, unknown>): unknown {
+export function mutate(r: Random, valid: Record<string, unknown>): unknown {
   const copy = structuredClone(valid) as Record<string, unknown>;
   const paths: Array<[Record<string, unknown> | unknown[], string | number]> = [];
   const walk = (node: unknown) => {

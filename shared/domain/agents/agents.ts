@@ -8,18 +8,25 @@ import type { Store } from '../../store/index.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import type { IngestMessage } from '../ingest/messages.ts';
 import { PLANS, UNLIMITED } from '../plans/plans.ts';
-import { agentMetrics } from '../spans/views.ts';
+import { agentRollup } from '../analytics/queries.ts';
+import { agentMetricsOf } from '../analytics/views.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
 
 export interface AgentDeps {
-  store: Pick<Store, 'agents' | 'traces' | 'tenants'>;
+  store: Pick<Store, 'agents' | 'traces' | 'tenants' | 'rollups'>;
   clock: Clock;
   ids: Ids;
   queue: QueuePort;
 }
 
+/** The agent with the spec's per-agent metrics, from the same rollups the analytics read. */
 async function view(agent: AgentRecord, deps: AgentDeps) {
-  const traces = await deps.store.traces.listSummaries(agent.tenantId, { agentId: agent.id });
+  const tenant = await deps.store.tenants.get(agent.tenantId);
+  const retentionDays = PLANS[tenant?.subscription.plan ?? 'trial'].features.retention;
+  const [rollup, lastStart] = await Promise.all([
+    agentRollup(deps, agent.tenantId, agent.id, retentionDays),
+    deps.store.traces.latestStartOfAgent(agent.tenantId, agent.id),
+  ]);
   return {
     id: agent.id,
     name: agent.name,
@@ -28,8 +35,8 @@ async function view(agent: AgentRecord, deps: AgentDeps) {
     source: agent.source,
     createdAt: agent.createdAt,
     updatedAt: agent.updatedAt,
-    lastSeenAt: traces[0] ? new Date(traces[0].startTimeMs).toISOString() : null,
-    metrics: agentMetrics(traces),
+    lastSeenAt: lastStart === undefined ? null : new Date(lastStart).toISOString(),
+    metrics: agentMetricsOf(rollup),
     alertConfig: effectiveAlertConfig(agent.alertConfig),
   };
 }

@@ -74,7 +74,7 @@ const latencyStats = ({ latency }: Rollup) => ({
 
 const requestsAndCost = (u: Usage) => ({ requestCount: u.requestCount, cost: dollarsOf(u.costNanos) });
 
-/** The spec's per-agent metrics (the shape of `agentMetrics` in spans/views.ts), from a rollup. */
+/** The spec's per-agent metrics (GET /agents, the metrics endpoint's breakdown), from a rollup. */
 export function agentMetricsOf(r: Rollup) {
   return {
     requestCount: r.requestCount,

@@ -8,13 +8,14 @@ import { summarizeTrace, type StoredSpan, type TraceSummary } from '../spans/sum
 import { effectiveAlertConfig } from '../alerts/config.ts';
 import { detectInSpan, detectInTrace, type Detection } from '../alerts/detect.ts';
 import { raiseAlerts } from '../alerts/service.ts';
+import { rollUpFinishedTraces } from '../analytics/ingest.ts';
 import type { AgentRecord } from '../../store/agents.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
 import { effectiveAgentName } from '../spans/model.ts';
 import type { IngestMessage } from './messages.ts';
 
 export interface PersistDeps {
-  store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs' | 'alerts'>;
+  store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs' | 'alerts' | 'rollups'>;
   clock: Clock;
   ids: Ids;
   queue: QueuePort;
@@ -68,9 +69,10 @@ function toStoredSpan(span: TelemetryMessage['spans'][number], agentIds: Map<str
 
 /**
  * Stores one queue message of telemetry. Every step is idempotent (natural keys, content ids, a
- * summary recomputed from the stored spans), so a message processed twice leaves the same state.
+ * summary recomputed from the stored spans, alert occurrence keys, rollups keyed by `batchId` — the
+ * queue message id, the same on every delivery), so a message processed twice leaves the same state.
  */
-export async function persistTelemetry(message: TelemetryMessage, deps: PersistDeps): Promise<void> {
+export async function persistTelemetry(message: TelemetryMessage, batchId: string, deps: PersistDeps): Promise<void> {
   const { tenantId } = message;
   const tenant = await deps.store.tenants.get(tenantId);
   if (!tenant) return; // the account was deleted after the data was accepted
@@ -94,6 +96,8 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
       traces.push({ summary, stored, arrived: spans.filter((s) => s.traceId === traceId) });
     }
     await checkThresholds(tenantId, traces, deps);
+    const finished = traces.filter((t) => t.summary.complete && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
+    await rollUpFinishedTraces(tenantId, finished.map((t) => t.summary), batchId, expiresAt, deps.store.rollups);
   }
   const traceStatuses = traces.map((t) => t.summary.status);
 

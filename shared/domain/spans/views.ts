@@ -1,5 +1,4 @@
 import type { StoredLog, StoredSignal } from '../../store/timeline.ts';
-import { roundCost } from '../pricing/estimate.ts';
 import type { StoredSpan, TraceSummary } from './summary.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -127,22 +126,6 @@ export function quantile(sorted: readonly number[], q: number): number | null {
 }
 
 const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-/** The spec's per-agent metrics, computed over trace summaries. */
-export function agentMetrics(traces: readonly TraceSummary[]) {
-  const requestCount = traces.length;
-  const errors = traces.filter((t) => t.status === 'error').length;
-  const latencies = traces.map((t) => t.durationMs).filter((d): d is number => d !== null).sort((a, b) => a - b);
-  return {
-    requestCount,
-    successRate: requestCount === 0 ? null : round((requestCount - errors) / requestCount),
-    errorRate: requestCount === 0 ? null : round(errors / requestCount),
-    avgLatencyMs: latencies.length === 0 ? null : round(latencies.reduce((a, b) => a + b, 0) / latencies.length, 1),
-    p95LatencyMs: quantile(latencies, 0.95),
-    totalTokens: traces.reduce((sum, t) => sum + t.totalTokens, 0),
-    estimatedCost: roundCost(traces.reduce((sum, t) => sum + t.cost, 0)),
-  };
-}
 
 /** Per signal name and agent: count, avg, min, max, p50, p95. */
 export function summarizeSignals(signals: readonly StoredSignal[]) {

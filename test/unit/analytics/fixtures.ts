@@ -1,35 +1,11 @@
+import { quantile } from '../../../shared/domain/spans/views.ts';
 import { roundCost } from '../../../shared/domain/pricing/estimate.ts';
 import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
 
-/** A seeded PRNG (mulberry32), so every property test replays the same cases. */
-export function seededRandom(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  return {
-    next,
-    int,
-    chance: (p: number) => next() < p,
-    pick: <T>(items: readonly T[]): T => items[int(0, items.length - 1)]!,
-    shuffle: <T>(items: readonly T[]): T[] => {
-      const out = [...items];
-      for (let i = out.length - 1; i > 0; i--) {
-        const j = int(0, i);
-        [out[i], out[j]] = [out[j]!, out[i]!];
-      }
-      return out;
-    },
-    /** Log-uniform between min and max. */
-    logUniform: (min: number, max: number) => Math.exp(Math.log(min) + next() * (Math.log(max) - Math.log(min))),
-  };
-}
+import type { Random } from '../../support/random.ts';
+export type { Random };
+export { seededRandom } from '../../support/random.ts';
 
-export type Random = ReturnType<typeof seededRandom>;
 
 export function traceSummary(over: Partial<TraceSummary> = {}): TraceSummary {
   return {
@@ -77,3 +53,22 @@ export function withinRelativeError(estimate: number | null, exact: number | nul
   if (estimate === null || exact === null) return estimate === exact;
   return Math.abs(estimate - exact) <= 0.01 * exact * (1 + 1e-9) + slackMs;
 }
+
+const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The spec's per-agent metrics computed exactly by scanning trace summaries: the oracle rollups are checked against. */
+export function agentMetrics(traces: readonly TraceSummary[]) {
+  const requestCount = traces.length;
+  const errors = traces.filter((t) => t.status === 'error').length;
+  const latencies = traces.map((t) => t.durationMs).filter((d): d is number => d !== null).sort((a, b) => a - b);
+  return {
+    requestCount,
+    successRate: requestCount === 0 ? null : round((requestCount - errors) / requestCount),
+    errorRate: requestCount === 0 ? null : round(errors / requestCount),
+    avgLatencyMs: latencies.length === 0 ? null : round(latencies.reduce((a, b) => a + b, 0) / latencies.length, 1),
+    p95LatencyMs: quantile(latencies, 0.95),
+    totalTokens: traces.reduce((sum, t) => sum + t.totalTokens, 0),
+    estimatedCost: roundCost(traces.reduce((sum, t) => sum + t.cost, 0)),
+  };
+}
+

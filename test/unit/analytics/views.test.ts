@@ -14,8 +14,8 @@ import {
 import type { AnalyticsWindow } from '../../../shared/domain/analytics/window.ts';
 import { roundCost } from '../../../shared/domain/pricing/estimate.ts';
 import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
-import { agentMetrics, quantile } from '../../../shared/domain/spans/views.ts';
-import { randomTraces, seededRandom, traceSummary, withinRelativeError } from './fixtures.ts';
+import { quantile } from '../../../shared/domain/spans/views.ts';
+import { agentMetrics, randomTraces, seededRandom, traceSummary, withinRelativeError } from './fixtures.ts';
 
 const HOUR = BUCKET_MS.hour;
 const DAY = BUCKET_MS.day;

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TraceSummary } from '../../shared/domain/spans/summary.ts';
+import { quantile } from '../../shared/domain/spans/views.ts';
+import { seededRandom } from '../support/random.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { agentMetrics, withinRelativeError } from '../unit/analytics/fixtures.ts';
+
+const SEED = Number(process.env.ANALYTICS_SEED ?? 7);
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const MODELS = ['gpt-4o-mini', 'claude-sonnet-4-5', 'gpt-4o'] as const;
+const AGENTS = ['planner', 'researcher', 'writer'] as const;
+
+let service: TestService;
+let apiKey: string;
+/** The exact truth, per trace, as the generator made it. */
+const truth: Array<Pick<TraceSummary, 'traceId' | 'agentName' | 'status' | 'startTimeMs' | 'durationMs' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost' | 'model'>> = [];
+const now = Date.now();
+
+beforeAll(async () => {
+  service = await startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 100_000, standard: 100_000 }) } });
+  const reg = await service.api('POST', '/auth/register', { body: { email: 'analytics@example.com', password: 'password-123', firstName: 'A', lastName: 'N' } });
+  apiKey = (await service.api('POST', '/keys', { token: reg.body.data.accessToken, body: { name: 'k' } })).body.data.key;
+
+  // 400 traces over the last 3 days, with the last hour well populated (read from minute buckets).
+  const r = seededRandom(SEED);
+  const spans = [];
+  for (let i = 0; i < 400; i++) {
+    const startTimeMs = i < 80 ? now - r.int(1, 50) * MINUTE - r.int(0, 59_000) : now - r.int(1, 3 * 24 * 60) * MINUTE - r.int(0, 59_000);
+    const durationMs = Math.round(r.logUniform(5, 60_000));
+    const agentName = r.pick(AGENTS);
+    const model = r.pick(MODELS);
+    const inputTokens = r.int(0, 20_000);
+    const outputTokens = r.int(0, 4_000);
+    const cost = r.int(0, 500_000) / 1e6;
+    const status = r.chance(0.15) ? 'error' : 'ok';
+    const traceId = `trace-${i}`;
+    spans.push(
+      { traceId, spanId: 'root', name: 'run', kind: 'agent', agentName, startTime: startTimeMs, endTime: startTimeMs + durationMs, status },
+      { traceId, spanId: 'llm', parentSpanId: 'root', name: 'call', kind: 'llm', agentName, model, inputTokens, outputTokens, cost, startTime: startTimeMs, endTime: startTimeMs + Math.floor(durationMs / 2) },
+    );
+    truth.push({ traceId, agentName, status, startTimeMs, durationMs, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, cost, model });
+  }
+  for (let i = 0; i < spans.length; i += 500) {
+    expect((await service.api('POST', '/spans', { apiKey, body: { spans: spans.slice(i, i + 500) } })).status).toBe(202);
+  }
+  await service.drainQueues(60_000);
+  await service.runSchedule('analytics-compaction');
+}, 120_000);
+afterAll(() => service?.stop());
+
+/** Query ranges are whole minutes, as analytics buckets are. */
+const floorMinute = (ms: number) => Math.floor(ms / MINUTE) * MINUTE;
+const within = (startMs: number, endMs: number, agentName?: string) =>
+  truth.filter((t) => t.startTimeMs >= startMs && t.startTimeMs < endMs && (!agentName || t.agentName === agentName));
+
+async function agentIdOf(name: string): Promise<string> {
+  const agents = (await service.api('GET', '/agents?limit=100', { apiKey })).body.data as Array<{ id: string; name: string }>;
+  return agents.find((a) => a.name === name)!.id;
+}
+
+const ranges = [
+  ['24 hours', floorMinute(now) - DAY, floorMinute(now) + MINUTE],
+  ['3 days', floorMinute(now) - 3 * DAY - HOUR, floorMinute(now) + MINUTE],
+  ['an old 7-hour slice', floorMinute(now) - 40 * HOUR - 17 * MINUTE, floorMinute(now) - 33 * HOUR + 5 * MINUTE],
+] as const;
+
+describe(`analytics equal an exact computation over the raw traces (seed ${SEED})`, () => {
+  it.each(ranges)('metrics over %s, overall and per agent', async (_name, startMs, endMs) => {
+    const q = `startDate=${new Date(startMs).toISOString()}&endDate=${new Date(endMs).toISOString()}`;
+    const res = await service.api('GET', `/analytics/metrics?${q}`, { apiKey });
+    expect(res.status).toBe(200);
+    const m = res.body.data;
+    const traces = within(startMs, endMs);
+    const exact = agentMetrics(traces as TraceSummary[]);
+    expect(m.totalTraces).toBe(traces.length);
+    expect(m.successRate).toBe(exact.successRate);
+    expect(m.errorRate).toBe(exact.errorRate);
+    expect(m.inputTokens).toBe(traces.reduce((s, t) => s + t.inputTokens, 0));
+    expect(m.outputTokens).toBe(traces.reduce((s, t) => s + t.outputTokens, 0));
+    expect(m.totalTokens).toBe(exact.totalTokens);
+    expect(m.totalCost).toBeCloseTo(exact.estimatedCost, 9);
+    const latencies = traces.map((t) => t.durationMs!).sort((a, b) => a - b);
+    for (const [key, q] of [['p50LatencyMs', 0.5], ['p95LatencyMs', 0.95], ['p99LatencyMs', 0.99]] as const) {
+      expect(withinRelativeError(m[key], quantile(latencies, q), 0.0005), `${key}: ${m[key]} vs ${quantile(latencies, q)}`).toBe(true);
+    }
+    for (const agentName of AGENTS) {
+      const row = m.byAgent.find((a: { agentName: string }) => a.agentName === agentName);
+      const mine = within(startMs, endMs, agentName);
+      expect(row.requestCount, agentName).toBe(mine.length);
+      expect(row.totalTokens).toBe(mine.reduce((s, t) => s + t.totalTokens, 0));
+    }
+  });
+
+  it.each(ranges)('series endpoints over %s add up to the totals, bucket by bucket', async (_name, startMs, endMs) => {
+    const q = `startDate=${new Date(startMs).toISOString()}&endDate=${new Date(endMs).toISOString()}`;
+    const traces = within(startMs, endMs);
+    const volume = (await service.api('GET', `/analytics/traces/requests-over-time?${q}`, { apiKey })).body.data;
+    expect(volume.series.reduce((s: number, p: { requestCount: number }) => s + p.requestCount, 0)).toBe(traces.length);
+    const sf = (await service.api('GET', `/analytics/traces/success-failure?${q}`, { apiKey })).body.data;
+    expect(sf.errorCount).toBe(traces.filter((t) => t.status === 'error').length);
+    const tokens = (await service.api('GET', `/analytics/traces/token-usage?${q}`, { apiKey })).body.data;
+    for (const model of MODELS) {
+      const row = tokens.byModel.find((b: { model: string }) => b.model === model);
+      const exact = traces.filter((t) => t.model === model).reduce((s, t) => s + t.inputTokens, 0);
+      expect(row?.inputTokens ?? 0, model).toBe(exact);
+    }
+    const costs = (await service.api('GET', `/analytics/costs?${q}`, { apiKey })).body.data;
+    expect(costs.currency).toBe('USD');
+    expect(costs.totalCost).toBeCloseTo(traces.reduce((s, t) => s + t.cost, 0), 9);
+    const latency = (await service.api('GET', `/analytics/traces/latency-percentiles?${q}`, { apiKey })).body.data;
+    const sorted = traces.map((t) => t.durationMs!).sort((a, b) => a - b);
+    expect(latency.minMs).toBe(sorted[0]);
+    expect(latency.maxMs).toBe(sorted.at(-1));
+    expect(withinRelativeError(latency.p90Ms, quantile(sorted, 0.9), 0.0005)).toBe(true);
+  });
+
+  it('narrows to one agent, and serves the same figures on the agent itself', async () => {
+    const id = await agentIdOf('writer');
+    const startMs = floorMinute(now) - 3 * DAY - HOUR;
+    const endMs = floorMinute(now) + MINUTE;
+    const q = `startDate=${new Date(startMs).toISOString()}&endDate=${new Date(endMs).toISOString()}&agentId=${id}`;
+    const m = (await service.api('GET', `/analytics/metrics?${q}`, { apiKey })).body.data;
+    const mine = within(startMs, endMs, 'writer');
+    expect(m.totalTraces).toBe(mine.length);
+    const agent = (await service.api('GET', `/agents/${id}`, { apiKey })).body.data;
+    expect(agent.metrics.requestCount).toBe(mine.length);
+    expect(agent.metrics.totalTokens).toBe(mine.reduce((s, t) => s + t.totalTokens, 0));
+  });
+
+  it('counts a trace once when its batch is sent again', async () => {
+    const before = (await service.api('GET', '/analytics/metrics', { apiKey })).body.data.totalTraces;
+    const span = { traceId: 'trace-0', spanId: 'root', name: 'run', kind: 'agent', agentName: truth[0]!.agentName, startTime: truth[0]!.startTimeMs, endTime: truth[0]!.startTimeMs + truth[0]!.durationMs! };
+    await service.api('POST', '/spans', { apiKey, body: { spans: [span] } });
+    await service.drainQueues();
+    await service.runSchedule('analytics-compaction');
+    expect((await service.api('GET', '/analytics/metrics', { apiKey })).body.data.totalTraces).toBe(before);
+  });
+
+  it.each([
+    ['endDate before startDate', 'startDate=2026-02-01&endDate=2026-01-01', 'endDate'],
+    ['a range over a year', 'startDate=2024-01-01&endDate=2025-06-01', 'startDate'],
+    ['an unknown interval', 'interval=fortnight', 'interval'],
+    ['a too fine interval', 'startDate=2026-01-01&endDate=2026-03-01&interval=minute', 'interval'],
+    ['a bad date', 'startDate=yesterday', 'startDate'],
+  ])('refuses %s with 400 naming the parameter', async (_what, q, param) => {
+    const res = await service.api('GET', `/analytics/traces/requests-over-time?${q}`, { apiKey });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(param);
+  });
+
+  it("answers 404 for another tenant's agent", async () => {
+    const reg = await service.api('POST', '/auth/register', { body: { email: 'other-analytics@example.com', password: 'password-123', firstName: 'O', lastName: 'T' } });
+    const id = await agentIdOf('planner');
+    expect((await service.api('GET', `/analytics/metrics?agentId=${id}`, { token: reg.body.data.accessToken })).status).toBe(404);
+  });
+});

@@ -1,14 +1,29 @@
 import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
+import { config } from '../../shared/config.ts';
+import { processAlertNotification, type NotificationSettings } from '../../shared/domain/alerts/notify.ts';
 import { deliver } from '../../shared/domain/notifications/deliver.ts';
-import { outboundMessageSchema } from '../../shared/domain/notifications/messages.ts';
+import { notifyQueueMessageSchema } from '../../shared/domain/notifications/messages.ts';
+import { logger } from '../../shared/http/logger.ts';
 import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
 
-/** Delivers queued e-mails and SMS through the mailer and SMS ports (SES/SNS on AWS, the outbox locally). */
-export const notifyHandler = (getPorts: () => Ports = defaultPorts) =>
+const configuredSettings: NotificationSettings = { publicAppUrl: config.publicAppUrl, notificationsPerHour: config.alerts.notificationsPerHour };
+
+/**
+ * Turns alert notification jobs into e-mails and SMS to the agent's contacts, and delivers queued
+ * messages, through the mailer and SMS ports (SES/SNS on AWS, the outbox locally).
+ */
+export const notifyHandler = (getPorts: () => Ports = defaultPorts, settings: NotificationSettings = configuredSettings) =>
   sqsBatchHandler(async (record) => {
-    const ports = getPorts();
-    const message = outboundMessageSchema.parse(JSON.parse(record.body));
-    await deliver(message, { mailer: ports.mailer, sms: ports.sms, deliveries: ports.store.deliveries, clock: ports.clock });
+    const { store, mailer, sms, clock } = getPorts();
+    const message = notifyQueueMessageSchema.parse(JSON.parse(record.body));
+    if ('kind' in message) {
+      const { alerts, agents, tenants, rateLimits, deliveries } = store;
+      const result = await processAlertNotification(message, { alerts, agents, tenants, rateLimits, deliveries, mailer, sms, clock, settings });
+      const limited = 'rateLimited' in result && result.rateLimited > 0;
+      logger[limited ? 'warn' : 'info']('alert notification processed', { tenantId: message.tenantId, alertId: message.alertId, ...result });
+      return;
+    }
+    await deliver(message, { mailer, sms, deliveries: store.deliveries, clock });
   });
 
 export const handler = notifyHandler();

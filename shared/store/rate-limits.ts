@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import { keys } from './keys.ts';
 
-/** Fixed one-minute windows counted with atomic ADD; the items expire two minutes after their window. */
+/** Fixed windows (a minute for request limits, an hour for alert notifications) counted with atomic ADD; each item expires two windows after its own. */
 export function rateLimitsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
   return {

@@ -1,5 +1,5 @@
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { MessageRejected, SendEmailCommand, SESv2Client, TooManyRequestsException } from '@aws-sdk/client-sesv2';
+import { InvalidParameterException, PublishCommand, SNSClient, ThrottledException } from '@aws-sdk/client-sns';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
@@ -17,6 +17,7 @@ beforeEach(() => {
 });
 
 const email = { id: 'msg_1', channel: 'email' as const, to: 'ops@example.com', subject: 'Hello', text: 'Body' };
+const sms = { id: 'msg_2', channel: 'sms' as const, to: '+14155550100', text: 'Alert' };
 
 describe('SES mailer', () => {
   it('sends a plain-text UTF-8 e-mail from the configured sender', async () => {
@@ -30,20 +31,35 @@ describe('SES mailer', () => {
   });
 
   it('lets throttling surface so the queue retries the message', async () => {
-    ses.on(SendEmailCommand).rejects(Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException' }));
-    await expect(sesMailer('a@example.com', new SESv2Client({})).sendEmail(email)).rejects.toThrow('Rate exceeded');
+    ses.on(SendEmailCommand).rejects(new TooManyRequestsException({ message: 'Rate exceeded', $metadata: {} }));
+    await expect(sesMailer('a@example.com', new SESv2Client({})).sendEmail(email)).rejects.toBeInstanceOf(TooManyRequestsException);
+  });
+
+  it('lets a permanent rejection surface too: the queue retries it, then dead-letters it', async () => {
+    ses.on(SendEmailCommand).rejects(new MessageRejected({ message: 'Email address is not verified.', $metadata: {} }));
+    await expect(sesMailer('a@example.com', new SESv2Client({})).sendEmail(email)).rejects.toMatchObject({ name: 'MessageRejected' });
   });
 });
 
 describe('SNS SMS sender', () => {
   it('publishes a transactional SMS to the phone number', async () => {
     sns.on(PublishCommand).resolves({ MessageId: 's-1' });
-    await snsSmsSender(new SNSClient({})).sendSms({ id: 'msg_2', channel: 'sms', to: '+14155550100', text: 'Alert' });
+    await snsSmsSender(new SNSClient({})).sendSms(sms);
     expect(sns).toHaveReceivedCommandWith(PublishCommand, {
       PhoneNumber: '+14155550100',
       Message: 'Alert',
       MessageAttributes: { 'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' } },
     });
+  });
+
+  it('lets throttling surface so the queue retries the message', async () => {
+    sns.on(PublishCommand).rejects(new ThrottledException({ message: 'Rate exceeded', $metadata: {} }));
+    await expect(snsSmsSender(new SNSClient({})).sendSms(sms)).rejects.toBeInstanceOf(ThrottledException);
+  });
+
+  it('lets a permanent failure surface too: the queue retries it, then dead-letters it', async () => {
+    sns.on(PublishCommand).rejects(new InvalidParameterException({ message: 'Invalid parameter: PhoneNumber', $metadata: {} }));
+    await expect(snsSmsSender(new SNSClient({})).sendSms(sms)).rejects.toMatchObject({ name: 'InvalidParameterException' });
   });
 });
 

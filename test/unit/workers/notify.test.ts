@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ports } from '../../../shared/adapters/ports.ts';
 import type { EmailMessage, SmsMessage } from '../../../shared/domain/notifications/messages.ts';
 import { notifyHandler } from '../../../functions/workers/notify.ts';
+import { TENANT, agentRecord, alertRecord, notifyWorld } from '../alerts/notify-world.ts';
 
 function fakes(failFor: string[] = []) {
   const sent: Array<EmailMessage | SmsMessage> = [];
@@ -57,5 +58,37 @@ describe('notify worker', () => {
     await handler(event(record('1', email('m1'))));
     await handler(event(record('1-again', email('m1'))));
     expect(sent).toHaveLength(1);
+  });
+});
+
+describe('notify worker: alert notification jobs', () => {
+  function alertWorld() {
+    const world = notifyWorld();
+    world.addAlert(alertRecord());
+    world.setAgent(agentRecord({ contacts: { email: [{ address: 'oncall@example.com', enabled: true }], sms: [] } }));
+    const { alerts, agents, tenants, rateLimits, deliveries, mailer, sms, clock, settings } = world.deps;
+    const ports = { store: { alerts, agents, tenants, rateLimits, deliveries }, mailer, sms, clock } as unknown as Ports;
+    return { world, handler: notifyHandler(() => ports, settings) };
+  }
+  const job = { kind: 'alert-notification', tenantId: TENANT, alertId: 'alt_1', occurrenceKey: 'error:trace-latest:-' };
+
+  it("turns a job into messages to the agent's contacts", async () => {
+    const { world, handler } = alertWorld();
+    expect((await handler(event(record('1', job)))).batchItemFailures).toEqual([]);
+    expect(world.sent).toMatchObject([{ channel: 'email', to: 'oncall@example.com', subject: '[HIGH] support-bot: error alert' }]);
+  });
+
+  it('retries a job whose send failed, and then sends only what was missing', async () => {
+    const { world, handler } = alertWorld();
+    world.failNextSendTo.add('oncall@example.com');
+    expect((await handler(event(record('1', job)))).batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
+    expect((await handler(event(record('1', job)))).batchItemFailures).toEqual([]);
+    expect(world.takeSent()).toEqual(['email:oncall@example.com']);
+  });
+
+  it('fails a record that is neither a job nor a message', async () => {
+    const { handler } = alertWorld();
+    const result = await handler(event(record('1', { ...job, alertId: '' }), record('2', { kind: 'something-else' })));
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: '1' }, { itemIdentifier: '2' }]);
   });
 });

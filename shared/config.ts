@@ -55,6 +55,9 @@ const envSchema = z.object({
   SMS_TRANSPORT: z.enum(['sns', 'outbox']).default('sns'),
   OUTBOX_DIR: z.string().min(1).optional(),
   CORS_ALLOW_ORIGINS: z.string().default('*'),
+  /** Optional per-trace metrics sink (off unless both are set). */
+  TIMESTREAM_DATABASE: z.string().min(1).optional(),
+  TIMESTREAM_TABLE: z.string().min(1).optional(),
   /** Alert notifications (e-mail + SMS messages) a tenant may be sent per hour, so a storm cannot run up SES/SNS cost. */
   NOTIFICATIONS_PER_HOUR: positiveInt.default(60),
   /** An active alert whose condition has not recurred for this long is resolved by the scheduled job. */
@@ -91,6 +94,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
     sms: { transport: e.SMS_TRANSPORT },
     outboxDir: e.OUTBOX_DIR,
     corsAllowOrigins: e.CORS_ALLOW_ORIGINS,
+    timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : undefined,
     alerts: { notificationsPerHour: e.NOTIFICATIONS_PER_HOUR, quietHours: e.ALERT_QUIET_HOURS },
   };
 }

@@ -7,7 +7,7 @@ import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
 export const ingestHandler = (getPorts: () => Ports = defaultPorts) =>
   sqsBatchHandler(async (record) => {
     const ports = getPorts();
-    const deps = { store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue };
+    const deps = { store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue, metricsSink: ports.metricsSink };
     const message = JSON.parse(record.body) as IngestMessage;
     if (message.kind === 'telemetry') return persistTelemetry(message, record.messageId, deps);
     if (message.kind === 'purge-agent') {

@@ -6,6 +6,7 @@ import { createDb, createStore, type Store } from '../store/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { randomIds, type Ids } from './ids.ts';
 import { outbox, sesMailer, snsSmsSender, type Mailer, type SmsSender } from './mailer.ts';
+import { noMetricsSink, timestreamSink, type MetricsSink } from './metrics-sink.ts';
 import { sqsQueue, type QueuePort } from './queue.ts';
 import { signingMaterialLoader } from './signing.ts';
 
@@ -19,6 +20,7 @@ export interface Ports {
   sms: SmsSender;
   signing: () => Promise<SigningMaterial>;
   externalKeySet: (issuer: ExternalIssuer) => JWTVerifyGetKey;
+  metricsSink: MetricsSink;
 }
 
 function remoteKeySets(): (issuer: ExternalIssuer) => JWTVerifyGetKey {
@@ -50,6 +52,7 @@ export function defaultPorts(): Ports {
     sms: config.sms.transport === 'outbox' && localOutbox ? localOutbox : snsSmsSender(),
     signing: signingMaterialLoader({ seed: config.signingSeed, secretArn: config.signingSeedSecretArn }),
     externalKeySet: remoteKeySets(),
+    metricsSink: config.timestream ? timestreamSink(config.timestream.database, config.timestream.table) : noMetricsSink,
   };
   return ports;
 }

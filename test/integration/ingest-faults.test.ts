@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ingestHandler } from '../../functions/workers/ingest.ts';
 import type { Ports } from '../../shared/adapters/ports.ts';
 import { randomIds } from '../../shared/adapters/ids.ts';
+import { noMetricsSink } from '../../shared/adapters/metrics-sink.ts';
 import { catalog, queueUrlEnv } from '../../shared/catalog.ts';
 import { toIngestMessages } from '../../shared/domain/ingest/messages.ts';
 import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
@@ -59,7 +60,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     return id;
   }
   const portsWith = (storeOverride: Store): Ports =>
-    ({ store: storeOverride, clock: { now: () => new Date() }, ids: randomIds, queue: { send: async () => {} } }) as unknown as Ports;
+    ({ store: storeOverride, clock: { now: () => new Date() }, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink }) as unknown as Ports;
 
   it('a crash between writing spans and the summary loses nothing and duplicates nothing on redelivery', async () => {
     const tenantId = await newTenant();
@@ -140,6 +141,7 @@ describe('DynamoDB throttling (client mock)', () => {
       store: { ...throttledStore, tenants: { ...throttledStore.tenants, get: async () => tenant } },
       clock: { now: () => new Date() },
       ids: randomIds,
+      metricsSink: noMetricsSink,
     } as unknown as Ports;
     const message = toIngestMessages('t', T0, { spans: [span('x', 'root', null)], signals: [], logs: [] })[0];
     expect((await ingestHandler(() => ports)(sqsEvent([message]))).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);

@@ -10,6 +10,7 @@ import { detectInSpan, detectInTrace, type Detection } from '../alerts/detect.ts
 import { raiseAlerts } from '../alerts/service.ts';
 import { rollUpFinishedTraces } from '../analytics/ingest.ts';
 import type { AgentRecord } from '../../store/agents.ts';
+import type { MetricsSink } from '../../adapters/metrics-sink.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
 import { effectiveAgentName } from '../spans/model.ts';
 import type { IngestMessage } from './messages.ts';
@@ -19,6 +20,7 @@ export interface PersistDeps {
   clock: Clock;
   ids: Ids;
   queue: QueuePort;
+  metricsSink: MetricsSink;
 }
 
 type TelemetryMessage = Extract<IngestMessage, { kind: 'telemetry' }>;
@@ -98,6 +100,7 @@ export async function persistTelemetry(message: TelemetryMessage, batchId: strin
     await checkThresholds(tenantId, traces, deps);
     const finished = traces.filter((t) => t.summary.complete && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
     await rollUpFinishedTraces(tenantId, finished.map((t) => t.summary), batchId, expiresAt, deps.store.rollups);
+    await deps.metricsSink.writeTraces(tenantId, finished.map((t) => t.summary));
   }
   const traceStatuses = traces.map((t) => t.summary.status);
 

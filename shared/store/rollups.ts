@@ -7,7 +7,26 @@ import { keys, rollupSortKey } from './keys.ts';
 
 /** Batch ids a minute bucket remembers; far more than one minute's messages of one scope need. */
 const MAX_APPLIED = 2000;
-const MAX_ATTEMPTS = 10;
+const MAX_ATTEMPTS = 12;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The records of one worker batch run in parallel and mostly update the same tenant-wide bucket;
+ * taking turns in-process avoids losing the version race to each other. Other instances are still
+ * handled by the version check, with jittered backoff.
+ */
+const bucketTurns = new Map<string, Promise<unknown>>();
+function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = bucketTurns.get(key) ?? Promise.resolve();
+  const mine = previous.then(work, work);
+  const settled = mine.catch(() => undefined);
+  bucketTurns.set(key, settled);
+  void settled.then(() => {
+    if (bucketTurns.get(key) === settled) bucketTurns.delete(key);
+  });
+  return mine;
+}
 
 const refKey = (r: BucketRef) => rollupSortKey(r.granularity, r.startMs);
 const CHILD: Partial<Record<Granularity, Granularity>> = { hour: 'minute', day: 'hour' };
@@ -50,43 +69,49 @@ export function rollupsRepository(db: Db) {
     );
   }
 
+  async function applyOnce(tenantId: string, scope: string, minuteStartMs: number, delta: Rollup, batchId: string, expiresAt: number): Promise<boolean> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (attempt > 0) await sleep(Math.random() * Math.min(1000, 10 * 2 ** attempt));
+      const current = await getItem(tenantId, scope, 'minute', minuteStartMs, true);
+      const applied = (current?.['applied'] as string[] | undefined) ?? [];
+      if (applied.includes(batchId)) return false;
+      const version = Number(current?.['version'] ?? 0);
+      const base = current ? rollupFromItem(current as unknown as RollupItem) : emptyRollup();
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName,
+            Item: {
+              ...keys.rollup(tenantId, scope, 'minute', minuteStartMs),
+              entity: 'rollup',
+              granularity: 'minute',
+              startMs: minuteStartMs,
+              ...rollupToItem(mergeRollups([base, delta])),
+              applied: [batchId, ...applied].slice(0, MAX_APPLIED),
+              version: version + 1,
+              expiresAt,
+            },
+            ConditionExpression: current ? 'version = :v' : 'attribute_not_exists(PK)',
+            ...(current ? { ExpressionAttributeValues: { ':v': version } } : {}),
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    }
+    throw new Error(`minute bucket ${minuteStartMs} of ${scope} stayed contended for ${MAX_ATTEMPTS} attempts`);
+  }
+
   return {
     /**
      * Adds a batch's delta to a minute bucket exactly once: a batch id already absorbed is skipped,
      * and concurrent writers retry on the version check.
      */
-    async applyToMinute(tenantId: string, scope: string, minuteStartMs: number, delta: Rollup, batchId: string, expiresAt: number): Promise<boolean> {
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const current = await getItem(tenantId, scope, 'minute', minuteStartMs, true);
-        const applied = (current?.['applied'] as string[] | undefined) ?? [];
-        if (applied.includes(batchId)) return false;
-        const version = Number(current?.['version'] ?? 0);
-        const base = current ? rollupFromItem(current as unknown as RollupItem) : emptyRollup();
-        try {
-          await doc.send(
-            new PutCommand({
-              TableName,
-              Item: {
-                ...keys.rollup(tenantId, scope, 'minute', minuteStartMs),
-                entity: 'rollup',
-                granularity: 'minute',
-                startMs: minuteStartMs,
-                ...rollupToItem(mergeRollups([base, delta])),
-                applied: [batchId, ...applied].slice(0, MAX_APPLIED),
-                version: version + 1,
-                expiresAt,
-              },
-              ConditionExpression: current ? 'version = :v' : 'attribute_not_exists(PK)',
-              ...(current ? { ExpressionAttributeValues: { ':v': version } } : {}),
-            }),
-          );
-          return true;
-        } catch (err) {
-          if (!isConditionFailure(err)) throw err;
-        }
-      }
-      throw new Error(`minute bucket ${minuteStartMs} of ${scope} stayed contended for ${MAX_ATTEMPTS} attempts`);
+    applyToMinute(tenantId: string, scope: string, minuteStartMs: number, delta: Rollup, batchId: string, expiresAt: number): Promise<boolean> {
+      return inTurn(`${tenantId}|${scope}|${minuteStartMs}`, () => applyOnce(tenantId, scope, minuteStartMs, delta, batchId, expiresAt));
     },
+
 
     /** Notes that an hour (and so its day) must be recomputed; the version tells a later change apart. */
     async markDirty(tenantId: string, scope: string, hourStartMs: number, expiresAt: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../domain/errors.ts';
 
 function describe(issue: z.core.$ZodIssue): string {

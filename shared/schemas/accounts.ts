@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const name = z.string().trim().min(1).max(100);
 export const password = z.string().min(8, 'must be at least 8 characters').max(256);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isStorableNumber, SPAN_KINDS } from '../domain/spans/model.ts';
 import { dateRangeQuery, pageQuery, rangeChecked } from './common.ts';
 

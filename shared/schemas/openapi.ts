@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_BASE_PATH, routes, type RouteDef } from '../catalog.ts';
 import { routeSchemas, type RouteSchemas } from './routes.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RouteId } from '../catalog.ts';
 import { createKeyBody, forgotPasswordBody, keyIdParams, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from './accounts.ts';
 import { alertConfigPatch } from '../domain/alerts/config.ts';

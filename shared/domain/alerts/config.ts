@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const THRESHOLD_ALERT_TYPES = ['error', 'highDuration', 'highInputTokens', 'highOutputTokens', 'highCost', 'timeout'] as const;
 export const LLM_ALERT_TYPES = ['hallucination', 'nsfw', 'stuck', 'quality'] as const;
@@ -23,7 +23,12 @@ export interface LlmTypeOptions extends TypeOptions {
 }
 
 export interface AlertConfig {
-  llmAnalysis: { enabled: boolean; alertTypes: Record<LlmAlertType, LlmTypeOptions> };
+  llmAnalysis: {
+    enabled: boolean;
+    /** Share of the agent's finished traces the judge evaluates (0–1), chosen deterministically by trace id. */
+    samplingRate: number;
+    alertTypes: Record<LlmAlertType, LlmTypeOptions>;
+  };
   thresholds: { duration: number; inputTokens: number; outputTokens: number; cost: number; timeout: number };
   /** Per-type options of the threshold types (our addition; the spec has them for the LLM types). */
   alertTypes: Record<ThresholdAlertType, TypeOptions>;
@@ -44,6 +49,7 @@ const options = (severity: Severity, extra: Partial<TypeOptions> = {}): TypeOpti
 export const DEFAULT_ALERT_CONFIG: AlertConfig = {
   llmAnalysis: {
     enabled: false,
+    samplingRate: 1,
     alertTypes: {
       hallucination: { ...options('high'), threshold: 0.7 },
       nsfw: { ...options('critical'), threshold: 0.7 },
@@ -81,6 +87,7 @@ export const alertConfigPatch = z
     llmAnalysis: z
       .object({
         enabled: z.boolean(),
+        samplingRate: z.number().min(0).max(1),
         alertTypes: z.object(Object.fromEntries(LLM_ALERT_TYPES.map((t) => [t, llmTypeOptions])) as Record<LlmAlertType, typeof llmTypeOptions>).partial().strict(),
       })
       .partial()

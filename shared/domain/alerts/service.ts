@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
 import type { QueuePort } from '../../adapters/queue.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from '../../adapters/clock.ts';
 import { dateRangeQuery, rangeChecked } from '../../schemas/common.ts';
 import type { Store } from '../../store/index.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A message for a person, as queued for the notify worker and as written to the local outbox. */
 export const outboundMessageSchema = z.discriminatedUnion('channel', [

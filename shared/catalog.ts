@@ -69,6 +69,10 @@ export const routes = [
   { id: 'agents/update', method: 'PUT', path: '/agents/{agentId}', auth: 'any', tier: 'standard' },
   { id: 'agents/delete', method: 'DELETE', path: '/agents/{agentId}', auth: 'any', tier: 'standard', sendsTo: ['ingest'] },
   { id: 'agents/update-alerts', method: 'PUT', path: '/agents/{agentId}/alerts', auth: 'any', tier: 'standard' },
+  { id: 'profiles/get', method: 'GET', path: '/agents/{agentId}/agent-profile', auth: 'any', tier: 'standard' },
+  { id: 'profiles/update', method: 'PUT', path: '/agents/{agentId}/agent-profile', auth: 'any', tier: 'standard' },
+  { id: 'profiles/regenerate', method: 'POST', path: '/agents/{agentId}/agent-profile/regenerate', auth: 'any', tier: 'standard' },
+  { id: 'profiles/reset-training', method: 'POST', path: '/agents/{agentId}/agent-profile/reset-training', auth: 'any', tier: 'standard' },
 
   { id: 'analytics/metrics', method: 'GET', path: '/analytics/metrics', auth: 'any', tier: 'standard' },
   { id: 'analytics/success-failure', method: 'GET', path: '/analytics/traces/success-failure', auth: 'any', tier: 'standard' },
@@ -83,6 +87,15 @@ export const routes = [
   { id: 'alerts/acknowledge', method: 'PUT', path: '/spans/alerts/{alertId}/acknowledge', auth: 'any', tier: 'ingestion' },
   { id: 'alerts/reopen', method: 'PUT', path: '/spans/alerts/{alertId}/reopen', auth: 'any', tier: 'ingestion' },
   { id: 'alerts/resolve', method: 'PUT', path: '/spans/alerts/{alertId}/resolve', auth: 'any', tier: 'ingestion' },
+
+  { id: 'experiments/list', method: 'GET', path: '/experiments', auth: 'any', tier: 'standard' },
+  { id: 'experiments/create', method: 'POST', path: '/experiments', auth: 'any', tier: 'standard' },
+  { id: 'experiments/get', method: 'GET', path: '/experiments/{id}', auth: 'any', tier: 'standard' },
+  { id: 'experiments/start', method: 'POST', path: '/experiments/{id}/start', auth: 'any', tier: 'standard' },
+  { id: 'experiments/pause', method: 'POST', path: '/experiments/{id}/pause', auth: 'any', tier: 'standard' },
+  { id: 'experiments/stop', method: 'POST', path: '/experiments/{id}/stop', auth: 'any', tier: 'standard' },
+  { id: 'experiments/assign', method: 'GET', path: '/experiments/{id}/assign', auth: 'any', tier: 'ingestion' },
+  { id: 'experiments/results', method: 'GET', path: '/experiments/{id}/results', auth: 'any', tier: 'standard' },
 ] as const satisfies readonly RouteDef[];
 
 /** Answers every request no route matches (API Gateway's `$default` route; the local router's fallback). */
@@ -116,10 +129,12 @@ export const queues = [
     batchSize: 10,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    sendsTo: ['ingest', 'notify'],
+    sendsTo: ['ingest', 'notify', 'evaluate'],
     memoryMb: 1024,
   },
   { id: 'notify', consumer: 'notify', batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
+  // A batch judges its traces in parallel, each with one Bedrock call per type (plus retries): a 90 s consumer.
+  { id: 'evaluate', consumer: 'evaluate', batchSize: 5, visibilityTimeoutSeconds: 540, maxReceiveCount: 5, sendsTo: ['notify'] },
 ] as const satisfies readonly QueueDef[];
 
 export type QueueId = (typeof queues)[number]['id'];
@@ -134,6 +149,7 @@ export interface ScheduleDef {
 export const schedules = [
   { id: 'alerts-auto-resolve', job: 'alerts-auto-resolve', everyMinutes: 15 },
   { id: 'analytics-compaction', job: 'analytics-compaction', everyMinutes: 1 },
+  { id: 'profile-learning', job: 'profile-learning', everyMinutes: 5 },
 ] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {

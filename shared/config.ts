@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { DEFAULT_JUDGE_MODEL } from './domain/evaluation/judge.ts';
+import { DEFAULT_LEARNING_SETTINGS, learningSettings } from './domain/profiles/settings.ts';
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -62,6 +64,18 @@ const envSchema = z.object({
   NOTIFICATIONS_PER_HOUR: positiveInt.default(60),
   /** An active alert whose condition has not recurred for this long is resolved by the scheduled job. */
   ALERT_QUIET_HOURS: positiveInt.default(24),
+  /** Who judges finished traces for LLM-analysed alerts: the built-in heuristics (the default) or Amazon Bedrock. */
+  JUDGE: z.enum(['builtin', 'bedrock']).default('builtin'),
+  /** The Bedrock judge's model: a foundation model id, or an inference profile id such as `us.amazon.nova-micro-v1:0`. */
+  BEDROCK_MODEL_ID: z.string().min(1).default(DEFAULT_JUDGE_MODEL),
+  /** Traces a tenant may have judged per UTC day, so the judge's cost stays bounded. */
+  EVALUATION_DAILY_BUDGET: positiveInt.default(1000),
+  /** The most of a trace the judge reads, in estimated tokens; the oldest steps between input and final output go first. */
+  JUDGE_MAX_INPUT_TOKENS: positiveInt.default(6000),
+  /** Profile learning constants as JSON, e.g. `{"minTraces":100,"refreshDays":3}` (README, Behavioural profiles). */
+  PROFILE_LEARNING: jsonOf(learningSettings.default(DEFAULT_LEARNING_SETTINGS)),
+  /** A Bedrock model that writes the profiles' narrative; unset, a deterministic template writes it. */
+  PROFILE_NARRATOR_MODEL_ID: z.string().min(1).optional(),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -96,6 +110,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     corsAllowOrigins: e.CORS_ALLOW_ORIGINS,
     timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : undefined,
     alerts: { notificationsPerHour: e.NOTIFICATIONS_PER_HOUR, quietHours: e.ALERT_QUIET_HOURS },
+    evaluation: { judge: e.JUDGE, bedrockModelId: e.BEDROCK_MODEL_ID, dailyBudget: e.EVALUATION_DAILY_BUDGET, maxInputTokens: e.JUDGE_MAX_INPUT_TOKENS },
+    profiles: { learning: e.PROFILE_LEARNING ?? DEFAULT_LEARNING_SETTINGS, narratorModelId: e.PROFILE_NARRATOR_MODEL_ID },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Stack } from 'aws-cdk-lib';
+import { DEFAULT_JUDGE_MODEL } from '../../shared/domain/evaluation/judge.ts';
 
 /**
  * Deployment settings, read from CDK context (`cdk deploy -c mailFrom=alerts@example.com`, or the `context`
@@ -12,6 +13,7 @@ import type { Stack } from 'aws-cdk-lib';
  * | `publicAppUrl`       | the API's own endpoint, so e-mailed `/api/...` links work; set it when a dashboard serves `/reset-password` | `PUBLIC_APP_URL` |
  * | `mailFrom`           | the functions' built-in sender; set an SES-verified identity | `MAIL_FROM` |
  * | `logLevel`           | `INFO`                              | `LOG_LEVEL` |
+ * | `bedrockModelId`     | `amazon.nova-micro-v1:0`; a foundation model or inference profile id | the evaluate worker's `BEDROCK_MODEL_ID` (and its IAM grant) |
  */
 export interface DeploymentSettings {
   readonly corsAllowOrigins: string[];
@@ -21,6 +23,8 @@ export interface DeploymentSettings {
   readonly publicAppUrl: string | undefined;
   readonly mailFrom: string | undefined;
   readonly logLevel: string;
+  /** The LLM judge's model on Bedrock. */
+  readonly bedrockModelId: string;
 }
 
 export function deploymentSettings(stack: Stack): DeploymentSettings {
@@ -31,6 +35,7 @@ export function deploymentSettings(stack: Stack): DeploymentSettings {
     publicAppUrl: stringContext(stack, 'publicAppUrl'),
     mailFrom: stringContext(stack, 'mailFrom'),
     logLevel: stringContext(stack, 'logLevel') ?? 'INFO',
+    bedrockModelId: stringContext(stack, 'bedrockModelId') ?? DEFAULT_JUDGE_MODEL,
   };
 }
 

@@ -48,6 +48,10 @@ const STAGE_THROTTLE = { rateLimit: 1000, burstLimit: 2000 };
 const VISIBILITY_TIMEOUT_PER_CONSUMER_TIMEOUT = 6;
 /** The consumer that delivers e-mail (SES) and SMS (SNS). */
 const MESSAGE_DELIVERY_CONSUMER = 'notify';
+/** The consumer that judges traces with a Bedrock model. */
+const JUDGE_CONSUMER = 'evaluate';
+/** Cross-Region inference profile ids put a geography before the model id, e.g. `us.amazon.nova-micro-v1:0`. */
+const INFERENCE_PROFILE_ID = /^(?:us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 
 interface FunctionSpec {
   readonly module: string;
@@ -94,7 +98,7 @@ export class StatelessStack extends Stack {
     };
 
     this.addRoutes(catalog);
-    this.addConsumers(catalog.queues);
+    this.addConsumers(catalog.queues, settings);
     this.addSchedules(catalog.schedules);
 
     new CfnOutput(this, 'ApiUrl', { value: this.apiUrl });
@@ -181,7 +185,7 @@ export class StatelessStack extends Stack {
     });
   }
 
-  private addConsumers(queues: Catalog['queues']): void {
+  private addConsumers(queues: Catalog['queues'], settings: DeploymentSettings): void {
     for (const queue of queues) {
       const fn = this.serviceFunction(`${queue.consumer}-worker`, {
         module: workerModule(queue.consumer),
@@ -193,6 +197,7 @@ export class StatelessStack extends Stack {
         new SqsEventSource(this.queue(queue.id), { batchSize: queue.batchSize, reportBatchItemFailures: true }),
       );
       if (queue.consumer === MESSAGE_DELIVERY_CONSUMER) this.allowMessageDelivery(fn);
+      if (queue.consumer === JUDGE_CONSUMER) this.useBedrockJudge(fn, settings.bedrockModelId);
       this.consumerFunctions.set(queue.id, fn);
     }
   }
@@ -266,5 +271,30 @@ export class StatelessStack extends Stack {
         reason: 'SMS is published straight to a phone number, which has no ARN; sns:Publish then requires resource "*".',
       },
     );
+  }
+
+  /**
+   * The judge on Bedrock: Converse needs bedrock:InvokeModel, granted on the configured model only. An
+   * inference profile sends each call to the model in one of its geography's Regions, so it needs the
+   * profile and that model in any Region.
+   */
+  private useBedrockJudge(fn: ServiceFunction, modelId: string): void {
+    fn.addEnvironment('JUDGE', 'bedrock');
+    fn.addEnvironment('BEDROCK_MODEL_ID', modelId);
+    const foundationModel = (region: string, id: string) => this.formatArn({ service: 'bedrock', region, account: '', resource: 'foundation-model', resourceName: id });
+    const profile = INFERENCE_PROFILE_ID.exec(modelId);
+    const resources = profile
+      ? [this.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel('*', profile[1]!)]
+      : [foundationModel(this.region, modelId)];
+    const policy = new iam.Policy(this, 'JudgeModelPolicy', {
+      roles: [fn.role],
+      statements: [new iam.PolicyStatement({ actions: ['bedrock:InvokeModel'], resources })],
+    });
+    if (profile) {
+      Validations.of(policy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${profile[1]}]`,
+        reason: "A cross-Region inference profile runs the call on its one model in any Region of the profile's geography; the grant names that model only.",
+      });
+    }
   }
 }

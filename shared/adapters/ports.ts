@@ -2,11 +2,16 @@ import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import { config } from '../config.ts';
 import type { ExternalIssuer } from '../config.ts';
 import type { SigningMaterial } from '../domain/accounts/signing-keys.ts';
+import { builtinJudge } from '../domain/evaluation/heuristics/index.ts';
+import type { Judge } from '../domain/evaluation/judge.ts';
+import { templateNarrator, type Narrator } from '../domain/profiles/narrative.ts';
 import { createDb, createStore, type Store } from '../store/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { randomIds, type Ids } from './ids.ts';
+import { bedrockJudge } from './judge-bedrock.ts';
 import { outbox, sesMailer, snsSmsSender, type Mailer, type SmsSender } from './mailer.ts';
 import { noMetricsSink, timestreamSink, type MetricsSink } from './metrics-sink.ts';
+import { bedrockNarrator } from './narrator.ts';
 import { sqsQueue, type QueuePort } from './queue.ts';
 import { signingMaterialLoader } from './signing.ts';
 
@@ -21,6 +26,10 @@ export interface Ports {
   signing: () => Promise<SigningMaterial>;
   externalKeySet: (issuer: ExternalIssuer) => JWTVerifyGetKey;
   metricsSink: MetricsSink;
+  /** Judges finished traces for LLM-analysed alerts. */
+  judge: Judge;
+  /** Writes the narrative parts of agent profiles. */
+  narrator: Narrator;
 }
 
 function remoteKeySets(): (issuer: ExternalIssuer) => JWTVerifyGetKey {
@@ -53,6 +62,8 @@ export function defaultPorts(): Ports {
     signing: signingMaterialLoader({ seed: config.signingSeed, secretArn: config.signingSeedSecretArn }),
     externalKeySet: remoteKeySets(),
     metricsSink: config.timestream ? timestreamSink(config.timestream.database, config.timestream.table) : noMetricsSink,
+    judge: config.evaluation.judge === 'bedrock' ? bedrockJudge({ modelId: config.evaluation.bedrockModelId }) : builtinJudge,
+    narrator: config.profiles.narratorModelId ? bedrockNarrator(config.profiles.narratorModelId) : templateNarrator,
   };
   return ports;
 }

@@ -4,6 +4,9 @@ import { createKeyBody, forgotPasswordBody, keyIdParams, loginBody, registerBody
 import { alertConfigPatch } from '../domain/alerts/config.ts';
 import { alertListFilters } from '../domain/alerts/service.ts';
 import { analyticsQuery } from '../domain/analytics/queries.ts';
+import { profileEditBody } from '../domain/profiles/edit.ts';
+import { createExperimentBody } from '../domain/experiments/definition.ts';
+import { EXPERIMENT_STATUSES } from '../domain/experiments/lifecycle.ts';
 import { dateRangeQuery, pageQuery, rangeChecked } from './common.ts';
 import {
   agentIdParams,
@@ -26,6 +29,12 @@ const MB = 1024 * 1024;
 const alertIdParams = z.object({ alertId: z.string().min(1).max(64) });
 const alertListQuery = rangeChecked(pageQuery.extend(dateRangeQuery.shape).extend(alertListFilters.shape));
 const alertSummaryQuery = rangeChecked(dateRangeQuery.extend({ agentId: alertListFilters.shape.agentId }));
+
+const experimentIdParams = z.object({ id: z.string().min(1).max(64) });
+const experimentListQuery = rangeChecked(
+  pageQuery.extend(dateRangeQuery.shape).extend({ agentId: z.string().min(1).max(64).optional(), status: z.enum(EXPERIMENT_STATUSES).optional() }),
+);
+const assignQuery = z.object({ subjectId: z.string().min(1).max(256) });
 
 export interface RouteSchemas {
   summary: string;
@@ -92,6 +101,17 @@ export const routeSchemas = {
     params: agentIdParams,
     body: alertConfigPatch,
   },
+  'profiles/get': {
+    summary: "The agent's behavioural profile (null before the first), its phase, anchors with statuses, whether learning is enabled and when it runs next",
+    params: agentIdParams,
+  },
+  'profiles/update': {
+    summary: 'Edit the profile (identity, insights, expected error rate, latency and cost); the anchors follow; the next re-learning overwrites it',
+    params: agentIdParams,
+    body: profileEditBody,
+  },
+  'profiles/regenerate': { summary: 'Re-learn the profile from scratch now and restart the bootstrap phase', params: agentIdParams },
+  'profiles/reset-training': { summary: 'Clear the profile and learning state: back to pre-profile, learning only from traces that arrive from now on', params: agentIdParams },
   'analytics/metrics': { summary: 'Dashboard metrics over a range, with a per-agent breakdown', query: analyticsQuery },
   'analytics/success-failure': { summary: 'Success and failure counts and rates, overall and per bucket', query: analyticsQuery },
   'analytics/requests-over-time': { summary: 'Request volume per bucket (zero-filled)', query: analyticsQuery },
@@ -104,4 +124,19 @@ export const routeSchemas = {
   'alerts/acknowledge': { summary: 'Acknowledge an open alert', params: alertIdParams },
   'alerts/reopen': { summary: 'Reopen an acknowledged or resolved alert', params: alertIdParams },
   'alerts/resolve': { summary: 'Resolve an open or acknowledged alert', params: alertIdParams },
+  'experiments/list': { summary: 'List experiments, newest first (filters: status, agentId, created between startDate and endDate)', query: experimentListQuery },
+  'experiments/create': { summary: 'Create an experiment (in draft) with 2–10 weighted variants', body: createExperimentBody },
+  'experiments/get': { summary: 'An experiment', params: experimentIdParams },
+  'experiments/start': { summary: 'Start a draft experiment, or resume a paused one', params: experimentIdParams },
+  'experiments/pause': { summary: 'Pause a running experiment: it stops assigning variants', params: experimentIdParams },
+  'experiments/stop': { summary: 'Stop a running or paused experiment, for good', params: experimentIdParams },
+  'experiments/assign': {
+    summary: "The subject's variant: deterministic and sticky; null outside the traffic percentage. Running experiments only",
+    params: experimentIdParams,
+    query: assignQuery,
+  },
+  'experiments/results': {
+    summary: 'Per-variant metrics, each variant against the control with 95% intervals and p-values, a sample-ratio check and a verdict',
+    params: experimentIdParams,
+  },
 } as const satisfies Record<RouteId, RouteSchemas>;

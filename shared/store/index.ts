@@ -3,7 +3,10 @@ import { alertsRepository } from './alerts.ts';
 import { apiKeysRepository } from './api-keys.ts';
 import { createDb, type Db } from './client.ts';
 import { deliveriesRepository } from './deliveries.ts';
+import { evaluationUsageRepository } from './evaluation-usage.ts';
+import { experimentsRepository } from './experiments.ts';
 import { linkTokensRepository } from './link-tokens.ts';
+import { profilesRepository } from './profiles.ts';
 import { rateLimitsRepository } from './rate-limits.ts';
 import { rollupsRepository } from './rollups.ts';
 import { tenantsRepository } from './tenants.ts';
@@ -24,7 +27,10 @@ export function createStore(db: Db) {
     linkTokens: linkTokensRepository(db),
     rateLimits: rateLimitsRepository(db),
     deliveries: deliveriesRepository(db),
+    evaluationUsage: evaluationUsageRepository(db),
     rollups: rollupsRepository(db),
+    experiments: experimentsRepository(db),
+    profiles: profilesRepository(db),
   };
 }
 export type Store = ReturnType<typeof createStore>;

@@ -69,14 +69,40 @@ export const keys = {
   }),
   /** Which message rolled a trace up: a trace counts in the analytics once. */
   traceRollupClaim: (tenantId: string, traceId: string) => ({ PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`, SK: 'ROLLUP' }),
+  experiment: (tenantId: string, experimentId: string) => ({ PK: `TENANT#${enc(tenantId)}#EXPERIMENT#${enc(experimentId)}`, SK: 'EXPERIMENT' }),
+  /**
+   * The traces and signals tagged with an experiment, which its results read in one query. Apart from
+   * the experiment's own item, so ingest writes never share a partition with the assignment reads.
+   */
+  experimentObservations: (tenantId: string, experimentId: string) => `TENANT#${enc(tenantId)}#EXPERIMENT#${enc(experimentId)}#OBSERVATIONS`,
+  experimentTraceObservation: (tenantId: string, experimentId: string, traceId: string) => ({
+    PK: `TENANT#${enc(tenantId)}#EXPERIMENT#${enc(experimentId)}#OBSERVATIONS`,
+    SK: `TRACE#${enc(traceId)}`,
+  }),
+  experimentSignalObservation: (tenantId: string, experimentId: string, signalId: string) => ({
+    PK: `TENANT#${enc(tenantId)}#EXPERIMENT#${enc(experimentId)}#OBSERVATIONS`,
+    SK: `SIGNAL#${enc(signalId)}`,
+  }),
+  /** An agent's behavioural profile and its learning state. */
+  agentProfile: (tenantId: string, agentId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `PROFILE#${enc(agentId)}` }),
+  /** GSI1 entry of a profile while a learning cycle is scheduled: every tenant's profiles in due order. */
+  profileLearningDue: (nextLearningAt: string, tenantId: string, agentId: string) => ({
+    GSI1PK: 'PROFILELEARNING',
+    GSI1SK: `${nextLearningAt}#${enc(tenantId)}#${enc(agentId)}`,
+  }),
+  profileLearningDuePartition: () => 'PROFILELEARNING',
+  /** Anomalies of a trace against its agent's profile, kept with the trace's other items. */
+  traceAnomalies: (tenantId: string, traceId: string) => ({ PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`, SK: 'ANOMALIES' }),
   delivery: (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' }),
+  /** A tenant's evaluations and judge usage of one UTC day (`YYYY-MM-DD`): the daily budget and the cost ledger. */
+  evaluationUsage: (tenantId: string, day: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `EVALUSAGE#${day}` }),
   rateWindow: (credential: string, tier: string, windowStart: number) => ({
     PK: `RATE#${enc(credential)}#${tier}`,
     SK: String(windowStart),
   }),
 } as const;
 
-export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS';
+export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS' | 'EXPERIMENTS';
 
 /** Sort key of time-ordered collections: ISO time then id, so ranges and newest-first pages are key conditions. */
 export const timeSortKey = (timeMs: number, id: string): string => `${new Date(timeMs).toISOString()}#${id}`;

@@ -139,6 +139,23 @@ export function tracesRepository(db: Db) {
       return items.map((i) => stripKeys<TraceSummary>(i));
     },
 
+    /** Up to `limit` of an agent's summaries that started in [startMs, endMs), newest first: one page, for sampling. */
+    async newestOfAgent(tenantId: string, agentId: string, startMs: number, endMs: number, limit: number): Promise<TraceSummary[]> {
+      if (endMs <= startMs) return [];
+      const { lower, upper } = timeRangeCondition(startMs, endMs - 1);
+      const page = await doc.send(
+        new QueryCommand({
+          TableName,
+          IndexName: gsi2.name,
+          KeyConditionExpression: `${gsi2.partitionKey} = :pk AND ${gsi2.sortKey} BETWEEN :lower AND :upper`,
+          ExpressionAttributeValues: { ':pk': keys.agentCollection(tenantId, agentId, 'TRACES'), ':lower': lower, ':upper': upper },
+          ScanIndexForward: false,
+          Limit: limit,
+        }),
+      );
+      return (page.Items ?? []).map((i) => stripKeys<TraceSummary>(i));
+    },
+
     /** When the agent's newest trace started, or undefined when it has none. */
     async latestStartOfAgent(tenantId: string, agentId: string): Promise<number | undefined> {
       const page = await doc.send(

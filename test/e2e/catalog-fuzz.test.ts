@@ -1,4 +1,4 @@
-import { ScanCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand, type AttributeValue, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type RouteDef } from '../../shared/catalog.ts';
 import { routeSchemas, type RouteSchemas } from '../../shared/schemas/routes.ts';
@@ -33,9 +33,9 @@ afterAll(() => service?.stop());
 async function storeState(): Promise<string[]> {
   const client = new DynamoDBClient({});
   const items: string[] = [];
-  let ExclusiveStartKey;
+  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
   do {
-    const page = await client.send(new ScanCommand({ TableName: process.env.TABLE_NAME!, ExclusiveStartKey, ConsistentRead: true }));
+    const page: ScanCommandOutput = await client.send(new ScanCommand({ TableName: process.env.TABLE_NAME!, ExclusiveStartKey, ConsistentRead: true }));
     for (const { lastUsedAt: _used, ...item } of page.Items ?? []) if (!item['PK']?.S?.startsWith('RATE#')) items.push(JSON.stringify(item));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

@@ -10,6 +10,7 @@ interface Ids {
   agentId: string;
   traceId: string;
   alertId: string;
+  experimentId: string;
 }
 type Probe = { path: string; body?: unknown; query?: string };
 
@@ -64,6 +65,21 @@ const PROBES: Record<string, ((ids: Ids) => Probe) | null> = {
   'alerts/acknowledge': (ids) => ({ path: `/spans/alerts/${ids.alertId}/acknowledge` }),
   'alerts/reopen': (ids) => ({ path: `/spans/alerts/${ids.alertId}/reopen` }),
   'alerts/resolve': (ids) => ({ path: `/spans/alerts/${ids.alertId}/resolve` }),
+  'profiles/get': (ids) => ({ path: `/agents/${ids.agentId}/agent-profile` }),
+  'profiles/update': (ids) => ({ path: `/agents/${ids.agentId}/agent-profile`, body: { insights: ['a', 'b', 'c'] } }),
+  'profiles/regenerate': (ids) => ({ path: `/agents/${ids.agentId}/agent-profile/regenerate` }),
+  'profiles/reset-training': (ids) => ({ path: `/agents/${ids.agentId}/agent-profile/reset-training` }),
+  'experiments/list': (ids) => ({ path: '/experiments', query: `agentId=${ids.agentId}` }),
+  'experiments/create': (ids) => ({
+    path: '/experiments',
+    body: { name: 'hijack', agentId: ids.agentId, variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }], primaryMetric: 'successRate' },
+  }),
+  'experiments/get': (ids) => ({ path: `/experiments/${ids.experimentId}` }),
+  'experiments/start': (ids) => ({ path: `/experiments/${ids.experimentId}/start` }),
+  'experiments/pause': (ids) => ({ path: `/experiments/${ids.experimentId}/pause` }),
+  'experiments/stop': (ids) => ({ path: `/experiments/${ids.experimentId}/stop` }),
+  'experiments/assign': (ids) => ({ path: `/experiments/${ids.experimentId}/assign`, query: 'subjectId=user-1' }),
+  'experiments/results': (ids) => ({ path: `/experiments/${ids.experimentId}/results` }),
 };
 
 let service: TestService;
@@ -86,6 +102,7 @@ async function ownerSnapshot() {
     agent: await read(`/agents/${ids.agentId}`).then((a) => ({ ...a, metrics: undefined, lastSeenAt: undefined })),
     trace: await read(`/spans/traces/${ids.traceId}`),
     alert: await read(`/spans/alerts/${ids.alertId}`),
+    experiment: await read(`/experiments/${ids.experimentId}`),
   };
 }
 
@@ -103,7 +120,13 @@ beforeAll(async () => {
   await service.api('POST', '/signals', { apiKey: a.apiKey, body: { signalName: 'score', value: 1, traceId: 'secret-trace' } });
   await service.drainQueues();
   const alertId = (await service.api('GET', '/spans/alerts', { apiKey: a.apiKey })).body.data[0].id as string;
-  ids = { keyId: a.keyId, agentId, traceId: 'secret-trace', alertId };
+  const experiment = await service.api('POST', '/experiments', {
+    apiKey: a.apiKey,
+    body: { name: 'guarded test', agentId, variants: [{ key: 'control', weight: 50 }, { key: 'terse', weight: 50 }], primaryMetric: 'successRate' },
+  });
+  const experimentId = experiment.body.data.id as string;
+  await service.api('POST', `/experiments/${experimentId}/start`, { apiKey: a.apiKey });
+  ids = { keyId: a.keyId, agentId, traceId: 'secret-trace', alertId, experimentId };
 });
 afterAll(() => service?.stop());
 
@@ -129,7 +152,7 @@ describe('tenant isolation, generated from the catalog', () => {
   });
 
   it('answers a list without an id filter with the intruder’s own (empty) data only', async () => {
-    for (const path of ['/spans/traces', '/logs', '/signals', '/spans/alerts', '/agents']) {
+    for (const path of ['/spans/traces', '/logs', '/signals', '/spans/alerts', '/agents', '/experiments']) {
       expect((await service.api('GET', path, { apiKey: intruder.apiKey })).body.data, path).toEqual([]);
     }
     expect((await service.api('GET', '/analytics/metrics', { apiKey: intruder.apiKey })).body.data.totalTraces).toBe(0);

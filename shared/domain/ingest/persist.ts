@@ -9,6 +9,9 @@ import { effectiveAlertConfig } from '../alerts/config.ts';
 import { detectInSpan, detectInTrace, type Detection } from '../alerts/detect.ts';
 import { raiseAlerts } from '../alerts/service.ts';
 import { rollUpFinishedTraces } from '../analytics/ingest.ts';
+import { checkTracesAgainstProfiles } from '../profiles/ingest.ts';
+import { queueEvaluations } from '../evaluation/jobs.ts';
+import { recordExperimentObservations } from '../experiments/observations.ts';
 import type { AgentRecord } from '../../store/agents.ts';
 import type { MetricsSink } from '../../adapters/metrics-sink.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
@@ -16,7 +19,7 @@ import { effectiveAgentName } from '../spans/model.ts';
 import type { IngestMessage } from './messages.ts';
 
 export interface PersistDeps {
-  store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs' | 'alerts' | 'rollups'>;
+  store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs' | 'alerts' | 'rollups' | 'experiments' | 'profiles'>;
   clock: Clock;
   ids: Ids;
   queue: QueuePort;
@@ -95,11 +98,13 @@ export async function persistTelemetry(message: TelemetryMessage, batchId: strin
       const revision = stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
       const summary = summarizeTrace(stored);
       await deps.store.traces.putSummary(tenantId, summary, revision, expiresAt);
-      traces.push({ summary, stored, arrived: spans.filter((s) => s.traceId === traceId) });
+      traces.push({ summary, revision, stored, arrived: spans.filter((s) => s.traceId === traceId) });
     }
     await checkThresholds(tenantId, traces, deps);
     const finished = traces.filter((t) => t.summary.complete && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
     await rollUpFinishedTraces(tenantId, finished.map((t) => t.summary), batchId, expiresAt, deps.store.rollups);
+    await checkTracesAgainstProfiles(tenantId, finished, expiresAt, deps);
+    await queueEvaluations(tenant, finished.map((t) => t.summary), deps);
     await deps.metricsSink.writeTraces(tenantId, finished.map((t) => t.summary));
   }
   const traceStatuses = traces.map((t) => t.summary.status);
@@ -126,6 +131,7 @@ export async function persistTelemetry(message: TelemetryMessage, batchId: strin
   }));
   if (signals.length > 0) await deps.store.signals.put(tenantId, signals, expiresAt);
   if (logs.length > 0) await deps.store.logs.put(tenantId, logs, expiresAt);
+  await recordExperimentObservations(tenantId, traces, signals, expiresAt, deps.store);
 
   await deps.store.traces.addFacets(tenantId, {
     models: distinct(spans.map((s) => s.model)),
@@ -138,6 +144,8 @@ export async function persistTelemetry(message: TelemetryMessage, batchId: strin
 
 interface StoredTrace {
   summary: TraceSummary;
+  /** The latest span write the summary saw. */
+  revision: number;
   /** Every span of the trace stored so far. */
   stored: StoredSpan[];
   /** The spans this message brought. */

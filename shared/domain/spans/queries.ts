@@ -3,6 +3,7 @@ import type { logListQuery, signalListQuery, signalSummaryQuery, traceListQuery 
 import type { Store } from '../../store/index.ts';
 import type { StoredSignal } from '../../store/timeline.ts';
 import type { StoredLog } from '../../store/timeline.ts';
+import type { TraceAnomalies } from '../../store/profiles.ts';
 import { NotFoundError } from '../errors.ts';
 import type { StoredSpan, TraceSummary } from './summary.ts';
 import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
@@ -40,8 +41,10 @@ export async function getTrace(store: ReadStore, tenantId: string, traceId: stri
   const spans = items.filter((i) => String(i['SK']).startsWith('SPAN#')) as unknown as StoredSpan[];
   const signals = items.filter((i) => String(i['SK']).startsWith('SIGNAL#')) as unknown as StoredSignal[];
   const logs = items.filter((i) => String(i['SK']).startsWith('LOG#')) as unknown as StoredLog[];
+  const anomalies = items.find((i) => i['SK'] === 'ANOMALIES') as TraceAnomalies | undefined;
   return {
     ...traceView(summary),
+    anomalies: anomalies?.anomalies ?? [],
     spans: orderSpans(spans).map(({ span, depth }) => spanView(span, depth)),
     signals: signals.map(signalView),
     logs: logs.map(logView),

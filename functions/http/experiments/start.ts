@@ -1,0 +1,3 @@
+import { experimentStatusRoute } from '../../../shared/http/experiment-status-route.ts';
+
+export const handler = experimentStatusRoute('start');

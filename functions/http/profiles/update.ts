@@ -1,0 +1,9 @@
+import { editAgentProfile } from '../../../shared/domain/profiles/service.ts';
+import { tenantOf } from '../../../shared/http/auth.ts';
+import { profileDeps } from '../../../shared/http/deps.ts';
+import { ok } from '../../../shared/http/reply.ts';
+import { httpRoute } from '../../../shared/http/route.ts';
+
+export const handler = httpRoute('profiles/update', async ({ params, body, principal }, ports) =>
+  ok(await editAgentProfile(tenantOf(principal), params.agentId, body, profileDeps(ports))),
+);

@@ -1,0 +1,18 @@
+import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
+import { runDueLearningCycles } from '../../shared/domain/profiles/service.ts';
+import { profileDeps } from '../../shared/http/deps.ts';
+import { logger } from '../../shared/http/logger.ts';
+
+/** Agents per run; the rest stay due and are taken by the next run, five minutes later. */
+const MAX_AGENTS = 50;
+/** Within the five-minute schedule (and the job's timeout), leaving room for the cycle in progress. */
+const BUDGET_MS = 3 * 60_000;
+
+/** Scheduled: runs the learning cycles of the agents that are due (profile-learning in the catalog). */
+export const profileLearningHandler = (getPorts: () => Ports = defaultPorts) => async () => {
+  const result = await runDueLearningCycles(profileDeps(getPorts()), { maxAgents: MAX_AGENTS, budgetMs: BUDGET_MS });
+  if (result.due > 0) logger.info('profile learning', result);
+  return result;
+};
+
+export const handler = profileLearningHandler();

@@ -1,0 +1,87 @@
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  ModelNotReadyException,
+  ServiceUnavailableException,
+  ThrottlingException,
+  type ConverseCommandOutput,
+  type Message,
+} from '@aws-sdk/client-bedrock-runtime';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { JudgeAnswerError, type Judge, type JudgeUsage } from '../domain/evaluation/judge.ts';
+import { correctionPrompt, judgePrompt, parseVerdict } from '../domain/evaluation/prompts.ts';
+
+/** A verdict is a short JSON object; this leaves room for the reasoning and nothing more. */
+const MAX_ANSWER_TOKENS = 400;
+/** Retries of a throttled call inside one attempt of the job; the queue's redelivery is the slower backoff after them. */
+const THROTTLE_RETRIES = 3;
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 4000;
+const REQUEST_TIMEOUT_MS = 20_000;
+
+/** Exponential, with half of each delay random so that parallel evaluations do not retry in step. */
+export const backoffMs = (attempt: number, random: () => number = Math.random): number => {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
+  return ceiling / 2 + random() * (ceiling / 2);
+};
+
+const isThrottling = (err: unknown) => err instanceof ThrottlingException || err instanceof ServiceUnavailableException || err instanceof ModelNotReadyException;
+
+export interface BedrockJudgeOptions {
+  modelId: string;
+  client?: BedrockRuntimeClient;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * The real client: HTTP/1.1 (the runtime client's default HTTP/2 handler cannot reach a plain
+ * HTTP/1.1 endpoint such as a local stand-in), and no SDK retries — throttling is retried here, with
+ * backoff, and everything else surfaces to the queue.
+ */
+const bedrockClient = (): BedrockRuntimeClient =>
+  new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler({ requestTimeout: REQUEST_TIMEOUT_MS }), maxAttempts: 1 });
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const answerText = (output: ConverseCommandOutput): string =>
+  (output.output?.message?.content ?? []).map((block) => block.text ?? '').join('').trim();
+
+/**
+ * The judge on Amazon Bedrock, through the Converse API: one call per type with that type's prompt,
+ * temperature 0; an answer that is not a valid verdict is sent back once with what was wrong, a second
+ * invalid one throws `JudgeAnswerError`. Access denied, a missing model or a validation error throws
+ * as it is; the job is then retried by the queue and dead-lettered in the end, never dropped.
+ */
+export function bedrockJudge({ modelId, client = bedrockClient(), sleep = sleepFor }: BedrockJudgeOptions): Judge {
+  async function converse(system: string, messages: Message[]): Promise<ConverseCommandOutput> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await client.send(new ConverseCommand({ modelId, system: [{ text: system }], messages, inferenceConfig: { maxTokens: MAX_ANSWER_TOKENS, temperature: 0 } }));
+      } catch (err) {
+        if (!isThrottling(err) || attempt === THROTTLE_RETRIES) throw err;
+        await sleep(backoffMs(attempt));
+      }
+    }
+  }
+
+  return {
+    name: `bedrock:${modelId}`,
+    async judge(type, trajectory) {
+      const prompt = judgePrompt(type, trajectory);
+      const messages: Message[] = [{ role: 'user', content: [{ text: prompt.user }] }];
+      const usage: JudgeUsage = { model: modelId, inputTokens: 0, outputTokens: 0 };
+      let problem = '';
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const output = await converse(prompt.system, messages);
+        usage.inputTokens += output.usage?.inputTokens ?? 0;
+        usage.outputTokens += output.usage?.outputTokens ?? 0;
+        const answer = answerText(output);
+        const parsed = parseVerdict(type, answer);
+        if (parsed.ok) return { verdict: parsed.verdict, usage };
+        problem = parsed.problem;
+        messages.push({ role: 'assistant', content: [{ text: answer || '(no answer)' }] }, { role: 'user', content: [{ text: correctionPrompt(type, problem) }] });
+      }
+      throw new JudgeAnswerError(`${modelId} gave no valid ${type} verdict in two answers (${problem})`, usage);
+    },
+  };
+}

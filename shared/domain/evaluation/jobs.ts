@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import type { QueuePort } from '../../adapters/queue.ts';
+import type { Store } from '../../store/index.ts';
+import type { TenantRecord } from '../../store/tenants.ts';
+import { effectiveAlertConfig } from '../alerts/config.ts';
+import { PLANS } from '../plans/plans.ts';
+import type { TraceSummary } from '../spans/summary.ts';
+import { typesToEvaluate } from './policy.ts';
+
+/** What the evaluate queue carries: one finished trace to judge. */
+export const evaluationJobSchema = z.object({
+  kind: z.literal('evaluate-trace'),
+  tenantId: z.string().min(1),
+  traceId: z.string().min(1),
+});
+export type EvaluationJob = z.infer<typeof evaluationJobSchema>;
+
+/**
+ * Queues an evaluation of each finished trace whose agent has LLM analysis on (and the trace in its
+ * sample, and the plan the entitlement). Called by the ingest worker once per trace, when its root
+ * arrives; a redelivered message queues the job again, which the evaluate worker recognises as done.
+ */
+export async function queueEvaluations(
+  tenant: TenantRecord,
+  finished: readonly TraceSummary[],
+  deps: { store: Pick<Store, 'agents'>; queue: QueuePort },
+): Promise<void> {
+  const features = PLANS[tenant.subscription.plan].features;
+  const agentIds = [...new Set(finished.map((t) => t.agentId).filter((id) => id !== null))];
+  const agents = new Map(await Promise.all(agentIds.map(async (id) => [id, await deps.store.agents.get(tenant.id, id)] as const)));
+  const wanted = (t: TraceSummary) => {
+    const agent = t.agentId === null ? undefined : agents.get(t.agentId);
+    return agent !== undefined && typesToEvaluate(features, effectiveAlertConfig(agent.alertConfig), t.traceId).length > 0;
+  };
+  const jobs = finished.filter(wanted).map((t): EvaluationJob => ({ kind: 'evaluate-trace', tenantId: tenant.id, traceId: t.traceId }));
+  if (jobs.length > 0) await deps.queue.send('evaluate', jobs);
+}

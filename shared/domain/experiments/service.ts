@@ -1,0 +1,92 @@
+import type { Clock } from '../../adapters/clock.ts';
+import type { Ids } from '../../adapters/ids.ts';
+import type { ExperimentRecord } from '../../store/experiments.ts';
+import type { Store } from '../../store/index.ts';
+import { NotFoundError } from '../errors.ts';
+import { assignVariant } from './assignment.ts';
+import type { ExperimentDefinition } from './definition.ts';
+import { assertAssigning, transition, type ExperimentAction, type ExperimentStatus } from './lifecycle.ts';
+import { experimentResults } from './results.ts';
+
+export interface ExperimentDeps {
+  store: Pick<Store, 'experiments' | 'agents'>;
+  clock: Clock;
+  ids: Ids;
+}
+
+/** An experiment as the API shows it. */
+export function experimentView(e: ExperimentRecord) {
+  const { tenantId: _tenant, ...view } = e;
+  return view;
+}
+
+async function experimentOf(tenantId: string, experimentId: string, deps: Pick<ExperimentDeps, 'store'>, consistent = false) {
+  const experiment = await deps.store.experiments.get(tenantId, experimentId, consistent);
+  if (!experiment) throw new NotFoundError('Experiment');
+  return experiment;
+}
+
+export async function createExperiment(tenantId: string, definition: ExperimentDefinition, deps: ExperimentDeps) {
+  if (definition.agentId && !(await deps.store.agents.get(tenantId, definition.agentId))) throw new NotFoundError('Agent');
+  const now = deps.clock.now().toISOString();
+  const experiment: ExperimentRecord = {
+    id: deps.ids.next('exp'),
+    tenantId,
+    ...definition,
+    agentId: definition.agentId ?? null,
+    status: 'draft',
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+    stoppedAt: null,
+  };
+  await deps.store.experiments.create(experiment);
+  return experimentView(experiment);
+}
+
+export async function listExperiments(
+  tenantId: string,
+  q: { agentId?: string; status?: ExperimentStatus; startDate?: Date; endDate?: Date },
+  deps: ExperimentDeps,
+) {
+  if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
+  const experiments = await deps.store.experiments.list(tenantId, { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() });
+  return experiments.filter((e) => !q.status || e.status === q.status).map(experimentView);
+}
+
+export async function getExperiment(tenantId: string, experimentId: string, deps: ExperimentDeps) {
+  return experimentView(await experimentOf(tenantId, experimentId, deps));
+}
+
+const MAX_STATUS_ATTEMPTS = 5;
+
+/** start / pause / stop. Written only if the status is still the one read, so concurrent changes cannot both win. */
+export async function changeExperimentStatus(tenantId: string, experimentId: string, action: ExperimentAction, deps: ExperimentDeps) {
+  for (let attempt = 0; attempt < MAX_STATUS_ATTEMPTS; attempt++) {
+    const current = await experimentOf(tenantId, experimentId, deps, true);
+    const status = transition(current.status, action);
+    const now = deps.clock.now().toISOString();
+    const next: ExperimentRecord = {
+      ...current,
+      status,
+      updatedAt: now,
+      startedAt: current.startedAt ?? (status === 'running' ? now : null),
+      stoppedAt: status === 'stopped' ? now : null,
+    };
+    if (await deps.store.experiments.replaceIfStatus(next, current.status)) return experimentView(next);
+  }
+  throw new Error(`experiment ${experimentId} kept changing while being updated`);
+}
+
+/** The subject's variant: one eventually consistent read, no write, the same answer on every instance. */
+export async function assignSubject(tenantId: string, experimentId: string, subjectId: string, deps: Pick<ExperimentDeps, 'store'>) {
+  const experiment = await experimentOf(tenantId, experimentId, deps);
+  assertAssigning(experiment.status);
+  const variant = assignVariant(experiment, subjectId);
+  return { experimentId, subjectId, variant: variant?.key ?? null, config: variant?.config ?? null };
+}
+
+export async function resultsOfExperiment(tenantId: string, experimentId: string, deps: Pick<ExperimentDeps, 'store'>) {
+  const experiment = await experimentOf(tenantId, experimentId, deps);
+  return experimentResults(experiment, await deps.store.experiments.observations(tenantId, experimentId));
+}

@@ -1,0 +1,153 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Variant } from '../domain/experiments/definition.ts';
+import type { ExperimentStatus } from '../domain/experiments/lifecycle.ts';
+import { batchWrite, putRequests, queryAll } from './batch.ts';
+import { isConditionFailure, type Db } from './client.ts';
+import { keys, stripKeys, timeSortKey } from './keys.ts';
+import { TABLE } from './table.ts';
+import { timeRangeCondition } from './traces.ts';
+
+export interface ExperimentRecord {
+  id: string;
+  tenantId: string;
+  name: string;
+  description: string;
+  agentId: string | null;
+  variants: Variant[];
+  primaryMetric: string;
+  trafficPercentage: number;
+  status: ExperimentStatus;
+  createdAt: string;
+  updatedAt: string;
+  /** When it first started running. */
+  startedAt: string | null;
+  stoppedAt: string | null;
+}
+
+/** What results need of one finished or unfinished trace tagged with an experiment. */
+export interface TraceObservation {
+  traceId: string;
+  variant: string;
+  status: 'ok' | 'error';
+  durationMs: number | null;
+  totalTokens: number;
+  cost: number;
+  complete: boolean;
+}
+
+/** One signal value counted for an experiment's variant. */
+export interface SignalObservation {
+  signalId: string;
+  traceId: string | null;
+  variant: string;
+  signalName: string;
+  value: number;
+}
+
+export function experimentsRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+  const { gsi1, gsi2 } = TABLE.indexes;
+
+  const item = (e: ExperimentRecord) => {
+    const sortKey = timeSortKey(Date.parse(e.createdAt), e.id);
+    return {
+      ...keys.experiment(e.tenantId, e.id),
+      [gsi1.partitionKey]: keys.tenantCollection(e.tenantId, 'EXPERIMENTS'),
+      [gsi1.sortKey]: sortKey,
+      ...(e.agentId ? { [gsi2.partitionKey]: keys.agentCollection(e.tenantId, e.agentId, 'EXPERIMENTS'), [gsi2.sortKey]: sortKey } : {}),
+      entity: 'experiment',
+      ...e,
+    };
+  };
+
+  /** A put that loses (false) when its condition does not hold. */
+  async function conditionalPut(input: ConstructorParameters<typeof PutCommand>[0]): Promise<boolean> {
+    try {
+      await doc.send(new PutCommand(input));
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  return {
+    async create(e: ExperimentRecord): Promise<void> {
+      if (!(await conditionalPut({ TableName, Item: item(e), ConditionExpression: 'attribute_not_exists(PK)' }))) {
+        throw new Error(`experiment id ${e.id} already taken`);
+      }
+    },
+
+    async get(tenantId: string, experimentId: string, consistent = false): Promise<ExperimentRecord | undefined> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.experiment(tenantId, experimentId), ConsistentRead: consistent }));
+      return Item ? stripKeys<ExperimentRecord>(Item) : undefined;
+    },
+
+    /** Experiments of a tenant or one agent, newest first, created within the range. */
+    async list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<ExperimentRecord[]> {
+      const index = filter.agentId ? gsi2 : gsi1;
+      const partition = filter.agentId
+        ? keys.agentCollection(tenantId, filter.agentId, 'EXPERIMENTS')
+        : keys.tenantCollection(tenantId, 'EXPERIMENTS');
+      const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
+      const items = await queryAll(db, {
+        IndexName: index.name,
+        KeyConditionExpression: `${index.partitionKey} = :pk AND ${index.sortKey} BETWEEN :lower AND :upper`,
+        ExpressionAttributeValues: { ':pk': partition, ':lower': lower, ':upper': upper },
+        ScanIndexForward: false,
+      });
+      return items.map((i) => stripKeys<ExperimentRecord>(i));
+    },
+
+    /** Replaces the experiment only while it is still in the status it was read in (false: someone moved it first). */
+    async replaceIfStatus(next: ExperimentRecord, expected: ExperimentStatus): Promise<boolean> {
+      return conditionalPut({
+        TableName,
+        Item: item(next),
+        ConditionExpression: '#status = :expected',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':expected': expected },
+      });
+    },
+
+    /**
+     * Records a tagged trace as of a summary computed from the spans written up to `revision` (the
+     * latest span write it saw); like the summary itself, an older computation never overwrites a newer one.
+     */
+    async putTraceObservation(
+      tenantId: string,
+      experimentId: string,
+      o: TraceObservation & { revision: number; spanCount: number },
+      expiresAt: number,
+    ): Promise<void> {
+      await conditionalPut({
+        TableName,
+        Item: { ...keys.experimentTraceObservation(tenantId, experimentId, o.traceId), entity: 'experimentTrace', ...o, expiresAt },
+        ConditionExpression: 'attribute_not_exists(PK) OR revision < :revision OR (revision = :revision AND spanCount <= :count)',
+        ExpressionAttributeValues: { ':revision': o.revision, ':count': o.spanCount },
+      });
+    },
+
+    /** Idempotent: a signal observation is keyed by the signal's content id. */
+    async putSignalObservations(tenantId: string, observations: ReadonlyArray<SignalObservation & { experimentId: string }>, expiresAt: number): Promise<void> {
+      const items = observations.map(({ experimentId, ...o }) => ({
+        ...keys.experimentSignalObservation(tenantId, experimentId, o.signalId),
+        entity: 'experimentSignal',
+        ...o,
+        expiresAt,
+      }));
+      await batchWrite(db, putRequests(items));
+    },
+
+    /** Every trace and signal observed for the experiment, in one partition. */
+    async observations(tenantId: string, experimentId: string): Promise<{ traces: TraceObservation[]; signals: SignalObservation[] }> {
+      const items = await queryAll(db, {
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.experimentObservations(tenantId, experimentId) },
+      });
+      const of = <T>(entity: string) => items.filter((i) => i['entity'] === entity).map((i) => stripKeys<T>(i));
+      return { traces: of<TraceObservation>('experimentTrace'), signals: of<SignalObservation>('experimentSignal') };
+    },
+  };
+}
+export type ExperimentsRepository = ReturnType<typeof experimentsRepository>;

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomIds } from '../../shared/adapters/ids.ts';
+import { NotFoundError, ValidationError } from '../../shared/domain/errors.ts';
+import { recordExperimentObservations } from '../../shared/domain/experiments/observations.ts';
+import {
+  assignSubject,
+  changeExperimentStatus,
+  createExperiment,
+  getExperiment,
+  listExperiments,
+  resultsOfExperiment,
+} from '../../shared/domain/experiments/service.ts';
+import type { StoredSignal } from '../../shared/store/timeline.ts';
+import { createStore, type Store } from '../../shared/store/index.ts';
+import { startDynamo } from '../support/dynamo.ts';
+import { traceSummary } from '../unit/analytics/fixtures.ts';
+
+let store: Store;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  const dynamo = await startDynamo('aos-experiments');
+  store = createStore(dynamo.db);
+  stop = dynamo.stop;
+});
+afterAll(() => stop());
+
+let n = 0;
+const tenant = () => `tnt_exp_${++n}`;
+let now = new Date('2026-11-20T10:00:00Z');
+const deps = () => ({ store, clock: { now: () => now }, ids: randomIds });
+const EXPIRES = Math.floor(Date.UTC(2027, 0, 1) / 1000);
+
+const definition = {
+  name: 'prompt v2',
+  description: '',
+  variants: [
+    { key: 'A', weight: 50, config: { prompt: 'v1' } },
+    { key: 'B', weight: 50, config: { prompt: 'v2' } },
+  ],
+  primaryMetric: 'successRate',
+  trafficPercentage: 100,
+};
+
+const signal = (traceId: string | null, value: number, metadata: StoredSignal['metadata'] = {}): StoredSignal => ({
+  id: randomIds.next('sig'),
+  signalName: 'helpfulness',
+  value,
+  traceId,
+  spanId: null,
+  agentId: null,
+  agentName: null,
+  metadata,
+  timestampMs: now.getTime(),
+  timestamp: now.toISOString(),
+});
+
+describe('experiments in the store', () => {
+  it('creates in draft, reads back, lists newest first with status and agent filters', async () => {
+    const t = tenant();
+    const agentId = 'agt_exp';
+    await store.agents.create({ id: agentId, tenantId: t, name: 'bot', description: '', profileSettings: { learningEnabled: true }, source: 'explicit', createdAt: now.toISOString(), updatedAt: now.toISOString() });
+    const first = await createExperiment(t, definition, deps());
+    now = new Date(now.getTime() + 1000);
+    const second = await createExperiment(t, { ...definition, name: 'second', agentId }, deps());
+    await changeExperimentStatus(t, second.id, 'start', deps());
+
+    expect(first).toMatchObject({ name: 'prompt v2', status: 'draft', agentId: null, startedAt: null, stoppedAt: null });
+    expect(first).not.toHaveProperty('tenantId');
+    expect(await getExperiment(t, first.id, deps())).toEqual(first);
+    expect((await listExperiments(t, {}, deps())).map((e) => e.id)).toEqual([second.id, first.id]);
+    expect((await listExperiments(t, { status: 'running' }, deps())).map((e) => e.id)).toEqual([second.id]);
+    expect((await listExperiments(t, { agentId }, deps())).map((e) => e.id)).toEqual([second.id]);
+    expect((await listExperiments(t, { startDate: new Date(now.getTime() - 500) }, deps())).map((e) => e.id)).toEqual([second.id]);
+    await expect(listExperiments(t, { agentId: 'agt_missing' }, deps())).rejects.toThrow(NotFoundError);
+  });
+
+  it("keeps tenants apart: another tenant's experiment and agent are not found", async () => {
+    const owner = tenant();
+    const other = tenant();
+    const e = await createExperiment(owner, definition, deps());
+    await expect(getExperiment(other, e.id, deps())).rejects.toThrow(NotFoundError);
+    await expect(changeExperimentStatus(other, e.id, 'start', deps())).rejects.toThrow(NotFoundError);
+    await expect(assignSubject(other, e.id, 'user-1', deps())).rejects.toThrow(NotFoundError);
+    await expect(resultsOfExperiment(other, e.id, deps())).rejects.toThrow(NotFoundError);
+    await expect(createExperiment(other, { ...definition, agentId: 'agt_exp' }, deps())).rejects.toThrow('Agent not found');
+  });
+
+  it('walks the lifecycle and stamps startedAt once and stoppedAt at the end', async () => {
+    const t = tenant();
+    const e = await createExperiment(t, definition, deps());
+    now = new Date('2026-11-21T00:00:00Z');
+    expect(await changeExperimentStatus(t, e.id, 'start', deps())).toMatchObject({ status: 'running', startedAt: '2026-11-21T00:00:00.000Z' });
+    now = new Date('2026-11-22T00:00:00Z');
+    expect(await changeExperimentStatus(t, e.id, 'pause', deps())).toMatchObject({ status: 'paused', updatedAt: '2026-11-22T00:00:00.000Z' });
+    await expect(assignSubject(t, e.id, 'user-1', deps())).rejects.toThrow('The experiment is paused');
+    expect(await changeExperimentStatus(t, e.id, 'start', deps())).toMatchObject({ status: 'running', startedAt: '2026-11-21T00:00:00.000Z' });
+    expect((await assignSubject(t, e.id, 'user-1', deps())).variant).toMatch(/^[AB]$/);
+    expect(await changeExperimentStatus(t, e.id, 'stop', deps())).toMatchObject({ status: 'stopped', stoppedAt: '2026-11-22T00:00:00.000Z' });
+    await expect(changeExperimentStatus(t, e.id, 'start', deps())).rejects.toThrow('Cannot start an experiment that is stopped');
+  });
+
+  it('lets exactly one of ten concurrent starts win; the others are told it is running', async () => {
+    const t = tenant();
+    const e = await createExperiment(t, definition, deps());
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => changeExperimentStatus(t, e.id, 'start', deps())));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    for (const o of outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected')) {
+      expect(o.reason).toBeInstanceOf(ValidationError);
+      expect((o.reason as Error).message).toMatch(/^Cannot start an experiment that is running/);
+    }
+  });
+
+  it('a concurrent pause and stop: whichever lands second sees the first', async () => {
+    const t = tenant();
+    const e = await createExperiment(t, definition, deps());
+    await changeExperimentStatus(t, e.id, 'start', deps());
+    await Promise.allSettled([changeExperimentStatus(t, e.id, 'pause', deps()), changeExperimentStatus(t, e.id, 'stop', deps())]);
+    // pause then stop ends stopped; stop then pause is refused and also ends stopped.
+    expect((await getExperiment(t, e.id, deps())).status).toBe('stopped');
+  });
+});
+
+describe('experiment observations', () => {
+  async function runningExperiment(t: string) {
+    const e = await createExperiment(t, definition, deps());
+    await changeExperimentStatus(t, e.id, 'start', deps());
+    return e.id;
+  }
+  const tagged = (experimentId: string, traceId: string, variant: string, over: Parameters<typeof traceSummary>[0] = {}) =>
+    traceSummary({ traceId, experimentId, variant, ...over });
+
+  it("counts a signal for its trace's variant whichever arrives first", async () => {
+    const t = tenant();
+    const id = await runningExperiment(t);
+    // The trace first, then a signal naming it.
+    const early = tagged(id, 'trace-early', 'A');
+    await store.traces.putSummary(t, early, 1, EXPIRES);
+    await recordExperimentObservations(t, [{ summary: early, revision: 1 }], [], EXPIRES, store);
+    const afterTrace = signal('trace-early', 0.9);
+    await store.signals.put(t, [afterTrace], EXPIRES);
+    await recordExperimentObservations(t, [], [afterTrace], EXPIRES, store);
+
+    // A signal first (its trace unknown yet), then the trace.
+    const beforeTrace = signal('trace-late', 0.4);
+    await store.signals.put(t, [beforeTrace], EXPIRES);
+    await recordExperimentObservations(t, [], [beforeTrace], EXPIRES, store);
+    const late = tagged(id, 'trace-late', 'B');
+    await store.traces.putSummary(t, late, 1, EXPIRES);
+    await recordExperimentObservations(t, [{ summary: late, revision: 1 }], [], EXPIRES, store);
+
+    const { traces, signals } = await store.experiments.observations(t, id);
+    expect(traces.map((o) => [o.traceId, o.variant]).sort()).toEqual([['trace-early', 'A'], ['trace-late', 'B']]);
+    expect(signals.map((o) => [o.traceId, o.variant, o.value]).sort()).toEqual([['trace-early', 'A', 0.9], ['trace-late', 'B', 0.4]]);
+  });
+
+  it('takes experiment tags from signal metadata, native or OTLP-style', async () => {
+    const t = tenant();
+    const id = await runningExperiment(t);
+    await recordExperimentObservations(
+      t,
+      [],
+      [signal(null, 1, { experimentId: id, variant: 'A' }), signal('untagged-trace', 2, { 'experiment.id': id, 'experiment.variant': 'B' })],
+      EXPIRES,
+      store,
+    );
+    const { signals } = await store.experiments.observations(t, id);
+    expect(signals.map((o) => [o.variant, o.value]).sort()).toEqual([['A', 1], ['B', 2]]);
+  });
+
+  it('ignores tags naming no experiment of the tenant', async () => {
+    const t = tenant();
+    const other = tenant();
+    const id = await runningExperiment(other);
+    await recordExperimentObservations(t, [{ summary: tagged(id, 'trace-x', 'A'), revision: 1 }], [signal(null, 1, { experimentId: 'exp_unknown', variant: 'A' })], EXPIRES, store);
+    expect(await store.experiments.observations(t, id)).toEqual({ traces: [], signals: [] });
+    expect(await store.experiments.observations(other, id)).toEqual({ traces: [], signals: [] });
+    expect(await store.experiments.observations(t, 'exp_unknown')).toEqual({ traces: [], signals: [] });
+  });
+
+  it('keeps the newest summary of a trace: an older computation does not overwrite it', async () => {
+    const t = tenant();
+    const id = await runningExperiment(t);
+    const partial = tagged(id, 'trace-1', 'A', { complete: false, spanCount: 1, status: 'ok' });
+    const whole = tagged(id, 'trace-1', 'A', { complete: true, spanCount: 3, status: 'error' });
+    await recordExperimentObservations(t, [{ summary: whole, revision: 20 }], [], EXPIRES, store);
+    await recordExperimentObservations(t, [{ summary: partial, revision: 10 }], [], EXPIRES, store);
+    const { traces } = await store.experiments.observations(t, id);
+    expect(traces).toHaveLength(1);
+    expect(traces[0]).toMatchObject({ complete: true, status: 'error', spanCount: 3 });
+  });
+
+  it('results read the observations of the experiment', async () => {
+    const t = tenant();
+    const id = await runningExperiment(t);
+    const summaries = Array.from({ length: 6 }, (_, i) => ({ summary: tagged(id, `trace-${i}`, i % 2 ? 'B' : 'A', { status: i === 0 ? 'error' : 'ok' }), revision: 1 }));
+    await recordExperimentObservations(t, summaries, [], EXPIRES, store);
+    const results = await resultsOfExperiment(t, id, deps());
+    expect(results.variants.map((v) => [v.key, v.traces, v.successRate])).toEqual([['A', 3, 0.666667], ['B', 3, 1]]);
+    expect(results.verdict.outcome).toBe('insufficient_data');
+  });
+});

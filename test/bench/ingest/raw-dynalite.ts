@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { batchWrite, putRequests } from '../../../shared/store/batch.ts';
+import type { Db } from '../../../shared/store/client.ts';
+import { keys } from '../../../shared/store/keys.ts';
+import { startDynamo } from '../../support/dynamo.ts';
+import { collectGarbage, stopwatch, type Elapsed } from '../stats.ts';
+
+export interface RawRound {
+  items: number;
+  elapsed: Elapsed;
+}
+
+type Item = Record<string, unknown>;
+
+/** BatchWriteItem's limit, as the worker's putSpans sends them. */
+const BATCH_WRITE_ITEMS = 25;
+
+/**
+ * A fresh in-memory dynalite with the service's table, taking BatchWriteItem calls (25 items each,
+ * `writers` calls in flight) of copies of `templates` (stored span items), each copy under a new
+ * trace id of the same length.
+ */
+export async function startRawBaseline(templates: readonly Item[], writers: number) {
+  if (templates.length === 0) throw new Error('no stored span items to copy for the raw baseline');
+  const dynamo = await startDynamo('aos-bench-raw');
+  return {
+    /** Writes `count` items; the items are made before the clock starts. */
+    async write(count: number): Promise<RawRound> {
+      const items = copies(templates, count);
+      collectGarbage();
+      const elapsed = stopwatch();
+      await writeConcurrently(dynamo.db, items, writers);
+      return { items: count, elapsed: elapsed() };
+    },
+    stop: () => dynamo.stop(),
+  };
+}
+
+/** `count` items shaped and sized like the templates, each template trace copied under a fresh trace id. */
+function copies(templates: readonly Item[], count: number): Item[] {
+  const items: Item[] = [];
+  for (let i = 0; i < count; i += templates.length) {
+    const freshIds = new Map<unknown, string>();
+    for (const template of templates.slice(0, count - i)) {
+      if (!freshIds.has(template['traceId'])) freshIds.set(template['traceId'], randomBytes(16).toString('hex'));
+      const traceId = freshIds.get(template['traceId'])!;
+      items.push({ ...template, ...keys.span(String(template['tenantId']), traceId, String(template['spanId'])), traceId });
+    }
+  }
+  return items;
+}
+
+/** The items in batches of 25, `writers` batches in flight, like several worker invocations at once. */
+async function writeConcurrently(db: Db, items: readonly Item[], writers: number): Promise<void> {
+  const batches: Item[][] = [];
+  for (let i = 0; i < items.length; i += BATCH_WRITE_ITEMS) batches.push(items.slice(i, i + BATCH_WRITE_ITEMS));
+  let next = 0;
+  const writer = async () => {
+    while (next < batches.length) await batchWrite(db, putRequests(batches[next++]!));
+  };
+  await Promise.all(Array.from({ length: writers }, writer));
+}

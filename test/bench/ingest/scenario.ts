@@ -1,0 +1,149 @@
+import { PLANS } from '../../../shared/domain/plans/plans.ts';
+import { MAX_SPANS_PER_REQUEST } from '../../../shared/schemas/ingest.ts';
+import { UsageError, type Figure, type Range, type Scenario, type ScenarioResult } from '../scenario.ts';
+import { median, percentile, round, type Elapsed } from '../stats.ts';
+import { startRawBaseline, type RawRound } from './raw-dynalite.ts';
+import { BENCH_PLAN, startIngestTarget, type RoundMeasure } from './service-run.ts';
+import { seededRandom, spanBatches, spanCountOf, type SpanBatch } from './traces.ts';
+import type { Verification } from './verify.ts';
+
+const SEED = 20_260_301;
+/** Traces whose stored span items the raw baseline copies. */
+const TEMPLATE_TRACES = 8;
+
+interface IngestParameters {
+  requests: number;
+  rounds: number;
+  concurrency: number;
+  spansPerRequest: number;
+  warmupRequests: number;
+  rawWriters: number;
+  verifySample: number;
+  anomalyRate: number;
+}
+
+export const ingestScenario: Scenario = {
+  name: 'ingest',
+  summary: 'native spans over HTTP (POST /api/spans → 202 → ingest queue → worker → dynalite) end to end, against raw dynalite BatchWriteItem',
+  flags: {
+    requests: { default: 200, description: 'measured POST /api/spans requests, split evenly into the rounds' },
+    rounds: { default: 5, description: 'measured rounds; each is sent, then persisted, before the next (figures are their median)' },
+    concurrency: { default: 8, description: 'clients with a request in flight' },
+    'spans-per-request': { default: 100, max: MAX_SPANS_PER_REQUEST, description: 'spans per request, as whole traces of 4–6 spans' },
+    'warmup-requests': { default: 30, min: 0, description: 'requests sent and persisted before measuring (not measured)' },
+    'raw-writers': { default: 10, description: 'BatchWriteItem calls in flight in the raw dynalite baseline' },
+    'verify-sample': { default: 50, min: 0, description: 'traces read back span by span after the run' },
+    'anomaly-percent': { default: 2, min: 0, max: 100, description: 'traces that are slow (over the 5 s alert threshold) or have a failing tool' },
+  },
+  run: (flags, progress) =>
+    runIngest(
+      {
+        requests: flags['requests']!,
+        rounds: flags['rounds']!,
+        concurrency: flags['concurrency']!,
+        spansPerRequest: flags['spans-per-request']!,
+        warmupRequests: flags['warmup-requests']!,
+        rawWriters: flags['raw-writers']!,
+        verifySample: flags['verify-sample']!,
+        anomalyRate: flags['anomaly-percent']! / 100,
+      },
+      flags,
+      progress,
+    ),
+};
+
+interface IngestRun {
+  rounds: RoundMeasure[];
+  raw: RawRound[];
+  verification: Verification;
+}
+
+async function runIngest(p: IngestParameters, flags: Record<string, number>, progress: (line: string) => void): Promise<ScenarioResult> {
+  if (p.rounds > p.requests) throw new UsageError(`--rounds ${p.rounds} is more than --requests ${p.requests}`);
+  const quota = PLANS[BENCH_PLAN].features.spans;
+  if ((p.requests + p.warmupRequests + 1) * p.spansPerRequest > quota) throw new UsageError(`the run would send more than the ${BENCH_PLAN} plan's ${quota} spans`);
+  const random = seededRandom(SEED);
+  // One request more than asked when there is no warm-up: the raw baseline copies stored spans.
+  const warmup = spanBatches(random, Math.max(1, p.warmupRequests), p.spansPerRequest, Date.now(), p.anomalyRate);
+  const rounds = splitEvenly(p.requests, p.rounds).map((requests) => spanBatches(random, requests, p.spansPerRequest, Date.now(), p.anomalyRate));
+  const run = await measure(p, warmup, rounds, progress);
+  return { parameters: flags, figures: figures(p, run), failures: mismatchFailures(run.verification.mismatches) };
+}
+
+/**
+ * Warms up the service and the raw baseline, then measures them in turns, a service round then a raw
+ * round of as many items, so that both see the same conditions on a machine that other programs share.
+ */
+async function measure(p: IngestParameters, warmup: SpanBatch[], rounds: SpanBatch[][], progress: (line: string) => void): Promise<IngestRun> {
+  const target = await startIngestTarget(p.concurrency);
+  try {
+    progress(`warm-up: ${warmup.length} requests, then as many span items straight into dynalite`);
+    await target.sendAndPersist('warm-up', warmup);
+    const raw = await startRawBaseline(await target.storedSpanItems(TEMPLATE_TRACES), p.rawWriters);
+    const measured: { rounds: RoundMeasure[]; raw: RawRound[] } = { rounds: [], raw: [] };
+    try {
+      await raw.write(spanCountOf(warmup));
+      for (const [i, batches] of rounds.entries()) {
+        progress(`round ${i + 1} of ${rounds.length}: ${batches.length} requests from ${p.concurrency} clients, then ${spanCountOf(batches)} raw items`);
+        measured.rounds.push(await target.sendAndPersist(`round ${i + 1}`, batches));
+        measured.raw.push(await raw.write(spanCountOf(batches)));
+      }
+    } finally {
+      await raw.stop();
+    }
+    progress('verifying that every accepted span was stored');
+    const verification = await target.verify(p.verifySample);
+    return { ...measured, verification };
+  } finally {
+    await target.stop();
+  }
+}
+
+const SHOWN_MISMATCHES = 10;
+
+function mismatchFailures(mismatches: string[]): string[] {
+  const more = mismatches.length - SHOWN_MISMATCHES;
+  return [...mismatches.slice(0, SHOWN_MISMATCHES), ...(more > 0 ? [`… and ${more} more`] : [])];
+}
+
+/** `total` split into `parts` whole numbers differing by at most one. */
+const splitEvenly = (total: number, parts: number): number[] =>
+  Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
+
+const perSecond = (count: number, e: Elapsed) => count / e.seconds;
+const cpuMsPerThousand = (count: number, e: Elapsed) => (e.cpuSeconds * 1000 * 1000) / count;
+const range = (values: number[]): Range => ({ min: Math.round(Math.min(...values)), max: Math.round(Math.max(...values)) });
+
+function figures(p: IngestParameters, { rounds, raw, verification: v }: IngestRun): Figure[] {
+  const latencies = rounds.flatMap((r) => r.outcomes.map((o) => o.latencyMs));
+  const endToEnd = rounds.map((r) => perSecond(r.spans, r.persisted));
+  const endToEndCpu = median(rounds.map((r) => cpuMsPerThousand(r.spans, r.persisted)));
+  const rawRate = raw.map((r) => perSecond(r.items, r.elapsed));
+  const rawCpu = median(raw.map((r) => cpuMsPerThousand(r.items, r.elapsed)));
+  return [
+    { key: 'spansSent', label: 'spans sent (measured)', value: rounds.reduce((sum, r) => sum + r.spans, 0) },
+    { key: 'requests', label: 'requests (measured)', value: latencies.length },
+    { key: 'rounds', label: 'rounds', value: rounds.length },
+    { key: 'spansPerRequest', label: 'spans per request', value: p.spansPerRequest },
+    { key: 'concurrency', label: 'concurrent clients', value: p.concurrency },
+    { key: 'warmupRequests', label: 'warm-up requests (not measured)', value: p.warmupRequests },
+    { key: 'ingestP50Ms', label: 'ingest latency p50 (until the 202)', value: round(percentile(latencies, 0.5), 1), unit: 'ms' },
+    { key: 'ingestP99Ms', label: 'ingest latency p99 (until the 202)', value: round(percentile(latencies, 0.99), 1), unit: 'ms' },
+    { key: 'acceptedSpansPerSecond', label: 'accept rate (first request → last 202)', value: Math.round(median(rounds.map((r) => perSecond(r.spans, r.accepted)))), unit: 'spans/s' },
+    { key: 'persistTailSeconds', label: 'last 202 → every span persisted', value: round(median(rounds.map((r) => r.persisted.seconds - r.accepted.seconds)), 2), unit: 's' },
+    { key: 'endToEndSpansPerSecond', label: 'end-to-end throughput (median round)', value: Math.round(median(endToEnd)), unit: 'spans/s' },
+    { key: 'endToEndSpansPerSecondRange', label: 'end-to-end throughput, slowest–fastest round', value: range(endToEnd), unit: 'spans/s' },
+    { key: 'endToEndCpuMsPer1000Spans', label: 'end-to-end CPU time per 1,000 spans', value: Math.round(endToEndCpu), unit: 'ms' },
+    { key: 'rawDynaliteItemsPerSecond', label: `raw dynalite BatchWriteItem, ${p.rawWriters} in flight (median)`, value: Math.round(median(rawRate)), unit: 'items/s' },
+    { key: 'rawDynaliteItemsPerSecondRange', label: 'raw dynalite, slowest–fastest round', value: range(rawRate), unit: 'items/s' },
+    { key: 'rawDynaliteCpuMsPer1000Items', label: 'raw dynalite CPU time per 1,000 items', value: Math.round(rawCpu), unit: 'ms' },
+    { key: 'endToEndToRawRatio', label: 'end-to-end / raw throughput (median of rounds)', value: round(median(endToEnd.map((rate, i) => rate / rawRate[i]!)), 3) },
+    { key: 'endToEndToRawCpuRatio', label: 'raw CPU per item / end-to-end CPU per span', value: round(rawCpu / endToEndCpu, 3) },
+    { key: 'tracesAccepted', label: 'traces accepted (incl. warm-up)', value: v.expectedTraces },
+    { key: 'tracesListed', label: 'traces counted by GET /spans/traces', value: v.listedTraces },
+    { key: 'spansAccepted', label: 'spans accepted (incl. warm-up)', value: v.expectedSpans },
+    { key: 'spansStored', label: 'spans stored (sum of the traces\' spanCount)', value: v.storedSpans },
+    { key: 'tracesReadBackInFull', label: 'traces read back span by span', value: v.sampledTraces },
+    { key: 'everyAcceptedSpanStored', label: 'every accepted span stored', value: v.mismatches.length === 0 },
+  ];
+}

@@ -1,0 +1,83 @@
+import { tracesRepository } from '../../../shared/store/traces.ts';
+import { BenchFailure } from '../scenario.ts';
+import { serviceDb, signUp, startBenchService, type BenchAccount, type BenchService } from '../service.ts';
+import { collectGarbage, stopwatch, type Elapsed } from '../stats.ts';
+import { postBatches, type RequestOutcome } from './load.ts';
+import { spanCountOf, type SentTrace, type SpanBatch } from './traces.ts';
+import { verifyStored, type Verification } from './verify.ts';
+
+/** High enough that neither sign-up nor the measured traffic is ever throttled. */
+const RATE_LIMITS = { auth: 1000, ingestion: 100_000 };
+/** The trial's span quota is smaller than a bench. */
+export const BENCH_PLAN = 'pro';
+const DRAIN_TIMEOUT_MS = 90_000;
+const FAILURE_CHECK_MS = 100;
+
+export interface RoundMeasure {
+  spans: number;
+  outcomes: RequestOutcome[];
+  /** From the first request to the last 202. */
+  accepted: Elapsed;
+  /** From the first request until every queue is empty again: every accepted span persisted. */
+  persisted: Elapsed;
+}
+
+/** The local service in this process with one bench account, keeping track of what it accepted. */
+export async function startIngestTarget(concurrency: number) {
+  const service = await startBenchService(RATE_LIMITS);
+  let account: BenchAccount;
+  try {
+    account = await signUp(service, BENCH_PLAN);
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
+  const accepted: SentTrace[] = [];
+
+  return {
+    /**
+     * Sends the batches, then waits until the queues are empty: everything accepted is persisted.
+     * Throws when a request is refused or a message fails: the figures would mean nothing.
+     */
+    async sendAndPersist(phase: string, batches: readonly SpanBatch[]): Promise<RoundMeasure> {
+      collectGarbage();
+      const elapsed = stopwatch();
+      const outcomes = await postBatches(service, account.apiKey, batches, concurrency);
+      const acceptedBy = elapsed();
+      accepted.push(...batches.flatMap((batch, i) => (outcomes[i]!.problem === undefined ? batch.traces : [])));
+      const refused = outcomes.filter((o) => o.problem !== undefined);
+      if (refused.length > 0) throw new BenchFailure(`${phase}: ${refused.length} request(s) not fully accepted, e.g. ${refused[0]!.problem}`);
+      await persisted(service, phase);
+      return { spans: spanCountOf(batches), outcomes, accepted: acceptedBy, persisted: elapsed() };
+    },
+
+    /** Span items of the first accepted traces, as the worker stored them. */
+    async storedSpanItems(traces: number): Promise<Record<string, unknown>[]> {
+      const traceStore = tracesRepository(serviceDb());
+      const partitions = await Promise.all(accepted.slice(0, traces).map((t) => traceStore.tracePartition(account.tenantId, t.traceId)));
+      return partitions.flat().filter((item) => String(item['SK']).startsWith('SPAN#'));
+    },
+
+    verify: (sampleSize: number): Promise<Verification> => verifyStored(service, account, accepted, sampleSize),
+    stop: () => service.stop(),
+  };
+}
+
+/** Resolves once every queue is empty; rejects as soon as a consumer fails a message, or after the timeout. */
+async function persisted(service: BenchService, phase: string): Promise<void> {
+  let watch: NodeJS.Timeout | undefined;
+  const consumerFailed = new Promise<never>((_, reject) => {
+    watch = setInterval(() => {
+      if (service.consumerFailures.length === 0) return;
+      const failures = service.consumerFailures.length;
+      reject(new Error(`${phase}: ${failures} queue message(s) failed, e.g. ${service.consumerFailures[0]} (POWERTOOLS_LOG_LEVEL=ERROR shows the worker's error)`));
+    }, FAILURE_CHECK_MS);
+  });
+  try {
+    await Promise.race([service.drainQueues(DRAIN_TIMEOUT_MS), consumerFailed]);
+  } catch (err) {
+    throw new BenchFailure(`accepted telemetry was not persisted: ${(err as Error).message}`);
+  } finally {
+    clearInterval(watch);
+  }
+}

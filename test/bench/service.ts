@@ -1,0 +1,68 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeJwt } from 'jose';
+import type { PlanKey } from '../../shared/domain/plans/plans.ts';
+import { createDb, type Db } from '../../shared/store/client.ts';
+import { keys } from '../../shared/store/keys.ts';
+import { startTestService, type ApiResponse, type TestService } from '../support/service.ts';
+
+/** What the local runtime logs when a queue consumer fails a message (it then waits for its visibility timeout). */
+const CONSUMER_FAILURE = /reported as failed|consumer threw|dead-letter/;
+
+export type BenchService = TestService & {
+  /** The runtime's log lines about failed queue messages, so far. */
+  consumerFailures: string[];
+};
+
+/** The whole local service in this process, in memory, with the given per-minute rate limits. */
+export async function startBenchService(rateLimits: Record<string, number>): Promise<BenchService> {
+  const consumerFailures: string[] = [];
+  const log = (line: string) => {
+    if (CONSUMER_FAILURE.test(line)) consumerFailures.push(line);
+  };
+  const service = await startTestService({ env: { RATE_LIMITS: JSON.stringify(rateLimits) }, log });
+  return Object.assign(service, { consumerFailures });
+}
+
+export interface BenchAccount {
+  token: string;
+  apiKey: string;
+  tenantId: string;
+}
+
+/** A new account with an API key, moved to `plan` (a trial's span quota is smaller than a bench). */
+export async function signUp(service: TestService, plan: PlanKey): Promise<BenchAccount> {
+  const email = `bench-${Date.now()}@example.com`;
+  const registered = expectStatus(
+    await service.api('POST', '/auth/register', { body: { email, password: 'bench-password', firstName: 'Bench', lastName: 'Mark' } }),
+    201,
+    'register',
+  );
+  const token = registered.body.data.accessToken as string;
+  const apiKey = expectStatus(await service.api('POST', '/keys', { token, body: { name: 'bench' } }), 201, 'create an API key').body.data
+    .key as string;
+  const tenantId = String(decodeJwt(token)['tid']);
+  await setPlan(tenantId, plan);
+  return { token, apiKey, tenantId };
+}
+
+/** There is no billing endpoint yet, so the plan is changed in the store, as support would. */
+async function setPlan(tenantId: string, plan: PlanKey): Promise<void> {
+  const db = serviceDb();
+  await db.doc.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: keys.tenant(tenantId),
+      UpdateExpression: 'SET subscription.#plan = :plan, subscription.#status = :status',
+      ExpressionAttributeNames: { '#plan': 'plan', '#status': 'status' },
+      ExpressionAttributeValues: { ':plan': plan, ':status': plan === 'trial' ? 'trialing' : 'active' },
+    }),
+  );
+}
+
+/** The running service's table; the local runtime has put its name and dynalite's endpoint in the environment. */
+export const serviceDb = (): Db => createDb(process.env['TABLE_NAME']!);
+
+export function expectStatus(res: ApiResponse, status: number, what: string): ApiResponse {
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+  return res;
+}

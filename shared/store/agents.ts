@@ -90,6 +90,9 @@ export function agentsRepository(db: Db) {
      * by the next call.
      */
     async ensure(candidate: AgentRecord): Promise<string> {
+      // The usual case, an agent seen before, costs one read and no write.
+      const known = await idForName(candidate.tenantId, candidate.name);
+      if (known && (await get(candidate.tenantId, known))) return known;
       const claimed = await claimName(candidate.tenantId, candidate.name, candidate.id);
       const agentId = claimed ? candidate.id : await idForName(candidate.tenantId, candidate.name, true);
       if (!agentId) throw new Error('agent name claim vanished while resolving it');

@@ -5,6 +5,7 @@ import { isConditionFailure, type Db } from './client.ts';
 import { keys, stripKeys, timeSortKey } from './keys.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
+import { backoff, inTurn } from './turns.ts';
 
 export interface AlertRecord {
   id: string;
@@ -54,7 +55,7 @@ export type OccurrenceOutcome = 'opened' | 'counted' | 'duplicate';
 
 const RECENT_TRACES = 20;
 const RECENT_KEYS = 50;
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 12;
 
 export function alertsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
@@ -124,6 +125,54 @@ export function alertsRepository(db: Db) {
     };
   }
 
+  async function recordOnce(tenantId: string, o: Occurrence, newId: () => string): Promise<{ alert: AlertRecord; outcome: OccurrenceOutcome }> {
+    const pointerKey = keys.activeAlertPointer(tenantId, o.agentId, o.type);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const { Item: pointer } = await doc.send(new GetCommand({ TableName, Key: pointerKey, ConsistentRead: true }));
+      if (!pointer) {
+        const alertId = newId();
+        if (!(await putIfAbsent(pointerKey, { entity: 'alertPointer', alertId }))) continue;
+        const alert = newAlert(tenantId, alertId, o);
+        await doc.send(new PutCommand({ TableName, Item: item(alert) }));
+        await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
+        return { alert, outcome: 'opened' };
+      }
+      const alertId = String(pointer['alertId']);
+      const current = await get(tenantId, alertId, true);
+      if (!current) {
+        // The pointer was claimed but the alert never written (a crash in between): write it now.
+        const alert = newAlert(tenantId, alertId, o);
+        if (await putIfAbsent(keys.alert(tenantId, alertId), item(alert))) {
+          await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
+          return { alert, outcome: 'opened' };
+        }
+        continue;
+      }
+      if (current.status === 'resolved') {
+        await deleteIf(pointerKey, alertId); // left behind by an interrupted resolve
+        continue;
+      }
+      if (current.occurrenceKeys.includes(o.key)) return { alert: current, outcome: 'duplicate' };
+      const at = o.at.toISOString();
+      const next: AlertRecord = {
+        ...current,
+        occurrenceCount: current.occurrenceCount + 1,
+        lastSeenAt: at > current.lastSeenAt ? at : current.lastSeenAt,
+        message: o.message,
+        value: o.value,
+        threshold: o.threshold,
+        reasoning: o.reasoning ?? current.reasoning,
+        traceIds: [o.traceId, ...current.traceIds.filter((t) => t !== o.traceId)].slice(0, RECENT_TRACES),
+        occurrenceKeys: [o.key, ...current.occurrenceKeys].slice(0, RECENT_KEYS),
+        updatedAt: at,
+        version: current.version + 1,
+      };
+      if (await replace(next, current.version)) return { alert: next, outcome: 'counted' };
+      }
+    throw new Error(`could not record an occurrence of ${o.type} after ${MAX_ATTEMPTS} attempts of contention`);
+  }
+
   return {
     get,
 
@@ -132,51 +181,8 @@ export function alertsRepository(db: Db) {
      * Concurrency-safe: the active alert is claimed through a pointer item (one winner), and counting
      * is a versioned replace, retried on conflict; a key already counted is not counted again.
      */
-    async recordOccurrence(tenantId: string, o: Occurrence, newId: () => string): Promise<{ alert: AlertRecord; outcome: OccurrenceOutcome }> {
-      const pointerKey = keys.activeAlertPointer(tenantId, o.agentId, o.type);
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const { Item: pointer } = await doc.send(new GetCommand({ TableName, Key: pointerKey, ConsistentRead: true }));
-        if (!pointer) {
-          const alertId = newId();
-          if (!(await putIfAbsent(pointerKey, { entity: 'alertPointer', alertId }))) continue;
-          const alert = newAlert(tenantId, alertId, o);
-          await doc.send(new PutCommand({ TableName, Item: item(alert) }));
-          await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
-          return { alert, outcome: 'opened' };
-        }
-        const alertId = String(pointer['alertId']);
-        const current = await get(tenantId, alertId, true);
-        if (!current) {
-          // The pointer was claimed but the alert never written (a crash in between): write it now.
-          const alert = newAlert(tenantId, alertId, o);
-          if (await putIfAbsent(keys.alert(tenantId, alertId), item(alert))) {
-            await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
-            return { alert, outcome: 'opened' };
-          }
-          continue;
-        }
-        if (current.status === 'resolved') {
-          await deleteIf(pointerKey, alertId); // left behind by an interrupted resolve
-          continue;
-        }
-        if (current.occurrenceKeys.includes(o.key)) return { alert: current, outcome: 'duplicate' };
-        const at = o.at.toISOString();
-        const next: AlertRecord = {
-          ...current,
-          occurrenceCount: current.occurrenceCount + 1,
-          lastSeenAt: at > current.lastSeenAt ? at : current.lastSeenAt,
-          message: o.message,
-          value: o.value,
-          threshold: o.threshold,
-          reasoning: o.reasoning ?? current.reasoning,
-          traceIds: [o.traceId, ...current.traceIds.filter((t) => t !== o.traceId)].slice(0, RECENT_TRACES),
-          occurrenceKeys: [o.key, ...current.occurrenceKeys].slice(0, RECENT_KEYS),
-          updatedAt: at,
-          version: current.version + 1,
-        };
-        if (await replace(next, current.version)) return { alert: next, outcome: 'counted' };
-      }
-      throw new Error(`could not record an occurrence of ${o.type} after ${MAX_ATTEMPTS} attempts of contention`);
+    recordOccurrence(tenantId: string, o: Occurrence, newId: () => string): Promise<{ alert: AlertRecord; outcome: OccurrenceOutcome }> {
+      return inTurn(`${tenantId}|${o.agentId}|${o.type}`, () => recordOnce(tenantId, o, newId));
     },
 
     /**

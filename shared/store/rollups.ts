@@ -4,29 +4,11 @@ import { emptyRollup, mergeRollups, rollupFromItem, rollupToItem, type Rollup, t
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import { keys, rollupSortKey } from './keys.ts';
+import { backoff, inTurn } from './turns.ts';
 
 /** Batch ids a minute bucket remembers; far more than one minute's messages of one scope need. */
 const MAX_APPLIED = 2000;
 const MAX_ATTEMPTS = 12;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * The records of one worker batch run in parallel and mostly update the same tenant-wide bucket;
- * taking turns in-process avoids losing the version race to each other. Other instances are still
- * handled by the version check, with jittered backoff.
- */
-const bucketTurns = new Map<string, Promise<unknown>>();
-function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
-  const previous = bucketTurns.get(key) ?? Promise.resolve();
-  const mine = previous.then(work, work);
-  const settled = mine.catch(() => undefined);
-  bucketTurns.set(key, settled);
-  void settled.then(() => {
-    if (bucketTurns.get(key) === settled) bucketTurns.delete(key);
-  });
-  return mine;
-}
 
 const refKey = (r: BucketRef) => rollupSortKey(r.granularity, r.startMs);
 const CHILD: Partial<Record<Granularity, Granularity>> = { hour: 'minute', day: 'hour' };
@@ -71,7 +53,7 @@ export function rollupsRepository(db: Db) {
 
   async function applyOnce(tenantId: string, scope: string, minuteStartMs: number, delta: Rollup, batchId: string, expiresAt: number): Promise<boolean> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      if (attempt > 0) await sleep(Math.random() * Math.min(1000, 10 * 2 ** attempt));
+      if (attempt > 0) await backoff(attempt);
       const current = await getItem(tenantId, scope, 'minute', minuteStartMs, true);
       const applied = (current?.['applied'] as string[] | undefined) ?? [];
       if (applied.includes(batchId)) return false;

@@ -48,3 +48,18 @@ export class RateLimitedError extends AppError {
     super(`Rate limit exceeded; retry after ${retryAfterSeconds} s`);
   }
 }
+
+/**
+ * A dependency is down (the queue refused the data): nothing was accepted and the client should retry.
+ * The spec has no code of its own for this, so it answers INTERNAL_ERROR with status 503.
+ */
+export class ServiceUnavailableError extends AppError {
+  readonly code = 'INTERNAL_ERROR';
+  readonly status = 503;
+  constructor(
+    readonly retryAfterSeconds = 5,
+    options?: { cause?: unknown },
+  ) {
+    super('The service could not take this request right now; retry it (a retry never duplicates data).', options);
+  }
+}

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { defaultPorts, type Ports } from '../adapters/ports.ts';
 import { routeById, type RouteId } from '../catalog.ts';
 import { config } from '../config.ts';
-import { AppError, RateLimitedError, ValidationError } from '../domain/errors.ts';
+import { AppError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../domain/errors.ts';
 import { decide, rateLimitHeaders, windowStart, WINDOW_SECONDS } from '../domain/rate-limit.ts';
 import { authenticate, rateLimitSubject, type Principal } from './auth.ts';
 import { jsonBody } from './body.ts';
@@ -98,6 +98,11 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
     after: (request) => finish(request, request.response as unknown as Reply),
     onError: (request) => {
       const err = request.error;
+      if (err instanceof ServiceUnavailableError) {
+        const body = { success: false, error: { code: err.code, message: err.message } };
+        logger.error('dependency unavailable', { cause: err.cause instanceof Error ? err.cause.message : undefined });
+        return finish(request, raw(err.status, body, { 'Retry-After': String(err.retryAfterSeconds) }));
+      }
       if (err instanceof RateLimitedError) {
         const body = { success: false, error: { code: err.code, message: err.message } };
         return finish(request, raw(err.status, body, { 'Retry-After': String(err.retryAfterSeconds) }));

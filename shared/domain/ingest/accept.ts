@@ -1,7 +1,7 @@
 import type { Clock } from '../../adapters/clock.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
 import type { Store } from '../../store/index.ts';
-import { ForbiddenError, ValidationError } from '../errors.ts';
+import { ForbiddenError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import { PLANS, UNLIMITED } from '../plans/plans.ts';
 import { currentPeriod } from '../plans/subscription.ts';
 import { effectiveAgentName } from '../spans/model.ts';
@@ -74,7 +74,12 @@ export async function acceptTelemetry(tenantId: string, telemetry: Telemetry, in
     }
   }
 
-  await deps.queue.send('ingest', toIngestMessages(tenantId, now.getTime(), telemetry));
+  try {
+    await deps.queue.send('ingest', toIngestMessages(tenantId, now.getTime(), telemetry));
+  } catch (err) {
+    // Part of a large request may already be queued; the client's retry is harmless (idempotent writes).
+    throw new ServiceUnavailableError(5, { cause: err });
+  }
   if (telemetry.spans.length > 0) {
     const expiresAt = Math.floor(period.end.getTime() / 1000) + YEAR_SECONDS;
     await deps.store.tenants.addSpansUsed(tenantId, periodStart, telemetry.spans.length, expiresAt);

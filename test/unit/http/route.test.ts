@@ -4,6 +4,7 @@ import type { Ports } from '../../../shared/adapters/ports.ts';
 import { issueApiKey, newApiKeyId } from '../../../shared/domain/accounts/api-keys.ts';
 import { issueAccessToken } from '../../../shared/domain/accounts/jwt.ts';
 import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
+import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
 import { ok, paged } from '../../../shared/http/reply.ts';
 import { httpRoute } from '../../../shared/http/route.ts';
 import type { ApiKeyRecord } from '../../../shared/store/api-keys.ts';
@@ -138,5 +139,19 @@ describe('the HTTP stack', () => {
     expect(res.statusCode).toBe(500);
     expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } });
     expect(res.body).not.toContain('hunter2');
+  });
+});
+
+describe('a dependency outage', () => {
+  it('answers 503 with the envelope, INTERNAL_ERROR and Retry-After, and no internal detail', async () => {
+    const { ports } = fakePorts();
+    const handler = httpRoute('system/health', async () => {
+      throw new ServiceUnavailableError(7, { cause: new Error('connect ECONNREFUSED sqs.internal:443') });
+    }, () => ports);
+    const res = await call(handler);
+    expect(res.statusCode).toBe(503);
+    expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.stringMatching(/retry/) } });
+    expect(res.headers?.['Retry-After']).toBe('7');
+    expect(res.body).not.toContain('ECONNREFUSED');
   });
 });

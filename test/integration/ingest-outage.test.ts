@@ -1,0 +1,46 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sqsQueue } from '../../shared/adapters/queue.ts';
+import { acceptTelemetry } from '../../shared/domain/ingest/accept.ts';
+import { parseSpans } from '../../shared/domain/ingest/native.ts';
+import { ServiceUnavailableError } from '../../shared/domain/errors.ts';
+import { currentPeriod, newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
+import { createStore, type Store } from '../../shared/store/index.ts';
+import { startDynamo } from '../support/dynamo.ts';
+
+let store: Store;
+let stop: () => Promise<void>;
+const sqs = mockClient(SQSClient);
+beforeAll(async () => {
+  const dynamo = await startDynamo('aos-outage');
+  store = createStore(dynamo.db);
+  stop = dynamo.stop;
+});
+afterEach(() => sqs.reset());
+afterAll(async () => {
+  sqs.restore();
+  await stop();
+});
+
+const now = new Date();
+const spans = parseSpans([{ traceId: 't', spanId: 's', name: 'n', startTime: now.getTime() - 1000, endTime: now.getTime() }]).items;
+
+describe('SQS outage at ingestion', () => {
+  it('answers "unavailable, retry" and counts nothing against the quota', async () => {
+    const subscription = newTrialSubscription(now);
+    await store.tenants.create({ id: 'tnt_outage', ownerUserId: 'u', subscription, createdAt: now.toISOString() });
+    sqs.on(SendMessageBatchCommand).rejects(Object.assign(new Error('Service Unavailable'), { name: 'ServiceUnavailable', $fault: 'server' }));
+    const deps = { store, clock: { now: () => now }, queue: sqsQueue({ QUEUE_URL_INGEST: 'https://sqs.local/000/ingest' }, new SQSClient({ maxAttempts: 1 })) };
+    const attempt = acceptTelemetry('tnt_outage', { spans, signals: [], logs: [] }, [], deps);
+    await expect(attempt).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(attempt).rejects.toMatchObject({ status: 503, code: 'INTERNAL_ERROR' });
+    expect(await store.tenants.spansUsed('tnt_outage', currentPeriod(subscription, now).start.toISOString())).toBe(0);
+  });
+
+  it('accepts once the queue is back', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [{ Id: '0', MessageId: 'm', MD5OfMessageBody: '' }], Failed: [] });
+    const deps = { store, clock: { now: () => now }, queue: sqsQueue({ QUEUE_URL_INGEST: 'https://sqs.local/000/ingest' }, new SQSClient({})) };
+    expect(await acceptTelemetry('tnt_outage', { spans, signals: [], logs: [] }, [], deps)).toMatchObject({ accepted: 1 });
+  });
+});

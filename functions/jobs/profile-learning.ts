@@ -1,6 +1,6 @@
 import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
 import { runDueLearningCycles } from '../../shared/domain/profiles/service.ts';
-import { profileDeps } from '../../shared/http/deps.ts';
+import { profileDeps } from '../../shared/http/profile-deps.ts';
 import { logger } from '../../shared/http/logger.ts';
 
 /** Agents per run; the rest stay due and are taken by the next run, five minutes later. */

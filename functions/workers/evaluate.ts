@@ -1,4 +1,7 @@
+import { bedrockJudge } from '../../shared/adapters/judge-bedrock.ts';
 import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
+import { builtinJudge } from '../../shared/domain/evaluation/heuristics/index.ts';
+import type { Judge } from '../../shared/domain/evaluation/judge.ts';
 import { config } from '../../shared/config.ts';
 import { evaluateTrace, type EvaluationSettings } from '../../shared/domain/evaluation/evaluate.ts';
 import { evaluationJobSchema } from '../../shared/domain/evaluation/jobs.ts';
@@ -8,7 +11,15 @@ import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
 const configuredSettings: EvaluationSettings = { dailyBudget: config.evaluation.dailyBudget, maxInputTokens: config.evaluation.maxInputTokens };
 
 /** Judges finished traces for the LLM-analysed alert types; a judge failure retries the record, then dead-letters it. */
-export const evaluateHandler = (getPorts: () => Ports = defaultPorts, settings: EvaluationSettings = configuredSettings) =>
+export type EvaluatePorts = Ports & { judge: Judge };
+
+let judge: Judge | undefined;
+const evaluatePorts = (): EvaluatePorts => ({
+  ...defaultPorts(),
+  judge: (judge ??= config.evaluation.judge === 'bedrock' ? bedrockJudge({ modelId: config.evaluation.bedrockModelId }) : builtinJudge),
+});
+
+export const evaluateHandler = (getPorts: () => EvaluatePorts = evaluatePorts, settings: EvaluationSettings = configuredSettings) =>
   sqsBatchHandler(async (record) => {
     const { store, judge, clock, ids, queue } = getPorts();
     const job = evaluationJobSchema.parse(JSON.parse(record.body));

@@ -1,10 +1,20 @@
+import { noMetricsSink, timestreamSink, type MetricsSink } from '../../shared/adapters/metrics-sink.ts';
 import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
+import { config } from '../../shared/config.ts';
 import type { IngestMessage } from '../../shared/domain/ingest/messages.ts';
 import { persistTelemetry, purgeAgent } from '../../shared/domain/ingest/persist.ts';
 import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
 
 /** Persists accepted telemetry and purges deleted agents; failed records retry alone, then go to the DLQ. */
-export const ingestHandler = (getPorts: () => Ports = defaultPorts) =>
+export type IngestPorts = Ports & { metricsSink: MetricsSink };
+
+let metricsSink: MetricsSink | undefined;
+const ingestPorts = (): IngestPorts => ({
+  ...defaultPorts(),
+  metricsSink: (metricsSink ??= config.timestream ? timestreamSink(config.timestream.database, config.timestream.table) : noMetricsSink),
+});
+
+export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
   sqsBatchHandler(async (record) => {
     const ports = getPorts();
     const deps = { store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue, metricsSink: ports.metricsSink };

@@ -1,3 +1,5 @@
+import { systemClock } from '../../shared/adapters/clock.ts';
+import { configuredMessaging, type MessagingPorts } from '../../shared/adapters/mailer.ts';
 import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
 import { config } from '../../shared/config.ts';
 import { processAlertNotification, type NotificationSettings } from '../../shared/domain/alerts/notify.ts';
@@ -8,11 +10,22 @@ import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
 
 const configuredSettings: NotificationSettings = { publicAppUrl: config.publicAppUrl, notificationsPerHour: config.alerts.notificationsPerHour };
 
+export type NotifyPorts = Ports & MessagingPorts;
+
+let messaging: MessagingPorts | undefined;
+const notifyPorts = (): NotifyPorts => ({
+  ...defaultPorts(),
+  ...(messaging ??= configuredMessaging(
+    { outboxDir: config.outboxDir, mailTransport: config.mail.transport, smsTransport: config.sms.transport, mailFrom: config.mail.from },
+    systemClock,
+  )),
+});
+
 /**
  * Turns alert notification jobs into e-mails and SMS to the agent's contacts, and delivers queued
  * messages, through the mailer and SMS ports (SES/SNS on AWS, the outbox locally).
  */
-export const notifyHandler = (getPorts: () => Ports = defaultPorts, settings: NotificationSettings = configuredSettings) =>
+export const notifyHandler = (getPorts: () => NotifyPorts = notifyPorts, settings: NotificationSettings = configuredSettings) =>
   sqsBatchHandler(async (record) => {
     const { store, mailer, sms, clock } = getPorts();
     const message = notifyQueueMessageSchema.parse(JSON.parse(record.body));

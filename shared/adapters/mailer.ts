@@ -59,3 +59,17 @@ export function outbox(dir: string, clock: Clock): Mailer & SmsSender {
   }
   return { sendEmail: write, sendSms: write };
 }
+
+export interface MessagingPorts {
+  mailer: Mailer;
+  sms: SmsSender;
+}
+
+/** SES and SNS on AWS, the outbox locally, as configured (the notify worker's adapters). */
+export function configuredMessaging(settings: { outboxDir?: string; mailTransport: 'ses' | 'outbox'; smsTransport: 'sns' | 'outbox'; mailFrom: string }, clock: Clock): MessagingPorts {
+  const localOutbox = settings.outboxDir ? outbox(settings.outboxDir, clock) : undefined;
+  return {
+    mailer: settings.mailTransport === 'outbox' && localOutbox ? localOutbox : sesMailer(settings.mailFrom),
+    sms: settings.smsTransport === 'outbox' && localOutbox ? localOutbox : snsSmsSender(),
+  };
+}

@@ -5,7 +5,6 @@ import type { ApiKeyDeps } from '../domain/accounts/api-key-service.ts';
 import type { AgentDeps } from '../domain/agents/agents.ts';
 import type { AlertDeps } from '../domain/alerts/service.ts';
 import type { AcceptDeps } from '../domain/ingest/accept.ts';
-import type { ProfileDeps } from '../domain/profiles/service.ts';
 import { logger } from './logger.ts';
 
 /** What the accounts use cases need, cut from the ports and the configuration. */
@@ -32,10 +31,3 @@ export const acceptDeps = (ports: Ports): AcceptDeps => ({ store: ports.store, q
 export const agentDeps = (ports: Ports): AgentDeps & AlertDeps => ({ store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue });
 export const alertDeps = agentDeps;
 
-export const profileDeps = (ports: Ports): ProfileDeps => ({
-  store: ports.store,
-  clock: ports.clock,
-  narrator: ports.narrator,
-  settings: config.profiles.learning,
-  reportError: (message, err) => logger.error(message, err as Error),
-});

@@ -3,10 +3,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { notifyHandler } from '../../functions/workers/notify.ts';
+import { notifyHandler, type NotifyPorts } from '../../functions/workers/notify.ts';
 import { randomIds } from '../../shared/adapters/ids.ts';
 import { outbox } from '../../shared/adapters/mailer.ts';
-import type { Ports } from '../../shared/adapters/ports.ts';
 import type { AlertConfigPatch } from '../../shared/domain/alerts/config.ts';
 import type { AlertNotificationJob, EmailMessage, SmsMessage } from '../../shared/domain/notifications/messages.ts';
 import type { PlanKey } from '../../shared/domain/plans/plans.ts';
@@ -71,7 +70,7 @@ async function tenantWithAgent(alertConfig: AlertConfigPatch, options: { plan?: 
     if (failNextSendTo.delete(m.to)) throw Object.assign(new Error('Throttling: Rate exceeded'), { name: 'Throttling' });
     await (m.channel === 'email' ? box.sendEmail(m) : box.sendSms(m));
   };
-  const ports = { store, clock, mailer: { sendEmail: send }, sms: { sendSms: send } } as Ports;
+  const ports = { store, clock, mailer: { sendEmail: send }, sms: { sendSms: send } } as unknown as NotifyPorts;
   const handler = notifyHandler(() => ports, { publicAppUrl: 'http://127.0.0.1:3000', notificationsPerHour: options.notificationsPerHour ?? 60 });
 
   const seen = new Set<string>();

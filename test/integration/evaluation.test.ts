@@ -1,8 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { evaluateHandler } from '../../functions/workers/evaluate.ts';
+import { evaluateHandler, type EvaluatePorts } from '../../functions/workers/evaluate.ts';
 import { randomIds } from '../../shared/adapters/ids.ts';
-import type { Ports } from '../../shared/adapters/ports.ts';
 import type { QueuePort } from '../../shared/adapters/queue.ts';
 import type { AlertConfigPatch, LlmAlertType } from '../../shared/domain/alerts/config.ts';
 import { evaluateTrace, type EvaluationDeps, type EvaluationSettings } from '../../shared/domain/evaluation/evaluate.ts';
@@ -182,13 +181,13 @@ describe('when the judge fails', () => {
     const w = await world();
     const job = await w.trace('denied', fixture('clean-support'));
     const denied: Judge = { name: 'bedrock:x', judge: async () => Promise.reject(new Error('AccessDeniedException: not authorized')) };
-    const ports = { store, judge: denied, clock, ids: randomIds, queue: recordingQueue().queue } as unknown as Ports;
+    const ports = { store, judge: denied, clock, ids: randomIds, queue: recordingQueue().queue } as unknown as EvaluatePorts;
     const record = (messageId: string, body: string) => ({ messageId, body, attributes: { ApproximateReceiveCount: '1' } });
     const event = { Records: [record('m-1', JSON.stringify(job)), record('m-2', '{"kind":"evaluate-trace"}')] } as unknown as SQSEvent;
     expect((await evaluateHandler(() => ports, settings)(event)).batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }, { itemIdentifier: 'm-2' }]);
     expect(await evaluations(w.tenantId, 'denied')).toEqual({});
 
-    const ok = { ...ports, judge: builtinJudge } as Ports;
+    const ok = { ...ports, judge: builtinJudge } as unknown as EvaluatePorts;
     expect((await evaluateHandler(() => ok, settings)({ Records: [record('m-1', JSON.stringify(job))] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
     expect(Object.keys(await evaluations(w.tenantId, 'denied'))).toHaveLength(4);
   });

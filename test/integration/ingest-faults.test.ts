@@ -10,8 +10,7 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, S
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ingestHandler } from '../../functions/workers/ingest.ts';
-import type { Ports } from '../../shared/adapters/ports.ts';
+import { ingestHandler, type IngestPorts } from '../../functions/workers/ingest.ts';
 import { randomIds } from '../../shared/adapters/ids.ts';
 import { noMetricsSink } from '../../shared/adapters/metrics-sink.ts';
 import { catalog, queueUrlEnv } from '../../shared/catalog.ts';
@@ -59,8 +58,8 @@ describe('the ingest worker under faults (dynalite)', () => {
     await store.tenants.create({ id, ownerUserId: 'usr_x', subscription: newTrialSubscription(new Date()), createdAt: new Date().toISOString() });
     return id;
   }
-  const portsWith = (storeOverride: Store): Ports =>
-    ({ store: storeOverride, clock: { now: () => new Date() }, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink }) as unknown as Ports;
+  const portsWith = (storeOverride: Store): IngestPorts =>
+    ({ store: storeOverride, clock: { now: () => new Date() }, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink }) as unknown as IngestPorts;
 
   it('a crash between writing spans and the summary loses nothing and duplicates nothing on redelivery', async () => {
     const tenantId = await newTenant();
@@ -142,7 +141,7 @@ describe('DynamoDB throttling (client mock)', () => {
       clock: { now: () => new Date() },
       ids: randomIds,
       metricsSink: noMetricsSink,
-    } as unknown as Ports;
+    } as unknown as IngestPorts;
     const message = toIngestMessages('t', T0, { spans: [span('x', 'root', null)], signals: [], logs: [] })[0];
     expect((await ingestHandler(() => ports)(sqsEvent([message]))).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
   });

@@ -1,6 +1,6 @@
 import { editAgentProfile } from '../../../shared/domain/profiles/service.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
-import { profileDeps } from '../../../shared/http/deps.ts';
+import { profileDeps } from '../../../shared/http/profile-deps.ts';
 import { ok } from '../../../shared/http/reply.ts';
 import { httpRoute } from '../../../shared/http/route.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { generateAnchors, rebaseAnchors } from './anchors.ts';
 import type { LearningState } from './learning.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { duration, percent, utcHour } from './format.ts';
 import type { ProfileStatistics } from './profile.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const count = (fallback: number) => z.number().int().positive().default(fallback);
 const duration = (fallback: number) => z.number().positive().default(fallback);

@@ -1,8 +1,7 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import type { Ports } from '../../../shared/adapters/ports.ts';
 import type { EmailMessage, SmsMessage } from '../../../shared/domain/notifications/messages.ts';
-import { notifyHandler } from '../../../functions/workers/notify.ts';
+import { notifyHandler, type NotifyPorts } from '../../../functions/workers/notify.ts';
 import { TENANT, agentRecord, alertRecord, notifyWorld } from '../alerts/notify-world.ts';
 
 function fakes(failFor: string[] = []) {
@@ -23,7 +22,7 @@ function fakes(failFor: string[] = []) {
         markDelivered: async (id: string) => void delivered.add(id),
       },
     },
-  } as unknown as Ports;
+  } as unknown as NotifyPorts;
   return { ports, sent };
 }
 
@@ -67,7 +66,7 @@ describe('notify worker: alert notification jobs', () => {
     world.addAlert(alertRecord());
     world.setAgent(agentRecord({ contacts: { email: [{ address: 'oncall@example.com', enabled: true }], sms: [] } }));
     const { alerts, agents, tenants, rateLimits, deliveries, mailer, sms, clock, settings } = world.deps;
-    const ports = { store: { alerts, agents, tenants, rateLimits, deliveries }, mailer, sms, clock } as unknown as Ports;
+    const ports = { store: { alerts, agents, tenants, rateLimits, deliveries }, mailer, sms, clock } as unknown as NotifyPorts;
     return { world, handler: notifyHandler(() => ports, settings) };
   }
   const job = { kind: 'alert-notification', tenantId: TENANT, alertId: 'alt_1', occurrenceKey: 'error:trace-latest:-' };

@@ -17,6 +17,16 @@ export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);";
 
+/** The esbuild settings of every function, shared with the bundle-size report (test/infra). */
+export const BUNDLING = {
+  format: 'esm',
+  platform: 'node',
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  banner: CREATE_REQUIRE_BANNER,
+  minify: true,
+} as const;
+
 export interface ServiceFunctionProps {
   /** Handler module relative to the project root (`httpHandlerModule`, `workerModule`, `jobModule`); it exports `handler`. */
   readonly module: string;
@@ -59,9 +69,9 @@ export class ServiceFunction extends NodejsFunction {
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: CREATE_REQUIRE_BANNER,
-        minify: true,
+        mainFields: [...BUNDLING.mainFields],
+        banner: BUNDLING.banner,
+        minify: BUNDLING.minify,
         sourceMap: true,
         sourcesContent: false,
         // The runtime's SDK version drifts; bundling pins ours, and esbuild keeps only the clients used.

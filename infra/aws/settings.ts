@@ -14,6 +14,8 @@ import { DEFAULT_JUDGE_MODEL } from '../../shared/domain/evaluation/judge.ts';
  * | `mailFrom`           | the functions' built-in sender; set an SES-verified identity | `MAIL_FROM` |
  * | `logLevel`           | `INFO`                              | `LOG_LEVEL` |
  * | `bedrockModelId`     | `amazon.nova-micro-v1:0`; a foundation model or inference profile id | the evaluate worker's `BEDROCK_MODEL_ID` (and its IAM grant) |
+ * | `profileNarratorModelId` | unset: profiles' narratives come from a template | the profile routes' and job's `PROFILE_NARRATOR_MODEL_ID` (and their IAM grant) |
+ * | `timestreamDatabase`, `timestreamTable` | unset: no Timestream sink | the ingest worker's `TIMESTREAM_DATABASE`/`TIMESTREAM_TABLE` (and its IAM grant) |
  */
 export interface DeploymentSettings {
   readonly corsAllowOrigins: string[];
@@ -25,6 +27,8 @@ export interface DeploymentSettings {
   readonly logLevel: string;
   /** The LLM judge's model on Bedrock. */
   readonly bedrockModelId: string;
+  readonly profileNarratorModelId: string | undefined;
+  readonly timestream: { database: string; table: string } | undefined;
 }
 
 export function deploymentSettings(stack: Stack): DeploymentSettings {
@@ -36,7 +40,16 @@ export function deploymentSettings(stack: Stack): DeploymentSettings {
     mailFrom: stringContext(stack, 'mailFrom'),
     logLevel: stringContext(stack, 'logLevel') ?? 'INFO',
     bedrockModelId: stringContext(stack, 'bedrockModelId') ?? DEFAULT_JUDGE_MODEL,
+    profileNarratorModelId: stringContext(stack, 'profileNarratorModelId'),
+    timestream: timestreamContext(stack),
   };
+}
+
+function timestreamContext(stack: Stack): DeploymentSettings['timestream'] {
+  const database = stringContext(stack, 'timestreamDatabase');
+  const table = stringContext(stack, 'timestreamTable');
+  if ((database === undefined) !== (table === undefined)) throw new Error('context timestreamDatabase and timestreamTable go together');
+  return database && table ? { database, table } : undefined;
 }
 
 function stringContext(stack: Stack, key: string): string | undefined {

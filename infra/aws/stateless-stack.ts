@@ -50,6 +50,10 @@ const VISIBILITY_TIMEOUT_PER_CONSUMER_TIMEOUT = 6;
 const MESSAGE_DELIVERY_CONSUMER = 'notify';
 /** The consumer that judges traces with a Bedrock model. */
 const JUDGE_CONSUMER = 'evaluate';
+/** The functions that write profile narratives: the profile routes and the learning job. */
+const PROFILE_FUNCTION = /^profiles\/|^profile-learning$/;
+/** The consumer that writes per-trace measures to the optional Timestream sink. */
+const METRICS_CONSUMER = 'ingest';
 /** Cross-Region inference profile ids put a geography before the model id, e.g. `us.amazon.nova-micro-v1:0`. */
 const INFERENCE_PROFILE_ID = /^(?:us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 
@@ -100,6 +104,10 @@ export class StatelessStack extends Stack {
     this.addRoutes(catalog);
     this.addConsumers(catalog.queues, settings);
     this.addSchedules(catalog.schedules);
+    if (settings.profileNarratorModelId) {
+      const narrators = [...this.routeFunctions, ...this.jobFunctions].filter(([id]) => PROFILE_FUNCTION.test(id)).map(([, fn]) => fn);
+      this.useProfileNarrator(narrators, settings.profileNarratorModelId);
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: this.apiUrl });
   }
@@ -198,6 +206,7 @@ export class StatelessStack extends Stack {
       );
       if (queue.consumer === MESSAGE_DELIVERY_CONSUMER) this.allowMessageDelivery(fn);
       if (queue.consumer === JUDGE_CONSUMER) this.useBedrockJudge(fn, settings.bedrockModelId);
+      if (queue.consumer === METRICS_CONSUMER && settings.timestream) this.useTimestream(fn, settings.timestream);
       this.consumerFunctions.set(queue.id, fn);
     }
   }
@@ -281,13 +290,23 @@ export class StatelessStack extends Stack {
   private useBedrockJudge(fn: ServiceFunction, modelId: string): void {
     fn.addEnvironment('JUDGE', 'bedrock');
     fn.addEnvironment('BEDROCK_MODEL_ID', modelId);
+    this.allowBedrockModel('JudgeModelPolicy', [fn], modelId);
+  }
+
+  /** Profiles' narratives on Bedrock, when the operator names a model; else they come from a template. */
+  private useProfileNarrator(fns: ServiceFunction[], modelId: string): void {
+    for (const fn of fns) fn.addEnvironment('PROFILE_NARRATOR_MODEL_ID', modelId);
+    this.allowBedrockModel('NarratorModelPolicy', fns, modelId);
+  }
+
+  private allowBedrockModel(policyId: string, fns: ServiceFunction[], modelId: string): void {
     const foundationModel = (region: string, id: string) => this.formatArn({ service: 'bedrock', region, account: '', resource: 'foundation-model', resourceName: id });
     const profile = INFERENCE_PROFILE_ID.exec(modelId);
     const resources = profile
       ? [this.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel('*', profile[1]!)]
       : [foundationModel(this.region, modelId)];
-    const policy = new iam.Policy(this, 'JudgeModelPolicy', {
-      roles: [fn.role],
+    const policy = new iam.Policy(this, policyId, {
+      roles: fns.map((f) => f.role),
       statements: [new iam.PolicyStatement({ actions: ['bedrock:InvokeModel'], resources })],
     });
     if (profile) {
@@ -296,5 +315,25 @@ export class StatelessStack extends Stack {
         reason: "A cross-Region inference profile runs the call on its one model in any Region of the profile's geography; the grant names that model only.",
       });
     }
+  }
+
+  /** The optional Timestream sink: WriteRecords on the one table; endpoint discovery has no resource. */
+  private useTimestream(fn: ServiceFunction, { database, table }: { database: string; table: string }): void {
+    fn.addEnvironment('TIMESTREAM_DATABASE', database);
+    fn.addEnvironment('TIMESTREAM_TABLE', table);
+    const policy = new iam.Policy(this, 'TimestreamPolicy', {
+      roles: [fn.role],
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['timestream:WriteRecords'],
+          resources: [this.formatArn({ service: 'timestream', resource: 'database', resourceName: `${database}/table/${table}` })],
+        }),
+        new iam.PolicyStatement({ actions: ['timestream:DescribeEndpoints'], resources: ['*'] }),
+      ],
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'timestream:DescribeEndpoints (endpoint discovery, required before WriteRecords) supports no resource-level permissions.',
+    });
   }
 }

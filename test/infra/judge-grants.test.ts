@@ -1,4 +1,4 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import type { ServiceFunction } from '../../infra/aws/service-function.ts';
@@ -65,5 +65,25 @@ describe('the evaluate consumer with a cross-Region inference profile', () => {
     expect(() => app.app.synth()).not.toThrow();
     const { violations } = new AwsSolutionsChecks().validateScope(app.app);
     expect(violations.map((v) => v.ruleName)).toEqual([]);
+  });
+});
+
+describe('optional integrations are granted only when configured', () => {
+  it('the Timestream sink: the ingest worker may write to that one table', () => {
+    const template = Template.fromStack(buildTestApp({ context: { timestreamDatabase: 'aos', timestreamTable: 'traces' } }).stateless);
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'timestream:WriteRecords' })]) },
+    });
+    const withoutSink = Template.fromStack(buildTestApp().stateless);
+    expect(JSON.stringify(withoutSink.toJSON())).not.toContain('timestream:');
+  });
+
+  it('the profile narrator: the profile functions may invoke that one model', () => {
+    const template = Template.fromStack(buildTestApp({ context: { profileNarratorModelId: 'amazon.nova-lite-v1:0' } }).stateless);
+    const policies = template.findResources('AWS::IAM::Policy');
+    const narrator = Object.entries(policies).find(([id]) => id.startsWith('NarratorModelPolicy'));
+    expect(narrator).toBeDefined();
+    expect(JSON.stringify(narrator![1])).toContain('nova-lite');
+    expect((narrator![1] as { Properties: { Roles: unknown[] } }).Properties.Roles).toHaveLength(5);
   });
 });

@@ -11,6 +11,7 @@ import type { TraceSummary } from '../spans/summary.ts';
 import type { EvaluationJob } from './jobs.ts';
 import { JudgeAnswerError, type Judge, type JudgeUsage, type Verdict } from './judge.ts';
 import { typesToEvaluate } from './policy.ts';
+import { profileContext } from '../profiles/context.ts';
 import { buildTrajectory, type Trajectory } from './trajectory.ts';
 
 export interface EvaluationSettings {
@@ -21,7 +22,7 @@ export interface EvaluationSettings {
 }
 
 export interface EvaluationDeps {
-  store: Pick<Store, 'tenants' | 'agents' | 'alerts' | 'traces' | 'signals' | 'evaluationUsage'>;
+  store: Pick<Store, 'tenants' | 'agents' | 'alerts' | 'traces' | 'signals' | 'evaluationUsage' | 'profiles'>;
   judge: Judge;
   clock: Clock;
   ids: Ids;
@@ -74,7 +75,13 @@ export async function evaluateTrace(job: EvaluationJob, deps: EvaluationDeps): P
 
   const now = deps.clock.now();
   if (!(await deps.store.evaluationUsage.claim(tenantId, dayOf(now), deps.settings.dailyBudget))) return { outcome: 'over-budget' };
-  const trajectory = buildTrajectory(summary, await deps.store.traces.spansOf(tenantId, traceId), deps.settings.maxInputTokens);
+  const [spans, learning, anomalies] = await Promise.all([
+    deps.store.traces.spansOf(tenantId, traceId),
+    deps.store.profiles.get(tenantId, agent.id),
+    deps.store.profiles.anomaliesOf(tenantId, traceId),
+  ]);
+  const context = profileContext(learning, anomalies?.anomalies);
+  const trajectory = buildTrajectory(summary, spans, deps.settings.maxInputTokens, context);
   const { judged, failed } = await judgeEach(pending, trajectory, deps.judge);
   await recordJudgeUsage(tenantId, dayOf(now), [...judged, ...failed].map((j) => j.usage), deps);
 

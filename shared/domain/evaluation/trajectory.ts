@@ -19,6 +19,11 @@ export interface TrajectoryStep {
 /** The whole run, from the user's input through every step to the final output. */
 export interface Trajectory {
   agentName: string | null;
+  /**
+   * What the agent's behavioural profile says is normal for it, and this trace's anomalies against it
+   * (`profileContext`); null before the agent has a profile.
+   */
+  agentProfile: string | null;
   userInput: string | null;
   steps: TrajectoryStep[];
   /** Steps left out to fit the token budget: the oldest ones between the user input and the final output. */
@@ -41,7 +46,7 @@ const withoutNulls = (value: object) => Object.fromEntries(Object.entries(value)
 /** What the judge reads: the trajectory as JSON, without empty fields. */
 export const serializeTrajectory = (t: Trajectory): string =>
   JSON.stringify({
-    ...withoutNulls({ agent: t.agentName, userInput: t.userInput }),
+    ...withoutNulls({ agent: t.agentName, agentProfile: t.agentProfile, userInput: t.userInput }),
     steps: t.steps.map(withoutNulls),
     omittedSteps: t.omittedSteps,
     ...withoutNulls({ finalOutput: t.finalOutput }),
@@ -72,7 +77,12 @@ function stepOf(span: StoredSpan, maxFieldChars: number): TrajectoryStep {
  * the first input and the last output in the trace), long texts cut with a marker, and — when the
  * whole run is still too long — the oldest steps left out first, so the start and the end survive.
  */
-export function buildTrajectory(summary: TraceSummary, spans: readonly StoredSpan[], maxTokens: number): Trajectory {
+export function buildTrajectory(
+  summary: TraceSummary,
+  spans: readonly StoredSpan[],
+  maxTokens: number,
+  agentProfile: string | null = null,
+): Trajectory {
   const maxFieldChars = Math.floor(maxTokens * CHARS_PER_TOKEN * FIELD_SHARE);
   const ordered = orderSpans(spans).map(({ span }) => span);
   const root = ordered.find((s) => s.spanId === summary.rootSpanId);
@@ -81,6 +91,7 @@ export function buildTrajectory(summary: TraceSummary, spans: readonly StoredSpa
   const finalOutput = root?.output ?? byEnd.findLast((s) => s.output !== null)?.output ?? null;
   const whole: Trajectory = {
     agentName: summary.agentName,
+    agentProfile,
     userInput: truncateText(userInput, maxFieldChars),
     steps: ordered.filter((s) => s !== root).map((s) => stepOf(s, maxFieldChars)),
     omittedSteps: 0,

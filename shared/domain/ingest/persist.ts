@@ -195,6 +195,7 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
   for (const traceId of traceIds) await deps.store.traces.deleteTrace(tenantId, traceId);
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
+  await deps.store.profiles.delete(tenantId, agentId);
   const more = traceIds.length === PURGE_PAGE || signals === PURGE_PAGE || logs === PURGE_PAGE;
   return more ? message : undefined;
 }

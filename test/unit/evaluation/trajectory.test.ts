@@ -14,6 +14,7 @@ describe('the trajectory the judge reads', () => {
     const t = buildTrajectory(summary, [...spans].reverse(), 6000);
     expect(t).toEqual({
       agentName: 'fixture-bot',
+      agentProfile: null,
       userInput: 'Where is order A-1?',
       steps: [
         { kind: 'llm', name: 'chat', tool: null, input: null, output: 'Looking it up.', error: null, finishReason: null },

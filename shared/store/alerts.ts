@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import type { AlertStatus } from '../domain/alerts/lifecycle.ts';
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, stripKeys, timeSortKey } from './keys.ts';
+import { collectionIndexKeys, keys, stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 import { backoff, inTurn } from './turns.ts';
@@ -61,18 +61,12 @@ export function alertsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
   const { gsi1, gsi2 } = TABLE.indexes;
 
-  const item = (a: AlertRecord) => {
-    const sortKey = timeSortKey(Date.parse(a.createdAt), a.id);
-    return {
-      ...keys.alert(a.tenantId, a.id),
-      [gsi1.partitionKey]: keys.tenantCollection(a.tenantId, 'ALERTS'),
-      [gsi1.sortKey]: sortKey,
-      [gsi2.partitionKey]: keys.agentCollection(a.tenantId, a.agentId, 'ALERTS'),
-      [gsi2.sortKey]: sortKey,
-      entity: 'alert',
-      ...a,
-    };
-  };
+  const item = (a: AlertRecord) => ({
+    ...keys.alert(a.tenantId, a.id),
+    ...collectionIndexKeys(a.tenantId, a.agentId, 'ALERTS', Date.parse(a.createdAt), a.id),
+    entity: 'alert',
+    ...a,
+  });
 
   async function get(tenantId: string, alertId: string, consistent = false): Promise<AlertRecord | undefined> {
     const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.alert(tenantId, alertId), ConsistentRead: consistent }));

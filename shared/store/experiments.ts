@@ -3,7 +3,7 @@ import type { Variant } from '../domain/experiments/definition.ts';
 import type { ExperimentStatus } from '../domain/experiments/lifecycle.ts';
 import { batchWrite, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, stripKeys, timeSortKey } from './keys.ts';
+import { collectionIndexKeys, keys, stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 
@@ -48,17 +48,12 @@ export function experimentsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
   const { gsi1, gsi2 } = TABLE.indexes;
 
-  const item = (e: ExperimentRecord) => {
-    const sortKey = timeSortKey(Date.parse(e.createdAt), e.id);
-    return {
-      ...keys.experiment(e.tenantId, e.id),
-      [gsi1.partitionKey]: keys.tenantCollection(e.tenantId, 'EXPERIMENTS'),
-      [gsi1.sortKey]: sortKey,
-      ...(e.agentId ? { [gsi2.partitionKey]: keys.agentCollection(e.tenantId, e.agentId, 'EXPERIMENTS'), [gsi2.sortKey]: sortKey } : {}),
-      entity: 'experiment',
-      ...e,
-    };
-  };
+  const item = (e: ExperimentRecord) => ({
+    ...keys.experiment(e.tenantId, e.id),
+    ...collectionIndexKeys(e.tenantId, e.agentId, 'EXPERIMENTS', Date.parse(e.createdAt), e.id),
+    entity: 'experiment',
+    ...e,
+  });
 
   /** A put that loses (false) when its condition does not hold. */
   async function conditionalPut(input: ConstructorParameters<typeof PutCommand>[0]): Promise<boolean> {

@@ -1,3 +1,5 @@
+import { TABLE } from './table.ts';
+
 /**
  * Key builders for every entity in the single table: defined once, imported by repositories and tests.
  * The access patterns they serve are listed in shared/store/README.md.
@@ -106,6 +108,20 @@ export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS' | 'EXPERIMENTS
 
 /** Sort key of time-ordered collections: ISO time then id, so ranges and newest-first pages are key conditions. */
 export const timeSortKey = (timeMs: number, id: string): string => `${new Date(timeMs).toISOString()}#${id}`;
+
+/**
+ * The index attributes that list an item in its tenant's collection (GSI1) and, when it belongs to
+ * an agent, in the agent's (GSI2), in time order.
+ */
+export function collectionIndexKeys(tenantId: string, agentId: string | null, collection: Collection, timeMs: number, id: string) {
+  const { gsi1, gsi2 } = TABLE.indexes;
+  const sortKey = timeSortKey(timeMs, id);
+  return {
+    [gsi1.partitionKey]: keys.tenantCollection(tenantId, collection),
+    [gsi1.sortKey]: sortKey,
+    ...(agentId ? { [gsi2.partitionKey]: keys.agentCollection(tenantId, agentId, collection), [gsi2.sortKey]: sortKey } : {}),
+  };
+}
 
 export const rollupSortKey = (granularity: string, startMs: number): string => `${granularity}#${new Date(startMs).toISOString()}`;
 

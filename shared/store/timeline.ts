@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { AttributeValue } from '../domain/spans/model.ts';
 import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import type { Db } from './client.ts';
-import { keys, stripKeys, timeSortKey, type Collection } from './keys.ts';
+import { collectionIndexKeys, keys, stripKeys, timeSortKey, type Collection } from './keys.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 
@@ -44,13 +44,10 @@ export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNA
   return {
     async put(tenantId: string, entries: readonly T[], expiresAt: number): Promise<void> {
       const items = entries.map((entry) => {
-        const sortKey = timeSortKey(entry.timestampMs, entry.id);
         const item: Record<string, unknown> = {
           PK: entry.traceId ? keys.tracePartition(tenantId, entry.traceId) : keys.untracedPartition(tenantId, collection, dayOf(entry.timestampMs)),
-          SK: `${kind}#${sortKey}`,
-          [gsi1.partitionKey]: keys.tenantCollection(tenantId, collection),
-          [gsi1.sortKey]: sortKey,
-          ...(entry.agentId ? { [gsi2.partitionKey]: keys.agentCollection(tenantId, entry.agentId, collection), [gsi2.sortKey]: sortKey } : {}),
+          SK: `${kind}#${timeSortKey(entry.timestampMs, entry.id)}`,
+          ...collectionIndexKeys(tenantId, entry.agentId, collection, entry.timestampMs, entry.id),
           entity: kind.toLowerCase(),
           ...(entry as TimelineEntry & Record<string, unknown>),
           tenantId,

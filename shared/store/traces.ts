@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
 import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, stripKeys, timeSortKey } from './keys.ts';
+import { collectionIndexKeys, keys, stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 
 export interface TraceFilter {
@@ -35,6 +35,29 @@ export function tracesRepository(db: Db) {
   const { doc, tableName: TableName } = db;
   const { gsi1, gsi2 } = TABLE.indexes;
 
+  /** One page of an agent's trace summaries (GSI2), newest first, optionally within a sort-key range. */
+  async function agentTracesPage(
+    tenantId: string,
+    agentId: string,
+    { range, limit, projection }: { range?: { lower: string; upper: string }; limit: number; projection?: string },
+  ): Promise<Record<string, unknown>[]> {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName,
+        IndexName: gsi2.name,
+        KeyConditionExpression: `${gsi2.partitionKey} = :pk${range ? ` AND ${gsi2.sortKey} BETWEEN :lower AND :upper` : ''}`,
+        ExpressionAttributeValues: {
+          ':pk': keys.agentCollection(tenantId, agentId, 'TRACES'),
+          ...(range ? { ':lower': range.lower, ':upper': range.upper } : {}),
+        },
+        ...(projection ? { ProjectionExpression: projection } : {}),
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return page.Items ?? [];
+  }
+
   return {
     /** Idempotent: a span is keyed by tenant + trace + span id, so a retried batch overwrites itself. */
     async putSpans(tenantId: string, spans: readonly StoredSpan[], expiresAt: number, writtenAtMs: number): Promise<void> {
@@ -63,18 +86,13 @@ export function tracesRepository(db: Db) {
      * so a worker that read fewer spans cannot overwrite a more complete summary.
      */
     async putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number): Promise<boolean> {
-      const sortKey = timeSortKey(summary.startTimeMs, summary.traceId);
       try {
         await doc.send(
           new PutCommand({
             TableName,
             Item: {
               ...keys.traceSummary(tenantId, summary.traceId),
-              [gsi1.partitionKey]: keys.tenantCollection(tenantId, 'TRACES'),
-              [gsi1.sortKey]: sortKey,
-              ...(summary.agentId
-                ? { [gsi2.partitionKey]: keys.agentCollection(tenantId, summary.agentId, 'TRACES'), [gsi2.sortKey]: sortKey }
-                : {}),
+              ...collectionIndexKeys(tenantId, summary.agentId, 'TRACES', summary.startTimeMs, summary.traceId),
               entity: 'traceSummary',
               ...summary,
               tenantId,
@@ -142,50 +160,20 @@ export function tracesRepository(db: Db) {
     /** Up to `limit` of an agent's summaries that started in [startMs, endMs), newest first: one page, for sampling. */
     async newestOfAgent(tenantId: string, agentId: string, startMs: number, endMs: number, limit: number): Promise<TraceSummary[]> {
       if (endMs <= startMs) return [];
-      const { lower, upper } = timeRangeCondition(startMs, endMs - 1);
-      const page = await doc.send(
-        new QueryCommand({
-          TableName,
-          IndexName: gsi2.name,
-          KeyConditionExpression: `${gsi2.partitionKey} = :pk AND ${gsi2.sortKey} BETWEEN :lower AND :upper`,
-          ExpressionAttributeValues: { ':pk': keys.agentCollection(tenantId, agentId, 'TRACES'), ':lower': lower, ':upper': upper },
-          ScanIndexForward: false,
-          Limit: limit,
-        }),
-      );
-      return (page.Items ?? []).map((i) => stripKeys<TraceSummary>(i));
+      const items = await agentTracesPage(tenantId, agentId, { range: timeRangeCondition(startMs, endMs - 1), limit });
+      return items.map((i) => stripKeys<TraceSummary>(i));
     },
 
     /** When the agent's newest trace started, or undefined when it has none. */
     async latestStartOfAgent(tenantId: string, agentId: string): Promise<number | undefined> {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName,
-          IndexName: gsi2.name,
-          KeyConditionExpression: `${gsi2.partitionKey} = :pk`,
-          ExpressionAttributeValues: { ':pk': keys.agentCollection(tenantId, agentId, 'TRACES') },
-          ProjectionExpression: 'startTimeMs',
-          ScanIndexForward: false,
-          Limit: 1,
-        }),
-      );
-      const start = page.Items?.[0]?.['startTimeMs'];
-      return start === undefined ? undefined : Number(start);
+      const [newest] = await agentTracesPage(tenantId, agentId, { limit: 1, projection: 'startTimeMs' });
+      return newest === undefined ? undefined : Number(newest['startTimeMs']);
     },
 
     /** Up to `limit` trace ids of an agent, for purging it page by page. */
     async traceIdsOfAgent(tenantId: string, agentId: string, limit: number): Promise<string[]> {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName,
-          IndexName: gsi2.name,
-          KeyConditionExpression: `${gsi2.partitionKey} = :pk`,
-          ExpressionAttributeValues: { ':pk': keys.agentCollection(tenantId, agentId, 'TRACES') },
-          ProjectionExpression: 'traceId',
-          Limit: limit,
-        }),
-      );
-      return (page.Items ?? []).map((i) => String(i['traceId']));
+      const items = await agentTracesPage(tenantId, agentId, { limit, projection: 'traceId' });
+      return items.map((i) => String(i['traceId']));
     },
 
     async deleteTrace(tenantId: string, traceId: string): Promise<void> {

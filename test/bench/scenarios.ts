@@ -1,5 +1,7 @@
+import { analyticsScenario } from './analytics/scenario.ts';
 import { ingestScenario } from './ingest/scenario.ts';
+import { loadScenario } from './load/scenario.ts';
 import type { Scenario } from './scenario.ts';
 
 /** Every scenario `npm run bench` knows, in the order a run without `--scenario` runs them. */
-export const scenarios: readonly Scenario[] = [ingestScenario];
+export const scenarios: readonly Scenario[] = [ingestScenario, loadScenario, analyticsScenario];

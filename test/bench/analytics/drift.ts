@@ -1,0 +1,87 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { isDeepStrictEqual } from 'node:util';
+import { bucketStart, type Granularity } from '../../../shared/domain/analytics/buckets.ts';
+import { ALL_AGENTS } from '../../../shared/domain/analytics/ingest.ts';
+import { rollupOf } from '../../../shared/domain/analytics/rollup.ts';
+import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
+import type { Db } from '../../../shared/store/client.ts';
+import { keys } from '../../../shared/store/keys.ts';
+import { rollupsRepository } from '../../../shared/store/rollups.ts';
+import { tracesRepository } from '../../../shared/store/traces.ts';
+import { minuteItem, summaryItem, type Item, type ItemContext } from './items.ts';
+
+/*
+ * The bulk seeding writes items it builds itself. These checks have the repositories write a few of
+ * the same items their own way and compare, so that a change to the stored shape cannot go unnoticed.
+ */
+
+async function storedItem(db: Db, key: Record<string, unknown>): Promise<Item | undefined> {
+  const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }));
+  return Item;
+}
+
+/** The attributes whose values differ between two items, either way. */
+function differences(a: Item | undefined, b: Item | undefined): string[] {
+  if (!a || !b) return a === b ? [] : ['the whole item (one is missing)'];
+  const names = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...names].filter((name) => !isDeepStrictEqual(a[name], b[name]));
+}
+
+const differenceLine = (what: string, names: string[]) => (names.length === 0 ? [] : [`${what} differ in ${names.join(', ')}`]);
+
+/**
+ * Writes one trace's summary with `putSummary` and its tenant-wide minute bucket with `applyToMinute`,
+ * and says where the stored items differ from the bulk ones. Must run before that minute is bulk-written.
+ */
+export async function bulkShapeMismatches(db: Db, ctx: ItemContext, trace: TraceSummary): Promise<string[]> {
+  await tracesRepository(db).putSummary(ctx.tenantId, trace, ctx.revision, ctx.expiresAt);
+  const summary = await storedItem(db, keys.traceSummary(ctx.tenantId, trace.traceId));
+  const minute = bucketStart(trace.startTimeMs, 'minute');
+  const rollup = rollupOf([trace]);
+  await rollupsRepository(db).applyToMinute(ctx.tenantId, ALL_AGENTS, minute, rollup, ctx.batchId, ctx.expiresAt);
+  const bucket = await storedItem(db, keys.rollup(ctx.tenantId, ALL_AGENTS, 'minute', minute));
+  return [
+    ...differenceLine("putSummary's item and the bulk summary item", differences(summary, summaryItem(ctx, trace))),
+    ...differenceLine("applyToMinute's bucket and the bulk minute bucket", differences(bucket, minuteItem(ctx, ALL_AGENTS, minute, rollup))),
+  ];
+}
+
+interface BucketRef {
+  scope: string;
+  granularity: Granularity;
+  startMs: number;
+}
+
+/** Expiry aside: the compaction sets it from the time it runs. */
+const rollupOfItem = (item: Item | undefined) => (item ? { ...item, expiresAt: undefined } : undefined);
+
+/**
+ * Marks the given hours of the given scopes dirty where they hold traces (the worker marks no other),
+ * has the compaction job recompute them and their days from the stored minutes, and says where its
+ * buckets differ from the bulk-written ones.
+ */
+export async function compactionMismatches(
+  db: Db,
+  ctx: ItemContext,
+  scopes: readonly string[],
+  hourStarts: readonly number[],
+  runCompaction: () => Promise<void>,
+): Promise<string[]> {
+  const read = (refs: readonly BucketRef[]) => Promise.all(refs.map((r) => storedItem(db, keys.rollup(ctx.tenantId, r.scope, r.granularity, r.startMs))));
+  const candidates = scopes.flatMap((scope) => hourStarts.map((startMs): BucketRef => ({ scope, granularity: 'hour', startMs })));
+  const found = await read(candidates);
+  const hours = candidates.filter((_, i) => found[i] !== undefined);
+  const days = [...new Map(hours.map((h) => [`${h.scope}|${bucketStart(h.startMs, 'day')}`, { scope: h.scope, granularity: 'day' as const, startMs: bucketStart(h.startMs, 'day') }])).values()];
+  const refs = [...hours, ...days];
+  const bulk = await read(refs);
+  const rollups = rollupsRepository(db);
+  for (const hour of hours) await rollups.markDirty(ctx.tenantId, hour.scope, hour.startMs, ctx.expiresAt);
+  await runCompaction();
+  const recomputed = await read(refs);
+  return refs.flatMap((ref, i) =>
+    differenceLine(
+      `the compaction's ${ref.granularity} ${new Date(ref.startMs).toISOString()} of scope ${ref.scope} and the bulk one`,
+      differences(rollupOfItem(recomputed[i]), rollupOfItem(bulk[i])),
+    ),
+  );
+}

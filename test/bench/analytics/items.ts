@@ -2,8 +2,7 @@ import { bucketStart, type Granularity } from '../../../shared/domain/analytics/
 import { ALL_AGENTS } from '../../../shared/domain/analytics/ingest.ts';
 import { mergeRollups, rollupsByBucket, rollupToItem, type Rollup } from '../../../shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
-import { keys, timeSortKey } from '../../../shared/store/keys.ts';
-import { TABLE } from '../../../shared/store/table.ts';
+import { collectionIndexKeys, keys } from '../../../shared/store/keys.ts';
 
 export type Item = Record<string, unknown>;
 
@@ -19,13 +18,9 @@ export interface ItemContext {
 
 /** A trace summary item exactly as `tracesRepository.putSummary` writes it. */
 export function summaryItem(ctx: ItemContext, summary: TraceSummary): Item {
-  const { gsi1, gsi2 } = TABLE.indexes;
-  const sortKey = timeSortKey(summary.startTimeMs, summary.traceId);
   return {
     ...keys.traceSummary(ctx.tenantId, summary.traceId),
-    [gsi1.partitionKey]: keys.tenantCollection(ctx.tenantId, 'TRACES'),
-    [gsi1.sortKey]: sortKey,
-    ...(summary.agentId ? { [gsi2.partitionKey]: keys.agentCollection(ctx.tenantId, summary.agentId, 'TRACES'), [gsi2.sortKey]: sortKey } : {}),
+    ...collectionIndexKeys(ctx.tenantId, summary.agentId, 'TRACES', summary.startTimeMs, summary.traceId),
     entity: 'traceSummary',
     ...summary,
     tenantId: ctx.tenantId,
@@ -75,9 +70,9 @@ export interface BucketItems {
 }
 
 /**
- * Every rollup bucket of the finished traces of whole UTC days: per scope, one minute bucket per minute holding
- * the rollup of all its traces (what the worker makes of one batch carrying them), and the hours and
- * days merged from those, as the compaction job would recompute them.
+ * Every rollup bucket of the finished traces of whole UTC days: per scope, one minute bucket per
+ * minute holding the rollup of all its traces (what the worker makes of one batch carrying them), and
+ * the hours and days merged from those, as the compaction job would recompute them.
  */
 export function bucketItems(ctx: ItemContext, traces: readonly TraceSummary[]): BucketItems {
   const items: BucketItems = { minute: [], hour: [], day: [] };

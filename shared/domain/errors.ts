@@ -2,13 +2,8 @@
  * The service's typed errors. Each maps to exactly one of the spec's error codes; the HTTP layer maps
  * by `instanceof`, and anything that is not an `AppError` becomes a generic 500 with no detail.
  */
-export type ErrorCode =
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'VALIDATION_ERROR'
-  | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR';
+export const ERROR_CODES = ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'VALIDATION_ERROR', 'RATE_LIMITED', 'INTERNAL_ERROR'] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export abstract class AppError extends Error {
   abstract readonly code: ErrorCode;

@@ -4,6 +4,8 @@ import { countAll, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import { keys, stripKeys } from './keys.ts';
 
+export const AGENT_SOURCES = ['implicit', 'explicit'] as const;
+
 export interface AgentRecord {
   id: string;
   tenantId: string;
@@ -11,7 +13,7 @@ export interface AgentRecord {
   description: string;
   profileSettings: { learningEnabled: boolean };
   /** `implicit`: created on first sight of its name in ingested data; `explicit`: by POST /agents. */
-  source: 'implicit' | 'explicit';
+  source: (typeof AGENT_SOURCES)[number];
   /** What the tenant set with PUT /agents/:id/alerts; defaults fill the rest (domain/alerts/config.ts). */
   alertConfig?: AlertConfigPatch;
   createdAt: string;

@@ -7,13 +7,16 @@ import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 import { backoff, inTurn } from './turns.ts';
 
+export const ALERT_CATEGORIES = ['threshold', 'llm'] as const;
+export type AlertCategory = (typeof ALERT_CATEGORIES)[number];
+
 export interface AlertRecord {
   id: string;
   tenantId: string;
   agentId: string;
   agentName: string;
   type: string;
-  category: 'threshold' | 'llm';
+  category: AlertCategory;
   severity: string;
   status: AlertStatus;
   message: string;
@@ -39,7 +42,7 @@ export interface Occurrence {
   agentId: string;
   agentName: string;
   type: string;
-  category: 'threshold' | 'llm';
+  category: AlertCategory;
   severity: string;
   message: string;
   value: number | null;

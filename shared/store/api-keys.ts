@@ -4,7 +4,8 @@ import { TABLE } from './table.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import { keys, stripKeys } from './keys.ts';
 
-export type ApiKeyStatus = 'active' | 'revoked';
+export const API_KEY_STATUSES = ['active', 'revoked'] as const;
+export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
 
 export interface ApiKeyRecord {
   id: string;

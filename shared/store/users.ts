@@ -2,7 +2,8 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { isConditionFailure, type Db } from './client.ts';
 import { keys, normaliseEmail, stripKeys } from './keys.ts';
 
-export type Provider = 'local' | 'google' | 'github';
+export const PROVIDERS = ['local', 'google', 'github'] as const;
+export type Provider = (typeof PROVIDERS)[number];
 
 export interface UserRecord {
   id: string;

@@ -100,7 +100,8 @@ function describeEffect(metric: string, c: Comparison): string {
   return `${increase ? up : down} ${label} by ${amount(Math.abs(c.difference))}${unit} (95% CI ${amount(low)}–${amount(high)}, ${formatP(c.pValue)})`;
 }
 
-type Verdict = { outcome: 'sample_ratio_mismatch' | 'insufficient_data' | 'significant' | 'no_significant_difference'; message: string };
+export const VERDICT_OUTCOMES = ['sample_ratio_mismatch', 'insufficient_data', 'significant', 'no_significant_difference'] as const;
+type Verdict = { outcome: (typeof VERDICT_OUTCOMES)[number]; message: string };
 
 function verdictOf(
   experiment: ExperimentRecord,

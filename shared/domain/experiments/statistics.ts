@@ -139,8 +139,10 @@ export interface Interval {
 }
 
 /** A treatment compared with the control: treatment − control, with its 95% interval and two-sided p-value. */
+export const COMPARISON_TESTS = ['two-proportion z-test', "Welch's t-test"] as const;
+
 export interface Comparison {
-  test: 'two-proportion z-test' | "Welch's t-test";
+  test: (typeof COMPARISON_TESTS)[number];
   control: number;
   treatment: number;
   difference: number;

@@ -1,7 +1,10 @@
 /** Plans and their entitlements, defined once. `-1` means unlimited (spec, Limits). */
-export type PlanKey = 'trial' | 'starter' | 'pro';
-export type SubscriptionStatus = 'trialing' | 'active' | 'canceled' | 'past_due';
-export type SupportLevel = 'community' | 'email' | 'priority';
+export const PLAN_KEYS = ['trial', 'starter', 'pro'] as const;
+export type PlanKey = (typeof PLAN_KEYS)[number];
+export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'canceled', 'past_due'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export const SUPPORT_LEVELS = ['community', 'email', 'priority'] as const;
+export type SupportLevel = (typeof SUPPORT_LEVELS)[number];
 
 export interface PlanFeatures {
   spans: number;

@@ -6,7 +6,8 @@ import { round } from './statistics.ts';
 export const ANCHOR_STATUSES = ['passing', 'failing', 'unknown'] as const;
 export type AnchorStatus = (typeof ANCHOR_STATUSES)[number];
 
-export type AnchorMetric = 'errorRate' | 'averageLatencyMs' | 'p95LatencyMs' | 'costPerTrace' | 'toolUsageRate';
+export const ANCHOR_METRICS = ['errorRate', 'averageLatencyMs', 'p95LatencyMs', 'costPerTrace', 'toolUsageRate'] as const;
+export type AnchorMetric = (typeof ANCHOR_METRICS)[number];
 
 /** A measurable health invariant generated with a profile (spec: Anchor). */
 export interface Anchor {

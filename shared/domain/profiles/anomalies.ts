@@ -13,7 +13,8 @@ export const ANOMALY_THRESHOLDS = {
   costFactor: 5,
 } as const;
 
-export type AnomalyType = 'unusual-tool' | 'unexpected-error' | 'off-hours' | 'high-latency' | 'high-cost';
+export const ANOMALY_TYPES = ['unusual-tool', 'unexpected-error', 'off-hours', 'high-latency', 'high-cost'] as const;
+export type AnomalyType = (typeof ANOMALY_TYPES)[number];
 
 export interface TraceAnomaly {
   type: AnomalyType;

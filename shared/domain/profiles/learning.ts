@@ -13,7 +13,8 @@ export const PHASES = ['pre-profile', 'bootstrap', 'steady-state'] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** Why a profile was (re)learned. `minimum-data`, `anchors-failing` and `regenerate` start a bootstrap from scratch. */
-export type LearnReason = 'minimum-data' | 'bootstrap-cycle' | 'drift' | 'refresh' | 'anchors-failing' | 'regenerate';
+export const LEARN_REASONS = ['minimum-data', 'bootstrap-cycle', 'drift', 'refresh', 'anchors-failing', 'regenerate'] as const;
+export type LearnReason = (typeof LEARN_REASONS)[number];
 
 export interface LearningState {
   tenantId: string;

@@ -12,8 +12,12 @@ export type MaturityLevel = (typeof MATURITY_LEVELS)[number];
 export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
-export type Trend = 'rising' | 'falling' | 'stable' | 'unknown';
-export type Seasonality = 'none' | 'daily' | 'weekly' | 'daily-and-weekly' | 'insufficient-data';
+export const TRENDS = ['rising', 'falling', 'stable', 'unknown'] as const;
+export type Trend = (typeof TRENDS)[number];
+export const SEASONALITIES = ['none', 'daily', 'weekly', 'daily-and-weekly', 'insufficient-data'] as const;
+export type Seasonality = (typeof SEASONALITIES)[number];
+
+export const UNUSUAL_TOOL_USAGE_KINDS = ['rare', 'failure-prone', 'repeated'] as const;
 
 export interface ToolUsage {
   tool: string;
@@ -35,7 +39,7 @@ export interface ToolSequence {
 
 export interface UnusualToolUsage {
   tool: string;
-  kind: 'rare' | 'failure-prone' | 'repeated';
+  kind: (typeof UNUSUAL_TOOL_USAGE_KINDS)[number];
   detail: string;
 }
 

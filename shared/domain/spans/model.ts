@@ -5,7 +5,8 @@
 export const SPAN_KINDS = ['agent', 'llm', 'tool', 'retrieval', 'chain', 'embedding', 'other'] as const;
 export type SpanKind = (typeof SPAN_KINDS)[number];
 
-export type SpanStatus = 'ok' | 'error' | 'unset';
+export const SPAN_STATUSES = ['ok', 'error', 'unset'] as const;
+export type SpanStatus = (typeof SPAN_STATUSES)[number];
 
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
 

@@ -9,13 +9,17 @@ export interface StoredSpan extends CanonicalSpan {
   costEstimated: boolean;
 }
 
+/** A trace failed when any of its spans did. */
+export const TRACE_STATUSES = ['ok', 'error'] as const;
+export type TraceStatus = (typeof TRACE_STATUSES)[number];
+
 export interface TraceSummary {
   traceId: string;
   agentId: string | null;
   agentName: string | null;
   name: string;
   rootSpanId: string | null;
-  status: 'ok' | 'error';
+  status: TraceStatus;
   startTimeMs: number;
   endTimeMs: number | null;
   durationMs: number | null;

@@ -6,6 +6,8 @@ import { TABLE } from './table.ts';
  */
 const enc = (part: string): string => part.replace(/#/g, '%23');
 
+export const SPAN_GROUP_PREFIX = 'SPANS#';
+
 export const keys = {
   user: (userId: string) => ({ PK: `USER#${enc(userId)}`, SK: 'USER' }),
   /** Uniqueness claim of an e-mail address, and the login lookup. */
@@ -27,9 +29,10 @@ export const keys = {
   facets: (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'FACETS' }),
   /** Everything of one trace lives in one partition: its summary, spans, signals and logs. */
   tracePartition: (tenantId: string, traceId: string) => `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`,
-  span: (tenantId: string, traceId: string, spanId: string) => ({
+  /** Spans of one trace that arrived together, in one compressed item; `groupId` is derived from their span ids. */
+  spanGroup: (tenantId: string, traceId: string, groupId: string) => ({
     PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`,
-    SK: `SPAN#${enc(spanId)}`,
+    SK: `${SPAN_GROUP_PREFIX}${groupId}`,
   }),
   traceSummary: (tenantId: string, traceId: string) => ({ PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`, SK: 'SUMMARY' }),
   /** Signals and logs that name no trace are kept in one partition per tenant and day. */

@@ -1,8 +1,10 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
 import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { collectionIndexKeys, keys, stripKeys } from './keys.ts';
+import { collectionIndexKeys, keys, SPAN_GROUP_PREFIX, stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 
 export interface TraceFilter {
@@ -23,6 +25,54 @@ export interface Facets {
 }
 
 const FACET_ATTRIBUTES = { models: 'models', kinds: 'kinds', toolNames: 'toolNames', statuses: 'statuses', signalNames: 'signalNames' } as const;
+
+export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
+
+/**
+ * Spans are stored per trace and arrival: the spans of one trace that one message brought form one
+ * item holding them compressed (a trace's spans repeat its prompts, names and attribute keys, so the
+ * item is about a third of their JSON, and one write replaces one per span). The group id derives
+ * from the span ids, so a redelivered message overwrites its own items.
+ */
+function spanGroupItems(tenantId: string, spans: readonly StoredSpan[], expiresAt: number, writtenAtMs: number) {
+  const byTrace = new Map<string, StoredSpan[]>();
+  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span]);
+  return [...byTrace].map(([traceId, group]) => ({
+    ...keys.spanGroup(tenantId, traceId, spanGroupId(group)),
+    entity: 'spanGroup',
+    traceId,
+    spanCount: group.length,
+    spans: brotliCompressSync(JSON.stringify(group), BROTLI_TEXT),
+    writtenAtMs,
+    expiresAt,
+  }));
+}
+
+/** Quality 5 compresses span JSON about 8% tighter than deflate at a similar speed. */
+const BROTLI_TEXT = { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } };
+
+const spanGroupId = (group: readonly StoredSpan[]): string =>
+  createHash('sha256')
+    .update(group.map((s) => s.spanId).sort().join('\n'))
+    .digest('base64url')
+    .slice(0, 22);
+
+/**
+ * The spans in a trace partition's items (other items are ignored). A span sent again in another
+ * grouping is in two items: the later write wins, as an overwrite would.
+ */
+export function spansFromItems(items: readonly Record<string, unknown>[]): StoredSpanWrite[] {
+  const latest = new Map<string, StoredSpanWrite>();
+  for (const item of items) {
+    if (!String(item['SK']).startsWith(SPAN_GROUP_PREFIX)) continue;
+    const writtenAtMs = Number(item['writtenAtMs']);
+    for (const span of JSON.parse(brotliDecompressSync(item['spans'] as Uint8Array).toString('utf8')) as StoredSpan[]) {
+      const seen = latest.get(span.spanId);
+      if (!seen || seen.writtenAtMs <= writtenAtMs) latest.set(span.spanId, { ...span, writtenAtMs });
+    }
+  }
+  return [...latest.values()];
+}
 
 /** Sort-key bounds of a time range over `timeSortKey` keys. */
 export function timeRangeCondition(startMs: number | undefined, endMs: number | undefined) {
@@ -59,26 +109,18 @@ export function tracesRepository(db: Db) {
   }
 
   return {
-    /** Idempotent: a span is keyed by tenant + trace + span id, so a retried batch overwrites itself. */
+    /** Idempotent: a redelivered message writes the same span groups again (see `spanGroupItems`). */
     async putSpans(tenantId: string, spans: readonly StoredSpan[], expiresAt: number, writtenAtMs: number): Promise<void> {
-      const items = spans.map((span) => ({
-        ...keys.span(tenantId, span.traceId, span.spanId),
-        entity: 'span',
-        ...span,
-        tenantId,
-        writtenAtMs,
-        expiresAt,
-      }));
-      await batchWrite(db, putRequests(items));
+      await batchWrite(db, putRequests(spanGroupItems(tenantId, spans, expiresAt, writtenAtMs)));
     },
 
-    async spansOf(tenantId: string, traceId: string): Promise<Array<StoredSpan & { writtenAtMs: number }>> {
+    async spansOf(tenantId: string, traceId: string): Promise<StoredSpanWrite[]> {
       const items = await queryAll(db, {
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId), ':prefix': 'SPAN#' },
+        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId), ':prefix': SPAN_GROUP_PREFIX },
         ConsistentRead: true,
       });
-      return items.map((i) => stripKeys<StoredSpan & { writtenAtMs: number }>(i));
+      return spansFromItems(items);
     },
 
     /**

@@ -3,6 +3,7 @@ import { createStore, type Store } from '../../shared/store/index.ts';
 import type { ApiKeyRecord } from '../../shared/store/api-keys.ts';
 import { EmailTakenError, type UserRecord } from '../../shared/store/users.ts';
 import { startDynamo } from '../support/dynamo.ts';
+import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 
 let store: Store;
 let stop: () => Promise<void>;
@@ -104,5 +105,45 @@ describe('deliveries', () => {
     expect(await store.deliveries.wasDelivered('msg_1')).toBe(false);
     await store.deliveries.markDelivered('msg_1', new Date());
     expect(await store.deliveries.wasDelivered('msg_1')).toBe(true);
+  });
+});
+
+describe('spans', () => {
+  const trace = (id: string) =>
+    spansOf(id, { input: 'Where is my parcel?', steps: [llm('It shipped yesterday.'), tool('orders.lookup', { id: 7 }, 'shipped')], output: 'It shipped yesterday.' });
+
+  it("store a trace's spans that arrived together as one compressed item, and read them back whole", async () => {
+    const spans = [...trace('tr-group-1'), ...trace('tr-group-2')];
+    await store.traces.putSpans('tnt_spans', spans, 2_000_000_000, 1000);
+    const items = await store.traces.tracePartition('tnt_spans', 'tr-group-1');
+    expect(items).toHaveLength(1);
+    expect(items[0]!['spans']).toBeInstanceOf(Uint8Array);
+    expect((items[0]!['spans'] as Uint8Array).byteLength).toBeLessThan(JSON.stringify(trace('tr-group-1')).length);
+    const stored = await store.traces.spansOf('tnt_spans', 'tr-group-1');
+    expect(stored.map(({ writtenAtMs, ...span }) => span)).toEqual(spans.filter((s) => s.traceId === 'tr-group-1'));
+    expect(stored.every((s) => s.writtenAtMs === 1000)).toBe(true);
+  });
+
+  it('write a redelivered message over its own item', async () => {
+    const spans = trace('tr-redelivered');
+    await store.traces.putSpans('tnt_spans', spans, 2_000_000_000, 1000);
+    await store.traces.putSpans('tnt_spans', spans, 2_000_000_000, 2000);
+    expect(await store.traces.tracePartition('tnt_spans', 'tr-redelivered')).toHaveLength(1);
+    expect((await store.traces.spansOf('tnt_spans', 'tr-redelivered')).map((s) => s.writtenAtMs)).toEqual(spans.map(() => 2000));
+  });
+
+  it('answer a span sent again in another grouping once, as last written', async () => {
+    const [root, ...children] = trace('tr-regrouped');
+    await store.traces.putSpans('tnt_spans', [root!, ...children], 2_000_000_000, 1000);
+    const ended = { ...root!, endTimeMs: root!.startTimeMs + 99, output: 'ended later' };
+    await store.traces.putSpans('tnt_spans', [ended], 2_000_000_000, 2000);
+    const stored = await store.traces.spansOf('tnt_spans', 'tr-regrouped');
+    expect(stored).toHaveLength(1 + children.length);
+    expect(stored.find((s) => s.spanId === root!.spanId)).toMatchObject({ output: 'ended later', writtenAtMs: 2000 });
+  });
+
+  it("keep tenants' spans apart", async () => {
+    await store.traces.putSpans('tnt_spans_a', trace('tr-shared-id'), 2_000_000_000, 1000);
+    expect(await store.traces.spansOf('tnt_spans_b', 'tr-shared-id')).toEqual([]);
   });
 });

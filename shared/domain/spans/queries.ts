@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { logListQuery, signalListQuery, signalSummaryQuery, traceListQuery } from '../../schemas/ingest.ts';
 import type { Store } from '../../store/index.ts';
+import { spansFromItems } from '../../store/traces.ts';
 import type { StoredSignal } from '../../store/timeline.ts';
 import type { StoredLog } from '../../store/timeline.ts';
 import type { TraceAnomalies } from '../../store/profiles.ts';
@@ -38,7 +39,7 @@ export async function getTrace(store: ReadStore, tenantId: string, traceId: stri
   const items = await store.traces.tracePartition(tenantId, traceId);
   const summary = items.find((i) => i['SK'] === 'SUMMARY') as TraceSummary | undefined;
   if (!summary) throw new NotFoundError('Trace');
-  const spans = items.filter((i) => String(i['SK']).startsWith('SPAN#')) as unknown as StoredSpan[];
+  const spans = spansFromItems(items);
   const signals = items.filter((i) => String(i['SK']).startsWith('SIGNAL#')) as unknown as StoredSignal[];
   const logs = items.filter((i) => String(i['SK']).startsWith('LOG#')) as unknown as StoredLog[];
   const anomalies = items.find((i) => i['SK'] === 'ANOMALIES') as TraceAnomalies | undefined;

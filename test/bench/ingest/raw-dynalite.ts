@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { batchWrite, putRequests } from '../../../shared/store/batch.ts';
 import type { Db } from '../../../shared/store/client.ts';
-import { keys } from '../../../shared/store/keys.ts';
 import { startDynamo } from '../../support/dynamo.ts';
 import { collectGarbage, stopwatch, type Elapsed } from '../stats.ts';
 
 export interface RawRound {
-  items: number;
+  /** Spans in the items written. */
+  spans: number;
   elapsed: Elapsed;
 }
 
@@ -17,34 +17,37 @@ const BATCH_WRITE_ITEMS = 25;
 
 /**
  * A fresh in-memory dynalite with the service's table, taking BatchWriteItem calls (25 items each,
- * `writers` calls in flight) of copies of `templates` (stored span items), each copy under a new
- * trace id of the same length.
+ * `writers` calls in flight) of copies of `templates` (stored span group items), each copy under a
+ * new trace id of the same length.
  */
 export async function startRawBaseline(templates: readonly Item[], writers: number) {
-  if (templates.length === 0) throw new Error('no stored span items to copy for the raw baseline');
+  if (templates.length === 0) throw new Error('no stored span group items to copy for the raw baseline');
   const dynamo = await startDynamo('aos-bench-raw');
   return {
-    /** Writes `count` items; the items are made before the clock starts. */
-    async write(count: number): Promise<RawRound> {
-      const items = copies(templates, count);
+    /** Writes items holding `spans` spans; the items are made before the clock starts. */
+    async write(spans: number): Promise<RawRound> {
+      const items = copies(templates, spans);
       collectGarbage();
       const elapsed = stopwatch();
       await writeConcurrently(dynamo.db, items, writers);
-      return { items: count, elapsed: elapsed() };
+      return { spans, elapsed: elapsed() };
     },
     stop: () => dynamo.stop(),
   };
 }
 
-/** `count` items shaped and sized like the templates, each template trace copied under a fresh trace id. */
-function copies(templates: readonly Item[], count: number): Item[] {
+/** Items shaped and sized like the templates, holding `spans` spans: each template trace copied under a fresh trace id. */
+function copies(templates: readonly Item[], spans: number): Item[] {
   const items: Item[] = [];
-  for (let i = 0; i < count; i += templates.length) {
+  let held = 0;
+  while (held < spans) {
     const freshIds = new Map<unknown, string>();
-    for (const template of templates.slice(0, count - i)) {
+    for (const template of templates) {
+      if (held >= spans) break;
       if (!freshIds.has(template['traceId'])) freshIds.set(template['traceId'], randomBytes(16).toString('hex'));
       const traceId = freshIds.get(template['traceId'])!;
-      items.push({ ...template, ...keys.span(String(template['tenantId']), traceId, String(template['spanId'])), traceId });
+      items.push({ ...template, PK: String(template['PK']).replace(String(template['traceId']), traceId), traceId });
+      held += Number(template['spanCount']);
     }
   }
   return items;

@@ -1,3 +1,4 @@
+import { SPAN_GROUP_PREFIX } from '../../../shared/store/keys.ts';
 import { tracesRepository } from '../../../shared/store/traces.ts';
 import { BenchFailure } from '../scenario.ts';
 import { serviceDb, signUp, startBenchService, type BenchAccount, type BenchService } from '../service.ts';
@@ -51,11 +52,11 @@ export async function startIngestTarget(concurrency: number) {
       return { spans: spanCountOf(batches), outcomes, accepted: acceptedBy, persisted: elapsed() };
     },
 
-    /** Span items of the first accepted traces, as the worker stored them. */
+    /** Span group items of the first accepted traces, as the worker stored them. */
     async storedSpanItems(traces: number): Promise<Record<string, unknown>[]> {
       const traceStore = tracesRepository(serviceDb());
       const partitions = await Promise.all(accepted.slice(0, traces).map((t) => traceStore.tracePartition(account.tenantId, t.traceId)));
-      return partitions.flat().filter((item) => String(item['SK']).startsWith('SPAN#'));
+      return partitions.flat().filter((item) => String(item['SK']).startsWith(SPAN_GROUP_PREFIX));
     },
 
     verify: (sampleSize: number): Promise<Verification> => verifyStored(service, account, accepted, sampleSize),

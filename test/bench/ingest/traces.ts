@@ -50,14 +50,34 @@ const CHILD_KINDS = ['llm', 'tool', 'llm', 'retrieval', 'llm'] as const;
 const MAX_SPANS_PER_TRACE = CHILD_KINDS.length + 1;
 const MIN_SPANS_PER_TRACE = 4;
 
-const PROSE =
-  'The customer wrote that the parcel was marked delivered but never arrived, and asked whether a replacement ' +
-  'or a refund is possible before the weekend. Previous messages mention a change of address last month. ';
+/** Words of support, travel and engineering chats; prose is drawn from them so no two texts repeat (compression sees realistic text). */
+const WORDS = (
+  'the a an and or but if then so because while when before after customer order parcel refund replacement address ' +
+  'delivery weekend week month yesterday today tomorrow please thanks could would should can will may must not never ' +
+  'ticket account invoice payment card charge twice missing damaged late early flight hotel train booking seat window ' +
+  'price budget itinerary weather forecast rain sunny museum dinner meeting calendar lead contact company deal quote ' +
+  'review pull request diff test failing passing build branch merge commit function variable null error timeout retry ' +
+  'service database query index latency cache memory report summary question answer source document page section table ' +
+  'i you we they it this that these those my your our their is are was were be been have has had do does did ' +
+  'check confirm update cancel change send ship return open close find search book move keep need want know think ' +
+  'new old same other first last next previous quick slow small large full empty correct wrong clear possible ' +
+  'of to in on at for with from by about into over under between through during without within again also only'
+).split(' ');
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const between = (random: () => number, min: number, max: number) => min + Math.floor(random() * (max - min + 1));
-const prose = (random: () => number, minChars: number, maxChars: number) => PROSE.repeat(8).slice(0, between(random, minChars, maxChars));
+
+/** Sentences of random words, `minChars`–`maxChars` long. */
+function prose(random: () => number, minChars: number, maxChars: number): string {
+  const length = between(random, minChars, maxChars);
+  let text = '';
+  while (text.length < length) {
+    const words = Array.from({ length: between(random, 6, 18) }, () => pick(random, WORDS));
+    text += `${words.join(' ').replace(/^./, (c) => c.toUpperCase())}. `;
+  }
+  return text.slice(0, length);
+}
 
 /**
  * How a trace goes wrong, if it does: an LLM call so slow that the trace crosses the default alert
@@ -68,6 +88,7 @@ type Anomaly = 'none' | 'slow' | 'failing-tool';
 /** A native agent trace of `spanCount` spans: an agent root over LLM calls, tool calls and a retrieval, one after another. */
 function agentTrace(random: () => number, spanCount: number, startMs: number, anomaly: Anomaly): NativeSpanInput[] {
   const agent = pick(random, AGENTS);
+  const question = prose(random, 80, 300);
   const traceId = hex(16);
   const rootId = hex(8);
   const kinds = CHILD_KINDS.slice(0, spanCount - 1);
@@ -78,7 +99,7 @@ function agentTrace(random: () => number, spanCount: number, startMs: number, an
   for (const [i, kind] of kinds.entries()) {
     const durationMs = i === slowCall ? between(random, 6000, 9000) : kind === 'llm' ? between(random, 300, 1100) : between(random, 20, 300);
     const base = { traceId, spanId: hex(8), parentSpanId: rootId, agentName: agent.name, startTime: new Date(clock).toISOString(), endTime: new Date(clock + durationMs).toISOString() };
-    children.push({ ...base, ...childDetails(random, kind, agent, i === failingCall) });
+    children.push({ ...base, ...childDetails(random, kind, agent, question, i === failingCall) });
     clock += durationMs + between(random, 2, 40);
   }
   const failed = failingCall >= 0;
@@ -92,7 +113,7 @@ function agentTrace(random: () => number, spanCount: number, startMs: number, an
     endTime: clock,
     status: failed ? 'error' : 'ok',
     ...(failed ? { statusMessage: 'gave up after a tool failure', errorType: 'ToolError' } : {}),
-    input: { question: prose(random, 80, 300), channel: 'web' },
+    input: { question, channel: 'web' },
     output: failed ? null : prose(random, 150, 600),
     sessionId: `sess-${between(random, 1, 500)}`,
     userId: `user-${between(random, 1, 2000)}`,
@@ -101,7 +122,8 @@ function agentTrace(random: () => number, spanCount: number, startMs: number, an
   return [root, ...children];
 }
 
-function childDetails(random: () => number, kind: (typeof CHILD_KINDS)[number], agent: AgentProfile, fails: boolean): Omit<NativeSpanInput, 'traceId' | 'spanId' | 'startTime'> {
+/** A child span; an LLM call's prompt carries the user's question, as agents' prompts do. */
+function childDetails(random: () => number, kind: (typeof CHILD_KINDS)[number], agent: AgentProfile, question: string, fails: boolean): Omit<NativeSpanInput, 'traceId' | 'spanId' | 'startTime'> {
   if (kind === 'llm') {
     const [model, provider] = pick(random, agent.models);
     return {
@@ -115,7 +137,7 @@ function childDetails(random: () => number, kind: (typeof CHILD_KINDS)[number], 
       status: 'ok',
       input: [
         { role: 'system', content: `You are ${agent.name}. Be concise and cite the tools you used.` },
-        { role: 'user', content: prose(random, 100, 600) },
+        { role: 'user', content: `${question}\n\nContext: ${prose(random, 100, 600)}` },
       ],
       output: prose(random, 100, 800),
       attributes: { 'gen_ai.request.temperature': 0.2, 'gen_ai.request.max_tokens': 1024 },

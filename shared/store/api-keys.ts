@@ -126,9 +126,8 @@ export function apiKeysRepository(db: Db) {
       }
     },
 
-    /** Records use at most once a minute per key, so authentication costs one write a minute, not one a request. */
-    async touchLastUsed(keyId: string, now: Date): Promise<void> {
-      const staleBefore = new Date(now.getTime() - 60_000).toISOString();
+    /** Records the use unless a use at or after `staleBefore` is already recorded. */
+    async touchLastUsed(keyId: string, now: Date, staleBefore: Date): Promise<void> {
       try {
         await doc.send(
           new UpdateCommand({
@@ -136,7 +135,7 @@ export function apiKeysRepository(db: Db) {
             Key: keys.apiKey(keyId),
             UpdateExpression: 'SET lastUsedAt = :now',
             ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
-            ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': staleBefore, ':null': null },
+            ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': staleBefore.toISOString(), ':null': null },
           }),
         );
       } catch (err) {

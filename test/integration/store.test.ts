@@ -72,10 +72,11 @@ describe('API keys', () => {
     await store.apiKeys.create(apiKey('k5', 'tnt_e'));
     const t0 = new Date('2026-02-01T00:00:00Z');
     expect(await store.apiKeys.replaceSecret('k5', 'tnt_e', 'new-hash', '1234', t0)).toMatchObject({ secretHash: 'new-hash', lastFour: '1234' });
-    await store.apiKeys.touchLastUsed('k5', t0);
-    await store.apiKeys.touchLastUsed('k5', new Date(t0.getTime() + 30_000));
+    const touch = (at: Date) => store.apiKeys.touchLastUsed('k5', at, new Date(at.getTime() - 60_000));
+    await touch(t0);
+    await touch(new Date(t0.getTime() + 30_000));
     expect((await store.apiKeys.get('k5'))?.lastUsedAt).toBe(t0.toISOString());
-    await store.apiKeys.touchLastUsed('k5', new Date(t0.getTime() + 61_000));
+    await touch(new Date(t0.getTime() + 61_000));
     expect((await store.apiKeys.get('k5'))?.lastUsedAt).toBe(new Date(t0.getTime() + 61_000).toISOString());
     await store.apiKeys.revoke('k5', 'tnt_e', t0);
     expect(await store.apiKeys.replaceSecret('k5', 'tnt_e', 'again', '5678', t0)).toBeUndefined();

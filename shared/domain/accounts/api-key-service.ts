@@ -74,6 +74,9 @@ export async function deleteKey(tenantId: string, keyId: string, deps: ApiKeyDep
   return { id: keyId, deleted: true };
 }
 
+/** `lastUsedAt` is recorded at most once a minute per key, so authentication costs one write a minute, not one a request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 /** The tenant an `x-api-key` header speaks for; a malformed, unknown, revoked or wrong key → 401. */
 export async function authenticateApiKey(presented: string, deps: ApiKeyDeps): Promise<{ tenantId: string; keyId: string }> {
   const parsed = parseApiKey(presented);
@@ -84,6 +87,9 @@ export async function authenticateApiKey(presented: string, deps: ApiKeyDeps): P
     throw new UnauthorizedError('Invalid API key');
   }
   if (record.status !== 'active') throw new UnauthorizedError('This API key has been revoked');
-  await deps.apiKeys.touchLastUsed(record.id, deps.clock.now());
+  const now = deps.clock.now();
+  const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+  // Skipped when the key as read is fresh: a conditional write that fails still costs a write unit.
+  if (record.lastUsedAt === null || record.lastUsedAt < staleBefore.toISOString()) await deps.apiKeys.touchLastUsed(record.id, now, staleBefore);
   return { tenantId: record.tenantId, keyId: record.id };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { authenticateApiKey, type ApiKeyDeps } from '../../../shared/domain/accounts/api-key-service.ts';
 import { apiKeySecretMatches, issueApiKey, newApiKeyId, parseApiKey } from '../../../shared/domain/accounts/api-keys.ts';
+import type { ApiKeyRecord } from '../../../shared/store/api-keys.ts';
 import { hashPassword, verifyPassword } from '../../../shared/domain/accounts/passwords.ts';
 import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
 
@@ -46,6 +48,31 @@ describe('API keys', async () => {
   it('issue a new random secret on each rotation', () => {
     const id = newApiKeyId();
     expect(issueApiKey(id, apiKeyPepper).key).not.toBe(issueApiKey(id, apiKeyPepper).key);
+  });
+});
+
+describe('API key authentication', async () => {
+  const signing = await signingMaterialFromSeed(SEED);
+  const now = new Date('2026-03-01T12:00:00Z');
+  const secondsAgo = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
+
+  async function authenticate(lastUsedAt: string | null) {
+    const issued = issueApiKey(newApiKeyId(), signing.apiKeyPepper);
+    const record = { id: issued.keyId, tenantId: 'tnt_1', secretHash: issued.secretHash, status: 'active', lastUsedAt } as ApiKeyRecord;
+    const touches: Array<{ at: Date; staleBefore: Date }> = [];
+    const apiKeys = { get: async () => record, touchLastUsed: async (_id: string, at: Date, staleBefore: Date) => void touches.push({ at, staleBefore }) };
+    const deps = { apiKeys, clock: { now: () => now }, signing: async () => signing } as unknown as ApiKeyDeps;
+    expect(await authenticateApiKey(issued.key, deps)).toEqual({ tenantId: 'tnt_1', keyId: issued.keyId });
+    return touches;
+  }
+
+  it('records the use of a key not used in the last minute', async () => {
+    expect(await authenticate(null)).toEqual([{ at: now, staleBefore: new Date(secondsAgo(60)) }]);
+    expect(await authenticate(secondsAgo(61))).toHaveLength(1);
+  });
+
+  it('writes nothing for a key used within the last minute (a failed conditional write still costs a unit)', async () => {
+    expect(await authenticate(secondsAgo(59))).toEqual([]);
   });
 });
 

@@ -24,6 +24,27 @@ export interface Facets {
   signalNames: string[];
 }
 
+/** How long, and for how many tenants, a process trusts that the facet values it added are still stored. */
+const FACETS_REMEMBERED_MS = 10 * 60_000;
+const FACETS_REMEMBERED_TENANTS = 1000;
+
+/** Per key, a set of values that is forgotten `ttlMs` after it was started; at most `maxKeys` keys, the oldest go first. */
+function recentMemory<T>(ttlMs: number, maxKeys: number) {
+  const sets = new Map<string, { since: number; values: Set<T> }>();
+  return {
+    of(key: string): Set<T> {
+      const now = Date.now();
+      const entry = sets.get(key);
+      if (entry && now - entry.since < ttlMs) return entry.values;
+      sets.delete(key);
+      if (sets.size >= maxKeys) sets.delete(sets.keys().next().value!);
+      const values = new Set<T>();
+      sets.set(key, { since: now, values });
+      return values;
+    },
+  };
+}
+
 const FACET_ATTRIBUTES = { models: 'models', kinds: 'kinds', toolNames: 'toolNames', statuses: 'statuses', signalNames: 'signalNames' } as const;
 
 export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
@@ -83,6 +104,7 @@ export function timeRangeCondition(startMs: number | undefined, endMs: number | 
 
 export function tracesRepository(db: Db) {
   const { doc, tableName: TableName } = db;
+  const addedFacets = recentMemory<string>(FACETS_REMEMBERED_MS, FACETS_REMEMBERED_TENANTS);
   const { gsi1, gsi2 } = TABLE.indexes;
 
   /** One page of an agent's trace summaries (GSI2), newest first, optionally within a sort-key range. */
@@ -227,8 +249,12 @@ export function tracesRepository(db: Db) {
       await batchWrite(db, deleteRequests(items.map((i) => ({ PK: i['PK'], SK: i['SK'] }))));
     },
 
+    /** Adds the values not added lately by this process: most batches bring none, and then nothing is written. */
     async addFacets(tenantId: string, facets: Partial<Facets>): Promise<void> {
-      const entries = Object.entries(facets).filter(([, values]) => values && values.length > 0) as Array<[keyof Facets, string[]]>;
+      const known = addedFacets.of(tenantId);
+      const entries = (Object.entries(facets) as Array<[keyof Facets, string[] | undefined]>)
+        .map(([name, values]) => [name, (values ?? []).filter((v) => !known.has(`${name}:${v}`))] as const)
+        .filter(([, values]) => values.length > 0);
       if (entries.length === 0) return;
       await doc.send(
         new UpdateCommand({
@@ -239,6 +265,7 @@ export function tracesRepository(db: Db) {
           ExpressionAttributeValues: Object.fromEntries(entries.map(([name, values]) => [`:${name}`, new Set(values)])),
         }),
       );
+      for (const [name, values] of entries) for (const v of values) known.add(`${name}:${v}`);
     },
 
     async facets(tenantId: string): Promise<Facets> {

@@ -2,13 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../shared/store/index.ts';
 import type { ApiKeyRecord } from '../../shared/store/api-keys.ts';
 import { EmailTakenError, type UserRecord } from '../../shared/store/users.ts';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from '../../shared/store/client.ts';
+import { keys } from '../../shared/store/keys.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 
 let store: Store;
+let db: Db;
 let stop: () => Promise<void>;
 beforeAll(async () => {
   const dynamo = await startDynamo();
+  db = dynamo.db;
   store = createStore(dynamo.db);
   stop = dynamo.stop;
 });
@@ -146,5 +151,18 @@ describe('spans', () => {
   it("keep tenants' spans apart", async () => {
     await store.traces.putSpans('tnt_spans_a', trace('tr-shared-id'), 2_000_000_000, 1000);
     expect(await store.traces.spansOf('tnt_spans_b', 'tr-shared-id')).toEqual([]);
+  });
+});
+
+describe('facets', () => {
+  it('are written only when a value is new to this process', async () => {
+    await store.traces.addFacets('tnt_facets', { models: ['gpt-4o'], kinds: ['llm'] });
+    expect(await store.traces.facets('tnt_facets')).toMatchObject({ models: ['gpt-4o'], kinds: ['llm'] });
+    // With the item gone, values already added are not written again: proof that no write happened.
+    await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: keys.facets('tnt_facets') }));
+    await store.traces.addFacets('tnt_facets', { models: ['gpt-4o'], kinds: ['llm'] });
+    expect(await store.traces.facets('tnt_facets')).toMatchObject({ models: [], kinds: [] });
+    await store.traces.addFacets('tnt_facets', { models: ['gpt-4o', 'claude'], kinds: ['llm'] });
+    expect(await store.traces.facets('tnt_facets')).toMatchObject({ models: ['claude'], kinds: [] });
   });
 });

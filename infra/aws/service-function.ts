@@ -25,6 +25,8 @@ export const BUNDLING = {
   mainFields: ['module', 'main'],
   banner: CREATE_REQUIRE_BANNER,
   minify: true,
+  /** Lambda passes the role's credentials in the environment: the environment provider replaces the node chain. */
+  alias: { '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts') },
 } as const;
 
 export interface ServiceFunctionProps {
@@ -76,6 +78,7 @@ export class ServiceFunction extends NodejsFunction {
         sourcesContent: false,
         // The runtime's SDK version drifts; bundling pins ours, and esbuild keeps only the clients used.
         bundleAwsSDK: true,
+        esbuildArgs: Object.fromEntries(Object.entries(BUNDLING.alias).map(([module, replacement]) => [`--alias:${module}`, replacement])),
       },
     });
 

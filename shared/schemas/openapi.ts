@@ -1,15 +1,42 @@
 import * as z from 'zod';
-import { API_BASE_PATH, routes, type RouteDef } from '../catalog.ts';
+import { API_BASE_PATH, routes } from '../catalog.ts';
+import { responseComponents, routeResponses, type RouteResponse } from './responses.ts';
 import { routeSchemas, type RouteSchemas } from './routes.ts';
 
 type JsonSchema = Record<string, unknown>;
+type Route = (typeof routes)[number];
 
 const jsonSchema = (schema: z.ZodType): JsonSchema => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   return rest;
 };
 
-const errorCodes = ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'VALIDATION_ERROR', 'RATE_LIMITED', 'INTERNAL_ERROR'];
+const operationId = (route: Route) => route.id.replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase());
+const responseSchemaName = (route: Route) => `${operationId(route).replace(/^\w/, (c) => c.toUpperCase())}Response`;
+const schemaRef = (name: string) => `#/components/schemas/${name}`;
+
+/**
+ * Every response schema the document names in `components.schemas`: the shared ones, then each
+ * route's success body. Named schemas refer to each other by `$ref`, so a shared object is described once.
+ */
+const namedResponses = z.registry<{ id: string }>();
+for (const [id, schema] of Object.entries(responseComponents)) namedResponses.add(schema, { id });
+for (const route of routes) {
+  const { body } = routeResponses[route.id];
+  if (!namedResponses.has(body)) namedResponses.add(body, { id: responseSchemaName(route) });
+}
+
+function responseSchemas(): Record<string, JsonSchema> {
+  const { schemas } = z.toJSONSchema(namedResponses, {
+    io: 'output',
+    uri: schemaRef,
+    // `format: date-time` says it; zod's long pattern for the same format would repeat at every timestamp.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.format === 'date-time') delete jsonSchema.pattern;
+    },
+  });
+  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _dialect, $id: _id, ...schema }]) => [name, schema]));
+}
 
 const components = {
   securitySchemes: {
@@ -21,35 +48,7 @@ const components = {
     'X-RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the current window' },
     'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Unix time (s) when the window resets' },
   },
-  schemas: {
-    Error: {
-      type: 'object',
-      required: ['success', 'error'],
-      properties: {
-        success: { const: false },
-        error: {
-          type: 'object',
-          required: ['code', 'message'],
-          properties: { code: { enum: errorCodes }, message: { type: 'string' } },
-        },
-      },
-    },
-    Success: {
-      type: 'object',
-      required: ['success'],
-      properties: { success: { const: true }, data: {} },
-    },
-    Pagination: {
-      type: 'object',
-      required: ['total', 'limit', 'skip', 'hasMore'],
-      properties: {
-        total: { type: 'integer' },
-        limit: { type: 'integer' },
-        skip: { type: 'integer' },
-        hasMore: { type: 'boolean' },
-      },
-    },
-  },
+  schemas: responseSchemas(),
 };
 
 const rateHeaders = {
@@ -61,7 +60,7 @@ const rateHeaders = {
 const errorResponse = (description: string) => ({
   description,
   headers: rateHeaders,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  content: { 'application/json': { schema: { $ref: schemaRef('Error' satisfies keyof typeof responseComponents) } } },
 });
 
 function parameters(schemas: RouteSchemas) {
@@ -76,12 +75,29 @@ function parameters(schemas: RouteSchemas) {
   return out;
 }
 
-function operation(route: RouteDef) {
-  const schemas: RouteSchemas = routeSchemas[route.id as keyof typeof routeSchemas];
+function successResponse(route: Route) {
+  const response: RouteResponse = routeResponses[route.id];
+  const { id } = namedResponses.get(response.body)!;
+  return {
+    [response.status]: {
+      description: 'Success',
+      headers: rateHeaders,
+      content: {
+        'application/json': { schema: { $ref: schemaRef(id) } },
+        ...(response.protobufMessage
+          ? { 'application/x-protobuf': { schema: { description: `${response.protobufMessage}, protobuf-encoded; answered when the request was protobuf` } } }
+          : {}),
+      },
+    },
+  };
+}
+
+function operation(route: Route) {
+  const schemas: RouteSchemas = routeSchemas[route.id];
   const security =
     route.auth === 'public' ? [] : route.auth === 'jwt' ? [{ bearerAuth: [] }] : [{ bearerAuth: [] }, { apiKey: [] }];
   return {
-    operationId: route.id.replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase()),
+    operationId: operationId(route),
     summary: schemas.summary,
     tags: [route.id.split('/')[0]],
     security,
@@ -91,11 +107,7 @@ function operation(route: RouteDef) {
       ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(schemas.body) } } } }
       : {}),
     responses: {
-      [route.method === 'POST' && /create|register/.test(route.id) ? '201' : '200']: {
-        description: 'Success',
-        headers: rateHeaders,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } },
-      },
+      ...successResponse(route),
       '400': errorResponse('VALIDATION_ERROR: the message names the offending field'),
       ...(route.auth === 'public' ? {} : { '401': errorResponse('UNAUTHORIZED'), '403': errorResponse('FORBIDDEN') }),
       '404': errorResponse('NOT_FOUND'),
@@ -105,7 +117,10 @@ function operation(route: RouteDef) {
   };
 }
 
-/** The OpenAPI 3.1 document of every catalog route, built from the same zod schemas that validate requests. */
+/**
+ * The OpenAPI 3.1 document of every catalog route, built from the zod schemas that validate requests
+ * and from those of the responses, which the end-to-end tests hold every answer to.
+ */
 export function openApiDocument(serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {

@@ -1,0 +1,58 @@
+import * as z from 'zod';
+import { ERROR_CODES } from '../../domain/errors.ts';
+
+/**
+ * What a route answers when it does its job: the status and the body. Objects are strict wherever
+ * their keys are fixed, so a field the handler adds or drops without this description is caught.
+ */
+export interface RouteResponse {
+  status: number;
+  /** The JSON body, envelope included. */
+  body: z.ZodType;
+  /** The protobuf message the route answers with instead when the request was protobuf (OTLP). */
+  protobufMessage?: string;
+}
+
+/** An instant as the service writes it (`Date.prototype.toISOString`). */
+export const isoDateTime = z.iso.datetime();
+/** Any JSON value: span attributes, signal metadata, variant configurations. One instance, so the document can name it once. */
+export const jsonValue = z.json();
+export const jsonObject = z.record(z.string(), jsonValue);
+export const count = z.number().int().nonnegative();
+/** A share or rate from 0 to 1. */
+export const fraction = z.number().min(0).max(1);
+/**
+ * Token counts and costs are plain numbers, not counts: OTLP attributes carry whatever the exporter
+ * sent, and traces and analytics add them up as they are.
+ */
+export const usageAmount = z.number();
+
+export const pagination = z.strictObject({
+  total: count,
+  limit: z.number().int().min(1).max(100),
+  skip: count,
+  hasMore: z.boolean(),
+});
+
+export const errorBody = z.strictObject({
+  success: z.literal(false),
+  error: z.strictObject({ code: z.enum(ERROR_CODES), message: z.string() }),
+});
+
+/** `{ success: true, data }` */
+export const enveloped = (data: z.ZodType, status = 200): RouteResponse => ({
+  status,
+  body: z.strictObject({ success: z.literal(true), data }),
+});
+
+/** `{ success: true, data: [item…], pagination }` */
+export const paged = (item: z.ZodType): RouteResponse => ({
+  status: 200,
+  body: z.strictObject({ success: z.literal(true), data: z.array(item), pagination }),
+});
+
+/** A deletion's answer. */
+export const deleted = z.strictObject({ id: z.string(), deleted: z.literal(true) });
+
+/** Links and resets answer a sentence for people to read. */
+export const message = z.strictObject({ message: z.string() });

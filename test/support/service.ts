@@ -1,6 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startLocalService, type LocalServiceOptions } from '../../infra/local/runtime.ts';
+import { catalog } from '../../shared/catalog.ts';
+import { assertDocumentedResponse } from './response-contract.ts';
 
 /** A message the service sent, as the local outbox keeps it. */
 export interface OutboxMessage {
@@ -30,9 +32,13 @@ export interface ApiResponse {
   body: any;
 }
 
-/** The local runtime for end-to-end tests: in memory, on a free port, quiet. */
+/**
+ * The local runtime for end-to-end tests: in memory, on a free port, quiet. Serving the service's own
+ * catalog, every success answer `api()` receives is checked against the route's documented response.
+ */
 export async function startTestService(overrides: Omit<LocalServiceOptions, 'port'> = {}) {
   const service = await startLocalService({ log: () => {}, ...overrides, port: 0 });
+  const servesOwnCatalog = overrides.catalog === undefined || overrides.catalog === catalog;
 
   async function api(method: string, path: string, request: ApiRequest = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = {
@@ -42,10 +48,14 @@ export async function startTestService(overrides: Omit<LocalServiceOptions, 'por
     };
     for (const [name, value] of Object.entries(request.headers ?? {})) if (value !== undefined) headers[name] = value;
     const body = request.body !== undefined ? JSON.stringify(request.body) : request.rawBody;
-    const res = await fetch(`${service.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const url = new URL(`${service.baseUrl}${path}`);
+    const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
-    const isJson = /json/i.test(res.headers.get('content-type') ?? '') && text !== '';
-    return { status: res.status, headers: res.headers, body: isJson ? JSON.parse(text) : text };
+    const contentType = res.headers.get('content-type');
+    const isJson = /json/i.test(contentType ?? '') && text !== '';
+    const response = { status: res.status, headers: res.headers, body: isJson ? JSON.parse(text) : text };
+    if (servesOwnCatalog) assertDocumentedResponse(method, url.pathname, { status: response.status, contentType, body: response.body });
+    return response;
   }
 
   /** Every message in the outbox, oldest first (file names start with the time). */

@@ -9,6 +9,8 @@ import { startTestService, type TestService } from '../support/service.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 9091);
 const CASES = Number(process.env.FUZZ_CASES_PER_ROUTE ?? 24);
+/** Each route's test gets time in proportion to its cases (`npm run fuzz` runs a thousand per route). */
+const caseTimeoutMs = (cases: number) => Math.max(30_000, cases * 100);
 
 let service: TestService;
 let token: string;
@@ -70,13 +72,15 @@ describe(`every catalog route under random input (seed ${SEED}, ${CASES} cases e
     const r = seededRandom(SEED + route.id.length * 31 + route.path.length);
     const schemas: RouteSchemas = routeSchemas[route.id as keyof typeof routeSchemas];
     let settled = true;
+    // The store as the last refused request left it: still the state before the next request.
+    let unchanged: string[] | undefined;
     for (let i = 0; i < CASES; i++) {
       const credential = route.auth === 'public' ? {} : r.chance(0.15) ? {} : route.auth === 'jwt' || r.chance(0.5) ? { token } : { apiKey };
       const url = pathOf(route, r) + queryOf(schemas, r);
       const rawBody = route.method === 'GET' ? undefined : bodyOf(schemas, r);
       const contentType = r.chance(0.9) ? 'application/json' : r.pick(['text/plain', 'application/x-protobuf', 'multipart/form-data']);
       if (!settled) await service.drainQueues(30_000);
-      const before = await storeState();
+      const before = unchanged ?? (await storeState());
       const res = await service.api(route.method, url, { ...credential, ...(rawBody !== undefined ? { rawBody, headers: { 'content-type': contentType } } : {}) });
       const what = `${route.method} ${url} ${rawBody?.slice(0, 150) ?? ''} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
       expect(res.status, what).toBeLessThan(500);
@@ -88,8 +92,9 @@ describe(`every catalog route under random input (seed ${SEED}, ${CASES} cases e
         expect(after.filter((x) => !before.includes(x)), `a refused request changed the store: ${what}`).toEqual([]);
         expect(after.length, what).toBe(before.length);
       }
+      unchanged = settled ? before : undefined;
     }
-  });
+  }, caseTimeoutMs(CASES));
 
   it('left every accepted message processable (nothing stuck failing in a queue)', async () => {
     await service.drainQueues(30_000);

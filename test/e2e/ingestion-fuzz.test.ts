@@ -5,7 +5,9 @@ import { seededRandom as prng } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
-const CASES = Number(process.env.FUZZ_CASES ?? 120);
+const CASES = Number(process.env.FUZZ_CASES_PER_ROUTE ?? 120);
+/** Time in proportion to the cases (`npm run fuzz` runs a thousand per route). */
+const TIMEOUT_MS = Math.max(30_000, CASES * 150);
 
 let service: TestService;
 let apiKey: string;
@@ -38,7 +40,7 @@ describe(`ingestion fuzz (seed ${SEED})`, () => {
       const res = await service.api('POST', path, { apiKey, rawBody: JSON.stringify(body) ?? 'undefined', headers: { 'content-type': 'application/json' } });
       expectHandled(res, `${path} case ${i}: ${JSON.stringify(body)?.slice(0, 200)}`);
     }
-  });
+  }, TIMEOUT_MS);
 
   it('OTLP protobuf endpoints never answer 5xx to random bytes', async () => {
     const r = prng(SEED);
@@ -49,7 +51,7 @@ describe(`ingestion fuzz (seed ${SEED})`, () => {
         expectHandled(res, `${path} case ${i}`);
       }
     }
-  });
+  }, TIMEOUT_MS);
 
   it('list endpoints never answer 5xx to random query strings', async () => {
     const r = prng(SEED + 1);
@@ -64,7 +66,7 @@ describe(`ingestion fuzz (seed ${SEED})`, () => {
       const id = encodeURIComponent(String(randomJson(r, 5)).slice(0, 200));
       for (const path of [`/spans/traces/${id}`, `/signals/trace/${id}`, `/agents/${id}`]) expectHandled(await service.api('GET', path, { apiKey }), path);
     }
-  });
+  }, TIMEOUT_MS * 9);
 
   it('the worker persists everything that was accepted (no record left failing in the queue)', async () => {
     await service.drainQueues(15_000);

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,25 +24,43 @@ export function formatReport(name: string, result: ScenarioResult): string {
   return [`\n${name}`, rule, ...rows, rule, ...failures].join('\n');
 }
 
-/** The same figures as JSON, with the machine they were measured on. */
+/**
+ * The figures as JSON, with the machine they were measured on, merged into the results file: a run
+ * of some scenarios replaces theirs and keeps the others' (each says when it was measured).
+ */
 export async function writeResults(results: ReadonlyArray<{ name: string; result: ScenarioResult }>): Promise<string> {
+  const measuredAt = new Date().toISOString();
+  const machine = { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30) };
   const report = {
-    measuredAt: new Date().toISOString(),
-    machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30) },
-    scenarios: Object.fromEntries(
-      results.map(({ name, result }) => [
-        name,
-        {
-          parameters: result.parameters,
-          figures: Object.fromEntries(result.figures.map((f) => [f.key, f.value])),
-          units: Object.fromEntries(result.figures.filter((f) => f.unit).map((f) => [f.key, f.unit])),
-          ok: result.failures.length === 0,
-          failures: result.failures,
-        },
-      ]),
-    ),
+    scenarios: {
+      ...(await previousScenarios()),
+      ...Object.fromEntries(
+        results.map(({ name, result }) => [
+          name,
+          {
+            measuredAt,
+            machine,
+            parameters: result.parameters,
+            figures: Object.fromEntries(result.figures.map((f) => [f.key, f.value])),
+            units: Object.fromEntries(result.figures.filter((f) => f.unit).map((f) => [f.key, f.unit])),
+            ok: result.failures.length === 0,
+            failures: result.failures,
+          },
+        ]),
+      ),
+    },
   };
   await mkdir(dirname(RESULTS_FILE), { recursive: true });
   await writeFile(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   return RESULTS_FILE;
+}
+
+/** The scenarios of the results file, or none when there is no file yet. */
+async function previousScenarios(): Promise<Record<string, unknown>> {
+  try {
+    return (JSON.parse(await readFile(RESULTS_FILE, 'utf8')) as { scenarios?: Record<string, unknown> }).scenarios ?? {};
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw err;
+  }
 }

@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { API_BASE_PATH, catalog, httpHandlerModule, type RouteId } from '../../shared/catalog.ts';
+import { API_BASE_PATH, catalog, fallbackRoute, httpHandlerModule, routes, type RouteId } from '../../shared/catalog.ts';
 import { NotFoundError } from '../../shared/domain/errors.ts';
 import { accepted, created, ok, paged } from '../../shared/http/reply.ts';
 import { openApiDocument } from '../../shared/schemas/openapi.ts';
@@ -15,7 +15,7 @@ const root = join(import.meta.dirname, '../..');
 type JsonSchema = { $ref?: string; properties?: Record<string, JsonSchema>; required?: string[]; additionalProperties?: unknown };
 type Operation = { responses: Record<string, { content: Record<string, { schema: JsonSchema }> }> };
 
-const operationOf = (route: (typeof catalog.routes)[number]): Operation =>
+const operationOf = (route: (typeof routes)[number]): Operation =>
   (document.paths as Record<string, Record<string, Operation>>)[route.path]![route.method.toLowerCase()]!;
 
 /** The target of a `#/…` JSON pointer in the document. */
@@ -88,7 +88,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('gives every operation its own success schema, under the status its handler answers with', () => {
-    for (const route of catalog.routes) {
+    for (const route of routes) {
       const { status } = routeResponses[route.id];
       const successes = Object.keys(operationOf(route).responses).filter((code) => code.startsWith('2'));
       expect(successes, route.id).toEqual([String(status)]);
@@ -102,7 +102,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents the status each handler answers with, and pagination exactly where the handler pages', () => {
-    for (const id of [...catalog.routes.map((r) => r.id), catalog.fallbackRoute.id] as RouteId[]) {
+    for (const id of [...routes.map((r) => r.id), fallbackRoute.id]) {
       const statuses = handlerStatuses(id);
       expect([...statuses], id).toEqual([routeResponses[id].status]);
       const documentsPagination = 'pagination' in ((routeResponses[id].body as { shape?: object }).shape ?? {});

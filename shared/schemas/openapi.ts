@@ -106,6 +106,7 @@ function operation(route: Route) {
     ...(schemas.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(schemas.body) } } } }
       : {}),
+    ...(schemas.rawBody ? { requestBody: { content: Object.fromEntries(schemas.rawBody.contentTypes.map((type) => [type, {}])) } } : {}),
     responses: {
       ...successResponse(route),
       '400': errorResponse('VALIDATION_ERROR: the message names the offending field'),

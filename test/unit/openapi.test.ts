@@ -110,8 +110,9 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('describes the OTLP answers in both encodings', () => {
+  it('describes the OTLP requests and answers in both encodings', () => {
     for (const path of ['/v1/traces', '/v1/logs']) {
+      expect(Object.keys((document.paths as any)[path].post.requestBody.content).sort(), path).toEqual(['application/json', 'application/x-protobuf']);
       const content = (document.paths as any)[path].post.responses['200'].content;
       expect(Object.keys(content).sort(), path).toEqual(['application/json', 'application/x-protobuf']);
       expect(content['application/x-protobuf'].schema.description).toMatch(/^opentelemetry\.proto\.collector\.\w+\.v1\.Export\w+ServiceResponse/);

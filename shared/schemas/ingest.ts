@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isStorableNumber, SPAN_KINDS } from '../domain/spans/model.ts';
+import { isStorableNumber, SPAN_KINDS, SPAN_STATUSES } from '../domain/spans/model.ts';
 import { dateRangeQuery, pageQuery, rangeChecked } from './common.ts';
 
 export const MAX_SPANS_PER_REQUEST = 1000;
@@ -30,7 +30,7 @@ export const nativeSpan = z
     kind: z.enum(SPAN_KINDS).default('other'),
     startTime: instant,
     endTime: instant.nullish(),
-    status: z.enum(['ok', 'error', 'unset']).default('unset'),
+    status: z.enum(SPAN_STATUSES).default('unset'),
     statusMessage: z.string().max(4096).nullish(),
     errorType: shortText.nullish(),
     model: shortText.nullish(),

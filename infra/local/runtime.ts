@@ -38,6 +38,11 @@ export interface LocalServiceOptions {
   /** Imports a handler module by repository path (default: a dynamic import of the repository file). */
   loadModule?: LoadModule;
   log?: Log;
+  /**
+   * How often expired items are swept off the table, in this thread (dynalite has no TTL): every
+   * minute by default; `false` never, for benchmarks, whose timings a sweep of a large table spoils.
+   */
+  ttlSweepEveryMs?: number | false;
 }
 
 export interface LocalService {
@@ -60,7 +65,7 @@ export interface LocalService {
 const TABLE_PREFIX = 'aos-local';
 const TABLE_NAME = localTableName(TABLE_PREFIX);
 const JWT_ISSUER = 'urn:aos:local';
-const SWEEP_EVERY_MS = 60_000;
+const DEFAULT_SWEEP_EVERY_MS = 60_000;
 const DRAIN_TIMEOUT_MS = 10_000;
 const DRAIN_CHECK_MS = 25;
 
@@ -89,7 +94,7 @@ interface Running {
  * for the life of the process: run one runtime of the real handlers per process.
  */
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
-  const { host = '127.0.0.1', port = 0, catalog = serviceCatalog, log = (line) => console.log(line) } = options;
+  const { host = '127.0.0.1', port = 0, catalog = serviceCatalog, log = (line) => console.log(line), ttlSweepEveryMs = DEFAULT_SWEEP_EVERY_MS } = options;
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
   const running: Running = { queues: [], pollers: [], timers: createTimers() };
   try {
@@ -116,7 +121,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     sqs.onSend(() => running.pollers.forEach((p) => p.wake()));
     const runSchedule = (id: string) => runJob(catalog, invoke, id);
     const sweepExpired = () => sweepExpiredItems(dynamoDb.client, TABLE_NAME);
-    startTimers(running.timers, catalog, runSchedule, sweepExpired, log);
+    startTimers(running.timers, catalog, runSchedule, ttlSweepEveryMs === false ? undefined : { everyMs: ttlSweepEveryMs, run: sweepExpired }, log);
 
     const drainQueues = (timeoutMs = DRAIN_TIMEOUT_MS) => drain(sqs, running, timeoutMs);
     let stopped: Promise<void> | undefined;
@@ -173,7 +178,7 @@ function startTimers(
   timers: Timers,
   catalog: Catalog,
   runSchedule: (id: string) => Promise<void>,
-  sweepExpired: () => Promise<number>,
+  sweep: { everyMs: number; run: () => Promise<number> } | undefined,
   log: Log,
 ) {
   for (const { id, everyMinutes } of catalog.schedules) {
@@ -181,8 +186,9 @@ function startTimers(
       runSchedule(id).catch((err) => log(`[schedule ${id}] failed: ${errorText(err)}`)),
     );
   }
-  timers.every(SWEEP_EVERY_MS, () =>
-    sweepExpired().then(
+  if (!sweep) return;
+  timers.every(sweep.everyMs, () =>
+    sweep.run().then(
       (deleted) => deleted > 0 && log(`[ttl] deleted ${deleted} expired item(s)`),
       (err) => log(`[ttl] sweep failed: ${errorText(err)}`),
     ),

@@ -128,6 +128,7 @@ const testCatalog: Catalog = {
   queues: [{ id: 'work', consumer: 'test-consumer', batchSize: 10, visibilityTimeoutSeconds: 1, maxReceiveCount: 2 }],
   schedules: [{ id: 'tick', job: 'tick', everyMinutes: 60 }],
 };
+const emptyCatalog: Catalog = { ...testCatalog, routes: [], queues: [], schedules: [] };
 
 describe('a runtime with test handlers', () => {
   let service: TestService;
@@ -359,6 +360,24 @@ describe('stopping', () => {
   });
 });
 
+describe('the TTL sweep', () => {
+  it('runs on its own at the interval asked for, and never when turned off', async () => {
+    for (const [ttlSweepEveryMs, kept] of [[50, []], [false, ['expired']]] as const) {
+      const service = await startLocalService({ catalog: emptyCatalog, loadModule, log: quiet, ttlSweepEveryMs });
+      try {
+        const db = new DynamoDBClient({});
+        const TableName = process.env.TABLE_NAME!;
+        await db.send(new PutItemCommand({ TableName, Item: { PK: { S: 'ttl' }, SK: { S: 'expired' }, expiresAt: { N: String(Math.floor(Date.now() / 1000) - 10) } } }));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const { Items = [] } = await db.send(new ScanCommand({ TableName }));
+        expect(Items.map((i) => i.SK!.S), `every ${ttlSweepEveryMs} ms`).toEqual(kept);
+      } finally {
+        await service.stop();
+      }
+    }
+  });
+});
+
 describe('a runtime with a data directory', () => {
   let dataDir: string;
   beforeAll(async () => {
@@ -366,7 +385,6 @@ describe('a runtime with a data directory', () => {
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-  const emptyCatalog: Catalog = { ...testCatalog, routes: [], queues: [], schedules: [] };
   const start = () => startLocalService({ dataDir, catalog: emptyCatalog, loadModule, log: quiet });
   const key = { PK: { S: 'persist' }, SK: { S: 'me' } };
 

@@ -67,13 +67,8 @@ export const keys = {
     PK: `TENANT#${enc(tenantId)}#ROLLUP#${enc(scope)}`,
     SK: rollupSortKey(granularity, startMs),
   }),
-  /** Hours whose minute buckets changed since the hour (and its day) were last recomputed. */
-  rollupDirty: (tenantId: string, scope: string, hourStartMs: number) => ({
-    PK: 'ROLLUPDIRTY',
-    SK: `${enc(tenantId)}#${enc(scope)}#${hourStartMs}`,
-  }),
-  /** Which message rolled a trace up: a trace counts in the analytics once. */
-  traceRollupClaim: (tenantId: string, traceId: string) => ({ PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`, SK: 'ROLLUP' }),
+  /** Hours of a tenant whose minute buckets changed since the hour (and its day) were last recomputed, oldest first. */
+  rollupDirty: (tenantId: string, hourStartMs: number) => ({ PK: 'ROLLUPDIRTY', SK: `${rollupDirtyBefore(hourStartMs)}#${enc(tenantId)}` }),
   experiment: (tenantId: string, experimentId: string) => ({ PK: `TENANT#${enc(tenantId)}#EXPERIMENT#${enc(experimentId)}`, SK: 'EXPERIMENT' }),
   /**
    * The traces and signals tagged with an experiment, which its results read in one query. Apart from
@@ -127,6 +122,9 @@ export function collectionIndexKeys(tenantId: string, agentId: string | null, co
 }
 
 export const rollupSortKey = (granularity: string, startMs: number): string => `${granularity}#${new Date(startMs).toISOString()}`;
+
+/** The sort keys below this one are the dirty markers of earlier hours: the hour start, zero-padded so that text order is time order. */
+export const rollupDirtyBefore = (hourStartMs: number): string => String(hourStartMs).padStart(16, '0');
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 

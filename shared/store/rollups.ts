@@ -1,128 +1,255 @@
+import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BUCKET_MS, bucketStart, type BucketRef, type Granularity } from '../domain/analytics/buckets.ts';
-import { emptyRollup, mergeRollups, rollupFromItem, rollupToItem, type Rollup, type RollupItem } from '../domain/analytics/rollup.ts';
+import { ALL_AGENTS, decodeRollup, encodeRollup, mergeByAgent, mergeRollups, rollupOf, withoutModels, type Rollup } from '../domain/analytics/rollup.ts';
+import type { TraceSummary } from '../domain/spans/summary.ts';
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, rollupSortKey } from './keys.ts';
-import { backoff, inTurn } from './turns.ts';
+import { keys, rollupDirtyBefore, rollupSortKey } from './keys.ts';
+import { backoff, inGatheredTurn } from './turns.ts';
 
-/** Batch ids a minute bucket remembers; far more than one minute's messages of one scope need. */
-const MAX_APPLIED = 2000;
 const MAX_ATTEMPTS = 12;
+/** The part of a minute bucket holding the traces that name no agent (agent ids never look like this). */
+const NO_AGENT = '-';
+/** A counted trace is remembered in its minute bucket as the first 8 bytes of the SHA-256 of its id. */
+const TRACE_KEY_BYTES = 8;
+/**
+ * How long after its end an hour is left alone by the compaction. Writes to the minutes of the
+ * current hour mark nothing (see countTraces), so the hour is recomputed only once no such write can
+ * still be on its way; the queries read an hour from its minutes until an hour after it ended
+ * (FRESH_HOURS in domain/analytics/queries.ts), which leaves the compaction the rest of that hour.
+ */
+const SETTLE_MS = 5 * 60_000;
+
+/** Rollups by agent id (NO_AGENT for the traces without one). */
+type ByAgent = ReadonlyMap<string, Rollup>;
+type Item = Record<string, unknown>;
+
+/** What a bucket holds for a query: the rollup of its scope and, for the tenant-wide scope, each agent's (without models). */
+export interface BucketRollup {
+  overall: Rollup;
+  byAgent: ByAgent;
+}
 
 const refKey = (r: BucketRef) => rollupSortKey(r.granularity, r.startMs);
-const CHILD: Partial<Record<Granularity, Granularity>> = { hour: 'minute', day: 'hour' };
+
+export const traceKey = (traceId: string): Uint8Array => createHash('sha256').update(traceId).digest().subarray(0, TRACE_KEY_BYTES);
+
+function traceKeysOf(encoded: Uint8Array): string[] {
+  const found: string[] = [];
+  for (let at = 0; at < encoded.length; at += TRACE_KEY_BYTES) found.push(Buffer.from(encoded.subarray(at, at + TRACE_KEY_BYTES)).toString('hex'));
+  return found;
+}
+
+const agentsOnly = (parts: ByAgent) => new Map([...parts].filter(([agent]) => agent !== NO_AGENT));
+
+/** Each agent's rollup of the traces (NO_AGENT: of those naming none). */
+export function minuteParts(traces: readonly TraceSummary[]): Map<string, Rollup> {
+  const groups = new Map<string, TraceSummary[]>();
+  for (const trace of traces) {
+    const agent = trace.agentId ?? NO_AGENT;
+    (groups.get(agent) ?? groups.set(agent, []).get(agent)!).push(trace);
+  }
+  return new Map([...groups].map(([agent, group]) => [agent, rollupOf(group)]));
+}
+
+const encodeByAgent = (rollups: ByAgent) => Object.fromEntries([...rollups].map(([agent, r]) => [agent, encodeRollup(r)]));
+const decodeByAgent = (encoded: unknown) =>
+  new Map(Object.entries((encoded ?? {}) as Record<string, Uint8Array>).map(([agent, bytes]) => [agent, decodeRollup(bytes)]));
+
+/** The items the repository writes, as it writes them (the analytics bench bulk-writes the same). */
+export const rollupItems = {
+  /**
+   * A tenant's minute bucket, the only one: each agent's rollup of the traces that started in the
+   * minute (`parts`), and the keys of those traces (`traces`), so that none is counted twice.
+   */
+  minute: (tenantId: string, startMs: number, parts: ByAgent, traces: Uint8Array, version: number, expiresAt: number): Item => ({
+    ...keys.rollup(tenantId, ALL_AGENTS, 'minute', startMs),
+    entity: 'rollup',
+    granularity: 'minute',
+    startMs,
+    parts: encodeByAgent(parts),
+    traces,
+    version,
+    expiresAt,
+  }),
+  /** An hour or day bucket of a scope; the tenant-wide one also holds each agent's rollup without its models (the per-agent breakdown). */
+  coarse: (tenantId: string, scope: string, granularity: 'hour' | 'day', startMs: number, overall: Rollup, byAgent: ByAgent, expiresAt: number): Item => ({
+    ...keys.rollup(tenantId, scope, granularity, startMs),
+    entity: 'rollup',
+    granularity,
+    startMs,
+    rollup: encodeRollup(overall),
+    ...(scope === ALL_AGENTS ? { agents: encodeByAgent(new Map([...agentsOnly(byAgent)].map(([agent, r]) => [agent, withoutModels(r)]))) } : {}),
+    expiresAt,
+  }),
+};
 
 /**
- * Rollup buckets. Minute buckets are the source of truth: each absorbs a batch's delta once (the batch
- * id is remembered in the bucket, checked and written in one versioned put). Hour and day buckets are
- * recomputed from their children (put, never added to), so recomputing twice is harmless.
+ * Rollup buckets. A tenant's minute buckets are the source of truth: one item per minute holds the
+ * rollup of every agent's traces that started in it, and the keys of those traces, so a trace is
+ * counted once however often it is sent or its message processed (checked and written in one
+ * versioned put). Hour and day buckets, per agent and tenant-wide, are recomputed from the minutes
+ * (put, never added to), so recomputing twice is harmless.
+ *
+ * `now` is the writers' clock: writes to the minutes of the current hour mark nothing beyond the
+ * minute's creation, and the compaction waits until the hour has settled (SETTLE_MS).
  */
-export function rollupsRepository(db: Db) {
+export function rollupsRepository(db: Db, now: () => number = Date.now) {
   const { doc, tableName: TableName } = db;
 
-  async function getItem(tenantId: string, scope: string, g: Granularity, startMs: number, consistent = false) {
-    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.rollup(tenantId, scope, g, startMs), ConsistentRead: consistent }));
-    return Item;
-  }
+  const put = (Item: Item) => doc.send(new PutCommand({ TableName, Item }));
 
-  /** Rollups of the buckets in [fromMs, toMs) of one granularity, by start. */
-  async function range(tenantId: string, scope: string, g: Granularity, fromMs: number, toMs: number): Promise<Map<number, Rollup>> {
-    const items = await queryAll(db, {
+  async function query(tenantId: string, scope: string, g: Granularity, fromMs: number, toMs: number, attributes: readonly string[]) {
+    return queryAll(db, {
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lower AND :upper',
+      ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
       ExpressionAttributeValues: {
         ':pk': keys.rollupPartition(tenantId, scope),
         ':lower': rollupSortKey(g, fromMs),
         ':upper': rollupSortKey(g, toMs - 1),
       },
     });
-    return new Map(items.map((i) => [Number(i['startMs']), rollupFromItem(i as unknown as RollupItem)]));
   }
 
-  /** Recomputes a coarse bucket from its children; a put, so doing it again changes nothing. */
-  async function recompute(tenantId: string, scope: string, g: 'hour' | 'day', startMs: number, expiresAt: number): Promise<void> {
-    const children = await range(tenantId, scope, CHILD[g]!, startMs, startMs + BUCKET_MS[g]);
-    const merged = mergeRollups([...children.values()]);
+  /** Each agent's rollups of the minutes in [fromMs, toMs), by minute start. */
+  async function minutes(tenantId: string, fromMs: number, toMs: number): Promise<Map<number, ByAgent>> {
+    const items = await query(tenantId, ALL_AGENTS, 'minute', fromMs, toMs, ['startMs', 'parts']);
+    return new Map(items.map((i) => [Number(i['startMs']), decodeByAgent(i['parts'])]));
+  }
+
+  /** The hour or day buckets of a scope in [fromMs, toMs), by start; `byAgent` only when asked for (tenant-wide ones). */
+  async function coarse(tenantId: string, scope: string, g: 'hour' | 'day', fromMs: number, toMs: number, byAgent: boolean): Promise<Map<number, BucketRollup>> {
+    const items = await query(tenantId, scope, g, fromMs, toMs, byAgent ? ['startMs', 'rollup', 'agents'] : ['startMs', 'rollup']);
+    return new Map(items.map((i) => [Number(i['startMs']), { overall: decodeRollup(i['rollup'] as Uint8Array), byAgent: decodeByAgent(i['agents']) }]));
+  }
+
+  /** The buckets of one scope in [fromMs, toMs) of one granularity, by start. */
+  async function range(tenantId: string, scope: string, g: Granularity, fromMs: number, toMs: number, byAgent: boolean): Promise<Map<number, BucketRollup>> {
+    if (g !== 'minute') return coarse(tenantId, scope, g, fromMs, toMs, byAgent);
+    const out = new Map<number, BucketRollup>();
+    for (const [startMs, parts] of await minutes(tenantId, fromMs, toMs)) {
+      if (scope === ALL_AGENTS) out.set(startMs, { overall: mergeRollups([...parts.values()]), byAgent: byAgent ? agentsOnly(parts) : new Map() });
+      else if (parts.has(scope)) out.set(startMs, { overall: parts.get(scope)!, byAgent: new Map() });
+    }
+    return out;
+  }
+
+  async function markDirty(tenantId: string, hourStartMs: number, expiresAt: number): Promise<void> {
     await doc.send(
-      new PutCommand({
+      new UpdateCommand({
         TableName,
-        Item: { ...keys.rollup(tenantId, scope, g, startMs), entity: 'rollup', granularity: g, startMs, ...rollupToItem(merged), expiresAt },
+        Key: keys.rollupDirty(tenantId, hourStartMs),
+        UpdateExpression: 'ADD version :one SET tenantId = :t, hourStartMs = :h, expiresAt = :e, entity = :entity',
+        ExpressionAttributeValues: { ':one': 1, ':t': tenantId, ':h': hourStartMs, ':e': expiresAt, ':entity': 'rollupDirty' },
       }),
     );
   }
 
-  async function applyOnce(tenantId: string, scope: string, minuteStartMs: number, delta: Rollup, batchId: string, expiresAt: number): Promise<boolean> {
+  /**
+   * Counts the traces not yet counted in the minute bucket, for every batch gathered into this turn.
+   * An hour is marked dirty when one of its minute buckets is created and, once the hour is over,
+   * on every write (after it, so that a compaction reading the minutes before it fails to remove the
+   * marker; and even when everything was counted already, in case a crash came between the two).
+   */
+  async function countOnce(tenantId: string, minuteStartMs: number, batches: ReadonlyArray<{ traces: readonly TraceSummary[]; expiresAt: number }>) {
+    const hourStartMs = bucketStart(minuteStartMs, 'hour');
+    const expiresAt = Math.max(...batches.map((b) => b.expiresAt));
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) await backoff(attempt);
-      const current = await getItem(tenantId, scope, 'minute', minuteStartMs, true);
-      const applied = (current?.['applied'] as string[] | undefined) ?? [];
-      if (applied.includes(batchId)) return false;
+      const { Item: current } = await doc.send(
+        new GetCommand({ TableName, Key: keys.rollup(tenantId, ALL_AGENTS, 'minute', minuteStartMs), ConsistentRead: true }),
+      );
+      const counted = (current?.['traces'] as Uint8Array | undefined) ?? new Uint8Array();
+      const seen = new Set(traceKeysOf(counted));
+      const fresh: TraceSummary[] = [];
+      const freshKeys: Uint8Array[] = [];
+      for (const trace of batches.flatMap((b) => b.traces)) {
+        const key = traceKey(trace.traceId);
+        const hex = Buffer.from(key).toString('hex');
+        if (seen.has(hex)) continue;
+        seen.add(hex);
+        fresh.push(trace);
+        freshKeys.push(key);
+      }
+      const hourIsOver = hourStartMs !== bucketStart(now(), 'hour');
+      if (fresh.length === 0) {
+        if (hourIsOver) await markDirty(tenantId, hourStartMs, expiresAt);
+        return;
+      }
+      if (!current && !hourIsOver) await markDirty(tenantId, hourStartMs, expiresAt);
       const version = Number(current?.['version'] ?? 0);
-      const base = current ? rollupFromItem(current as unknown as RollupItem) : emptyRollup();
+      const parts = mergeByAgent([decodeByAgent(current?.['parts']), minuteParts(fresh)]);
       try {
         await doc.send(
           new PutCommand({
             TableName,
-            Item: {
-              ...keys.rollup(tenantId, scope, 'minute', minuteStartMs),
-              entity: 'rollup',
-              granularity: 'minute',
-              startMs: minuteStartMs,
-              ...rollupToItem(mergeRollups([base, delta])),
-              applied: [batchId, ...applied].slice(0, MAX_APPLIED),
-              version: version + 1,
-              expiresAt,
-            },
+            Item: rollupItems.minute(tenantId, minuteStartMs, parts, Buffer.concat([counted, ...freshKeys]), version + 1, Math.max(expiresAt, Number(current?.['expiresAt'] ?? 0))),
             ConditionExpression: current ? 'version = :v' : 'attribute_not_exists(PK)',
             ...(current ? { ExpressionAttributeValues: { ':v': version } } : {}),
           }),
         );
-        return true;
       } catch (err) {
         if (!isConditionFailure(err)) throw err;
+        continue;
       }
+      if (hourIsOver) await markDirty(tenantId, hourStartMs, expiresAt);
+      return;
     }
-    throw new Error(`minute bucket ${minuteStartMs} of ${scope} stayed contended for ${MAX_ATTEMPTS} attempts`);
+    throw new Error(`minute bucket ${minuteStartMs} of tenant ${tenantId} stayed contended for ${MAX_ATTEMPTS} attempts`);
+  }
+
+  /** Recomputes a tenant's hour (tenant-wide and per agent) from its minutes; answers the agents it saw. */
+  async function recomputeHour(tenantId: string, hourStartMs: number, expiresAt: number): Promise<string[]> {
+    const parts = mergeByAgent((await minutes(tenantId, hourStartMs, hourStartMs + BUCKET_MS.hour)).values());
+    const agents = agentsOnly(parts);
+    await Promise.all([
+      put(rollupItems.coarse(tenantId, ALL_AGENTS, 'hour', hourStartMs, mergeRollups([...parts.values()]), agents, expiresAt)),
+      ...[...agents].map(([agentId, rollup]) => put(rollupItems.coarse(tenantId, agentId, 'hour', hourStartMs, rollup, new Map(), expiresAt))),
+    ]);
+    return [...agents.keys()];
+  }
+
+  async function recomputeDay(tenantId: string, scope: string, dayStartMs: number, expiresAt: number): Promise<void> {
+    const hours = [...(await coarse(tenantId, scope, 'hour', dayStartMs, dayStartMs + BUCKET_MS.day, scope === ALL_AGENTS)).values()];
+    const overall = mergeRollups(hours.map((h) => h.overall));
+    await put(rollupItems.coarse(tenantId, scope, 'day', dayStartMs, overall, mergeByAgent(hours.map((h) => h.byAgent)), expiresAt));
   }
 
   return {
     /**
-     * Adds a batch's delta to a minute bucket exactly once: a batch id already absorbed is skipped,
-     * and concurrent writers retry on the version check.
+     * Counts finished traces that started in one minute into the tenant's minute bucket, each trace
+     * once. Batches arriving while the bucket is being written are gathered into the next write.
      */
-    applyToMinute(tenantId: string, scope: string, minuteStartMs: number, delta: Rollup, batchId: string, expiresAt: number): Promise<boolean> {
-      return inTurn(`${tenantId}|${scope}|${minuteStartMs}`, () => applyOnce(tenantId, scope, minuteStartMs, delta, batchId, expiresAt));
+    countTraces(tenantId: string, minuteStartMs: number, traces: readonly TraceSummary[], expiresAt: number): Promise<void> {
+      return inGatheredTurn(`${tenantId}|${minuteStartMs}`, { traces, expiresAt }, (batches) => countOnce(tenantId, minuteStartMs, batches));
     },
-
 
     /** Notes that an hour (and so its day) must be recomputed; the version tells a later change apart. */
-    async markDirty(tenantId: string, scope: string, hourStartMs: number, expiresAt: number): Promise<void> {
-      await doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.rollupDirty(tenantId, scope, hourStartMs),
-          UpdateExpression: 'ADD version :one SET tenantId = :t, #scope = :s, hourStartMs = :h, expiresAt = :e, entity = :entity',
-          ExpressionAttributeNames: { '#scope': 'scope' },
-          ExpressionAttributeValues: { ':one': 1, ':t': tenantId, ':s': scope, ':h': hourStartMs, ':e': expiresAt, ':entity': 'rollupDirty' },
-        }),
-      );
-    },
+    markDirty,
 
     /**
-     * Recomputes up to `limit` dirty hours and their days. A marker is removed only if nobody dirtied
-     * the hour again meanwhile; otherwise the next run recomputes it once more.
+     * Recomputes up to `limit` dirty hours that have settled (oldest first) and their days. A marker
+     * is removed only if nobody dirtied the hour again meanwhile; otherwise the next run recomputes it once more.
      */
-    async compactDirty(limit: number, expiresAtOf: (tenantId: string) => Promise<number>): Promise<number> {
+    async compactDirty(limit: number, expiresAtOf: (tenantId: string) => Promise<number>, nowMs: number): Promise<number> {
       const page = await doc.send(
-        new QueryCommand({ TableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'ROLLUPDIRTY' }, Limit: limit, ConsistentRead: true }),
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'PK = :pk AND SK < :settled',
+          ExpressionAttributeValues: { ':pk': 'ROLLUPDIRTY', ':settled': rollupDirtyBefore(bucketStart(nowMs - SETTLE_MS, 'hour')) },
+          Limit: limit,
+          ConsistentRead: true,
+        }),
       );
       for (const marker of page.Items ?? []) {
         const tenantId = String(marker['tenantId']);
-        const scope = String(marker['scope']);
         const hourStartMs = Number(marker['hourStartMs']);
+        const dayStartMs = bucketStart(hourStartMs, 'day');
         const expiresAt = await expiresAtOf(tenantId);
-        await recompute(tenantId, scope, 'hour', hourStartMs, expiresAt);
-        await recompute(tenantId, scope, 'day', bucketStart(hourStartMs, 'day'), expiresAt);
+        const agents = await recomputeHour(tenantId, hourStartMs, expiresAt);
+        await Promise.all([ALL_AGENTS, ...agents].map((scope) => recomputeDay(tenantId, scope, dayStartMs, expiresAt)));
         try {
           await doc.send(
             new DeleteCommand({
@@ -139,9 +266,12 @@ export function rollupsRepository(db: Db) {
       return page.Items?.length ?? 0;
     },
 
-    /** The rollups of the given buckets (missing buckets are simply absent: nothing happened then). */
-    async read(tenantId: string, scope: string, refs: readonly BucketRef[]): Promise<Map<string, Rollup>> {
-      const out = new Map<string, Rollup>();
+    /**
+     * The rollups of the given buckets of a scope (missing buckets are simply absent: nothing happened
+     * then); with `byAgent`, a tenant-wide bucket also answers each agent's rollup.
+     */
+    async read(tenantId: string, scope: string, refs: readonly BucketRef[], { byAgent = false } = {}): Promise<Map<string, BucketRollup>> {
+      const out = new Map<string, BucketRollup>();
       // One query per run of adjacent buckets of the same granularity.
       const runs: BucketRef[][] = [];
       for (const ref of [...refs].sort((a, b) => a.granularity.localeCompare(b.granularity) || a.startMs - b.startMs)) {
@@ -151,33 +281,15 @@ export function rollupsRepository(db: Db) {
         else runs.push([ref]);
       }
       const results = await Promise.all(
-        runs.map((run) => range(tenantId, scope, run[0]!.granularity, run[0]!.startMs, run.at(-1)!.startMs + BUCKET_MS[run[0]!.granularity])),
+        runs.map((run) => range(tenantId, scope, run[0]!.granularity, run[0]!.startMs, run.at(-1)!.startMs + BUCKET_MS[run[0]!.granularity], byAgent)),
       );
       runs.forEach((run, i) => {
         for (const ref of run) {
-          const rollup = results[i]!.get(ref.startMs);
-          if (rollup) out.set(refKey(ref), rollup);
+          const bucket = results[i]!.get(ref.startMs);
+          if (bucket) out.set(refKey(ref), bucket);
         }
       });
       return out;
-    },
-
-    /** Claims the rollup of a trace for one message; the same message may claim again (a retry). */
-    async claimTrace(tenantId: string, traceId: string, batchId: string, expiresAt: number): Promise<boolean> {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName,
-            Item: { ...keys.traceRollupClaim(tenantId, traceId), entity: 'traceRollupClaim', batchId, expiresAt },
-            ConditionExpression: 'attribute_not_exists(PK) OR batchId = :b',
-            ExpressionAttributeValues: { ':b': batchId },
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
     },
   };
 }

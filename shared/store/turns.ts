@@ -19,3 +19,25 @@ export function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
 
 export const backoff = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1000, 10 * 2 ** attempt)));
+
+const gathering = new Map<string, { items: unknown[]; done: Promise<unknown> }>();
+
+/**
+ * Turn-taking that gathers: work for a key that arrives while the key's turn is taken waits with
+ * whatever else arrives meanwhile, and is done for all of them in one go when the turn comes (one
+ * write instead of one each). Every caller of a group gets its outcome, failure included.
+ */
+export function inGatheredTurn<T, R>(key: string, item: T, work: (items: T[]) => Promise<R>): Promise<R> {
+  const waiting = gathering.get(key);
+  if (waiting) {
+    waiting.items.push(item);
+    return waiting.done as Promise<R>;
+  }
+  const items: T[] = [item];
+  const done = inTurn(key, () => {
+    gathering.delete(key);
+    return work(items);
+  });
+  gathering.set(key, { items, done });
+  return done;
+}

@@ -5,7 +5,7 @@ import { PLANS } from '../plans/plans.ts';
 const PAGE = 100;
 const DAY_SECONDS = 86_400;
 
-/** Recomputes dirty hour and day buckets until none is left or the time budget is spent. */
+/** Recomputes the dirty hour and day buckets of settled hours until none is left or the time budget is spent. */
 export async function compactRollups(deps: { store: Pick<Store, 'rollups' | 'tenants'>; clock: Clock }, budgetMs: number) {
   const deadline = deps.clock.now().getTime() + budgetMs;
   const retention = new Map<string, Promise<number>>();
@@ -23,7 +23,7 @@ export async function compactRollups(deps: { store: Pick<Store, 'rollups' | 'ten
   };
   let compacted = 0;
   for (;;) {
-    const done = await deps.store.rollups.compactDirty(PAGE, expiresAtOf);
+    const done = await deps.store.rollups.compactDirty(PAGE, expiresAtOf, deps.clock.now().getTime());
     compacted += done;
     if (done < PAGE || deps.clock.now().getTime() > deadline) return { compacted };
   }

@@ -5,8 +5,7 @@ import type { Store } from '../../store/index.ts';
 import { bucketRefKey } from '../../store/rollups.ts';
 import { NotFoundError } from '../errors.ts';
 import { BUCKET_MS, bucketStart, bucketsBetween, coveringBuckets, seriesPlan, type BucketRef } from './buckets.ts';
-import { ALL_AGENTS } from './ingest.ts';
-import { mergeRollups, type Rollup } from './rollup.ts';
+import { ALL_AGENTS, emptyRollup, mergeByAgent, mergeRollups, type Rollup } from './rollup.ts';
 import type { AgentRollup, AnalyticsInput } from './views.ts';
 import { analyticsWindow } from './window.ts';
 
@@ -24,8 +23,9 @@ export interface AnalyticsDeps {
 }
 
 /**
- * Hour and day buckets are recomputed from minute buckets by a job that runs every minute; the most
- * recent hours are read from minute buckets, which the ingest worker keeps current.
+ * Hour and day buckets are recomputed from minute buckets by a job that runs every minute, once an
+ * hour has been over for a few minutes (SETTLE_MS in store/rollups.ts); the current and the previous
+ * hour are read from minute buckets, which the ingest worker keeps current.
  */
 const FRESH_HOURS = 2;
 
@@ -42,14 +42,15 @@ export function withFreshMinutes(refs: readonly BucketRef[], nowMs: number): Buc
 }
 
 async function rollupOver(deps: AnalyticsDeps, tenantId: string, scope: string, startMs: number, endMs: number, nowMs: number): Promise<Rollup> {
-  const refs = withFreshMinutes(coveringBuckets(startMs, endMs), nowMs);
-  const found = await deps.store.rollups.read(tenantId, scope, refs);
-  return mergeRollups([...found.values()]);
+  const found = await deps.store.rollups.read(tenantId, scope, withFreshMinutes(coveringBuckets(startMs, endMs), nowMs));
+  return mergeRollups([...found.values()].map((b) => b.overall));
 }
 
 /**
  * Reads what the analytics views need for a query: the overall rollup, one rollup per series point
- * (when `series`), and one per agent (when `perAgent`), each from the fewest stored buckets.
+ * (when `series`), and one per agent (when `perAgent`), from the fewest stored buckets of one scope:
+ * the tenant-wide buckets hold each agent's rollup too, and narrowed to one agent the breakdown is
+ * that agent's overall rollup.
  */
 export async function analyticsInput(
   tenantId: string,
@@ -63,27 +64,29 @@ export async function analyticsInput(
   const agent = q.agentId ? await deps.store.agents.get(tenantId, q.agentId) : undefined;
   if (q.agentId && !agent) throw new NotFoundError('Agent');
   const scope = agent?.id ?? ALL_AGENTS;
+  const byAgent = need.perAgent && !agent;
+
+  const points = need.series
+    ? seriesPlan(window.startMs, window.endMs, window.granularity).map((p) => ({ ...p, parts: withFreshMinutes(p.parts, nowMs) }))
+    : [];
+  const refs = need.series ? points.flatMap((p) => p.parts) : withFreshMinutes(coveringBuckets(window.startMs, window.endMs), nowMs);
+  const [found, candidates] = await Promise.all([
+    deps.store.rollups.read(tenantId, scope, refs, { byAgent }),
+    byAgent ? deps.store.agents.list(tenantId) : Promise.resolve([]),
+  ]);
 
   const buckets = new Map<number, Rollup>();
-  let overall: Rollup;
-  if (need.series) {
-    const points = seriesPlan(window.startMs, window.endMs, window.granularity).map((p) => ({ ...p, parts: withFreshMinutes(p.parts, nowMs) }));
-    const found = await deps.store.rollups.read(tenantId, scope, points.flatMap((p) => p.parts));
-    for (const point of points) {
-      const parts = point.parts.map((ref) => found.get(bucketRefKey(ref))).filter((r): r is Rollup => r !== undefined);
-      if (parts.length > 0) buckets.set(point.startMs, mergeRollups(parts));
-    }
-    overall = mergeRollups([...buckets.values()]);
-  } else {
-    overall = await rollupOver(deps, tenantId, scope, window.startMs, window.endMs, nowMs);
+  for (const point of points) {
+    const parts = point.parts.map((ref) => found.get(bucketRefKey(ref))?.overall).filter((r): r is Rollup => r !== undefined);
+    if (parts.length > 0) buckets.set(point.startMs, mergeRollups(parts));
   }
+  const overall = mergeRollups([...found.values()].map((b) => b.overall));
 
   let agents: AgentRollup[] = [];
-  if (need.perAgent) {
-    const candidates = agent ? [agent] : await deps.store.agents.list(tenantId);
-    agents = await Promise.all(
-      candidates.map(async (a) => ({ agentId: a.id, agentName: a.name, rollup: await rollupOver(deps, tenantId, a.id, window.startMs, window.endMs, nowMs) })),
-    );
+  if (agent && need.perAgent) agents = [{ agentId: agent.id, agentName: agent.name, rollup: overall }];
+  if (byAgent) {
+    const breakdown = mergeByAgent([...found.values()].map((b) => b.byAgent));
+    agents = candidates.map((a) => ({ agentId: a.id, agentName: a.name, rollup: breakdown.get(a.id) ?? emptyRollup() }));
   }
   return { window, overall, buckets, agents };
 }

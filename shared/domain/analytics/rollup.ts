@@ -1,6 +1,10 @@
 import type { TraceSummary } from '../spans/summary.ts';
 import { bucketStart, type Granularity } from './buckets.ts';
+import protobuf from 'protobufjs/minimal.js';
 import { LatencySketch } from './sketch.ts';
+
+/** The tenant-wide rollup scope; agent scopes use the agent id. */
+export const ALL_AGENTS = '*';
 
 /**
  * Requests, tokens and cost. Cost is in whole nano-dollars (the 1e-9 grid `roundCost` rounds to), so
@@ -35,18 +39,6 @@ export interface Rollup extends Usage {
   models: ReadonlyMap<string | null, Usage>;
 }
 
-/** A rollup as DynamoDB stores it: numbers, strings, nulls and one list. */
-export interface RollupItem extends Usage {
-  successCount: number;
-  errorCount: number;
-  latencyCount: number;
-  latencySumUs: number;
-  latencyMinMs: number | null;
-  latencyMaxMs: number | null;
-  latencySketch: string;
-  models: Array<Usage & { model: string | null }>;
-}
-
 const toNanos = (dollars: number): number => Math.round(dollars * 1e9);
 export const dollarsOf = (nanos: number): number => nanos / 1e9;
 const toMicros = (ms: number): number => Math.round(ms * 1000);
@@ -74,14 +66,12 @@ function usageByModel(entries: Iterable<readonly [string | null, Usage]>): Map<s
 }
 
 function latencyOf(durationsMs: readonly number[]): LatencyStats {
-  const sketch = LatencySketch.empty();
-  for (const d of durationsMs) sketch.add(d);
   return {
     count: durationsMs.length,
     sumUs: sum(durationsMs, toMicros),
     minMs: extreme(durationsMs, Math.min),
     maxMs: extreme(durationsMs, Math.max),
-    sketch,
+    sketch: LatencySketch.of(durationsMs),
   };
 }
 
@@ -127,17 +117,29 @@ export function mergeRollups(rollups: readonly Rollup[]): Rollup {
 
 export const emptyRollup = (): Rollup => mergeRollups([]);
 
-/** Per bucket start, the rollup of the traces that started in that bucket. */
-export function rollupsByBucket(summaries: readonly TraceSummary[], granularity: Granularity): Map<number, Rollup> {
+/** Per key, the merge of the rollups the maps hold under it. */
+export function mergeByAgent(maps: Iterable<ReadonlyMap<string, Rollup>>): Map<string, Rollup> {
+  const groups = new Map<string, Rollup[]>();
+  for (const map of maps) for (const [key, rollup] of map) (groups.get(key) ?? groups.set(key, []).get(key)!).push(rollup);
+  return new Map([...groups].map(([key, rollups]) => [key, mergeRollups(rollups)]));
+}
+
+/** The rollup without its usage by model: all an agent's row in a tenant-wide breakdown needs. */
+export const withoutModels = (rollup: Rollup): Rollup => ({ ...rollup, models: new Map() });
+
+/** Per bucket start, the traces that started in that bucket. */
+export function tracesByBucket(summaries: readonly TraceSummary[], granularity: Granularity): Map<number, TraceSummary[]> {
   const groups = new Map<number, TraceSummary[]>();
   for (const t of summaries) {
     const start = bucketStart(t.startTimeMs, granularity);
-    const group = groups.get(start);
-    if (group) group.push(t);
-    else groups.set(start, [t]);
+    (groups.get(start) ?? groups.set(start, []).get(start)!).push(t);
   }
-  return new Map([...groups].map(([start, group]) => [start, rollupOf(group)]));
+  return groups;
 }
+
+/** Per bucket start, the rollup of the traces that started in that bucket. */
+export const rollupsByBucket = (summaries: readonly TraceSummary[], granularity: Granularity): Map<number, Rollup> =>
+  new Map([...tracesByBucket(summaries, granularity)].map(([start, group]) => [start, rollupOf(group)]));
 
 /**
  * The latency at quantile q, within 1% of the exact nearest-rank value. Clamped to the exact min and
@@ -151,42 +153,65 @@ export function latencyQuantile({ sketch, minMs, maxMs }: LatencyStats, q: numbe
 
 export const averageLatencyMs = ({ count, sumUs }: LatencyStats): number | null => (count === 0 ? null : sumUs / count / 1000);
 
-/** Locale-independent, so the same rollup always makes the same item. */
+/** Locale-independent, so the same rollup always encodes the same. */
 const codePointOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-export function rollupToItem(rollup: Rollup): RollupItem {
-  const { latency } = rollup;
-  return {
-    requestCount: rollup.requestCount,
-    successCount: rollup.successCount,
-    errorCount: rollup.errorCount,
-    inputTokens: rollup.inputTokens,
-    outputTokens: rollup.outputTokens,
-    costNanos: rollup.costNanos,
-    latencyCount: latency.count,
-    latencySumUs: latency.sumUs,
-    latencyMinMs: latency.minMs,
-    latencyMaxMs: latency.maxMs,
-    latencySketch: latency.sketch.serialize(),
-    models: [...rollup.models].sort(([a], [b]) => codePointOrder(a ?? '', b ?? '')).map(([model, usage]) => ({ model, ...usage })),
-  };
+/** First varint of every encoded rollup, so a future format can be told apart. */
+const FORMAT_VERSION = 1;
+const TWO_POW_32 = 2 ** 32;
+
+/** Whole numbers up to 2^53 (tokens, nano-dollars, microseconds) as two varints: the low and the high 32 bits. */
+const writeWhole = (writer: protobuf.Writer, n: number) => writer.uint32(n % TWO_POW_32).uint32(Math.floor(n / TWO_POW_32));
+const readWhole = (reader: protobuf.Reader) => reader.uint32() + reader.uint32() * TWO_POW_32;
+
+function writeUsage(writer: protobuf.Writer, u: Usage): void {
+  writer.uint32(u.requestCount);
+  for (const n of [u.inputTokens, u.outputTokens, u.costNanos]) writeWhole(writer, n);
 }
 
-export function rollupFromItem(item: RollupItem): Rollup {
-  return {
-    requestCount: item.requestCount,
-    successCount: item.successCount,
-    errorCount: item.errorCount,
-    inputTokens: item.inputTokens,
-    outputTokens: item.outputTokens,
-    costNanos: item.costNanos,
-    latency: {
-      count: item.latencyCount,
-      sumUs: item.latencySumUs,
-      minMs: item.latencyMinMs,
-      maxMs: item.latencyMaxMs,
-      sketch: LatencySketch.deserialize(item.latencySketch),
-    },
-    models: new Map(item.models.map(({ model, ...usage }) => [model, usage])),
-  };
+const readUsage = (reader: protobuf.Reader): Usage => ({
+  requestCount: reader.uint32(),
+  inputTokens: readWhole(reader),
+  outputTokens: readWhole(reader),
+  costNanos: readWhole(reader),
+});
+
+/**
+ * A rollup as the bytes DynamoDB stores (a few hundred bytes where named attributes took kilobytes):
+ * varints of the counts and sums, the exact min and max latency as doubles, the latency sketch, and
+ * the usage by model in code point order. Equal rollups give equal bytes.
+ */
+export function encodeRollup(rollup: Rollup): Uint8Array {
+  const { latency } = rollup;
+  const writer = protobuf.Writer.create().uint32(FORMAT_VERSION);
+  writeUsage(writer, rollup);
+  writer.uint32(rollup.successCount).uint32(rollup.errorCount).uint32(latency.count);
+  writeWhole(writer, latency.sumUs);
+  if (latency.count > 0) writer.double(latency.minMs!).double(latency.maxMs!);
+  writer.bytes(latency.sketch.serialize()).uint32(rollup.models.size);
+  for (const [model, usage] of [...rollup.models].sort(([a], [b]) => codePointOrder(a ?? '', b ?? ''))) {
+    writer.bool(model !== null);
+    if (model !== null) writer.string(model);
+    writeUsage(writer, usage);
+  }
+  return writer.finish();
+}
+
+export function decodeRollup(encoded: Uint8Array): Rollup {
+  const reader = protobuf.Reader.create(encoded);
+  const version = reader.uint32();
+  if (version !== FORMAT_VERSION) throw new Error(`unknown rollup format ${version}`);
+  const usage = readUsage(reader);
+  const successCount = reader.uint32();
+  const errorCount = reader.uint32();
+  const count = reader.uint32();
+  const sumUs = readWhole(reader);
+  const [minMs, maxMs] = count > 0 ? [reader.double(), reader.double()] : [null, null];
+  const sketch = LatencySketch.deserialize(reader.bytes());
+  const models = new Map<string | null, Usage>();
+  for (let remaining = reader.uint32(); remaining > 0; remaining--) {
+    const model = reader.bool() ? reader.string() : null;
+    models.set(model, readUsage(reader));
+  }
+  return { ...usage, successCount, errorCount, latency: { count, sumUs, minMs, maxMs, sketch }, models };
 }

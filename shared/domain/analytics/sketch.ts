@@ -7,8 +7,40 @@ const RELATIVE_ACCURACY = 0.01;
 /** First byte of every serialised sketch, so a future format can be told apart. */
 const FORMAT_VERSION = 1;
 
+const newSketch = () => new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY });
+
+/** The non-empty bins in key order. */
+function forEachBin({ store }: DDSketch, visit: (key: number, count: number) => void): void {
+  for (let key = store.minKey; key <= store.maxKey; key++) {
+    const count = store.bins[key - store.offset]!;
+    if (count > 0) visit(key, count);
+  }
+}
+
+/**
+ * Sizes the store for [minKey, maxKey] by adding nothing at both ends: growing it one key at a time
+ * re-centres its array over and over, which makes merging several times slower.
+ */
+function reserve({ store }: DDSketch, minKey: number, maxKey: number): void {
+  if (minKey > maxKey) return;
+  store.add(maxKey, 0);
+  store.add(minKey, 0);
+}
+
+function addZeros(sketch: DDSketch, count: number): void {
+  if (count > 0) sketch.accept(0, count);
+}
+
+/** Straight into the store: no log/pow round trip. The sketch's sum, min and max go unused (rollups keep exact ones). */
+function addBin(sketch: DDSketch, key: number, count: number): void {
+  sketch.store.add(key, count);
+  sketch.count += count;
+}
+
 /**
  * A mergeable latency distribution (milliseconds, ≥ 0) over a DDSketch with 1% relative accuracy.
+ * Immutable, and built only when a quantile, the count or the encoding is asked for: most analytics
+ * answers merge and decode rollups without ever reading their latencies.
  *
  * Merging and deserialising replay bins into a fresh sketch rather than using `DDSketch.merge`,
  * which in sketches-js 2.1 ignores the negative store and loses the range of a store whose highest
@@ -16,51 +48,66 @@ const FORMAT_VERSION = 1;
  * insertion-order-dependent offset.
  */
 export class LatencySketch {
-  private readonly sketch = new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY });
+  private built: DDSketch | undefined;
 
-  private constructor() {}
+  private constructor(private readonly build: () => DDSketch) {}
+
+  private get sketch(): DDSketch {
+    return (this.built ??= this.build());
+  }
+
+  static of(valuesMs: Iterable<number>): LatencySketch {
+    const sketch = newSketch();
+    for (const value of valuesMs) {
+      if (!Number.isFinite(value) || value < 0) throw new RangeError(`a latency must be a finite number ≥ 0, got ${value}`);
+      sketch.accept(value);
+    }
+    return new LatencySketch(() => sketch);
+  }
 
   static empty(): LatencySketch {
-    return new LatencySketch();
+    return LatencySketch.of([]);
   }
 
   static merge(sketches: Iterable<LatencySketch>): LatencySketch {
     const parts = [...sketches];
-    const merged = new LatencySketch();
-    merged.reserve(
-      parts.reduce((min, part) => Math.min(min, part.sketch.store.minKey), Infinity),
-      parts.reduce((max, part) => Math.max(max, part.sketch.store.maxKey), -Infinity),
-    );
-    for (const part of parts) {
-      merged.addZeros(part.sketch.zeroCount);
-      part.forEachBin((key, count) => merged.addBin(key, count));
-    }
-    return merged;
+    return new LatencySketch(() => {
+      const merged = newSketch();
+      const built = parts.map((part) => part.sketch);
+      reserve(
+        merged,
+        built.reduce((min, part) => Math.min(min, part.store.minKey), Infinity),
+        built.reduce((max, part) => Math.max(max, part.store.maxKey), -Infinity),
+      );
+      for (const part of built) {
+        addZeros(merged, part.zeroCount);
+        forEachBin(part, (key, count) => addBin(merged, key, count));
+      }
+      return merged;
+    });
   }
 
-  static deserialize(encoded: string): LatencySketch {
-    const reader = protobuf.Reader.create(Buffer.from(encoded, 'base64'));
+  /** Checks the format at once; reads the bins when first needed. */
+  static deserialize(encoded: Uint8Array): LatencySketch {
+    const reader = protobuf.Reader.create(encoded);
     const version = reader.uint32();
     if (version !== FORMAT_VERSION) throw new Error(`unknown latency sketch format ${version}`);
-    const sketch = new LatencySketch();
-    sketch.addZeros(reader.uint32());
-    const bins: Array<[key: number, count: number]> = [];
-    for (let key = 0; reader.pos < reader.len; ) {
-      key += reader.sint32();
-      bins.push([key, reader.uint32()]);
-    }
-    sketch.reserve(bins[0]?.[0] ?? Infinity, bins.at(-1)?.[0] ?? -Infinity);
-    for (const [key, count] of bins) sketch.addBin(key, count);
-    return sketch;
+    return new LatencySketch(() => {
+      const sketch = newSketch();
+      addZeros(sketch, reader.uint32());
+      const bins: Array<[key: number, count: number]> = [];
+      for (let key = 0; reader.pos < reader.len; ) {
+        key += reader.sint32();
+        bins.push([key, reader.uint32()]);
+      }
+      reserve(sketch, bins[0]?.[0] ?? Infinity, bins.at(-1)?.[0] ?? -Infinity);
+      for (const [key, count] of bins) addBin(sketch, key, count);
+      return sketch;
+    });
   }
 
   get count(): number {
     return this.sketch.count;
-  }
-
-  add(valueMs: number): void {
-    if (!Number.isFinite(valueMs) || valueMs < 0) throw new RangeError(`a latency must be a finite number ≥ 0, got ${valueMs}`);
-    this.sketch.accept(valueMs);
   }
 
   /** The value at quantile q (0–1) by the nearest-rank method, as `quantile` in spans/views.ts; null when empty. */
@@ -73,46 +120,17 @@ export class LatencySketch {
   }
 
   /**
-   * Base64 of varints: the format version, the zero count, then each non-empty bin in key order as
-   * (key minus the previous key, count). Equal distributions give equal strings, whatever the order
-   * values were added or merged in. Bin counts are whole numbers below 2^32.
+   * Varints: the format version, the zero count, then each non-empty bin in key order as (key minus
+   * the previous key, count). Equal distributions give equal bytes, whatever the order values were
+   * added or merged in. Bin counts are whole numbers below 2^32.
    */
-  serialize(): string {
+  serialize(): Uint8Array {
     const writer = protobuf.Writer.create().uint32(FORMAT_VERSION).uint32(this.sketch.zeroCount);
     let previousKey = 0;
-    this.forEachBin((key, count) => {
+    forEachBin(this.sketch, (key, count) => {
       writer.sint32(key - previousKey).uint32(count);
       previousKey = key;
     });
-    return Buffer.from(writer.finish()).toString('base64');
-  }
-
-  /** The non-empty bins in key order. */
-  private forEachBin(visit: (key: number, count: number) => void): void {
-    const { store } = this.sketch;
-    for (let key = store.minKey; key <= store.maxKey; key++) {
-      const count = store.bins[key - store.offset]!;
-      if (count > 0) visit(key, count);
-    }
-  }
-
-  /**
-   * Sizes the store for [minKey, maxKey] by adding nothing at both ends: growing it one key at a time
-   * re-centres its array over and over, which makes merging several times slower.
-   */
-  private reserve(minKey: number, maxKey: number): void {
-    if (minKey > maxKey) return;
-    this.sketch.store.add(maxKey, 0);
-    this.sketch.store.add(minKey, 0);
-  }
-
-  private addZeros(count: number): void {
-    if (count > 0) this.sketch.accept(0, count);
-  }
-
-  /** Straight into the store: no log/pow round trip. The inner sketch's sum, min and max go unused (rollups keep exact ones). */
-  private addBin(key: number, count: number): void {
-    this.sketch.store.add(key, count);
-    this.sketch.count += count;
+    return writer.finish();
   }
 }

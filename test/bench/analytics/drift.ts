@@ -1,8 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isDeepStrictEqual } from 'node:util';
 import { bucketStart, type Granularity } from '../../../shared/domain/analytics/buckets.ts';
-import { ALL_AGENTS } from '../../../shared/domain/analytics/ingest.ts';
-import { rollupOf } from '../../../shared/domain/analytics/rollup.ts';
+import { ALL_AGENTS } from '../../../shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
 import type { Db } from '../../../shared/store/client.ts';
 import { keys } from '../../../shared/store/keys.ts';
@@ -20,29 +19,36 @@ async function storedItem(db: Db, key: Record<string, unknown>): Promise<Item | 
   return Item;
 }
 
+/** Binary values as the store answers them: a Buffer built here equals the Uint8Array read back. */
+const normalised = (value: unknown): unknown => {
+  if (value instanceof Uint8Array) return Uint8Array.from(value);
+  if (Array.isArray(value)) return value.map(normalised);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalised(v)]));
+  return value;
+};
+
 /** The attributes whose values differ between two items, either way. */
 function differences(a: Item | undefined, b: Item | undefined): string[] {
   if (!a || !b) return a === b ? [] : ['the whole item (one is missing)'];
   const names = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...names].filter((name) => !isDeepStrictEqual(a[name], b[name]));
+  return [...names].filter((name) => !isDeepStrictEqual(normalised(a[name]), normalised(b[name])));
 }
 
 const differenceLine = (what: string, names: string[]) => (names.length === 0 ? [] : [`${what} differ in ${names.join(', ')}`]);
 
 /**
- * Writes one trace's summary with `putSummary` and its tenant-wide minute bucket with `applyToMinute`,
+ * Writes one trace's summary with `putSummary` and counts it into its minute bucket with `countTraces`,
  * and says where the stored items differ from the bulk ones. Must run before that minute is bulk-written.
  */
 export async function bulkShapeMismatches(db: Db, ctx: ItemContext, trace: TraceSummary): Promise<string[]> {
   await tracesRepository(db).putSummary(ctx.tenantId, trace, ctx.revision, ctx.expiresAt);
   const summary = await storedItem(db, keys.traceSummary(ctx.tenantId, trace.traceId));
   const minute = bucketStart(trace.startTimeMs, 'minute');
-  const rollup = rollupOf([trace]);
-  await rollupsRepository(db).applyToMinute(ctx.tenantId, ALL_AGENTS, minute, rollup, ctx.batchId, ctx.expiresAt);
+  await rollupsRepository(db).countTraces(ctx.tenantId, minute, [trace], ctx.expiresAt);
   const bucket = await storedItem(db, keys.rollup(ctx.tenantId, ALL_AGENTS, 'minute', minute));
   return [
     ...differenceLine("putSummary's item and the bulk summary item", differences(summary, summaryItem(ctx, trace))),
-    ...differenceLine("applyToMinute's bucket and the bulk minute bucket", differences(bucket, minuteItem(ctx, ALL_AGENTS, minute, rollup))),
+    ...differenceLine("countTraces's bucket and the bulk minute bucket", differences(bucket, minuteItem(ctx, minute, [trace]))),
   ];
 }
 
@@ -56,9 +62,8 @@ interface BucketRef {
 const rollupOfItem = (item: Item | undefined) => (item ? { ...item, expiresAt: undefined } : undefined);
 
 /**
- * Marks the given hours of the given scopes dirty where they hold traces (the worker marks no other),
- * has the compaction job recompute them and their days from the stored minutes, and says where its
- * buckets differ from the bulk-written ones.
+ * Marks the given hours dirty, has the compaction job recompute them and their days from the stored
+ * minutes, and says where its buckets of the given scopes differ from the bulk-written ones.
  */
 export async function compactionMismatches(
   db: Db,
@@ -75,7 +80,7 @@ export async function compactionMismatches(
   const refs = [...hours, ...days];
   const bulk = await read(refs);
   const rollups = rollupsRepository(db);
-  for (const hour of hours) await rollups.markDirty(ctx.tenantId, hour.scope, hour.startMs, ctx.expiresAt);
+  for (const hourStartMs of hourStarts) await rollups.markDirty(ctx.tenantId, hourStartMs, ctx.expiresAt);
   await runCompaction();
   const recomputed = await read(refs);
   return refs.flatMap((ref, i) =>

@@ -1,5 +1,5 @@
 import { BUCKET_MS, bucketStart } from '../../../shared/domain/analytics/buckets.ts';
-import { ALL_AGENTS } from '../../../shared/domain/analytics/ingest.ts';
+import { ALL_AGENTS } from '../../../shared/domain/analytics/rollup.ts';
 import { PLANS } from '../../../shared/domain/plans/plans.ts';
 import { epochSeconds } from '../../../shared/store/client.ts';
 import { tracesRepository } from '../../../shared/store/traces.ts';
@@ -87,7 +87,7 @@ async function seedAndCheck(service: BenchService, ctx: ItemContext, p: Analytic
   return { seeded, compactionMismatches: await compactionMismatches(db, ctx, scopes, sampleHours(startMs, endMs), runCompaction) };
 }
 
-/** The local runtime sweeps expired items off the whole table every minute, in this thread: how long one sweep takes here. */
+/** The local runtime sweeps expired items off the whole table every minute, in this thread (not during the bench): how long one sweep takes here. */
 async function timeTtlSweep(service: BenchService, progress: (line: string) => void): Promise<number> {
   progress('timing one TTL sweep of the table');
   const elapsed = stopwatch();
@@ -100,7 +100,6 @@ function itemContext(tenantId: string): ItemContext {
   return {
     tenantId,
     revision: now.getTime(),
-    batchId: `bench-seed-${now.getTime()}`,
     expiresAt: epochSeconds(now) + PLANS[PLAN].features.retention * (BUCKET_MS.day / 1000),
   };
 }

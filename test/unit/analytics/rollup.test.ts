@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
+  decodeRollup,
   dollarsOf,
   emptyRollup,
+  encodeRollup,
   latencyQuantile,
+  mergeByAgent,
   mergeRollups,
-  rollupFromItem,
   rollupOf,
   rollupsByBucket,
-  rollupToItem,
+  withoutModels,
   type Rollup,
 } from '../../../shared/domain/analytics/rollup.ts';
 import { bucketStart } from '../../../shared/domain/analytics/buckets.ts';
@@ -15,8 +17,8 @@ import { LatencySketch } from '../../../shared/domain/analytics/sketch.ts';
 import { randomTraces, seededRandom, traceSummary, type Random } from './fixtures.ts';
 
 const JAN = Date.UTC(2024, 0, 1);
-/** Rollups compare through their stored form: the sketch encoding is canonical, so equal items mean equal rollups. */
-const item = (r: Rollup) => rollupToItem(r);
+/** Rollups compare through their stored form: the encoding is canonical, so equal bytes mean equal rollups. */
+const item = (r: Rollup) => encodeRollup(r);
 
 /** Merges in a random tree shape: random pairs of the remaining rollups until one is left. */
 function mergeInRandomTree(random: Random, rollups: Rollup[]): Rollup {
@@ -36,29 +38,19 @@ describe('rollupOf', () => {
       traceSummary({ status: 'error', durationMs: 0.4, inputTokens: 50, outputTokens: 0, cost: 0.000000001, model: 'gpt-4o' }),
       traceSummary({ status: 'ok', durationMs: null, endTimeMs: null, inputTokens: 7, outputTokens: 3, cost: 0, model: null }),
     ]);
-    expect(item(rollup)).toMatchObject({
-      requestCount: 3,
-      successCount: 2,
-      errorCount: 1,
-      inputTokens: 157,
-      outputTokens: 23,
-      costNanos: 1_500_001,
-      latencyCount: 2,
-      latencySumUs: 120_400,
-      latencyMinMs: 0.4,
-      latencyMaxMs: 120,
-      models: [
-        { model: null, requestCount: 1, inputTokens: 7, outputTokens: 3, costNanos: 0 },
-        { model: 'gpt-4o', requestCount: 2, inputTokens: 150, outputTokens: 20, costNanos: 1_500_001 },
-      ],
-    });
+    expect(rollup).toMatchObject({ requestCount: 3, successCount: 2, errorCount: 1, inputTokens: 157, outputTokens: 23, costNanos: 1_500_001 });
+    expect(rollup.latency).toMatchObject({ count: 2, sumUs: 120_400, minMs: 0.4, maxMs: 120 });
+    expect([...rollup.models]).toEqual([
+      ['gpt-4o', { requestCount: 2, inputTokens: 150, outputTokens: 20, costNanos: 1_500_001 }],
+      [null, { requestCount: 1, inputTokens: 7, outputTokens: 3, costNanos: 0 }],
+    ]);
     expect(dollarsOf(rollup.costNanos)).toBe(0.001500001);
   });
 
   it('is empty for no traces: zeros, no latency', () => {
     const empty = rollupOf([]);
     expect(item(empty)).toEqual(item(emptyRollup()));
-    expect(item(empty)).toMatchObject({ requestCount: 0, latencyCount: 0, latencyMinMs: null, latencyMaxMs: null, models: [] });
+    expect(empty).toMatchObject({ requestCount: 0, latency: { count: 0, minMs: null, maxMs: null }, models: new Map() });
     expect(latencyQuantile(empty.latency, 0.5)).toBeNull();
   });
 
@@ -118,22 +110,49 @@ describe('rollupsByBucket', () => {
   });
 });
 
-describe('rollup items', () => {
-  it('round-trip exactly, also through JSON', () => {
+describe('mergeByAgent', () => {
+  it('merges the rollups under each key, whatever maps they come from', () => {
+    const random = seededRandom(12);
+    const traces = randomTraces(random, 200, JAN, JAN + 3_600_000);
+    const maps = [0, 1, 2].map((i) => new Map(['agt_a', 'agt_b'].map((a) => [a, rollupOf(traces.filter((t, j) => j % 3 === i && t.agentId === a))])));
+    const merged = mergeByAgent([...maps, new Map()]);
+    expect([...merged.keys()]).toEqual(['agt_a', 'agt_b']);
+    for (const a of ['agt_a', 'agt_b']) expect(item(merged.get(a)!)).toEqual(item(rollupOf(traces.filter((t) => t.agentId === a))));
+  });
+});
+
+describe('encoded rollups', () => {
+  it('round-trip exactly, also from a copy of the bytes', () => {
     const random = seededRandom(10);
     for (const count of [0, 1, 300]) {
       const stored = item(rollupOf(randomTraces(random, count, JAN, JAN + 86_400_000)));
-      expect(item(rollupFromItem(stored))).toEqual(stored);
-      expect(item(rollupFromItem(JSON.parse(JSON.stringify(stored))))).toEqual(stored);
+      expect(item(decodeRollup(stored))).toEqual(stored);
+      expect(item(decodeRollup(Uint8Array.from(Buffer.from(stored))))).toEqual(stored);
     }
+  });
+
+  it('keep whole numbers up to 2^53 and latencies to the bit', () => {
+    const huge = traceSummary({ inputTokens: 1e12, outputTokens: 2 ** 40 + 1, cost: 2 ** 42 / 1e9 + 0.000000001, durationMs: 0.123456789 });
+    const rollup = mergeRollups(Array.from({ length: 3 }, () => rollupOf([huge])));
+    expect(decodeRollup(encodeRollup(rollup))).toMatchObject({ inputTokens: 3e12, outputTokens: 3 * (2 ** 40 + 1), costNanos: 3 * (2 ** 42 + 1) });
+    expect(decodeRollup(encodeRollup(rollup)).latency).toMatchObject({ minMs: 0.123456789, maxMs: 0.123456789, sumUs: 3 * Math.round(123.456789) });
+  });
+
+  it('drop the usage by model when asked to, and only that', () => {
+    const rollup = rollupOf(randomTraces(seededRandom(13), 50, JAN, JAN + 60_000));
+    expect(withoutModels(rollup).models.size).toBe(0);
+    expect(item(withoutModels(rollup)).length).toBeLessThan(item(rollup).length);
+    expect({ ...decodeRollup(item(withoutModels(rollup))), latency: null, models: null }).toEqual({ ...rollup, latency: null, models: null });
+  });
+
+  it('refuse an encoding of an unknown format', () => {
+    expect(() => decodeRollup(new Uint8Array([2]))).toThrow(/format/);
   });
 
   it('stay small with a million latencies from 1 ms to 10 min', () => {
     const random = seededRandom(11);
-    const sketch = LatencySketch.empty();
-    for (let i = 0; i < 1_000_000; i++) sketch.add(random.logUniform(1, 600_000));
+    const sketch = LatencySketch.of(Array.from({ length: 1_000_000 }, () => random.logUniform(1, 600_000)));
     const rollup = rollupOf(randomTraces(random, 100, JAN, JAN + 60_000));
-    const stored = item({ ...rollup, latency: { ...rollup.latency, sketch } });
-    expect(JSON.stringify(stored).length).toBeLessThan(4 * 1024);
+    expect(item({ ...rollup, latency: { ...rollup.latency, sketch } }).length).toBeLessThan(3 * 1024);
   });
 });

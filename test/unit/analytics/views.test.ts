@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUCKET_MS, bucketStart, coveringBuckets, GRANULARITIES, seriesPlan, type BucketRef, type Granularity } from '../../../shared/domain/analytics/buckets.ts';
-import { emptyRollup, mergeRollups, rollupFromItem, rollupOf, rollupsByBucket, rollupToItem, type Rollup } from '../../../shared/domain/analytics/rollup.ts';
+import { decodeRollup, emptyRollup, encodeRollup, mergeRollups, rollupOf, rollupsByBucket, type Rollup } from '../../../shared/domain/analytics/rollup.ts';
 import {
   agentMetricsOf,
   costsView,
@@ -100,7 +100,7 @@ describe('views over stored rollups, against a scan of the raw traces (seeded)',
   /** What the worker would have stored: per granularity and bucket, tenant-wide and per agent, round-tripped through items. */
   const storedFor = (subset: readonly TraceSummary[]) =>
     new Map(
-      GRANULARITIES.map((g) => [g, new Map([...rollupsByBucket(subset, g)].map(([start, r]) => [start, rollupFromItem(rollupToItem(r))]))]),
+      GRANULARITIES.map((g) => [g, new Map([...rollupsByBucket(subset, g)].map(([start, r]) => [start, decodeRollup(encodeRollup(r))]))]),
     );
   const agentIds = [...new Set(traces.map((t) => t.agentId!))].sort();
   const tenantStore = storedFor(traces);

@@ -1,0 +1,152 @@
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUCKET_MS, type BucketRef } from '../../shared/domain/analytics/buckets.ts';
+import { ALL_AGENTS, encodeRollup, rollupOf, withoutModels, type Rollup } from '../../shared/domain/analytics/rollup.ts';
+import type { TraceSummary } from '../../shared/domain/spans/summary.ts';
+import type { Db } from '../../shared/store/client.ts';
+import { keys } from '../../shared/store/keys.ts';
+import { bucketRefKey, rollupsRepository, type BucketRollup } from '../../shared/store/rollups.ts';
+import { startDynamo } from '../support/dynamo.ts';
+import { randomTraces, seededRandom, traceSummary } from '../unit/analytics/fixtures.ts';
+
+const MINUTE = BUCKET_MS.minute;
+const HOUR = BUCKET_MS.hour;
+/** An hour start; the writers' clock is set relative to it. */
+const H = Date.UTC(2026, 10, 20, 10);
+const EXPIRES = 2_000_000_000;
+
+let db: Db;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  ({ db, stop } = await startDynamo('aos-rollups'));
+});
+afterAll(() => stop());
+
+let nowMs: number;
+const rollups = () => rollupsRepository(db, () => nowMs);
+let tenants = 0;
+const newTenant = () => `tnt_rollups_${++tenants}`;
+
+const trace = (traceId: string, agentId: string | null, startTimeMs: number, over: Partial<TraceSummary> = {}) =>
+  traceSummary({ traceId, agentId, startTimeMs, endTimeMs: startTimeMs + 250, durationMs: 250, inputTokens: 10, outputTokens: 5, totalTokens: 15, cost: 0.001, ...over });
+
+const stored = async (key: Record<string, unknown>) =>
+  (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }))).Item;
+const minuteItem = (tenantId: string, startMs: number) => stored(keys.rollup(tenantId, ALL_AGENTS, 'minute', startMs));
+const marker = (tenantId: string, hourStartMs: number) => stored(keys.rollupDirty(tenantId, hourStartMs));
+const compact = (atMs: number) => rollups().compactDirty(100, async () => EXPIRES, atMs);
+
+/** Rollups compare by their canonical encoding. */
+const bytes = (r: Rollup | undefined) => (r ? encodeRollup(r) : undefined);
+const readOne = async (tenantId: string, scope: string, ref: BucketRef, byAgent = false): Promise<BucketRollup | undefined> =>
+  (await rollups().read(tenantId, scope, [ref], { byAgent })).get(bucketRefKey(ref));
+
+describe('counting traces into minute buckets', () => {
+  it('counts each trace once: a message processed again, or a trace sent again in another message, changes nothing', async () => {
+    nowMs = H + 30 * MINUTE;
+    const t = newTenant();
+    const m = H + 5 * MINUTE;
+    const first = [trace('a', 'agt_1', m + 1000), trace('b', 'agt_2', m + 2000), trace('c', null, m + 3000)];
+    await rollups().countTraces(t, m, first, EXPIRES);
+    const once = await minuteItem(t, m);
+    await rollups().countTraces(t, m, first, EXPIRES);
+    expect(await minuteItem(t, m)).toEqual(once);
+
+    await rollups().countTraces(t, m, [trace('b', 'agt_2', m + 2000), trace('d', 'agt_1', m + 4000)], EXPIRES);
+    const bucket = await readOne(t, ALL_AGENTS, { granularity: 'minute', startMs: m }, true);
+    const all = [...first, trace('d', 'agt_1', m + 4000)];
+    expect(bytes(bucket?.overall)).toEqual(bytes(rollupOf(all)));
+    expect([...bucket!.byAgent.keys()].sort()).toEqual(['agt_1', 'agt_2']);
+    expect(bytes(bucket!.byAgent.get('agt_1'))).toEqual(bytes(rollupOf(all.filter((x) => x.agentId === 'agt_1'))));
+    expect(bytes((await readOne(t, 'agt_2', { granularity: 'minute', startMs: m }))?.overall)).toEqual(bytes(rollupOf([first[1]!])));
+    expect(await readOne(t, 'agt_9', { granularity: 'minute', startMs: m })).toBeUndefined();
+    expect((await minuteItem(t, m))?.['version']).toBe(2);
+  });
+
+  it('gathers the batches that arrive while the bucket is being written into one write, each trace once', async () => {
+    nowMs = H + 30 * MINUTE;
+    const t = newTenant();
+    const m = H + 6 * MINUTE;
+    const traces = randomTraces(seededRandom(3), 50, m, m + MINUTE).map((x, i) => ({ ...x, traceId: `g${i % 40}` }));
+    const batches = [0, 1, 2, 3, 4].map((i) => traces.slice(i * 10, i * 10 + 10));
+    await Promise.all(batches.map((b) => rollups().countTraces(t, m, b, EXPIRES)));
+    expect((await minuteItem(t, m))?.['version']).toBe(1);
+    const counted = traces.filter((x, i) => traces.findIndex((y) => y.traceId === x.traceId) === i);
+    expect(counted).toHaveLength(40);
+    expect(bytes((await readOne(t, ALL_AGENTS, { granularity: 'minute', startMs: m }))?.overall)).toEqual(bytes(rollupOf(counted)));
+  });
+});
+
+describe('dirty hours and their compaction', () => {
+  it('marks an hour at the first write of each of its minutes while it is current, and compacts it only once it has settled', async () => {
+    const t = newTenant();
+    nowMs = H + 30 * MINUTE;
+    await rollups().countTraces(t, H + 10 * MINUTE, [trace('a', 'agt_1', H + 10 * MINUTE)], EXPIRES);
+    expect((await marker(t, H))?.['version']).toBe(1);
+    await rollups().countTraces(t, H + 10 * MINUTE, [trace('b', 'agt_2', H + 10 * MINUTE + 5)], EXPIRES);
+    expect((await marker(t, H))?.['version']).toBe(1);
+    await rollups().countTraces(t, H + 11 * MINUTE, [trace('c', 'agt_1', H + 11 * MINUTE)], EXPIRES);
+    expect((await marker(t, H))?.['version']).toBe(2);
+
+    for (const atMs of [H + 59 * MINUTE, H + HOUR + 4 * MINUTE]) {
+      await compact(atMs);
+      expect(await marker(t, H), `compacted at ${new Date(atMs).toISOString()}`).toBeDefined();
+      expect(await readOne(t, ALL_AGENTS, { granularity: 'hour', startMs: H })).toBeUndefined();
+    }
+    await compact(H + HOUR + 5 * MINUTE);
+    expect(await marker(t, H)).toBeUndefined();
+    const traces = [trace('a', 'agt_1', H + 10 * MINUTE), trace('b', 'agt_2', H + 10 * MINUTE + 5), trace('c', 'agt_1', H + 11 * MINUTE)];
+    for (const granularity of ['hour', 'day'] as const) {
+      const ref = { granularity, startMs: granularity === 'hour' ? H : Date.UTC(2026, 10, 20) };
+      const whole = await readOne(t, ALL_AGENTS, ref, true);
+      expect(bytes(whole?.overall), granularity).toEqual(bytes(rollupOf(traces)));
+      expect(bytes(whole?.byAgent.get('agt_1'))).toEqual(bytes(withoutModels(rollupOf([traces[0]!, traces[2]!]))));
+      expect(bytes((await readOne(t, 'agt_2', ref))?.overall)).toEqual(bytes(rollupOf([traces[1]!])));
+    }
+  });
+
+  it('marks every write once the hour is over, after the write, and again for a message processed anew after a crash in between', async () => {
+    const t = newTenant();
+    nowMs = H + 3 * HOUR;
+    const late = [trace('late-1', 'agt_1', H + 20 * MINUTE)];
+    await rollups().countTraces(t, H + 20 * MINUTE, late, EXPIRES);
+    await compact(nowMs);
+    expect(await marker(t, H)).toBeUndefined();
+    expect((await readOne(t, 'agt_1', { granularity: 'hour', startMs: H }))?.overall.requestCount).toBe(1);
+
+    const later = [trace('late-2', 'agt_1', H + 20 * MINUTE + 1)];
+    await rollups().countTraces(t, H + 20 * MINUTE, later, EXPIRES);
+    expect(await marker(t, H)).toBeDefined();
+    // The marker lost, as if the worker had crashed after the bucket write: the message comes again.
+    await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: keys.rollupDirty(t, H) }));
+    await rollups().countTraces(t, H + 20 * MINUTE, later, EXPIRES);
+    expect(await marker(t, H)).toBeDefined();
+    await compact(nowMs);
+    expect((await readOne(t, 'agt_1', { granularity: 'hour', startMs: H }))?.overall.requestCount).toBe(2);
+    expect((await readOne(t, ALL_AGENTS, { granularity: 'day', startMs: Date.UTC(2026, 10, 20) }))?.overall.requestCount).toBe(2);
+  });
+
+  it('keeps a marker that was dirtied again while its hour was being recomputed', async () => {
+    const t = newTenant();
+    nowMs = H + 3 * HOUR;
+    await rollups().countTraces(t, H, [trace('x', null, H)], EXPIRES);
+    const repository = rollupsRepository(db, () => nowMs);
+    let dirtied = false;
+    await repository.compactDirty(100, async (tenantId) => {
+      if (tenantId === t && !dirtied) {
+        dirtied = true;
+        await repository.markDirty(t, H, EXPIRES);
+      }
+      return EXPIRES;
+    }, nowMs);
+    expect((await marker(t, H))?.['version']).toBe(2);
+  });
+
+  it('lists the settled markers oldest first, whatever the tenant', async () => {
+    const [a, b] = [newTenant(), newTenant()];
+    for (const [tenantId, hour] of [[a, H + 2 * HOUR], [b, H - 30 * 24 * HOUR], [a, H]] as const) await rollups().markDirty(tenantId, hour, EXPIRES);
+    const { Items = [] } = await db.doc.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'ROLLUPDIRTY' } }));
+    const mine = Items.filter((i) => i['tenantId'] === a || i['tenantId'] === b).map((i) => [i['tenantId'], i['hourStartMs']]);
+    expect(mine).toEqual([[b, H - 30 * 24 * HOUR], [a, H], [a, H + 2 * HOUR]]);
+  });
+});

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isStorableNumber, SPAN_KINDS, SPAN_STATUSES } from '../domain/spans/model.ts';
+import { isStorableNumber, MAX_TOKEN_COUNT, SPAN_KINDS, SPAN_STATUSES } from '../domain/spans/model.ts';
 import { dateRangeQuery, pageQuery, rangeChecked } from './common.ts';
 
 export const MAX_SPANS_PER_REQUEST = 1000;
@@ -10,7 +10,7 @@ const id = z.string().trim().min(1).max(128).regex(/^[\w.:-]+$/, 'must be 1–12
 const shortText = z.string().max(256);
 const storable = z.number().refine(isStorableNumber, 'must be 0 or of magnitude 1e-130 to 2^53');
 const nonNegative = storable.refine((n) => n >= 0, 'must not be negative');
-const count = z.number().int().nonnegative().max(1e12);
+const count = z.number().int().nonnegative().max(MAX_TOKEN_COUNT);
 
 /** ISO 8601 text or epoch milliseconds, as epoch milliseconds. */
 export const instant = z.union([

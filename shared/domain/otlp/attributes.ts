@@ -1,4 +1,4 @@
-import type { AttributeValue } from '../spans/model.ts';
+import { isStorableNumber, isTokenCount, type AttributeValue } from '../spans/model.ts';
 
 export type Attributes = Record<string, AttributeValue>;
 
@@ -13,6 +13,18 @@ function asString(value: AttributeValue | undefined): string | null {
 function asNumber(value: AttributeValue | undefined): number | null {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   return typeof number === 'number' && Number.isFinite(number) ? number : null;
+}
+
+/** A token count as native spans require it (whole, not negative); anything else stays an attribute. */
+function asTokenCount(value: AttributeValue | undefined): number | null {
+  const number = asNumber(value);
+  return number !== null && isTokenCount(number) ? number : null;
+}
+
+/** A cost as native spans require it (storable, not negative); anything else stays an attribute. */
+function asCost(value: AttributeValue | undefined): number | null {
+  const number = asNumber(value);
+  return number !== null && number >= 0 && isStorableNumber(number) ? number : null;
 }
 
 /** Content as text: strings as sent, structured values (messages, documents) as JSON. */
@@ -53,6 +65,14 @@ export class AttributeReader {
 
   number(...keys: string[]): number | null {
     return this.take(keys, asNumber);
+  }
+
+  tokenCount(...keys: string[]): number | null {
+    return this.take(keys, asTokenCount);
+  }
+
+  cost(...keys: string[]): number | null {
+    return this.take(keys, asCost);
   }
 
   text(...keys: string[]): string | null {

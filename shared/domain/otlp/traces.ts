@@ -193,10 +193,10 @@ function mapSpan(
 
 function usageOf(attributes: AttributeReader) {
   return {
-    inputTokens: attributes.number('gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens'),
-    outputTokens: attributes.number('gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'),
-    cachedInputTokens: attributes.number('gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens'),
-    cost: attributes.number('gen_ai.usage.cost'),
+    inputTokens: attributes.tokenCount('gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens'),
+    outputTokens: attributes.tokenCount('gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'),
+    cachedInputTokens: attributes.tokenCount('gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens'),
+    cost: attributes.cost('gen_ai.usage.cost'),
   };
 }
 

@@ -79,6 +79,12 @@ export interface CanonicalLog {
 export const effectiveAgentName = (span: Pick<CanonicalSpan, 'agentName' | 'agentNameFromService' | 'parentSpanId'>): string | null =>
   span.agentNameFromService && span.parentSpanId ? null : span.agentName;
 
+/** The largest token count a span may report (native and OTLP alike). */
+export const MAX_TOKEN_COUNT = 1e12;
+
+/** A token count as every ingestion path accepts it: a whole number from 0 to MAX_TOKEN_COUNT. */
+export const isTokenCount = (n: number): boolean => Number.isInteger(n) && n >= 0 && n <= MAX_TOKEN_COUNT;
+
 /**
  * DynamoDB stores no number below 1e-130 in magnitude (but zero), and the SDK reads back no number
  * beyond ±2^53 as a JavaScript number. A value outside that range must be caught when telemetry is

@@ -183,6 +183,16 @@ describe('GenAI attributes', () => {
     const unusable = mapOneSpan({ 'gen_ai.usage.cost': 'expensive' });
     expect(unusable.cost).toBeNull();
     expect(unusable.attributes['gen_ai.usage.cost']).toBe('expensive');
+    const negative = mapOneSpan({ 'gen_ai.usage.cost': -1 });
+    expect(negative.cost).toBeNull();
+    expect(negative.attributes['gen_ai.usage.cost']).toBe(-1);
+  });
+
+  it('takes as token counts only what a native span may report (whole, 0 to 1e12); the rest stays an attribute', () => {
+    const odd = mapOneSpan({ 'gen_ai.usage.input_tokens': -5, 'gen_ai.usage.output_tokens': 2.5, 'gen_ai.usage.cache_read.input_tokens': 1e13 });
+    expect(odd).toMatchObject({ inputTokens: null, outputTokens: null, cachedInputTokens: null });
+    expect(odd.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': -5, 'gen_ai.usage.output_tokens': 2.5, 'gen_ai.usage.cache_read.input_tokens': 1e13 });
+    expect(mapOneSpan({ 'gen_ai.usage.input_tokens': 0, 'gen_ai.usage.output_tokens': 1e12 })).toMatchObject({ inputTokens: 0, outputTokens: 1e12 });
   });
 
   it('reads tool, operation, session, user and experiment', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BUCKET_MS, bucketStart, type BucketRef, type Granularity } from '../domain/analytics/buckets.ts';
-import { ALL_AGENTS, decodeRollup, encodeRollup, mergeByAgent, mergeRollups, rollupOf, withoutModels, type Rollup } from '../domain/analytics/rollup.ts';
+import { ALL_AGENTS, decodeRollup, encodeRollup, groupBy, mergeByAgent, mergeRollups, rollupOf, withoutModels, type Rollup } from '../domain/analytics/rollup.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
@@ -44,14 +44,8 @@ function traceKeysOf(encoded: Uint8Array): string[] {
 const agentsOnly = (parts: ByAgent) => new Map([...parts].filter(([agent]) => agent !== NO_AGENT));
 
 /** Each agent's rollup of the traces (NO_AGENT: of those naming none). */
-export function minuteParts(traces: readonly TraceSummary[]): Map<string, Rollup> {
-  const groups = new Map<string, TraceSummary[]>();
-  for (const trace of traces) {
-    const agent = trace.agentId ?? NO_AGENT;
-    (groups.get(agent) ?? groups.set(agent, []).get(agent)!).push(trace);
-  }
-  return new Map([...groups].map(([agent, group]) => [agent, rollupOf(group)]));
-}
+export const minuteParts = (traces: readonly TraceSummary[]): Map<string, Rollup> =>
+  new Map([...groupBy(traces, (t) => t.agentId ?? NO_AGENT)].map(([agent, group]) => [agent, rollupOf(group)]));
 
 const encodeByAgent = (rollups: ByAgent) => Object.fromEntries([...rollups].map(([agent, r]) => [agent, encodeRollup(r)]));
 const decodeByAgent = (encoded: unknown) =>

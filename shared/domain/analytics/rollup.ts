@@ -119,23 +119,28 @@ export const emptyRollup = (): Rollup => mergeRollups([]);
 
 /** Per key, the merge of the rollups the maps hold under it. */
 export function mergeByAgent(maps: Iterable<ReadonlyMap<string, Rollup>>): Map<string, Rollup> {
-  const groups = new Map<string, Rollup[]>();
-  for (const map of maps) for (const [key, rollup] of map) (groups.get(key) ?? groups.set(key, []).get(key)!).push(rollup);
-  return new Map([...groups].map(([key, rollups]) => [key, mergeRollups(rollups)]));
+  const groups = groupBy([...maps].flatMap((map) => [...map]), ([key]) => key);
+  return new Map([...groups].map(([key, entries]) => [key, mergeRollups(entries.map(([, rollup]) => rollup))]));
 }
 
 /** The rollup without its usage by model: all an agent's row in a tenant-wide breakdown needs. */
 export const withoutModels = (rollup: Rollup): Rollup => ({ ...rollup, models: new Map() });
 
-/** Per bucket start, the traces that started in that bucket. */
-export function tracesByBucket(summaries: readonly TraceSummary[], granularity: Granularity): Map<number, TraceSummary[]> {
-  const groups = new Map<number, TraceSummary[]>();
-  for (const t of summaries) {
-    const start = bucketStart(t.startTimeMs, granularity);
-    (groups.get(start) ?? groups.set(start, []).get(start)!).push(t);
+/** The items by key, in the order first seen. */
+export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
   }
   return groups;
 }
+
+/** Per bucket start, the traces that started in that bucket. */
+export const tracesByBucket = (summaries: readonly TraceSummary[], granularity: Granularity): Map<number, TraceSummary[]> =>
+  groupBy(summaries, (t) => bucketStart(t.startTimeMs, granularity));
 
 /** Per bucket start, the rollup of the traces that started in that bucket. */
 export const rollupsByBucket = (summaries: readonly TraceSummary[], granularity: Granularity): Map<number, Rollup> =>

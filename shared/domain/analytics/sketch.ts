@@ -37,10 +37,25 @@ function addBin(sketch: DDSketch, key: number, count: number): void {
   sketch.count += count;
 }
 
+/** Visits the non-empty bins of an encoding (see serialize) in key order; answers its zero count. */
+function readBins(encoded: Uint8Array, visit: (key: number, count: number) => void): number {
+  const reader = protobuf.Reader.create(encoded);
+  reader.uint32();
+  const zeroCount = reader.uint32();
+  for (let key = 0; reader.pos < reader.len; ) {
+    key += reader.sint32();
+    visit(key, reader.uint32());
+  }
+  return zeroCount;
+}
+
+type Source = { sketch: DDSketch } | { encoded: Uint8Array } | { parts: readonly LatencySketch[] };
+
 /**
  * A mergeable latency distribution (milliseconds, ≥ 0) over a DDSketch with 1% relative accuracy.
  * Immutable, and built only when a quantile, the count or the encoding is asked for: most analytics
- * answers merge and decode rollups without ever reading their latencies.
+ * answers merge and decode rollups without ever reading their latencies, and a merge reads the bins
+ * of encoded parts straight from their bytes.
  *
  * Merging and deserialising replay bins into a fresh sketch rather than using `DDSketch.merge`,
  * which in sketches-js 2.1 ignores the negative store and loses the range of a store whose highest
@@ -50,10 +65,35 @@ function addBin(sketch: DDSketch, key: number, count: number): void {
 export class LatencySketch {
   private built: DDSketch | undefined;
 
-  private constructor(private readonly build: () => DDSketch) {}
+  private constructor(private readonly source: Source) {
+    if ('sketch' in source) this.built = source.sketch;
+  }
 
   private get sketch(): DDSketch {
-    return (this.built ??= this.build());
+    return (this.built ??= LatencySketch.fill('encoded' in this.source ? [this] : 'parts' in this.source ? this.source.parts : []));
+  }
+
+  /** A fresh sketch of the parts' bins, sized for all of them first. */
+  private static fill(parts: readonly LatencySketch[]): DDSketch {
+    const sketch = newSketch();
+    let minKey = Infinity;
+    let maxKey = -Infinity;
+    for (const part of parts) {
+      part.visitBins((key) => {
+        minKey = Math.min(minKey, key);
+        maxKey = Math.max(maxKey, key);
+      });
+    }
+    reserve(sketch, minKey, maxKey);
+    for (const part of parts) addZeros(sketch, part.visitBins((key, count) => addBin(sketch, key, count)));
+    return sketch;
+  }
+
+  /** Visits the non-empty bins in key order, from the encoding when the sketch is not built; answers the zero count. */
+  private visitBins(visit: (key: number, count: number) => void): number {
+    if (!this.built && 'encoded' in this.source) return readBins(this.source.encoded, visit);
+    forEachBin(this.sketch, visit);
+    return this.sketch.zeroCount;
   }
 
   static of(valuesMs: Iterable<number>): LatencySketch {
@@ -62,7 +102,7 @@ export class LatencySketch {
       if (!Number.isFinite(value) || value < 0) throw new RangeError(`a latency must be a finite number ≥ 0, got ${value}`);
       sketch.accept(value);
     }
-    return new LatencySketch(() => sketch);
+    return new LatencySketch({ sketch });
   }
 
   static empty(): LatencySketch {
@@ -70,40 +110,14 @@ export class LatencySketch {
   }
 
   static merge(sketches: Iterable<LatencySketch>): LatencySketch {
-    const parts = [...sketches];
-    return new LatencySketch(() => {
-      const merged = newSketch();
-      const built = parts.map((part) => part.sketch);
-      reserve(
-        merged,
-        built.reduce((min, part) => Math.min(min, part.store.minKey), Infinity),
-        built.reduce((max, part) => Math.max(max, part.store.maxKey), -Infinity),
-      );
-      for (const part of built) {
-        addZeros(merged, part.zeroCount);
-        forEachBin(part, (key, count) => addBin(merged, key, count));
-      }
-      return merged;
-    });
+    return new LatencySketch({ parts: [...sketches] });
   }
 
   /** Checks the format at once; reads the bins when first needed. */
   static deserialize(encoded: Uint8Array): LatencySketch {
-    const reader = protobuf.Reader.create(encoded);
-    const version = reader.uint32();
+    const version = protobuf.Reader.create(encoded).uint32();
     if (version !== FORMAT_VERSION) throw new Error(`unknown latency sketch format ${version}`);
-    return new LatencySketch(() => {
-      const sketch = newSketch();
-      addZeros(sketch, reader.uint32());
-      const bins: Array<[key: number, count: number]> = [];
-      for (let key = 0; reader.pos < reader.len; ) {
-        key += reader.sint32();
-        bins.push([key, reader.uint32()]);
-      }
-      reserve(sketch, bins[0]?.[0] ?? Infinity, bins.at(-1)?.[0] ?? -Infinity);
-      for (const [key, count] of bins) addBin(sketch, key, count);
-      return sketch;
-    });
+    return new LatencySketch({ encoded });
   }
 
   get count(): number {

@@ -29,6 +29,7 @@ const COMPACTION_SAMPLE_HOURS = 6;
 
 export interface AnalyticsParameters {
   traces: number;
+  agents: number;
   writers: number;
   warmupRounds: number;
   repetitions: number;
@@ -37,6 +38,7 @@ export interface AnalyticsParameters {
 
 const parametersOf = (flags: Record<string, number>): AnalyticsParameters => ({
   traces: flags['traces']!,
+  agents: flags['agents']!,
   writers: flags['writers']!,
   warmupRounds: flags['warmup-rounds']!,
   repetitions: flags['repetitions']!,
@@ -79,7 +81,7 @@ async function seedAndCheck(service: BenchService, ctx: ItemContext, p: Analytic
   const db = serviceDb();
   const startMs = endMs - SEEDED_DAYS * BUCKET_MS.day;
   progress(`seeding ${p.traces.toLocaleString('en-US')} traces over ${SEEDED_DAYS} days with ${p.writers} batch writes in flight`);
-  const seeded = await seedTenant(db, ctx, { traces: p.traces, startMs, endMs, writers: p.writers, seed: SEED }, progress);
+  const seeded = await seedTenant(db, ctx, { traces: p.traces, agents: p.agents, startMs, endMs, writers: p.writers, seed: SEED }, progress);
 
   progress(`having the compaction job recompute ${COMPACTION_SAMPLE_HOURS} hours of every scope, to compare with the bulk buckets`);
   const scopes = [ALL_AGENTS, ...seeded.agents.map((a) => a.id)];

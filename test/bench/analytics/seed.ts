@@ -7,13 +7,14 @@ import { seededRandom } from '../../support/random.ts';
 import { stopwatch } from '../stats.ts';
 import { bulkShapeMismatches } from './drift.ts';
 import { bucketItems, summaryItem, type Item, type ItemContext } from './items.ts';
-import { AGENT_PROFILES, tracesByDay, type BenchAgent } from './traces.ts';
+import { agentProfiles, tracesByDay, type BenchAgent } from './traces.ts';
 
 /** BatchWriteItem's limit. */
 const BATCH_WRITE_ITEMS = 25;
 
 export interface SeedPlan {
   traces: number;
+  agents: number;
   /** Whole minutes: [startMs, endMs) is where the traces start. */
   startMs: number;
   endMs: number;
@@ -37,7 +38,7 @@ export interface Seeded {
  */
 export async function seedTenant(db: Db, ctx: ItemContext, plan: SeedPlan, progress: (line: string) => void): Promise<Seeded> {
   const total = stopwatch();
-  const agents = await createAgents(db, ctx.tenantId);
+  const agents = await createAgents(db, ctx.tenantId, plan.agents);
   const seeded: Seeded = { agents, items: { summaries: 0, minute: 0, hour: 0, day: 0 }, seconds: { total: 0, summaries: 0, rollups: 0 }, shapeMismatches: [] };
   for (const day of tracesByDay(seededRandom(plan.seed), agents, plan.traces, plan.startMs, plan.endMs)) {
     // Before the first day is written: applyToMinute must find its bucket new, as the bulk item assumes.
@@ -61,8 +62,8 @@ async function writeDay(db: Db, ctx: ItemContext, traces: readonly TraceSummary[
 }
 
 /** The agents as the worker creates them on first sight of their names. */
-async function createAgents(db: Db, tenantId: string): Promise<BenchAgent[]> {
-  const agents = AGENT_PROFILES.map((profile) => ({ ...profile, id: randomIds.next('agt') }));
+async function createAgents(db: Db, tenantId: string, count: number): Promise<BenchAgent[]> {
+  const agents = agentProfiles(count).map((profile) => ({ ...profile, id: randomIds.next('agt') }));
   const now = new Date().toISOString();
   const repository = agentsRepository(db);
   for (const agent of agents) {

@@ -11,13 +11,25 @@ export interface BenchAgent {
 }
 
 /** Agents of the seeded tenant: their names, tasks and the models they call (all in the price table). */
-export const AGENT_PROFILES: ReadonlyArray<Omit<BenchAgent, 'id'>> = [
+const AGENT_PROFILES: ReadonlyArray<Omit<BenchAgent, 'id'>> = [
   { name: 'support-bot', task: 'answer ticket', models: ['gpt-4o-mini', 'claude-sonnet-4-5'] },
   { name: 'trip-planner', task: 'plan trip', models: ['gpt-4.1', 'gemini-2.5-flash'] },
   { name: 'code-reviewer', task: 'review pull request', models: ['claude-sonnet-4-5', 'gpt-5-mini'] },
   { name: 'research-assistant', task: 'research question', models: ['amazon.nova-pro-v1:0', 'mistral-large-latest'] },
   { name: 'sales-router', task: 'route lead', models: ['gpt-4o-mini', 'claude-haiku-4-5'] },
 ];
+
+/**
+ * `count` agents: the profiles above, then the same profiles again under numbered names
+ * (`support-bot-2`, …), so that a tenant with many agents has them all equally busy.
+ */
+export function agentProfiles(count: number): Array<Omit<BenchAgent, 'id'>> {
+  return Array.from({ length: count }, (_, i) => {
+    const profile = AGENT_PROFILES[i % AGENT_PROFILES.length]!;
+    const round = Math.floor(i / AGENT_PROFILES.length);
+    return round === 0 ? profile : { ...profile, name: `${profile.name}-${round + 1}` };
+  });
+}
 
 /** Traces that call no model at all (tools only): no tokens, no cost, a null model in the analytics. */
 const NO_MODEL_RATE = 0.03;

@@ -61,14 +61,18 @@ export const keys = {
     PK: `TENANT#${enc(tenantId)}`,
     SK: `ALERTCOOLDOWN#${enc(agentId)}#${type}`,
   }),
-  /** A rollup bucket of one scope: an agent id, or `*` for the whole tenant. */
-  rollupPartition: (tenantId: string, scope: string) => `TENANT#${enc(tenantId)}#ROLLUP#${enc(scope)}`,
+  /**
+   * The rollup buckets of one scope: an agent id, or `*` for the whole tenant. V2: binary rollups,
+   * minute buckets per tenant; the items of the first layout are never read, and expire by TTL.
+   */
+  rollupPartition: (tenantId: string, scope: string) => `TENANT#${enc(tenantId)}#ROLLUPV2#${enc(scope)}`,
   rollup: (tenantId: string, scope: string, granularity: string, startMs: number) => ({
-    PK: `TENANT#${enc(tenantId)}#ROLLUP#${enc(scope)}`,
+    PK: keys.rollupPartition(tenantId, scope),
     SK: rollupSortKey(granularity, startMs),
   }),
   /** Hours of a tenant whose minute buckets changed since the hour (and its day) were last recomputed, oldest first. */
-  rollupDirty: (tenantId: string, hourStartMs: number) => ({ PK: 'ROLLUPDIRTY', SK: `${rollupDirtyBefore(hourStartMs)}#${enc(tenantId)}` }),
+  rollupDirty: (tenantId: string, hourStartMs: number) => ({ PK: keys.rollupDirtyPartition(), SK: `${rollupDirtyBefore(hourStartMs)}#${enc(tenantId)}` }),
+  rollupDirtyPartition: () => 'ROLLUPDIRTY',
   experiment: (tenantId: string, experimentId: string) => ({ PK: `TENANT#${enc(tenantId)}#EXPERIMENT#${enc(experimentId)}`, SK: 'EXPERIMENT' }),
   /**
    * The traces and signals tagged with an experiment, which its results read in one query. Apart from

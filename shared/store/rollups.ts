@@ -232,7 +232,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
         new QueryCommand({
           TableName,
           KeyConditionExpression: 'PK = :pk AND SK < :settled',
-          ExpressionAttributeValues: { ':pk': 'ROLLUPDIRTY', ':settled': rollupDirtyBefore(bucketStart(nowMs - SETTLE_MS, 'hour')) },
+          ExpressionAttributeValues: { ':pk': keys.rollupDirtyPartition(), ':settled': rollupDirtyBefore(bucketStart(nowMs - SETTLE_MS, 'hour')) },
           Limit: limit,
           ConsistentRead: true,
         }),

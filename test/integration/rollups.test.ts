@@ -145,7 +145,7 @@ describe('dirty hours and their compaction', () => {
   it('lists the settled markers oldest first, whatever the tenant', async () => {
     const [a, b] = [newTenant(), newTenant()];
     for (const [tenantId, hour] of [[a, H + 2 * HOUR], [b, H - 30 * 24 * HOUR], [a, H]] as const) await rollups().markDirty(tenantId, hour, EXPIRES);
-    const { Items = [] } = await db.doc.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'ROLLUPDIRTY' } }));
+    const { Items = [] } = await db.doc.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.rollupDirtyPartition() } }));
     const mine = Items.filter((i) => i['tenantId'] === a || i['tenantId'] === b).map((i) => [i['tenantId'], i['hourStartMs']]);
     expect(mine).toEqual([[b, H - 30 * 24 * HOUR], [a, H], [a, H + 2 * HOUR]]);
   });

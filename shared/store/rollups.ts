@@ -25,7 +25,7 @@ const SETTLE_MS = 5 * 60_000;
 type ByAgent = ReadonlyMap<string, Rollup>;
 type Item = Record<string, unknown>;
 
-/** What a bucket holds for a query: the rollup of its scope and, for the tenant-wide scope, each agent's (without models). */
+/** What a bucket holds for a query: the rollup of its scope and, for the tenant-wide scope, each agent's (which may leave out the usage by model). */
 export interface BucketRollup {
   overall: Rollup;
   byAgent: ByAgent;

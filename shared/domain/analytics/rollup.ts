@@ -158,8 +158,8 @@ export function latencyQuantile({ sketch, minMs, maxMs }: LatencyStats, q: numbe
 
 export const averageLatencyMs = ({ count, sumUs }: LatencyStats): number | null => (count === 0 ? null : sumUs / count / 1000);
 
-/** Locale-independent, so the same rollup always encodes the same. */
-const codePointOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** No model first, then by code point (locale-independent), so the same rollup always encodes the same. */
+const modelOrder = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
 
 /** First varint of every encoded rollup, so a future format can be told apart. */
 const FORMAT_VERSION = 1;
@@ -194,7 +194,7 @@ export function encodeRollup(rollup: Rollup): Uint8Array {
   writeWhole(writer, latency.sumUs);
   if (latency.count > 0) writer.double(latency.minMs!).double(latency.maxMs!);
   writer.bytes(latency.sketch.serialize()).uint32(rollup.models.size);
-  for (const [model, usage] of [...rollup.models].sort(([a], [b]) => codePointOrder(a ?? '', b ?? ''))) {
+  for (const [model, usage] of [...rollup.models].sort(([a], [b]) => modelOrder(a, b))) {
     writer.bool(model !== null);
     if (model !== null) writer.string(model);
     writeUsage(writer, usage);

@@ -145,6 +145,11 @@ describe('encoded rollups', () => {
     expect({ ...decodeRollup(item(withoutModels(rollup))), latency: null, models: null }).toEqual({ ...rollup, latency: null, models: null });
   });
 
+  it('are the same bytes for the same usage by model, whatever order the models came in', () => {
+    const traces = ['gpt-4o', null, '', 'claude'].map((model, i) => traceSummary({ traceId: `m${i}`, model }));
+    expect(item(rollupOf(traces))).toEqual(item(rollupOf([...traces].reverse())));
+  });
+
   it('refuse an encoding of an unknown format', () => {
     expect(() => decodeRollup(new Uint8Array([2]))).toThrow(/format/);
   });

@@ -1,5 +1,6 @@
 import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
+import { TABLE } from './table.ts';
 
 const BATCH_WRITE_LIMIT = 25;
 const MAX_ATTEMPTS = 8;
@@ -12,7 +13,8 @@ type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { Delete
  * Writes every request, 25 at a time, retrying what DynamoDB leaves unprocessed (throttling) with
  * jittered exponential backoff; throws if some are still unprocessed after the last attempt.
  */
-export async function batchWrite(db: Db, requests: readonly WriteRequest[]): Promise<void> {
+export async function batchWrite(db: Db, all: readonly WriteRequest[]): Promise<void> {
+  const requests = lastPerKey(all);
   for (let i = 0; i < requests.length; i += BATCH_WRITE_LIMIT) {
     let pending = requests.slice(i, i + BATCH_WRITE_LIMIT);
     for (let attempt = 0; pending.length > 0; attempt++) {
@@ -24,6 +26,21 @@ export async function batchWrite(db: Db, requests: readonly WriteRequest[]): Pro
       pending = (UnprocessedItems?.[db.tableName] ?? []) as WriteRequest[];
     }
   }
+}
+
+/**
+ * BatchWriteItem refuses a call naming one key twice (two identical log records in a request have one
+ * content id). Only the last request for a key counts, as it would if they were sent one by one.
+ */
+function lastPerKey(requests: readonly WriteRequest[]): WriteRequest[] {
+  const byKey = new Map<string, WriteRequest>();
+  for (const request of requests) {
+    const key = 'PutRequest' in request ? request.PutRequest.Item : request.DeleteRequest.Key;
+    const id = JSON.stringify([key[TABLE.partitionKey], key[TABLE.sortKey]]);
+    byKey.delete(id);
+    byKey.set(id, request);
+  }
+  return [...byKey.values()];
 }
 
 export const putRequests = (items: readonly Record<string, unknown>[]): WriteRequest[] =>

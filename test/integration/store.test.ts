@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../shared/store/index.ts';
 import type { ApiKeyRecord } from '../../shared/store/api-keys.ts';
 import { EmailTakenError, type UserRecord } from '../../shared/store/users.ts';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWrite, putRequests } from '../../shared/store/batch.ts';
 import type { Db } from '../../shared/store/client.ts';
 import { keys } from '../../shared/store/keys.ts';
 import { startDynamo } from '../support/dynamo.ts';
@@ -164,5 +165,14 @@ describe('facets', () => {
     expect(await store.traces.facets('tnt_facets')).toMatchObject({ models: [], kinds: [] });
     await store.traces.addFacets('tnt_facets', { models: ['gpt-4o', 'claude'], kinds: ['llm'] });
     expect(await store.traces.facets('tnt_facets')).toMatchObject({ models: ['claude'], kinds: [] });
+  });
+});
+
+describe('batch writes', () => {
+  it('take two requests for one key (identical records in a request), the last one counting', async () => {
+    const item = (n: number) => ({ PK: 'BATCH#dup', SK: 'ITEM', n });
+    await batchWrite(db, putRequests([item(1), { PK: 'BATCH#dup', SK: 'OTHER', n: 0 }, item(2)]));
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: { PK: 'BATCH#dup', SK: 'ITEM' } }));
+    expect(Item?.['n']).toBe(2);
   });
 });

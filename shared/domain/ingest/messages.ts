@@ -30,11 +30,17 @@ export function truncateText(text: string | null, max = MAX_TEXT_CHARS): string 
   return `${text.slice(0, max)}…[truncated ${text.length - max} characters]`;
 }
 
+/**
+ * A key named `__proto__` (JSON allows it) is kept under another name: assigned to a plain object, as
+ * the DynamoDB marshaller does, it would set the prototype instead, and the worker could never store it.
+ */
+const storableKey = (key: string): string => (key === '__proto__' ? '[__proto__]' : key);
+
 function truncateValue(value: AttributeValue): AttributeValue {
   if (typeof value === 'string') return truncateText(value, MAX_ATTRIBUTE_TEXT_CHARS);
   if (typeof value === 'number') return isStorableNumber(value) ? value : String(value);
   if (Array.isArray(value)) return value.map(truncateValue);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, truncateValue(v)]));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableKey(k), truncateValue(v)]));
   return value;
 }
 

@@ -143,6 +143,10 @@ function readLogRecord(record: OtlpObject): OtlpLogRecord {
   };
 }
 
+/** int64 and fixed64 together: a time beyond them is no time (and would be no JavaScript date either). */
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+
 /** Deeper AnyValue nesting is refused rather than risking the stack on a hostile payload. */
 const MAX_VALUE_DEPTH = 32;
 
@@ -189,8 +193,11 @@ class OtlpObject {
   int64(key: string): string {
     const value = this.fields[key] ?? 0;
     const isInteger = (typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && /^-?\d{1,20}$/.test(value));
-    if (!isInteger) throw this.invalid(key, 'an integer (a number or a decimal string)');
-    return BigInt(value as number | string).toString();
+    const integer = isInteger ? BigInt(value as number | string) : undefined;
+    if (integer === undefined || integer < INT64_MIN || integer > UINT64_MAX) {
+      throw this.invalid(key, 'an integer (a number or a decimal string) in the 64-bit range');
+    }
+    return integer.toString();
   }
 
   /** Enums arrive as numbers (OTLP/JSON) or, from protobuf-JSON encoders, as their names. */

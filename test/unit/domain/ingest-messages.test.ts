@@ -38,6 +38,13 @@ describe('fitting telemetry into queue messages', () => {
     expect([0, 1e-130, 2 ** 53 - 1, -3.5].every(isStorableNumber)).toBe(true);
     expect([5e-324, 2 ** 53, Infinity, NaN].some(isStorableNumber)).toBe(false);
   });
+
+  it('keeps a __proto__ key under another name, at any depth, so the marshaller cannot turn it into a prototype', () => {
+    const attributes = JSON.parse('{"__proto__": 1, "message": {"__proto__": {"a": 1}, "v": 2}}');
+    const fitted = fitSpan(span(0, { attributes })).attributes;
+    expect(fitted).toEqual({ '[__proto__]': 1, message: { '[__proto__]': { a: 1 }, v: 2 } });
+    expect(Object.getPrototypeOf(fitted['message'])).toBe(Object.prototype);
+  });
 });
 
 describe('native validation', () => {

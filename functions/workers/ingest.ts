@@ -19,7 +19,7 @@ export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
     const ports = getPorts();
     const deps = { store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue, metricsSink: ports.metricsSink };
     const message = JSON.parse(record.body) as IngestMessage;
-    if (message.kind === 'telemetry') return persistTelemetry(message, record.messageId, deps);
+    if (message.kind === 'telemetry') return persistTelemetry(message, deps);
     if (message.kind === 'purge-agent') {
       const rest = await purgeAgent(message, deps);
       if (rest) await ports.queue.send('ingest', [rest]);

@@ -63,7 +63,8 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, pre
   await waitUntilActive(client, tableName);
 }
 
-async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+/** dynalite, like DynamoDB, answers CreateTable while the table is still CREATING. */
+export async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {
   while ((await tableStatus(client, tableName)) !== 'ACTIVE') {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queueUrlEnv, type Catalog } from '../../shared/catalog.ts';
-import { startDynamoDb } from '../../infra/local/dynamodb.ts';
+import { startDynamoDb, waitUntilActive } from '../../infra/local/dynamodb.ts';
 import { startLocalService } from '../../infra/local/runtime.ts';
 import { createTableInput } from '../../shared/store/table.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -416,6 +416,7 @@ describe('a runtime with a data directory', () => {
       const old = { ...createTableInput('aos-local-00000000'), GlobalSecondaryIndexes: undefined };
       old.AttributeDefinitions = old.AttributeDefinitions.filter((a) => a.AttributeName === 'PK' || a.AttributeName === 'SK');
       await dynamo.client.send(new CreateTableCommand(old));
+      await waitUntilActive(dynamo.client, old.TableName);
       await dynamo.client.send(new PutItemCommand({ TableName: old.TableName, Item: { ...key, note: { S: 'from v0' } } }));
       await dynamo.stop();
 

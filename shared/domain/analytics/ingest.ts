@@ -10,7 +10,6 @@ import { tracesByBucket } from './rollup.ts';
 export async function rollUpFinishedTraces(
   tenantId: string,
   finished: readonly TraceSummary[],
-  _batchId: string,
   expiresAt: number,
   rollups: RollupsRepository,
 ): Promise<void> {

@@ -73,11 +73,11 @@ function toStoredSpan(span: TelemetryMessage['spans'][number], agentIds: Map<str
 }
 
 /**
- * Stores one queue message of telemetry. Every step is idempotent (natural keys, content ids, a
- * summary recomputed from the stored spans, alert occurrence keys, rollups keyed by `batchId` — the
- * queue message id, the same on every delivery), so a message processed twice leaves the same state.
+ * Stores one queue message of telemetry. Every step is idempotent (span groups keyed by their span
+ * ids, content ids, a summary recomputed from the stored spans, alert occurrence keys, minute rollups
+ * that remember each trace they counted), so a message processed twice leaves the same state.
  */
-export async function persistTelemetry(message: TelemetryMessage, batchId: string, deps: PersistDeps): Promise<void> {
+export async function persistTelemetry(message: TelemetryMessage, deps: PersistDeps): Promise<void> {
   const { tenantId } = message;
   const tenant = await deps.store.tenants.get(tenantId);
   if (!tenant) return; // the account was deleted after the data was accepted
@@ -102,7 +102,7 @@ export async function persistTelemetry(message: TelemetryMessage, batchId: strin
     }
     await checkThresholds(tenantId, traces, deps);
     const finished = traces.filter((t) => t.summary.complete && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
-    await rollUpFinishedTraces(tenantId, finished.map((t) => t.summary), batchId, expiresAt, deps.store.rollups);
+    await rollUpFinishedTraces(tenantId, finished.map((t) => t.summary), expiresAt, deps.store.rollups);
     await checkTracesAgainstProfiles(tenantId, finished, expiresAt, deps);
     await queueEvaluations(tenant, finished.map((t) => t.summary), deps);
     await deps.metricsSink.writeTraces(tenantId, finished.map((t) => t.summary));

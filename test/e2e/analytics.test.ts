@@ -138,6 +138,14 @@ describe(`analytics equal an exact computation over the raw traces (seed ${SEED}
     expect(agent.metrics.totalTokens).toBe(mine.reduce((s, t) => s + t.totalTokens, 0));
   });
 
+  it('lists every agent with the same metrics as the agent itself (the list reads the tenant-wide breakdown)', async () => {
+    const listed = (await service.api('GET', '/agents?limit=100', { apiKey })).body.data as Array<{ id: string; metrics: unknown }>;
+    expect(listed.length).toBeGreaterThan(1);
+    for (const { id, metrics } of listed) {
+      expect(metrics).toEqual((await service.api('GET', `/agents/${id}`, { apiKey })).body.data.metrics);
+    }
+  });
+
   it('counts a late trace in an hour already compacted, once, also when it is sent again', async () => {
     const startTimeMs = floorMinute(now) - 2 * DAY + 7 * MINUTE + 123;
     const late = { traceId: 'trace-late', agentName: 'writer', status: 'ok', startTimeMs, durationMs: 777, inputTokens: 11, outputTokens: 22, totalTokens: 33, cost: 0.000042, model: 'gpt-4o' } as const;

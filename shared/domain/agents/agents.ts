@@ -8,7 +8,8 @@ import type { Store } from '../../store/index.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import type { IngestMessage } from '../ingest/messages.ts';
 import { PLANS, UNLIMITED } from '../plans/plans.ts';
-import { agentRollup } from '../analytics/queries.ts';
+import { agentRollup, agentRollups } from '../analytics/queries.ts';
+import { emptyRollup, type Rollup } from '../analytics/rollup.ts';
 import { agentMetricsOf } from '../analytics/views.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
 
@@ -19,12 +20,15 @@ export interface AgentDeps {
   queue: QueuePort;
 }
 
+async function retentionDaysOf(tenantId: string, deps: AgentDeps): Promise<number> {
+  const tenant = await deps.store.tenants.get(tenantId);
+  return PLANS[tenant?.subscription.plan ?? 'trial'].features.retention;
+}
+
 /** The agent with the spec's per-agent metrics, from the same rollups the analytics read. */
-async function view(agent: AgentRecord, deps: AgentDeps) {
-  const tenant = await deps.store.tenants.get(agent.tenantId);
-  const retentionDays = PLANS[tenant?.subscription.plan ?? 'trial'].features.retention;
-  const [rollup, lastStart] = await Promise.all([
-    agentRollup(deps, agent.tenantId, agent.id, retentionDays),
+async function view(agent: AgentRecord, deps: AgentDeps, rollup?: Rollup) {
+  const [metricsRollup, lastStart] = await Promise.all([
+    rollup ?? agentRollup(deps, agent.tenantId, agent.id, await retentionDaysOf(agent.tenantId, deps)),
     deps.store.traces.latestStartOfAgent(agent.tenantId, agent.id),
   ]);
   return {
@@ -36,7 +40,7 @@ async function view(agent: AgentRecord, deps: AgentDeps) {
     createdAt: agent.createdAt,
     updatedAt: agent.updatedAt,
     lastSeenAt: lastStart === undefined ? null : new Date(lastStart).toISOString(),
-    metrics: agentMetricsOf(rollup),
+    metrics: agentMetricsOf(metricsRollup),
     alertConfig: effectiveAlertConfig(agent.alertConfig),
   };
 }
@@ -75,10 +79,13 @@ export async function getAgent(tenantId: string, agentId: string, deps: AgentDep
   return view(agent, deps);
 }
 
-/** One page of agents, with metrics computed for that page only. */
+/** One page of agents, their metrics from the breakdown in the tenant-wide rollups (one read for the page). */
 export async function listAgents(tenantId: string, page: { limit: number; skip: number }, deps: AgentDeps) {
-  const agents = await deps.store.agents.list(tenantId);
-  const items = await Promise.all(agents.slice(page.skip, page.skip + page.limit).map((a) => view(a, deps)));
+  const [agents, rollups] = await Promise.all([
+    deps.store.agents.list(tenantId),
+    retentionDaysOf(tenantId, deps).then((days) => agentRollups(deps, tenantId, days)),
+  ]);
+  const items = await Promise.all(agents.slice(page.skip, page.skip + page.limit).map((a) => view(a, deps, rollups.get(a.id) ?? emptyRollup())));
   return { items, total: agents.length };
 }
 

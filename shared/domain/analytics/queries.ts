@@ -91,6 +91,14 @@ export async function analyticsInput(
   return { window, overall, buckets, agents };
 }
 
+/** Every agent's rollup over the data's whole retention, from the breakdown the tenant-wide buckets hold. */
+export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retentionDays: number): Promise<Map<string, Rollup>> {
+  const nowMs = deps.clock.now().getTime();
+  const refs = withFreshMinutes(coveringBuckets(nowMs - retentionDays * BUCKET_MS.day, nowMs), nowMs);
+  const found = await deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true });
+  return mergeByAgent([...found.values()].map((b) => b.byAgent));
+}
+
 /** One agent's rollup over its data's whole retention, for the agent's own metrics. */
 export function agentRollup(deps: AnalyticsDeps, tenantId: string, agentId: string, retentionDays: number): Promise<Rollup> {
   const nowMs = deps.clock.now().getTime();

@@ -32,11 +32,12 @@ export const notifyHandler = (getPorts: () => NotifyPorts = notifyPorts, setting
     if ('kind' in message) {
       const { alerts, agents, tenants, rateLimits, deliveries } = store;
       const result = await processAlertNotification(message, { alerts, agents, tenants, rateLimits, deliveries, mailer, sms, clock, settings });
-      const limited = 'rateLimited' in result && result.rateLimited > 0;
-      logger[limited ? 'warn' : 'info']('alert notification processed', { tenantId: message.tenantId, alertId: message.alertId, ...result });
+      const held = 'rateLimited' in result && result.rateLimited + result.undeliverable > 0;
+      logger[held ? 'warn' : 'info']('alert notification processed', { tenantId: message.tenantId, alertId: message.alertId, ...result });
       return;
     }
-    await deliver(message, { mailer, sms, deliveries: store.deliveries, clock });
+    const outcome = await deliver(message, { mailer, sms, deliveries: store.deliveries, clock });
+    if (outcome === 'undeliverable') logger.warn('message refused for good by the provider; settled, not retried', { messageId: message.id, channel: message.channel });
   });
 
 export const handler = notifyHandler();

@@ -1,7 +1,8 @@
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { BadRequestException, MessageRejected, SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { InvalidParameterException, InvalidParameterValueException, OptedOutException, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { UndeliverableError } from '../domain/notifications/deliver.ts';
 import type { EmailMessage, OutboundMessage, SmsMessage } from '../domain/notifications/messages.ts';
 import type { Clock } from './clock.ts';
 
@@ -12,10 +13,25 @@ export interface SmsSender {
   sendSms(message: SmsMessage): Promise<void>;
 }
 
+/** Turns the provider's refusals of this one recipient into UndeliverableError; every other error stays as it is. */
+async function refusedFor(send: () => Promise<unknown>, isRefusal: (err: unknown) => boolean, what: string): Promise<void> {
+  try {
+    await send();
+  } catch (err) {
+    if (isRefusal(err)) throw new UndeliverableError(`${what} refused by the provider (${(err as Error).name})`, { cause: err });
+    throw err;
+  }
+}
+
+/** SES refuses a recipient for good with MessageRejected (rejected or unverified address) or BadRequest (malformed address). */
+const sesRefusal = (err: unknown) => err instanceof MessageRejected || err instanceof BadRequestException;
+/** SNS refuses a phone number for good when it is invalid or opted out. */
+const snsRefusal = (err: unknown) => err instanceof InvalidParameterException || err instanceof InvalidParameterValueException || err instanceof OptedOutException;
+
 export function sesMailer(from: string, client = new SESv2Client({})): Mailer {
   return {
     async sendEmail(m) {
-      await client.send(
+      await refusedFor(() => client.send(
         new SendEmailCommand({
           FromEmailAddress: from,
           Destination: { ToAddresses: [m.to] },
@@ -26,7 +42,7 @@ export function sesMailer(from: string, client = new SESv2Client({})): Mailer {
             },
           },
         }),
-      );
+      ), sesRefusal, 'e-mail');
     },
   };
 }
@@ -34,13 +50,13 @@ export function sesMailer(from: string, client = new SESv2Client({})): Mailer {
 export function snsSmsSender(client = new SNSClient({})): SmsSender {
   return {
     async sendSms(m) {
-      await client.send(
+      await refusedFor(() => client.send(
         new PublishCommand({
           PhoneNumber: m.to,
           Message: m.text,
           MessageAttributes: { 'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' } },
         }),
-      );
+      ), snsRefusal, 'SMS');
     },
   };
 }

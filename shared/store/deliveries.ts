@@ -4,7 +4,7 @@ import { keys } from './keys.ts';
 
 const REMEMBER_DAYS = 7;
 
-/** Which outbound messages were already handed to SES/SNS, so a redelivered queue message is not sent twice. */
+/** Which outbound messages were already settled with SES/SNS, so a redelivered queue message is not sent twice. */
 export function deliveriesRepository(db: Db) {
   const { doc, tableName: TableName } = db;
   return {
@@ -12,7 +12,8 @@ export function deliveriesRepository(db: Db) {
       const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.delivery(messageId), ConsistentRead: true }));
       return Item !== undefined;
     },
-    async markDelivered(messageId: string, now: Date): Promise<void> {
+    /** Settles a message: handed over (`sent`), or refused for good by the provider (`undeliverable`). */
+    async markDelivered(messageId: string, now: Date, outcome: 'sent' | 'undeliverable'): Promise<void> {
       await doc.send(
         new PutCommand({
           TableName,
@@ -20,6 +21,7 @@ export function deliveriesRepository(db: Db) {
             ...keys.delivery(messageId),
             entity: 'delivery',
             deliveredAt: now.toISOString(),
+            outcome,
             expiresAt: epochSeconds(now) + REMEMBER_DAYS * 86_400,
           },
         }),

@@ -108,10 +108,12 @@ describe('rate-limit windows', () => {
 });
 
 describe('deliveries', () => {
-  it('remember what was sent', async () => {
+  it('remember what was settled, sent or refused for good', async () => {
     expect(await store.deliveries.wasDelivered('msg_1')).toBe(false);
-    await store.deliveries.markDelivered('msg_1', new Date());
+    await store.deliveries.markDelivered('msg_1', new Date(), 'sent');
+    await store.deliveries.markDelivered('msg_2', new Date(), 'undeliverable');
     expect(await store.deliveries.wasDelivered('msg_1')).toBe(true);
+    expect(await store.deliveries.wasDelivered('msg_2')).toBe(true);
   });
 });
 

@@ -6,7 +6,7 @@ import type { AlertRecord, AlertsRepository } from '../../store/alerts.ts';
 import type { DeliveriesRepository } from '../../store/deliveries.ts';
 import type { RateLimitsRepository } from '../../store/rate-limits.ts';
 import type { TenantsRepository } from '../../store/tenants.ts';
-import { deliver } from '../notifications/deliver.ts';
+import { deliver, type DeliveryOutcome } from '../notifications/deliver.ts';
 import type { AlertNotificationJob, OutboundMessage } from '../notifications/messages.ts';
 import { PLANS } from '../plans/plans.ts';
 import { effectiveAlertConfig, optionsOf, type AlertConfig, type AlertType, type Channel } from './config.ts';
@@ -37,6 +37,8 @@ export interface SendCounts {
   alreadySent: number;
   /** Held back by the tenant's hourly limit. */
   rateLimited: number;
+  /** Refused for good by SES/SNS (invalid, rejected or opted-out recipient): settled, not retried. */
+  undeliverable: number;
 }
 
 export type AlertNotificationResult =
@@ -88,12 +90,14 @@ export async function processAlertNotification(job: AlertNotificationJob, deps: 
   const allowed = await withinHourlyLimit(pending, job.tenantId, now, deps);
   const outcomes = await deliverAll(allowed, deps);
   const sent = outcomes.filter((o) => o === 'sent').length;
+  const undeliverable = outcomes.filter((o) => o === 'undeliverable').length;
   const rateLimited = pending.length - allowed.length;
   return {
     outcome: allowed.length === 0 && rateLimited > 0 ? 'suppressed-limit' : 'sent',
     sent,
-    alreadySent: messages.length - sent - rateLimited,
+    alreadySent: messages.length - sent - undeliverable - rateLimited,
     rateLimited,
+    undeliverable,
   };
 }
 
@@ -142,7 +146,7 @@ async function withinHourlyLimit(messages: OutboundMessage[], tenantId: string, 
 }
 
 /** Sends every message even if one fails, then throws if any failed. */
-async function deliverAll(messages: OutboundMessage[], deps: AlertNotificationDeps): Promise<Array<'sent' | 'duplicate'>> {
+async function deliverAll(messages: OutboundMessage[], deps: AlertNotificationDeps): Promise<DeliveryOutcome[]> {
   const results = await Promise.allSettled(messages.map((m) => deliver(m, deps)));
   const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [{ channel: messages[i]!.channel, error: r.reason as unknown }] : []));
   if (failed.length > 0) {

@@ -1,5 +1,6 @@
-import { MessageRejected, SendEmailCommand, SESv2Client, TooManyRequestsException } from '@aws-sdk/client-sesv2';
-import { InvalidParameterException, PublishCommand, SNSClient, ThrottledException } from '@aws-sdk/client-sns';
+import { BadRequestException, MailFromDomainNotVerifiedException, MessageRejected, SendEmailCommand, SESv2Client, TooManyRequestsException } from '@aws-sdk/client-sesv2';
+import { InvalidParameterException, OptedOutException, PublishCommand, SNSClient, ThrottledException } from '@aws-sdk/client-sns';
+import { UndeliverableError } from '../../../shared/domain/notifications/deliver.ts';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
@@ -35,9 +36,17 @@ describe('SES mailer', () => {
     await expect(sesMailer('a@example.com', new SESv2Client({})).sendEmail(email)).rejects.toBeInstanceOf(TooManyRequestsException);
   });
 
-  it('lets a permanent rejection surface too: the queue retries it, then dead-letters it', async () => {
-    ses.on(SendEmailCommand).rejects(new MessageRejected({ message: 'Email address is not verified.', $metadata: {} }));
-    await expect(sesMailer('a@example.com', new SESv2Client({})).sendEmail(email)).rejects.toMatchObject({ name: 'MessageRejected' });
+  it('turns a refusal of the recipient (MessageRejected, BadRequest) into UndeliverableError, the cause kept', async () => {
+    const rejected = new MessageRejected({ message: 'Email address is not verified.', $metadata: {} });
+    ses.on(SendEmailCommand).rejectsOnce(rejected).rejectsOnce(new BadRequestException({ message: 'Invalid address', $metadata: {} }));
+    const mailer = sesMailer('a@example.com', new SESv2Client({}));
+    await expect(mailer.sendEmail(email)).rejects.toSatisfy((err) => err instanceof UndeliverableError && err.cause === rejected);
+    await expect(mailer.sendEmail(email)).rejects.toBeInstanceOf(UndeliverableError);
+  });
+
+  it('lets a configuration fault surface as it is, for the dead-letter queue', async () => {
+    ses.on(SendEmailCommand).rejects(new MailFromDomainNotVerifiedException({ message: 'not verified', $metadata: {} }));
+    await expect(sesMailer('a@example.com', new SESv2Client({})).sendEmail(email)).rejects.toBeInstanceOf(MailFromDomainNotVerifiedException);
   });
 });
 
@@ -57,9 +66,13 @@ describe('SNS SMS sender', () => {
     await expect(snsSmsSender(new SNSClient({})).sendSms(sms)).rejects.toBeInstanceOf(ThrottledException);
   });
 
-  it('lets a permanent failure surface too: the queue retries it, then dead-letters it', async () => {
-    sns.on(PublishCommand).rejects(new InvalidParameterException({ message: 'Invalid parameter: PhoneNumber', $metadata: {} }));
-    await expect(snsSmsSender(new SNSClient({})).sendSms(sms)).rejects.toMatchObject({ name: 'InvalidParameterException' });
+  it('turns an invalid or opted-out number into UndeliverableError', async () => {
+    sns.on(PublishCommand)
+      .rejectsOnce(new InvalidParameterException({ message: 'Invalid parameter: PhoneNumber', $metadata: {} }))
+      .rejectsOnce(new OptedOutException({ message: 'opted out', $metadata: {} }));
+    const sender = snsSmsSender(new SNSClient({}));
+    await expect(sender.sendSms(sms)).rejects.toBeInstanceOf(UndeliverableError);
+    await expect(sender.sendSms(sms)).rejects.toBeInstanceOf(UndeliverableError);
   });
 });
 

@@ -6,6 +6,7 @@ import { newTrialSubscription } from '../../../shared/domain/plans/subscription.
 import type { AgentRecord } from '../../../shared/store/agents.ts';
 import type { AlertRecord } from '../../../shared/store/alerts.ts';
 import type { TenantRecord } from '../../../shared/store/tenants.ts';
+import { UndeliverableError } from '../../../shared/domain/notifications/deliver.ts';
 
 export const T0 = Date.parse('2026-11-20T10:00:00Z');
 export const TENANT = 'tnt_1';
@@ -40,9 +41,12 @@ export function notifyWorld(options: { plan?: PlanKey; notificationsPerHour?: nu
   const sent: Array<EmailMessage | SmsMessage> = [];
   /** Recipients whose next send fails, as SES/SNS errors do: quoting the address. */
   const failNextSendTo = new Set<string>();
+  /** Recipients the provider refuses for good, as the SES/SNS adapters report it. */
+  const refuse = new Set<string>();
 
   const send = async (m: EmailMessage | SmsMessage) => {
     if (failNextSendTo.delete(m.to)) throw Object.assign(new Error(`Address rejected: ${m.to}`), { name: 'MessageRejected' });
+    if (refuse.has(m.to)) throw new UndeliverableError(`${m.channel} refused by the provider (MessageRejected)`);
     sent.push(m);
   };
 
@@ -80,6 +84,7 @@ export function notifyWorld(options: { plan?: PlanKey; notificationsPerHour?: nu
     deps,
     sent,
     failNextSendTo,
+    refuse,
     tenants,
     addAlert: (alert: AlertRecord) => void alerts.set(`${alert.tenantId}/${alert.id}`, alert),
     setAgent: (agent: AgentRecord) => void agents.set(`${agent.tenantId}/${agent.id}`, agent),

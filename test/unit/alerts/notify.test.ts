@@ -36,7 +36,7 @@ const bothChannels = { alertTypes: { error: { channels: ['email' as const, 'sms'
 describe('processAlertNotification: recipients', () => {
   it("sends to the enabled contacts of the type's channels only", async () => {
     const world = errorAlertWorld(bothChannels);
-    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 2, alreadySent: 0, rateLimited: 0 });
+    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 2, alreadySent: 0, rateLimited: 0, undeliverable: 0 });
     expect(world.takeSent()).toEqual(['email:oncall@example.com', 'sms:+14155550100']);
   });
 
@@ -118,7 +118,7 @@ describe('processAlertNotification: cooldown', () => {
     const world = errorAlertWorld(bothChannels);
     await processAlertNotification(job('o1'), world.deps);
     world.advanceMinutes(1);
-    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 0, alreadySent: 2, rateLimited: 0 });
+    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 0, alreadySent: 2, rateLimited: 0, undeliverable: 0 });
     expect(world.sent).toHaveLength(2);
   });
 });
@@ -128,9 +128,9 @@ describe('processAlertNotification: hourly limit per tenant', () => {
 
   it('counts each message and holds back what exceeds the limit, until the next hour', async () => {
     const world = errorAlertWorld(noCooldown, { notificationsPerHour: 3 });
-    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 2, alreadySent: 0, rateLimited: 0 });
-    expect(await processAlertNotification(job('o2'), world.deps)).toEqual({ outcome: 'sent', sent: 1, alreadySent: 0, rateLimited: 1 });
-    expect(await processAlertNotification(job('o3'), world.deps)).toEqual({ outcome: 'suppressed-limit', sent: 0, alreadySent: 0, rateLimited: 2 });
+    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 2, alreadySent: 0, rateLimited: 0, undeliverable: 0 });
+    expect(await processAlertNotification(job('o2'), world.deps)).toEqual({ outcome: 'sent', sent: 1, alreadySent: 0, rateLimited: 1, undeliverable: 0 });
+    expect(await processAlertNotification(job('o3'), world.deps)).toEqual({ outcome: 'suppressed-limit', sent: 0, alreadySent: 0, rateLimited: 2, undeliverable: 0 });
     expect(world.takeSent()).toEqual(['email:oncall@example.com', 'sms:+14155550100', 'email:oncall@example.com']);
     world.advanceMinutes(60);
     expect(await processAlertNotification(job('o4'), world.deps)).toMatchObject({ outcome: 'sent', sent: 2 });
@@ -140,7 +140,7 @@ describe('processAlertNotification: hourly limit per tenant', () => {
     const world = errorAlertWorld(noCooldown, { notificationsPerHour: 3 });
     await processAlertNotification(job('o1'), world.deps);
     await processAlertNotification(job('o1'), world.deps);
-    expect(await processAlertNotification(job('o2'), world.deps)).toMatchObject({ sent: 1, rateLimited: 1 });
+    expect(await processAlertNotification(job('o2'), world.deps)).toMatchObject({ sent: 1, rateLimited: 1, undeliverable: 0 });
   });
 });
 
@@ -165,7 +165,17 @@ describe('processAlertNotification: failed sends', () => {
     await expect(processAlertNotification(job('o1'), world.deps)).rejects.toThrow();
     world.takeSent();
     world.advanceMinutes(1);
-    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 1, alreadySent: 2, rateLimited: 0 });
+    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 1, alreadySent: 2, rateLimited: 0, undeliverable: 0 });
     expect(world.takeSent()).toEqual(['email:flaky@example.com']);
+  });
+
+  it('settles a recipient the provider refuses for good without failing the job, and never retries it', async () => {
+    const world = errorAlertWorld(twoAddresses);
+    world.refuse.add('flaky@example.com');
+    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 2, alreadySent: 0, rateLimited: 0, undeliverable: 1 });
+    expect(world.takeSent()).toEqual(['email:oncall@example.com', 'sms:+14155550100']);
+    world.advanceMinutes(1);
+    expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 0, alreadySent: 3, rateLimited: 0, undeliverable: 0 });
+    expect(world.takeSent()).toEqual([]);
   });
 });

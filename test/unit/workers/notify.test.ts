@@ -2,9 +2,10 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { EmailMessage, SmsMessage } from '../../../shared/domain/notifications/messages.ts';
 import { notifyHandler, type NotifyPorts } from '../../../functions/workers/notify.ts';
+import { UndeliverableError } from '../../../shared/domain/notifications/deliver.ts';
 import { TENANT, agentRecord, alertRecord, notifyWorld } from '../alerts/notify-world.ts';
 
-function fakes(failFor: string[] = []) {
+function fakes(failFor: string[] = [], refuse: string[] = []) {
   const sent: Array<EmailMessage | SmsMessage> = [];
   const delivered = new Set<string>();
   const ports = {
@@ -12,6 +13,7 @@ function fakes(failFor: string[] = []) {
     mailer: {
       sendEmail: async (m: EmailMessage) => {
         if (failFor.includes(m.to)) throw new Error('SES outage');
+        if (refuse.includes(m.to)) throw new UndeliverableError('e-mail refused by the provider (MessageRejected)');
         sent.push(m);
       },
     },
@@ -23,7 +25,7 @@ function fakes(failFor: string[] = []) {
       },
     },
   } as unknown as NotifyPorts;
-  return { ports, sent };
+  return { ports, sent, delivered };
 }
 
 const record = (messageId: string, body: unknown): SQSRecord =>
@@ -49,6 +51,14 @@ describe('notify worker', () => {
     );
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }, { itemIdentifier: '3' }]);
     expect(sent).toHaveLength(1);
+  });
+
+  it('settles a message the provider refuses for good instead of retrying it into the dead-letter queue', async () => {
+    const { ports, sent, delivered } = fakes([], ['bounces@example.com']);
+    const result = await notifyHandler(() => ports)(event(record('1', email('m1', 'bounces@example.com')), record('2', email('m2'))));
+    expect(result.batchItemFailures).toEqual([]);
+    expect(sent.map((m) => m.to)).toEqual(['a@example.com']);
+    expect(delivered.has('m1')).toBe(true);
   });
 
   it('does not send a redelivered message twice', async () => {

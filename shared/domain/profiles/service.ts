@@ -165,7 +165,22 @@ export async function runDueLearningCycles(deps: ProfileDeps, limits: CycleRunLi
     } catch (err) {
       deps.reportError(`learning cycle of agent ${agentId} failed`, err);
       outcomes['failed'] = (outcomes['failed'] ?? 0) + 1;
+      await postponeFailedCycle(tenantId, agentId, deps).catch((postponing: unknown) =>
+        deps.reportError(`learning cycle of agent ${agentId} could not be postponed`, postponing),
+      );
     }
   }
   return { due: due.length, outcomes };
+}
+
+/**
+ * A cycle that failed is tried again an hour later rather than at every run: it stays due, oldest
+ * first, so at every run it would come before (and with enough of them, instead of) the healthy ones.
+ */
+const FAILED_CYCLE_RETRY_MS = 60 * 60_000;
+
+async function postponeFailedCycle(tenantId: string, agentId: string, deps: ProfileDeps): Promise<void> {
+  const state = await deps.store.profiles.get(tenantId, agentId);
+  if (!state) return;
+  await deps.store.profiles.save({ ...state, nextLearningAt: new Date(deps.clock.now().getTime() + FAILED_CYCLE_RETRY_MS).toISOString() });
 }

@@ -6,8 +6,7 @@ let apiKey: string;
 let agentId: string;
 beforeAll(async () => {
   service = await startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 100_000, standard: 100_000 }) } });
-  const reg = await service.api('POST', '/auth/register', { body: { email: 'owner@example.com', password: 'password-123', firstName: 'O', lastName: 'W' } });
-  apiKey = (await service.api('POST', '/keys', { token: reg.body.data.accessToken, body: { name: 'k' } })).body.data.key;
+  ({ apiKey } = await service.signUp('owner@example.com'));
   agentId = (await service.api('POST', '/agents', { apiKey, body: { name: 'ops-bot' } })).body.data.id;
 });
 afterAll(() => service?.stop());
@@ -125,9 +124,8 @@ describe('threshold alerts and notifications', () => {
   });
 
   it("answers 404 for another tenant's alert, exactly as for a missing one", async () => {
-    const other = await service.api('POST', '/auth/register', { body: { email: 'intruder@example.com', password: 'password-123', firstName: 'I', lastName: 'N' } });
+    const { token } = await service.signUp('intruder@example.com');
     const [alert] = await alerts();
-    const token = other.body.data.accessToken;
     const missing = await service.api('GET', '/spans/alerts/alr_missing', { token });
     for (const [method, path] of [['GET', ''], ['PUT', '/acknowledge'], ['PUT', '/resolve'], ['PUT', '/reopen']] as const) {
       const res = await service.api(method, `/spans/alerts/${alert!.id}${path}`, { token });

@@ -20,8 +20,7 @@ const now = Date.now();
 
 beforeAll(async () => {
   service = await startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 100_000, standard: 100_000 }) } });
-  const reg = await service.api('POST', '/auth/register', { body: { email: 'analytics@example.com', password: 'password-123', firstName: 'A', lastName: 'N' } });
-  apiKey = (await service.api('POST', '/keys', { token: reg.body.data.accessToken, body: { name: 'k' } })).body.data.key;
+  ({ apiKey } = await service.signUp('analytics@example.com'));
 
   // 400 traces over the last 3 days, with the last hour well populated (read from minute buckets).
   const r = seededRandom(SEED);
@@ -187,8 +186,8 @@ describe(`analytics equal an exact computation over the raw traces (seed ${SEED}
   });
 
   it("answers 404 for another tenant's agent", async () => {
-    const reg = await service.api('POST', '/auth/register', { body: { email: 'other-analytics@example.com', password: 'password-123', firstName: 'O', lastName: 'T' } });
+    const { token } = await service.signUp('other-analytics@example.com');
     const id = await agentIdOf('planner');
-    expect((await service.api('GET', `/analytics/metrics?agentId=${id}`, { token: reg.body.data.accessToken })).status).toBe(404);
+    expect((await service.api('GET', `/analytics/metrics?agentId=${id}`, { token })).status).toBe(404);
   });
 });

@@ -21,9 +21,7 @@ beforeAll(async () => {
     catalog: { ...catalog, schedules: [] },
     env: { RATE_LIMITS: JSON.stringify({ auth: 100_000, strict: 100_000, standard: 100_000, ingestion: 100_000 }) },
   });
-  const reg = await service.api('POST', '/auth/register', { body: { email: 'catalog-fuzz@example.com', password: 'password-123', firstName: 'C', lastName: 'F' } });
-  token = reg.body.data.accessToken;
-  apiKey = (await service.api('POST', '/keys', { token, body: { name: 'fuzz' } })).body.data.key;
+  ({ token, apiKey } = await service.signUp('catalog-fuzz@example.com'));
   await service.drainQueues();
 });
 afterAll(() => service?.stop());

@@ -8,8 +8,7 @@ let apiKey: string;
 let agentId: string;
 beforeAll(async () => {
   service = await startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 100_000, standard: 100_000 }) } });
-  const reg = await service.api('POST', '/auth/register', { body: { email: 'owner@example.com', password: 'password-123', firstName: 'O', lastName: 'W' } });
-  apiKey = (await service.api('POST', '/keys', { token: reg.body.data.accessToken, body: { name: 'k' } })).body.data.key;
+  ({ apiKey } = await service.signUp('owner@example.com'));
   agentId = (await service.api('POST', '/agents', { apiKey, body: { name: 'support-bot' } })).body.data.id;
   const configured = await service.api('PUT', `/agents/${agentId}/alerts`, {
     apiKey,

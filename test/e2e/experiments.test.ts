@@ -15,13 +15,7 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 let seq = 0;
-async function tenant() {
-  const email = `experiments${++seq}-${Date.now()}@example.com`;
-  const reg = await service.api('POST', '/auth/register', { body: { email, password: 'password-123', firstName: 'E', lastName: 'X' } });
-  const token = reg.body.data.accessToken as string;
-  const apiKey = (await service.api('POST', '/keys', { token, body: { name: 'sdk' } })).body.data.key as string;
-  return { token, apiKey };
-}
+const tenant = () => service.signUp(`experiments${++seq}-${Date.now()}@example.com`);
 
 const definition = {
   name: 'Shorter system prompt',

@@ -13,8 +13,7 @@ let service: TestService;
 let apiKey: string;
 beforeAll(async () => {
   service = await startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 100_000, standard: 100_000, strict: 1000 }) } });
-  const reg = await service.api('POST', '/auth/register', { body: { email: 'fuzz@example.com', password: 'password-123', firstName: 'F', lastName: 'Z' } });
-  apiKey = (await service.api('POST', '/keys', { token: reg.body.data.accessToken, body: { name: 'fuzz' } })).body.data.key;
+  ({ apiKey } = await service.signUp('fuzz@example.com'));
 });
 afterAll(() => service?.stop());
 

@@ -18,13 +18,7 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 let seq = 0;
-async function tenant() {
-  const email = `ingest${++seq}-${Date.now()}@example.com`;
-  const reg = await service.api('POST', '/auth/register', { body: { email, password: 'password-123', firstName: 'I', lastName: 'T' } });
-  const token = reg.body.data.accessToken as string;
-  const apiKey = (await service.api('POST', '/keys', { token, body: { name: 'sdk' } })).body.data.key as string;
-  return { token, apiKey };
-}
+const tenant = () => service.signUp(`ingest${++seq}-${Date.now()}@example.com`);
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const T0 = Date.parse('2026-11-20T10:00:00Z');

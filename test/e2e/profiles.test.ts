@@ -12,8 +12,7 @@ beforeAll(async () => {
       PROFILE_LEARNING: JSON.stringify({ bootstrapFirstIntervalMinutes: 1 / 60, measurementDelayMinutes: 0 }),
     },
   });
-  const reg = await service.api('POST', '/auth/register', { body: { email: 'owner@example.com', password: 'password-123', firstName: 'O', lastName: 'W' } });
-  apiKey = (await service.api('POST', '/keys', { token: reg.body.data.accessToken, body: { name: 'k' } })).body.data.key;
+  ({ apiKey } = await service.signUp('owner@example.com'));
 });
 afterAll(() => service?.stop());
 
@@ -108,8 +107,7 @@ describe('agent profiles over HTTP', () => {
   });
 
   it("answers 404 for another tenant's agent, exactly as for a missing one", async () => {
-    const other = await service.api('POST', '/auth/register', { body: { email: 'intruder@example.com', password: 'password-123', firstName: 'I', lastName: 'N' } });
-    const token = other.body.data.accessToken;
+    const { token } = await service.signUp('intruder@example.com');
     const missing = await service.api('GET', '/agents/agt_missing/agent-profile', { token });
     expect(missing.status).toBe(404);
     for (const [method, suffix, body] of [['GET', '', undefined], ['PUT', '', { insights: ['a', 'b', 'c'] }], ['POST', '/regenerate', undefined], ['POST', '/reset-training', undefined]] as const) {

@@ -87,12 +87,6 @@ let owner: { token: string; apiKey: string };
 let intruder: { token: string; apiKey: string };
 let ids: Ids;
 
-async function account(email: string) {
-  const reg = await service.api('POST', '/auth/register', { body: { email, password: 'password-123', firstName: 'T', lastName: 'N' } });
-  const token = reg.body.data.accessToken as string;
-  const key = (await service.api('POST', '/keys', { token, body: { name: 'k' } })).body.data;
-  return { token, apiKey: key.key as string, keyId: key.id as string };
-}
 
 /** What the owner sees of its own data; must not change whatever the intruder tries. */
 async function ownerSnapshot() {
@@ -108,9 +102,9 @@ async function ownerSnapshot() {
 
 beforeAll(async () => {
   service = await startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, strict: 1000, standard: 10_000, ingestion: 10_000 }) } });
-  const a = await account('owner@isolation.example');
+  const a = await service.signUp('owner@isolation.example');
   owner = a;
-  intruder = await account('intruder@isolation.example');
+  intruder = await service.signUp('intruder@isolation.example');
   const agentId = (await service.api('POST', '/agents', { apiKey: a.apiKey, body: { name: 'guarded' } })).body.data.id as string;
   const now = Date.now();
   await service.api('POST', '/spans', {
@@ -166,7 +160,7 @@ describe('refused credentials, on every protected route', () => {
   const bodyOf = (r: RouteDef) => (r.method === 'GET' ? {} : { body: {} });
 
   it('a revoked API key is refused with 401', async () => {
-    const victim = await account('revoked@isolation.example');
+    const victim = await service.signUp('revoked@isolation.example');
     await service.api('POST', `/keys/${victim.keyId}/revoke`, { token: victim.token });
     for (const route of protectedRoutes) {
       const res = await service.api(route.method, pathOf(route), { apiKey: victim.apiKey, ...bodyOf(route) });

@@ -58,6 +58,16 @@ export async function startTestService(overrides: Omit<LocalServiceOptions, 'por
     return response;
   }
 
+  /** Registers an account and creates an API key for it, the usual start of a test; throws if either is refused. */
+  async function signUp(email: string): Promise<{ token: string; apiKey: string; keyId: string }> {
+    const registered = await api('POST', '/auth/register', { body: { email, password: 'password-123', firstName: 'Test', lastName: 'User' } });
+    if (registered.status !== 201) throw new Error(`registering ${email} answered ${registered.status}`);
+    const token = registered.body.data.accessToken as string;
+    const created = await api('POST', '/keys', { token, body: { name: 'test' } });
+    if (created.status !== 201) throw new Error(`creating an API key for ${email} answered ${created.status}`);
+    return { token, apiKey: created.body.data.key as string, keyId: created.body.data.id as string };
+  }
+
   /** Every message in the outbox, oldest first (file names start with the time). */
   async function readOutbox(): Promise<OutboxMessage[]> {
     const files = (await readdir(service.outboxDir)).filter((f) => f.endsWith('.json')).sort();
@@ -76,7 +86,7 @@ export async function startTestService(overrides: Omit<LocalServiceOptions, 'por
     }
   }
 
-  return { ...service, api, readOutbox, waitForOutbox };
+  return { ...service, api, signUp, readOutbox, waitForOutbox };
 }
 
 /** A message file, or undefined while it is still being written. */

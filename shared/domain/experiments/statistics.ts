@@ -138,9 +138,9 @@ export interface Interval {
   upper: number;
 }
 
-/** A treatment compared with the control: treatment − control, with its 95% interval and two-sided p-value. */
 export const COMPARISON_TESTS = ['two-proportion z-test', "Welch's t-test"] as const;
 
+/** A treatment compared with the control: treatment − control, with its 95% interval and two-sided p-value. */
 export interface Comparison {
   test: (typeof COMPARISON_TESTS)[number];
   control: number;

@@ -9,7 +9,7 @@ export interface StoredSpan extends CanonicalSpan {
   costEstimated: boolean;
 }
 
-/** A trace failed when any of its spans did. */
+/** A trace's status is its root span's; before the root arrives, error if any span failed. */
 export const TRACE_STATUSES = ['ok', 'error'] as const;
 export type TraceStatus = (typeof TRACE_STATUSES)[number];
 

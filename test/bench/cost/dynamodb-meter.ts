@@ -17,6 +17,8 @@ export interface DynamoUsage {
   writesWithoutImage: number;
   /** Table write units by item kind, computed from the items written (the new image; DynamoDB bills the larger of old and new). */
   computedWritesByKind: Record<string, number>;
+  /** Read units as reported, by what was read: the operation, the index and the partition key's shape. */
+  readsByKind: Record<string, number>;
 }
 
 export const emptyDynamoUsage = (): DynamoUsage => ({
@@ -28,6 +30,7 @@ export const emptyDynamoUsage = (): DynamoUsage => ({
   failedConditionalWrites: 0,
   writesWithoutImage: 0,
   computedWritesByKind: {},
+  readsByKind: {},
 });
 
 type Item = Record<string, unknown>;
@@ -42,6 +45,23 @@ function capacityOf(consumed: unknown): number | undefined {
   if (consumed === undefined) return undefined;
   const entries = (Array.isArray(consumed) ? consumed : [consumed]) as Array<{ CapacityUnits?: number }>;
   return entries.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+}
+
+/** A partition key with its ids left out: `TENANT#…#TRACE#…`. */
+const keyShape = (pk: unknown): string =>
+  String(pk ?? '?')
+    .split('#')
+    .map((part) => (/^[A-Z][A-Z0-9_]*$/.test(part) ? part : '…'))
+    .join('#');
+
+/** What a read read: `Query GSI1 TENANT#…#TRACES`. */
+function readKind(command: string, input: Input): string {
+  const key = input['Key'] as Item | undefined;
+  const partition = key?.['PK'] ?? (input['ExpressionAttributeValues'] as Item | undefined)?.[':pk'];
+  const sortKey = key ? ` ${keyShape(key['SK'])}` : '';
+  const index = typeof input['IndexName'] === 'string' ? ` ${input['IndexName']}` : '';
+  const consistency = input['ConsistentRead'] === true ? ' (consistent)' : '';
+  return `${command.replace(/Command$/, '')}${index} ${command === 'BatchGetItemCommand' ? 'batch' : keyShape(partition) + sortKey}${consistency}`;
 }
 
 /** A written (or deleted) item: its table write units by kind, and a write per index entry of it. */
@@ -112,7 +132,11 @@ export function meterDynamoDb(hooks: DynamoMeterHooks): void {
           const output = result.output as unknown as Input;
           const units = capacityOf(output['ConsumedCapacity']);
           if (units !== undefined) usage.callsWithCapacity++;
-          if (READS.has(command)) usage.tableReadUnits += units ?? 0;
+          if (READS.has(command)) {
+            usage.tableReadUnits += units ?? 0;
+            const kind = readKind(command, input);
+            usage.readsByKind[kind] = (usage.readsByKind[kind] ?? 0) + (units ?? 0);
+          }
           else {
             usage.tableWriteUnits += units ?? 0;
             countItemWrites(usage, command, input, output);

@@ -64,16 +64,23 @@ function figures({ replayed, usage, bill }: CostReport) {
 
 const SHOWN_FUNCTIONS = 6;
 
+/** Units summed by kind over every function: the total, and each kind's share, largest first. */
+function sharesByKind(records: readonly Record<string, number>[]): { total: number; shares: string } {
+  const byKind = new Map<string, number>();
+  for (const record of records) for (const [kind, units] of Object.entries(record)) byKind.set(kind, (byKind.get(kind) ?? 0) + units);
+  const total = [...byKind.values()].reduce((s, n) => s + n, 0);
+  const shares = [...byKind].sort(([, a], [, b]) => b - a).map(([kind, units]) => `${kind} ${Math.round((100 * units) / total)}%`);
+  return { total, shares: shares.join(', ') };
+}
+
 function countsText({ usage, storage, replayed, deployment }: CostReport): string {
   const dynamo = [...usage.dynamodb.values()];
   const calls = dynamo.reduce((s, u) => s + u.calls, 0);
   const withCapacity = dynamo.reduce((s, u) => s + u.callsWithCapacity, 0);
   const unknownIndexWrites = dynamo.reduce((s, u) => s + u.writesWithoutImage, 0);
   const reportedWrites = dynamo.reduce((s, u) => s + u.tableWriteUnits, 0);
-  const byKind = new Map<string, number>();
-  for (const u of dynamo) for (const [kind, units] of Object.entries(u.computedWritesByKind)) byKind.set(kind, (byKind.get(kind) ?? 0) + units);
-  const computedWrites = [...byKind.values()].reduce((s, n) => s + n, 0);
-  const writeKinds = [...byKind].sort(([, a], [, b]) => b - a).map(([kind, units]) => `${kind} ${Math.round((100 * units) / computedWrites)}%`);
+  const writes = sharesByKind(dynamo.map((u) => u.computedWritesByKind));
+  const reads = sharesByKind(dynamo.map((u) => u.readsByKind));
   const queues = [...usage.queues].map(([id, q]) => `${id}: ${q.messagesSent} messages, ${q.billedRequests} billed requests (${q.sendCalls} sends, ${q.receiveCalls} receives, ${q.deleteCalls} deletes), ${q.idleReceiveCalls} idle polls`);
   const kinds = [...storage]
     .sort(([, a], [, b]) => b.tableGbMonths + b.indexGbMonths - (a.tableGbMonths + a.indexGbMonths))
@@ -86,7 +93,8 @@ function countsText({ usage, storage, replayed, deployment }: CostReport): strin
   return [
     `\nCounted while replaying: ${replayed.spans} spans in ${replayed.traces} traces, ${replayed.ingestRequests} POST /api/spans, ${replayed.dashboardViews} dashboard views (${replayed.dashboardReads} GETs), ${usage.judge.tracesJudged} traces judged (${usage.judge.calls} calls), ${replayed.emails} e-mails, ${replayed.sms} SMS`,
     `  DynamoDB: ${calls} calls, ${withCapacity} answered with ConsumedCapacity (the rest failed a condition); ${unknownIndexWrites} writes whose item (so index writes) the meter did not see`,
-    `  DynamoDB table writes: ${reportedWrites} units reported by dynalite, ${computedWrites} computed from the items written; by kind: ${writeKinds.join(', ')}`,
+    `  DynamoDB table writes: ${reportedWrites} units reported by dynalite, ${writes.total} computed from the items written; by kind: ${writes.shares}`,
+    `  DynamoDB reads: ${Math.round(reads.total)} units; by what was read: ${reads.shares}`,
     ...queues.map((q) => `  SQS ${q}`),
     '  Lambda, largest GB-s first:',
     ...functions.map((f) => `    ${f}`),

@@ -49,6 +49,20 @@ export const putRequests = (items: readonly Record<string, unknown>[]): WriteReq
 export const deleteRequests = (keys: readonly Record<string, unknown>[]): WriteRequest[] =>
   keys.map((Key) => ({ DeleteRequest: { Key } }));
 
+/** `fn` of every item, at most `limit` running at once; the results in the items' order. */
+export async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 /** Every item of a query, following pagination. */
 export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>) {
   const items: Record<string, unknown>[] = [];

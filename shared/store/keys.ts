@@ -125,6 +125,22 @@ export function collectionIndexKeys(tenantId: string, agentId: string | null, co
   };
 }
 
+/** The trace list of a trace that names no agent: generated agent ids are `agt_…`, so none is `-`. */
+export const NO_AGENT = '-';
+
+/**
+ * A trace summary's one index entry: in its agent's trace list (GSI2), or the tenant's list of
+ * agentless traces, in time order. The tenant's trace list is the union of these lists, which costs
+ * the listing a query per agent and saves every trace a second index entry (a write and a copy).
+ */
+export function traceIndexKeys(tenantId: string, agentId: string | null, startTimeMs: number, traceId: string) {
+  const { gsi2 } = TABLE.indexes;
+  return {
+    [gsi2.partitionKey]: keys.agentCollection(tenantId, agentId ?? NO_AGENT, 'TRACES'),
+    [gsi2.sortKey]: timeSortKey(startTimeMs, traceId),
+  };
+}
+
 export const rollupSortKey = (granularity: string, startMs: number): string => `${granularity}#${new Date(startMs).toISOString()}`;
 
 /** The sort keys below this one are the dirty markers of earlier hours: the hour start, zero-padded so that text order is time order. */

@@ -2,9 +2,9 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
-import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
+import { batchWrite, deleteRequests, mapConcurrently, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { collectionIndexKeys, keys, SPAN_GROUP_PREFIX, stripKeys } from './keys.ts';
+import { keys, NO_AGENT, SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 
 export interface TraceFilter {
@@ -95,6 +95,22 @@ export function spansFromItems(items: readonly Record<string, unknown>[]): Store
   return [...latest.values()];
 }
 
+/** A trace summary item as `putSummary` writes it. */
+export function summaryItem(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number): Record<string, unknown> {
+  return {
+    ...keys.traceSummary(tenantId, summary.traceId),
+    ...traceIndexKeys(tenantId, summary.agentId, summary.startTimeMs, summary.traceId),
+    entity: 'traceSummary',
+    ...summary,
+    tenantId,
+    revision,
+    expiresAt,
+  };
+}
+
+/** How many trace lists (one per agent) a tenant-wide listing reads at once. */
+const LISTS_READ_AT_ONCE = 16;
+
 /** Sort-key bounds of a time range over `timeSortKey` keys. */
 export function timeRangeCondition(startMs: number | undefined, endMs: number | undefined) {
   const lower = startMs === undefined ? '0' : new Date(startMs).toISOString();
@@ -105,7 +121,19 @@ export function timeRangeCondition(startMs: number | undefined, endMs: number | 
 export function tracesRepository(db: Db) {
   const { doc, tableName: TableName } = db;
   const addedFacets = recentMemory<string>(FACETS_REMEMBERED_MS, FACETS_REMEMBERED_TENANTS);
-  const { gsi1, gsi2 } = TABLE.indexes;
+  const { gsi2 } = TABLE.indexes;
+
+  /** The ids of the tenant's agents (their records' sort keys). */
+  async function agentIdsOf(tenantId: string): Promise<string[]> {
+    const { PK, SKPrefix } = keys.agentPrefix(tenantId);
+    const items = await queryAll(db, {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+      ExpressionAttributeNames: { '#id': 'id' },
+      ProjectionExpression: '#id',
+    });
+    return items.map((i) => String(i['id']));
+  }
 
   /** One page of an agent's trace summaries (GSI2), newest first, optionally within a sort-key range. */
   async function agentTracesPage(
@@ -154,15 +182,7 @@ export function tracesRepository(db: Db) {
         await doc.send(
           new PutCommand({
             TableName,
-            Item: {
-              ...keys.traceSummary(tenantId, summary.traceId),
-              ...collectionIndexKeys(tenantId, summary.agentId, 'TRACES', summary.startTimeMs, summary.traceId),
-              entity: 'traceSummary',
-              ...summary,
-              tenantId,
-              revision,
-              expiresAt,
-            },
+            Item: summaryItem(tenantId, summary, revision, expiresAt),
             ConditionExpression: 'attribute_not_exists(PK) OR revision < :revision OR (revision = :revision AND spanCount <= :count)',
             ExpressionAttributeValues: { ':revision': revision, ':count': summary.spanCount },
           }),
@@ -187,15 +207,15 @@ export function tracesRepository(db: Db) {
       });
     },
 
-    /** Matching summaries, newest first. */
+    /**
+     * Matching summaries, newest first: of one agent, or of the whole tenant, which reads every
+     * agent's trace list and the list of agentless traces (see `traceIndexKeys`).
+     */
     async listSummaries(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]> {
-      const index = filter.agentId ? gsi2 : gsi1;
-      const partition = filter.agentId
-        ? keys.agentCollection(tenantId, filter.agentId, 'TRACES')
-        : keys.tenantCollection(tenantId, 'TRACES');
+      const scopes = filter.agentId ? [filter.agentId] : [...(await agentIdsOf(tenantId)), NO_AGENT];
       const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
       const conditions: string[] = [];
-      const values: Record<string, unknown> = { ':pk': partition, ':lower': lower, ':upper': upper };
+      const values: Record<string, unknown> = { ':lower': lower, ':upper': upper };
       const names: Record<string, string> = {};
       if (filter.status) {
         conditions.push('#status = :status');
@@ -210,15 +230,21 @@ export function tracesRepository(db: Db) {
         conditions.push('sessionId = :sessionId');
         values[':sessionId'] = filter.sessionId;
       }
-      const items = await queryAll(db, {
-        IndexName: index.name,
-        KeyConditionExpression: `${index.partitionKey} = :pk AND ${index.sortKey} BETWEEN :lower AND :upper`,
-        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-      });
-      return items.map((i) => stripKeys<TraceSummary>(i));
+      const lists = await mapConcurrently(scopes, LISTS_READ_AT_ONCE, (scope) =>
+        queryAll(db, {
+          IndexName: gsi2.name,
+          KeyConditionExpression: `${gsi2.partitionKey} = :pk AND ${gsi2.sortKey} BETWEEN :lower AND :upper`,
+          ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: { ...values, ':pk': keys.agentCollection(tenantId, scope, 'TRACES') },
+          ScanIndexForward: false,
+        }),
+      );
+      const newestFirst = (a: Record<string, unknown>, b: Record<string, unknown>) => String(b[gsi2.sortKey]).localeCompare(String(a[gsi2.sortKey]));
+      return lists
+        .flat()
+        .sort(newestFirst)
+        .map((i) => stripKeys<TraceSummary>(i));
     },
 
     /** Up to `limit` of an agent's summaries that started in [startMs, endMs), newest first: one page, for sampling. */

@@ -6,6 +6,8 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite, putRequests } from '../../shared/store/batch.ts';
 import type { Db } from '../../shared/store/client.ts';
 import { keys } from '../../shared/store/keys.ts';
+import { summarizeTrace } from '../../shared/domain/spans/summary.ts';
+import type { AgentRecord } from '../../shared/store/agents.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 
@@ -154,6 +156,45 @@ describe('spans', () => {
   it("keep tenants' spans apart", async () => {
     await store.traces.putSpans('tnt_spans_a', trace('tr-shared-id'), 2_000_000_000, 1000);
     expect(await store.traces.spansOf('tnt_spans_b', 'tr-shared-id')).toEqual([]);
+  });
+});
+
+describe('trace summaries', () => {
+  const tenantId = 'tnt_summaries';
+  const agent = (id: string): AgentRecord => ({
+    id, tenantId, name: id, description: '', profileSettings: { learningEnabled: true }, source: 'implicit',
+    createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  });
+  const put = (traceId: string, agentId: string | null, startTimeMs: number, status: 'ok' | 'error' = 'ok', tenant = tenantId) => {
+    const summary = { ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })), agentId, startTimeMs, status };
+    return store.traces.putSummary(tenant, summary, 1, 2_000_000_000);
+  };
+
+  beforeAll(async () => {
+    for (const id of ['agt_a', 'agt_b']) await store.agents.create(agent(id));
+    await put('tr-a-1', 'agt_a', 1_000);
+    await put('tr-b-1', 'agt_b', 2_000, 'error');
+    await put('tr-none-1', null, 3_000);
+    await put('tr-a-2', 'agt_a', 4_000, 'error');
+    await put('tr-a-3', 'agt_a', 5_000);
+    await put('tr-elsewhere', null, 5_500, 'ok', 'tnt_elsewhere');
+  });
+
+  it("list the tenant's traces of every agent and without one, newest first, from one index entry each", async () => {
+    expect((await store.traces.listSummaries(tenantId, {})).map((s) => s.traceId)).toEqual(['tr-a-3', 'tr-a-2', 'tr-none-1', 'tr-b-1', 'tr-a-1']);
+    expect((await store.traces.listSummaries(tenantId, { status: 'error', startMs: 1_500, endMs: 4_000 })).map((s) => s.traceId)).toEqual(['tr-a-2', 'tr-b-1']);
+    expect((await store.traces.listSummaries(tenantId, { agentId: 'agt_a', endMs: 4_500 })).map((s) => s.traceId)).toEqual(['tr-a-2', 'tr-a-1']);
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'tr-none-1') }));
+    expect(Object.keys(Item!).filter((k) => k.startsWith('GSI')).sort()).toEqual(['GSI2PK', 'GSI2SK']);
+  });
+
+  it("leave out a deleted agent's traces, and never another tenant's", async () => {
+    await store.agents.create(agent('agt_gone'));
+    await put('tr-gone', 'agt_gone', 6_000);
+    await store.agents.delete(tenantId, 'agt_gone');
+    const listed = (await store.traces.listSummaries(tenantId, {})).map((s) => s.traceId);
+    expect(listed).toEqual(['tr-a-3', 'tr-a-2', 'tr-none-1', 'tr-b-1', 'tr-a-1']);
+    expect((await store.traces.listSummaries('tnt_elsewhere', {})).map((s) => s.traceId)).toEqual(['tr-elsewhere']);
   });
 });
 

@@ -1,7 +1,7 @@
 import { ALL_AGENTS, rollupOf, tracesByBucket } from '../../../shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
-import { collectionIndexKeys, keys } from '../../../shared/store/keys.ts';
 import { minuteParts, rollupItems, traceKey } from '../../../shared/store/rollups.ts';
+import { summaryItem as storedSummaryItem } from '../../../shared/store/traces.ts';
 
 export type Item = Record<string, unknown>;
 
@@ -14,17 +14,7 @@ export interface ItemContext {
 }
 
 /** A trace summary item exactly as `tracesRepository.putSummary` writes it. */
-export function summaryItem(ctx: ItemContext, summary: TraceSummary): Item {
-  return {
-    ...keys.traceSummary(ctx.tenantId, summary.traceId),
-    ...collectionIndexKeys(ctx.tenantId, summary.agentId, 'TRACES', summary.startTimeMs, summary.traceId),
-    entity: 'traceSummary',
-    ...summary,
-    tenantId: ctx.tenantId,
-    revision: ctx.revision,
-    expiresAt: ctx.expiresAt,
-  };
-}
+export const summaryItem = (ctx: ItemContext, summary: TraceSummary): Item => storedSummaryItem(ctx.tenantId, summary, ctx.revision, ctx.expiresAt);
 
 /** A minute bucket as `rollupsRepository.countTraces` leaves a new one after counting these traces in one write. */
 export function minuteItem(ctx: ItemContext, startMs: number, traces: readonly TraceSummary[]): Item {

@@ -63,11 +63,31 @@ function spanGroupItems(tenantId: string, spans: readonly StoredSpan[], expiresA
     entity: 'spanGroup',
     traceId,
     spanCount: group.length,
-    spans: brotliCompressSync(JSON.stringify(group), BROTLI_TEXT),
+    spans: brotliCompressSync(JSON.stringify(group.map(compactSpan)), BROTLI_TEXT),
     writtenAtMs,
     expiresAt,
   }));
 }
+
+type NullableSpanField = { [K in keyof StoredSpan]-?: null extends StoredSpan[K] ? K : never }[keyof StoredSpan];
+
+/** Every field of a stored span that may be null (the compiler checks the list is whole). */
+const NULL_FIELDS: { readonly [K in NullableSpanField]: null } = {
+  parentSpanId: null, agentName: null, endTimeMs: null, statusMessage: null, errorType: null, model: null, provider: null,
+  operation: null, inputTokens: null, outputTokens: null, cachedInputTokens: null, cost: null, input: null, output: null,
+  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, agentId: null, durationMs: null,
+};
+
+/**
+ * A span as its group item holds it: without the trace id (the item's) and the fields that are null,
+ * a fifth of a span's JSON before compression and about 5% after. `storedSpan` restores it.
+ */
+function compactSpan({ traceId: _traceId, ...span }: StoredSpan): Partial<StoredSpan> {
+  return Object.fromEntries(Object.entries(span).filter(([field, value]) => !(value === null && field in NULL_FIELDS)));
+}
+
+/** A span read from a group item; spans written whole (before `compactSpan`) read the same. */
+const storedSpan = (compact: Partial<StoredSpan>, traceId: string): StoredSpan => ({ ...NULL_FIELDS, traceId, ...compact }) as StoredSpan;
 
 /** Quality 5 compresses span JSON about 8% tighter than deflate at a similar speed. */
 const BROTLI_TEXT = { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } };
@@ -87,7 +107,8 @@ export function spansFromItems(items: readonly Record<string, unknown>[]): Store
   for (const item of items) {
     if (!String(item['SK']).startsWith(SPAN_GROUP_PREFIX)) continue;
     const writtenAtMs = Number(item['writtenAtMs']);
-    for (const span of JSON.parse(brotliDecompressSync(item['spans'] as Uint8Array).toString('utf8')) as StoredSpan[]) {
+    const compact = JSON.parse(brotliDecompressSync(item['spans'] as Uint8Array).toString('utf8')) as Partial<StoredSpan>[];
+    for (const span of compact.map((c) => storedSpan(c, String(item['traceId'])))) {
       const seen = latest.get(span.spanId);
       if (!seen || seen.writtenAtMs <= writtenAtMs) latest.set(span.spanId, { ...span, writtenAtMs });
     }

@@ -1,3 +1,4 @@
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../shared/store/index.ts';
 import type { ApiKeyRecord } from '../../shared/store/api-keys.ts';
@@ -151,6 +152,18 @@ describe('spans', () => {
     const stored = await store.traces.spansOf('tnt_spans', 'tr-regrouped');
     expect(stored).toHaveLength(1 + children.length);
     expect(stored.find((s) => s.spanId === root!.spanId)).toMatchObject({ output: 'ended later', writtenAtMs: 2000 });
+  });
+
+  it('hold each span without its trace id and null fields, and read back spans stored whole as well', async () => {
+    const spans = trace('tr-compact');
+    await store.traces.putSpans('tnt_spans', spans, 2_000_000_000, 1000);
+    const [item] = await store.traces.tracePartition('tnt_spans', 'tr-compact');
+    const held = JSON.parse(brotliDecompressSync(item!['spans'] as Uint8Array).toString('utf8')) as Record<string, unknown>[];
+    expect(held.some((s) => 'traceId' in s || Object.values(s).includes(null))).toBe(false);
+
+    const whole = trace('tr-whole');
+    await batchWrite(db, putRequests([{ ...keys.spanGroup('tnt_spans', 'tr-whole', 'old'), traceId: 'tr-whole', spans: brotliCompressSync(JSON.stringify(whole)), writtenAtMs: 500 }]));
+    expect((await store.traces.spansOf('tnt_spans', 'tr-whole')).map(({ writtenAtMs, ...span }) => span)).toEqual(whole);
   });
 
   it("keep tenants' spans apart", async () => {

@@ -54,7 +54,7 @@ const keyShape = (pk: unknown): string =>
     .map((part) => (/^[A-Z][A-Z0-9_]*$/.test(part) ? part : '…'))
     .join('#');
 
-/** What a read read: `Query GSI1 TENANT#…#TRACES`. */
+/** What a read read: `Query GSI2 TENANT#…#AGENT#…#TRACES`. */
 function readKind(command: string, input: Input): string {
   const key = input['Key'] as Item | undefined;
   const partition = key?.['PK'] ?? (input['ExpressionAttributeValues'] as Item | undefined)?.[':pk'];

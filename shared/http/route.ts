@@ -1,6 +1,6 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { portsOf, type Adapters, type Ports } from '../adapters/ports.ts';
 import { remoteKeySets, signingMaterialLoader } from '../adapters/signing.ts';
 import { routeById, type RouteId } from '../catalog.ts';
@@ -20,7 +20,7 @@ import { parseOrThrow } from './validation.ts';
 
 import { DEFAULT_MAX_BODY_BYTES, routeSchemas, type RouteSchemas } from '../schemas/routes.ts';
 
-type Schema = z.ZodType;
+type Schema = z.ZodMiniType;
 type Parsed<S extends Schema | undefined> = S extends Schema ? z.infer<S> : undefined;
 
 export interface RouteRequest<S extends RouteSchemas> {

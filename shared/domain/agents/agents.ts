@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
 import type { QueuePort } from '../../adapters/queue.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
@@ -35,10 +35,10 @@ export async function updateAlertConfig(tenantId: string, agentId: string, patch
 }
 
 export const alertListFilters = z.object({
-  agentId: z.string().min(1).max(64).optional(),
-  status: z.enum(ALERT_STATUSES).optional(),
-  type: z.enum(ALERT_TYPES).optional(),
-  severity: z.enum(SEVERITIES).optional(),
+  agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  status: z.optional(z.enum(ALERT_STATUSES)),
+  type: z.optional(z.enum(ALERT_TYPES)),
+  severity: z.optional(z.enum(SEVERITIES)),
 });
 
 export async function listAlerts(

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { logListQuery, signalListQuery, signalSummaryQuery, traceListQuery } from '../../schemas/ingest.ts';
 import type { Store } from '../../store/index.ts';
 import { spansFromItems } from '../../store/traces.ts';

@@ -1,81 +1,86 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { DEFAULT_JUDGE_MODEL } from './domain/evaluation/judge.ts';
 import { DEFAULT_LEARNING_SETTINGS, learningSettings } from './domain/profiles/settings.ts';
+import './schemas/messages.ts';
 
-const positiveInt = z.coerce.number().int().positive();
+const positiveInt = z.coerce.number().check(z.int(), z.positive());
+const nonEmpty = z.string().check(z.minLength(1));
+const url = z.string().check(z.url());
 
 const externalIssuer = z.object({
   /** Expected `iss` claim, e.g. https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf */
-  issuer: z.string().url(),
+  issuer: url,
   /** Defaults to `<issuer>/.well-known/jwks.json`, where Cognito publishes its keys. */
-  jwksUrl: z.string().url().optional(),
+  jwksUrl: z.optional(url),
   /** App client ids accepted in `aud` (ID tokens) or `client_id` (access tokens); empty accepts any. */
-  audiences: z.array(z.string()).default([]),
+  audiences: z._default(z.array(z.string()), []),
 });
 export type ExternalIssuer = z.infer<typeof externalIssuer>;
 
 const rateLimits = z.object({
-  standard: positiveInt.default(100),
-  strict: positiveInt.default(20),
-  ingestion: positiveInt.default(500),
-  auth: positiveInt.default(20),
+  standard: z._default(positiveInt, 100),
+  strict: z._default(positiveInt, 20),
+  ingestion: z._default(positiveInt, 500),
+  auth: z._default(positiveInt, 20),
 });
 export type RateLimits = z.infer<typeof rateLimits>;
 
-const jsonOf = <T extends z.ZodTypeAny>(schema: T) =>
-  z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined || raw.trim() === '') return undefined;
-      try {
-        return JSON.parse(raw) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(schema);
+const jsonOf = <T extends z.ZodMiniType>(schema: T) =>
+  z.pipe(
+    z.pipe(
+      z.optional(z.string()),
+      z.transform((raw: string | undefined, ctx) => {
+        if (raw === undefined || raw.trim() === '') return undefined;
+        try {
+          return JSON.parse(raw) as unknown;
+        } catch {
+          ctx.issues.push({ code: 'custom', message: 'is not valid JSON', input: raw });
+          return z.NEVER;
+        }
+      }),
+    ),
+    schema,
+  );
 
 const envSchema = z.object({
-  TABLE_NAME: z.string().min(1),
+  TABLE_NAME: nonEmpty,
   /**
    * Local: the seed itself. AWS: the Secrets Manager secret that holds it. Only functions that sign or
    * verify credentials get either; the others never load the key (see adapters/signing.ts).
    */
-  SIGNING_SEED: z.string().min(32).optional(),
-  SIGNING_SEED_SECRET_ARN: z.string().min(1).optional(),
-  JWT_ISSUER: z.string().min(1).default('urn:aos:local'),
-  JWT_AUDIENCE: z.string().min(1).default('aos-api'),
-  JWT_TTL_SECONDS: positiveInt.default(3600),
-  JWT_EXTERNAL_ISSUERS: jsonOf(z.array(externalIssuer).default([])),
-  RATE_LIMITS: jsonOf(rateLimits.default(rateLimits.parse({}))),
+  SIGNING_SEED: z.optional(z.string().check(z.minLength(32))),
+  SIGNING_SEED_SECRET_ARN: z.optional(nonEmpty),
+  JWT_ISSUER: z._default(nonEmpty, 'urn:aos:local'),
+  JWT_AUDIENCE: z._default(nonEmpty, 'aos-api'),
+  JWT_TTL_SECONDS: z._default(positiveInt, 3600),
+  JWT_EXTERNAL_ISSUERS: jsonOf(z._default(z.array(externalIssuer), [])),
+  RATE_LIMITS: jsonOf(z._default(rateLimits, rateLimits.parse({}))),
   /** Where links in e-mails point (reset and verification pages). */
-  PUBLIC_APP_URL: z.string().url().default('http://127.0.0.1:3000'),
-  MAIL_TRANSPORT: z.enum(['ses', 'outbox']).default('ses'),
-  MAIL_FROM: z.string().min(3).default('alerts@agent-observability.local'),
-  SMS_TRANSPORT: z.enum(['sns', 'outbox']).default('sns'),
-  OUTBOX_DIR: z.string().min(1).optional(),
-  CORS_ALLOW_ORIGINS: z.string().default('*'),
+  PUBLIC_APP_URL: z._default(url, 'http://127.0.0.1:3000'),
+  MAIL_TRANSPORT: z._default(z.enum(['ses', 'outbox']), 'ses'),
+  MAIL_FROM: z._default(z.string().check(z.minLength(3)), 'alerts@agent-observability.local'),
+  SMS_TRANSPORT: z._default(z.enum(['sns', 'outbox']), 'sns'),
+  OUTBOX_DIR: z.optional(nonEmpty),
+  CORS_ALLOW_ORIGINS: z._default(z.string(), '*'),
   /** Optional per-trace metrics sink (off unless both are set). */
-  TIMESTREAM_DATABASE: z.string().min(1).optional(),
-  TIMESTREAM_TABLE: z.string().min(1).optional(),
+  TIMESTREAM_DATABASE: z.optional(nonEmpty),
+  TIMESTREAM_TABLE: z.optional(nonEmpty),
   /** Alert notifications (e-mail + SMS messages) a tenant may be sent per hour, so a storm cannot run up SES/SNS cost. */
-  NOTIFICATIONS_PER_HOUR: positiveInt.default(60),
+  NOTIFICATIONS_PER_HOUR: z._default(positiveInt, 60),
   /** An active alert whose condition has not recurred for this long is resolved by the scheduled job. */
-  ALERT_QUIET_HOURS: positiveInt.default(24),
+  ALERT_QUIET_HOURS: z._default(positiveInt, 24),
   /** Who judges finished traces for LLM-analysed alerts: the built-in heuristics (the default) or Amazon Bedrock. */
-  JUDGE: z.enum(['builtin', 'bedrock']).default('builtin'),
+  JUDGE: z._default(z.enum(['builtin', 'bedrock']), 'builtin'),
   /** The Bedrock judge's model: a foundation model id, or an inference profile id such as `us.amazon.nova-micro-v1:0`. */
-  BEDROCK_MODEL_ID: z.string().min(1).default(DEFAULT_JUDGE_MODEL),
+  BEDROCK_MODEL_ID: z._default(nonEmpty, DEFAULT_JUDGE_MODEL),
   /** Traces a tenant may have judged per UTC day, so the judge's cost stays bounded. */
-  EVALUATION_DAILY_BUDGET: positiveInt.default(1000),
+  EVALUATION_DAILY_BUDGET: z._default(positiveInt, 1000),
   /** The most of a trace the judge reads, in estimated tokens; the oldest steps between input and final output go first. */
-  JUDGE_MAX_INPUT_TOKENS: positiveInt.default(6000),
+  JUDGE_MAX_INPUT_TOKENS: z._default(positiveInt, 6000),
   /** Profile learning constants as JSON, e.g. `{"minTraces":100,"refreshDays":3}` (README, Behavioural profiles). */
-  PROFILE_LEARNING: jsonOf(learningSettings.default(DEFAULT_LEARNING_SETTINGS)),
+  PROFILE_LEARNING: jsonOf(z._default(learningSettings, DEFAULT_LEARNING_SETTINGS)),
   /** A Bedrock model that writes the profiles' narrative; unset, a deterministic template writes it. */
-  PROFILE_NARRATOR_MODEL_ID: z.string().min(1).optional(),
+  PROFILE_NARRATOR_MODEL_ID: z.optional(nonEmpty),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -83,7 +88,7 @@ export type Config = ReturnType<typeof parseConfig>;
 export class ConfigError extends Error {}
 
 export function parseConfig(env: Record<string, string | undefined>) {
-  const parsed = envSchema.safeParse(env);
+  const parsed = z.safeParse(envSchema, env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${problems}`);

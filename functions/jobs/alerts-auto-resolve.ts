@@ -1,10 +1,12 @@
-import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
+import { portsOf, type Ports } from '../../shared/adapters/ports.ts';
 import { config } from '../../shared/config.ts';
 import { autoResolveQuietAlerts } from '../../shared/domain/alerts/auto-resolve.ts';
 import { logger } from '../../shared/http/logger.ts';
+import { agentsRepository } from '../../shared/store/agents.ts';
+import { alertsRepository } from '../../shared/store/alerts.ts';
 
 /** Scheduled: resolves alerts that have been quiet for ALERT_QUIET_HOURS. */
-export const autoResolveHandler = (getPorts: () => Ports = defaultPorts) => async () => {
+export const autoResolveHandler = (getPorts: () => Ports<'alerts' | 'agents'> = portsOf({ alerts: alertsRepository, agents: agentsRepository })) => async () => {
   const ports = getPorts();
   const result = await autoResolveQuietAlerts({ store: ports.store, clock: ports.clock, quietHours: config.alerts.quietHours });
   logger.info('alerts auto-resolve', result);

@@ -1,23 +1,41 @@
 import { bedrockJudge } from '../../shared/adapters/judge-bedrock.ts';
-import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
+import { portsOf } from '../../shared/adapters/ports.ts';
+import { sqsQueue } from '../../shared/adapters/queue.ts';
 import { builtinJudge } from '../../shared/domain/evaluation/heuristics/index.ts';
 import type { Judge } from '../../shared/domain/evaluation/judge.ts';
 import { config } from '../../shared/config.ts';
 import { evaluateTrace, type EvaluationSettings } from '../../shared/domain/evaluation/evaluate.ts';
 import { evaluationJobSchema } from '../../shared/domain/evaluation/jobs.ts';
 import { logger } from '../../shared/http/logger.ts';
+import { agentsRepository } from '../../shared/store/agents.ts';
+import { alertsRepository } from '../../shared/store/alerts.ts';
+import { evaluationUsageRepository } from '../../shared/store/evaluation-usage.ts';
+import { profilesRepository } from '../../shared/store/profiles.ts';
+import { tenantsRepository } from '../../shared/store/tenants.ts';
+import { signalsRepository } from '../../shared/store/timeline.ts';
+import { tracesRepository } from '../../shared/store/traces.ts';
 import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
 
 const configuredSettings: EvaluationSettings = { dailyBudget: config.evaluation.dailyBudget, maxInputTokens: config.evaluation.maxInputTokens };
 
-/** Judges finished traces for the LLM-analysed alert types; a judge failure retries the record, then dead-letters it. */
-export type EvaluatePorts = Ports & { judge: Judge };
+const evaluatePorts = portsOf(
+  {
+    tenants: tenantsRepository,
+    agents: agentsRepository,
+    alerts: alertsRepository,
+    traces: tracesRepository,
+    signals: signalsRepository,
+    evaluationUsage: evaluationUsageRepository,
+    profiles: profilesRepository,
+  },
+  {
+    queue: sqsQueue,
+    judge: (): Judge => (config.evaluation.judge === 'bedrock' ? bedrockJudge({ modelId: config.evaluation.bedrockModelId }) : builtinJudge),
+  },
+);
 
-let judge: Judge | undefined;
-const evaluatePorts = (): EvaluatePorts => ({
-  ...defaultPorts(),
-  judge: (judge ??= config.evaluation.judge === 'bedrock' ? bedrockJudge({ modelId: config.evaluation.bedrockModelId }) : builtinJudge),
-});
+/** Judges finished traces for the LLM-analysed alert types; a judge failure retries the record, then dead-letters it. */
+export type EvaluatePorts = ReturnType<typeof evaluatePorts>;
 
 export const evaluateHandler = (getPorts: () => EvaluatePorts = evaluatePorts, settings: EvaluationSettings = configuredSettings) =>
   sqsBatchHandler(async (record) => {

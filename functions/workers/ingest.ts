@@ -1,28 +1,48 @@
-import { noMetricsSink, timestreamSink, type MetricsSink } from '../../shared/adapters/metrics-sink.ts';
-import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
+import { noMetricsSink, timestreamSink } from '../../shared/adapters/metrics-sink.ts';
+import { portsOf } from '../../shared/adapters/ports.ts';
+import { sqsQueue } from '../../shared/adapters/queue.ts';
 import { config } from '../../shared/config.ts';
 import type { IngestMessage } from '../../shared/domain/ingest/messages.ts';
 import { persistTelemetry, purgeAgent } from '../../shared/domain/ingest/persist.ts';
+import { agentsRepository } from '../../shared/store/agents.ts';
+import { alertsRepository } from '../../shared/store/alerts.ts';
+import { experimentsRepository } from '../../shared/store/experiments.ts';
+import { profilesRepository } from '../../shared/store/profiles.ts';
+import { rollupsRepository } from '../../shared/store/rollups.ts';
+import { tenantsRepository } from '../../shared/store/tenants.ts';
+import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
+import { tracesRepository } from '../../shared/store/traces.ts';
 import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
 
-/** Persists accepted telemetry and purges deleted agents; failed records retry alone, then go to the DLQ. */
-export type IngestPorts = Ports & { metricsSink: MetricsSink };
+const ingestPorts = portsOf(
+  {
+    tenants: tenantsRepository,
+    agents: agentsRepository,
+    traces: tracesRepository,
+    signals: signalsRepository,
+    logs: logsRepository,
+    alerts: alertsRepository,
+    rollups: rollupsRepository,
+    experiments: experimentsRepository,
+    profiles: profilesRepository,
+  },
+  {
+    queue: sqsQueue,
+    metricsSink: () => (config.timestream ? timestreamSink(config.timestream.database, config.timestream.table) : noMetricsSink),
+  },
+);
 
-let metricsSink: MetricsSink | undefined;
-const ingestPorts = (): IngestPorts => ({
-  ...defaultPorts(),
-  metricsSink: (metricsSink ??= config.timestream ? timestreamSink(config.timestream.database, config.timestream.table) : noMetricsSink),
-});
+/** Persists accepted telemetry and purges deleted agents; failed records retry alone, then go to the DLQ. */
+export type IngestPorts = ReturnType<typeof ingestPorts>;
 
 export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
   sqsBatchHandler(async (record) => {
-    const ports = getPorts();
-    const deps = { store: ports.store, clock: ports.clock, ids: ports.ids, queue: ports.queue, metricsSink: ports.metricsSink };
+    const deps = getPorts();
     const message = JSON.parse(record.body) as IngestMessage;
     if (message.kind === 'telemetry') return persistTelemetry(message, deps);
     if (message.kind === 'purge-agent') {
       const rest = await purgeAgent(message, deps);
-      if (rest) await ports.queue.send('ingest', [rest]);
+      if (rest) await deps.queue.send('ingest', [rest]);
       return;
     }
     throw new Error(`unknown ingest message kind ${String((message as { kind?: unknown }).kind)}`);

@@ -1,25 +1,38 @@
 import { systemClock } from '../../shared/adapters/clock.ts';
 import { configuredMessaging, type MessagingPorts } from '../../shared/adapters/mailer.ts';
-import { defaultPorts, type Ports } from '../../shared/adapters/ports.ts';
+import { portsOf } from '../../shared/adapters/ports.ts';
 import { config } from '../../shared/config.ts';
 import { processAlertNotification, type NotificationSettings } from '../../shared/domain/alerts/notify.ts';
 import { deliver } from '../../shared/domain/notifications/deliver.ts';
 import { notifyQueueMessageSchema } from '../../shared/domain/notifications/messages.ts';
 import { logger } from '../../shared/http/logger.ts';
+import { agentsRepository } from '../../shared/store/agents.ts';
+import { alertsRepository } from '../../shared/store/alerts.ts';
+import { deliveriesRepository } from '../../shared/store/deliveries.ts';
+import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
+import { tenantsRepository } from '../../shared/store/tenants.ts';
 import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
 
 const configuredSettings: NotificationSettings = { publicAppUrl: config.publicAppUrl, notificationsPerHour: config.alerts.notificationsPerHour };
 
-export type NotifyPorts = Ports & MessagingPorts;
+const storePorts = portsOf({
+  alerts: alertsRepository,
+  agents: agentsRepository,
+  tenants: tenantsRepository,
+  rateLimits: rateLimitsRepository,
+  deliveries: deliveriesRepository,
+});
 
 let messaging: MessagingPorts | undefined;
-const notifyPorts = (): NotifyPorts => ({
-  ...defaultPorts(),
+const notifyPorts = () => ({
+  ...storePorts(),
   ...(messaging ??= configuredMessaging(
     { outboxDir: config.outboxDir, mailTransport: config.mail.transport, smsTransport: config.sms.transport, mailFrom: config.mail.from },
     systemClock,
   )),
 });
+
+export type NotifyPorts = ReturnType<typeof notifyPorts>;
 
 /**
  * Turns alert notification jobs into e-mails and SMS to the agent's contacts, and delivers queued

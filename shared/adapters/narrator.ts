@@ -1,6 +1,7 @@
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { MAX_INSIGHTS, MIN_INSIGHTS, profileNarrative, type Narrator } from '../domain/profiles/narrative.ts';
+import '../schemas/messages.ts';
 
 /** A narrative is a few sentences; a regenerate request waits for it, so it must come quickly or not at all. */
 const MAX_ANSWER_TOKENS = 800;

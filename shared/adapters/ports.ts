@@ -1,52 +1,43 @@
-import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import { config } from '../config.ts';
-import type { ExternalIssuer } from '../config.ts';
-import type { SigningMaterial } from '../domain/accounts/signing-keys.ts';
-import { createDb, createStore, type Store } from '../store/index.ts';
+import { createDb, type Db } from '../store/client.ts';
+import { composeStore, type Repositories, type Store } from '../store/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { randomIds, type Ids } from './ids.ts';
-import { sqsQueue, type QueuePort } from './queue.ts';
-import { signingMaterialLoader } from './signing.ts';
 
 /**
- * The side effects every handler may have. Handlers take these as an argument; tests pass fakes.
- * Adapters only some workers use (mailer and SMS, the metrics sink, the judge, the narrator) are
- * wired in those workers, so the other functions' bundles do not carry their AWS clients.
+ * The side effects a function may have: the repositories it names, the clock and ids, and whatever
+ * other adapters it names (queue, mailer, judge …). Handlers take these as an argument; tests pass
+ * fakes. A function names what it uses (`portsOf`), so its bundle carries only those repositories and
+ * adapters and their AWS clients.
  */
-export interface Ports {
-  store: Store;
+export type Ports<K extends keyof Store = never> = {
+  store: Pick<Store, K>;
   clock: Clock;
   ids: Ids;
-  queue: QueuePort;
-  signing: () => Promise<SigningMaterial>;
-  externalKeySet: (issuer: ExternalIssuer) => JWTVerifyGetKey;
-}
+};
 
-function remoteKeySets(): (issuer: ExternalIssuer) => JWTVerifyGetKey {
-  const cache = new Map<string, JWTVerifyGetKey>();
-  return (issuer) => {
-    const url = issuer.jwksUrl ?? `${issuer.issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
-    let set = cache.get(url);
-    if (!set) {
-      set = createRemoteJWKSet(new URL(url), { timeoutDuration: 3000, cooldownDuration: 30_000 });
-      cache.set(url, set);
-    }
-    return set;
+/** Factories of adapters by port name (`{ queue: sqsQueue }`). */
+export type Adapters<E> = { [P in keyof E]: () => E[P] };
+
+/** The one table client of the process, shared by every function's store. */
+let db: Db | undefined;
+
+/**
+ * A function's real ports, made on first use and kept for the process (a Lambda container, or the
+ * local runtime): the named repositories over the table, the system clock and random ids, and one of
+ * each named adapter.
+ */
+export function portsOf<K extends keyof Store, E extends object = object>(
+  repositories: Repositories<K>,
+  adapters?: Adapters<E>,
+): () => Ports<K> & E {
+  let ports: (Ports<K> & E) | undefined;
+  return () => {
+    if (ports) return ports;
+    const made: Partial<E> = {};
+    for (const name of Object.keys(adapters ?? {}) as (keyof E)[]) made[name] = adapters![name]();
+    db ??= createDb(config.tableName);
+    ports = { ...(made as E), store: composeStore(repositories, db), clock: systemClock, ids: randomIds };
+    return ports;
   };
-}
-
-let ports: Ports | undefined;
-
-/** The real adapters, made once per process (a Lambda container, or the local runtime). */
-export function defaultPorts(): Ports {
-  if (ports) return ports;
-  ports = {
-    store: createStore(createDb(config.tableName)),
-    clock: systemClock,
-    ids: randomIds,
-    queue: sqsQueue(),
-    signing: signingMaterialLoader({ seed: config.signingSeed, secretArn: config.signingSeedSecretArn }),
-    externalKeySet: remoteKeySets(),
-  };
-  return ports;
 }

@@ -1,4 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import type { ExternalIssuer } from '../config.ts';
 import { signingMaterialFromSeed, type SigningMaterial } from '../domain/accounts/signing-keys.ts';
 
 /** The signing seed: given directly (local), or read once per cold start from Secrets Manager (AWS). */
@@ -18,5 +20,19 @@ export function signingMaterialLoader(source: { seed?: string; secretArn?: strin
     })();
     loaded.catch(() => (loaded = undefined));
     return loaded;
+  };
+}
+
+/** The key sets of external identity providers (their JWKS), fetched on demand and cached per URL. */
+export function remoteKeySets(): (issuer: ExternalIssuer) => JWTVerifyGetKey {
+  const cache = new Map<string, JWTVerifyGetKey>();
+  return (issuer) => {
+    const url = issuer.jwksUrl ?? `${issuer.issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
+    let set = cache.get(url);
+    if (!set) {
+      set = createRemoteJWKSet(new URL(url), { timeoutDuration: 3000, cooldownDuration: 30_000 });
+      cache.set(url, set);
+    }
+    return set;
   };
 }

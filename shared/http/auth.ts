@@ -1,12 +1,13 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { AuthMode } from '../catalog.ts';
+import type { JWTVerifyGetKey } from 'jose';
 import type { Ports } from '../adapters/ports.ts';
-import { config } from '../config.ts';
+import type { AuthMode } from '../catalog.ts';
+import { config, type ExternalIssuer } from '../config.ts';
 import { authenticateApiKey } from '../domain/accounts/api-key-service.ts';
 import { verifyAccessToken } from '../domain/accounts/jwt.ts';
 import { userForExternalToken } from '../domain/accounts/users.ts';
+import type { SigningMaterial } from '../domain/accounts/signing-keys.ts';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
-import { accountsDeps } from './deps.ts';
 
 /** Who is calling. Every read and write is scoped by `tenantId`, which comes only from here. */
 export type Principal =
@@ -21,7 +22,16 @@ function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
   return match[1];
 }
 
-async function userFromToken(token: string, ports: Ports): Promise<Principal> {
+/** The keys tokens are signed and verified with: the service's own, and external issuers' key sets. */
+export interface CredentialPorts {
+  signing: () => Promise<SigningMaterial>;
+  externalKeySet: (issuer: ExternalIssuer) => JWTVerifyGetKey;
+}
+
+/** What authentication uses: API keys, and the users and tenants an external identity maps to. */
+export type AuthPorts = Ports<'apiKeys' | 'users' | 'tenants'> & CredentialPorts;
+
+async function userFromToken(token: string, ports: AuthPorts): Promise<Principal> {
   const verified = await verifyAccessToken(token, {
     keys: await ports.signing(),
     settings: config.jwt,
@@ -30,7 +40,7 @@ async function userFromToken(token: string, ports: Ports): Promise<Principal> {
     now: () => ports.clock.now(),
   });
   if (verified.kind === 'own') return { kind: 'user', ...verified.claims };
-  const user = await userForExternalToken(verified, accountsDeps(ports));
+  const user = await userForExternalToken(verified, ports);
   if (!user.isActive) throw new UnauthorizedError('This account is deactivated');
   return { kind: 'user', tenantId: user.tenantId, userId: user.id, email: user.email };
 }
@@ -39,7 +49,7 @@ async function userFromToken(token: string, ports: Ports): Promise<Principal> {
 export async function authenticate(
   event: APIGatewayProxyEventV2,
   mode: AuthMode,
-  ports: Ports,
+  ports: AuthPorts,
 ): Promise<Principal | undefined> {
   if (mode === 'public') return undefined;
   const token = bearerToken(event);

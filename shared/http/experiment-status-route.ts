@@ -2,10 +2,12 @@ import { changeExperimentStatus } from '../domain/experiments/service.ts';
 import type { ExperimentAction } from '../domain/experiments/lifecycle.ts';
 import { tenantOf } from './auth.ts';
 import { ok } from './reply.ts';
-import { httpRoute } from './route.ts';
+import { agentsRepository } from '../store/agents.ts';
+import { experimentsRepository } from '../store/experiments.ts';
+import { httpRoute, routePorts } from './route.ts';
 
 const ROUTES = { start: 'experiments/start', pause: 'experiments/pause', stop: 'experiments/stop' } as const;
 
 /** `POST /experiments/:id/<action>`: one lifecycle transition. */
 export const experimentStatusRoute = (action: ExperimentAction) =>
-  httpRoute(ROUTES[action], async ({ params, principal }, ports) => ok(await changeExperimentStatus(tenantOf(principal), params.id, action, ports)));
+  httpRoute(ROUTES[action], routePorts({ experiments: experimentsRepository, agents: agentsRepository }), async ({ params, principal }, ports) => ok(await changeExperimentStatus(tenantOf(principal), params.id, action, ports)));

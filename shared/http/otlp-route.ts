@@ -3,17 +3,19 @@ import type { OtlpSignalKind } from '../domain/otlp/index.ts';
 import { routeSchemas } from '../schemas/routes.ts';
 import { tenantOf } from './auth.ts';
 import { bodyBytes } from './body.ts';
-import { acceptDeps } from './deps.ts';
 import { encoded } from './reply.ts';
-import { httpRoute } from './route.ts';
+import { sqsQueue } from '../adapters/queue.ts';
+import { agentsRepository } from '../store/agents.ts';
+import { tenantsRepository } from '../store/tenants.ts';
+import { httpRoute, routePorts } from './route.ts';
 
 /** The OTLP/HTTP export endpoint of one signal kind (`/v1/traces`, `/v1/logs`). */
 export function otlpExportRoute(kind: OtlpSignalKind) {
   const routeId = kind === 'traces' ? 'otlp/traces' : 'otlp/logs';
-  return httpRoute(routeId, async ({ event, principal }, ports) => {
+  return httpRoute(routeId, routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ event, principal }, ports) => {
     const format = otlpFormatOf(event.headers['content-type']);
     const body = bodyBytes(event, routeSchemas[routeId].maxBodyBytes);
-    const response = await acceptOtlpExport(kind, tenantOf(principal), body, format, acceptDeps(ports));
+    const response = await acceptOtlpExport(kind, tenantOf(principal), body, format, ports);
     return encoded(200, response.body, response.contentType);
   });
 }

@@ -1,12 +1,18 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { z } from 'zod';
-import { defaultPorts, type Ports } from '../adapters/ports.ts';
+import type * as z from 'zod/mini';
+import { portsOf, type Adapters, type Ports } from '../adapters/ports.ts';
+import { remoteKeySets, signingMaterialLoader } from '../adapters/signing.ts';
 import { routeById, type RouteId } from '../catalog.ts';
 import { config } from '../config.ts';
 import { AppError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../domain/errors.ts';
 import { decide, rateLimitHeaders, windowStart, WINDOW_SECONDS } from '../domain/rate-limit.ts';
-import { authenticate, rateLimitSubject, type Principal } from './auth.ts';
+import { apiKeysRepository } from '../store/api-keys.ts';
+import type { Repositories, Store } from '../store/index.ts';
+import { rateLimitsRepository } from '../store/rate-limits.ts';
+import { tenantsRepository } from '../store/tenants.ts';
+import { usersRepository } from '../store/users.ts';
+import { authenticate, rateLimitSubject, type CredentialPorts, type Principal } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { logger } from './logger.ts';
 import { raw, type Reply } from './reply.ts';
@@ -14,7 +20,7 @@ import { parseOrThrow } from './validation.ts';
 
 import { DEFAULT_MAX_BODY_BYTES, routeSchemas, type RouteSchemas } from '../schemas/routes.ts';
 
-type Schema = z.ZodType;
+type Schema = z.ZodMiniType;
 type Parsed<S extends Schema | undefined> = S extends Schema ? z.infer<S> : undefined;
 
 export interface RouteRequest<S extends RouteSchemas> {
@@ -24,6 +30,28 @@ export interface RouteRequest<S extends RouteSchemas> {
   principal: Principal | undefined;
   requestId: string;
   event: APIGatewayProxyEventV2;
+}
+
+/** What the guard uses (authentication and the rate limit): every route has these. */
+const GUARD_REPOSITORIES = { apiKeys: apiKeysRepository, users: usersRepository, tenants: tenantsRepository, rateLimits: rateLimitsRepository };
+type GuardRepository = keyof typeof GUARD_REPOSITORIES;
+
+/** The ports of a route: the guard's, the repositories the route names (K) and its other adapters (E). */
+export type RoutePorts<K extends keyof Store = never, E extends object = object> = Ports<K | GuardRepository> & CredentialPorts & E;
+
+/**
+ * A route's real ports (made once per process): the guard's repositories and credentials, plus the
+ * repositories and adapters its handler uses, e.g. `routePorts({ agents: agentsRepository }, { queue: sqsQueue })`.
+ */
+export function routePorts<K extends keyof Store = never, E extends object = object>(
+  repositories?: Repositories<K>,
+  adapters?: Adapters<E>,
+): () => RoutePorts<K, E> {
+  const credentials: Adapters<CredentialPorts> = {
+    signing: () => signingMaterialLoader({ seed: config.signingSeed, secretArn: config.signingSeedSecretArn }),
+    externalKeySet: remoteKeySets,
+  };
+  return portsOf({ ...GUARD_REPOSITORIES, ...repositories } as Repositories<K | GuardRepository>, { ...credentials, ...adapters } as Adapters<CredentialPorts & E>);
 }
 
 type Event = APIGatewayProxyEventV2;
@@ -120,7 +148,7 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
  * Authentication and the per-credential rate limit in one step, because a refused credential must
  * still be counted (against the client address) and still see the rate-limit headers.
  */
-function guard(route: ReturnType<typeof routeById>, getPorts: () => Ports): MiddlewareObj<Event, Result, Error, Context> {
+function guard(route: ReturnType<typeof routeById>, getPorts: () => RoutePorts): MiddlewareObj<Event, Result, Error, Context> {
   return {
     before: async (request) => {
       const state = stateOf(request.event);
@@ -169,12 +197,13 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
 
 /**
  * One HTTP route: the catalog row names its auth mode and rate tier, shared/schemas its input;
- * `impl` gets the validated input and the ports. Every route runs the same middy stack.
+ * `getPorts` gives the ports (`routePorts(…)` in the handler module, fakes in tests) and `impl` gets
+ * the validated input and those ports. Every route runs the same middy stack.
  */
-export function httpRoute<R extends RouteId, S extends RouteSchemas = (typeof routeSchemas)[R]>(
+export function httpRoute<R extends RouteId, P extends RoutePorts, S extends RouteSchemas = (typeof routeSchemas)[R]>(
   routeId: R,
-  impl: (request: RouteRequest<S>, ports: Ports) => Promise<Reply>,
-  getPorts: () => Ports = defaultPorts,
+  getPorts: () => P,
+  impl: (request: RouteRequest<S>, ports: P) => Promise<Reply>,
 ) {
   const route = routeById(routeId);
   const schemas: RouteSchemas = routeSchemas[routeId];

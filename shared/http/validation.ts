@@ -1,5 +1,6 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ValidationError } from '../domain/errors.ts';
+import '../schemas/messages.ts';
 
 function describe(issue: z.core.$ZodIssue): string {
   const field = issue.path.map(String).join('.');
@@ -8,8 +9,8 @@ function describe(issue: z.core.$ZodIssue): string {
 }
 
 /** Parses with zod; on failure a ValidationError whose message names every offending field. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where?: string): z.infer<S> {
-  const result = schema.safeParse(input);
+export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown, where?: string): z.infer<S> {
+  const result = z.safeParse(schema, input);
   if (result.success) return result.data;
   const problems = result.error.issues.slice(0, 10).map(describe).join('; ');
   throw new ValidationError(where ? `Invalid ${where}: ${problems}` : problems);

@@ -1,19 +1,19 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
-const name = z.string().trim().min(1).max(100);
-export const password = z.string().min(8, 'must be at least 8 characters').max(256);
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
+export const password = z.string().check(z.minLength(8, 'must be at least 8 characters'), z.maxLength(256));
 
 export const registerBody = z.object({
-  email: z.string().trim().toLowerCase().email().max(254),
+  email: z.string().check(z.trim(), z.toLowerCase(), z.email(), z.maxLength(254)),
   password,
   firstName: name,
   lastName: name,
-  company: z.string().trim().max(200).optional(),
+  company: z.optional(z.string().check(z.trim(), z.maxLength(200))),
 });
-export const loginBody = z.object({ email: z.string().trim().max(254), password: z.string().max(256) });
-export const forgotPasswordBody = z.object({ email: z.string().trim().max(254) });
-export const resetPasswordBody = z.object({ token: z.string().min(1).max(200), password });
-export const verifyEmailQuery = z.object({ token: z.string().min(1).max(200) });
+export const loginBody = z.object({ email: z.string().check(z.trim(), z.maxLength(254)), password: z.string().check(z.maxLength(256)) });
+export const forgotPasswordBody = z.object({ email: z.string().check(z.trim(), z.maxLength(254)) });
+export const resetPasswordBody = z.object({ token: z.string().check(z.minLength(1), z.maxLength(200)), password });
+export const verifyEmailQuery = z.object({ token: z.string().check(z.minLength(1), z.maxLength(200)) });
 
-export const createKeyBody = z.object({ name: z.string().trim().min(1).max(100) });
-export const keyIdParams = z.object({ id: z.string().min(1).max(64) });
+export const createKeyBody = z.object({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)) });
+export const keyIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)) });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isStorableNumber, MAX_TOKEN_COUNT, SPAN_KINDS, SPAN_STATUSES } from '../domain/spans/model.ts';
 import { dateRangeQuery, pageQuery, rangeChecked } from './common.ts';
 
@@ -6,131 +6,141 @@ export const MAX_SPANS_PER_REQUEST = 1000;
 export const MAX_SIGNALS_PER_REQUEST = 1000;
 export const MAX_LOGS_PER_REQUEST = 1000;
 
-const id = z.string().trim().min(1).max(128).regex(/^[\w.:-]+$/, 'must be 1–128 letters, digits or . _ : -');
-const shortText = z.string().max(256);
-const storable = z.number().refine(isStorableNumber, 'must be 0 or of magnitude 1e-130 to 2^53');
-const nonNegative = storable.refine((n) => n >= 0, 'must not be negative');
-const count = z.number().int().nonnegative().max(MAX_TOKEN_COUNT);
+const text = (min: number, max: number) => z.string().check(z.trim(), z.minLength(min), z.maxLength(max));
+const id = z.string().check(z.trim(), z.minLength(1), z.maxLength(128), z.regex(/^[\w.:-]+$/, 'must be 1–128 letters, digits or . _ : -'));
+const shortText = z.string().check(z.maxLength(256));
+const storable = z.number().check(z.refine(isStorableNumber, 'must be 0 or of magnitude 1e-130 to 2^53'));
+const nonNegative = storable.check(z.refine((n: number) => n >= 0, 'must not be negative'));
+const count = z.number().check(z.int(), z.nonnegative(), z.lte(MAX_TOKEN_COUNT));
 
 /** ISO 8601 text or epoch milliseconds, as epoch milliseconds. */
-export const instant = z.union([
-  z.number().finite().nonnegative().max(8.64e15),
-  z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time or epoch milliseconds'),
-]).transform((v) => (typeof v === 'number' ? Math.floor(v) : Date.parse(v)));
+export const instant = z.pipe(
+  z.union([
+    z.number().check(z.nonnegative(), z.lte(8.64e15)),
+    z.string().check(z.maxLength(40), z.refine((s: string) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time or epoch milliseconds')),
+  ]),
+  z.transform((v: number | string) => (typeof v === 'number' ? Math.floor(v) : Date.parse(v))),
+);
 
-const attributes = z.record(z.string().max(256), z.unknown()).refine((o) => Object.keys(o).length <= 256, 'at most 256 attributes');
+const attributes = z.record(z.string().check(z.maxLength(256)), z.unknown()).check(z.refine((o: Record<string, unknown>) => Object.keys(o).length <= 256, 'at most 256 attributes'));
 
 export const nativeSpan = z
   .object({
     traceId: id,
     spanId: id,
-    parentSpanId: id.nullish(),
-    name: z.string().trim().min(1).max(512),
-    agentName: z.string().trim().min(1).max(200).nullish(),
-    kind: z.enum(SPAN_KINDS).default('other'),
+    parentSpanId: z.nullish(id),
+    name: text(1, 512),
+    agentName: z.nullish(text(1, 200)),
+    kind: z._default(z.enum(SPAN_KINDS), 'other'),
     startTime: instant,
-    endTime: instant.nullish(),
-    status: z.enum(SPAN_STATUSES).default('unset'),
-    statusMessage: z.string().max(4096).nullish(),
-    errorType: shortText.nullish(),
-    model: shortText.nullish(),
-    provider: shortText.nullish(),
-    operation: shortText.nullish(),
-    inputTokens: count.nullish(),
-    outputTokens: count.nullish(),
-    cachedInputTokens: count.nullish(),
-    cost: nonNegative.nullish(),
-    input: z.unknown().optional(),
-    output: z.unknown().optional(),
-    toolName: shortText.nullish(),
-    sessionId: shortText.nullish(),
-    userId: shortText.nullish(),
-    experimentId: shortText.nullish(),
-    variant: shortText.nullish(),
-    attributes: attributes.optional(),
+    endTime: z.nullish(instant),
+    status: z._default(z.enum(SPAN_STATUSES), 'unset'),
+    statusMessage: z.nullish(z.string().check(z.maxLength(4096))),
+    errorType: z.nullish(shortText),
+    model: z.nullish(shortText),
+    provider: z.nullish(shortText),
+    operation: z.nullish(shortText),
+    inputTokens: z.nullish(count),
+    outputTokens: z.nullish(count),
+    cachedInputTokens: z.nullish(count),
+    cost: z.nullish(nonNegative),
+    input: z.optional(z.unknown()),
+    output: z.optional(z.unknown()),
+    toolName: z.nullish(shortText),
+    sessionId: z.nullish(shortText),
+    userId: z.nullish(shortText),
+    experimentId: z.nullish(shortText),
+    variant: z.nullish(shortText),
+    attributes: z.optional(attributes),
   })
-  .refine((s) => s.endTime === undefined || s.endTime === null || s.endTime >= s.startTime, {
-    message: 'must not be before startTime',
-    path: ['endTime'],
-  });
+  .check(
+    z.refine((s: { startTime: number; endTime?: number | null }) => s.endTime === undefined || s.endTime === null || s.endTime >= s.startTime, {
+      message: 'must not be before startTime',
+      path: ['endTime'],
+    }),
+  );
 export type NativeSpan = z.infer<typeof nativeSpan>;
 
 /** The batch shape; spans are validated one by one so one bad span does not refuse the rest. */
 export const spansBatchBody = z.object({
-  spans: z.array(z.unknown()).min(1, 'must hold at least one span').max(MAX_SPANS_PER_REQUEST, `at most ${MAX_SPANS_PER_REQUEST} spans per request`),
+  spans: z.array(z.unknown()).check(z.minLength(1, 'must hold at least one span'), z.maxLength(MAX_SPANS_PER_REQUEST, `at most ${MAX_SPANS_PER_REQUEST} spans per request`)),
 });
 
 export const signalBody = z.object({
-  signalName: z.string().trim().min(1).max(200),
+  signalName: text(1, 200),
   value: storable,
-  traceId: id.nullish(),
-  spanId: id.nullish(),
-  agentName: z.string().trim().min(1).max(200).nullish(),
-  metadata: attributes.optional(),
-  timestamp: instant.optional(),
+  traceId: z.nullish(id),
+  spanId: z.nullish(id),
+  agentName: z.nullish(text(1, 200)),
+  metadata: z.optional(attributes),
+  timestamp: z.optional(instant),
 });
 export const signalsBatchBody = z.object({
-  signals: z.array(z.unknown()).min(1).max(MAX_SIGNALS_PER_REQUEST, `at most ${MAX_SIGNALS_PER_REQUEST} signals per request`),
+  signals: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_SIGNALS_PER_REQUEST, `at most ${MAX_SIGNALS_PER_REQUEST} signals per request`)),
 });
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export const logBody = z.object({
   timestamp: instant,
   level: z.enum(LOG_LEVELS),
-  message: z.string().min(1).max(32_768),
-  traceId: id.nullish(),
-  spanId: id.nullish(),
-  agentName: z.string().trim().min(1).max(200).nullish(),
-  attributes: attributes.optional(),
+  message: z.string().check(z.minLength(1), z.maxLength(32_768)),
+  traceId: z.nullish(id),
+  spanId: z.nullish(id),
+  agentName: z.nullish(text(1, 200)),
+  attributes: z.optional(attributes),
 });
 export const logsBatchBody = z.object({
-  logs: z.array(z.unknown()).min(1).max(MAX_LOGS_PER_REQUEST, `at most ${MAX_LOGS_PER_REQUEST} logs per request`),
+  logs: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_LOGS_PER_REQUEST, `at most ${MAX_LOGS_PER_REQUEST} logs per request`)),
 });
 
-const agentIdFilter = z.string().min(1).max(64);
+const agentIdFilter = z.string().check(z.minLength(1), z.maxLength(64));
+const signalNameFilter = z.string().check(z.minLength(1), z.maxLength(200));
 
 export const traceListQuery = rangeChecked(
-  pageQuery.extend(dateRangeQuery.shape).extend({
-    agentId: agentIdFilter.optional(),
-    status: z.enum(['ok', 'error']).optional(),
-    model: shortText.optional(),
-    sessionId: shortText.optional(),
+  z.extend(pageQuery, {
+    ...dateRangeQuery.shape,
+    agentId: z.optional(agentIdFilter),
+    status: z.optional(z.enum(['ok', 'error'])),
+    model: z.optional(shortText),
+    sessionId: z.optional(shortText),
   }),
 );
 export const traceIdParams = z.object({ traceId: id });
 
 export const signalListQuery = rangeChecked(
-  pageQuery.extend(dateRangeQuery.shape).extend({
-    signalName: z.string().min(1).max(200).optional(),
-    agentId: agentIdFilter.optional(),
-    traceId: id.optional(),
+  z.extend(pageQuery, {
+    ...dateRangeQuery.shape,
+    signalName: z.optional(signalNameFilter),
+    agentId: z.optional(agentIdFilter),
+    traceId: z.optional(id),
   }),
 );
 export const signalSummaryQuery = rangeChecked(
-  dateRangeQuery.extend({
-    signalName: z.string().min(1).max(200).optional(),
-    agentId: agentIdFilter.optional(),
+  z.extend(dateRangeQuery, {
+    signalName: z.optional(signalNameFilter),
+    agentId: z.optional(agentIdFilter),
   }),
 );
 export const logListQuery = rangeChecked(
-  pageQuery.extend(dateRangeQuery.shape).extend({
-    agentId: agentIdFilter.optional(),
-    traceId: id.optional(),
-    level: z.enum(LOG_LEVELS).optional(),
+  z.extend(pageQuery, {
+    ...dateRangeQuery.shape,
+    agentId: z.optional(agentIdFilter),
+    traceId: z.optional(id),
+    level: z.optional(z.enum(LOG_LEVELS)),
   }),
 );
 
 export const agentIdParams = z.object({ agentId: agentIdFilter });
 export const createAgentBody = z.object({
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000).default(''),
-  profileSettings: z.object({ learningEnabled: z.boolean().default(true) }).default({ learningEnabled: true }),
+  name: text(1, 200),
+  description: z._default(z.string().check(z.maxLength(2000)), ''),
+  profileSettings: z._default(z.object({ learningEnabled: z._default(z.boolean(), true) }), { learningEnabled: true }),
 });
 export const updateAgentBody = z
   .object({
-    name: z.string().trim().min(1).max(200).optional(),
-    description: z.string().max(2000).optional(),
-    profileSettings: z.object({ learningEnabled: z.boolean() }).optional(),
+    name: z.optional(text(1, 200)),
+    description: z.optional(z.string().check(z.maxLength(2000))),
+    profileSettings: z.optional(z.object({ learningEnabled: z.boolean() })),
   })
-  .refine((b) => Object.keys(b).length > 0, 'send at least one of name, description, profileSettings');
+  .check(z.refine((b: object) => Object.keys(b).length > 0, 'send at least one of name, description, profileSettings'));
 export const agentListQuery = pageQuery;

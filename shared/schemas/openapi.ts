@@ -6,7 +6,7 @@ import { routeSchemas, type RouteSchemas } from './routes.ts';
 type JsonSchema = Record<string, unknown>;
 type Route = (typeof routes)[number];
 
-const jsonSchema = (schema: z.ZodType): JsonSchema => {
+const jsonSchema = (schema: z.core.$ZodType): JsonSchema => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   return rest;
 };

@@ -1,13 +1,13 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { RouteId } from '../catalog.ts';
 import { createKeyBody, forgotPasswordBody, keyIdParams, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from './accounts.ts';
 import { alertConfigPatch } from '../domain/alerts/config.ts';
 import { alertListFilters } from '../domain/alerts/service.ts';
-import { analyticsQuery } from '../domain/analytics/queries.ts';
-import { profileEditBody } from '../domain/profiles/edit.ts';
 import { createExperimentBody } from '../domain/experiments/definition.ts';
 import { EXPERIMENT_STATUSES } from '../domain/experiments/lifecycle.ts';
+import { analyticsQuery } from './analytics.ts';
 import { dateRangeQuery, pageQuery, rangeChecked } from './common.ts';
+import { profileEditBody } from './profiles.ts';
 import {
   agentIdParams,
   agentListQuery,
@@ -26,21 +26,25 @@ import {
 
 const MB = 1024 * 1024;
 
-const alertIdParams = z.object({ alertId: z.string().min(1).max(64) });
-const alertListQuery = rangeChecked(pageQuery.extend(dateRangeQuery.shape).extend(alertListFilters.shape));
-const alertSummaryQuery = rangeChecked(dateRangeQuery.extend({ agentId: alertListFilters.shape.agentId }));
+const alertIdParams = z.object({ alertId: z.string().check(z.minLength(1), z.maxLength(64)) });
+const alertListQuery = rangeChecked(z.extend(pageQuery, { ...dateRangeQuery.shape, ...alertListFilters.shape }));
+const alertSummaryQuery = rangeChecked(z.extend(dateRangeQuery, { agentId: alertListFilters.shape.agentId }));
 
-const experimentIdParams = z.object({ id: z.string().min(1).max(64) });
+const experimentIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)) });
 const experimentListQuery = rangeChecked(
-  pageQuery.extend(dateRangeQuery.shape).extend({ agentId: z.string().min(1).max(64).optional(), status: z.enum(EXPERIMENT_STATUSES).optional() }),
+  z.extend(pageQuery, {
+    ...dateRangeQuery.shape,
+    agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    status: z.optional(z.enum(EXPERIMENT_STATUSES)),
+  }),
 );
-const assignQuery = z.object({ subjectId: z.string().min(1).max(256) });
+const assignQuery = z.object({ subjectId: z.string().check(z.minLength(1), z.maxLength(256)) });
 
 export interface RouteSchemas {
   summary: string;
-  body?: z.ZodType;
-  query?: z.ZodType;
-  params?: z.ZodType;
+  body?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  params?: z.ZodMiniType;
   /** Largest request body accepted (decompressed); 1 MB unless said otherwise. */
   maxBodyBytes?: number;
   /** The body is not JSON (OTLP protobuf or JSON, decoded by the handler); described here for the docs. */

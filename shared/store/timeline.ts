@@ -116,6 +116,9 @@ export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNA
   };
 }
 
+export const signalsRepository = (db: Db) => timelineRepository<StoredSignal>(db, 'SIGNAL');
+export const logsRepository = (db: Db) => timelineRepository<StoredLog>(db, 'LOG');
+
 export interface StoredSignal extends TimelineEntry {
   signalName: string;
   value: number;

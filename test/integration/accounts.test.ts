@@ -4,7 +4,7 @@ import { signingMaterialFromSeed } from '../../shared/domain/accounts/signing-ke
 import { forgotPassword, login, register, resetPassword, verifyEmail, type AccountsDeps } from '../../shared/domain/accounts/users.ts';
 import { UnauthorizedError, ValidationError } from '../../shared/domain/errors.ts';
 import type { OutboundMessage } from '../../shared/domain/notifications/messages.ts';
-import { createStore } from '../../shared/store/index.ts';
+import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
 
 let stop: () => Promise<void>;

@@ -10,7 +10,8 @@ import type { AlertConfigPatch } from '../../shared/domain/alerts/config.ts';
 import type { AlertNotificationJob, EmailMessage, SmsMessage } from '../../shared/domain/notifications/messages.ts';
 import type { PlanKey } from '../../shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
-import { createStore, type Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/store/index.ts';
+import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
 
 // No plan lacks the alerts entitlement today; here the starter plan has none, to prove it is honoured.

@@ -4,7 +4,8 @@ import { autoResolveQuietAlerts } from '../../shared/domain/alerts/auto-resolve.
 import { changeAlertStatus } from '../../shared/domain/alerts/service.ts';
 import { ValidationError } from '../../shared/domain/errors.ts';
 import type { Occurrence } from '../../shared/store/alerts.ts';
-import { createStore, type Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/store/index.ts';
+import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
 
 let store: Store;

@@ -9,7 +9,8 @@ import { builtinJudge } from '../../shared/domain/evaluation/heuristics/index.ts
 import { JudgeAnswerError, type Judge } from '../../shared/domain/evaluation/judge.ts';
 import type { PlanKey } from '../../shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
-import { createStore, type Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/store/index.ts';
+import { createStore } from '../support/store.ts';
 import { traceOf, type TraceSpec } from '../fixtures/judge/build.ts';
 import { LABELLED_TRACES } from '../fixtures/judge/traces.ts';
 import { startDynamo } from '../support/dynamo.ts';

@@ -11,7 +11,8 @@ import {
   resultsOfExperiment,
 } from '../../shared/domain/experiments/service.ts';
 import type { StoredSignal } from '../../shared/store/timeline.ts';
-import { createStore, type Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/store/index.ts';
+import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { traceSummary } from '../unit/analytics/fixtures.ts';
 

@@ -19,7 +19,8 @@ import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts'
 import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
 import { batchWrite, putRequests } from '../../shared/store/batch.ts';
 import { createDb, type Db } from '../../shared/store/client.ts';
-import { createStore, type Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/store/index.ts';
+import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { startTestService } from '../support/service.ts';
 

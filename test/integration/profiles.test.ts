@@ -18,7 +18,8 @@ import {
 import { DEFAULT_LEARNING_SETTINGS, type LearningSettings } from '../../shared/domain/profiles/settings.ts';
 import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
 import { getTrace } from '../../shared/domain/spans/queries.ts';
-import { createStore, type Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/store/index.ts';
+import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
 
 const MINUTE = 60_000;

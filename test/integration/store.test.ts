@@ -1,6 +1,7 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/store/index.ts';
+import { createStore } from '../support/store.ts';
 import type { ApiKeyRecord } from '../../shared/store/api-keys.ts';
 import { EmailTakenError, type UserRecord } from '../../shared/store/users.ts';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';

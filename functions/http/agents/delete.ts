@@ -1,9 +1,10 @@
+import { sqsQueue } from '../../../shared/adapters/queue.ts';
 import { deleteAgent } from '../../../shared/domain/agents/agents.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
-import { agentDeps } from '../../../shared/http/deps.ts';
 import { ok } from '../../../shared/http/reply.ts';
-import { httpRoute } from '../../../shared/http/route.ts';
+import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { agentsRepository } from '../../../shared/store/agents.ts';
 
-export const handler = httpRoute('agents/delete', async ({ params, principal }, ports) =>
-  ok(await deleteAgent(tenantOf(principal), params.agentId, agentDeps(ports))),
+export const handler = httpRoute('agents/delete', routePorts({ agents: agentsRepository }, { queue: sqsQueue }), async ({ params, principal }, ports) =>
+  ok(await deleteAgent(tenantOf(principal), params.agentId, ports)),
 );

@@ -1,9 +1,9 @@
 import { updateAgent } from '../../../shared/domain/agents/agents.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
-import { agentDeps } from '../../../shared/http/deps.ts';
+import { AGENT_REPOSITORIES } from '../../../shared/http/deps.ts';
 import { ok } from '../../../shared/http/reply.ts';
-import { httpRoute } from '../../../shared/http/route.ts';
+import { httpRoute, routePorts } from '../../../shared/http/route.ts';
 
-export const handler = httpRoute('agents/update', async ({ params, body, principal }, ports) =>
-  ok(await updateAgent(tenantOf(principal), params.agentId, body, agentDeps(ports))),
+export const handler = httpRoute('agents/update', routePorts(AGENT_REPOSITORIES), async ({ params, body, principal }, ports) =>
+  ok(await updateAgent(tenantOf(principal), params.agentId, body, ports)),
 );

@@ -1,8 +1,9 @@
 import { verifyEmail } from '../../../shared/domain/accounts/users.ts';
-import { accountsDeps } from '../../../shared/http/deps.ts';
 import { ok } from '../../../shared/http/reply.ts';
-import { httpRoute } from '../../../shared/http/route.ts';
+import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { linkTokensRepository } from '../../../shared/store/link-tokens.ts';
+import { usersRepository } from '../../../shared/store/users.ts';
 
-export const handler = httpRoute('auth/verify-email', async ({ query }, ports) =>
-  ok(await verifyEmail(query, accountsDeps(ports))),
+export const handler = httpRoute('auth/verify-email', routePorts({ users: usersRepository, linkTokens: linkTokensRepository }), async ({ query }, ports) =>
+  ok(await verifyEmail(query, ports)),
 );

@@ -1,9 +1,9 @@
 import { getAgentProfile } from '../../../shared/domain/profiles/service.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
-import { profileDeps } from '../../../shared/http/profile-deps.ts';
+import { PROFILE_REPOSITORIES, profileDeps } from '../../../shared/http/profile-deps.ts';
 import { ok } from '../../../shared/http/reply.ts';
-import { httpRoute } from '../../../shared/http/route.ts';
+import { httpRoute, routePorts } from '../../../shared/http/route.ts';
 
-export const handler = httpRoute('profiles/get', async ({ params, principal }, ports) =>
+export const handler = httpRoute('profiles/get', routePorts(PROFILE_REPOSITORIES), async ({ params, principal }, ports) =>
   ok(await getAgentProfile(tenantOf(principal), params.agentId, profileDeps(ports))),
 );

@@ -1,9 +1,9 @@
 import { regenerateAgentProfile } from '../../../shared/domain/profiles/service.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
-import { profileDeps } from '../../../shared/http/profile-deps.ts';
+import { PROFILE_REPOSITORIES, profileDeps } from '../../../shared/http/profile-deps.ts';
 import { ok } from '../../../shared/http/reply.ts';
-import { httpRoute } from '../../../shared/http/route.ts';
+import { httpRoute, routePorts } from '../../../shared/http/route.ts';
 
-export const handler = httpRoute('profiles/regenerate', async ({ params, principal }, ports) =>
+export const handler = httpRoute('profiles/regenerate', routePorts(PROFILE_REPOSITORIES), async ({ params, principal }, ports) =>
   ok(await regenerateAgentProfile(tenantOf(principal), params.agentId, profileDeps(ports))),
 );

@@ -1,11 +1,13 @@
+import { sqsQueue } from '../../../shared/adapters/queue.ts';
 import { acceptTelemetry } from '../../../shared/domain/ingest/accept.ts';
 import { signalFromNative } from '../../../shared/domain/ingest/native.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
-import { acceptDeps } from '../../../shared/http/deps.ts';
 import { accepted } from '../../../shared/http/reply.ts';
-import { httpRoute } from '../../../shared/http/route.ts';
+import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { agentsRepository } from '../../../shared/store/agents.ts';
+import { tenantsRepository } from '../../../shared/store/tenants.ts';
 
-export const handler = httpRoute('signals/record', async ({ body, principal }, ports) => {
+export const handler = httpRoute('signals/record', routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) => {
   const signal = signalFromNative(ports.clock.now().getTime())(body);
-  return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: [signal], logs: [] }, [], acceptDeps(ports)));
+  return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: [signal], logs: [] }, [], ports));
 });

@@ -1,11 +1,13 @@
+import { sqsQueue } from '../../../shared/adapters/queue.ts';
 import { acceptTelemetry } from '../../../shared/domain/ingest/accept.ts';
 import { parseSpans } from '../../../shared/domain/ingest/native.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
-import { acceptDeps } from '../../../shared/http/deps.ts';
 import { accepted } from '../../../shared/http/reply.ts';
-import { httpRoute } from '../../../shared/http/route.ts';
+import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { agentsRepository } from '../../../shared/store/agents.ts';
+import { tenantsRepository } from '../../../shared/store/tenants.ts';
 
-export const handler = httpRoute('spans/ingest', async ({ body, principal }, ports) => {
+export const handler = httpRoute('spans/ingest', routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) => {
   const { items, errors } = parseSpans(body.spans);
-  return accepted(await acceptTelemetry(tenantOf(principal), { spans: items, signals: [], logs: [] }, errors, acceptDeps(ports)));
+  return accepted(await acceptTelemetry(tenantOf(principal), { spans: items, signals: [], logs: [] }, errors, ports));
 });

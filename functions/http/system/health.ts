@@ -1,4 +1,4 @@
-import { httpRoute } from '../../../shared/http/route.ts';
 import { ok } from '../../../shared/http/reply.ts';
+import { httpRoute, routePorts } from '../../../shared/http/route.ts';
 
-export const handler = httpRoute('system/health', async () => ok({ status: 'ok' }));
+export const handler = httpRoute('system/health', routePorts(), async () => ok({ status: 'ok' }));

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Clock } from '../../adapters/clock.ts';
 import type { createKeyBody } from '../../schemas/accounts.ts';
 import type { ApiKeyRecord, ApiKeysRepository } from '../../store/api-keys.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
@@ -25,6 +25,13 @@ export interface AccountsDeps {
   reportError: (message: string, err: unknown) => void;
 }
 
+/** What one use case takes of the accounts' dependencies: some repositories, some of the rest. */
+type Needs<R extends keyof AccountsDeps['store'], D extends Exclude<keyof AccountsDeps, 'store'> = never> = {
+  store: Pick<AccountsDeps['store'], R>;
+} & Pick<AccountsDeps, D>;
+type TokenDeps = Needs<never, 'signing' | 'jwt' | 'clock'>;
+type LinkEmailDeps = Needs<'linkTokens', 'clock' | 'ids' | 'queue' | 'publicAppUrl' | 'reportError'>;
+
 const HOUR_MS = 3_600_000;
 const RESET_TOKEN_TTL_MS = HOUR_MS;
 const VERIFY_TOKEN_TTL_MS = 7 * 24 * HOUR_MS;
@@ -48,7 +55,7 @@ export function publicUser(u: UserRecord) {
   };
 }
 
-async function accessTokenFor(user: UserRecord, deps: AccountsDeps) {
+async function accessTokenFor(user: UserRecord, deps: TokenDeps) {
   const issued = await issueAccessToken(
     { userId: user.id, tenantId: user.tenantId, email: user.email },
     await deps.signing(),
@@ -59,7 +66,7 @@ async function accessTokenFor(user: UserRecord, deps: AccountsDeps) {
 }
 
 async function sendLinkEmail(
-  deps: AccountsDeps,
+  deps: LinkEmailDeps,
   user: UserRecord,
   purpose: 'password-reset' | 'email-verification',
 ): Promise<void> {
@@ -103,7 +110,7 @@ async function sendLinkEmail(
 }
 
 /** Queues a link e-mail; a failure is reported but does not change the answer the caller gets. */
-async function trySendLinkEmail(deps: AccountsDeps, user: UserRecord, purpose: 'password-reset' | 'email-verification') {
+async function trySendLinkEmail(deps: LinkEmailDeps, user: UserRecord, purpose: 'password-reset' | 'email-verification') {
   try {
     await sendLinkEmail(deps, user, purpose);
   } catch (err) {
@@ -113,7 +120,7 @@ async function trySendLinkEmail(deps: AccountsDeps, user: UserRecord, purpose: '
 
 /** A new user owns a new tenant on the trial plan. */
 async function createAccount(
-  deps: AccountsDeps,
+  deps: Needs<'users' | 'tenants', 'clock' | 'ids'>,
   fields: Pick<UserRecord, 'email' | 'firstName' | 'lastName' | 'company' | 'image' | 'provider' | 'isEmailVerified'> & {
     passwordHash?: string;
   },
@@ -145,7 +152,7 @@ async function createAccount(
   return user;
 }
 
-export async function register(body: z.infer<typeof registerBody>, deps: AccountsDeps) {
+export async function register(body: z.infer<typeof registerBody>, deps: Needs<'users' | 'tenants', 'clock' | 'ids'> & LinkEmailDeps & TokenDeps) {
   let user: UserRecord;
   try {
     user = await createAccount(deps, {
@@ -166,7 +173,7 @@ export async function register(body: z.infer<typeof registerBody>, deps: Account
   return { user: publicUser(user), ...(await accessTokenFor(user, deps)) };
 }
 
-export async function login(body: z.infer<typeof loginBody>, deps: AccountsDeps) {
+export async function login(body: z.infer<typeof loginBody>, deps: Needs<'users'> & TokenDeps) {
   const user = await deps.store.users.findByEmail(body.email);
   if (!user?.passwordHash) {
     await burnPasswordCheck(body.password);
@@ -177,13 +184,13 @@ export async function login(body: z.infer<typeof loginBody>, deps: AccountsDeps)
   return { ...(await accessTokenFor(user, deps)), user: publicUser(user) };
 }
 
-export async function forgotPassword(body: z.infer<typeof forgotPasswordBody>, deps: AccountsDeps) {
+export async function forgotPassword(body: z.infer<typeof forgotPasswordBody>, deps: Needs<'users'> & LinkEmailDeps) {
   const user = await deps.store.users.findByEmail(body.email);
   if (user?.isActive) await trySendLinkEmail(deps, user, 'password-reset');
   return { message: 'If an account exists for this e-mail, a reset link is on its way.' };
 }
 
-async function consumeLinkToken(token: string, purpose: 'password-reset' | 'email-verification', deps: AccountsDeps) {
+async function consumeLinkToken(token: string, purpose: 'password-reset' | 'email-verification', deps: Needs<'linkTokens', 'clock'>) {
   const record = await deps.store.linkTokens.consume(token);
   const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
   if (!record || record.purpose !== purpose || record.expiresAt <= nowSeconds) {
@@ -192,7 +199,7 @@ async function consumeLinkToken(token: string, purpose: 'password-reset' | 'emai
   return record.userId;
 }
 
-export async function resetPassword(body: z.infer<typeof resetPasswordBody>, deps: AccountsDeps) {
+export async function resetPassword(body: z.infer<typeof resetPasswordBody>, deps: Needs<'linkTokens' | 'users', 'clock'>) {
   const userId = await consumeLinkToken(body.token, 'password-reset', deps);
   const passwordHash = await hashPassword(body.password);
   try {
@@ -203,7 +210,7 @@ export async function resetPassword(body: z.infer<typeof resetPasswordBody>, dep
   return { message: 'Your password has been changed. Sign in with the new one.' };
 }
 
-export async function verifyEmail(query: z.infer<typeof verifyEmailQuery>, deps: AccountsDeps) {
+export async function verifyEmail(query: z.infer<typeof verifyEmailQuery>, deps: Needs<'linkTokens' | 'users', 'clock'>) {
   const userId = await consumeLinkToken(query.token, 'email-verification', deps);
   try {
     await deps.store.users.markEmailVerified(userId, deps.clock.now());
@@ -214,7 +221,7 @@ export async function verifyEmail(query: z.infer<typeof verifyEmailQuery>, deps:
 }
 
 /** `GET /users/profile`: the spec's fields, usage and resource counts read from the store. */
-export async function profile(userId: string, deps: AccountsDeps) {
+export async function profile(userId: string, deps: Needs<'users' | 'tenants' | 'agents' | 'apiKeys', 'clock'>) {
   const user = await deps.store.users.get(userId);
   if (!user) throw new NotFoundError('User');
   const tenant = await deps.store.tenants.get(user.tenantId);
@@ -242,7 +249,7 @@ const isEmailVerified = (token: Extract<VerifiedToken, { kind: 'external' }>): b
  */
 export async function userForExternalToken(
   token: Extract<VerifiedToken, { kind: 'external' }>,
-  deps: AccountsDeps,
+  deps: Needs<'users' | 'tenants', 'clock' | 'ids'>,
 ): Promise<UserRecord> {
   const linkedId = await deps.store.users.findUserIdByExternalIdentity(token.issuer, token.subject);
   const linked = linkedId ? await deps.store.users.get(linkedId) : undefined;

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
@@ -17,7 +17,6 @@ export interface AgentDeps {
   store: Pick<Store, 'agents' | 'traces' | 'tenants' | 'rollups'>;
   clock: Clock;
   ids: Ids;
-  queue: QueuePort;
 }
 
 async function retentionDaysOf(tenantId: string, deps: AgentDeps): Promise<number> {
@@ -106,7 +105,7 @@ export async function updateAgent(tenantId: string, agentId: string, body: z.inf
 }
 
 /** Removes the agent at once; its traces, signals and logs are purged in the background. */
-export async function deleteAgent(tenantId: string, agentId: string, deps: AgentDeps) {
+export async function deleteAgent(tenantId: string, agentId: string, deps: { store: Pick<Store, 'agents'>; queue: QueuePort }) {
   const deleted = await deps.store.agents.delete(tenantId, agentId);
   if (!deleted) throw new NotFoundError('Agent');
   const purge: IngestMessage = { kind: 'purge-agent', tenantId, agentId };

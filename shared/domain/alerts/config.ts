@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 export const THRESHOLD_ALERT_TYPES = ['error', 'highDuration', 'highInputTokens', 'highOutputTokens', 'highCost', 'timeout'] as const;
 export const LLM_ALERT_TYPES = ['hallucination', 'nsfw', 'stuck', 'quality'] as const;
@@ -69,50 +69,50 @@ export const DEFAULT_ALERT_CONFIG: AlertConfig = {
   contacts: { email: [], sms: [] },
 };
 
-const typeOptions = z
-  .object({
+const typeOptions = z.partial(
+  z.strictObject({
     enabled: z.boolean(),
     severity: z.enum(SEVERITIES),
-    channels: z.array(z.enum(CHANNELS)).max(2).refine((c) => new Set(c).size === c.length, 'must not repeat a channel'),
-    cooldownMinutes: z.number().int().min(0).max(10_080),
-  })
-  .partial()
-  .strict();
-const llmTypeOptions = typeOptions.extend({ threshold: z.number().min(0).max(1).optional() }).strict();
-const nonNegative = z.number().finite().nonnegative();
+    channels: z
+      .array(z.enum(CHANNELS))
+      .check(z.maxLength(2), z.refine((c: readonly string[]) => new Set(c).size === c.length, 'must not repeat a channel')),
+    cooldownMinutes: z.number().check(z.int(), z.gte(0), z.lte(10_080)),
+  }),
+);
+const llmTypeOptions = z.extend(typeOptions, { threshold: z.optional(z.number().check(z.gte(0), z.lte(1))) });
+const nonNegative = z.number().check(z.nonnegative());
 
 /** The body of `PUT /agents/:agentId/alerts`: any part of the configuration; it merges onto the current one. */
-export const alertConfigPatch = z
-  .object({
-    llmAnalysis: z
-      .object({
+export const alertConfigPatch = z.partial(
+  z.strictObject({
+    llmAnalysis: z.partial(
+      z.strictObject({
         enabled: z.boolean(),
-        samplingRate: z.number().min(0).max(1),
-        alertTypes: z.object(Object.fromEntries(LLM_ALERT_TYPES.map((t) => [t, llmTypeOptions])) as Record<LlmAlertType, typeof llmTypeOptions>).partial().strict(),
-      })
-      .partial()
-      .strict(),
-    thresholds: z
-      .object({ duration: nonNegative, inputTokens: nonNegative, outputTokens: nonNegative, cost: nonNegative, timeout: nonNegative })
-      .partial()
-      .strict(),
-    alertTypes: z.object(Object.fromEntries(THRESHOLD_ALERT_TYPES.map((t) => [t, typeOptions])) as Record<ThresholdAlertType, typeof typeOptions>).partial().strict(),
-    contacts: z
-      .object({
-        email: z.array(z.object({ address: z.string().trim().email(), enabled: z.boolean().default(true) }).strict()).max(20),
+        samplingRate: z.number().check(z.gte(0), z.lte(1)),
+        alertTypes: z.partial(z.strictObject(Object.fromEntries(LLM_ALERT_TYPES.map((t) => [t, llmTypeOptions])) as Record<LlmAlertType, typeof llmTypeOptions>)),
+      }),
+    ),
+    thresholds: z.partial(
+      z.strictObject({ duration: nonNegative, inputTokens: nonNegative, outputTokens: nonNegative, cost: nonNegative, timeout: nonNegative }),
+    ),
+    alertTypes: z.partial(z.strictObject(Object.fromEntries(THRESHOLD_ALERT_TYPES.map((t) => [t, typeOptions])) as Record<ThresholdAlertType, typeof typeOptions>)),
+    contacts: z.partial(
+      z.strictObject({
+        email: z
+          .array(z.strictObject({ address: z.string().check(z.trim(), z.email()), enabled: z._default(z.boolean(), true) }))
+          .check(z.maxLength(20)),
         sms: z
           .array(
-            z
-              .object({ phoneNumber: z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550100'), enabled: z.boolean().default(true) })
-              .strict(),
+            z.strictObject({
+              phoneNumber: z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550100')),
+              enabled: z._default(z.boolean(), true),
+            }),
           )
-          .max(10),
-      })
-      .partial()
-      .strict(),
-  })
-  .partial()
-  .strict();
+          .check(z.maxLength(10)),
+      }),
+    ),
+  }),
+);
 export type AlertConfigPatch = z.infer<typeof alertConfigPatch>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

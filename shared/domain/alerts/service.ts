@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
@@ -25,7 +25,7 @@ export function alertView(a: AlertRecord) {
   return view;
 }
 
-export async function updateAlertConfig(tenantId: string, agentId: string, patch: AlertConfigPatch, deps: AlertDeps) {
+export async function updateAlertConfig(tenantId: string, agentId: string, patch: AlertConfigPatch, deps: { store: Pick<Store, 'agents'>; clock: Clock }) {
   const agent = await deps.store.agents.get(tenantId, agentId);
   if (!agent) throw new NotFoundError('Agent');
   const merged = merge<AlertConfigPatch>(agent.alertConfig ?? {}, patch);
@@ -35,16 +35,16 @@ export async function updateAlertConfig(tenantId: string, agentId: string, patch
 }
 
 export const alertListFilters = z.object({
-  agentId: z.string().min(1).max(64).optional(),
-  status: z.enum(ALERT_STATUSES).optional(),
-  type: z.enum(ALERT_TYPES).optional(),
-  severity: z.enum(SEVERITIES).optional(),
+  agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  status: z.optional(z.enum(ALERT_STATUSES)),
+  type: z.optional(z.enum(ALERT_TYPES)),
+  severity: z.optional(z.enum(SEVERITIES)),
 });
 
 export async function listAlerts(
   tenantId: string,
   q: z.infer<typeof alertListFilters> & { startDate?: Date; endDate?: Date },
-  deps: AlertDeps,
+  deps: Pick<AlertDeps, 'store'>,
 ) {
   if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
   const alerts = await deps.store.alerts.list(tenantId, { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() });
@@ -54,7 +54,7 @@ export async function listAlerts(
 }
 
 /** Per agent: how many alerts in each status, type and severity. */
-export async function alertSummary(tenantId: string, q: { agentId?: string; startDate?: Date; endDate?: Date }, deps: AlertDeps) {
+export async function alertSummary(tenantId: string, q: { agentId?: string; startDate?: Date; endDate?: Date }, deps: Pick<AlertDeps, 'store'>) {
   if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
   const alerts = await deps.store.alerts.list(tenantId, { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() });
   const byAgent = new Map<string, { agentId: string; agentName: string; total: number; byStatus: Record<string, number>; byType: Record<string, number>; bySeverity: Record<string, number> }>();
@@ -78,7 +78,7 @@ export async function alertSummary(tenantId: string, q: { agentId?: string; star
   return { total: alerts.length, open: alerts.filter((a) => a.status === 'open').length, agents };
 }
 
-export async function getAlert(tenantId: string, alertId: string, deps: AlertDeps) {
+export async function getAlert(tenantId: string, alertId: string, deps: Pick<AlertDeps, 'store'>) {
   const alert = await deps.store.alerts.get(tenantId, alertId);
   if (!alert) throw new NotFoundError('Alert');
   return alertView(alert);

@@ -1,6 +1,5 @@
-import * as z from 'zod';
 import type { Clock } from '../../adapters/clock.ts';
-import { dateRangeQuery, rangeChecked } from '../../schemas/common.ts';
+import type { AnalyticsQueryInput } from '../../schemas/analytics.ts';
 import type { Store } from '../../store/index.ts';
 import { bucketRefKey } from '../../store/rollups.ts';
 import { NotFoundError } from '../errors.ts';
@@ -8,14 +7,6 @@ import { BUCKET_MS, bucketStart, bucketsBetween, coveringBuckets, seriesPlan, ty
 import { ALL_AGENTS, emptyRollup, mergeByAgent, mergeRollups, type Rollup } from './rollup.ts';
 import type { AgentRollup, AnalyticsInput } from './views.ts';
 import { analyticsWindow } from './window.ts';
-
-export const analyticsQuery = rangeChecked(
-  dateRangeQuery.extend({
-    agentId: z.string().min(1).max(64).optional(),
-    interval: z.string().max(20).optional(),
-  }),
-);
-export type AnalyticsQueryInput = z.infer<typeof analyticsQuery>;
 
 export interface AnalyticsDeps {
   store: Pick<Store, 'rollups' | 'agents'>;

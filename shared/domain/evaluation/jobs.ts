@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { QueuePort } from '../../adapters/queue.ts';
 import type { Store } from '../../store/index.ts';
 import type { TenantRecord } from '../../store/tenants.ts';
@@ -10,8 +10,8 @@ import { typesToEvaluate } from './policy.ts';
 /** What the evaluate queue carries: one finished trace to judge. */
 export const evaluationJobSchema = z.object({
   kind: z.literal('evaluate-trace'),
-  tenantId: z.string().min(1),
-  traceId: z.string().min(1),
+  tenantId: z.string().check(z.minLength(1)),
+  traceId: z.string().check(z.minLength(1)),
 });
 export type EvaluationJob = z.infer<typeof evaluationJobSchema>;
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { LlmAlertType } from '../alerts/config.ts';
 import type { Trajectory } from './trajectory.ts';
 
@@ -15,9 +15,9 @@ export const MAX_REASONING_CHARS = 1000;
 /** What a judge answers for one type; the score is its confidence (0–1) that the problem is present. */
 export const verdictSchema = (type: LlmAlertType) =>
   z.strictObject({
-    score: z.number().min(0).max(1),
+    score: z.number().check(z.gte(0), z.lte(1)),
     label: z.enum(LABELS[type]),
-    reasoning: z.string().trim().min(1).max(MAX_REASONING_CHARS),
+    reasoning: z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_REASONING_CHARS)),
   });
 export type Verdict = z.infer<ReturnType<typeof verdictSchema>>;
 

@@ -1,6 +1,7 @@
 import type { LlmAlertType } from '../alerts/config.ts';
 import { LABELS, MAX_REASONING_CHARS, verdictSchema, type Verdict } from './judge.ts';
 import { serializeTrajectory, type Trajectory } from './trajectory.ts';
+import '../../schemas/messages.ts';
 
 /** What each type asks of the judge. */
 const RUBRICS: Record<LlmAlertType, string> = {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** Metrics read from the traces themselves; any other primary metric names a signal. */
 const TRACE_METRICS = ['successRate', 'latency', 'cost'] as const;
@@ -11,33 +11,35 @@ const MAX_CONFIG_BYTES = 16 * 1024;
 const WEIGHT_TOLERANCE = 1e-6;
 
 const variant = z.object({
-  key: z.string().min(1).max(64).regex(/^[\w.:-]+$/, 'must be 1–64 letters, digits or . _ : -'),
-  weight: z.number().positive().max(100),
-  config: z
-    .record(z.string(), z.unknown())
-    .refine((config) => Buffer.byteLength(JSON.stringify(config)) <= MAX_CONFIG_BYTES, 'must be at most 16 KB as JSON')
-    .default({}),
+  key: z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[\w.:-]+$/, 'must be 1–64 letters, digits or . _ : -')),
+  weight: z.number().check(z.positive(), z.lte(100)),
+  config: z._default(
+    z
+      .record(z.string(), z.unknown())
+      .check(z.refine((config: Record<string, unknown>) => Buffer.byteLength(JSON.stringify(config)) <= MAX_CONFIG_BYTES, 'must be at most 16 KB as JSON')),
+    {},
+  ),
 });
 export type Variant = z.infer<typeof variant>;
 
 export const createExperimentBody = z.object({
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000).default(''),
-  agentId: z.string().min(1).max(64).optional(),
-  variants: z
-    .array(variant)
-    .min(MIN_VARIANTS, `must have ${MIN_VARIANTS} to ${MAX_VARIANTS} variants`)
-    .max(MAX_VARIANTS, `must have ${MIN_VARIANTS} to ${MAX_VARIANTS} variants`)
-    .superRefine((variants, ctx) => {
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  description: z._default(z.string().check(z.maxLength(2000)), ''),
+  agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  variants: z.array(variant).check(
+    z.minLength(MIN_VARIANTS, `must have ${MIN_VARIANTS} to ${MAX_VARIANTS} variants`),
+    z.maxLength(MAX_VARIANTS, `must have ${MIN_VARIANTS} to ${MAX_VARIANTS} variants`),
+    z.superRefine((variants: Variant[], ctx) => {
       const keys = variants.map((v) => v.key);
       const repeated = keys.filter((key, i) => keys.indexOf(key) !== i);
       if (repeated.length > 0) ctx.addIssue({ code: 'custom', message: `keys must be unique (${[...new Set(repeated)].join(', ')} repeated)` });
       const total = variants.reduce((sum, v) => sum + v.weight, 0);
       if (Math.abs(total - 100) > WEIGHT_TOLERANCE) ctx.addIssue({ code: 'custom', message: `weights must sum to 100 (they sum to ${total})` });
     }),
+  ),
   /** `successRate`, `latency` (mean, lower is better), `cost` (mean per trace, lower is better) or a signal name. */
-  primaryMetric: z.string().trim().min(1).max(200),
-  trafficPercentage: z.number().min(0).max(100).default(100),
+  primaryMetric: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  trafficPercentage: z._default(z.number().check(z.gte(0), z.lte(100)), 100),
 });
 export type ExperimentDefinition = z.infer<typeof createExperimentBody>;
 

@@ -1,5 +1,6 @@
-import type { z } from 'zod';
+import * as z from 'zod/mini';
 import { logBody, nativeSpan, signalBody } from '../../schemas/ingest.ts';
+import '../../schemas/messages.ts';
 import type { AttributeValue, CanonicalLog, CanonicalSignal, CanonicalSpan } from '../spans/model.ts';
 
 export interface ItemError {
@@ -13,11 +14,11 @@ export interface Parsed<T> {
 }
 
 /** Validates each item on its own: the good ones go on, each bad one is reported with its index. */
-export function parseEach<S extends z.ZodType, T>(raw: readonly unknown[], schema: S, convert: (v: z.infer<S>) => T): Parsed<T> {
+export function parseEach<S extends z.ZodMiniType, T>(raw: readonly unknown[], schema: S, convert: (v: z.infer<S>) => T): Parsed<T> {
   const items: T[] = [];
   const errors: ItemError[] = [];
   raw.forEach((value, index) => {
-    const result = schema.safeParse(value);
+    const result = z.safeParse(schema, value);
     if (result.success) {
       items.push(convert(result.data));
       return;

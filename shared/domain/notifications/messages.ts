@@ -1,19 +1,21 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+
+const nonEmpty = z.string().check(z.minLength(1));
 
 /** A message for a person, as queued for the notify worker and as written to the local outbox. */
 export const outboundMessageSchema = z.discriminatedUnion('channel', [
   z.object({
-    id: z.string().min(1),
+    id: nonEmpty,
     channel: z.literal('email'),
-    to: z.string().email(),
-    subject: z.string().min(1).max(998),
-    text: z.string().min(1),
+    to: z.string().check(z.email()),
+    subject: z.string().check(z.minLength(1), z.maxLength(998)),
+    text: nonEmpty,
   }),
   z.object({
-    id: z.string().min(1),
+    id: nonEmpty,
     channel: z.literal('sms'),
-    to: z.string().regex(/^\+[1-9]\d{6,14}$/),
-    text: z.string().min(1).max(160),
+    to: z.string().check(z.regex(/^\+[1-9]\d{6,14}$/)),
+    text: z.string().check(z.minLength(1), z.maxLength(160)),
   }),
 ]);
 export type OutboundMessage = z.infer<typeof outboundMessageSchema>;
@@ -26,10 +28,10 @@ export type SmsMessage = Extract<OutboundMessage, { channel: 'sms' }>;
  */
 export const alertNotificationJobSchema = z.object({
   kind: z.literal('alert-notification'),
-  tenantId: z.string().min(1),
-  alertId: z.string().min(1),
+  tenantId: nonEmpty,
+  alertId: nonEmpty,
   /** The occurrence that triggered it; with alertId it identifies the job across retries. */
-  occurrenceKey: z.string().min(1),
+  occurrenceKey: nonEmpty,
 });
 export type AlertNotificationJob = z.infer<typeof alertNotificationJobSchema>;
 

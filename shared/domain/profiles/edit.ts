@@ -1,35 +1,8 @@
-import * as z from 'zod';
+import type { ProfileEdit } from '../../schemas/profiles.ts';
 import { ValidationError } from '../errors.ts';
 import { generateAnchors, rebaseAnchors } from './anchors.ts';
 import type { LearningState } from './learning.ts';
-import { profileNarrative } from './narrative.ts';
-import { MATURITY_LEVELS, type AgentProfile } from './profile.ts';
-
-const milliseconds = z.number().nonnegative().max(86_400_000);
-
-/**
- * What `PUT /agents/:agentId/agent-profile` may change: the narrative, the maturity level, and the
- * expectations the anchors and anomaly checks are derived from. Observed distributions (tools,
- * temporal patterns, volume) are left to learning. Unknown fields are refused.
- */
-export const profileEditBody = z
-  .strictObject({
-    identity: z
-      .strictObject({ useCase: profileNarrative.shape.useCase, maturityLevel: z.enum(MATURITY_LEVELS), behaviouralSummary: profileNarrative.shape.behaviouralSummary })
-      .partial()
-      .optional(),
-    insights: profileNarrative.shape.insights.optional(),
-    errorPatterns: z.strictObject({ rate: z.number().min(0).max(1) }).optional(),
-    volumeCharacteristics: z
-      .strictObject({
-        typicalLatency: z.strictObject({ p50Ms: milliseconds, p95Ms: milliseconds, averageMs: milliseconds }).partial().optional(),
-        costPerTrace: z.number().nonnegative().max(1000).optional(),
-      })
-      .optional(),
-  })
-  .refine((body) => Object.keys(body).length > 0, 'send at least one of identity, insights, errorPatterns, volumeCharacteristics');
-
-export type ProfileEdit = z.infer<typeof profileEditBody>;
+import type { AgentProfile } from './profile.ts';
 
 function editedProfile(profile: AgentProfile, edit: ProfileEdit, now: Date): AgentProfile {
   const volume = profile.volumeCharacteristics;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { duration, percent, utcHour } from './format.ts';
 import type { ProfileStatistics } from './profile.ts';
 
@@ -18,13 +18,13 @@ export interface Narrator {
 export const MIN_INSIGHTS = 3;
 export const MAX_INSIGHTS = 5;
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
 
 /** A valid narrative: what a narrator must answer, and what a manual edit may write. */
 export const profileNarrative = z.object({
   useCase: text(500),
   behaviouralSummary: text(2000),
-  insights: z.array(text(500)).min(MIN_INSIGHTS).max(MAX_INSIGHTS),
+  insights: z.array(text(500)).check(z.minLength(MIN_INSIGHTS), z.maxLength(MAX_INSIGHTS)),
 });
 export type ProfileNarrative = z.infer<typeof profileNarrative>;
 

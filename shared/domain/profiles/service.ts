@@ -2,7 +2,8 @@ import type { Clock } from '../../adapters/clock.ts';
 import type { AgentRecord } from '../../store/agents.ts';
 import type { Store } from '../../store/index.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
-import { applyProfileEdit, type ProfileEdit } from './edit.ts';
+import type { ProfileEdit } from '../../schemas/profiles.ts';
+import { applyProfileEdit } from './edit.ts';
 import {
   isDue,
   learned,

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { logListQuery, signalListQuery, signalSummaryQuery, traceListQuery } from '../../schemas/ingest.ts';
 import type { Store } from '../../store/index.ts';
 import { spansFromItems } from '../../store/traces.ts';
@@ -9,20 +9,21 @@ import { NotFoundError } from '../errors.ts';
 import type { StoredSpan, TraceSummary } from './summary.ts';
 import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
 
-type ReadStore = Pick<Store, 'agents' | 'traces' | 'signals' | 'logs'>;
+/** The repositories one read takes. */
+type ReadStore<K extends 'agents' | 'traces' | 'signals' | 'logs'> = Pick<Store, K>;
 
 const DAY_MS = 86_400_000;
 /** The signal summary looks at the last 7 days unless told otherwise (like the analytics). */
 const DEFAULT_SUMMARY_DAYS = 7;
 
 /** An agentId filter must name one of the tenant's agents; another tenant's id is as missing as an unknown one. */
-export async function assertAgent(store: ReadStore, tenantId: string, agentId: string | undefined): Promise<void> {
+export async function assertAgent(store: ReadStore<'agents'>, tenantId: string, agentId: string | undefined): Promise<void> {
   if (agentId && !(await store.agents.get(tenantId, agentId))) throw new NotFoundError('Agent');
 }
 
 const ms = (d: Date | undefined) => d?.getTime();
 
-export async function listTraces(store: ReadStore, tenantId: string, q: z.infer<typeof traceListQuery>) {
+export async function listTraces(store: ReadStore<'agents' | 'traces'>, tenantId: string, q: z.infer<typeof traceListQuery>) {
   await assertAgent(store, tenantId, q.agentId);
   const summaries = await store.traces.listSummaries(tenantId, {
     agentId: q.agentId,
@@ -35,7 +36,7 @@ export async function listTraces(store: ReadStore, tenantId: string, q: z.infer<
   return summaries.map(traceView);
 }
 
-export async function getTrace(store: ReadStore, tenantId: string, traceId: string) {
+export async function getTrace(store: ReadStore<'traces'>, tenantId: string, traceId: string) {
   const items = await store.traces.tracePartition(tenantId, traceId);
   const summary = items.find((i) => i['SK'] === 'SUMMARY') as TraceSummary | undefined;
   if (!summary) throw new NotFoundError('Trace');
@@ -52,7 +53,7 @@ export async function getTrace(store: ReadStore, tenantId: string, traceId: stri
   };
 }
 
-export async function filterOptions(store: ReadStore, tenantId: string) {
+export async function filterOptions(store: ReadStore<'agents' | 'traces'>, tenantId: string) {
   const [facets, agents] = await Promise.all([store.traces.facets(tenantId), store.agents.list(tenantId)]);
   return {
     agents: agents.map((a) => ({ id: a.id, name: a.name })),
@@ -64,7 +65,7 @@ export async function filterOptions(store: ReadStore, tenantId: string) {
   };
 }
 
-export async function listSignals(store: ReadStore, tenantId: string, q: z.infer<typeof signalListQuery>) {
+export async function listSignals(store: ReadStore<'agents' | 'signals'>, tenantId: string, q: z.infer<typeof signalListQuery>) {
   await assertAgent(store, tenantId, q.agentId);
   const signals = await store.signals.list(tenantId, {
     agentId: q.agentId,
@@ -76,13 +77,13 @@ export async function listSignals(store: ReadStore, tenantId: string, q: z.infer
   return signals.map(signalView);
 }
 
-export async function signalsOfTrace(store: ReadStore, tenantId: string, traceId: string) {
+export async function signalsOfTrace(store: ReadStore<'signals' | 'traces'>, tenantId: string, traceId: string) {
   const signals = await store.signals.list(tenantId, { traceId });
   if (signals.length === 0 && !(await store.traces.getSummary(tenantId, traceId))) throw new NotFoundError('Trace');
   return signals.map(signalView);
 }
 
-export async function signalSummary(store: ReadStore, tenantId: string, q: z.infer<typeof signalSummaryQuery>, now: Date) {
+export async function signalSummary(store: ReadStore<'agents' | 'signals'>, tenantId: string, q: z.infer<typeof signalSummaryQuery>, now: Date) {
   await assertAgent(store, tenantId, q.agentId);
   const end = q.endDate ?? now;
   const start = q.startDate ?? new Date(end.getTime() - DEFAULT_SUMMARY_DAYS * DAY_MS);
@@ -95,7 +96,7 @@ export async function signalSummary(store: ReadStore, tenantId: string, q: z.inf
   return { startDate: start.toISOString(), endDate: end.toISOString(), groups: summarizeSignals(signals) };
 }
 
-export async function listLogs(store: ReadStore, tenantId: string, q: z.infer<typeof logListQuery>) {
+export async function listLogs(store: ReadStore<'agents' | 'logs'>, tenantId: string, q: z.infer<typeof logListQuery>) {
   await assertAgent(store, tenantId, q.agentId);
   const logs = await store.logs.list(tenantId, {
     agentId: q.agentId,

@@ -1,12 +1,11 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import type { Ports } from '../../../shared/adapters/ports.ts';
 import { issueApiKey, newApiKeyId } from '../../../shared/domain/accounts/api-keys.ts';
 import { issueAccessToken } from '../../../shared/domain/accounts/jwt.ts';
 import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
 import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
 import { ok, paged } from '../../../shared/http/reply.ts';
-import { httpRoute } from '../../../shared/http/route.ts';
+import { httpRoute, type RoutePorts } from '../../../shared/http/route.ts';
 import type { ApiKeyRecord } from '../../../shared/store/api-keys.ts';
 import { httpEvent, lambdaContext } from '../../support/http-event.ts';
 
@@ -31,7 +30,7 @@ function fakePorts(keys: ApiKeyRecord[] = []) {
         touchLastUsed: async () => {},
       },
     },
-  } as unknown as Ports;
+  } as unknown as RoutePorts;
   return { ports, hits };
 }
 
@@ -52,7 +51,7 @@ function storedKey(tenantId: string) {
 describe('the HTTP stack', () => {
   it('wraps data in the success envelope with request id and rate-limit headers', async () => {
     const { ports } = fakePorts();
-    const res = await call(httpRoute('system/health', async () => ok({ status: 'ok' }), () => ports));
+    const res = await call(httpRoute('system/health', () => ports, async () => ok({ status: 'ok' })));
     expect(res.statusCode).toBe(200);
     expect(res.json).toEqual({ success: true, data: { status: 'ok' } });
     expect(res.headers).toMatchObject({
@@ -65,7 +64,7 @@ describe('the HTTP stack', () => {
 
   it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('auth/login', async () => ok(null), () => ports);
+    const handler = httpRoute('auth/login', () => ports, async () => ok(null));
     const res = await call(handler, httpEvent('POST', '/api/auth/login', { body: '{"email": "a@b.c",' }));
     expect(res.statusCode).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_ERROR');
@@ -74,7 +73,7 @@ describe('the HTTP stack', () => {
 
   it('names each invalid field', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('auth/register', async () => ok(null), () => ports);
+    const handler = httpRoute('auth/register', () => ports, async () => ok(null));
     const res = await call(handler, httpEvent('POST', '/api/auth/register', { body: JSON.stringify({ email: 'nope', password: 'short', firstName: 'A' }) }));
     expect(res.statusCode).toBe(400);
     expect(res.json.error.message).toMatch(/email: /);
@@ -85,7 +84,7 @@ describe('the HTTP stack', () => {
   it('validates pagination: limit 1–100, skip ≥ 0, defaults 50/0', async () => {
     const { ports } = fakePorts();
     const seen: unknown[] = [];
-    const handler = httpRoute('keys/list', async ({ query }) => (seen.push(query), paged([], query)), () => ports);
+    const handler = httpRoute('keys/list', () => ports, async ({ query }) => (seen.push(query), paged([], query)));
     const token = await issueAccessToken(
       { userId: 'usr_1', tenantId: 'tnt_1', email: 'a@b.c' }, signing, { issuer: 'urn:aos:local', audience: 'aos-api', ttlSeconds: 60 }, new Date(),
     );
@@ -102,7 +101,7 @@ describe('the HTTP stack', () => {
 
   it('refuses a missing credential with 401 and still sends the rate-limit headers', async () => {
     const { ports } = fakePorts();
-    const res = await call(httpRoute('keys/list', async () => ok([]), () => ports), httpEvent('GET', '/api/keys'));
+    const res = await call(httpRoute('keys/list', () => ports, async () => ok([])), httpEvent('GET', '/api/keys'));
     expect(res.statusCode).toBe(401);
     expect(res.json).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
     expect(res.headers?.['X-RateLimit-Limit']).toBe('20');
@@ -111,7 +110,7 @@ describe('the HTTP stack', () => {
   it('answers 403 to a valid API key on a user-only route, 401 to a wrong one', async () => {
     const { record, key } = storedKey('tnt_1');
     const { ports } = fakePorts([record]);
-    const handler = httpRoute('keys/list', async () => ok([]), () => ports);
+    const handler = httpRoute('keys/list', () => ports, async () => ok([]));
     expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': key } }))).statusCode).toBe(403);
     const wrong = key.slice(0, 25) + (key[25] === 'x' ? 'y' : 'x') + key.slice(26);
     expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': wrong } }))).statusCode).toBe(401);
@@ -119,7 +118,7 @@ describe('the HTTP stack', () => {
 
   it('limits per credential per tier per minute with 429 and Retry-After', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('auth/forgot-password', async () => ok(null), () => ports);
+    const handler = httpRoute('auth/forgot-password', () => ports, async () => ok(null));
     const event = () => httpEvent('POST', '/api/auth/forgot-password', { body: '{"email":"a@b.c"}', ip: '198.51.100.7' });
     for (let i = 0; i < 20; i++) expect((await call(handler, event())).statusCode).toBe(200);
     const limited = await call(handler, event());
@@ -132,9 +131,9 @@ describe('the HTTP stack', () => {
 
   it('hides unexpected errors behind a generic 500', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('system/health', async () => {
+    const handler = httpRoute('system/health', () => ports, async () => {
       throw new Error('connect ECONNREFUSED 10.0.0.1:5432 password=hunter2');
-    }, () => ports);
+    });
     const res = await call(handler);
     expect(res.statusCode).toBe(500);
     expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } });
@@ -145,9 +144,9 @@ describe('the HTTP stack', () => {
 describe('a dependency outage', () => {
   it('answers 503 with the envelope, INTERNAL_ERROR and Retry-After, and no internal detail', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('system/health', async () => {
+    const handler = httpRoute('system/health', () => ports, async () => {
       throw new ServiceUnavailableError(7, { cause: new Error('connect ECONNREFUSED sqs.internal:443') });
-    }, () => ports);
+    });
     const res = await call(handler);
     expect(res.statusCode).toBe(503);
     expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.stringMatching(/retry/) } });

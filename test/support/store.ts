@@ -1,0 +1,40 @@
+import { agentsRepository } from '../../shared/store/agents.ts';
+import { alertsRepository } from '../../shared/store/alerts.ts';
+import { apiKeysRepository } from '../../shared/store/api-keys.ts';
+import type { Db } from '../../shared/store/client.ts';
+import { deliveriesRepository } from '../../shared/store/deliveries.ts';
+import { evaluationUsageRepository } from '../../shared/store/evaluation-usage.ts';
+import { experimentsRepository } from '../../shared/store/experiments.ts';
+import { composeStore, type Store } from '../../shared/store/index.ts';
+import { linkTokensRepository } from '../../shared/store/link-tokens.ts';
+import { profilesRepository } from '../../shared/store/profiles.ts';
+import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
+import { rollupsRepository } from '../../shared/store/rollups.ts';
+import { tenantsRepository } from '../../shared/store/tenants.ts';
+import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
+import { tracesRepository } from '../../shared/store/traces.ts';
+import { usersRepository } from '../../shared/store/users.ts';
+
+/** Every repository over one table client: the tests' view of the whole store (a function names only its own). */
+export function createStore(db: Db): Store {
+  return composeStore(
+    {
+      users: usersRepository,
+      agents: agentsRepository,
+      alerts: alertsRepository,
+      traces: tracesRepository,
+      signals: signalsRepository,
+      logs: logsRepository,
+      tenants: tenantsRepository,
+      apiKeys: apiKeysRepository,
+      linkTokens: linkTokensRepository,
+      rateLimits: rateLimitsRepository,
+      deliveries: deliveriesRepository,
+      evaluationUsage: evaluationUsageRepository,
+      rollups: rollupsRepository,
+      experiments: experimentsRepository,
+      profiles: profilesRepository,
+    },
+    db,
+  );
+}

@@ -1,10 +1,7 @@
-import { build } from 'esbuild';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLING } from '../../infra/aws/service-function.ts';
-import { catalog, httpHandlerModule, jobModule, workerModule } from '../../shared/catalog.ts';
+import { bundleModules, functionModules, PROJECT_ROOT as ROOT } from '../support/bundles.ts';
 
-const ROOT = join(import.meta.dirname, '../..');
 /**
  * What the bundles measure today (276–545 KB) plus headroom: a regression guard. The cold-start
  * target is 300 KB; the README's Proof section says what stands between the two.
@@ -16,31 +13,11 @@ const WITHIN_TARGET = ['functions/jobs/alerts-auto-resolve.js'];
 /** Classic zod (the response schemas) is for the OpenAPI document only; every other function validates with zod/mini. */
 const CLASSIC_ZOD_ALLOWED = ['functions/http/system/openapi.js'];
 
-const modules = [
-  ...catalog.routes.map((r) => httpHandlerModule(r.id)),
-  httpHandlerModule(catalog.fallbackRoute.id),
-  ...catalog.queues.map((q) => workerModule(q.consumer)),
-  ...catalog.schedules.map((s) => jobModule(s.job)),
-];
+const modules = functionModules();
 
 describe('function bundles (the same esbuild settings as the CDK functions)', () => {
   let result: Awaited<ReturnType<typeof bundleAll>>;
-  const bundleAll = () =>
-    build({
-      entryPoints: Object.fromEntries(modules.map((m) => [m.replace(/\.ts$/, ''), join(ROOT, m)])),
-      bundle: true,
-      write: false,
-      outdir: join(ROOT, 'cdk.out/bundle-report'),
-      logLevel: 'error',
-      format: BUNDLING.format,
-      platform: BUNDLING.platform,
-      target: BUNDLING.target,
-      mainFields: [...BUNDLING.mainFields],
-      banner: { js: BUNDLING.banner },
-      minify: BUNDLING.minify,
-      alias: { ...BUNDLING.alias },
-      metafile: true,
-    });
+  const bundleAll = () => bundleModules(modules, { outdir: join(ROOT, 'cdk.out/bundle-report'), write: false });
   beforeAll(async () => {
     result = await bundleAll();
   }, 120_000);

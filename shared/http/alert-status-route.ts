@@ -2,6 +2,7 @@ import { changeAlertStatus } from '../domain/alerts/service.ts';
 import type { AlertAction } from '../domain/alerts/lifecycle.ts';
 import { tenantOf } from './auth.ts';
 import { ok } from './reply.ts';
+import { alertsRoutes } from '../schemas/routes/alerts.ts';
 import { alertsRepository } from '../store/alerts.ts';
 import { agentsRepository } from '../store/agents.ts';
 import { httpRoute, routePorts } from './route.ts';
@@ -10,6 +11,6 @@ const ROUTES = { acknowledge: 'alerts/acknowledge', reopen: 'alerts/reopen', res
 
 /** `PUT /spans/alerts/:alertId/<action>`: one lifecycle transition. */
 export const alertStatusRoute = (action: AlertAction) =>
-  httpRoute(ROUTES[action], routePorts({ alerts: alertsRepository, agents: agentsRepository }), async ({ params, principal }, ports) =>
+  httpRoute(ROUTES[action], alertsRoutes, routePorts({ alerts: alertsRepository, agents: agentsRepository }), async ({ params, principal }, ports) =>
     ok(await changeAlertStatus(tenantOf(principal), params.alertId, action, ports)),
   );

@@ -2,6 +2,7 @@ import { analyticsInput } from '../domain/analytics/queries.ts';
 import { costsView, latencyPercentilesView, metricsView, requestsOverTimeView, successFailureView, tokenUsageView, type AnalyticsInput } from '../domain/analytics/views.ts';
 import { tenantOf } from './auth.ts';
 import { ok } from './reply.ts';
+import { analyticsRoutes } from '../schemas/routes/analytics.ts';
 import { agentsRepository } from '../store/agents.ts';
 import { rollupsRepository } from '../store/rollups.ts';
 import { httpRoute, routePorts } from './route.ts';
@@ -17,7 +18,7 @@ const ENDPOINTS = {
 } satisfies Record<string, { series: boolean; perAgent: boolean; view: (input: AnalyticsInput) => unknown }>;
 
 export const analyticsRoute = (id: keyof typeof ENDPOINTS) =>
-  httpRoute(id, routePorts({ rollups: rollupsRepository, agents: agentsRepository }), async ({ query, principal }, ports) => {
+  httpRoute(id, analyticsRoutes, routePorts({ rollups: rollupsRepository, agents: agentsRepository }), async ({ query, principal }, ports) => {
     const { view, ...need } = ENDPOINTS[id];
     return ok(view(await analyticsInput(tenantOf(principal), query, need, { store: ports.store, clock: ports.clock })));
   });

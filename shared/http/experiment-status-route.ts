@@ -2,6 +2,7 @@ import { changeExperimentStatus } from '../domain/experiments/service.ts';
 import type { ExperimentAction } from '../domain/experiments/lifecycle.ts';
 import { tenantOf } from './auth.ts';
 import { ok } from './reply.ts';
+import { experimentsRoutes } from '../schemas/routes/experiments.ts';
 import { agentsRepository } from '../store/agents.ts';
 import { experimentsRepository } from '../store/experiments.ts';
 import { httpRoute, routePorts } from './route.ts';
@@ -10,4 +11,4 @@ const ROUTES = { start: 'experiments/start', pause: 'experiments/pause', stop: '
 
 /** `POST /experiments/:id/<action>`: one lifecycle transition. */
 export const experimentStatusRoute = (action: ExperimentAction) =>
-  httpRoute(ROUTES[action], routePorts({ experiments: experimentsRepository, agents: agentsRepository }), async ({ params, principal }, ports) => ok(await changeExperimentStatus(tenantOf(principal), params.id, action, ports)));
+  httpRoute(ROUTES[action], experimentsRoutes, routePorts({ experiments: experimentsRepository, agents: agentsRepository }), async ({ params, principal }, ports) => ok(await changeExperimentStatus(tenantOf(principal), params.id, action, ports)));

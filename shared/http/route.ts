@@ -17,8 +17,7 @@ import { jsonBody } from './body.ts';
 import { logger } from './logger.ts';
 import { raw, type Reply } from './reply.ts';
 import { parseOrThrow } from './validation.ts';
-
-import { DEFAULT_MAX_BODY_BYTES, routeSchemas, type RouteSchemas } from '../schemas/routes.ts';
+import { DEFAULT_MAX_BODY_BYTES, type RouteSchemas } from '../schemas/route-schemas.ts';
 
 type Schema = z.ZodMiniType;
 type Parsed<S extends Schema | undefined> = S extends Schema ? z.infer<S> : undefined;
@@ -196,17 +195,19 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
 }
 
 /**
- * One HTTP route: the catalog row names its auth mode and rate tier, shared/schemas its input;
- * `getPorts` gives the ports (`routePorts(…)` in the handler module, fakes in tests) and `impl` gets
- * the validated input and those ports. Every route runs the same middy stack.
+ * One HTTP route: the catalog row names its auth mode and rate tier, its area's table in
+ * `shared/schemas/routes/` its input (e.g. `httpRoute('keys/list', keysRoutes, …)`: a table without
+ * the id does not compile); `getPorts` gives the ports (`routePorts(…)` in the handler module, fakes
+ * in tests) and `impl` gets the validated input and those ports. Every route runs the same middy stack.
  */
-export function httpRoute<R extends RouteId, P extends RoutePorts, S extends RouteSchemas = (typeof routeSchemas)[R]>(
+export function httpRoute<R extends RouteId, T extends Readonly<Record<R, RouteSchemas>>, P extends RoutePorts>(
   routeId: R,
+  areaSchemas: T,
   getPorts: () => P,
-  impl: (request: RouteRequest<S>, ports: P) => Promise<Reply>,
+  impl: (request: RouteRequest<T[R]>, ports: P) => Promise<Reply>,
 ) {
   const route = routeById(routeId);
-  const schemas: RouteSchemas = routeSchemas[routeId];
+  const schemas: RouteSchemas = areaSchemas[routeId];
   return middy<Event, Result, Error, Context>()
     .use(envelope(route.id))
     .use(guard(route, getPorts))
@@ -216,9 +217,9 @@ export function httpRoute<R extends RouteId, P extends RoutePorts, S extends Rou
       const input = state.input ?? { body: undefined, query: undefined, params: undefined };
       const reply = await impl(
         {
-          body: input.body as Parsed<S['body']>,
-          query: input.query as Parsed<S['query']>,
-          params: input.params as Parsed<S['params']>,
+          body: input.body as Parsed<T[R]['body']>,
+          query: input.query as Parsed<T[R]['query']>,
+          params: input.params as Parsed<T[R]['params']>,
           principal: state.principal,
           requestId: state.requestId,
           event,

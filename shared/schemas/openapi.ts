@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { API_BASE_PATH, routes } from '../catalog.ts';
 import { responseComponents, routeResponses, type RouteResponse } from './responses.ts';
-import { routeSchemas, type RouteSchemas } from './routes.ts';
+import type { RouteSchemas } from './route-schemas.ts';
+import { routeSchemas } from './routes.ts';
 
 type JsonSchema = Record<string, unknown>;
 type Route = (typeof routes)[number];

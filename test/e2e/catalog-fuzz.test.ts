@@ -1,7 +1,8 @@
 import { DynamoDBClient, ScanCommand, type AttributeValue, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type RouteDef } from '../../shared/catalog.ts';
-import { routeSchemas, type RouteSchemas } from '../../shared/schemas/routes.ts';
+import type { RouteSchemas } from '../../shared/schemas/route-schemas.ts';
+import { routeSchemas } from '../../shared/schemas/routes.ts';
 import { exampleOf, jsonSchemaOf } from '../support/examples.ts';
 import { mutate, randomJson } from '../support/fuzz.ts';
 import { seededRandom, type Random } from '../support/random.ts';

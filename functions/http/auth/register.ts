@@ -3,10 +3,11 @@ import { register } from '../../../shared/domain/accounts/users.ts';
 import { accountsDeps } from '../../../shared/http/deps.ts';
 import { created } from '../../../shared/http/reply.ts';
 import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { authRoutes } from '../../../shared/schemas/routes/auth.ts';
 import { linkTokensRepository } from '../../../shared/store/link-tokens.ts';
 import { tenantsRepository } from '../../../shared/store/tenants.ts';
 import { usersRepository } from '../../../shared/store/users.ts';
 
-export const handler = httpRoute('auth/register', routePorts({ users: usersRepository, tenants: tenantsRepository, linkTokens: linkTokensRepository }, { queue: sqsQueue }), async ({ body }, ports) =>
+export const handler = httpRoute('auth/register', authRoutes, routePorts({ users: usersRepository, tenants: tenantsRepository, linkTokens: linkTokensRepository }, { queue: sqsQueue }), async ({ body }, ports) =>
   created(await register(body, accountsDeps(ports))),
 );

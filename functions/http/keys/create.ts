@@ -3,9 +3,10 @@ import { userOf } from '../../../shared/http/auth.ts';
 import { apiKeyDeps } from '../../../shared/http/deps.ts';
 import { created } from '../../../shared/http/reply.ts';
 import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { keysRoutes } from '../../../shared/schemas/routes/keys.ts';
 import { apiKeysRepository } from '../../../shared/store/api-keys.ts';
 
-export const handler = httpRoute('keys/create', routePorts({ apiKeys: apiKeysRepository }), async ({ body, principal }, ports) => {
+export const handler = httpRoute('keys/create', keysRoutes, routePorts({ apiKeys: apiKeysRepository }), async ({ body, principal }, ports) => {
   const user = userOf(principal);
   return created(await createKey(user.tenantId, user.userId, body, apiKeyDeps(ports)));
 });

@@ -4,10 +4,11 @@ import { signalFromNative } from '../../../shared/domain/ingest/native.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
 import { accepted } from '../../../shared/http/reply.ts';
 import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { signalsRoutes } from '../../../shared/schemas/routes/signals.ts';
 import { agentsRepository } from '../../../shared/store/agents.ts';
 import { tenantsRepository } from '../../../shared/store/tenants.ts';
 
-export const handler = httpRoute('signals/record', routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) => {
+export const handler = httpRoute('signals/record', signalsRoutes, routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) => {
   const signal = signalFromNative(ports.clock.now().getTime())(body);
   return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: [signal], logs: [] }, [], ports));
 });

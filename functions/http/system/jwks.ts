@@ -1,8 +1,9 @@
 import { raw } from '../../../shared/http/reply.ts';
 import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { systemRoutes } from '../../../shared/schemas/routes/system.ts';
 
 /** The public half of the signing key, in the standard JWKS form verifiers expect (not enveloped). */
-export const handler = httpRoute('system/jwks', routePorts(), async (_request, ports) => {
+export const handler = httpRoute('system/jwks', systemRoutes, routePorts(), async (_request, ports) => {
   const { publicJwk } = await ports.signing();
   return raw(200, { keys: [publicJwk] }, { 'Cache-Control': 'public, max-age=300' });
 });

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { Clock } from '../../adapters/clock.ts';
-import type { createKeyBody } from '../../schemas/accounts.ts';
+import type { createKeyBody } from '../../schemas/routes/keys.ts';
 import type { ApiKeyRecord, ApiKeysRepository } from '../../store/api-keys.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
 import { apiKeySecretMatches, displayPrefix, issueApiKey, newApiKeyId, parseApiKey } from './api-keys.ts';

@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
-import type { forgotPasswordBody, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from '../../schemas/accounts.ts';
+import type { forgotPasswordBody, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from '../../schemas/routes/auth.ts';
 import type { Store } from '../../store/index.ts';
 import { EmailTakenError, type Provider, type UserRecord } from '../../store/users.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';

@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
-import type { createAgentBody, updateAgentBody } from '../../schemas/ingest.ts';
+import type { createAgentBody, updateAgentBody } from '../../schemas/routes/agents.ts';
 import { AgentNameTakenError, type AgentRecord } from '../../store/agents.ts';
 import type { Store } from '../../store/index.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';

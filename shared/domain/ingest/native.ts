@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
-import { logBody, nativeSpan, signalBody } from '../../schemas/ingest.ts';
+import { logBody } from '../../schemas/logs.ts';
+import { signalBody } from '../../schemas/signals.ts';
+import { nativeSpan } from '../../schemas/spans.ts';
 import '../../schemas/messages.ts';
 import type { AttributeValue, CanonicalLog, CanonicalSignal, CanonicalSpan } from '../spans/model.ts';
 

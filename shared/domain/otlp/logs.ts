@@ -1,5 +1,5 @@
 /** OTLP log records → canonical logs. Records with malformed trace or span ids are refused one by one. */
-import type { CanonicalLog } from '../spans/model.ts';
+import type { CanonicalLog, LogLevel } from '../spans/model.ts';
 import { AttributeReader, asText } from './attributes.ts';
 import {
   agentNameOf,
@@ -12,8 +12,6 @@ import {
   timeMsOrNull,
 } from './common.ts';
 import type { OtlpLogRecord, OtlpLogsRequest } from './decode.ts';
-
-type LogLevel = CanonicalLog['level'];
 
 export interface MappedLogs {
   logs: CanonicalLog[];

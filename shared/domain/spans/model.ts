@@ -8,6 +8,9 @@ export type SpanKind = (typeof SPAN_KINDS)[number];
 export const SPAN_STATUSES = ['ok', 'error', 'unset'] as const;
 export type SpanStatus = (typeof SPAN_STATUSES)[number];
 
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
 
 export interface SpanEvent {
@@ -67,7 +70,7 @@ export interface CanonicalSignal {
 
 export interface CanonicalLog {
   timestampMs: number;
-  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+  level: LogLevel;
   message: string;
   traceId: string | null;
   spanId: string | null;

@@ -1,5 +1,7 @@
 import type * as z from 'zod/mini';
-import type { logListQuery, signalListQuery, signalSummaryQuery, traceListQuery } from '../../schemas/ingest.ts';
+import type { logListQuery } from '../../schemas/routes/logs.ts';
+import type { signalListQuery, signalSummaryQuery } from '../../schemas/routes/signals.ts';
+import type { traceListQuery } from '../../schemas/routes/spans.ts';
 import type { Store } from '../../store/index.ts';
 import { spansFromItems } from '../../store/traces.ts';
 import type { StoredSignal } from '../../store/timeline.ts';

@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { ANOMALY_TYPES } from '../../domain/profiles/anomalies.ts';
-import { SPAN_KINDS, SPAN_STATUSES } from '../../domain/spans/model.ts';
+import { LOG_LEVELS, SPAN_KINDS, SPAN_STATUSES } from '../../domain/spans/model.ts';
 import { TRACE_STATUSES } from '../../domain/spans/summary.ts';
-import { LOG_LEVELS } from '../ingest.ts';
 import { count, isoDateTime, jsonObject, usageAmount } from './common.ts';
 
 /** What `POST /spans`, `/logs`, `/signals` and `/signals/batch` accepted for processing (202). */

@@ -6,6 +6,9 @@ import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing
 import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
 import { ok, paged } from '../../../shared/http/reply.ts';
 import { httpRoute, type RoutePorts } from '../../../shared/http/route.ts';
+import { authRoutes } from '../../../shared/schemas/routes/auth.ts';
+import { keysRoutes } from '../../../shared/schemas/routes/keys.ts';
+import { systemRoutes } from '../../../shared/schemas/routes/system.ts';
 import type { ApiKeyRecord } from '../../../shared/store/api-keys.ts';
 import { httpEvent, lambdaContext } from '../../support/http-event.ts';
 
@@ -51,7 +54,7 @@ function storedKey(tenantId: string) {
 describe('the HTTP stack', () => {
   it('wraps data in the success envelope with request id and rate-limit headers', async () => {
     const { ports } = fakePorts();
-    const res = await call(httpRoute('system/health', () => ports, async () => ok({ status: 'ok' })));
+    const res = await call(httpRoute('system/health', systemRoutes, () => ports, async () => ok({ status: 'ok' })));
     expect(res.statusCode).toBe(200);
     expect(res.json).toEqual({ success: true, data: { status: 'ok' } });
     expect(res.headers).toMatchObject({
@@ -64,7 +67,7 @@ describe('the HTTP stack', () => {
 
   it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('auth/login', () => ports, async () => ok(null));
+    const handler = httpRoute('auth/login', authRoutes, () => ports, async () => ok(null));
     const res = await call(handler, httpEvent('POST', '/api/auth/login', { body: '{"email": "a@b.c",' }));
     expect(res.statusCode).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_ERROR');
@@ -73,7 +76,7 @@ describe('the HTTP stack', () => {
 
   it('names each invalid field', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('auth/register', () => ports, async () => ok(null));
+    const handler = httpRoute('auth/register', authRoutes, () => ports, async () => ok(null));
     const res = await call(handler, httpEvent('POST', '/api/auth/register', { body: JSON.stringify({ email: 'nope', password: 'short', firstName: 'A' }) }));
     expect(res.statusCode).toBe(400);
     expect(res.json.error.message).toMatch(/email: /);
@@ -84,7 +87,7 @@ describe('the HTTP stack', () => {
   it('validates pagination: limit 1–100, skip ≥ 0, defaults 50/0', async () => {
     const { ports } = fakePorts();
     const seen: unknown[] = [];
-    const handler = httpRoute('keys/list', () => ports, async ({ query }) => (seen.push(query), paged([], query)));
+    const handler = httpRoute('keys/list', keysRoutes, () => ports, async ({ query }) => (seen.push(query), paged([], query)));
     const token = await issueAccessToken(
       { userId: 'usr_1', tenantId: 'tnt_1', email: 'a@b.c' }, signing, { issuer: 'urn:aos:local', audience: 'aos-api', ttlSeconds: 60 }, new Date(),
     );
@@ -101,7 +104,7 @@ describe('the HTTP stack', () => {
 
   it('refuses a missing credential with 401 and still sends the rate-limit headers', async () => {
     const { ports } = fakePorts();
-    const res = await call(httpRoute('keys/list', () => ports, async () => ok([])), httpEvent('GET', '/api/keys'));
+    const res = await call(httpRoute('keys/list', keysRoutes, () => ports, async () => ok([])), httpEvent('GET', '/api/keys'));
     expect(res.statusCode).toBe(401);
     expect(res.json).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
     expect(res.headers?.['X-RateLimit-Limit']).toBe('20');
@@ -110,7 +113,7 @@ describe('the HTTP stack', () => {
   it('answers 403 to a valid API key on a user-only route, 401 to a wrong one', async () => {
     const { record, key } = storedKey('tnt_1');
     const { ports } = fakePorts([record]);
-    const handler = httpRoute('keys/list', () => ports, async () => ok([]));
+    const handler = httpRoute('keys/list', keysRoutes, () => ports, async () => ok([]));
     expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': key } }))).statusCode).toBe(403);
     const wrong = key.slice(0, 25) + (key[25] === 'x' ? 'y' : 'x') + key.slice(26);
     expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': wrong } }))).statusCode).toBe(401);
@@ -118,7 +121,7 @@ describe('the HTTP stack', () => {
 
   it('limits per credential per tier per minute with 429 and Retry-After', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('auth/forgot-password', () => ports, async () => ok(null));
+    const handler = httpRoute('auth/forgot-password', authRoutes, () => ports, async () => ok(null));
     const event = () => httpEvent('POST', '/api/auth/forgot-password', { body: '{"email":"a@b.c"}', ip: '198.51.100.7' });
     for (let i = 0; i < 20; i++) expect((await call(handler, event())).statusCode).toBe(200);
     const limited = await call(handler, event());
@@ -131,7 +134,7 @@ describe('the HTTP stack', () => {
 
   it('hides unexpected errors behind a generic 500', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('system/health', () => ports, async () => {
+    const handler = httpRoute('system/health', systemRoutes, () => ports, async () => {
       throw new Error('connect ECONNREFUSED 10.0.0.1:5432 password=hunter2');
     });
     const res = await call(handler);
@@ -144,7 +147,7 @@ describe('the HTTP stack', () => {
 describe('a dependency outage', () => {
   it('answers 503 with the envelope, INTERNAL_ERROR and Retry-After, and no internal detail', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('system/health', () => ports, async () => {
+    const handler = httpRoute('system/health', systemRoutes, () => ports, async () => {
       throw new ServiceUnavailableError(7, { cause: new Error('connect ECONNREFUSED sqs.internal:443') });
     });
     const res = await call(handler);

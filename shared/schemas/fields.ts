@@ -1,0 +1,24 @@
+import * as z from 'zod/mini';
+import { isStorableNumber } from '../domain/spans/model.ts';
+
+/** The fields the telemetry records (spans, signals, logs), their queries and the agent schemas share. */
+
+export const text = (min: number, max: number) => z.string().check(z.trim(), z.minLength(min), z.maxLength(max));
+export const telemetryId = z.string().check(z.trim(), z.minLength(1), z.maxLength(128), z.regex(/^[\w.:-]+$/, 'must be 1–128 letters, digits or . _ : -'));
+export const shortText = z.string().check(z.maxLength(256));
+export const storable = z.number().check(z.refine(isStorableNumber, 'must be 0 or of magnitude 1e-130 to 2^53'));
+export const agentId = z.string().check(z.minLength(1), z.maxLength(64));
+
+/** ISO 8601 text or epoch milliseconds, as epoch milliseconds. */
+export const instant = z.pipe(
+  z.union([
+    z.number().check(z.nonnegative(), z.lte(8.64e15)),
+    z.string().check(z.maxLength(40), z.refine((s: string) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time or epoch milliseconds')),
+  ]),
+  z.transform((v: number | string) => (typeof v === 'number' ? Math.floor(v) : Date.parse(v))),
+);
+
+export const attributes = z.record(z.string().check(z.maxLength(256)), z.unknown()).check(z.refine((o: Record<string, unknown>) => Object.keys(o).length <= 256, 'at most 256 attributes'));
+
+export const traceIdParams = z.object({ traceId: telemetryId });
+export const agentIdParams = z.object({ agentId });

@@ -1,0 +1,26 @@
+import type * as z from 'zod/mini';
+import type { RouteId } from '../catalog.ts';
+
+export const MB = 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = 1 * MB;
+
+export interface RouteSchemas {
+  summary: string;
+  body?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  params?: z.ZodMiniType;
+  /** Largest request body accepted (decompressed); 1 MB unless said otherwise. */
+  maxBodyBytes?: number;
+  /** The body is not JSON (OTLP protobuf or JSON, decoded by the handler); described here for the docs. */
+  rawBody?: { contentTypes: readonly string[] };
+}
+
+/** The area of a route id: `keys` of `keys/list`. */
+type AreaOf<R extends RouteId> = R extends `${infer Area}/${string}` ? Area : never;
+export type RouteArea = AreaOf<RouteId>;
+
+/**
+ * The request schemas of one area's routes, keyed by route id: every route of the area, and no
+ * other. Each HTTP function imports its own area's table only, so it constructs no other area's schemas.
+ */
+export type AreaRouteSchemas<Area extends RouteArea> = { readonly [R in RouteId as AreaOf<R> extends Area ? R : never]: RouteSchemas };

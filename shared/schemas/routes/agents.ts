@@ -1,0 +1,31 @@
+import * as z from 'zod/mini';
+import { alertConfigPatch } from '../../domain/alerts/config.ts';
+import { pageQuery } from '../common.ts';
+import { agentIdParams, text } from '../fields.ts';
+import type { AreaRouteSchemas } from '../route-schemas.ts';
+
+export const createAgentBody = z.object({
+  name: text(1, 200),
+  description: z._default(z.string().check(z.maxLength(2000)), ''),
+  profileSettings: z._default(z.object({ learningEnabled: z._default(z.boolean(), true) }), { learningEnabled: true }),
+});
+export const updateAgentBody = z
+  .object({
+    name: z.optional(text(1, 200)),
+    description: z.optional(z.string().check(z.maxLength(2000))),
+    profileSettings: z.optional(z.object({ learningEnabled: z.boolean() })),
+  })
+  .check(z.refine((b: object) => Object.keys(b).length > 0, 'send at least one of name, description, profileSettings'));
+
+export const agentsRoutes = {
+  'agents/list': { summary: 'List agents with their metrics', query: pageQuery },
+  'agents/create': { summary: 'Create an agent', body: createAgentBody },
+  'agents/get': { summary: 'An agent with its metrics', params: agentIdParams },
+  'agents/update': { summary: 'Update an agent', params: agentIdParams, body: updateAgentBody },
+  'agents/delete': { summary: 'Delete an agent and all its data', params: agentIdParams },
+  'agents/update-alerts': {
+    summary: "Update the agent's alert configuration (merged onto the current one); answers the configuration in force",
+    params: agentIdParams,
+    body: alertConfigPatch,
+  },
+} as const satisfies AreaRouteSchemas<'agents'>;

@@ -1,0 +1,20 @@
+import * as z from 'zod/mini';
+import { LOG_LEVELS } from '../../domain/spans/model.ts';
+import { dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
+import { agentId, telemetryId } from '../fields.ts';
+import { logsBatchBody } from '../logs.ts';
+import { MB, type AreaRouteSchemas } from '../route-schemas.ts';
+
+export const logListQuery = rangeChecked(
+  z.extend(pageQuery, {
+    ...dateRangeQuery.shape,
+    agentId: z.optional(agentId),
+    traceId: z.optional(telemetryId),
+    level: z.optional(z.enum(LOG_LEVELS)),
+  }),
+);
+
+export const logsRoutes = {
+  'logs/ingest': { summary: 'Ingest up to 1000 log records', body: logsBatchBody, maxBodyBytes: 5 * MB },
+  'logs/list': { summary: 'List logs, newest first', query: logListQuery },
+} as const satisfies AreaRouteSchemas<'logs'>;

@@ -1,0 +1,14 @@
+import { MB, type AreaRouteSchemas } from '../route-schemas.ts';
+
+export const otlpRoutes = {
+  'otlp/traces': {
+    summary: 'OTLP/HTTP trace export (JSON or protobuf, gzip allowed); answers ExportTraceServiceResponse',
+    maxBodyBytes: 5 * MB,
+    rawBody: { contentTypes: ['application/x-protobuf', 'application/json'] },
+  },
+  'otlp/logs': {
+    summary: 'OTLP/HTTP log export (JSON or protobuf, gzip allowed); answers ExportLogsServiceResponse',
+    maxBodyBytes: 5 * MB,
+    rawBody: { contentTypes: ['application/x-protobuf', 'application/json'] },
+  },
+} as const satisfies AreaRouteSchemas<'otlp'>;

@@ -1,0 +1,30 @@
+import * as z from 'zod/mini';
+import { dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
+import { agentId, telemetryId, traceIdParams } from '../fields.ts';
+import { MB, type AreaRouteSchemas } from '../route-schemas.ts';
+import { signalBody, signalsBatchBody } from '../signals.ts';
+
+const signalName = z.string().check(z.minLength(1), z.maxLength(200));
+
+export const signalListQuery = rangeChecked(
+  z.extend(pageQuery, {
+    ...dateRangeQuery.shape,
+    signalName: z.optional(signalName),
+    agentId: z.optional(agentId),
+    traceId: z.optional(telemetryId),
+  }),
+);
+export const signalSummaryQuery = rangeChecked(
+  z.extend(dateRangeQuery, {
+    signalName: z.optional(signalName),
+    agentId: z.optional(agentId),
+  }),
+);
+
+export const signalsRoutes = {
+  'signals/record': { summary: 'Record a signal', body: signalBody },
+  'signals/record-batch': { summary: 'Record up to 1000 signals', body: signalsBatchBody, maxBodyBytes: 5 * MB },
+  'signals/list': { summary: 'List signals, newest first', query: signalListQuery },
+  'signals/summary': { summary: 'Per signal name and agent: count, avg, min, max, p50, p95', query: signalSummaryQuery },
+  'signals/of-trace': { summary: 'Signals of one trace', params: traceIdParams },
+} as const satisfies AreaRouteSchemas<'signals'>;

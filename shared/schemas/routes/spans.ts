@@ -1,0 +1,22 @@
+import * as z from 'zod/mini';
+import { dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
+import { agentId, shortText, traceIdParams } from '../fields.ts';
+import { MB, type AreaRouteSchemas } from '../route-schemas.ts';
+import { spansBatchBody } from '../spans.ts';
+
+export const traceListQuery = rangeChecked(
+  z.extend(pageQuery, {
+    ...dateRangeQuery.shape,
+    agentId: z.optional(agentId),
+    status: z.optional(z.enum(['ok', 'error'])),
+    model: z.optional(shortText),
+    sessionId: z.optional(shortText),
+  }),
+);
+
+export const spansRoutes = {
+  'spans/ingest': { summary: 'Ingest up to 1000 spans (native JSON); 202 with accepted/rejected counts', body: spansBatchBody, maxBodyBytes: 5 * MB },
+  'spans/list-traces': { summary: 'List traces (root spans), newest first', query: traceListQuery },
+  'spans/get-trace': { summary: 'A trace with its spans (ordered, with parent links), signals and logs', params: traceIdParams },
+  'spans/filters': { summary: 'Values present in the trace store: agents, models, statuses, span kinds, tools, signal names' },
+} as const satisfies AreaRouteSchemas<'spans'>;

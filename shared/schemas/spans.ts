@@ -42,7 +42,6 @@ export const nativeSpan = z
       path: ['endTime'],
     }),
   );
-export type NativeSpan = z.infer<typeof nativeSpan>;
 
 /** The batch shape; spans are validated one by one so one bad span does not refuse the rest. */
 export const spansBatchBody = z.object({

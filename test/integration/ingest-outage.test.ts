@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sqsQueue } from '../../shared/adapters/queue.ts';
 import { acceptTelemetry } from '../../shared/domain/ingest/accept.ts';
-import { parseSpans } from '../../shared/domain/ingest/native.ts';
+import { parseSpans } from '../../shared/domain/ingest/native-spans.ts';
 import { ServiceUnavailableError } from '../../shared/domain/errors.ts';
 import { currentPeriod, newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
 import type { Store } from '../../shared/store/index.ts';

@@ -1,6 +1,6 @@
 import { sqsQueue } from '../../../shared/adapters/queue.ts';
 import { acceptTelemetry } from '../../../shared/domain/ingest/accept.ts';
-import { parseLogs } from '../../../shared/domain/ingest/native.ts';
+import { parseLogs } from '../../../shared/domain/ingest/native-logs.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
 import { accepted } from '../../../shared/http/reply.ts';
 import { httpRoute, routePorts } from '../../../shared/http/route.ts';

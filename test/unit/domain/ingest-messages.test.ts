@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fitSpan, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '../../../shared/domain/ingest/messages.ts';
-import { parseSignals, parseSpans } from '../../../shared/domain/ingest/native.ts';
+import { parseSignals } from '../../../shared/domain/ingest/native-signals.ts';
+import { parseSpans } from '../../../shared/domain/ingest/native-spans.ts';
 import { isStorableNumber, type CanonicalSpan } from '../../../shared/domain/spans/model.ts';
 
 const span = (i: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({

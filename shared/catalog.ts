@@ -1,7 +1,8 @@
 /**
  * The one table of everything the service runs: HTTP routes, queue consumers and schedules.
  * `infra/aws` builds API routes, functions, queues and rules from it; `infra/local` dispatches from it.
- * Adding an endpoint = one handler file at `functions/http/<id>.ts` + one row here.
+ * Adding an endpoint = one handler file at `functions/http/<id>.ts` + one row here + its request
+ * schemas in its area's table, `shared/schemas/routes/<area>.ts`.
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

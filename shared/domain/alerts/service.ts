@@ -9,6 +9,7 @@ import type { AlertNotificationJob } from '../notifications/messages.ts';
 import { effectiveAlertConfig, merge, optionsOf, SEVERITIES, THRESHOLD_ALERT_TYPES, LLM_ALERT_TYPES, type AlertConfigPatch, type AlertType } from './config.ts';
 import type { Detection } from './detect.ts';
 import { ALERT_STATUSES, transition, type AlertAction } from './lifecycle.ts';
+import { agentId } from '../../schemas/fields.ts';
 
 export interface AlertDeps {
   store: Pick<Store, 'alerts' | 'agents'>;
@@ -35,7 +36,7 @@ export async function updateAlertConfig(tenantId: string, agentId: string, patch
 }
 
 export const alertListFilters = z.object({
-  agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  agentId: z.optional(agentId),
   status: z.optional(z.enum(ALERT_STATUSES)),
   type: z.optional(z.enum(ALERT_TYPES)),
   severity: z.optional(z.enum(SEVERITIES)),

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { agentId } from '../../schemas/fields.ts';
 
 /** Metrics read from the traces themselves; any other primary metric names a signal. */
 const TRACE_METRICS = ['successRate', 'latency', 'cost'] as const;
@@ -25,7 +26,7 @@ export type Variant = z.infer<typeof variant>;
 export const createExperimentBody = z.object({
   name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
   description: z._default(z.string().check(z.maxLength(2000)), ''),
-  agentId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  agentId: z.optional(agentId),
   variants: z.array(variant).check(
     z.minLength(MIN_VARIANTS, `must have ${MIN_VARIANTS} to ${MAX_VARIANTS} variants`),
     z.maxLength(MAX_VARIANTS, `must have ${MIN_VARIANTS} to ${MAX_VARIANTS} variants`),

@@ -1,6 +1,6 @@
 /** Native JSON ingestion: what every kind shares. Each kind's conversion is in `native-<kind>.ts`, so a function builds only its own kind's schema. */
 import * as z from 'zod/mini';
-import '../../schemas/messages.ts';
+import { describeIssue } from '../../schemas/messages.ts';
 import type { AttributeValue } from '../spans/model.ts';
 
 export interface ItemError {
@@ -25,7 +25,7 @@ export function parseEach<S extends z.ZodMiniType, T>(raw: readonly unknown[], s
     }
     const message = result.error.issues
       .slice(0, 3)
-      .map((i) => `${i.path.map(String).join('.') || 'item'}: ${/received undefined$/.test(i.message) ? 'is required' : i.message}`)
+      .map((issue) => describeIssue(issue, 'item'))
       .join('; ');
     errors.push({ index, message });
   });

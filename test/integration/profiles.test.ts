@@ -216,19 +216,24 @@ describe('profile learning on the table (dynalite)', () => {
     expect(errors).toContain('profile narrator failed; using the template');
   });
 
-  it('a cycle that fails is tried again an hour later, not at every run ahead of the healthy agents', async () => {
+  it('a cycle that fails is tried again an hour later, then two, not at every run ahead of the healthy agents', async () => {
     const flakyTenant = await newTenant();
     await send(flakyTenant, 'flaky-bot', 60);
     const flaky = await agentIdOf(flakyTenant, 'flaky-bot');
     const failingRollups = { ...store.rollups, read: async () => Promise.reject(new Error('rollups unavailable')) };
-    const outcome = await runDueLearningCycles(deps({ store: { ...store, rollups: failingRollups } as Store }), { maxAgents: 50, budgetMs: 60_000 });
-    expect(outcome.outcomes['failed']).toBeGreaterThanOrEqual(1);
-    expect((await store.profiles.get(flakyTenant, flaky))?.nextLearningAt).toBe(new Date(now.getTime() + HOUR).toISOString());
+    const runFailing = () => runDueLearningCycles(deps({ store: { ...store, rollups: failingRollups } as Store }), { maxAgents: 50, budgetMs: 60_000 });
+    expect((await runFailing()).outcomes['failed']).toBeGreaterThanOrEqual(1);
+    expect(await store.profiles.get(flakyTenant, flaky)).toMatchObject({ failedCycles: 1, nextLearningAt: new Date(now.getTime() + HOUR).toISOString() });
     expect(await dueNow()).not.toContain(flaky);
     advance(HOUR);
     expect(await dueNow()).toContain(flaky);
+    await runFailing();
+    expect(await store.profiles.get(flakyTenant, flaky)).toMatchObject({ failedCycles: 2, nextLearningAt: new Date(now.getTime() + 2 * HOUR).toISOString() });
+    advance(HOUR);
+    expect(await dueNow()).not.toContain(flaky);
+    advance(HOUR);
     expect(await runJob()).toMatchObject({ outcomes: { learn: expect.any(Number) } });
-    expect((await store.profiles.get(flakyTenant, flaky))?.phase).toBe('bootstrap');
+    expect(await store.profiles.get(flakyTenant, flaky)).toMatchObject({ phase: 'bootstrap', failedCycles: 0 });
   });
 
   it('a deleted agent loses its profile at its next cycle', async () => {

@@ -39,6 +39,8 @@ export interface LearningState {
   /** The last bootstrap profile compared with the one before it. */
   lastComparison: { at: string; changes: string[] } | null;
   lastDrift: { at: string; reasons: string[]; relearned: boolean } | null;
+  /** Learning cycles in a row that failed (absent in states stored before it was kept: none). */
+  failedCycles?: number;
   /** Optimistic concurrency: the store writes a state only over the version it was read at. */
   version: number;
 }

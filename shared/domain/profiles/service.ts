@@ -143,7 +143,7 @@ export async function runLearningCycle(tenantId: string, agentId: string, deps: 
     plan = planCycle(state, recent, now, deps.settings);
   }
   const next = plan.outcome === 'learn' ? await learn(agent, plan.state, plan.reason, await trainingEvidence(agent, plan.state, deps), recent, deps) : plan.state;
-  return (await deps.store.profiles.save(next)) ? plan.outcome : 'raced';
+  return (await deps.store.profiles.save({ ...next, failedCycles: 0 })) ? plan.outcome : 'raced';
 }
 
 export type CycleOutcome = CyclePlan['outcome'] | 'paused' | 'deleted' | 'not-due' | 'raced';
@@ -175,13 +175,20 @@ export async function runDueLearningCycles(deps: ProfileDeps, limits: CycleRunLi
 }
 
 /**
- * A cycle that failed is tried again an hour later rather than at every run: it stays due, oldest
- * first, so at every run it would come before (and with enough of them, instead of) the healthy ones.
+ * A cycle that failed is tried again later rather than at every run: it stays due, oldest first, so at
+ * every run it would come before (and with enough of them, instead of) the healthy ones. The wait
+ * doubles with each failure in a row, from an hour to at most a day.
  */
-const FAILED_CYCLE_RETRY_MS = 60 * 60_000;
+const FAILED_CYCLE_FIRST_RETRY_MS = 60 * 60_000;
+const FAILED_CYCLE_LONGEST_RETRY_MS = 24 * 60 * 60_000;
+
+export const failedCycleRetryMs = (failuresInARow: number): number =>
+  Math.min(FAILED_CYCLE_LONGEST_RETRY_MS, FAILED_CYCLE_FIRST_RETRY_MS * 2 ** Math.max(0, failuresInARow - 1));
 
 async function postponeFailedCycle(tenantId: string, agentId: string, deps: ProfileDeps): Promise<void> {
   const state = await deps.store.profiles.get(tenantId, agentId);
   if (!state) return;
-  await deps.store.profiles.save({ ...state, nextLearningAt: new Date(deps.clock.now().getTime() + FAILED_CYCLE_RETRY_MS).toISOString() });
+  const failedCycles = (state.failedCycles ?? 0) + 1;
+  const nextLearningAt = new Date(deps.clock.now().getTime() + failedCycleRetryMs(failedCycles)).toISOString();
+  await deps.store.profiles.save({ ...state, failedCycles, nextLearningAt });
 }

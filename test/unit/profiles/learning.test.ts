@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { failedCycleRetryMs } from '../../../shared/domain/profiles/service.ts';
 import { detectTraceAnomalies } from '../../../shared/domain/profiles/anomalies.ts';
 import { applyProfileEdit } from '../../../shared/domain/profiles/edit.ts';
 import {
@@ -255,5 +256,11 @@ describe('in any phase', () => {
     const { state: next } = cycle(edited);
     expect(next.profile).toMatchObject({ editedAt: null });
     expect(next.profile!.identity.useCase).not.toBe('Answers billing questions');
+  });
+});
+
+describe('a failed learning cycle', () => {
+  it('is retried after an hour, then a wait doubling with each failure in a row, never more than a day', () => {
+    expect([1, 2, 3, 4, 5, 6, 20].map((n) => failedCycleRetryMs(n) / HOUR)).toEqual([1, 2, 4, 8, 16, 24, 24]);
   });
 });

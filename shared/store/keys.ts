@@ -37,7 +37,7 @@ export const keys = {
   traceSummary: (tenantId: string, traceId: string) => ({ PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`, SK: 'SUMMARY' }),
   /** Signals and logs that name no trace are kept in one partition per tenant and day. */
   untracedPartition: (tenantId: string, kind: 'SIGNALS' | 'LOGS', day: string) => `TENANT#${enc(tenantId)}#${kind}#${day}`,
-  /** GSI1: a tenant-wide collection in time order; GSI2: the same collection of one agent. */
+  /** GSI1: a tenant-wide collection in time order; GSI2: the same collection of one agent (traces: GSI2 only, see `traceIndexKeys`). */
   tenantCollection: (tenantId: string, collection: Collection) => `TENANT#${enc(tenantId)}#${collection}`,
   agentCollection: (tenantId: string, agentId: string, collection: Collection) =>
     `TENANT#${enc(tenantId)}#AGENT#${enc(agentId)}#${collection}`,
@@ -113,9 +113,9 @@ export const timeSortKey = (timeMs: number, id: string): string => `${new Date(t
 
 /**
  * The index attributes that list an item in its tenant's collection (GSI1) and, when it belongs to
- * an agent, in the agent's (GSI2), in time order.
+ * an agent, in the agent's (GSI2), in time order. Not traces: a summary has one entry (`traceIndexKeys`).
  */
-export function collectionIndexKeys(tenantId: string, agentId: string | null, collection: Collection, timeMs: number, id: string) {
+export function collectionIndexKeys(tenantId: string, agentId: string | null, collection: Exclude<Collection, 'TRACES'>, timeMs: number, id: string) {
   const { gsi1, gsi2 } = TABLE.indexes;
   const sortKey = timeSortKey(timeMs, id);
   return {
@@ -125,7 +125,7 @@ export function collectionIndexKeys(tenantId: string, agentId: string | null, co
   };
 }
 
-/** The trace list of a trace that names no agent: generated agent ids are `agt_…`, so none is `-`. */
+/** The agent scope of what names no agent (its trace list, its part of a minute bucket): generated agent ids are `agt_…`, so none is `-`. */
 export const NO_AGENT = '-';
 
 /**

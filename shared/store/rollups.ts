@@ -5,12 +5,10 @@ import { ALL_AGENTS, decodeRollup, encodeRollup, groupBy, mergeByAgent, mergeRol
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, rollupDirtyBefore, rollupSortKey } from './keys.ts';
+import { keys, NO_AGENT, rollupDirtyBefore, rollupSortKey } from './keys.ts';
 import { backoff, inGatheredTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
-/** The part of a minute bucket holding the traces that name no agent (agent ids never look like this). */
-const NO_AGENT = '-';
 /** A counted trace is remembered in its minute bucket as the first 8 bytes of the SHA-256 of its id. */
 const TRACE_KEY_BYTES = 8;
 /**

@@ -83,7 +83,7 @@ const NULL_FIELDS: { readonly [K in NullableSpanField]: null } = {
  * a fifth of a span's JSON before compression and about 5% after. `storedSpan` restores it.
  */
 function compactSpan({ traceId: _traceId, ...span }: StoredSpan): Partial<StoredSpan> {
-  return Object.fromEntries(Object.entries(span).filter(([field, value]) => !(value === null && field in NULL_FIELDS)));
+  return Object.fromEntries(Object.entries(span).filter(([field, value]) => !(value === null && Object.hasOwn(NULL_FIELDS, field))));
 }
 
 /** A span read from a group item; spans written whole (before `compactSpan`) read the same. */
@@ -129,6 +129,9 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
   };
 }
 
+/** Time sort keys newest first, in DynamoDB's (byte) order, as one index's descending query answers them. */
+const newestFirst = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
+
 /** How many trace lists (one per agent) a tenant-wide listing reads at once. */
 const LISTS_READ_AT_ONCE = 16;
 
@@ -142,9 +145,9 @@ export function timeRangeCondition(startMs: number | undefined, endMs: number | 
 export function tracesRepository(db: Db) {
   const { doc, tableName: TableName } = db;
   const addedFacets = recentMemory<string>(FACETS_REMEMBERED_MS, FACETS_REMEMBERED_TENANTS);
-  const { gsi2 } = TABLE.indexes;
+  const { gsi1, gsi2 } = TABLE.indexes;
 
-  /** The ids of the tenant's agents (their records' sort keys). */
+  /** The ids of the tenant's agents (their records' `id`; the read costs their whole items). */
   async function agentIdsOf(tenantId: string): Promise<string[]> {
     const { PK, SKPrefix } = keys.agentPrefix(tenantId);
     const items = await queryAll(db, {
@@ -251,20 +254,21 @@ export function tracesRepository(db: Db) {
         conditions.push('sessionId = :sessionId');
         values[':sessionId'] = filter.sessionId;
       }
-      const lists = await mapConcurrently(scopes, LISTS_READ_AT_ONCE, (scope) =>
+      const list = (index: typeof gsi1 | typeof gsi2, partition: string, only?: string) =>
         queryAll(db, {
-          IndexName: gsi2.name,
-          KeyConditionExpression: `${gsi2.partitionKey} = :pk AND ${gsi2.sortKey} BETWEEN :lower AND :upper`,
-          ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+          IndexName: index.name,
+          KeyConditionExpression: `${index.partitionKey} = :pk AND ${index.sortKey} BETWEEN :lower AND :upper`,
+          ...(conditions.length || only ? { FilterExpression: [...conditions, ...(only ? [only] : [])].join(' AND ') } : {}),
           ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: { ...values, ':pk': keys.agentCollection(tenantId, scope, 'TRACES') },
+          ExpressionAttributeValues: { ...values, ':pk': partition },
           ScanIndexForward: false,
-        }),
-      );
-      const newestFirst = (a: Record<string, unknown>, b: Record<string, unknown>) => String(b[gsi2.sortKey]).localeCompare(String(a[gsi2.sortKey]));
-      return lists
-        .flat()
-        .sort(newestFirst)
+        });
+      const lists = await mapConcurrently(scopes, LISTS_READ_AT_ONCE, (scope) => list(gsi2, keys.agentCollection(tenantId, scope, 'TRACES')));
+      // Agentless summaries written before they had a GSI2 entry are only in the tenant's GSI1 list. Drop
+      // this read after 2027-02-19, when the longest retention (90 days) has passed since that change.
+      const legacy = filter.agentId ? [] : await list(gsi1, keys.tenantCollection(tenantId, 'TRACES'), `attribute_not_exists(${gsi2.partitionKey})`);
+      return [...lists.flat(), ...legacy]
+        .sort((a, b) => newestFirst(String(a[gsi2.sortKey] ?? a[gsi1.sortKey]), String(b[gsi2.sortKey] ?? b[gsi1.sortKey])))
         .map((i) => stripKeys<TraceSummary>(i));
     },
 

@@ -7,7 +7,8 @@ import { EmailTakenError, type UserRecord } from '../../shared/store/users.ts';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite, putRequests } from '../../shared/store/batch.ts';
 import type { Db } from '../../shared/store/client.ts';
-import { keys } from '../../shared/store/keys.ts';
+import { keys, timeSortKey } from '../../shared/store/keys.ts';
+import { summaryItem } from '../../shared/store/traces.ts';
 import { summarizeTrace } from '../../shared/domain/spans/summary.ts';
 import type { AgentRecord } from '../../shared/store/agents.ts';
 import { startDynamo } from '../support/dynamo.ts';
@@ -200,6 +201,26 @@ describe('trace summaries', () => {
     expect((await store.traces.listSummaries(tenantId, { agentId: 'agt_a', endMs: 4_500 })).map((s) => s.traceId)).toEqual(['tr-a-2', 'tr-a-1']);
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'tr-none-1') }));
     expect(Object.keys(Item!).filter((k) => k.startsWith('GSI')).sort()).toEqual(['GSI2PK', 'GSI2SK']);
+  });
+
+  it('list summaries that started together in the byte order of their ids, as one index answers them', async () => {
+    const tenant = 'tnt_ties';
+    await store.agents.create({ ...agent('agt_t1'), tenantId: tenant });
+    await store.agents.create({ ...agent('agt_t2'), tenantId: tenant });
+    await put('B', 'agt_t1', 7_000, 'ok', tenant);
+    await put('a', 'agt_t2', 7_000, 'ok', tenant);
+    await put('_x', null, 7_000, 'ok', tenant);
+    expect((await store.traces.listSummaries(tenant, {})).map((s) => s.traceId)).toEqual(['a', '_x', 'B']);
+  });
+
+  it('still list agentless summaries written when they were in the tenant-wide GSI1 list only', async () => {
+    const tenant = 'tnt_legacy';
+    const summary = { ...summarizeTrace(spansOf('tr-legacy', { input: 'q', steps: [llm('a')], output: 'a' })), agentId: null, startTimeMs: 8_000 };
+    const { GSI2PK: _pk, GSI2SK: _sk, ...withoutAgentEntry } = summaryItem(tenant, summary, 1, 2_000_000_000);
+    await batchWrite(db, putRequests([{ ...withoutAgentEntry, GSI1PK: keys.tenantCollection(tenant, 'TRACES'), GSI1SK: timeSortKey(8_000, 'tr-legacy') }]));
+    await put('tr-current', null, 9_000, 'error', tenant);
+    expect((await store.traces.listSummaries(tenant, {})).map((s) => s.traceId)).toEqual(['tr-current', 'tr-legacy']);
+    expect((await store.traces.listSummaries(tenant, { status: 'ok' })).map((s) => s.traceId)).toEqual(['tr-legacy']);
   });
 
   it("leave out a deleted agent's traces, and never another tenant's", async () => {

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import { dateRangeQuery, rangeChecked } from './common.ts';
-import { agentId } from './fields.ts';
+import { agentId, dateRangeQuery, rangeChecked } from './common.ts';
 
 /** The query of every analytics endpoint: a date range, an agent, a bucket interval. */
 export const analyticsQuery = rangeChecked(

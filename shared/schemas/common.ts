@@ -1,5 +1,8 @@
 import * as z from 'zod/mini';
 
+/** An agent's id in a path or a filter. */
+export const agentId = z.string().check(z.minLength(1), z.maxLength(64));
+
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** An ISO 8601 date (`YYYY-MM-DD` or a date-time) in a query string, as a Date. */

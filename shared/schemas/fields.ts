@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { isStorableNumber } from '../domain/spans/model.ts';
+import { agentId } from './common.ts';
 
 /** The fields the telemetry records (spans, signals, logs), their queries and the agent schemas share. */
 
@@ -7,7 +8,6 @@ export const text = (min: number, max: number) => z.string().check(z.trim(), z.m
 export const telemetryId = z.string().check(z.trim(), z.minLength(1), z.maxLength(128), z.regex(/^[\w.:-]+$/, 'must be 1–128 letters, digits or . _ : -'));
 export const shortText = z.string().check(z.maxLength(256));
 export const storable = z.number().check(z.refine(isStorableNumber, 'must be 0 or of magnitude 1e-130 to 2^53'));
-export const agentId = z.string().check(z.minLength(1), z.maxLength(64));
 
 /** ISO 8601 text or epoch milliseconds, as epoch milliseconds. */
 export const instant = z.pipe(

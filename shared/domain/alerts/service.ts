@@ -9,7 +9,7 @@ import type { AlertNotificationJob } from '../notifications/messages.ts';
 import { effectiveAlertConfig, merge, optionsOf, SEVERITIES, THRESHOLD_ALERT_TYPES, LLM_ALERT_TYPES, type AlertConfigPatch, type AlertType } from './config.ts';
 import type { Detection } from './detect.ts';
 import { ALERT_STATUSES, transition, type AlertAction } from './lifecycle.ts';
-import { agentId } from '../../schemas/fields.ts';
+import { agentId } from '../../schemas/common.ts';
 
 export interface AlertDeps {
   store: Pick<Store, 'alerts' | 'agents'>;

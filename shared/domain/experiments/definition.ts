@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { agentId } from '../../schemas/fields.ts';
+import { agentId } from '../../schemas/common.ts';
 
 /** Metrics read from the traces themselves; any other primary metric names a signal. */
 const TRACE_METRICS = ['successRate', 'latency', 'cost'] as const;

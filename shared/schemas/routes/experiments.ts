@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
 import { createExperimentBody } from '../../domain/experiments/definition.ts';
 import { EXPERIMENT_STATUSES } from '../../domain/experiments/lifecycle.ts';
-import { dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
+import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
 import type { AreaRouteSchemas } from '../route-schemas.ts';
-import { agentId } from '../fields.ts';
 
 const experimentIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)) });
 const experimentListQuery = rangeChecked(

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { LOG_LEVELS } from '../../domain/spans/model.ts';
-import { dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
-import { agentId, telemetryId } from '../fields.ts';
+import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
+import { telemetryId } from '../fields.ts';
 import { logsBatchBody } from '../logs.ts';
 import { MB, type AreaRouteSchemas } from '../route-schemas.ts';
 

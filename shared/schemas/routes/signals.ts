@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
-import { agentId, telemetryId, traceIdParams } from '../fields.ts';
+import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
+import { telemetryId, traceIdParams } from '../fields.ts';
 import { MB, type AreaRouteSchemas } from '../route-schemas.ts';
 import { signalBody, signalsBatchBody } from '../signals.ts';
 

@@ -1,15 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { bundleModules, functionModules } from '../../support/bundles.ts';
+import { bundleModules, functionModules, PROJECT_ROOT } from '../../support/bundles.ts';
 import { BenchFailure, type Figure, type Scenario, type ScenarioResult } from '../scenario.ts';
 import { median, round } from '../stats.ts';
 
 const run = promisify(execFile);
 const BASELINE_MODULE = 'test/bench/cold-start/baseline.ts';
+const SYNTH_TIMEOUT_MS = 10 * 60_000;
 
 /** What the functions need at load (configuration is read once, failing fast); no call leaves the process. */
 const FUNCTION_ENV = {
@@ -35,6 +36,26 @@ async function importMs(file: string): Promise<number> {
   return Number(stdout);
 }
 
+/** A function's bundle as `cdk synth` left it: its handler module (ServiceFunction's description) and its asset file. */
+interface SynthesizedBundle {
+  module: string;
+  file: string;
+}
+
+/** Every Lambda function of the synthesized templates, with the bundle CDK built for it. */
+async function synthesizedBundles(cdkOut: string): Promise<SynthesizedBundle[]> {
+  const bundles: SynthesizedBundle[] = [];
+  for (const name of (await readdir(cdkOut)).filter((f) => f.endsWith('.template.json'))) {
+    const template = JSON.parse(await readFile(join(cdkOut, name), 'utf8')) as { Resources: Record<string, { Type: string; Metadata?: Record<string, unknown>; Properties: { Description?: string } }> };
+    for (const resource of Object.values(template.Resources)) {
+      const asset = resource.Metadata?.['aws:asset:path'];
+      if (resource.Type !== 'AWS::Lambda::Function' || typeof asset !== 'string' || !resource.Properties.Description?.startsWith('functions/')) continue;
+      bundles.push({ module: resource.Properties.Description, file: join(cdkOut, asset, 'index.mjs') });
+    }
+  }
+  return bundles;
+}
+
 interface Measured {
   module: string;
   kb: number;
@@ -42,39 +63,49 @@ interface Measured {
   ms: number;
 }
 
+async function measure(module: string, file: string, runs: number): Promise<Measured> {
+  const times: number[] = [];
+  // One module at a time keeps its runs comparable; the machine's noise lands on whole modules.
+  for (let i = 0; i < runs; i++) times.push(await importMs(file));
+  return { module, kb: (await stat(file)).size / 1024, ms: median(times) };
+}
+
 export const coldStartScenario: Scenario = {
   name: 'cold-start',
-  summary: "every function's bundle (the CDK functions' esbuild settings) imported in a fresh Node.js process, against the same for a bare DynamoDB GetCommand function",
+  summary:
+    "`cdk synth`, then every function's synthesized bundle imported in fresh Node.js processes, against the same for a bare DynamoDB GetCommand function; the bundle-size test's builds compared with the synthesized ones",
   flags: {
     runs: { default: 5, max: 50, description: 'fresh processes per bundle (the median counts)' },
   },
   run: async (flags, progress): Promise<ScenarioResult> => {
     const runs = flags['runs']!;
-    const outdir = await mkdtemp(join(tmpdir(), 'aos-cold-start-'));
+    const work = await mkdtemp(join(tmpdir(), 'aos-cold-start-'));
     try {
-      const modules = [BASELINE_MODULE, ...functionModules()];
-      progress(`bundling ${modules.length} modules`);
-      const { metafile } = await bundleModules(modules, { outdir, write: true });
-      const sizes = new Map(Object.entries(metafile.outputs).map(([file, output]) => [file.slice(file.lastIndexOf(outdir) + outdir.length + 1), output.bytes]));
-      const measured: Measured[] = [];
-      for (const module of modules) {
-        const output = module.replace(/\.ts$/, '.js');
-        const bytes = sizes.get(output);
-        if (bytes === undefined) throw new BenchFailure(`no bundle for ${module}`);
-        const times: number[] = [];
-        // Interleaving would spread the machine's noise more evenly; one module at a time keeps its runs comparable.
-        for (let i = 0; i < runs; i++) times.push(await importMs(join(outdir, output)));
-        measured.push({ module: output, kb: bytes / 1024, ms: median(times) });
-      }
-      progress(`imported each bundle ${runs} times`);
-      return { parameters: flags, figures: figuresOf(measured[0]!, measured.slice(1)), failures: [] };
+      progress('cdk synth (bundles every function with its own settings)');
+      const cdkOut = join(work, 'cdk.out');
+      await run('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', cdkOut], { cwd: PROJECT_ROOT, timeout: SYNTH_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+      const synthesized = await synthesizedBundles(cdkOut);
+      const expected = functionModules();
+      const missing = expected.filter((m) => !synthesized.some((b) => b.module === m));
+      if (missing.length > 0) throw new BenchFailure(`cdk synth built no bundle for ${missing.join(', ')}`);
+
+      progress('bundling the baseline and the bundle-size test builds');
+      const built = await bundleModules([BASELINE_MODULE, ...expected], { outdir: join(work, 'esbuild'), write: true });
+      const builtKb = new Map(Object.entries(built.metafile.outputs).map(([file, output]) => [file.slice(file.indexOf('/esbuild/') + '/esbuild/'.length), output.bytes / 1024]));
+      const baseline = await measure(BASELINE_MODULE, join(work, 'esbuild', BASELINE_MODULE.replace(/\.ts$/, '.js')), runs);
+
+      progress(`importing ${synthesized.length} synthesized bundles ${runs} times each`);
+      const functions: Measured[] = [];
+      for (const bundle of synthesized) functions.push(await measure(bundle.module, bundle.file, runs));
+      const drift = Math.max(...functions.map((f) => Math.abs(f.kb - (builtKb.get(f.module.replace(/\.ts$/, '.js')) ?? Infinity))));
+      return { parameters: flags, figures: figuresOf(baseline, functions, drift), failures: [] };
     } finally {
-      await rm(outdir, { recursive: true, force: true });
+      await rm(work, { recursive: true, force: true });
     }
   },
 };
 
-function figuresOf(baseline: Measured, functions: Measured[]): Figure[] {
+function figuresOf(baseline: Measured, functions: Measured[], drift: number): Figure[] {
   const byTime = [...functions].sort((a, b) => a.ms - b.ms);
   const typical = median(functions.map((f) => f.ms));
   const largest = [...functions].sort((a, b) => b.kb - a.kb)[0]!;
@@ -82,10 +113,11 @@ function figuresOf(baseline: Measured, functions: Measured[]): Figure[] {
   return [
     { key: 'baselineKb', label: 'baseline (bare DynamoDB GetCommand function): bundle', value: round(baseline.kb), unit: 'KB' },
     { key: 'baselineImportMs', label: 'baseline: import in a fresh process, median', value: round(baseline.ms, 1), unit: 'ms' },
-    { key: 'functions', label: 'functions', value: functions.length },
-    { key: 'bundleKb', label: 'function bundles (min–max)', value: { min: round(Math.min(...functions.map((f) => f.kb))), max: round(Math.max(...functions.map((f) => f.kb))) }, unit: 'KB' },
-    { key: 'bundleMedianKb', label: 'function bundles, median', value: round(median(functions.map((f) => f.kb))), unit: 'KB' },
+    { key: 'functions', label: 'functions synthesized', value: functions.length },
+    { key: 'bundleKb', label: 'synthesized bundles (min–max)', value: { min: round(Math.min(...functions.map((f) => f.kb))), max: round(Math.max(...functions.map((f) => f.kb))) }, unit: 'KB' },
+    { key: 'bundleMedianKb', label: 'synthesized bundles, median', value: round(median(functions.map((f) => f.kb))), unit: 'KB' },
     { key: 'withinTarget', label: 'functions ≤ 300 KB', value: within },
+    { key: 'testBuildDriftKb', label: 'largest difference, bundle-size test build vs synthesized', value: round(drift, 1), unit: 'KB' },
     { key: 'importMs', label: 'function import, fastest–slowest (each the median of its runs)', value: { min: round(byTime[0]!.ms, 1), max: round(byTime[byTime.length - 1]!.ms, 1) }, unit: 'ms' },
     { key: 'importMedianMs', label: 'function import, median over the functions', value: round(typical, 1), unit: 'ms' },
     { key: 'importOverBaseline', label: 'function import, median / baseline', value: round(typical / baseline.ms, 2) },

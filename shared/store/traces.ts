@@ -263,10 +263,12 @@ export function tracesRepository(db: Db) {
           ExpressionAttributeValues: { ...values, ':pk': partition },
           ScanIndexForward: false,
         });
-      const lists = await mapConcurrently(scopes, LISTS_READ_AT_ONCE, (scope) => list(gsi2, keys.agentCollection(tenantId, scope, 'TRACES')));
-      // Agentless summaries written before they had a GSI2 entry are only in the tenant's GSI1 list. Drop
-      // this read after 2027-02-19, when the longest retention (90 days) has passed since that change.
-      const legacy = filter.agentId ? [] : await list(gsi1, keys.tenantCollection(tenantId, 'TRACES'), `attribute_not_exists(${gsi2.partitionKey})`);
+      const [lists, legacy] = await Promise.all([
+        mapConcurrently(scopes, LISTS_READ_AT_ONCE, (scope) => list(gsi2, keys.agentCollection(tenantId, scope, 'TRACES'))),
+        // Agentless summaries written before they had a GSI2 entry are only in the tenant's GSI1 list. Drop
+        // this read after 2027-02-19, when the longest retention (90 days) has passed since that change.
+        filter.agentId ? [] : list(gsi1, keys.tenantCollection(tenantId, 'TRACES'), `attribute_not_exists(${gsi2.partitionKey})`),
+      ]);
       return [...lists.flat(), ...legacy]
         .sort((a, b) => newestFirst(String(a[gsi2.sortKey] ?? a[gsi1.sortKey]), String(b[gsi2.sortKey] ?? b[gsi1.sortKey])))
         .map((i) => stripKeys<TraceSummary>(i));

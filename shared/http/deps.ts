@@ -1,10 +1,6 @@
 import type { Ports } from '../adapters/ports.ts';
 import { config } from '../config.ts';
 import type { ApiKeyDeps } from '../domain/accounts/api-key-service.ts';
-import { agentsRepository } from '../store/agents.ts';
-import { rollupsRepository } from '../store/rollups.ts';
-import { tenantsRepository } from '../store/tenants.ts';
-import { tracesRepository } from '../store/traces.ts';
 import type { CredentialPorts } from './auth.ts';
 import { logger } from './logger.ts';
 
@@ -21,6 +17,3 @@ export const apiKeyDeps = (ports: Ports<'apiKeys'> & Pick<CredentialPorts, 'sign
   clock: ports.clock,
   signing: ports.signing,
 });
-
-/** What an agent as the API shows it reads: the agent, its plan's retention, its latest trace and its rollups. */
-export const AGENT_REPOSITORIES = { agents: agentsRepository, tenants: tenantsRepository, traces: tracesRepository, rollups: rollupsRepository };

@@ -1,7 +1,5 @@
-import { bedrockNarrator } from '../adapters/narrator.ts';
 import type { Ports } from '../adapters/ports.ts';
 import { config } from '../config.ts';
-import { templateNarrator, type Narrator } from '../domain/profiles/narrative.ts';
 import type { ProfileDeps } from '../domain/profiles/service.ts';
 import { agentsRepository } from '../store/agents.ts';
 import { profilesRepository } from '../store/profiles.ts';
@@ -12,13 +10,10 @@ import { logger } from './logger.ts';
 /** The repositories the profile endpoints and the learning job use. */
 export const PROFILE_REPOSITORIES = { profiles: profilesRepository, agents: agentsRepository, traces: tracesRepository, rollups: rollupsRepository };
 
-let narrator: Narrator | undefined;
-
-/** What the profile endpoints and the learning job need; only they bundle the narrator's Bedrock client. */
+/** What reading, editing and resetting a profile need: no narrator, so those endpoints bundle no Bedrock client. */
 export const profileDeps = (ports: Ports<keyof typeof PROFILE_REPOSITORIES>): ProfileDeps => ({
   store: ports.store,
   clock: ports.clock,
-  narrator: (narrator ??= config.profiles.narratorModelId ? bedrockNarrator(config.profiles.narratorModelId) : templateNarrator),
   settings: config.profiles.learning,
   reportError: (message, err) => logger.error(message, err as Error),
 });

@@ -13,7 +13,7 @@ import {
   regenerateAgentProfile,
   resetAgentTraining,
   runDueLearningCycles,
-  type ProfileDeps,
+  type LearningDeps,
 } from '../../shared/domain/profiles/service.ts';
 import { DEFAULT_LEARNING_SETTINGS, type LearningSettings } from '../../shared/domain/profiles/settings.ts';
 import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
@@ -38,7 +38,7 @@ let now = new Date('2026-11-20T10:00:00Z');
 const clock = { now: () => now };
 const advance = (ms: number) => (now = new Date(now.getTime() + ms));
 const errors: string[] = [];
-const deps = (over: { settings?: Partial<LearningSettings>; narrator?: Narrator; store?: Store } = {}): ProfileDeps => ({
+const deps = (over: { settings?: Partial<LearningSettings>; narrator?: Narrator; store?: Store } = {}): LearningDeps => ({
   store: over.store ?? store,
   clock,
   narrator: over.narrator ?? templateNarrator,

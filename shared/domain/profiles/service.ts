@@ -29,9 +29,13 @@ import { profileView } from './view.ts';
 export interface ProfileDeps {
   store: Pick<Store, 'profiles' | 'agents' | 'traces' | 'rollups'>;
   clock: Clock;
-  narrator: Narrator;
   settings: LearningSettings;
   reportError: (message: string, err: unknown) => void;
+}
+
+/** What learning a profile takes beyond reading and editing one: the narrator that writes its narrative. */
+export interface LearningDeps extends ProfileDeps {
+  narrator: Narrator;
 }
 
 const MAX_WRITE_ATTEMPTS = 3;
@@ -55,7 +59,7 @@ async function change(agent: AgentRecord, deps: ProfileDeps, next: (current: Lea
 }
 
 /** The narrator's narrative, or the template's when the narrator fails (a profile is never held up by it). */
-async function narrate(agent: AgentRecord, statistics: ProfileStatistics, deps: ProfileDeps) {
+async function narrate(agent: AgentRecord, statistics: ProfileStatistics, deps: LearningDeps) {
   const input = { agent: { name: agent.name, description: agent.description }, statistics };
   try {
     return { narrative: await deps.narrator.narrate(input), narratedBy: deps.narrator.name };
@@ -75,7 +79,7 @@ const trainingEvidence = (agent: AgentRecord, state: LearningState, deps: Profil
  * Learns a profile from the training window's evidence and records it. The anchors are judged on
  * `measured` (what this cycle saw since the last one); a first profile is judged on its own window.
  */
-async function learn(agent: AgentRecord, state: LearningState, reason: LearnReason, evidence: LearningEvidence, measured: WindowMeasurement | null, deps: ProfileDeps): Promise<LearningState> {
+async function learn(agent: AgentRecord, state: LearningState, reason: LearnReason, evidence: LearningEvidence, measured: WindowMeasurement | null, deps: LearningDeps): Promise<LearningState> {
   const now = deps.clock.now();
   const statistics = profileStatistics(evidence);
   const { narrative, narratedBy } = await narrate(agent, statistics, deps);
@@ -95,7 +99,7 @@ export async function editAgentProfile(tenantId: string, agentId: string, edit: 
 }
 
 /** Spec: any phase → bootstrap, the profile re-learned from scratch, now. */
-export async function regenerateAgentProfile(tenantId: string, agentId: string, deps: ProfileDeps) {
+export async function regenerateAgentProfile(tenantId: string, agentId: string, deps: LearningDeps) {
   const agent = await agentOf(tenantId, agentId, deps);
   if (!agent.profileSettings.learningEnabled) throw new ValidationError('Learning is disabled for this agent (profileSettings.learningEnabled is false)');
   const saved = await change(agent, deps, async (current) => {
@@ -123,7 +127,7 @@ export async function resetAgentTraining(tenantId: string, agentId: string, deps
  * cycle is measured, the anchors evaluated and the spec's transition applied. A cycle that lost a
  * race with another writer changes nothing (the next run sees the agent again if still due).
  */
-export async function runLearningCycle(tenantId: string, agentId: string, deps: ProfileDeps): Promise<CycleOutcome> {
+export async function runLearningCycle(tenantId: string, agentId: string, deps: LearningDeps): Promise<CycleOutcome> {
   const agent = await deps.store.agents.get(tenantId, agentId);
   if (!agent) {
     await deps.store.profiles.delete(tenantId, agentId);
@@ -154,7 +158,7 @@ export interface CycleRunLimits {
 }
 
 /** The learning job: cycles of the agents that are due, oldest first, within the run's limits. */
-export async function runDueLearningCycles(deps: ProfileDeps, limits: CycleRunLimits) {
+export async function runDueLearningCycles(deps: LearningDeps, limits: CycleRunLimits) {
   const deadline = deps.clock.now().getTime() + limits.budgetMs;
   const due = await deps.store.profiles.due(deps.clock.now(), limits.maxAgents);
   const outcomes: Record<string, number> = {};

@@ -1,11 +1,11 @@
-import { SignJWT, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { ExternalIssuer } from '../../config.ts';
 import { UnauthorizedError } from '../errors.ts';
+import { decodeJwtPayload, InvalidJwtError, signJwt, singleKey, verifyJwt, type JwsAlgorithm, type JwtPayload, type KeySet } from './jws.ts';
 import type { SigningMaterial } from './signing-keys.ts';
 
-export const OWN_ALGORITHM = 'ES256';
+export const OWN_ALGORITHM: JwsAlgorithm = 'ES256';
 /** Cognito and most OIDC providers sign with RS256; nothing else is accepted from them. */
-export const EXTERNAL_ALGORITHMS = ['RS256'];
+export const EXTERNAL_ALGORITHMS: readonly JwsAlgorithm[] = ['RS256'];
 
 export interface AccessTokenClaims {
   userId: string;
@@ -26,27 +26,32 @@ export async function issueAccessToken(
   now: Date,
 ): Promise<{ accessToken: string; expiresIn: number }> {
   const iat = Math.floor(now.getTime() / 1000);
-  const accessToken = await new SignJWT({ email: claims.email, tid: claims.tenantId })
-    .setProtectedHeader({ alg: OWN_ALGORITHM, kid: keys.kid, typ: 'JWT' })
-    .setIssuer(settings.issuer)
-    .setAudience(settings.audience)
-    .setSubject(claims.userId)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + settings.ttlSeconds)
-    .sign(keys.privateKey);
+  const accessToken = signJwt(
+    { alg: OWN_ALGORITHM, kid: keys.kid, typ: 'JWT' },
+    {
+      email: claims.email,
+      tid: claims.tenantId,
+      iss: settings.issuer,
+      aud: settings.audience,
+      sub: claims.userId,
+      iat,
+      exp: iat + settings.ttlSeconds,
+    },
+    keys.privateKey,
+  );
   return { accessToken, expiresIn: settings.ttlSeconds };
 }
 
 export type VerifiedToken =
   | { kind: 'own'; claims: AccessTokenClaims }
-  | { kind: 'external'; issuer: string; subject: string; payload: JWTPayload };
+  | { kind: 'external'; issuer: string; subject: string; payload: JwtPayload };
 
 export interface VerifierDeps {
   keys: SigningMaterial;
   settings: JwtSettings;
   externalIssuers: readonly ExternalIssuer[];
   /** The key set of an external issuer (a remote JWKS in production, a local one in tests). */
-  externalKeySet: (issuer: ExternalIssuer) => JWTVerifyGetKey;
+  externalKeySet: (issuer: ExternalIssuer) => KeySet;
   now: () => Date;
 }
 
@@ -55,19 +60,20 @@ const invalid = () => new UnauthorizedError('Invalid or expired access token');
 export async function verifyAccessToken(token: string, deps: VerifierDeps): Promise<VerifiedToken> {
   let unverifiedIssuer: string | undefined;
   try {
-    unverifiedIssuer = decodeJwt(token).iss;
+    const { iss } = decodeJwtPayload(token);
+    unverifiedIssuer = typeof iss === 'string' ? iss : undefined;
   } catch {
     throw invalid();
   }
   const currentDate = deps.now();
   try {
     if (unverifiedIssuer === deps.settings.issuer) {
-      const { payload } = await jwtVerify(token, deps.keys.publicKey, {
+      const payload = await verifyJwt(token, singleKey(deps.keys.publicKey), {
         issuer: deps.settings.issuer,
         audience: deps.settings.audience,
         algorithms: [OWN_ALGORITHM],
         requiredClaims: ['sub', 'exp', 'tid'],
-        currentDate,
+        now: currentDate,
       });
       const { sub, tid, email } = payload;
       if (typeof sub !== 'string' || typeof tid !== 'string') throw invalid();
@@ -75,26 +81,27 @@ export async function verifyAccessToken(token: string, deps: VerifierDeps): Prom
     }
     const external = deps.externalIssuers.find((i) => i.issuer === unverifiedIssuer);
     if (!external) throw invalid();
-    const { payload } = await jwtVerify(token, deps.externalKeySet(external), {
+    const payload = await verifyJwt(token, deps.externalKeySet(external), {
       issuer: external.issuer,
       algorithms: EXTERNAL_ALGORITHMS,
       requiredClaims: ['sub', 'exp'],
-      currentDate,
+      now: currentDate,
     });
     if (external.audiences.length > 0) {
       const audiences = [payload.aud, payload['client_id']].flat().filter((a): a is string => typeof a === 'string');
       if (!audiences.some((a) => external.audiences.includes(a))) throw invalid();
     }
-    return { kind: 'external', issuer: external.issuer, subject: payload.sub as string, payload };
+    if (typeof payload.sub !== 'string') throw invalid();
+    return { kind: 'external', issuer: external.issuer, subject: payload.sub, payload };
   } catch (err) {
     if (err instanceof UnauthorizedError) throw err;
-    if (err instanceof joseErrors.JOSEError) throw invalid();
+    if (err instanceof InvalidJwtError) throw invalid();
     throw err;
   }
 }
 
 /** Maps a Cognito identity (its `identities` claim names federated providers) to the spec's providers. */
-export function providerOf(payload: JWTPayload): 'local' | 'google' | 'github' {
+export function providerOf(payload: JwtPayload): 'local' | 'google' | 'github' {
   const identities = payload['identities'];
   const names = Array.isArray(identities)
     ? identities.map((i) => String((i as { providerName?: unknown }).providerName ?? '').toLowerCase())

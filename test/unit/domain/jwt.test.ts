@@ -1,6 +1,7 @@
-import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { issueAccessToken, providerOf, verifyAccessToken, type VerifierDeps } from '../../../shared/domain/accounts/jwt.ts';
+import { keySetOf } from '../../../shared/domain/accounts/jws.ts';
 import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
 import { UnauthorizedError } from '../../../shared/domain/errors.ts';
 
@@ -17,7 +18,7 @@ const deps = (overrides: Partial<VerifierDeps> = {}): VerifierDeps => ({
   keys,
   settings,
   externalIssuers: [{ issuer: COGNITO, audiences: ['client-1'] }],
-  externalKeySet: () => createLocalJWKSet({ keys: [cognitoJwk] }),
+  externalKeySet: () => async (header) => keySetOf({ keys: [cognitoJwk] })(header),
   now: () => now,
   ...overrides,
 });

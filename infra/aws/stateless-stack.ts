@@ -39,7 +39,6 @@ export interface StatelessStackProps extends StackProps {
   readonly catalog?: Catalog;
 }
 
-const SERVICE_NAME = 'agent-observability';
 const JWT_AUDIENCE = 'aos-api';
 const HTTP_FUNCTION_TIMEOUT = Duration.seconds(10);
 /** Account protection only; per-credential limits are the application's (429 RATE_LIMITED). */
@@ -50,8 +49,8 @@ const VISIBILITY_TIMEOUT_PER_CONSUMER_TIMEOUT = 6;
 const MESSAGE_DELIVERY_CONSUMER = 'notify';
 /** The consumer that judges traces with a Bedrock model. */
 const JUDGE_CONSUMER = 'evaluate';
-/** The functions that write profile narratives: the profile routes and the learning job. */
-const PROFILE_FUNCTION = /^profiles\/|^profile-learning$/;
+/** The functions that write profile narratives (learningDeps): regenerating a profile and the learning job. */
+const NARRATING_FUNCTION = /^profiles\/regenerate$|^profile-learning$/;
 /** The consumer that writes per-trace measures to the optional Timestream sink. */
 const METRICS_CONSUMER = 'ingest';
 /** Cross-Region inference profile ids put a geography before the model id, e.g. `us.amazon.nova-micro-v1:0`. */
@@ -97,7 +96,6 @@ export class StatelessStack extends Stack {
       ...(settings.mailFrom !== undefined && { MAIL_FROM: settings.mailFrom }),
       MAIL_TRANSPORT: 'ses',
       SMS_TRANSPORT: 'sns',
-      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       LOG_LEVEL: settings.logLevel,
     };
 
@@ -105,7 +103,7 @@ export class StatelessStack extends Stack {
     this.addConsumers(catalog.queues, settings);
     this.addSchedules(catalog.schedules);
     if (settings.profileNarratorModelId) {
-      const narrators = [...this.routeFunctions, ...this.jobFunctions].filter(([id]) => PROFILE_FUNCTION.test(id)).map(([, fn]) => fn);
+      const narrators = [...this.routeFunctions, ...this.jobFunctions].filter(([id]) => NARRATING_FUNCTION.test(id)).map(([, fn]) => fn);
       this.useProfileNarrator(narrators, settings.profileNarratorModelId);
     }
 

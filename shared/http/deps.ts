@@ -9,7 +9,7 @@ export const accountsDeps = <P extends object>(ports: P) => ({
   ...ports,
   jwt: config.jwt,
   publicAppUrl: config.publicAppUrl,
-  reportError: (message: string, err: unknown) => logger.error(message, err as Error),
+  reportError: (message: string, err: unknown) => logger.error(message, err),
 });
 
 export const apiKeyDeps = (ports: Ports<'apiKeys'> & Pick<CredentialPorts, 'signing'>): ApiKeyDeps => ({

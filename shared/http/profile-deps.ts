@@ -15,5 +15,5 @@ export const profileDeps = (ports: Ports<keyof typeof PROFILE_REPOSITORIES>): Pr
   store: ports.store,
   clock: ports.clock,
   settings: config.profiles.learning,
-  reportError: (message, err) => logger.error(message, err as Error),
+  reportError: (message, err) => logger.error(message, err),
 });

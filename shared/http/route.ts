@@ -137,7 +137,7 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
       if (err instanceof AppError) {
         return finish(request, raw(err.status, { success: false, error: { code: err.code, message: err.message } }));
       }
-      logger.error('unhandled error', err as Error);
+      logger.error('unhandled error', err);
       finish(request, raw(500, INTERNAL_ERROR_BODY));
     },
   };

@@ -1,5 +1,5 @@
 // Logs at INFO for this file only; set before any handler (and so the logger) is loaded.
-process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+process.env.LOG_LEVEL = 'INFO';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';

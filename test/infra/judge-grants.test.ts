@@ -78,12 +78,16 @@ describe('optional integrations are granted only when configured', () => {
     expect(JSON.stringify(withoutSink.toJSON())).not.toContain('timestream:');
   });
 
-  it('the profile narrator: the profile functions may invoke that one model', () => {
+  it('the profile narrator: only regenerating a profile and the learning job may invoke that one model', () => {
     const template = Template.fromStack(buildTestApp({ context: { profileNarratorModelId: 'amazon.nova-lite-v1:0' } }).stateless);
     const policies = template.findResources('AWS::IAM::Policy');
     const narrator = Object.entries(policies).find(([id]) => id.startsWith('NarratorModelPolicy'));
     expect(narrator).toBeDefined();
     expect(JSON.stringify(narrator![1])).toContain('nova-lite');
-    expect((narrator![1] as { Properties: { Roles: unknown[] } }).Properties.Roles).toHaveLength(5);
+    expect((narrator![1] as { Properties: { Roles: unknown[] } }).Properties.Roles).toHaveLength(2);
+    const narrating = Object.values(template.findResources('AWS::Lambda::Function'))
+      .filter((fn) => (fn as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties.Environment?.Variables?.['PROFILE_NARRATOR_MODEL_ID'])
+      .map((fn) => (fn as { Properties: { Description: string } }).Properties.Description);
+    expect(narrating.sort()).toEqual(['functions/http/profiles/regenerate.ts', 'functions/jobs/profile-learning.ts']);
   });
 });

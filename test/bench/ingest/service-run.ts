@@ -71,7 +71,7 @@ async function persisted(service: BenchService, phase: string): Promise<void> {
     watch = setInterval(() => {
       if (service.consumerFailures.length === 0) return;
       const failures = service.consumerFailures.length;
-      reject(new Error(`${phase}: ${failures} queue message(s) failed, e.g. ${service.consumerFailures[0]} (POWERTOOLS_LOG_LEVEL=ERROR shows the worker's error)`));
+      reject(new Error(`${phase}: ${failures} queue message(s) failed, e.g. ${service.consumerFailures[0]} (LOG_LEVEL=ERROR shows the worker's error)`));
     }, FAILURE_CHECK_MS);
   });
   try {

@@ -15,7 +15,7 @@ export async function drainOrFail(service: Pick<TestService, 'drainQueues'>, fai
   const failed = new Promise<never>((_, reject) => {
     watch = setInterval(() => {
       const lines = failures();
-      if (lines.length > 0) reject(new Error(`${lines.length} queue message(s) failed, e.g. ${lines[0]} (POWERTOOLS_LOG_LEVEL=ERROR shows the worker's error)`));
+      if (lines.length > 0) reject(new Error(`${lines.length} queue message(s) failed, e.g. ${lines[0]} (LOG_LEVEL=ERROR shows the worker's error)`));
     }, FAILURE_CHECK_MS);
   });
   try {

@@ -1,7 +1,6 @@
 import { portsOf } from '../../shared/adapters/ports.ts';
 import { runDueLearningCycles } from '../../shared/domain/profiles/service.ts';
-import { learningDeps } from '../../shared/http/learning-deps.ts';
-import { PROFILE_REPOSITORIES } from '../../shared/http/profile-deps.ts';
+import { LEARNING_REPOSITORIES, learningDeps } from '../../shared/http/learning-deps.ts';
 import { logger } from '../../shared/http/logger.ts';
 
 /** Agents per run; the rest stay due and are taken by the next run, five minutes later. */
@@ -10,7 +9,7 @@ const MAX_AGENTS = 50;
 const BUDGET_MS = 3 * 60_000;
 
 /** Scheduled: runs the learning cycles of the agents that are due (profile-learning in the catalog). */
-export const profileLearningHandler = (getPorts = portsOf(PROFILE_REPOSITORIES)) => async () => {
+export const profileLearningHandler = (getPorts = portsOf(LEARNING_REPOSITORIES)) => async () => {
   const result = await runDueLearningCycles(learningDeps(getPorts()), { maxAgents: MAX_AGENTS, budgetMs: BUDGET_MS });
   if (result.due > 0) logger.info('profile learning', result);
   return result;

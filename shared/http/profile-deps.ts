@@ -3,14 +3,12 @@ import { config } from '../config.ts';
 import type { ProfileDeps } from '../domain/profiles/service.ts';
 import { agentsRepository } from '../store/agents.ts';
 import { profilesRepository } from '../store/profiles.ts';
-import { rollupsRepository } from '../store/rollups.ts';
-import { tracesRepository } from '../store/traces.ts';
 import { logger } from './logger.ts';
 
-/** The repositories the profile endpoints and the learning job use. */
-export const PROFILE_REPOSITORIES = { profiles: profilesRepository, agents: agentsRepository, traces: tracesRepository, rollups: rollupsRepository };
+/** The repositories reading, editing and resetting a profile use. */
+export const PROFILE_REPOSITORIES = { profiles: profilesRepository, agents: agentsRepository };
 
-/** What reading, editing and resetting a profile need: no narrator, so those endpoints bundle no Bedrock client. */
+/** What reading, editing and resetting a profile need: no narrator, traces or rollups, so those endpoints bundle neither Bedrock nor the sketch code. */
 export const profileDeps = (ports: Ports<keyof typeof PROFILE_REPOSITORIES>): ProfileDeps => ({
   store: ports.store,
   clock: ports.clock,

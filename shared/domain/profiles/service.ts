@@ -27,14 +27,15 @@ import { profileStatistics, type LearningEvidence } from './statistics.ts';
 import { profileView } from './view.ts';
 
 export interface ProfileDeps {
-  store: Pick<Store, 'profiles' | 'agents' | 'traces' | 'rollups'>;
+  store: Pick<Store, 'profiles' | 'agents'>;
   clock: Clock;
   settings: LearningSettings;
   reportError: (message: string, err: unknown) => void;
 }
 
-/** What learning a profile takes beyond reading and editing one: the narrator that writes its narrative. */
+/** What learning a profile takes beyond reading and editing one: the traces and rollups it learns from, and the narrator. */
 export interface LearningDeps extends ProfileDeps {
+  store: Pick<Store, 'profiles' | 'agents' | 'traces' | 'rollups'>;
   narrator: Narrator;
 }
 
@@ -69,10 +70,10 @@ async function narrate(agent: AgentRecord, statistics: ProfileStatistics, deps: 
   }
 }
 
-const measureRecent = (agent: AgentRecord, state: LearningState, deps: ProfileDeps) =>
+const measureRecent = (agent: AgentRecord, state: LearningState, deps: LearningDeps) =>
   measureWindowOf(agent.tenantId, agent.id, recentWindow(state, deps.clock.now(), deps.settings), deps.settings.sampleTraces, deps);
 
-const trainingEvidence = (agent: AgentRecord, state: LearningState, deps: ProfileDeps) =>
+const trainingEvidence = (agent: AgentRecord, state: LearningState, deps: LearningDeps) =>
   learningEvidence(agent.tenantId, agent.id, trainingWindowStart(state, deps.clock.now(), deps.settings), deps.settings.sampleTraces, deps);
 
 /**

@@ -52,13 +52,18 @@ function fits(key: KeyObject, alg: JwsAlgorithm): boolean {
 
 const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
+/** The bytes of a part in canonical unpadded base64url: another spelling of the same bytes is refused, so a token has one form. */
+function bytesOf(part: string): Buffer {
+  const bytes = Buffer.from(part, 'base64url');
+  if (bytes.toString('base64url') !== part) throw new InvalidJwtError('a token part is not canonical base64url');
+  return bytes;
+}
 
 function decodePart(part: string): Record<string, unknown> {
-  if (!BASE64URL.test(part)) throw new InvalidJwtError('a token part is not base64url');
+  const bytes = bytesOf(part);
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new InvalidJwtError('a token part is not JSON');
   }
@@ -125,9 +130,8 @@ export async function verifyJwt(token: string, keys: KeySet, options: VerifyOpti
   if (header.crit !== undefined) throw new InvalidJwtError('critical header parameters are not supported');
   const alg = header.alg;
   if (!isAlgorithm(alg) || !options.algorithms.includes(alg)) throw new InvalidJwtError('algorithm not allowed');
-  if (!BASE64URL.test(signaturePart)) throw new InvalidJwtError('the signature is not base64url');
+  const signature = bytesOf(signaturePart);
   const input = Buffer.from(`${headerPart}.${payloadPart}`);
-  const signature = Buffer.from(signaturePart, 'base64url');
   const candidates = (await keys(header)).filter((key) => fits(key, alg));
   if (!candidates.some((key) => verify('sha256', input, { key, ...ALGORITHMS[alg].sign }, signature))) {
     throw new InvalidJwtError('signature verification failed');

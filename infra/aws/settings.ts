@@ -1,5 +1,6 @@
 import type { Stack } from 'aws-cdk-lib';
 import { DEFAULT_JUDGE_MODEL } from '../../shared/domain/evaluation/judge.ts';
+import { logLevelOf } from '../../shared/http/logger.ts';
 
 /**
  * Deployment settings, read from CDK context (`cdk deploy -c mailFrom=alerts@example.com`, or the `context`
@@ -12,9 +13,9 @@ import { DEFAULT_JUDGE_MODEL } from '../../shared/domain/evaluation/judge.ts';
  * | `jwtExternalIssuers` | `[]`; an array or JSON string of `{issuer, jwksUrl?, audiences}`, e.g. a Cognito user pool | `JWT_EXTERNAL_ISSUERS` |
  * | `publicAppUrl`       | the API's own endpoint, so e-mailed `/api/...` links work; set it when a dashboard serves `/reset-password` | `PUBLIC_APP_URL` |
  * | `mailFrom`           | the functions' built-in sender; set an SES-verified identity | `MAIL_FROM` |
- * | `logLevel`           | `INFO`                              | `LOG_LEVEL` |
+ * | `logLevel`           | `INFO`; `DEBUG`, `INFO`, `WARN`, `ERROR` or `SILENT`, checked at synth | `LOG_LEVEL` |
  * | `bedrockModelId`     | `amazon.nova-micro-v1:0`; a foundation model or inference profile id | the evaluate worker's `BEDROCK_MODEL_ID` (and its IAM grant) |
- * | `profileNarratorModelId` | unset: profiles' narratives come from a template | the profile routes' and job's `PROFILE_NARRATOR_MODEL_ID` (and their IAM grant) |
+ * | `profileNarratorModelId` | unset: profiles' narratives come from a template | the regenerate route's and learning job's `PROFILE_NARRATOR_MODEL_ID` (and their IAM grant) |
  * | `timestreamDatabase`, `timestreamTable` | unset: no Timestream sink | the ingest worker's `TIMESTREAM_DATABASE`/`TIMESTREAM_TABLE` (and its IAM grant) |
  */
 export interface DeploymentSettings {
@@ -38,7 +39,7 @@ export function deploymentSettings(stack: Stack): DeploymentSettings {
     jwtExternalIssuers: JSON.stringify(externalIssuersContext(stack, 'jwtExternalIssuers')),
     publicAppUrl: stringContext(stack, 'publicAppUrl'),
     mailFrom: stringContext(stack, 'mailFrom'),
-    logLevel: stringContext(stack, 'logLevel') ?? 'INFO',
+    logLevel: logLevelOf({ LOG_LEVEL: stringContext(stack, 'logLevel') }),
     bedrockModelId: stringContext(stack, 'bedrockModelId') ?? DEFAULT_JUDGE_MODEL,
     profileNarratorModelId: stringContext(stack, 'profileNarratorModelId'),
     timestream: timestreamContext(stack),

@@ -176,6 +176,7 @@ describe('stateless stack with a schedule and deployment settings', () => {
       jwtExternalIssuers: '[{"issuer":"https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf","audiences":["client"]}]',
       corsAllowOrigins: 'https://app.example.com, https://admin.example.com',
       mailFrom: 'alerts@example.com',
+      logLevel: 'warn',
     },
   }).stateless;
   const configuredTemplate = Template.fromStack(configured);
@@ -208,6 +209,7 @@ describe('stateless stack with a schedule and deployment settings', () => {
       MAIL_FROM: 'alerts@example.com',
       MAIL_TRANSPORT: 'ses',
       SMS_TRANSPORT: 'sns',
+      LOG_LEVEL: 'WARN',
     });
     expect(JSON.parse(variables.JWT_EXTERNAL_ISSUERS as string)).toEqual([
       { issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf', audiences: ['client'] },
@@ -219,5 +221,9 @@ describe('stateless stack with a schedule and deployment settings', () => {
 
   it('rejects external issuers that are not a JSON array of issuers at synthesis', () => {
     expect(() => buildTestApp({ context: { jwtExternalIssuers: '{"issuer":"https://x"}' } })).toThrow(/jwtExternalIssuers/);
+  });
+
+  it('rejects a log level the functions would fail to start with, at synthesis', () => {
+    expect(() => buildTestApp({ context: { logLevel: 'verbose' } })).toThrow(/LOG_LEVEL/);
   });
 });

@@ -115,6 +115,8 @@ function operation(route: Route) {
       '404': errorResponse('NOT_FOUND'),
       '429': errorResponse('RATE_LIMITED; see Retry-After'),
       '500': errorResponse('INTERNAL_ERROR'),
+      // What the ingest queue takes is stored at least once: when it cannot take it, nothing changed.
+      ...(route.sendsTo?.includes('ingest') ? { '503': errorResponse('INTERNAL_ERROR with status 503: the queue is unavailable and nothing was changed; retry after Retry-After') } : {}),
     },
   };
 }

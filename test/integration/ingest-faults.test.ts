@@ -14,6 +14,8 @@ import { ingestHandler, type IngestPorts } from '../../functions/workers/ingest.
 import { randomIds } from '../../shared/adapters/ids.ts';
 import { noMetricsSink } from '../../shared/adapters/metrics-sink.ts';
 import { catalog, queueUrlEnv } from '../../shared/catalog.ts';
+import { deleteAgent } from '../../shared/domain/agents/agents.ts';
+import { NotFoundError, ServiceUnavailableError } from '../../shared/domain/errors.ts';
 import { toIngestMessages } from '../../shared/domain/ingest/messages.ts';
 import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
 import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
@@ -103,6 +105,50 @@ describe('the ingest worker under faults (dynalite)', () => {
     const result = await ingestHandler(() => portsWith(store))(sqsEvent([good, { kind: 'nonsense' }], ['ok', 'poison']));
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }]);
     expect(await store.traces.getSummary(tenantId, 'good')).toBeDefined();
+  });
+
+  describe('deleting an agent', () => {
+    async function agentWithTrace(traceId: string) {
+      const tenantId = await newTenant();
+      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans: [span(traceId, 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] })));
+      const [agent] = await store.agents.list(tenantId);
+      return { tenantId, agentId: agent!.id };
+    }
+    const purgeAll = async (queued: unknown[]) => {
+      for (let message = queued.shift(); message; message = queued.shift()) {
+        await ingestHandler(() => ({ ...portsWith(store), queue: { send: async (_: string, more: readonly unknown[]) => void queued.push(...more) } }) as unknown as IngestPorts)(sqsEvent([message]));
+      }
+    };
+
+    it('with the queue down answers 503 and deletes nothing, so a retry starts over', async () => {
+      const { tenantId, agentId } = await agentWithTrace('kept');
+      const queue = { send: async () => { throw new Error('SQS unavailable'); } };
+      await expect(deleteAgent(tenantId, agentId, { store, queue })).rejects.toBeInstanceOf(ServiceUnavailableError);
+      expect(await store.agents.get(tenantId, agentId)).toBeDefined();
+      expect(await store.traces.getSummary(tenantId, 'kept')).toBeDefined();
+    });
+
+    it('failing after queuing the purge still ends with the agent and all its data gone', async () => {
+      const { tenantId, agentId } = await agentWithTrace('orphan-candidate');
+      const queued: unknown[] = [];
+      const failingDelete: Store = { ...store, agents: { ...store.agents, delete: async () => { throw new Error('Lambda timed out'); } } };
+      await expect(deleteAgent(tenantId, agentId, { store: failingDelete, queue: { send: async (_, more) => void queued.push(...more) } })).rejects.toThrow('Lambda timed out');
+      expect(queued).toEqual([{ kind: 'purge-agent', tenantId, agentId }]);
+      await purgeAll(queued);
+      expect(await store.agents.get(tenantId, agentId)).toBeUndefined();
+      expect(await store.traces.getSummary(tenantId, 'orphan-candidate')).toBeUndefined();
+      expect(await store.traces.spansOf(tenantId, 'orphan-candidate')).toEqual([]);
+    });
+
+    it('deletes the agent at once and its data with the purge, which may run twice', async () => {
+      const { tenantId, agentId } = await agentWithTrace('purged');
+      const queued: unknown[] = [];
+      expect(await deleteAgent(tenantId, agentId, { store, queue: { send: async (_, more) => void queued.push(...more) } })).toEqual({ id: agentId, deleted: true });
+      expect(await store.agents.get(tenantId, agentId)).toBeUndefined();
+      await purgeAll([...queued, ...queued]);
+      expect(await store.traces.getSummary(tenantId, 'purged')).toBeUndefined();
+      await expect(deleteAgent(tenantId, agentId, { store, queue: { send: async () => {} } })).rejects.toBeInstanceOf(NotFoundError);
+    });
   });
 });
 

@@ -5,7 +5,7 @@ import type { QueuePort } from '../../adapters/queue.ts';
 import type { createAgentBody, updateAgentBody } from '../../schemas/routes/agents.ts';
 import { AgentNameTakenError, type AgentRecord } from '../../store/agents.ts';
 import type { Store } from '../../store/index.ts';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
+import { ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import type { IngestMessage } from '../ingest/messages.ts';
 import { PLANS, UNLIMITED } from '../plans/plans.ts';
 import { agentRollup, agentRollups } from '../analytics/queries.ts';
@@ -105,10 +105,19 @@ export async function updateAgent(tenantId: string, agentId: string, body: z.inf
 }
 
 /** Removes the agent at once; its traces, signals and logs are purged in the background. */
+/**
+ * Queues the purge before deleting, and the purge deletes the agent too: when queuing fails nothing is
+ * deleted and the client retries (503); when the delete here fails, the purge finishes it. Either way
+ * an agent's traces, signals and logs are never left behind without their agent.
+ */
 export async function deleteAgent(tenantId: string, agentId: string, deps: { store: Pick<Store, 'agents'>; queue: QueuePort }) {
-  const deleted = await deps.store.agents.delete(tenantId, agentId);
-  if (!deleted) throw new NotFoundError('Agent');
+  if (!(await deps.store.agents.get(tenantId, agentId))) throw new NotFoundError('Agent');
   const purge: IngestMessage = { kind: 'purge-agent', tenantId, agentId };
-  await deps.queue.send('ingest', [purge]);
+  try {
+    await deps.queue.send('ingest', [purge]);
+  } catch (err) {
+    throw new ServiceUnavailableError(5, { cause: err });
+  }
+  await deps.store.agents.delete(tenantId, agentId);
   return { id: agentId, deleted: true };
 }

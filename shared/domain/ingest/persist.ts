@@ -191,6 +191,8 @@ async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: Pe
  */
 export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Promise<PurgeMessage | undefined> {
   const { tenantId, agentId } = message;
+  // Usually deleted already by the request that queued this; if that request failed after queuing, here.
+  await deps.store.agents.delete(tenantId, agentId);
   const traceIds = await deps.store.traces.traceIdsOfAgent(tenantId, agentId, PURGE_PAGE);
   for (const traceId of traceIds) await deps.store.traces.deleteTrace(tenantId, traceId);
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);

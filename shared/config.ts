@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { isTrustedKeysUrl, keysUrlOf } from './domain/accounts/jws.ts';
 import { DEFAULT_JUDGE_MODEL } from './domain/evaluation/judge.ts';
 import { DEFAULT_LEARNING_SETTINGS, learningSettings } from './domain/profiles/settings.ts';
 import './schemas/messages.ts';
@@ -14,7 +15,7 @@ const externalIssuer = z.object({
   jwksUrl: z.optional(url),
   /** App client ids accepted in `aud` (ID tokens) or `client_id` (access tokens); empty accepts any. */
   audiences: z._default(z.array(z.string()), []),
-});
+}).check(z.refine((issuer) => isTrustedKeysUrl(keysUrlOf(issuer)), 'its keys must be read over https (plain http only from 127.0.0.1 or localhost)'));
 export type ExternalIssuer = z.infer<typeof externalIssuer>;
 
 const rateLimits = z.object({

@@ -1,5 +1,6 @@
 import type { Stack } from 'aws-cdk-lib';
 import { DEFAULT_JUDGE_MODEL } from '../../shared/domain/evaluation/judge.ts';
+import { isTrustedKeysUrl, keysUrlOf } from '../../shared/domain/accounts/jws.ts';
 import { logLevelOf } from '../../shared/http/logger.ts';
 
 /**
@@ -83,6 +84,8 @@ function externalIssuersContext(stack: Stack, key: string): unknown[] {
         typeof entry === 'object' && entry !== null && typeof (entry as { issuer?: unknown }).issuer === 'string',
     );
   if (!valid) throw new Error(`context ${key} must be a JSON array of {issuer, jwksUrl?, audiences}`);
+  const untrusted = (parsed as { issuer: string; jwksUrl?: string }[]).map(keysUrlOf).filter((url) => !isTrustedKeysUrl(url));
+  if (untrusted.length > 0) throw new Error(`context ${key}: keys must be read over https, not ${untrusted.join(', ')}`);
   return parsed;
 }
 

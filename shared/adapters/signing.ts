@@ -1,6 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { ExternalIssuer } from '../config.ts';
-import { InvalidJwtError, keySetOf, type KeySet } from '../domain/accounts/jws.ts';
+import { InvalidJwtError, keySetOf, keysUrlOf, type KeySet } from '../domain/accounts/jws.ts';
 import { signingMaterialFromSeed, type SigningMaterial } from '../domain/accounts/signing-keys.ts';
 
 /** The signing seed: given directly (local), or read once per cold start from Secrets Manager (AWS). */
@@ -25,29 +25,56 @@ export function signingMaterialLoader(source: { seed?: string; secretArn?: strin
 
 export interface RemoteKeySetOptions {
   timeoutMs: number;
-  /** A token naming a key the cached set lacks refetches it, at most once per cooldown. */
+  /** After any fetch, successful or not, the next waits this long: random key ids or a failing issuer cannot make every request fetch. */
   cooldownMs: number;
   /** The cached set is refetched when older than this. */
   maxAgeMs: number;
+  /** While the issuer cannot be reached, a set older than maxAgeMs still serves for this long. */
+  staleGraceMs: number;
+  /** Larger answers are refused (Cognito's is about 1 KB). */
+  maxBytes: number;
   now: () => number;
 }
 
-const REMOTE_KEY_SET_DEFAULTS: RemoteKeySetOptions = { timeoutMs: 3000, cooldownMs: 30_000, maxAgeMs: 10 * 60_000, now: Date.now };
+const REMOTE_KEY_SET_DEFAULTS: RemoteKeySetOptions = {
+  timeoutMs: 3000,
+  cooldownMs: 30_000,
+  maxAgeMs: 10 * 60_000,
+  staleGraceMs: 60 * 60_000,
+  maxBytes: 256 * 1024,
+  now: Date.now,
+};
+
+/** The body of a 200 answer, refused beyond maxBytes without reading further. */
+async function boundedJson(response: Response, maxBytes: number): Promise<unknown> {
+  if (response.status !== 200) throw new Error(`the JWKS answered ${response.status}`);
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) throw new Error('the JWKS is too large');
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw new Error('the JWKS is too large');
+    chunks.push(chunk);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
 
 /**
- * An issuer's JWKS, fetched when first needed and cached; one fetch at a time. When it cannot be
- * fetched, tokens are refused as unverifiable (401), as with a key the set does not hold.
+ * An issuer's JWKS, fetched when first needed and cached; one fetch at a time, none within the
+ * cooldown of the last, no redirects. When it cannot be fetched and nothing usable is cached, tokens
+ * are refused as unverifiable (401), as with a key the set does not hold.
  */
 export function remoteKeySet(url: URL, options: Partial<RemoteKeySetOptions> = {}): KeySet {
-  const { timeoutMs, cooldownMs, maxAgeMs, now } = { ...REMOTE_KEY_SET_DEFAULTS, ...options };
+  const { timeoutMs, cooldownMs, maxAgeMs, staleGraceMs, maxBytes, now } = { ...REMOTE_KEY_SET_DEFAULTS, ...options };
   let cached: { select: ReturnType<typeof keySetOf>; fetchedAt: number } | undefined;
+  let attemptedAt = -Infinity;
   let fetching: Promise<ReturnType<typeof keySetOf>> | undefined;
   const refetch = () =>
     (fetching ??= (async () => {
+      attemptedAt = now();
       try {
-        const response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
-        if (!response.ok) throw new Error(`the JWKS answered ${response.status}`);
-        cached = { select: keySetOf(await response.json()), fetchedAt: now() };
+        const response = await fetch(url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+        cached = { select: keySetOf(await boundedJson(response, maxBytes)), fetchedAt: now() };
         return cached.select;
       } catch (err) {
         throw new InvalidJwtError(`the JWKS at ${url.href} could not be read`, { cause: err });
@@ -55,11 +82,22 @@ export function remoteKeySet(url: URL, options: Partial<RemoteKeySetOptions> = {
         fetching = undefined;
       }
     })());
+  /** What the cache holds for the header while the issuer cannot be asked: nothing once the set is past its grace. */
+  const fromCache = (header: Parameters<KeySet>[0], cause?: unknown) => {
+    if (cached && now() - cached.fetchedAt < maxAgeMs + staleGraceMs) return cached.select(header);
+    if (cause) throw cause;
+    throw new InvalidJwtError(`the JWKS at ${url.href} is not available yet`);
+  };
   return async (header) => {
-    if (!cached || now() - cached.fetchedAt >= maxAgeMs) return (await refetch())(header);
-    const keys = cached.select(header);
-    if (keys.length > 0 || now() - cached.fetchedAt < cooldownMs) return keys;
-    return (await refetch())(header);
+    const fresh = cached !== undefined && now() - cached.fetchedAt < maxAgeMs;
+    const known = cached?.select(header) ?? [];
+    if (fresh && known.length > 0) return known;
+    if (!fetching && now() - attemptedAt < cooldownMs) return fromCache(header);
+    try {
+      return (await refetch())(header);
+    } catch (err) {
+      return fromCache(header, err);
+    }
   };
 }
 
@@ -67,7 +105,7 @@ export function remoteKeySet(url: URL, options: Partial<RemoteKeySetOptions> = {
 export function remoteKeySets(): (issuer: ExternalIssuer) => KeySet {
   const cache = new Map<string, KeySet>();
   return (issuer) => {
-    const url = issuer.jwksUrl ?? `${issuer.issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
+    const url = keysUrlOf(issuer);
     let set = cache.get(url);
     if (!set) {
       set = remoteKeySet(new URL(url));

@@ -24,47 +24,69 @@ interface ErrorFields {
   cause?: ErrorFields | string;
 }
 
+/** A value read or turned into text without letting a throwing getter or toString escape the log call. */
+function safely<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+const textOf = (value: unknown): string => safely(() => String(value), '[unprintable]');
+
 function errorFields(err: Error, depth = 0): ErrorFields {
-  const cause = err.cause === undefined || depth >= 3 ? undefined : err.cause instanceof Error ? errorFields(err.cause, depth + 1) : String(err.cause);
-  return { name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}), ...(cause === undefined ? {} : { cause }) };
+  const rawCause = safely(() => err.cause, undefined);
+  const cause = rawCause === undefined || depth >= 3 ? undefined : rawCause instanceof Error ? errorFields(rawCause, depth + 1) : textOf(rawCause);
+  const stack = safely(() => err.stack, undefined);
+  return {
+    name: textOf(safely(() => err.name, 'Error')),
+    message: textOf(safely(() => err.message, '')),
+    ...(typeof stack === 'string' ? { stack } : {}),
+    ...(cause === undefined ? {} : { cause }),
+  };
 }
 
 /** An Error becomes `error`; a plain object's fields are merged in; anything else becomes `detail`. */
-function fieldsOf(detail: unknown): Record<string, unknown> {
-  if (detail === undefined) return {};
-  if (detail instanceof Error) return { error: errorFields(detail) };
-  if (typeof detail === 'object' && detail !== null && !Array.isArray(detail)) return detail as Record<string, unknown>;
-  return { detail: String(detail) };
+function fieldsOf(detail: unknown): [string, unknown][] {
+  if (detail === undefined) return [];
+  if (detail instanceof Error) return [['error', errorFields(detail)]];
+  if (typeof detail === 'object' && detail !== null && !Array.isArray(detail)) return Object.entries(detail);
+  return [['detail', textOf(detail)]];
 }
 
 const replacer = (_key: string, value: unknown) =>
   typeof value === 'bigint' ? value.toString() : value instanceof Error ? errorFields(value) : value;
 
-function serialize(entry: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(entry, replacer);
-  } catch {
-    // A circular structure: keep the entry, lose its extra fields.
-    const { level, message, timestamp, service } = entry;
-    return JSON.stringify({ level, message, timestamp, service, logError: 'fields could not be serialised' });
-  }
-}
+/** The field as JSON, or a note in its place when it cannot be serialised (a circular structure, a throwing getter). */
+const jsonOf = (value: unknown): string => safely(() => JSON.stringify(value, replacer) ?? 'null', '"[unserialisable]"');
 
 export function createLogger(level: Level, write: (line: string) => void = (line) => process.stdout.write(line)) {
   const threshold = LEVELS[level];
   let persistentKeys: Record<string, unknown> = {};
 
+  function entryOf(level: string, message: string, detail: unknown): string {
+    const fields = new Map<string, string>([
+      ['level', jsonOf(level)],
+      ['message', jsonOf(message)],
+      ['timestamp', jsonOf(new Date().toISOString())],
+      ['service', jsonOf(SERVICE)],
+    ]);
+    const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME;
+    if (functionName) fields.set('function', jsonOf(functionName));
+    const traceRoot = /(?:^|;)Root=([^;]+)/.exec(process.env._X_AMZN_TRACE_ID ?? '')?.[1];
+    if (traceRoot) fields.set('xray_trace_id', jsonOf(traceRoot));
+    for (const [key, value] of [...Object.entries(persistentKeys), ...fieldsOf(detail)]) {
+      // Later fields win over persistent keys, never over the entry's own.
+      if (value !== undefined && !['level', 'message', 'timestamp', 'service', 'function', 'xray_trace_id'].includes(key)) fields.set(key, jsonOf(value));
+    }
+    return `{${[...fields].map(([key, json]) => `${JSON.stringify(key)}:${json}`).join(',')}}`;
+  }
+
   function log(level: 'INFO' | 'WARN' | 'ERROR', message: string, detail?: unknown): void {
     if (LEVELS[level] < threshold) return;
-    const entry: Record<string, unknown> = { level, message, timestamp: new Date().toISOString(), service: SERVICE };
-    const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME;
-    if (functionName) entry['function'] = functionName;
-    const traceRoot = /(?:^|;)Root=([^;]+)/.exec(process.env._X_AMZN_TRACE_ID ?? '')?.[1];
-    if (traceRoot) entry['xray_trace_id'] = traceRoot;
-    for (const [key, value] of Object.entries({ ...persistentKeys, ...fieldsOf(detail) })) {
-      if (!Object.hasOwn(entry, key) && value !== undefined) entry[key] = value;
-    }
-    write(`${serialize(entry)}\n`);
+    const line = safely(() => entryOf(level, message, detail), JSON.stringify({ level, message: textOf(message), logError: 'the entry could not be built' }));
+    safely(() => write(`${line}\n`), undefined);
   }
 
   return {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { API_BASE_PATH, routes } from '../catalog.ts';
+import { API_BASE_PATH, routes, type RouteDef } from '../catalog.ts';
 import { responseComponents, routeResponses, type RouteResponse } from './responses.ts';
 import type { RouteSchemas } from './route-schemas.ts';
 import { routeSchemas } from './routes.ts';
@@ -116,7 +116,7 @@ function operation(route: Route) {
       '429': errorResponse('RATE_LIMITED; see Retry-After'),
       '500': errorResponse('INTERNAL_ERROR'),
       // What the ingest queue takes is stored at least once: when it cannot take it, nothing changed.
-      ...(route.sendsTo?.includes('ingest') ? { '503': errorResponse('INTERNAL_ERROR with status 503: the queue is unavailable and nothing was changed; retry after Retry-After') } : {}),
+      ...((route as RouteDef).sendsTo?.includes('ingest') ? { '503': errorResponse('INTERNAL_ERROR with status 503: the queue is unavailable and nothing was changed; retry after Retry-After') } : {}),
     },
   };
 }

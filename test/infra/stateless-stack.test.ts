@@ -223,6 +223,10 @@ describe('stateless stack with a schedule and deployment settings', () => {
     expect(() => buildTestApp({ context: { jwtExternalIssuers: '{"issuer":"https://x"}' } })).toThrow(/jwtExternalIssuers/);
   });
 
+  it('rejects external issuers whose keys would be read over plain http, at synthesis', () => {
+    expect(() => buildTestApp({ context: { jwtExternalIssuers: '[{"issuer":"http://idp.example.com","audiences":[]}]' } })).toThrow(/https/);
+  });
+
   it('rejects a log level the functions would fail to start with, at synthesis', () => {
     expect(() => buildTestApp({ context: { logLevel: 'verbose' } })).toThrow(/LOG_LEVEL/);
   });

@@ -14,6 +14,9 @@ describe('configuration', () => {
     expect(() => parseConfig({ TABLE_NAME: 't', RATE_LIMITS: '{"strict":0}' })).toThrow(/RATE_LIMITS/);
     expect(() => parseConfig({ TABLE_NAME: 't', RATE_LIMITS: 'not json' })).toThrow(ConfigError);
     expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"nope"}]' })).toThrow(/JWT_EXTERNAL_ISSUERS/);
+    expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://idp.example.com"}]' })).toThrow(/JWT_EXTERNAL_ISSUERS.*https/);
+    expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"https://idp.example.com","jwksUrl":"http://keys.example.com"}]' })).toThrow(/JWT_EXTERNAL_ISSUERS/);
+    expect(parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://127.0.0.1:4000/pool"}]' }).jwt.externalIssuers).toHaveLength(1);
     expect(() => parseConfig({ TABLE_NAME: 't', MAIL_TRANSPORT: 'outbox' })).toThrow(/OUTBOX_DIR/);
   });
 

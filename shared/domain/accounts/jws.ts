@@ -52,7 +52,7 @@ function fits(key: KeyObject, alg: JwsAlgorithm): boolean {
 
 const encode = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** The bytes of a part in canonical unpadded base64url: another spelling of the same bytes is refused, so a token has one form. */
+/** The bytes of a part in canonical unpadded base64url: another spelling of the same bytes is refused. */
 function bytesOf(part: string): Buffer {
   const bytes = Buffer.from(part, 'base64url');
   if (bytes.toString('base64url') !== part) throw new InvalidJwtError('a token part is not canonical base64url');
@@ -158,6 +158,20 @@ function importJwk(jwk: Jwk): KeyObject | undefined {
   }
 }
 
+/** Where an issuer's keys are read: its `jwksUrl`, else `<issuer>/.well-known/jwks.json`, where Cognito publishes them. */
+export const keysUrlOf = (issuer: { issuer: string; jwksUrl?: string | undefined }): string =>
+  issuer.jwksUrl ?? `${issuer.issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
+
+/** Keys are read over https; over plain http only from this machine (a stand-in issuer in development). */
+export function isTrustedKeysUrl(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'https:' || (protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(hostname));
+}
+
+/** A JWK that carries private or secret key material: a key set holding one is leaking it, and it is never used. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
 /**
  * The keys of a JWKS document that may verify a token with this header: the header's `kid` (when it
  * names one), the algorithm's key type, and `alg`, `use` and `key_ops` when the key states them.
@@ -177,7 +191,8 @@ export function keySetOf(document: unknown): (header: JwsHeader) => KeyObject[] 
           jwk.kty === ALGORITHMS[alg].jwkType &&
           (jwk.alg === undefined || jwk.alg === alg) &&
           (jwk.use === undefined || jwk.use === 'sig') &&
-          (jwk.key_ops === undefined || (Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))),
+          (jwk.key_ops === undefined || (Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) &&
+          !PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member)),
       )
       .flatMap((jwk) => {
         if (!imported.has(jwk)) imported.set(jwk, importJwk(jwk));

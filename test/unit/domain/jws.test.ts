@@ -9,7 +9,9 @@ import {
   decodeJwtPayload,
   ecThumbprint,
   InvalidJwtError,
+  isTrustedKeysUrl,
   keySetOf,
+  keysUrlOf,
   signJwt,
   singleKey,
   verifyJwt,
@@ -160,6 +162,13 @@ describe('JWKS key selection', () => {
     expect(select([rsaJwk], 'HS256' as JwsAlgorithm)).toEqual([]);
   });
 
+  it('never uses a key published with its private parts', () => {
+    const privateJwk = { ...(rsa.privateKey.export({ format: 'jwk' }) as Jwk), kid: 'r1' };
+    expect(select([privateJwk], 'RS256', 'r1')).toEqual([]);
+    const secret: Jwk = { kty: 'oct', k: 'c2VjcmV0', kid: 'h1' };
+    expect(select([secret, rsaJwk], 'RS256')).toHaveLength(1);
+  });
+
   it('skips keys it cannot import and refuses a document without a keys list', () => {
     expect(select([{ kty: 'RSA', kid: 'r1', n: 'AQAB' }, null, 'x', [], rsaJwk], 'RS256', 'r1')).toHaveLength(1);
     expect(() => keySetOf({})).toThrow(InvalidJwtError);
@@ -184,10 +193,21 @@ describe('remote key set (an issuer JWKS over HTTP)', () => {
   let status = 200;
   let published: Jwk[] = [];
   beforeAll(async () => {
-    server = createServer((_req, res) => {
+    server = createServer((req, res) => {
       fetches++;
+      if (req.url === '/moved') {
+        res.writeHead(302, { location: '/.well-known/jwks.json' });
+        res.end();
+        return;
+      }
+      if (req.url === '/huge') {
+        res.writeHead(200, { 'content-type': 'application/json' }); // no content-length: chunked
+        res.write(`{"keys":[],"padding":"${'x'.repeat(300 * 1024)}`);
+        res.end('"}');
+        return;
+      }
       res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ keys: published }));
+      res.end(status === 204 ? undefined : JSON.stringify({ keys: published }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`);
@@ -232,13 +252,15 @@ describe('remote key set (an issuer JWKS over HTTP)', () => {
     expect(fetches).toBe(2);
   });
 
-  it('refuses tokens as unverifiable when the JWKS answers an error or cannot be reached, and recovers', async () => {
+  it('refuses tokens as unverifiable when the JWKS answers an error or cannot be reached, and recovers after the cooldown', async () => {
     const pair = keyPair('k1');
     published = [pair.jwk];
     status = 503;
-    const keys = remoteKeySet(url);
+    let clock = 0;
+    const keys = remoteKeySet(url, { now: () => clock, cooldownMs: 30_000 });
     await expect(verifyJwt(tokenOf(pair, 'k1'), keys, rsOptions)).rejects.toBeInstanceOf(InvalidJwtError);
     status = 200;
+    clock = 30_000;
     expect(await verifyJwt(tokenOf(pair, 'k1'), keys, rsOptions)).toEqual(claims);
 
     const closed = createServer();
@@ -246,5 +268,61 @@ describe('remote key set (an issuer JWKS over HTTP)', () => {
     const gone = new URL(`http://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks`);
     await new Promise((resolve) => closed.close(resolve));
     await expect(verifyJwt(tokenOf(pair, 'k1'), remoteKeySet(gone), rsOptions)).rejects.toBeInstanceOf(InvalidJwtError);
+  });
+
+  it('a failing issuer is asked once per cooldown, however many tokens with unknown key ids arrive', async () => {
+    const pair = keyPair('k1');
+    status = 503;
+    fetches = 0;
+    const keys = remoteKeySet(url, { now: () => 0 });
+    for (let i = 0; i < 20; i++) await expect(verifyJwt(tokenOf(pair, `random-${i}`), keys, rsOptions)).rejects.toBeInstanceOf(InvalidJwtError);
+    expect(fetches).toBe(1);
+    status = 200;
+  });
+
+  it('serves a set past its age while the issuer is down, until the grace runs out', async () => {
+    const pair = keyPair('k1');
+    published = [pair.jwk];
+    status = 200;
+    let clock = 0;
+    const keys = remoteKeySet(url, { now: () => clock, maxAgeMs: 60_000, staleGraceMs: 120_000 });
+    await verifyJwt(tokenOf(pair, 'k1'), keys, rsOptions);
+    status = 503;
+    clock = 90_000;
+    expect(await verifyJwt(tokenOf(pair, 'k1'), keys, rsOptions)).toEqual(claims);
+    clock = 180_000;
+    await expect(verifyJwt(tokenOf(pair, 'k1'), keys, rsOptions)).rejects.toBeInstanceOf(InvalidJwtError);
+    status = 200;
+  });
+
+  it('refuses a redirect, an answer other than 200, and an answer too large, without reading it all', async () => {
+    const pair = keyPair('k1');
+    published = [pair.jwk];
+    const base = `http://127.0.0.1:${url.port}`;
+    const refusal = (source: URL, over: Partial<Parameters<typeof remoteKeySet>[1]> = {}) =>
+      verifyJwt(tokenOf(pair, 'k1'), remoteKeySet(source, over), rsOptions).then(
+        () => expect.fail('accepted'),
+        (err: unknown) => {
+          expect(err).toBeInstanceOf(InvalidJwtError);
+          return String((err as Error).cause ?? (err as Error).message);
+        },
+      );
+    expect(await refusal(new URL(`${base}/moved`))).toMatch(/fetch failed/);
+    expect(await refusal(new URL(`${base}/huge`))).toMatch(/too large/);
+    expect(await refusal(new URL(`${base}/huge`), { maxBytes: 400 * 1024 })).toMatch(/signature verification failed/); // read, and holds no key
+    status = 204;
+    expect(await refusal(url)).toMatch(/answered 204/);
+    status = 200;
+  });
+
+  it('reads keys over https, or plain http only from this machine', () => {
+    expect(keysUrlOf({ issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_X/' })).toBe('https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_X/.well-known/jwks.json');
+    expect(keysUrlOf({ issuer: 'https://idp.example.com', jwksUrl: 'https://keys.example.com/jwks' })).toBe('https://keys.example.com/jwks');
+    expect(isTrustedKeysUrl('https://idp.example.com/jwks')).toBe(true);
+    expect(isTrustedKeysUrl('http://127.0.0.1:4000/jwks')).toBe(true);
+    expect(isTrustedKeysUrl('http://localhost/jwks')).toBe(true);
+    expect(isTrustedKeysUrl('http://idp.example.com/jwks')).toBe(false);
+    expect(isTrustedKeysUrl('ftp://idp.example.com/jwks')).toBe(false);
+    expect(isTrustedKeysUrl('not a url')).toBe(false);
   });
 });

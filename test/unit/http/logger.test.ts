@@ -44,12 +44,39 @@ describe('structured logger', () => {
     expect(nested).toMatchObject({ cause: { name: 'RangeError', message: 'bad' }, count: '10' });
   });
 
-  it('still logs an entry whose fields cannot be serialised', () => {
+  it('still logs an entry whose fields cannot be serialised, keeping the others', () => {
     const { logger, entries } = capture();
     const circular: Record<string, unknown> = {};
     circular['self'] = circular;
-    logger.info('circular', { circular });
-    expect(entries()[0]).toMatchObject({ level: 'INFO', message: 'circular', logError: expect.any(String) });
+    logger.info('circular', { circular, kept: 1 });
+    expect(entries()[0]).toMatchObject({ level: 'INFO', message: 'circular', circular: '[unserialisable]', kept: 1 });
+  });
+
+  it('never throws out of a log call, whatever it is given', () => {
+    const { logger, entries } = capture();
+    const throwing = { toString: () => { throw new Error('no'); } };
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const badStack = new Error('stack');
+    Object.defineProperty(badStack, 'stack', { get: () => { throw new Error('no stack'); } });
+    const details: unknown[] = [
+      new Error('outer', { cause: Object.create(null) }),
+      new Error('outer', { cause: throwing }),
+      { get field() { throw new Error('getter'); } },
+      proxy,
+      badStack,
+      throwing,
+      JSON.parse('{"__proto__": {"polluted": true}, "visible": 1}'),
+    ];
+    for (const detail of details) expect(() => logger.error('hostile', detail)).not.toThrow();
+    const logged = entries();
+    expect(logged).toHaveLength(details.length);
+    for (const entry of logged) expect(entry).toMatchObject({ level: 'ERROR', message: 'hostile' });
+    expect(logged[0]!['error']).toMatchObject({ message: 'outer', cause: '[unprintable]' });
+    expect(logged[4]!['error']).toEqual({ name: 'Error', message: 'stack' });
+    expect(logged[6]!['visible']).toBe(1);
+    expect(Object.getOwnPropertyDescriptor(logged[6], '__proto__')?.value).toEqual({ polluted: true });
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
   it('drops entries below its level; SILENT drops all', () => {

@@ -2,7 +2,8 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import type { AlertConfigPatch } from '../domain/alerts/config.ts';
 import { countAll, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, stripKeys } from './keys.ts';
+import * as keys from './keys.ts';
+import { stripKeys } from './keys.ts';
 
 export const AGENT_SOURCES = ['implicit', 'explicit'] as const;
 

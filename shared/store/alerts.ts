@@ -2,7 +2,8 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import type { AlertStatus } from '../domain/alerts/lifecycle.ts';
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { collectionIndexKeys, keys, stripKeys } from './keys.ts';
+import * as keys from './keys.ts';
+import { collectionIndexKeys, stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 import { backoff, inTurn } from './turns.ts';

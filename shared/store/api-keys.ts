@@ -2,7 +2,8 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { queryAll } from './batch.ts';
 import { TABLE } from './table.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, stripKeys } from './keys.ts';
+import * as keys from './keys.ts';
+import { stripKeys } from './keys.ts';
 
 export const API_KEY_STATUSES = ['active', 'revoked'] as const;
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];

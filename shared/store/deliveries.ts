@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, type Db } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 const REMEMBER_DAYS = 7;
 

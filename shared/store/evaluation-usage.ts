@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 /** One tenant's evaluations in one UTC day, and what the judge's own model consumed for them. */
 export interface EvaluationUsage {

@@ -3,7 +3,8 @@ import type { Variant } from '../domain/experiments/definition.ts';
 import type { ExperimentStatus } from '../domain/experiments/lifecycle.ts';
 import { batchWrite, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { collectionIndexKeys, keys, stripKeys } from './keys.ts';
+import * as keys from './keys.ts';
+import { collectionIndexKeys, stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 

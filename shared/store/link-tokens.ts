@@ -1,7 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256 } from '../domain/accounts/secrets.ts';
 import { epochSeconds, type Db } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 export type LinkTokenPurpose = 'password-reset' | 'email-verification';
 

@@ -2,7 +2,8 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import type { TraceAnomaly } from '../domain/profiles/anomalies.ts';
 import type { LearningState } from '../domain/profiles/learning.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, stripKeys } from './keys.ts';
+import * as keys from './keys.ts';
+import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 
 /** What the profile found unusual about one trace. */

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 /** Fixed windows (a minute for request limits, an hour for alert notifications) counted with atomic ADD; each item expires two windows after its own. */
 export function rateLimitsRepository(db: Db) {

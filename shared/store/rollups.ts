@@ -5,7 +5,8 @@ import { ALL_AGENTS, decodeRollup, encodeRollup, groupBy, mergeByAgent, mergeRol
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, NO_AGENT, rollupDirtyBefore, rollupSortKey } from './keys.ts';
+import * as keys from './keys.ts';
+import { NO_AGENT, rollupDirtyBefore, rollupSortKey } from './keys.ts';
 import { backoff, inGatheredTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;

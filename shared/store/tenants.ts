@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionRecord } from '../domain/plans/subscription.ts';
 import type { Db } from './client.ts';
-import { keys, stripKeys } from './keys.ts';
+import * as keys from './keys.ts';
+import { stripKeys } from './keys.ts';
 
 export interface TenantRecord {
   id: string;

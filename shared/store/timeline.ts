@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import type { AttributeValue } from '../domain/spans/model.ts';
 import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import type { Db } from './client.ts';
-import { collectionIndexKeys, keys, stripKeys, timeSortKey, type Collection } from './keys.ts';
+import * as keys from './keys.ts';
+import { collectionIndexKeys, stripKeys, timeSortKey, type Collection } from './keys.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 

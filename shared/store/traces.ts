@@ -4,7 +4,8 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
 import { batchWrite, deleteRequests, mapConcurrently, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, NO_AGENT, SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
+import * as keys from './keys.ts';
+import { NO_AGENT, SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 
 export interface TraceFilter {

@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, type Db } from './client.ts';
-import { keys, normaliseEmail, stripKeys } from './keys.ts';
+import * as keys from './keys.ts';
+import { normaliseEmail, stripKeys } from './keys.ts';
 
 export const PROVIDERS = ['local', 'google', 'github'] as const;
 export type Provider = (typeof PROVIDERS)[number];

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import type { PlanKey } from '../../shared/domain/plans/plans.ts';
 import { createDb, type Db } from '../../shared/store/client.ts';
-import { keys } from '../../shared/store/keys.ts';
+import * as keys from '../../shared/store/keys.ts';
 import { startTestService, type ApiResponse, type TestService } from '../support/service.ts';
 
 /** What the local runtime logs when a queue consumer fails a message (it then waits for its visibility timeout). */

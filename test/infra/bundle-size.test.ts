@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleModules, functionModules, PROJECT_ROOT as ROOT } from '../support/bundles.ts';
 
 /**
- * What the bundles measure today (258–495 KB) plus headroom: a regression guard. The cold-start
+ * What the bundles measure today (256–494 KB) plus headroom: a regression guard. The cold-start
  * target is 300 KB; the README's Proof section says what stands between the two.
  */
 const CEILING_KB = 510;
@@ -16,10 +16,11 @@ const WITHIN_TARGET = [
   'functions/http/users/profile.js',
   ...['create', 'list', 'refresh', 'revoke', 'delete'].map((id) => `functions/http/keys/${id}.js`),
   'functions/http/agents/update-alerts.js',
-  ...['get', 'reset-training'].map((id) => `functions/http/profiles/${id}.js`),
+  ...['get', 'update', 'reset-training'].map((id) => `functions/http/profiles/${id}.js`),
   ...['list', 'summary', 'get', 'acknowledge', 'reopen', 'resolve'].map((id) => `functions/http/alerts/${id}.js`),
   ...['list', 'create', 'get', 'start', 'pause', 'stop', 'assign'].map((id) => `functions/http/experiments/${id}.js`),
   'functions/http/logs/list.js',
+  'functions/http/signals/list.js',
 ];
 /** The functions that write profile narratives or judge traces: only they carry the Bedrock client. */
 const BEDROCK = ['functions/http/profiles/regenerate.js', 'functions/jobs/profile-learning.js', 'functions/workers/evaluate.js'];
@@ -55,7 +56,7 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
   });
 
   it(`keeps the functions already within the ${TARGET_KB} KB target there`, () => {
-    const sizes = Object.fromEntries(result.outputFiles.map((f) => [f.path.slice(ROOT.length + 1).replace(/^cdk\.out\/bundle-report\//, ''), Math.round(f.contents.length / 1024)]));
+    const sizes = Object.fromEntries(result.outputFiles.map((f) => [f.path.slice(ROOT.length + 1).replace(/^cdk\.out\/bundle-report\//, ''), f.contents.length / 1024]));
     for (const module of WITHIN_TARGET) expect(sizes[module], module).toBeLessThanOrEqual(TARGET_KB);
   });
 

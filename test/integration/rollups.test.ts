@@ -4,7 +4,7 @@ import { BUCKET_MS, type BucketRef } from '../../shared/domain/analytics/buckets
 import { ALL_AGENTS, encodeRollup, rollupOf, withoutModels, type Rollup } from '../../shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '../../shared/domain/spans/summary.ts';
 import type { Db } from '../../shared/store/client.ts';
-import { keys } from '../../shared/store/keys.ts';
+import * as keys from '../../shared/store/keys.ts';
 import { bucketRefKey, rollupsRepository, type BucketRollup } from '../../shared/store/rollups.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { randomTraces, seededRandom, traceSummary } from '../unit/analytics/fixtures.ts';

@@ -60,6 +60,8 @@ export interface LocalService {
   sweepExpired(): Promise<number>;
   /** Invokes one function with the given event, as Lambda would; resolves with its result. */
   invoke(kind: FunctionKind, id: string, event: unknown): Promise<unknown>;
+  /** The environment the handlers run with (table, local endpoints, queue URLs, signing seed). */
+  environment: Readonly<Record<string, string>>;
 }
 
 const TABLE_PREFIX = 'aos-local';
@@ -134,6 +136,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       runSchedule,
       sweepExpired,
       invoke: (kind, id, event) => invoke(functionFor(catalog, kind, id), event),
+      environment: env,
     };
   } catch (err) {
     await shutDown(running, log);

@@ -16,7 +16,7 @@ import { startTestService, type TestService } from '../support/service.ts';
  * tree-shaking change nothing; this one catches a bundle that loads but fails, or answers otherwise,
  * when it runs.
  */
-const ROUTES = ['auth/login', 'users/profile', 'agents/list', 'system/not-found'] as const;
+const ROUTES = ['auth/login', 'users/profile', 'agents/list', 'analytics/latency-percentiles', 'system/not-found'] as const;
 const run = promisify(execFile);
 
 let service: TestService;
@@ -40,6 +40,12 @@ beforeAll(async () => {
   const email = 'bundled@example.com';
   user = { email, ...(await service.signUp(email)) };
   expect((await service.api('POST', '/agents', { apiKey: user.apiKey, body: { name: 'bundled-agent' } })).status).toBe(201);
+  const now = Date.now();
+  const spans = [120, 480, 950, 2_300, 7_000].map((latencyMs, i) => ({
+    traceId: `bundled-${i}`, spanId: `root-${i}`, name: 'answer', agentName: 'bundled-agent', startTime: now - 60_000, endTime: now - 60_000 + latencyMs,
+  }));
+  expect((await service.api('POST', '/spans', { apiKey: user.apiKey, body: { spans } })).status).toBe(202);
+  await service.drainQueues();
 }, 120_000);
 afterAll(async () => {
   await service?.stop();
@@ -48,7 +54,7 @@ afterAll(async () => {
 
 const template = JSON.parse(await readFile(join(PROJECT_ROOT, 'events/http/register.json'), 'utf8')) as APIGatewayProxyEventV2;
 
-function event(method: string, path: string, request: { body?: unknown; headers?: Record<string, string> } = {}): APIGatewayProxyEventV2 {
+function event(method: string, path: string, request: { body?: unknown; headers?: Record<string, string>; query?: Record<string, string> } = {}): APIGatewayProxyEventV2 {
   const headers = { ...template.headers, ...request.headers } as Record<string, string>;
   delete headers['content-length'];
   return {
@@ -57,6 +63,7 @@ function event(method: string, path: string, request: { body?: unknown; headers?
     rawPath: `/api${path}`,
     headers,
     requestContext: { ...template.requestContext, http: { ...template.requestContext.http, method, path: `/api${path}` }, routeKey: `${method} /api${path}` },
+    ...(request.query ? { queryStringParameters: request.query, rawQueryString: new URLSearchParams(request.query).toString() } : {}),
     ...(request.body === undefined ? { body: undefined } : { body: JSON.stringify(request.body) }),
   };
 }
@@ -91,9 +98,18 @@ describe('the bundled functions, run as Lambda runs them', () => {
     expect(profile.body.email).toBe(user.email);
     const agents = await invoke('agents/list', event('GET', '/agents', { headers: { 'x-api-key': user.apiKey } }));
     expect(agents.status).toBe(200);
-    expect(agents.body.data).toEqual([expect.objectContaining({ name: 'bundled-agent', metrics: expect.objectContaining({ requestCount: 0 }) })]);
+    expect(agents.body.data).toEqual([expect.objectContaining({ name: 'bundled-agent', metrics: expect.objectContaining({ requestCount: 5 }) })]);
     const forged = await invoke('agents/list', event('GET', '/agents', { headers: { 'x-api-key': `${user.apiKey.slice(0, -4)}abcd` } }));
     expect(forged.status).toBe(401);
+  });
+
+  it('read the latency sketches of the rollups as the sources do', async () => {
+    const query = { startDate: new Date(Date.now() - 3_600_000).toISOString(), endDate: new Date(Date.now() - 5_000).toISOString() };
+    const bundled = await invoke('analytics/latency-percentiles', event('GET', '/analytics/traces/latency-percentiles', { headers: { 'x-api-key': user.apiKey }, query }));
+    const source = await service.api('GET', `/analytics/traces/latency-percentiles?${new URLSearchParams(query)}`, { apiKey: user.apiKey });
+    expect(bundled.status).toBe(200);
+    expect(bundled.body).toEqual(source.body);
+    expect(bundled.body.data).toMatchObject({ count: 5, minMs: 120, maxMs: 7000, p50Ms: expect.closeTo(950, -1.5), p99Ms: expect.closeTo(7000, -2) });
   });
 
   it('answer an unknown route with the 404 envelope', async () => {

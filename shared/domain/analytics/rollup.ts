@@ -1,6 +1,6 @@
 import type { TraceSummary } from '../spans/summary.ts';
 import { bucketStart, type Granularity } from './buckets.ts';
-import protobuf from 'protobufjs/minimal.js';
+import { ByteReader, ByteWriter } from './binary.ts';
 import { LatencySketch } from './sketch.ts';
 
 /** The tenant-wide rollup scope; agent scopes use the agent id. */
@@ -166,15 +166,15 @@ const FORMAT_VERSION = 1;
 const TWO_POW_32 = 2 ** 32;
 
 /** Whole numbers up to 2^53 (tokens, nano-dollars, microseconds) as two varints: the low and the high 32 bits. */
-const writeWhole = (writer: protobuf.Writer, n: number) => writer.uint32(n % TWO_POW_32).uint32(Math.floor(n / TWO_POW_32));
-const readWhole = (reader: protobuf.Reader) => reader.uint32() + reader.uint32() * TWO_POW_32;
+const writeWhole = (writer: ByteWriter, n: number) => writer.uint32(n % TWO_POW_32).uint32(Math.floor(n / TWO_POW_32));
+const readWhole = (reader: ByteReader) => reader.uint32() + reader.uint32() * TWO_POW_32;
 
-function writeUsage(writer: protobuf.Writer, u: Usage): void {
+function writeUsage(writer: ByteWriter, u: Usage): void {
   writer.uint32(u.requestCount);
   for (const n of [u.inputTokens, u.outputTokens, u.costNanos]) writeWhole(writer, n);
 }
 
-const readUsage = (reader: protobuf.Reader): Usage => ({
+const readUsage = (reader: ByteReader): Usage => ({
   requestCount: reader.uint32(),
   inputTokens: readWhole(reader),
   outputTokens: readWhole(reader),
@@ -188,7 +188,7 @@ const readUsage = (reader: protobuf.Reader): Usage => ({
  */
 export function encodeRollup(rollup: Rollup): Uint8Array {
   const { latency } = rollup;
-  const writer = protobuf.Writer.create().uint32(FORMAT_VERSION);
+  const writer = new ByteWriter().uint32(FORMAT_VERSION);
   writeUsage(writer, rollup);
   writer.uint32(rollup.successCount).uint32(rollup.errorCount).uint32(latency.count);
   writeWhole(writer, latency.sumUs);
@@ -203,7 +203,7 @@ export function encodeRollup(rollup: Rollup): Uint8Array {
 }
 
 export function decodeRollup(encoded: Uint8Array): Rollup {
-  const reader = protobuf.Reader.create(encoded);
+  const reader = new ByteReader(encoded);
   const version = reader.uint32();
   if (version !== FORMAT_VERSION) throw new Error(`unknown rollup format ${version}`);
   const usage = readUsage(reader);

@@ -1,5 +1,5 @@
-import { DDSketch } from '@datadog/sketches-js';
-import protobuf from 'protobufjs/minimal.js';
+import { ByteReader, ByteWriter } from './binary.ts';
+import { DDSketch } from './ddsketch.ts';
 
 /** Every quantile the sketch answers is within 1% of the exact value at that rank. */
 const RELATIVE_ACCURACY = 0.01;
@@ -7,31 +7,21 @@ const RELATIVE_ACCURACY = 0.01;
 /** First byte of every serialised sketch, so a future format can be told apart. */
 const FORMAT_VERSION = 1;
 
-const newSketch = () => new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY });
+const newSketch = () => new DDSketch(RELATIVE_ACCURACY);
 
 /** The non-empty bins in key order. */
 function forEachBin({ store }: DDSketch, visit: (key: number, count: number) => void): void {
   for (let key = store.minKey; key <= store.maxKey; key++) {
-    const count = store.bins[key - store.offset]!;
+    const count = store.countOf(key);
     if (count > 0) visit(key, count);
   }
-}
-
-/**
- * Sizes the store for [minKey, maxKey] by adding nothing at both ends: growing it one key at a time
- * re-centres its array over and over, which makes merging several times slower.
- */
-function reserve({ store }: DDSketch, minKey: number, maxKey: number): void {
-  if (minKey > maxKey) return;
-  store.add(maxKey, 0);
-  store.add(minKey, 0);
 }
 
 function addZeros(sketch: DDSketch, count: number): void {
   if (count > 0) sketch.accept(0, count);
 }
 
-/** Straight into the store: no log/pow round trip. The sketch's sum, min and max go unused (rollups keep exact ones). */
+/** Straight into the store: no log/pow round trip. */
 function addBin(sketch: DDSketch, key: number, count: number): void {
   sketch.store.add(key, count);
   sketch.count += count;
@@ -39,7 +29,7 @@ function addBin(sketch: DDSketch, key: number, count: number): void {
 
 /** Visits the non-empty bins of an encoding (see serialize) in key order; answers its zero count. */
 function readBins(encoded: Uint8Array, visit: (key: number, count: number) => void): number {
-  const reader = protobuf.Reader.create(encoded);
+  const reader = new ByteReader(encoded);
   reader.uint32();
   const zeroCount = reader.uint32();
   for (let key = 0; reader.pos < reader.len; ) {
@@ -55,12 +45,9 @@ type Source = { sketch: DDSketch } | { encoded: Uint8Array } | { parts: readonly
  * A mergeable latency distribution (milliseconds, ≥ 0) over a DDSketch with 1% relative accuracy.
  * Immutable, and built only when a quantile, the count or the encoding is asked for: most analytics
  * answers merge and decode rollups without ever reading their latencies, and a merge reads the bins
- * of encoded parts straight from their bytes.
- *
- * Merging and deserialising replay bins into a fresh sketch rather than using `DDSketch.merge`,
- * which in sketches-js 2.1 ignores the negative store and loses the range of a store whose highest
- * key is 0 (values of exactly 1 ms), and `toProto`, which writes every padded bin as a double at an
- * insertion-order-dependent offset.
+ * of encoded parts straight from their bytes. Merging replays the parts' bins into a fresh sketch
+ * sized for all of them; the encoding (see serialize) lists only the non-empty bins, so equal
+ * distributions encode alike.
  */
 export class LatencySketch {
   private built: DDSketch | undefined;
@@ -84,7 +71,7 @@ export class LatencySketch {
         maxKey = Math.max(maxKey, key);
       });
     }
-    reserve(sketch, minKey, maxKey);
+    sketch.store.cover(minKey, maxKey);
     for (const part of parts) addZeros(sketch, part.visitBins((key, count) => addBin(sketch, key, count)));
     return sketch;
   }
@@ -115,7 +102,7 @@ export class LatencySketch {
 
   /** Checks the format at once; reads the bins when first needed. */
   static deserialize(encoded: Uint8Array): LatencySketch {
-    const version = protobuf.Reader.create(encoded).uint32();
+    const version = new ByteReader(encoded).uint32();
     if (version !== FORMAT_VERSION) throw new Error(`unknown latency sketch format ${version}`);
     return new LatencySketch({ encoded });
   }
@@ -139,7 +126,7 @@ export class LatencySketch {
    * added or merged in. Bin counts are whole numbers below 2^32.
    */
   serialize(): Uint8Array {
-    const writer = protobuf.Writer.create().uint32(FORMAT_VERSION).uint32(this.sketch.zeroCount);
+    const writer = new ByteWriter().uint32(FORMAT_VERSION).uint32(this.sketch.zeroCount);
     let previousKey = 0;
     forEachBin(this.sketch, (key, count) => {
       writer.sint32(key - previousKey).uint32(count);

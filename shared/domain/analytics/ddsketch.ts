@@ -36,12 +36,16 @@ export class LogarithmicMapping {
   }
 }
 
+/** Keys a growing array takes beyond the one asked for, so that keys arriving in order do not copy it each time. */
+const GROWTH_SLACK = 64;
+
 /** Counts by key over [minKey, maxKey], in an array that grows to cover the keys added. */
 export class DenseBins {
   minKey = Infinity;
   maxKey = -Infinity;
   count = 0;
   private bins: number[] = [];
+  /** The key of bins[0]. */
   private offset = 0;
 
   add(key: number, count: number): void {
@@ -50,17 +54,25 @@ export class DenseBins {
     this.count += count;
   }
 
-  /** Makes room for [minKey, maxKey] at once: growing one key at a time copies the array over and over. */
+  /** Makes room for [minKey, maxKey] at once: sizing for all the keys to come copies the array once. */
   cover(minKey: number, maxKey: number): void {
-    if (minKey > maxKey || (minKey >= this.minKey && maxKey <= this.maxKey)) return;
+    if (minKey > maxKey) return;
     const low = Math.min(minKey, this.minKey);
     const high = Math.max(maxKey, this.maxKey);
-    const bins = new Array<number>(high - low + 1).fill(0);
-    for (let key = this.minKey; key <= this.maxKey; key++) bins[key - low] = this.bins[key - this.offset]!;
-    this.bins = bins;
-    this.offset = low;
+    const end = this.offset + this.bins.length; // one past the last key the array holds
+    if (this.bins.length === 0) this.resize(low, high);
+    else if (low < this.offset || high >= end) {
+      this.resize(low < this.offset ? low - GROWTH_SLACK : this.offset, high >= end ? high + GROWTH_SLACK : end - 1);
+    }
     this.minKey = low;
     this.maxKey = high;
+  }
+
+  private resize(firstKey: number, lastKey: number): void {
+    const bins = new Array<number>(lastKey - firstKey + 1).fill(0);
+    for (let i = 0; i < this.bins.length; i++) bins[i + this.offset - firstKey] = this.bins[i]!;
+    this.bins = bins;
+    this.offset = firstKey;
   }
 
   countOf(key: number): number {

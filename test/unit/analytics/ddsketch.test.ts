@@ -31,7 +31,9 @@ describe('DDSketch keys and values', () => {
     for (let round = 0; round < 50; round++) {
       const ourSketch = new DDSketch(0.01);
       const referenceSketch = new ReferenceSketch({ relativeAccuracy: 0.01 });
-      const values = Array.from({ length: random.int(1, 400) }, () => (random.chance(0.1) ? 0 : random.logUniform(0.01, 1e7)));
+      const drawn = Array.from({ length: random.int(1, 400) }, () => (random.chance(0.1) ? 0 : random.logUniform(0.01, 1e7)));
+      // in order, in reverse order and shuffled: the array grows at either end
+      const values = round % 3 === 0 ? drawn.sort((a, b) => a - b) : round % 3 === 1 ? drawn.sort((a, b) => b - a) : drawn;
       for (const value of values) {
         ourSketch.accept(value);
         referenceSketch.accept(value);

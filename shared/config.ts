@@ -82,6 +82,11 @@ const envSchema = z.object({
   PROFILE_LEARNING: jsonOf(z._default(learningSettings, DEFAULT_LEARNING_SETTINGS)),
   /** A Bedrock model that writes the profiles' narrative; unset, a deterministic template writes it. */
   PROFILE_NARRATOR_MODEL_ID: z.optional(nonEmpty),
+  /**
+   * How long after an agent's data is purged the final sweep runs: longer than an ingest worker can run
+   * (its queue's visibility timeout, 180 s), within SQS's 900 s limit.
+   */
+  PURGE_SWEEP_DELAY_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(900)), 300),
 });
 
 export type Config = ReturnType<typeof parseConfig>;
@@ -118,6 +123,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
     alerts: { notificationsPerHour: e.NOTIFICATIONS_PER_HOUR, quietHours: e.ALERT_QUIET_HOURS },
     evaluation: { judge: e.JUDGE, bedrockModelId: e.BEDROCK_MODEL_ID, dailyBudget: e.EVALUATION_DAILY_BUDGET, maxInputTokens: e.JUDGE_MAX_INPUT_TOKENS },
     profiles: { learning: e.PROFILE_LEARNING ?? DEFAULT_LEARNING_SETTINGS, narratorModelId: e.PROFILE_NARRATOR_MODEL_ID },
+    purgeSweepDelaySeconds: e.PURGE_SWEEP_DELAY_SECONDS,
   };
 }
 

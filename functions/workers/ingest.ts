@@ -41,8 +41,8 @@ export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
     const message = JSON.parse(record.body) as IngestMessage;
     if (message.kind === 'telemetry') return persistTelemetry(message, deps);
     if (message.kind === 'purge-agent') {
-      const rest = await purgeAgent(message, deps);
-      if (rest) await deps.queue.send('ingest', [rest]);
+      const next = await purgeAgent(message, deps);
+      if (next) await deps.queue.send('ingest', [next.message], { delaySeconds: next.delayed ? config.purgeSweepDelaySeconds : 0 });
       return;
     }
     throw new Error(`unknown ingest message kind ${String((message as { kind?: unknown }).kind)}`);

@@ -163,6 +163,8 @@ function handlerEnvironment(
     OUTBOX_DIR: local.outboxDir,
     PUBLIC_APP_URL: local.appOrigin,
     JWT_ISSUER,
+    // One local worker, no function timeout to outlast: the final purge sweep need not wait minutes.
+    PURGE_SWEEP_DELAY_SECONDS: '1',
   };
 }
 

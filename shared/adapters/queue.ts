@@ -1,9 +1,14 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { queueUrlEnv } from '../catalog.ts';
 
+export interface SendOptions {
+  /** Seconds before the messages can be received (SQS allows up to 900). */
+  delaySeconds?: number;
+}
+
 export interface QueuePort {
   /** Resolves only once the queue has accepted every message; otherwise throws and nothing is acknowledged. */
-  send(queueId: string, messages: readonly unknown[]): Promise<void>;
+  send(queueId: string, messages: readonly unknown[], options?: SendOptions): Promise<void>;
 }
 
 export class QueueSendError extends Error {}
@@ -33,11 +38,11 @@ export function batchesOf(bodies: readonly string[]): string[][] {
 
 export function sqsQueue(env: Record<string, string | undefined> = process.env, client = new SQSClient({})): QueuePort {
   return {
-    async send(queueId, messages) {
+    async send(queueId, messages, { delaySeconds = 0 } = {}) {
       const url = env[queueUrlEnv(queueId)];
       if (!url) throw new QueueSendError(`no URL configured for queue ${queueId}`);
       for (const batch of batchesOf(messages.map((m) => JSON.stringify(m)))) {
-        let entries = batch.map((MessageBody, j) => ({ Id: String(j), MessageBody }));
+        let entries = batch.map((MessageBody, j) => ({ Id: String(j), MessageBody, ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}) }));
         for (let attempt = 0; entries.length > 0; attempt++) {
           const { Failed = [] } = await client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
           if (Failed.length === 0) break;

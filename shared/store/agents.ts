@@ -158,10 +158,13 @@ export function agentsRepository(db: Db) {
     },
 
     /** Removes the agent and its name claim; its traces are purged separately. */
+    /**
+     * The name claim goes first: `ensure` takes a claim whose agent item is missing for a crashed
+     * create and writes the item back, so deleting the item first could bring the agent back.
+     */
     async delete(tenantId: string, agentId: string): Promise<AgentRecord | undefined> {
       const current = await get(tenantId, agentId);
       if (!current) return undefined;
-      await doc.send(new DeleteCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
       await doc.send(
         new DeleteCommand({
           TableName,
@@ -172,6 +175,7 @@ export function agentsRepository(db: Db) {
       ).catch((err: unknown) => {
         if (!isConditionFailure(err)) throw err;
       });
+      await doc.send(new DeleteCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
       return current;
     },
 

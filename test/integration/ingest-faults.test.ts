@@ -1,5 +1,6 @@
 import {
   BatchWriteCommand,
+  DeleteCommand,
   DynamoDBDocumentClient,
   PutCommand,
   type DynamoDBDocumentClientResolvedConfig,
@@ -14,12 +15,14 @@ import { ingestHandler, type IngestPorts } from '../../functions/workers/ingest.
 import { randomIds } from '../../shared/adapters/ids.ts';
 import { noMetricsSink } from '../../shared/adapters/metrics-sink.ts';
 import { catalog, queueUrlEnv } from '../../shared/catalog.ts';
+import { config } from '../../shared/config.ts';
 import { deleteAgent } from '../../shared/domain/agents/agents.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../shared/domain/errors.ts';
 import { toIngestMessages } from '../../shared/domain/ingest/messages.ts';
 import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
 import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
 import { batchWrite, putRequests } from '../../shared/store/batch.ts';
+import { agentsRepository } from '../../shared/store/agents.ts';
 import { createDb, type Db } from '../../shared/store/client.ts';
 import type { Store } from '../../shared/store/index.ts';
 import { createStore } from '../support/store.ts';
@@ -114,10 +117,18 @@ describe('the ingest worker under faults (dynalite)', () => {
       const [agent] = await store.agents.list(tenantId);
       return { tenantId, agentId: agent!.id };
     }
-    const purgeAll = async (queued: unknown[]) => {
+    /** Runs the queued purge messages to the end; answers the delays they were sent with. */
+    const purgeAll = async (queued: unknown[], beforeEach: (message: unknown) => Promise<void> = async () => {}) => {
+      const delays: number[] = [];
+      const queue = { send: async (_: string, more: readonly unknown[], options?: { delaySeconds?: number }) => {
+        delays.push(options?.delaySeconds ?? 0);
+        queued.push(...more);
+      } };
       for (let message = queued.shift(); message; message = queued.shift()) {
-        await ingestHandler(() => ({ ...portsWith(store), queue: { send: async (_: string, more: readonly unknown[]) => void queued.push(...more) } }) as unknown as IngestPorts)(sqsEvent([message]));
+        await beforeEach(message);
+        await ingestHandler(() => ({ ...portsWith(store), queue }) as unknown as IngestPorts)(sqsEvent([message]));
       }
+      return delays;
     };
 
     it('with the queue down answers 503 and deletes nothing, so a retry starts over', async () => {
@@ -138,6 +149,41 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.agents.get(tenantId, agentId)).toBeUndefined();
       expect(await store.traces.getSummary(tenantId, 'orphan-candidate')).toBeUndefined();
       expect(await store.traces.spansOf(tenantId, 'orphan-candidate')).toEqual([]);
+    });
+
+    it('sweeps once more after a delay, for a trace an in-flight worker wrote under the agent after the purge', async () => {
+      const { tenantId, agentId } = await agentWithTrace('first');
+      const queued: unknown[] = [];
+      await deleteAgent(tenantId, agentId, { store, queue: { send: async (_, more) => void queued.push(...more) } });
+      // A worker that resolved the agent before the delete writes its trace while the purge runs.
+      const lateWriter: Store = { ...store, agents: { ...store.agents, ensure: async () => agentId } };
+      const late = toIngestMessages(tenantId, T0, { spans: [span('late', 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] });
+      const delays = await purgeAll(queued, async (message) => {
+        if ((message as { finalSweep?: boolean }).finalSweep) await ingestHandler(() => portsWith(lateWriter))(sqsEvent(late));
+      });
+      expect(delays).toEqual([config.purgeSweepDelaySeconds]);
+      expect(config.purgeSweepDelaySeconds).toBeGreaterThan(catalog.queues.find((q) => q.id === 'ingest')!.visibilityTimeoutSeconds);
+      expect(await store.traces.getSummary(tenantId, 'first')).toBeUndefined();
+      expect(await store.traces.getSummary(tenantId, 'late')).toBeUndefined();
+    });
+
+    it('never brings the agent back when a worker meets its name while it is being deleted', async () => {
+      const { tenantId, agentId } = await agentWithTrace('named');
+      let interleaved = false;
+      const racingDb: Db = {
+        ...db,
+        doc: { send: async (command: Parameters<Db['doc']['send']>[0]) => {
+          const result = await db.doc.send(command);
+          if (!interleaved && command instanceof DeleteCommand) {
+            interleaved = true;
+            await store.agents.ensure({ ...(await store.agents.get(tenantId, agentId))!, id: 'agt_newcomer' });
+          }
+          return result;
+        } } as unknown as Db['doc'],
+      };
+      await agentsRepository(racingDb).delete(tenantId, agentId);
+      expect(interleaved).toBe(true);
+      expect((await store.agents.list(tenantId)).map((a) => a.id)).toEqual(['agt_newcomer']);
     });
 
     it('deletes the agent at once and its data with the purge, which may run twice', async () => {

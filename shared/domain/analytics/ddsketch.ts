@@ -15,6 +15,8 @@ export class LogarithmicMapping {
   readonly gamma: number;
   /** The smallest value with a key of its own. */
   readonly minPossible: number;
+  /** The keys a finite value can have: a key outside them comes from a corrupt encoding. */
+  readonly keyRange: readonly [number, number];
   private readonly multiplier: number;
 
   constructor(relativeAccuracy: number) {
@@ -23,6 +25,7 @@ export class LogarithmicMapping {
     this.gamma = 1 + gammaMantissa;
     this.multiplier = (1 / Math.log1p(gammaMantissa)) * Math.log(2);
     this.minPossible = MIN_SAFE_FLOAT * this.gamma;
+    this.keyRange = [this.key(this.minPossible), this.key(Number.MAX_VALUE)];
   }
 
   key(value: number): number {

@@ -165,8 +165,18 @@ const modelOrder = (a: string | null, b: string | null) => (a === b ? 0 : a === 
 const FORMAT_VERSION = 1;
 const TWO_POW_32 = 2 ** 32;
 
-/** Whole numbers up to 2^53 (tokens, nano-dollars, microseconds) as two varints: the low and the high 32 bits. */
-const writeWhole = (writer: ByteWriter, n: number) => writer.uint32(n % TWO_POW_32).uint32(Math.floor(n / TWO_POW_32));
+/** The largest double below 2^64: what two 32-bit varints hold. */
+const MAX_WHOLE = 2 ** 64 - 2 ** 11;
+
+/**
+ * Whole numbers (tokens, nano-dollars, microseconds) as two varints: the low and the high 32 bits.
+ * Exact up to 2^53; a sum past 2^64 (trillions of dollars of accepted, estimated cost) is held at the
+ * limit rather than failing the rollup, and with it the message that carries the trace.
+ */
+const writeWhole = (writer: ByteWriter, n: number) => {
+  const whole = Math.min(n, MAX_WHOLE);
+  return writer.uint32(whole % TWO_POW_32).uint32(Math.floor(whole / TWO_POW_32));
+};
 const readWhole = (reader: ByteReader) => reader.uint32() + reader.uint32() * TWO_POW_32;
 
 function writeUsage(writer: ByteWriter, u: Usage): void {

@@ -8,6 +8,7 @@ const RELATIVE_ACCURACY = 0.01;
 const FORMAT_VERSION = 1;
 
 const newSketch = () => new DDSketch(RELATIVE_ACCURACY);
+const [MIN_KEY, MAX_KEY] = newSketch().mapping.keyRange;
 
 /** The non-empty bins in key order. */
 function forEachBin({ store }: DDSketch, visit: (key: number, count: number) => void): void {
@@ -34,6 +35,8 @@ function readBins(encoded: Uint8Array, visit: (key: number, count: number) => vo
   const zeroCount = reader.uint32();
   for (let key = 0; reader.pos < reader.len; ) {
     key += reader.sint32();
+    // Sizing a store for a key no value can have would take gigabytes.
+    if (key < MIN_KEY || key > MAX_KEY) throw new RangeError(`corrupt latency sketch: key ${key}`);
     visit(key, reader.uint32());
   }
   return zeroCount;

@@ -10,7 +10,8 @@ export type IngestMessage =
       signals: CanonicalSignal[];
       logs: CanonicalLog[];
     }
-  | { kind: 'purge-agent'; tenantId: string; agentId: string };
+  /** `finalSweep`: the last pass, queued with a delay once the data is gone, for writes that were in flight. */
+  | { kind: 'purge-agent'; tenantId: string; agentId: string; finalSweep?: true };
 
 export interface Telemetry {
   spans: CanonicalSpan[];

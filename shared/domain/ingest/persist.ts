@@ -185,11 +185,18 @@ async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: Pe
   }
 }
 
+/** How a purge goes on: the next page at once, or the final sweep after a delay. */
+export interface PurgeContinuation {
+  message: PurgeMessage;
+  delayed: boolean;
+}
+
 /**
- * Deletes a deleted agent's data a page at a time; answers the message that continues the purge, or
- * undefined when nothing is left.
+ * Deletes a deleted agent's data a page at a time. When nothing is left, one final sweep follows after
+ * a delay: an ingest worker that resolved the agent before it was deleted may still be writing its
+ * traces, and an index may still be catching up. Answers what comes next, or undefined when done.
  */
-export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Promise<PurgeMessage | undefined> {
+export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Promise<PurgeContinuation | undefined> {
   const { tenantId, agentId } = message;
   // Usually deleted already by the request that queued this; if that request failed after queuing, here.
   await deps.store.agents.delete(tenantId, agentId);
@@ -198,6 +205,6 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   await deps.store.profiles.delete(tenantId, agentId);
-  const more = traceIds.length === PURGE_PAGE || signals === PURGE_PAGE || logs === PURGE_PAGE;
-  return more ? message : undefined;
+  if (traceIds.length === PURGE_PAGE || signals === PURGE_PAGE || logs === PURGE_PAGE) return { message, delayed: false };
+  return message.finalSweep ? undefined : { message: { ...message, finalSweep: true }, delayed: true };
 }

@@ -85,6 +85,15 @@ describe('SQS queue port', () => {
     expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 3);
   });
 
+  it('delays every entry when asked to, and none otherwise', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    await sqsQueue(env, new SQSClient({})).send('notify', [{ a: 1 }, { b: 2 }], { delaySeconds: 300 });
+    await sqsQueue(env, new SQSClient({})).send('notify', [{ c: 3 }]);
+    const [delayed, immediate] = sqs.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input.Entries!);
+    expect(delayed!.map((e) => e.DelaySeconds)).toEqual([300, 300]);
+    expect(immediate!.map((e) => e.DelaySeconds)).toEqual([undefined]);
+  });
+
   it('retries only the entries SQS failed, and succeeds when they go through', async () => {
     sqs
       .on(SendMessageBatchCommand)

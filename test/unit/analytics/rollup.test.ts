@@ -138,6 +138,14 @@ describe('encoded rollups', () => {
     expect(decodeRollup(encodeRollup(rollup)).latency).toMatchObject({ minMs: 0.123456789, maxMs: 0.123456789, sumUs: 3 * Math.round(123.456789) });
   });
 
+  it('hold a sum past 2^64 at the limit instead of failing (estimated costs of accepted spans can reach it)', () => {
+    const absurd = traceSummary({ inputTokens: 1e12, cost: 2e10 });
+    const rollup = mergeRollups(Array.from({ length: 3 }, () => rollupOf([absurd])));
+    const decoded = decodeRollup(encodeRollup(rollup));
+    expect(decoded.costNanos).toBe(2 ** 64 - 2 ** 11);
+    expect(decoded.inputTokens).toBe(3e12);
+  });
+
   it('drop the usage by model when asked to, and only that', () => {
     const rollup = rollupOf(randomTraces(seededRandom(13), 50, JAN, JAN + 60_000));
     expect(withoutModels(rollup).models.size).toBe(0);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ByteWriter } from '../../../shared/domain/analytics/binary.ts';
 import { LatencySketch } from '../../../shared/domain/analytics/sketch.ts';
 import { quantile } from '../../../shared/domain/spans/views.ts';
 import { seededRandom, withinRelativeError, type Random } from './fixtures.ts';
@@ -93,6 +94,15 @@ describe('latency sketch', () => {
 
   it('refuses an encoding of an unknown format', () => {
     expect(() => LatencySketch.deserialize(new Uint8Array([2, 0]))).toThrow(/format/);
+  });
+
+  it('refuses a corrupt encoding whose keys no value can have, instead of sizing gigabytes for it', () => {
+    for (const delta of [2 ** 31 - 1, -(2 ** 31), 100_000_000]) {
+      const corrupt = new ByteWriter().uint32(1).uint32(0).sint32(delta).uint32(1).finish();
+      expect(() => LatencySketch.deserialize(corrupt).count).toThrow(/corrupt latency sketch/);
+    }
+    const edges = sketchOf([Number.MIN_VALUE * 2 ** 60, 1e300]);
+    expect(LatencySketch.deserialize(edges.serialize()).count).toBe(2);
   });
 
   it('serialises a million latencies between 1 ms and 10 min in a few kilobytes', () => {

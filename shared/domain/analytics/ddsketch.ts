@@ -106,6 +106,7 @@ export class DDSketch {
 
   accept(value: number, count = 1): void {
     if (!(value >= 0)) throw new RangeError(`a sketch takes values ≥ 0, got ${value}`);
+    if (!(count > 0)) throw new RangeError(`a value is added a positive number of times, got ${count}`);
     if (value > this.mapping.minPossible) this.store.add(this.mapping.key(value), count);
     else this.zeroCount += count;
     this.count += count;

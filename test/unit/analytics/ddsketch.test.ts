@@ -51,6 +51,7 @@ describe('DDSketch keys and values', () => {
     const sketch = new DDSketch(0.01);
     expect(() => sketch.accept(-1)).toThrow(RangeError);
     expect(() => sketch.accept(Number.NaN)).toThrow(RangeError);
+    expect(() => sketch.accept(1, 0)).toThrow(RangeError);
     expect(() => new LogarithmicMapping(0)).toThrow(RangeError);
     const bins = new DenseBins();
     bins.cover(-5, 5);

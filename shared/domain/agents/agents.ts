@@ -104,8 +104,8 @@ export async function updateAgent(tenantId: string, agentId: string, body: z.inf
   }
 }
 
-/** Removes the agent at once; its traces, signals and logs are purged in the background. */
 /**
+ * Removes the agent at once; its traces, signals and logs are purged in the background.
  * Queues the purge before deleting, and the purge deletes the agent too: when queuing fails nothing is
  * deleted and the client retries (503); when the delete here fails, the purge finishes it. Either way
  * an agent's traces, signals and logs are never left behind without their agent.

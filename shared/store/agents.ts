@@ -157,9 +157,8 @@ export function agentsRepository(db: Db) {
       }
     },
 
-    /** Removes the agent and its name claim; its traces are purged separately. */
     /**
-     * The name claim goes first: `ensure` takes a claim whose agent item is missing for a crashed
+     * Removes the agent and its name claim; its traces are purged separately. The name claim goes first: `ensure` takes a claim whose agent item is missing for a crashed
      * create and writes the item back, so deleting the item first could bring the agent back.
      */
     async delete(tenantId: string, agentId: string): Promise<AgentRecord | undefined> {

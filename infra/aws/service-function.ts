@@ -6,6 +6,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { httpHandlerModule, jobModule, workerModule } from '../../shared/catalog.ts';
 
 /** The repository root: esbuild resolves from here, and package-lock.json lives here. */
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,8 +27,17 @@ export const BUNDLING = {
   banner: CREATE_REQUIRE_BANNER,
   minify: true,
   /** Lambda passes the role's credentials in the environment: the environment provider replaces the node chain. */
-  alias: { '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts') },
+  alias: { '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts') } as Record<string, string>,
 } as const;
+
+/** The functions whose SDK clients have event-stream operations (Bedrock Runtime's): only they bundle the SDK's event-stream codec. */
+export const EVENT_STREAM_MODULES: readonly string[] = [workerModule('evaluate'), httpHandlerModule('profiles/regenerate'), jobModule('profile-learning')];
+
+/** The esbuild settings of one function (a handler module relative to the project root). */
+export function bundlingOf(module: string): typeof BUNDLING {
+  if (EVENT_STREAM_MODULES.includes(module)) return BUNDLING;
+  return { ...BUNDLING, alias: { ...BUNDLING.alias, '@smithy/core/event-streams': join(PROJECT_ROOT, 'infra/aws/no-event-streams.ts') } };
+}
 
 export interface ServiceFunctionProps {
   /** Handler module relative to the project root (`httpHandlerModule`, `workerModule`, `jobModule`); it exports `handler`. */
@@ -55,6 +65,7 @@ export class ServiceFunction extends NodejsFunction {
       description: `Runs ${props.module}`,
     });
 
+    const bundling = bundlingOf(props.module);
     super(scope, id, {
       entry: join(PROJECT_ROOT, props.module),
       handler: 'handler',
@@ -71,14 +82,14 @@ export class ServiceFunction extends NodejsFunction {
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         format: OutputFormat.ESM,
-        mainFields: [...BUNDLING.mainFields],
-        banner: BUNDLING.banner,
-        minify: BUNDLING.minify,
+        mainFields: [...bundling.mainFields],
+        banner: bundling.banner,
+        minify: bundling.minify,
         sourceMap: true,
         sourcesContent: false,
         // The runtime's SDK version drifts; bundling pins ours, and esbuild keeps only the clients used.
         bundleAwsSDK: true,
-        esbuildArgs: Object.fromEntries(Object.entries(BUNDLING.alias).map(([module, replacement]) => [`--alias:${module}`, replacement])),
+        esbuildArgs: Object.fromEntries(Object.entries(bundling.alias).map(([module, replacement]) => [`--alias:${module}`, replacement])),
       },
     });
 

@@ -1,27 +1,38 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_STREAM_MODULES } from '../../infra/aws/service-function.ts';
 import { bundleModules, functionModules, PROJECT_ROOT as ROOT } from '../support/bundles.ts';
 
 /**
- * What the bundles measure today (255–441 KB) plus headroom: a regression guard. The cold-start
+ * What the bundles measure today (235–426 KB) plus headroom: a regression guard. The cold-start
  * target is 300 KB; the README's Proof section says what stands between the two.
  */
-const CEILING_KB = 460;
-/** The functions already within the 300 KB target, kept there. */
+const CEILING_KB = 450;
 const TARGET_KB = 300;
-const WITHIN_TARGET = [
-  'functions/jobs/alerts-auto-resolve.js',
-  'functions/jobs/analytics-compaction.js',
-  ...['health', 'jwks', 'not-found'].map((id) => `functions/http/system/${id}.js`),
-  ...['login', 'reset-password', 'verify-email'].map((id) => `functions/http/auth/${id}.js`),
-  'functions/http/users/profile.js',
-  ...['create', 'list', 'refresh', 'revoke', 'delete'].map((id) => `functions/http/keys/${id}.js`),
-  'functions/http/agents/update-alerts.js',
-  ...['get', 'update', 'reset-training'].map((id) => `functions/http/profiles/${id}.js`),
-  ...['list', 'summary', 'get', 'acknowledge', 'reopen', 'resolve'].map((id) => `functions/http/alerts/${id}.js`),
-  ...['list', 'create', 'get', 'start', 'pause', 'stop', 'assign'].map((id) => `functions/http/experiments/${id}.js`),
-  'functions/http/logs/list.js',
-  'functions/http/signals/list.js',
+/**
+ * The functions still over the target, and what they carry that the others do not. Every other
+ * function, a new one included, must stay within it.
+ */
+const OVER_TARGET = [
+  // the agents' rollups with their latency sketch (1–2 KB over)
+  ...['create', 'get', 'list', 'update'].map((id) => `functions/http/agents/${id}.js`),
+  // the SQS client: they queue what they accept, or the purge of a deleted agent
+  'functions/http/agents/delete.js',
+  'functions/http/logs/ingest.js',
+  ...['record', 'record-batch'].map((id) => `functions/http/signals/${id}.js`),
+  'functions/http/spans/ingest.js',
+  // the SQS client, the optional Timestream sink and every ingest kind's domain
+  'functions/workers/ingest.js',
+  // SES and SNS
+  'functions/workers/notify.js',
+  // classic zod and every route's schemas
+  'functions/http/system/openapi.js',
+  // protobufjs and the OTLP descriptors
+  ...['logs', 'traces'].map((id) => `functions/http/otlp/${id}.js`),
+  // the Bedrock Runtime client with its event-stream codec
+  'functions/http/profiles/regenerate.js',
+  'functions/jobs/profile-learning.js',
+  'functions/workers/evaluate.js',
 ];
 /** The functions that write profile narratives or judge traces: only they carry the Bedrock client. */
 const BEDROCK = ['functions/http/profiles/regenerate.js', 'functions/jobs/profile-learning.js', 'functions/workers/evaluate.js'];
@@ -56,9 +67,11 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
     expect(over, JSON.stringify(over)).toEqual([]);
   });
 
-  it(`keeps the functions already within the ${TARGET_KB} KB target there`, () => {
-    const sizes = Object.fromEntries(result.outputFiles.map((f) => [f.path.slice(ROOT.length + 1).replace(/^cdk\.out\/bundle-report\//, ''), f.contents.length / 1024]));
-    for (const module of WITHIN_TARGET) expect(sizes[module], module).toBeLessThanOrEqual(TARGET_KB);
+  it(`keeps every function but ${OVER_TARGET.length} named ones within the ${TARGET_KB} KB target`, () => {
+    const over = result.outputFiles
+      .map((f) => ({ module: f.path.slice(ROOT.length + 1).replace(/^cdk\.out\/bundle-report\//, ''), kb: f.contents.length / 1024 }))
+      .filter(({ module, kb }) => kb > TARGET_KB && !OVER_TARGET.includes(module));
+    expect(over).toEqual([]);
   });
 
   /** The functions whose bundle holds an input whose path includes `part`. */
@@ -69,6 +82,12 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
 
   it('bundles the Bedrock client only into the functions that narrate profiles or judge traces', () => {
     expect(bundling('/@aws-sdk/client-bedrock-runtime/').sort()).toEqual([...BEDROCK].sort());
+  });
+
+  it("bundles the SDK's event-stream codec only into the functions listed as needing it, which do", () => {
+    const listed = EVENT_STREAM_MODULES.map((module) => module.replace(/\.ts$/, '.js'));
+    expect(bundling('/@smithy/core/dist-es/submodules/event-streams/').sort()).toEqual([...listed].sort());
+    expect(bundling('infra/aws/no-event-streams.ts').sort()).toEqual(modules.map((m) => m.replace(/\.ts$/, '.js')).filter((m) => !listed.includes(m)).sort());
   });
 
   it('bundles the latency sketch only into the functions that read or write rollups, and protobufjs only into the OTLP routes', () => {

@@ -1,6 +1,6 @@
 import { build, type BuildResult } from 'esbuild';
 import { join } from 'node:path';
-import { BUNDLING } from '../../infra/aws/service-function.ts';
+import { bundlingOf } from '../../infra/aws/service-function.ts';
 import { catalog, httpHandlerModule, jobModule, workerModule } from '../../shared/catalog.ts';
 
 export const PROJECT_ROOT = join(import.meta.dirname, '../..');
@@ -13,24 +13,47 @@ export const functionModules = (): string[] => [
   ...catalog.schedules.map((s) => jobModule(s.job)),
 ];
 
+type Bundled<W extends boolean> = BuildResult<{ metafile: true; write: W }>;
+
 /**
- * Bundles modules with the CDK functions' own esbuild settings (`BUNDLING`): in memory, or into
- * `outdir` when `write`. Output files are named after their module (`functions/http/keys/list.js`).
+ * Bundles modules with the CDK functions' own esbuild settings (`bundlingOf` each module): in memory,
+ * or into `outdir` when `write`. Output files are named after their module (`functions/http/keys/list.js`).
+ * One build per distinct setting; the results are merged.
  */
-export function bundleModules<W extends boolean>(modules: readonly string[], { outdir, write }: { outdir: string; write: W }): Promise<BuildResult<{ metafile: true; write: W }>> {
+export async function bundleModules<W extends boolean>(modules: readonly string[], { outdir, write }: { outdir: string; write: W }): Promise<Bundled<W>> {
+  const groups = new Map<string, string[]>();
+  for (const module of modules) {
+    const key = JSON.stringify(bundlingOf(module));
+    groups.set(key, [...(groups.get(key) ?? []), module]);
+  }
+  const results = await Promise.all([...groups.values()].map((group) => buildGroup(group, { outdir, write })));
+  return results.reduce((merged, result) => ({
+    ...merged,
+    errors: [...merged.errors, ...result.errors],
+    warnings: [...merged.warnings, ...result.warnings],
+    outputFiles: merged.outputFiles && result.outputFiles && [...merged.outputFiles, ...result.outputFiles],
+    metafile: {
+      inputs: { ...merged.metafile.inputs, ...result.metafile.inputs },
+      outputs: { ...merged.metafile.outputs, ...result.metafile.outputs },
+    },
+  }) as Bundled<W>);
+}
+
+function buildGroup<W extends boolean>(modules: readonly string[], { outdir, write }: { outdir: string; write: W }): Promise<Bundled<W>> {
+  const settings = bundlingOf(modules[0]!);
   return build({
     entryPoints: Object.fromEntries(modules.map((m) => [m.replace(/\.ts$/, ''), join(PROJECT_ROOT, m)])),
     bundle: true,
     write,
     outdir,
     logLevel: 'error',
-    format: BUNDLING.format,
-    platform: BUNDLING.platform,
-    target: BUNDLING.target,
-    mainFields: [...BUNDLING.mainFields],
-    banner: { js: BUNDLING.banner },
-    minify: BUNDLING.minify,
-    alias: { ...BUNDLING.alias },
+    format: settings.format,
+    platform: settings.platform,
+    target: settings.target,
+    mainFields: [...settings.mainFields],
+    banner: { js: settings.banner },
+    minify: settings.minify,
+    alias: { ...settings.alias },
     metafile: true,
   });
 }

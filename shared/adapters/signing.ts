@@ -1,7 +1,7 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { ExternalIssuer } from '../config.ts';
 import { InvalidJwtError, keySetOf, keysUrlOf, type KeySet } from '../domain/accounts/jws.ts';
 import { signingMaterialFromSeed, type SigningMaterial } from '../domain/accounts/signing-keys.ts';
+import { getSecretString } from './secrets-manager.ts';
 
 /** The signing seed: given directly (local), or read once per cold start from Secrets Manager (AWS). */
 export function signingMaterialLoader(source: { seed?: string; secretArn?: string }): () => Promise<SigningMaterial> {
@@ -12,11 +12,7 @@ export function signingMaterialLoader(source: { seed?: string; secretArn?: strin
       if (!source.secretArn) {
         throw new Error('invalid configuration: this function needs SIGNING_SEED or SIGNING_SEED_SECRET_ARN');
       }
-      const { SecretString } = await new SecretsManagerClient({}).send(
-        new GetSecretValueCommand({ SecretId: source.secretArn }),
-      );
-      if (!SecretString) throw new Error('the signing secret is empty');
-      return signingMaterialFromSeed(SecretString);
+      return signingMaterialFromSeed(await getSecretString(source.secretArn));
     })();
     loaded.catch(() => (loaded = undefined));
     return loaded;

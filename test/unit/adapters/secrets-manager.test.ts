@@ -1,0 +1,180 @@
+import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getSecretString, SecretReadError } from '../../../shared/adapters/secrets-manager.ts';
+
+const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:aos-signing-seed-AbCdEf';
+const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token-example' };
+const SEED = 'a-signing-seed-of-more-than-thirty-two-characters';
+
+interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+type Answer = { status: number; body: string; headers?: Record<string, string> } | 'hang';
+
+/** Plays Secrets Manager on loopback: records each request and gives the next scripted answer (the last one repeats). */
+class FakeSecretsManager {
+  readonly received: Received[] = [];
+  answers: Answer[] = [];
+  private server!: Server;
+  endpoint!: URL;
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        this.received.push({ method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        const answer = this.answers[Math.min(this.received.length, this.answers.length) - 1]!;
+        if (answer === 'hang') return;
+        res.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.1', ...answer.headers }).end(answer.body);
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.endpoint = new URL(`http://127.0.0.1:${(this.server.address() as AddressInfo).port}/`);
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+const secretAnswer = (secretString: string | undefined): Answer => ({
+  status: 200,
+  body: JSON.stringify({ ARN, Name: 'aos-signing-seed', VersionId: 'v1', SecretString: secretString, VersionStages: ['AWSCURRENT'], CreatedDate: 1.7e9 }),
+});
+const refusal = (status: number, type: string, message: string): Answer => ({ status, body: JSON.stringify({ __type: type, message }) });
+
+/** Recomputes a received request's signature from what arrived: it verifies only if nothing signed changed on the way. */
+async function verifySignature(request: Received): Promise<void> {
+  const authorization = String(request.headers.authorization);
+  const signedHeaders = /SignedHeaders=([^,]+)/.exec(authorization)![1]!.split(';');
+  const date = String(request.headers['x-amz-date']);
+  const signingDate = new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`);
+  const signer = new SignatureV4({ service: 'secretsmanager', region: 'eu-west-1', credentials: CREDENTIALS, sha256: Sha256, applyChecksum: false });
+  const headers = Object.fromEntries(signedHeaders.map((name) => [name, String(request.headers[name])]));
+  const resigned = await signer.sign({ method: request.method, protocol: 'http:', hostname: '127.0.0.1', path: request.path, query: {}, headers, body: request.body }, { signingDate });
+  expect(resigned.headers['authorization']).toBe(authorization);
+}
+
+const fast = { credentials: CREDENTIALS, baseDelayMs: 1, timeoutMs: 2000 };
+
+describe('getSecretString (GetSecretValue over SigV4)', () => {
+  let fake: FakeSecretsManager;
+  beforeEach(async () => {
+    fake = new FakeSecretsManager();
+    await fake.start();
+  });
+  afterEach(() => fake.stop());
+
+  it("sends what the SDK's Secrets Manager client sends, signed, and reads the secret string", async () => {
+    fake.answers = [secretAnswer(SEED)];
+    await expect(getSecretString(ARN, { ...fast, endpoint: fake.endpoint })).resolves.toBe(SEED);
+    const sdk = new SecretsManagerClient({ region: 'eu-west-1', endpoint: fake.endpoint.href, credentials: CREDENTIALS });
+    await expect(sdk.send(new GetSecretValueCommand({ SecretId: ARN }))).resolves.toMatchObject({ SecretString: SEED });
+
+    const [ours, theirs] = fake.received;
+    expect(ours!.method).toBe(theirs!.method);
+    expect(ours!.path).toBe(theirs!.path);
+    expect(JSON.parse(ours!.body)).toEqual(JSON.parse(theirs!.body));
+    for (const header of ['content-type', 'x-amz-target', 'x-amz-security-token']) expect(ours!.headers[header], header).toBe(theirs!.headers[header]);
+    const scope = (r: Received) => /Credential=([^,]+)/.exec(String(r.headers.authorization))![1];
+    expect(scope(ours!)).toBe(scope(theirs!));
+    expect(scope(ours!)).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request$/);
+    const signed = (r: Received) => /SignedHeaders=([^,]+)/.exec(String(r.headers.authorization))![1]!.split(';');
+    expect(signed(ours!)).toEqual(['content-type', 'host', 'x-amz-date', 'x-amz-security-token', 'x-amz-target']);
+    expect(signed(theirs!)).toEqual(expect.arrayContaining(signed(ours!)));
+    await verifySignature(ours!);
+  });
+
+  it("addresses the secret's region in its partition by default", async () => {
+    const urls: string[] = [];
+    const recordingFetch: typeof fetch = async (url) => {
+      urls.push(String(url));
+      return new Response(JSON.stringify({ SecretString: SEED }));
+    };
+    for (const arn of [ARN, 'arn:aws-cn:secretsmanager:cn-north-1:123456789012:secret:s', 'arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:s']) {
+      await getSecretString(arn, { ...fast, fetch: recordingFetch });
+    }
+    expect(urls).toEqual([
+      'https://secretsmanager.eu-west-1.amazonaws.com/',
+      'https://secretsmanager.cn-north-1.amazonaws.com.cn/',
+      'https://secretsmanager.us-gov-west-1.amazonaws.com/',
+    ]);
+  });
+
+  it('refuses what is not a secret ARN without asking', async () => {
+    for (const arn of ['aos-signing-seed', 'arn:aws:ssm:eu-west-1:123456789012:parameter/x', 'arn:aws:secretsmanager:eu-west-1:1234:secret:x']) {
+      await expect(getSecretString(arn, { ...fast, endpoint: fake.endpoint })).rejects.toThrow(/not a Secrets Manager secret ARN/);
+    }
+    expect(fake.received).toEqual([]);
+  });
+
+  it('names the refusal and does not retry one that cannot change (a missing secret, no permission)', async () => {
+    for (const [type, message] of [
+      ['ResourceNotFoundException', "Secrets Manager can't find the specified secret."],
+      ['AccessDeniedException', 'User is not authorized to perform: secretsmanager:GetSecretValue'],
+    ] as const) {
+      fake.received.length = 0;
+      fake.answers = [refusal(400, type, message)];
+      const error = await getSecretString(ARN, { ...fast, endpoint: fake.endpoint }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SecretReadError);
+      expect((error as Error).message).toBe(`Secrets Manager refused GetSecretValue (400 ${type}): ${message}`);
+      expect(fake.received).toHaveLength(1);
+    }
+    // The SDK client reads the same answer as the same exception.
+    fake.answers = [refusal(400, 'ResourceNotFoundException', 'gone')];
+    const sdk = new SecretsManagerClient({ region: 'eu-west-1', endpoint: fake.endpoint.href, credentials: CREDENTIALS });
+    await expect(sdk.send(new GetSecretValueCommand({ SecretId: ARN }))).rejects.toBeInstanceOf(ResourceNotFoundException);
+  });
+
+  it('takes a namespaced __type, or the error-type header when the body names none', async () => {
+    fake.answers = [refusal(400, 'com.amazonaws.secretsmanager#DecryptionFailure', 'KMS refused')];
+    await expect(getSecretString(ARN, { ...fast, endpoint: fake.endpoint })).rejects.toThrow('(400 DecryptionFailure): KMS refused');
+    fake.answers = [{ status: 403, body: '<html>Forbidden</html>', headers: { 'x-amzn-errortype': 'UnrecognizedClientException:http://internal.amazon.com/coral/' } }];
+    await expect(getSecretString(ARN, { ...fast, endpoint: fake.endpoint })).rejects.toThrow('(403 UnrecognizedClientException)');
+  });
+
+  it('retries throttling, server errors and timeouts, up to the attempts', async () => {
+    fake.answers = [refusal(400, 'ThrottlingException', 'Rate exceeded'), refusal(500, 'InternalServiceError', 'oops'), secretAnswer(SEED)];
+    await expect(getSecretString(ARN, { ...fast, endpoint: fake.endpoint })).resolves.toBe(SEED);
+    expect(fake.received).toHaveLength(3);
+
+    fake.received.length = 0;
+    fake.answers = ['hang', secretAnswer(SEED)];
+    await expect(getSecretString(ARN, { ...fast, endpoint: fake.endpoint, timeoutMs: 100 })).resolves.toBe(SEED);
+    expect(fake.received).toHaveLength(2);
+
+    fake.received.length = 0;
+    fake.answers = [refusal(503, 'ServiceUnavailable', 'down')];
+    await expect(getSecretString(ARN, { ...fast, endpoint: fake.endpoint, attempts: 4 })).rejects.toThrow('(503 ServiceUnavailable): down');
+    expect(fake.received).toHaveLength(4);
+  });
+
+  it('refuses a secret without a string value (binary only, or empty)', async () => {
+    for (const answer of [secretAnswer(undefined), secretAnswer(''), { status: 200, body: 'not json' }]) {
+      fake.answers = [answer];
+      await expect(getSecretString(ARN, { ...fast, endpoint: fake.endpoint })).rejects.toThrow(`the secret ${ARN} has no string value`);
+    }
+  });
+
+  it('reads credentials from the environment (the function role) by default', async () => {
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_SESSION_TOKEN: CREDENTIALS.sessionToken });
+      fake.answers = [secretAnswer(SEED)];
+      await expect(getSecretString(ARN, { endpoint: fake.endpoint })).resolves.toBe(SEED);
+      expect(fake.received[0]!.headers['x-amz-security-token']).toBe(CREDENTIALS.sessionToken);
+      await verifySignature(fake.received[0]!);
+    } finally {
+      process.env = saved;
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import type { TraceSummary } from '../spans/summary.ts';
 import { bucketStart, type Granularity } from './buckets.ts';
-import { ByteReader, ByteWriter } from './binary.ts';
+import { ByteReader, ByteWriter } from '../binary.ts';
 import { LatencySketch } from './sketch.ts';
 
 /** The tenant-wide rollup scope; agent scopes use the agent id. */

@@ -1,4 +1,4 @@
-import { ByteReader, ByteWriter } from './binary.ts';
+import { ByteReader, ByteWriter } from '../binary.ts';
 import { DDSketch } from './ddsketch.ts';
 
 /** Every quantile the sketch answers is within 1% of the exact value at that rank. */

@@ -1,14 +1,13 @@
 /**
  * OTLP/HTTP request bodies (JSON or protobuf) → one normalized form: ids as lower-case hex ('' when
  * absent), times as decimal nanosecond strings ('0' when absent), enums as numbers and attributes as
- * plain JSON values. Both encodings go through the same reader: protobuf is first decoded with the
- * vendored descriptor into the OTLP/JSON object shape (int64 as decimal strings, bytes as Buffers).
+ * plain JSON values. Both encodings go through the same reader: protobuf is first decoded into the
+ * OTLP/JSON object shape (protobuf.ts: int64 as decimal strings, bytes as Buffers).
  */
-import type protobuf from 'protobufjs/light.js';
 import { ValidationError } from '../errors.ts';
 import type { AttributeValue } from '../spans/model.ts';
 import type { Attributes } from './attributes.ts';
-import { ExportLogsServiceRequest, ExportTraceServiceRequest, SeverityNumberEnum, StatusCodeEnum } from './proto.ts';
+import { decodeRequest, SEVERITY_NUMBER, STATUS_CODE, type OtlpEnum, type RequestName } from './protobuf.ts';
 
 export type OtlpFormat = 'json' | 'protobuf';
 
@@ -63,7 +62,7 @@ export interface OtlpLogsRequest {
 }
 
 export function decodeTraceRequest(body: Buffer, format: OtlpFormat): OtlpTraceRequest {
-  const root = OtlpObject.root(format === 'json' ? parseJson(body) : parseProtobuf(ExportTraceServiceRequest, body));
+  const root = OtlpObject.root(format === 'json' ? parseJson(body) : parseProtobuf('ExportTraceServiceRequest', body));
   return {
     resourceSpans: root.list('resourceSpans', (resourceSpans) => ({
       resource: readResource(resourceSpans.object('resource')),
@@ -76,7 +75,7 @@ export function decodeTraceRequest(body: Buffer, format: OtlpFormat): OtlpTraceR
 }
 
 export function decodeLogsRequest(body: Buffer, format: OtlpFormat): OtlpLogsRequest {
-  const root = OtlpObject.root(format === 'json' ? parseJson(body) : parseProtobuf(ExportLogsServiceRequest, body));
+  const root = OtlpObject.root(format === 'json' ? parseJson(body) : parseProtobuf('ExportLogsServiceRequest', body));
   return {
     resourceLogs: root.list('resourceLogs', (resourceLogs) => ({
       resource: readResource(resourceLogs.object('resource')),
@@ -97,12 +96,12 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-function parseProtobuf(type: protobuf.Type, body: Buffer): unknown {
+function parseProtobuf(name: RequestName, body: Buffer): unknown {
   try {
-    return type.toObject(type.decode(body), { longs: String });
+    return decodeRequest(name, body);
   } catch (err) {
     const detail = err instanceof Error ? ` (${err.message.slice(0, 80)})` : '';
-    throw new ValidationError(`Malformed OTLP protobuf body: not a valid ${type.name}${detail}`);
+    throw new ValidationError(`Malformed OTLP protobuf body: not a valid ${name}${detail}`);
   }
 }
 
@@ -125,7 +124,7 @@ function readSpan(span: OtlpObject): OtlpSpan {
       timeUnixNano: event.int64('timeUnixNano'),
       attributes: event.attributes('attributes'),
     })),
-    status: { code: status.enumNumber('code', StatusCodeEnum), message: status.string('message') },
+    status: { code: status.enumNumber('code', STATUS_CODE), message: status.string('message') },
   };
 }
 
@@ -133,7 +132,7 @@ function readLogRecord(record: OtlpObject): OtlpLogRecord {
   return {
     timeUnixNano: record.int64('timeUnixNano'),
     observedTimeUnixNano: record.int64('observedTimeUnixNano'),
-    severityNumber: record.enumNumber('severityNumber', SeverityNumberEnum),
+    severityNumber: record.enumNumber('severityNumber', SEVERITY_NUMBER),
     severityText: record.string('severityText'),
     body: record.object('body').anyValue(),
     eventName: record.string('eventName'),
@@ -201,7 +200,7 @@ class OtlpObject {
   }
 
   /** Enums arrive as numbers (OTLP/JSON) or, from protobuf-JSON encoders, as their names. */
-  enumNumber(key: string, type: protobuf.Enum): number {
+  enumNumber(key: string, type: OtlpEnum): number {
     const value = this.fields[key] ?? 0;
     if (typeof value === 'number' && Number.isInteger(value)) return value;
     const byName = typeof value === 'string' ? type.values[value] : undefined;

@@ -1,6 +1,6 @@
 /** ExportTraceServiceResponse / ExportLogsServiceResponse in the encoding of the request. */
 import type { OtlpFormat } from './decode.ts';
-import { ExportLogsServiceResponse, ExportTraceServiceResponse } from './proto.ts';
+import { encodeResponse } from './protobuf.ts';
 
 export type OtlpSignalKind = 'traces' | 'logs';
 
@@ -14,10 +14,7 @@ export interface EncodedResponse {
   contentType: string;
 }
 
-const RESPONSES = {
-  traces: { type: ExportTraceServiceResponse, rejectedField: 'rejectedSpans' },
-  logs: { type: ExportLogsServiceResponse, rejectedField: 'rejectedLogRecords' },
-};
+const REJECTED_FIELD = { traces: 'rejectedSpans', logs: 'rejectedLogRecords' };
 
 /**
  * The export response: empty when everything was accepted, else `partialSuccess` with the number of
@@ -29,12 +26,11 @@ export function encodeExportResponse(
   partialSuccess: PartialSuccess | undefined,
   format: OtlpFormat,
 ): EncodedResponse {
-  const { type, rejectedField } = RESPONSES[kind];
-  const reportsSomething = partialSuccess !== undefined && (partialSuccess.rejected > 0 || partialSuccess.errorMessage !== '');
-  const response = reportsSomething
-    ? { partialSuccess: { [rejectedField]: String(partialSuccess.rejected), errorMessage: partialSuccess.errorMessage } }
-    : {};
-  if (format === 'json') return { body: JSON.stringify(response), contentType: 'application/json' };
-  const bytes = type.encode(type.fromObject(response)).finish();
+  const reported = partialSuccess !== undefined && (partialSuccess.rejected > 0 || partialSuccess.errorMessage !== '') ? partialSuccess : undefined;
+  if (format === 'json') {
+    const response = reported ? { partialSuccess: { [REJECTED_FIELD[kind]]: String(reported.rejected), errorMessage: reported.errorMessage } } : {};
+    return { body: JSON.stringify(response), contentType: 'application/json' };
+  }
+  const bytes = encodeResponse(reported);
   return { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: 'application/x-protobuf' };
 }

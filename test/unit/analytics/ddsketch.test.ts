@@ -1,7 +1,7 @@
 import { DDSketch as ReferenceSketch } from '@datadog/sketches-js';
 import protobuf from 'protobufjs/minimal.js';
 import { describe, expect, it } from 'vitest';
-import { ByteReader, ByteWriter } from '../../../shared/domain/analytics/binary.ts';
+import { ByteReader, ByteWriter } from '../../../shared/domain/binary.ts';
 import { DDSketch, DenseBins, LogarithmicMapping } from '../../../shared/domain/analytics/ddsketch.ts';
 import { seededRandom } from '../../support/random.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter } from '../../../shared/domain/analytics/binary.ts';
+import { ByteWriter } from '../../../shared/domain/binary.ts';
 import { LatencySketch } from '../../../shared/domain/analytics/sketch.ts';
 import { quantile } from '../../../shared/domain/spans/views.ts';
 import { seededRandom, withinRelativeError, type Random } from './fixtures.ts';

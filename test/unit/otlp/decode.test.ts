@@ -26,7 +26,7 @@ describe('decoding real SDK trace exports', () => {
     expect(fromProtobuf).toEqual(fromJson);
   });
 
-  it('reads ids as lower-case hex, times as nanosecond strings and every field the vendored proto declares', () => {
+  it('reads ids as lower-case hex, times as nanosecond strings and every field the wire reader declares', () => {
     const [resourceSpans] = fromProtobuf.resourceSpans;
     expect(resourceSpans!.resource.attributes).toMatchObject({ 'service.name': 'travel-service', 'deployment.environment.name': 'test' });
     expect(resourceSpans!.scopeSpans[0]!.scope).toEqual({ name: 'otlp-tests', version: '1.2.3' });

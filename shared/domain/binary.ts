@@ -1,7 +1,8 @@
 /**
- * The binary encoding of rollups and latency sketches: protobuf's wire primitives (base-128 varints,
- * zig-zag signed varints, little-endian doubles, length-prefixed bytes and UTF-8 strings) without
- * field tags, byte for byte what protobufjs's Writer wrote for the rollups stored before.
+ * Protobuf's wire primitives: base-128 varints, zig-zag signed varints, little-endian fixed-width
+ * numbers, length-prefixed bytes and UTF-8 strings. Rollups and latency sketches are written with
+ * them and no field tags, byte for byte what protobufjs's Writer wrote for the rollups stored before;
+ * OTLP messages are read and written with them and field tags (otlp/protobuf.ts).
  */
 const TWO_POW_32 = 2 ** 32;
 
@@ -66,9 +67,12 @@ export class ByteWriter {
 export class ByteReader {
   pos = 0;
   readonly len: number;
+  /** The same bytes as a Buffer (a view, not a copy), for decoding UTF-8 in place. */
+  private readonly text: Buffer;
 
   constructor(private readonly buffer: Uint8Array) {
     this.len = buffer.length;
+    this.text = Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   }
 
   uint32(): number {
@@ -86,6 +90,33 @@ export class ByteReader {
     return (zigzag >>> 1) ^ -(zigzag & 1);
   }
 
+  /** A varint of up to 10 bytes (any 64-bit value), as its low 32 bits read as a signed integer: protobuf's int32 and enums. */
+  int32(): number {
+    let low = 0;
+    for (let i = 0; i < 10; i++) {
+      const byte = this.byte();
+      if (i < 5) low += (byte & 0x7f) * 2 ** (7 * i);
+      if (byte < 0x80) return low % TWO_POW_32 | 0;
+    }
+    throw new RangeError('varint longer than 10 bytes');
+  }
+
+  /** A varint of up to 10 bytes as an unsigned 64-bit integer (int64 values are its two's complement). */
+  uint64(): bigint {
+    let value = 0n;
+    for (let i = 0n; i < 10n; i++) {
+      const byte = this.byte();
+      value |= BigInt(byte & 0x7f) << (7n * i);
+      if (byte < 0x80) return BigInt.asUintN(64, value);
+    }
+    throw new RangeError('varint longer than 10 bytes');
+  }
+
+  fixed64(): bigint {
+    const bytes = this.take(8);
+    return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
+  }
+
   bool(): boolean {
     return this.uint32() !== 0;
   }
@@ -100,7 +131,26 @@ export class ByteReader {
   }
 
   string(): string {
-    return Buffer.from(this.bytes()).toString('utf8');
+    const length = this.uint32();
+    const start = this.pos;
+    this.take(length);
+    return this.text.toString('utf8', start, start + length);
+  }
+
+  /** Reads a length prefix and answers where the value it announces ends, which must be within the bytes. */
+  lengthPrefixedEnd(): number {
+    const length = this.uint32();
+    if (this.pos + length > this.len) throw new RangeError(`index out of range: ${this.pos} + ${length} > ${this.len}`);
+    return this.pos + length;
+  }
+
+  /** Steps over a value of the given wire type (protobuf's unknown fields). */
+  skip(wireType: number): void {
+    if (wireType === 0) this.uint64();
+    else if (wireType === 1) this.take(8);
+    else if (wireType === 2) this.take(this.uint32());
+    else if (wireType === 5) this.take(4);
+    else throw new RangeError(`unsupported wire type ${wireType}`);
   }
 
   private byte(): number {

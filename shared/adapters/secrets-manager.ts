@@ -20,7 +20,6 @@ export interface SecretReadOptions {
   /** Before retry n (1-based) waits up to baseDelayMs · 2^(n-1), at random (full jitter). */
   baseDelayMs: number;
   fetch: typeof fetch;
-  signingDate?: Date;
 }
 
 const DEFAULTS: SecretReadOptions = {
@@ -47,7 +46,10 @@ export class SecretReadError extends Error {
 
 const THROTTLING = /^(ThrottlingException|TooManyRequestsException|RequestLimitExceeded|Throttling)$/;
 
-/** The secret's string value (SecretString). */
+/**
+ * The secret's string value (SecretString). A failure that outlasts the attempts (throttling, 5xx,
+ * timeouts, the network) is a retryable SecretReadError; a refusal that cannot change is not.
+ */
 export async function getSecretString(secretArn: string, options: Partial<SecretReadOptions> = {}): Promise<string> {
   const settings = { ...DEFAULTS, ...options };
   const region = SECRET_ARN.exec(secretArn)?.[1];
@@ -60,7 +62,10 @@ export async function getSecretString(secretArn: string, options: Partial<Secret
       return await attemptRead(secretArn, endpoint, signer, settings);
     } catch (err) {
       const retryable = !(err instanceof SecretReadError) || err.retryable;
-      if (!retryable || attempt >= settings.attempts) throw err;
+      if (!retryable) throw err;
+      if (attempt >= settings.attempts) {
+        throw err instanceof SecretReadError ? err : new SecretReadError(`Secrets Manager could not be reached (${attempt} attempts)`, true, { cause: err });
+      }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * settings.baseDelayMs * 2 ** (attempt - 1)));
     }
   }
@@ -83,7 +88,6 @@ async function attemptRead(secretArn: string, endpoint: URL, signer: SignatureV4
       },
       body,
     },
-    { signingDate: settings.signingDate },
   );
   const { host: _computedByFetch, ...headers } = signed.headers;
   const response = await settings.fetch(endpoint, { method: 'POST', headers, body, redirect: 'error', signal: AbortSignal.timeout(settings.timeoutMs) });

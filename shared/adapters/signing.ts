@@ -1,10 +1,14 @@
 import type { ExternalIssuer } from '../config.ts';
 import { InvalidJwtError, keySetOf, keysUrlOf, type KeySet } from '../domain/accounts/jws.ts';
 import { signingMaterialFromSeed, type SigningMaterial } from '../domain/accounts/signing-keys.ts';
-import { getSecretString } from './secrets-manager.ts';
+import { ServiceUnavailableError } from '../domain/errors.ts';
+import { getSecretString, SecretReadError } from './secrets-manager.ts';
 
 /** The signing seed: given directly (local), or read once per cold start from Secrets Manager (AWS). */
-export function signingMaterialLoader(source: { seed?: string; secretArn?: string }): () => Promise<SigningMaterial> {
+export function signingMaterialLoader(
+  source: { seed?: string; secretArn?: string },
+  readSecret: (secretArn: string) => Promise<string> = getSecretString,
+): () => Promise<SigningMaterial> {
   let loaded: Promise<SigningMaterial> | undefined;
   return () => {
     loaded ??= (async () => {
@@ -12,7 +16,13 @@ export function signingMaterialLoader(source: { seed?: string; secretArn?: strin
       if (!source.secretArn) {
         throw new Error('invalid configuration: this function needs SIGNING_SEED or SIGNING_SEED_SECRET_ARN');
       }
-      return signingMaterialFromSeed(await getSecretString(source.secretArn));
+      try {
+        return signingMaterialFromSeed(await readSecret(source.secretArn));
+      } catch (err) {
+        // Secrets Manager throttling or down: the client may retry (503); a refusal stays a fault (500).
+        if (err instanceof SecretReadError && err.retryable) throw new ServiceUnavailableError(5, { cause: err });
+        throw err;
+      }
     })();
     loaded.catch(() => (loaded = undefined));
     return loaded;

@@ -131,10 +131,10 @@ export class ByteReader {
   }
 
   string(): string {
-    const length = this.uint32();
+    const end = this.lengthPrefixedEnd();
     const start = this.pos;
-    this.take(length);
-    return this.text.toString('utf8', start, start + length);
+    this.pos = end;
+    return this.text.toString('utf8', start, end);
   }
 
   /** Reads a length prefix and answers where the value it announces ends, which must be within the bytes. */

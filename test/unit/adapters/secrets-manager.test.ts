@@ -5,6 +5,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getSecretString, SecretReadError } from '../../../shared/adapters/secrets-manager.ts';
+import { signingMaterialLoader } from '../../../shared/adapters/signing.ts';
+import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:aos-signing-seed-AbCdEf';
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token-example' };
@@ -158,6 +160,19 @@ describe('getSecretString (GetSecretValue over SigV4)', () => {
     expect(fake.received).toHaveLength(4);
   });
 
+  it('gives up on an unreachable Secrets Manager with a retryable error carrying the cause', async () => {
+    let calls = 0;
+    const unreachable: typeof fetch = async () => {
+      calls++;
+      throw new TypeError('fetch failed');
+    };
+    const error = await getSecretString(ARN, { ...fast, fetch: unreachable }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SecretReadError);
+    expect(error).toMatchObject({ retryable: true, message: 'Secrets Manager could not be reached (3 attempts)' });
+    expect((error as Error).cause).toBeInstanceOf(TypeError);
+    expect(calls).toBe(3);
+  });
+
   it('refuses a secret without a string value (binary only, or empty)', async () => {
     for (const answer of [secretAnswer(undefined), secretAnswer(''), { status: 200, body: 'not json' }]) {
       fake.answers = [answer];
@@ -176,5 +191,24 @@ describe('getSecretString (GetSecretValue over SigV4)', () => {
     } finally {
       process.env = saved;
     }
+  });
+});
+
+describe('the signing seed from Secrets Manager (signingMaterialLoader)', () => {
+  it('answers 503 while Secrets Manager cannot be read, and reads it again on the next request', async () => {
+    const answers: (() => Promise<string>)[] = [
+      () => Promise.reject(new SecretReadError('Secrets Manager refused GetSecretValue (400 ThrottlingException)', true)),
+      () => Promise.resolve(SEED),
+    ];
+    const load = signingMaterialLoader({ secretArn: ARN }, () => answers.shift()!());
+    await expect(load()).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(load()).resolves.toMatchObject({ kid: expect.any(String) });
+    expect(answers).toEqual([]);
+  });
+
+  it('keeps a refusal that cannot change (no permission, no such secret) a fault, not a 503', async () => {
+    const refused = new SecretReadError('Secrets Manager refused GetSecretValue (400 AccessDeniedException)', false);
+    const load = signingMaterialLoader({ secretArn: ARN }, () => Promise.reject(refused));
+    await expect(load()).rejects.toBe(refused);
   });
 });

@@ -7,6 +7,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { httpHandlerModule, jobModule, workerModule } from '../../shared/catalog.ts';
+import { PACKED_DESCRIPTION_GLOBAL, packApiDescription } from '../../shared/http/openapi-document.ts';
+import { apiDescription } from '../../shared/schemas/openapi.ts';
 
 /** The repository root: esbuild resolves from here, and package-lock.json lives here. */
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -18,8 +20,21 @@ export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);";
 
+/** esbuild settings of a function, as the CDK and the bundle reports (test/infra, the cold-start bench) pass them. */
+export interface Bundling {
+  readonly format: 'esm';
+  readonly platform: 'node';
+  readonly target: string;
+  readonly mainFields: readonly string[];
+  readonly banner: string;
+  readonly minify: boolean;
+  readonly alias: Readonly<Record<string, string>>;
+  /** Globals replaced by JavaScript expressions (esbuild `define`). */
+  readonly define?: Readonly<Record<string, string>>;
+}
+
 /** The esbuild settings of every function, shared with the bundle-size report (test/infra). */
-export const BUNDLING = {
+export const BUNDLING: Bundling = {
   format: 'esm',
   platform: 'node',
   target: 'node24',
@@ -27,16 +42,24 @@ export const BUNDLING = {
   banner: CREATE_REQUIRE_BANNER,
   minify: true,
   /** Lambda passes the role's credentials in the environment: the environment provider replaces the node chain. */
-  alias: { '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts') } as Record<string, string>,
-} as const;
+  alias: { '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts') },
+};
 
 /** The functions whose SDK clients have event-stream operations (Bedrock Runtime's): only they bundle the SDK's event-stream codec. */
 export const EVENT_STREAM_MODULES: readonly string[] = [workerModule('evaluate'), httpHandlerModule('profiles/regenerate'), jobModule('profile-learning')];
 
+const OPENAPI_MODULE = httpHandlerModule('system/openapi');
+let packedApiDescription: string | undefined;
+
 /** The esbuild settings of one function (a handler module relative to the project root). */
-export function bundlingOf(module: string): typeof BUNDLING {
-  if (EVENT_STREAM_MODULES.includes(module)) return BUNDLING;
-  return { ...BUNDLING, alias: { ...BUNDLING.alias, '@smithy/core/event-streams': join(PROJECT_ROOT, 'infra/aws/no-event-streams.ts') } };
+export function bundlingOf(module: string): Bundling {
+  const alias = EVENT_STREAM_MODULES.includes(module)
+    ? BUNDLING.alias
+    : { ...BUNDLING.alias, '@smithy/core/event-streams': join(PROJECT_ROOT, 'infra/aws/no-event-streams.ts') };
+  if (module !== OPENAPI_MODULE) return { ...BUNDLING, alias };
+  // The OpenAPI function serves a description built here, at synth time (shared/http/openapi-document.ts).
+  packedApiDescription ??= packApiDescription(apiDescription());
+  return { ...BUNDLING, alias, define: { [PACKED_DESCRIPTION_GLOBAL]: JSON.stringify(packedApiDescription) } };
 }
 
 export interface ServiceFunctionProps {
@@ -90,6 +113,7 @@ export class ServiceFunction extends NodejsFunction {
         // The runtime's SDK version drifts; bundling pins ours, and esbuild keeps only the clients used.
         bundleAwsSDK: true,
         esbuildArgs: Object.fromEntries(Object.entries(bundling.alias).map(([module, replacement]) => [`--alias:${module}`, replacement])),
+        ...(bundling.define ? { define: { ...bundling.define } } : {}),
       },
     });
 

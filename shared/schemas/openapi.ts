@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { API_BASE_PATH, routes, type RouteDef } from '../catalog.ts';
+import { routes, type RouteDef } from '../catalog.ts';
+import { withServer, type ApiDescription } from '../http/openapi-document.ts';
 import { responseComponents, routeResponses, type RouteResponse } from './responses.ts';
 import type { RouteSchemas } from './route-schemas.ts';
 import { routeSchemas } from './routes.ts';
@@ -122,10 +123,11 @@ function operation(route: Route) {
 }
 
 /**
- * The OpenAPI 3.1 document of every catalog route, built from the zod schemas that validate requests
- * and from those of the responses, which the end-to-end tests hold every answer to.
+ * The OpenAPI 3.1 description of every catalog route, built from the zod schemas that validate requests
+ * and from those of the responses, which the end-to-end tests hold every answer to. It lacks only
+ * `servers` (`withServer`).
  */
-export function openApiDocument(serverUrl: string) {
+export function apiDescription(): ApiDescription {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
@@ -137,8 +139,10 @@ export function openApiDocument(serverUrl: string) {
       version: '0.1.0',
       description: 'Traces, alerts, analytics and behavioural profiles for AI agents.',
     },
-    servers: [{ url: serverUrl.endsWith(API_BASE_PATH) ? serverUrl : `${serverUrl}${API_BASE_PATH}` }],
     paths,
     components,
   };
 }
+
+/** The complete OpenAPI document of a service that answers at `serverUrl`. */
+export const openApiDocument = (serverUrl: string) => withServer(apiDescription(), serverUrl);

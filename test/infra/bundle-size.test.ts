@@ -18,8 +18,6 @@ const OVER_TARGET = [
   'functions/workers/ingest.js',
   // SES and SNS
   'functions/workers/notify.js',
-  // classic zod and every route's schemas
-  'functions/http/system/openapi.js',
   // the SQS client plus the OTLP decoders and mapping (5.5 KB over)
   ...['logs', 'traces'].map((id) => `functions/http/otlp/${id}.js`),
   // the Bedrock Runtime client with its event-stream codec
@@ -38,11 +36,6 @@ const ROLLUPS = [
   'functions/jobs/profile-learning.js',
   'functions/workers/ingest.js',
 ];
-/**
- * Only the OpenAPI document needs classic zod (the response schemas) and every route's request
- * schemas; every other function validates with zod/mini and its own area's schemas.
- */
-const OPENAPI_ONLY = ['functions/http/system/openapi.js'];
 
 const modules = functionModules();
 
@@ -89,12 +82,10 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
     expect(bundling('shared/domain/otlp/protobuf.ts').sort()).toEqual(['functions/http/otlp/logs.js', 'functions/http/otlp/traces.js']);
   });
 
-  it('bundles classic zod only into the OpenAPI route', () => {
-    expect(bundling('/zod/v4/classic/')).toEqual(OPENAPI_ONLY);
-  });
-
-  it("bundles every route's request schemas (shared/schemas/routes.ts) only into the OpenAPI route; the others take their area's", () => {
-    expect(bundling('shared/schemas/routes.ts')).toEqual(OPENAPI_ONLY);
+  it("bundles neither classic zod nor every route's schemas: the OpenAPI route carries its description packed at synth time, the others their area's schemas", () => {
+    expect(bundling('/zod/v4/classic/')).toEqual([]);
+    expect(bundling('shared/schemas/routes.ts')).toEqual([]);
+    expect(bundling('shared/schemas/openapi.ts')).toEqual([]);
   });
 
   it("carries the environment credential provider only, not the node chain's SSO, STS and metadata providers", () => {

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHandlerModule } from '../../shared/catalog.ts';
+import { openApiDocument } from '../../shared/schemas/openapi.ts';
 import { bundleModules, PROJECT_ROOT } from '../support/bundles.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -16,7 +17,7 @@ import { startTestService, type TestService } from '../support/service.ts';
  * tree-shaking change nothing; this one catches a bundle that loads but fails, or answers otherwise,
  * when it runs.
  */
-const ROUTES = ['auth/login', 'users/profile', 'agents/list', 'analytics/latency-percentiles', 'system/not-found'] as const;
+const ROUTES = ['auth/login', 'users/profile', 'agents/list', 'analytics/latency-percentiles', 'system/openapi', 'system/not-found'] as const;
 const run = promisify(execFile);
 
 let service: TestService;
@@ -110,6 +111,13 @@ describe('the bundled functions, run as Lambda runs them', () => {
     expect(bundled.status).toBe(200);
     expect(bundled.body).toEqual(source.body);
     expect(bundled.body.data).toMatchObject({ count: 5, minMs: 120, maxMs: 7000, p50Ms: expect.closeTo(950, -1.5), p99Ms: expect.closeTo(7000, -2) });
+  });
+
+  it('serve the OpenAPI document packed at bundling, equal to the one the sources build', async () => {
+    const served = await invoke('system/openapi', event('GET', '/openapi.json'));
+    expect(served.status).toBe(200);
+    expect(served.body).toEqual(openApiDocument(service.environment.PUBLIC_APP_URL!));
+    expect(Object.keys(served.body)).toEqual(['openapi', 'info', 'servers', 'paths', 'components']);
   });
 
   it('answer an unknown route with the 404 envelope', async () => {

@@ -54,6 +54,7 @@ function buildGroup<W extends boolean>(modules: readonly string[], { outdir, wri
     banner: { js: settings.banner },
     minify: settings.minify,
     alias: { ...settings.alias },
+    ...(settings.define ? { define: { ...settings.define } } : {}),
     metafile: true,
   });
 }

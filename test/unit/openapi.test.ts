@@ -63,6 +63,11 @@ describe('the OpenAPI document', () => {
     expect(validator.version).toBe('3.1');
   });
 
+  it('names the server with the API base path once, whether or not the configured URL has it', () => {
+    expect(document.servers).toEqual([{ url: `https://api.example.com${API_BASE_PATH}` }]);
+    expect(openApiDocument(`https://api.example.com${API_BASE_PATH}`)).toEqual(document);
+  });
+
   it('covers every catalog route with its method, security and request schemas', () => {
     for (const route of catalog.routes) {
       const operation = (document.paths as Record<string, Record<string, any>>)[route.path]?.[route.method.toLowerCase()];

@@ -1,8 +1,8 @@
 /**
  * The one table of everything the service runs: HTTP routes, queue consumers and schedules.
  * `infra/aws` builds API routes, functions, queues and rules from it; `infra/local` dispatches from it.
- * Adding an endpoint = one handler file at `functions/http/<id>.ts` + one row here + its request
- * schemas in its area's table, `shared/schemas/routes/<area>.ts`.
+ * Adding an endpoint = one handler file at `functions/http/<id>.ts` + one row in its area's table
+ * here + its request schemas in the area's schema table, `shared/schemas/routes/<area>.ts`.
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -31,64 +31,99 @@ export interface RouteDef {
 
 export const API_BASE_PATH = '/api';
 
-export const routes = [
+const joinAreas = <T extends readonly (readonly RouteDef[])[]>(...areas: T): readonly T[number][number][] => areas.flat();
+
+/**
+ * The routes, one table per area (the `keys` of `keys/list`). A function takes its own area's table
+ * (through its area's request schemas, `shared/schemas/routes/<area>.ts`), so its bundle holds no
+ * other area's rows.
+ */
+export const systemRouteDefs = [
   { id: 'system/health', method: 'GET', path: '/health', auth: 'public', tier: 'standard' },
   { id: 'system/jwks', method: 'GET', path: '/.well-known/jwks.json', auth: 'public', tier: 'standard', usesSigningKey: true },
   { id: 'system/openapi', method: 'GET', path: '/openapi.json', auth: 'public', tier: 'standard' },
+] as const satisfies readonly RouteDef[];
 
+export const authRouteDefs = [
   { id: 'auth/register', method: 'POST', path: '/auth/register', auth: 'public', tier: 'auth', memoryMb: 1024, sendsTo: ['notify'], usesSigningKey: true },
   { id: 'auth/login', method: 'POST', path: '/auth/login', auth: 'public', tier: 'auth', memoryMb: 1024, usesSigningKey: true },
   { id: 'auth/forgot-password', method: 'POST', path: '/auth/forgot-password', auth: 'public', tier: 'auth', sendsTo: ['notify'] },
   { id: 'auth/reset-password', method: 'POST', path: '/auth/reset-password', auth: 'public', tier: 'auth', memoryMb: 1024 },
   { id: 'auth/verify-email', method: 'GET', path: '/auth/verify-email', auth: 'public', tier: 'auth' },
+] as const satisfies readonly RouteDef[];
 
+export const usersRouteDefs = [
   { id: 'users/profile', method: 'GET', path: '/users/profile', auth: 'jwt', tier: 'standard' },
+] as const satisfies readonly RouteDef[];
 
+export const keysRouteDefs = [
   { id: 'keys/create', method: 'POST', path: '/keys', auth: 'jwt', tier: 'strict' },
   { id: 'keys/list', method: 'GET', path: '/keys', auth: 'jwt', tier: 'strict' },
   { id: 'keys/refresh', method: 'PUT', path: '/keys/{id}/refresh', auth: 'jwt', tier: 'strict' },
   { id: 'keys/revoke', method: 'POST', path: '/keys/{id}/revoke', auth: 'jwt', tier: 'strict' },
   { id: 'keys/delete', method: 'DELETE', path: '/keys/{id}', auth: 'jwt', tier: 'strict' },
+] as const satisfies readonly RouteDef[];
 
+export const otlpRouteDefs = [
   { id: 'otlp/traces', method: 'POST', path: '/v1/traces', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
   { id: 'otlp/logs', method: 'POST', path: '/v1/logs', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
+] as const satisfies readonly RouteDef[];
+
+export const spansRouteDefs = [
   { id: 'spans/ingest', method: 'POST', path: '/spans', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
   { id: 'spans/list-traces', method: 'GET', path: '/spans/traces', auth: 'any', tier: 'ingestion' },
   { id: 'spans/get-trace', method: 'GET', path: '/spans/traces/{traceId}', auth: 'any', tier: 'ingestion' },
   { id: 'spans/filters', method: 'GET', path: '/spans/filters', auth: 'any', tier: 'ingestion' },
+] as const satisfies readonly RouteDef[];
+
+export const logsRouteDefs = [
   { id: 'logs/ingest', method: 'POST', path: '/logs', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
   { id: 'logs/list', method: 'GET', path: '/logs', auth: 'any', tier: 'ingestion' },
+] as const satisfies readonly RouteDef[];
+
+export const signalsRouteDefs = [
   { id: 'signals/record', method: 'POST', path: '/signals', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
   { id: 'signals/record-batch', method: 'POST', path: '/signals/batch', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
   { id: 'signals/list', method: 'GET', path: '/signals', auth: 'any', tier: 'ingestion' },
   { id: 'signals/summary', method: 'GET', path: '/signals/summary', auth: 'any', tier: 'ingestion' },
   { id: 'signals/of-trace', method: 'GET', path: '/signals/trace/{traceId}', auth: 'any', tier: 'ingestion' },
+] as const satisfies readonly RouteDef[];
 
+export const agentsRouteDefs = [
   { id: 'agents/list', method: 'GET', path: '/agents', auth: 'any', tier: 'standard' },
   { id: 'agents/create', method: 'POST', path: '/agents', auth: 'any', tier: 'standard' },
   { id: 'agents/get', method: 'GET', path: '/agents/{agentId}', auth: 'any', tier: 'standard' },
   { id: 'agents/update', method: 'PUT', path: '/agents/{agentId}', auth: 'any', tier: 'standard' },
   { id: 'agents/delete', method: 'DELETE', path: '/agents/{agentId}', auth: 'any', tier: 'standard', sendsTo: ['ingest'] },
   { id: 'agents/update-alerts', method: 'PUT', path: '/agents/{agentId}/alerts', auth: 'any', tier: 'standard' },
+] as const satisfies readonly RouteDef[];
+
+export const profilesRouteDefs = [
   { id: 'profiles/get', method: 'GET', path: '/agents/{agentId}/agent-profile', auth: 'any', tier: 'standard' },
   { id: 'profiles/update', method: 'PUT', path: '/agents/{agentId}/agent-profile', auth: 'any', tier: 'standard' },
   { id: 'profiles/regenerate', method: 'POST', path: '/agents/{agentId}/agent-profile/regenerate', auth: 'any', tier: 'standard' },
   { id: 'profiles/reset-training', method: 'POST', path: '/agents/{agentId}/agent-profile/reset-training', auth: 'any', tier: 'standard' },
+] as const satisfies readonly RouteDef[];
 
+export const analyticsRouteDefs = [
   { id: 'analytics/metrics', method: 'GET', path: '/analytics/metrics', auth: 'any', tier: 'standard' },
   { id: 'analytics/success-failure', method: 'GET', path: '/analytics/traces/success-failure', auth: 'any', tier: 'standard' },
   { id: 'analytics/requests-over-time', method: 'GET', path: '/analytics/traces/requests-over-time', auth: 'any', tier: 'standard' },
   { id: 'analytics/latency-percentiles', method: 'GET', path: '/analytics/traces/latency-percentiles', auth: 'any', tier: 'standard' },
   { id: 'analytics/token-usage', method: 'GET', path: '/analytics/traces/token-usage', auth: 'any', tier: 'standard' },
   { id: 'analytics/costs', method: 'GET', path: '/analytics/costs', auth: 'any', tier: 'standard' },
+] as const satisfies readonly RouteDef[];
 
+export const alertsRouteDefs = [
   { id: 'alerts/list', method: 'GET', path: '/spans/alerts', auth: 'any', tier: 'ingestion' },
   { id: 'alerts/summary', method: 'GET', path: '/spans/alerts/summary', auth: 'any', tier: 'ingestion' },
   { id: 'alerts/get', method: 'GET', path: '/spans/alerts/{alertId}', auth: 'any', tier: 'ingestion' },
   { id: 'alerts/acknowledge', method: 'PUT', path: '/spans/alerts/{alertId}/acknowledge', auth: 'any', tier: 'ingestion' },
   { id: 'alerts/reopen', method: 'PUT', path: '/spans/alerts/{alertId}/reopen', auth: 'any', tier: 'ingestion' },
   { id: 'alerts/resolve', method: 'PUT', path: '/spans/alerts/{alertId}/resolve', auth: 'any', tier: 'ingestion' },
+] as const satisfies readonly RouteDef[];
 
+export const experimentsRouteDefs = [
   { id: 'experiments/list', method: 'GET', path: '/experiments', auth: 'any', tier: 'standard' },
   { id: 'experiments/create', method: 'POST', path: '/experiments', auth: 'any', tier: 'standard' },
   { id: 'experiments/get', method: 'GET', path: '/experiments/{id}', auth: 'any', tier: 'standard' },
@@ -98,6 +133,9 @@ export const routes = [
   { id: 'experiments/assign', method: 'GET', path: '/experiments/{id}/assign', auth: 'any', tier: 'ingestion' },
   { id: 'experiments/results', method: 'GET', path: '/experiments/{id}/results', auth: 'any', tier: 'standard' },
 ] as const satisfies readonly RouteDef[];
+
+/** Every route: the areas' tables in order. Pure, so a bundle that uses none of it drops it. */
+export const routes = /* @__PURE__ */ joinAreas(systemRouteDefs, authRouteDefs, usersRouteDefs, keysRouteDefs, otlpRouteDefs, spansRouteDefs, logsRouteDefs, signalsRouteDefs, agentsRouteDefs, profilesRouteDefs, analyticsRouteDefs, alertsRouteDefs, experimentsRouteDefs);
 
 /** Answers every request no route matches (API Gateway's `$default` route; the local router's fallback). */
 export const fallbackRoute = {
@@ -170,10 +208,3 @@ export const jobModule = (job: string): string => `functions/jobs/${job}.ts`;
 export const queueUrlEnv = (id: string): string => `QUEUE_URL_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
 export const needsSigningKey = (route: RouteDef): boolean => route.auth !== 'public' || route.usesSigningKey === true;
-
-export function routeById(id: RouteId): Pick<RouteDef, 'id' | 'auth' | 'tier'> {
-  if (id === fallbackRoute.id) return fallbackRoute;
-  const route = routes.find((r) => r.id === id);
-  if (!route) throw new Error(`route ${id} is not in the catalog`);
-  return route;
-}

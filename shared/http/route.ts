@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod/mini';
 import { portsOf, type Adapters, type Ports } from '../adapters/ports.ts';
 import { remoteKeySets, signingMaterialLoader } from '../adapters/signing.ts';
-import { routeById, type RouteId } from '../catalog.ts';
+import type { RouteId } from '../catalog.ts';
 import { config } from '../config.ts';
 import { AppError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../domain/errors.ts';
 import { decide, rateLimitHeaders, windowStart, WINDOW_SECONDS } from '../domain/rate-limit.ts';
@@ -17,7 +17,7 @@ import { jsonBody } from './body.ts';
 import { logger } from './logger.ts';
 import { raw, type Reply } from './reply.ts';
 import { parseOrThrow } from './validation.ts';
-import { DEFAULT_MAX_BODY_BYTES, type RouteSchemas } from '../schemas/route-schemas.ts';
+import { DEFAULT_MAX_BODY_BYTES, type AreaRoute, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
 
 type Schema = z.ZodMiniType;
 type Parsed<S extends Schema | undefined> = S extends Schema ? z.infer<S> : undefined;
@@ -147,7 +147,7 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
  * Authentication and the per-credential rate limit in one step, because a refused credential must
  * still be counted (against the client address) and still see the rate-limit headers.
  */
-function guard(route: ReturnType<typeof routeById>, getPorts: () => RoutePorts): MiddlewareObj<Event, Result, Error, Context> {
+function guard(route: RouteRef, getPorts: () => RoutePorts): MiddlewareObj<Event, Result, Error, Context> {
   return {
     before: async (request) => {
       const state = stateOf(request.event);
@@ -195,19 +195,19 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
 }
 
 /**
- * One HTTP route: the catalog row names its auth mode and rate tier, its area's table in
- * `shared/schemas/routes/` its input (e.g. `httpRoute('keys/list', keysRoutes, …)`: a table without
+ * One HTTP route: its area's table in `shared/schemas/routes/` holds its catalog row (auth mode,
+ * rate tier) and its input schemas (e.g. `httpRoute('keys/list', keysRoutes, …)`: a table without
  * the id does not compile); `getPorts` gives the ports (`routePorts(…)` in the handler module, fakes
  * in tests) and `impl` gets the validated input and those ports. Every route runs the same middy stack.
  */
-export function httpRoute<R extends RouteId, T extends Readonly<Record<R, RouteSchemas>>, P extends RoutePorts>(
+export function httpRoute<R extends RouteId, T extends Readonly<Record<R, AreaRoute>>, P extends RoutePorts>(
   routeId: R,
   areaSchemas: T,
   getPorts: () => P,
   impl: (request: RouteRequest<T[R]>, ports: P) => Promise<Reply>,
 ) {
-  const route = routeById(routeId);
-  const schemas: RouteSchemas = areaSchemas[routeId];
+  const schemas: AreaRoute = areaSchemas[routeId];
+  const { route } = schemas;
   return middy<Event, Result, Error, Context>()
     .use(envelope(route.id))
     .use(guard(route, getPorts))

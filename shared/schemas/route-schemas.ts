@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { RouteId } from '../catalog.ts';
+import type { RouteDef, RouteId } from '../catalog.ts';
 
 export const MB = 1024 * 1024;
 export const DEFAULT_MAX_BODY_BYTES = 1 * MB;
@@ -24,3 +24,22 @@ export type RouteArea = AreaOf<RouteId>;
  * other. Each HTTP function imports its own area's table only, so it constructs no other area's schemas.
  */
 export type AreaRouteSchemas<Area extends RouteArea> = { readonly [R in RouteId as AreaOf<R> extends Area ? R : never]: RouteSchemas };
+
+/** What the HTTP stack reads of a route's catalog row: who may call it and its rate tier. */
+export type RouteRef = Pick<RouteDef, 'id' | 'auth' | 'tier'>;
+
+/** A route's request schemas with its catalog row. */
+export type AreaRoute = RouteSchemas & { readonly route: RouteRef };
+
+/**
+ * An area's table as the handlers take it: each catalog row of the area (`rows`) with its request
+ * schemas. A function's bundle thus holds its own area's rows and schemas, not the whole catalog.
+ */
+export function areaRoutes<const Rows extends readonly RouteRef[], S extends { readonly [R in Rows[number]['id']]: RouteSchemas }>(
+  rows: Rows,
+  schemas: S,
+): { readonly [R in Rows[number]['id']]: S[R] & { readonly route: RouteRef } } {
+  return Object.fromEntries(rows.map((route) => [route.id, { ...schemas[route.id as Rows[number]['id']], route }])) as {
+    readonly [R in Rows[number]['id']]: S[R] & { readonly route: RouteRef };
+  };
+}

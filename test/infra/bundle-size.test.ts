@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_STREAM_MODULES } from '../../infra/aws/service-function.ts';
+import { httpHandlerModule, routes } from '../../shared/catalog.ts';
 import { bundleModules, functionModules, PROJECT_ROOT as ROOT } from '../support/bundles.ts';
 
 /**
@@ -18,8 +19,6 @@ const OVER_TARGET = [
   'functions/workers/ingest.js',
   // SES and SNS
   'functions/workers/notify.js',
-  // the SQS client plus the OTLP decoders and mapping (5.5 KB over)
-  ...['logs', 'traces'].map((id) => `functions/http/otlp/${id}.js`),
   // the Bedrock Runtime client with its event-stream codec
   'functions/http/profiles/regenerate.js',
   'functions/jobs/profile-learning.js',
@@ -86,6 +85,21 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
     expect(bundling('/zod/v4/classic/')).toEqual([]);
     expect(bundling('shared/schemas/routes.ts')).toEqual([]);
     expect(bundling('shared/schemas/openapi.ts')).toEqual([]);
+  });
+
+  it("carries its own area's catalog rows, none of another area's", () => {
+    const areaOf = (id: string) => id.split('/')[0];
+    for (const route of routes) {
+      const bundle = result.outputFiles.find((f) => f.path.endsWith(httpHandlerModule(route.id).replace(/\.ts$/, '.js')))!.text;
+      const foreign = routes.filter((other) => areaOf(other.id) !== areaOf(route.id) && bundle.includes(`"${other.path}"`));
+      expect(foreign.map((other) => other.id), route.id).toEqual([]);
+      expect(bundle, route.id).toContain(`"${route.path}"`);
+    }
+  });
+
+  it("bundles each OTLP route's own signal mapping, not the other's", () => {
+    expect(bundling('shared/domain/otlp/traces.ts')).toEqual(['functions/http/otlp/traces.js']);
+    expect(bundling('shared/domain/otlp/logs.ts')).toEqual(['functions/http/otlp/logs.js']);
   });
 
   it("carries the environment credential provider only, not the node chain's SSO, STS and metadata providers", () => {

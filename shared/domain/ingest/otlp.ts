@@ -21,31 +21,47 @@ export function otlpFormatOf(contentType: string | undefined): OtlpFormat {
   throw new ValidationError('Content-Type must be application/x-protobuf or application/json');
 }
 
-function decodeAndMap(kind: OtlpSignalKind, body: Buffer, format: OtlpFormat, receivedAtMs: number): { telemetry: Telemetry; rejected: RejectionSummary } {
-  if (kind === 'traces') {
+/** One OTLP signal kind: its export endpoint's name and how its exports become telemetry. */
+export interface OtlpSignal {
+  readonly kind: OtlpSignalKind;
+  /** Decodes an export body and maps it; `rejected` summarises the items refused. */
+  readonly read: (body: Buffer, format: OtlpFormat, receivedAtMs: number) => { telemetry: Telemetry; rejected: RejectionSummary };
+}
+
+/** `/v1/traces`: spans, and the signals their attributes carry. Each kind is its own value, so a function bundles its own kind's mapping only. */
+export const traceSignal: OtlpSignal = {
+  kind: 'traces',
+  read(body, format, receivedAtMs) {
     const { spans, signals, rejected } = mapTraceRequest(decodeTraceRequest(body, format), receivedAtMs);
     return { telemetry: { spans, signals, logs: [] }, rejected };
-  }
-  const { logs, rejected } = mapLogsRequest(decodeLogsRequest(body, format), receivedAtMs);
-  return { telemetry: { spans: [], signals: [], logs }, rejected };
-}
+  },
+};
+
+/** `/v1/logs`: log records. */
+export const logSignal: OtlpSignal = {
+  kind: 'logs',
+  read(body, format, receivedAtMs) {
+    const { logs, rejected } = mapLogsRequest(decodeLogsRequest(body, format), receivedAtMs);
+    return { telemetry: { spans: [], signals: [], logs }, rejected };
+  },
+};
 
 /**
  * One OTLP export: decode, map, accept what is valid and answer the export response in the request's
  * encoding, with `partialSuccess` naming what was refused.
  */
 export async function acceptOtlpExport(
-  kind: OtlpSignalKind,
+  signal: OtlpSignal,
   tenantId: string,
   body: Buffer | undefined,
   format: OtlpFormat,
   deps: AcceptDeps,
 ): Promise<EncodedResponse> {
   const receivedAtMs = deps.clock.now().getTime();
-  const { telemetry, rejected } = body ? decodeAndMap(kind, body, format, receivedAtMs) : { telemetry: { spans: [], signals: [], logs: [] }, rejected: { count: 0, messages: [] } };
+  const { telemetry, rejected } = body ? signal.read(body, format, receivedAtMs) : { telemetry: { spans: [], signals: [], logs: [] }, rejected: { count: 0, messages: [] } };
   if (telemetry.spans.length + telemetry.signals.length + telemetry.logs.length > 0) {
     await acceptTelemetry(tenantId, telemetry, [], deps);
   }
   const partial = rejected.count > 0 ? { rejected: rejected.count, errorMessage: rejected.messages.join('; ') } : undefined;
-  return encodeExportResponse(kind, partial, format);
+  return encodeExportResponse(signal.kind, partial, format);
 }

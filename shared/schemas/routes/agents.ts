@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { alertConfigPatch } from '../../domain/alerts/config.ts';
 import { pageQuery } from '../common.ts';
 import { agentIdParams, text } from '../fields.ts';
-import type { AreaRouteSchemas } from '../route-schemas.ts';
+import { agentsRouteDefs } from '../../catalog.ts';
+import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
 
 export const createAgentBody = z.object({
   name: text(1, 200),
@@ -17,7 +18,7 @@ export const updateAgentBody = z
   })
   .check(z.refine((b: object) => Object.keys(b).length > 0, 'send at least one of name, description, profileSettings'));
 
-export const agentsRoutes = {
+export const agentsRoutes = /* @__PURE__ */ areaRoutes(agentsRouteDefs, {
   'agents/list': { summary: 'List agents with their metrics', query: pageQuery },
   'agents/create': { summary: 'Create an agent', body: createAgentBody },
   'agents/get': { summary: 'An agent with its metrics', params: agentIdParams },
@@ -28,4 +29,4 @@ export const agentsRoutes = {
     params: agentIdParams,
     body: alertConfigPatch,
   },
-} as const satisfies AreaRouteSchemas<'agents'>;
+} as const satisfies AreaRouteSchemas<'agents'>);

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import type { AreaRouteSchemas } from '../route-schemas.ts';
+import { authRouteDefs } from '../../catalog.ts';
+import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
 const password = z.string().check(z.minLength(8, 'must be at least 8 characters'), z.maxLength(256));
@@ -16,10 +17,10 @@ export const forgotPasswordBody = z.object({ email: z.string().check(z.trim(), z
 export const resetPasswordBody = z.object({ token: z.string().check(z.minLength(1), z.maxLength(200)), password });
 export const verifyEmailQuery = z.object({ token: z.string().check(z.minLength(1), z.maxLength(200)) });
 
-export const authRoutes = {
+export const authRoutes = /* @__PURE__ */ areaRoutes(authRouteDefs, {
   'auth/register': { summary: 'Create an account (starts a 14-day trial) and receive an access token', body: registerBody },
   'auth/login': { summary: 'Exchange e-mail and password for an access token', body: loginBody },
   'auth/forgot-password': { summary: 'E-mail a single-use password reset link (same answer for any e-mail)', body: forgotPasswordBody },
   'auth/reset-password': { summary: 'Set a new password with a reset token', body: resetPasswordBody },
   'auth/verify-email': { summary: 'Mark the e-mail address verified with the token from the welcome e-mail', query: verifyEmailQuery },
-} as const satisfies AreaRouteSchemas<'auth'>;
+} as const satisfies AreaRouteSchemas<'auth'>);

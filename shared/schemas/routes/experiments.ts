@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { createExperimentBody } from '../../domain/experiments/definition.ts';
 import { EXPERIMENT_STATUSES } from '../../domain/experiments/lifecycle.ts';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
-import type { AreaRouteSchemas } from '../route-schemas.ts';
+import { experimentsRouteDefs } from '../../catalog.ts';
+import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
 
 const experimentIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)) });
 const experimentListQuery = rangeChecked(
@@ -14,7 +15,7 @@ const experimentListQuery = rangeChecked(
 );
 const assignQuery = z.object({ subjectId: z.string().check(z.minLength(1), z.maxLength(256)) });
 
-export const experimentsRoutes = {
+export const experimentsRoutes = /* @__PURE__ */ areaRoutes(experimentsRouteDefs, {
   'experiments/list': { summary: 'List experiments, newest first (filters: status, agentId, created between startDate and endDate)', query: experimentListQuery },
   'experiments/create': { summary: 'Create an experiment (in draft) with 2–10 weighted variants', body: createExperimentBody },
   'experiments/get': { summary: 'An experiment', params: experimentIdParams },
@@ -30,4 +31,4 @@ export const experimentsRoutes = {
     summary: 'Per-variant metrics, each variant against the control with 95% intervals and p-values, a sample-ratio check and a verdict',
     params: experimentIdParams,
   },
-} as const satisfies AreaRouteSchemas<'experiments'>;
+} as const satisfies AreaRouteSchemas<'experiments'>);

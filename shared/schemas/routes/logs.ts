@@ -3,7 +3,8 @@ import { LOG_LEVELS } from '../../domain/spans/model.ts';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
 import { telemetryId } from '../fields.ts';
 import { logsBatchBody } from '../logs.ts';
-import { MB, type AreaRouteSchemas } from '../route-schemas.ts';
+import { logsRouteDefs } from '../../catalog.ts';
+import { areaRoutes, MB, type AreaRouteSchemas } from '../route-schemas.ts';
 
 export const logListQuery = rangeChecked(
   z.extend(pageQuery, {
@@ -14,7 +15,7 @@ export const logListQuery = rangeChecked(
   }),
 );
 
-export const logsRoutes = {
+export const logsRoutes = /* @__PURE__ */ areaRoutes(logsRouteDefs, {
   'logs/ingest': { summary: 'Ingest up to 1000 log records', body: logsBatchBody, maxBodyBytes: 5 * MB },
   'logs/list': { summary: 'List logs, newest first', query: logListQuery },
-} as const satisfies AreaRouteSchemas<'logs'>;
+} as const satisfies AreaRouteSchemas<'logs'>);

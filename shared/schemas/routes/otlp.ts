@@ -1,6 +1,7 @@
-import { MB, type AreaRouteSchemas } from '../route-schemas.ts';
+import { otlpRouteDefs } from '../../catalog.ts';
+import { areaRoutes, MB, type AreaRouteSchemas } from '../route-schemas.ts';
 
-export const otlpRoutes = {
+export const otlpRoutes = /* @__PURE__ */ areaRoutes(otlpRouteDefs, {
   'otlp/traces': {
     summary: 'OTLP/HTTP trace export (JSON or protobuf, gzip allowed); answers ExportTraceServiceResponse',
     maxBodyBytes: 5 * MB,
@@ -11,4 +12,4 @@ export const otlpRoutes = {
     maxBodyBytes: 5 * MB,
     rawBody: { contentTypes: ['application/x-protobuf', 'application/json'] },
   },
-} as const satisfies AreaRouteSchemas<'otlp'>;
+} as const satisfies AreaRouteSchemas<'otlp'>);

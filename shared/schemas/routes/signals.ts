@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
 import { telemetryId, traceIdParams } from '../fields.ts';
-import { MB, type AreaRouteSchemas } from '../route-schemas.ts';
+import { signalsRouteDefs } from '../../catalog.ts';
+import { areaRoutes, MB, type AreaRouteSchemas } from '../route-schemas.ts';
 import { signalBody, signalsBatchBody } from '../signals.ts';
 
 const signalName = z.string().check(z.minLength(1), z.maxLength(200));
@@ -21,10 +22,10 @@ export const signalSummaryQuery = rangeChecked(
   }),
 );
 
-export const signalsRoutes = {
+export const signalsRoutes = /* @__PURE__ */ areaRoutes(signalsRouteDefs, {
   'signals/record': { summary: 'Record a signal', body: signalBody },
   'signals/record-batch': { summary: 'Record up to 1000 signals', body: signalsBatchBody, maxBodyBytes: 5 * MB },
   'signals/list': { summary: 'List signals, newest first', query: signalListQuery },
   'signals/summary': { summary: 'Per signal name and agent: count, avg, min, max, p50, p95', query: signalSummaryQuery },
   'signals/of-trace': { summary: 'Signals of one trace', params: traceIdParams },
-} as const satisfies AreaRouteSchemas<'signals'>;
+} as const satisfies AreaRouteSchemas<'signals'>);

@@ -1,8 +1,9 @@
-import type { AreaRouteSchemas } from '../route-schemas.ts';
+import { fallbackRoute, systemRouteDefs } from '../../catalog.ts';
+import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
 
-export const systemRoutes = {
+export const systemRoutes = /* @__PURE__ */ areaRoutes([...systemRouteDefs, fallbackRoute], {
   'system/health': { summary: 'Liveness check' },
   'system/jwks': { summary: 'Public keys that verify the access tokens this service issues (JWKS)' },
   'system/openapi': { summary: 'This OpenAPI 3.1 document' },
   'system/not-found': { summary: 'Answers any request no route matches with 404 NOT_FOUND' },
-} as const satisfies AreaRouteSchemas<'system'>;
+} as const satisfies AreaRouteSchemas<'system'>);

@@ -1,5 +1,6 @@
-import type { AreaRouteSchemas } from '../route-schemas.ts';
+import { usersRouteDefs } from '../../catalog.ts';
+import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
 
-export const usersRoutes = {
+export const usersRoutes = /* @__PURE__ */ areaRoutes(usersRouteDefs, {
   'users/profile': { summary: "The signed-in user's profile, subscription and resource counts" },
-} as const satisfies AreaRouteSchemas<'users'>;
+} as const satisfies AreaRouteSchemas<'users'>);

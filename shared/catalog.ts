@@ -1,5 +1,5 @@
 /**
- * The one table of everything the service runs: HTTP routes, queue consumers and schedules.
+ * The table of everything the service runs: HTTP routes (one table per area), queue consumers and schedules.
  * `infra/aws` builds API routes, functions, queues and rules from it; `infra/local` dispatches from it.
  * Adding an endpoint = one handler file at `functions/http/<id>.ts` + one row in its area's table
  * here + its request schemas in the area's schema table, `shared/schemas/routes/<area>.ts`.

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { routes, type RouteDef } from '../catalog.ts';
-import { withServer, type ApiDescription } from '../http/openapi-document.ts';
+import type { ApiDescription } from '../http/openapi-document.ts';
 import { responseComponents, routeResponses, type RouteResponse } from './responses.ts';
 import type { RouteSchemas } from './route-schemas.ts';
 import { routeSchemas } from './routes.ts';
@@ -125,7 +125,7 @@ function operation(route: Route) {
 /**
  * The OpenAPI 3.1 description of every catalog route, built from the zod schemas that validate requests
  * and from those of the responses, which the end-to-end tests hold every answer to. It lacks only
- * `servers` (`withServer`).
+ * `servers` (`withServer` in shared/http/openapi-document.ts).
  */
 export function apiDescription(): ApiDescription {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -143,6 +143,3 @@ export function apiDescription(): ApiDescription {
     components,
   };
 }
-
-/** The complete OpenAPI document of a service that answers at `serverUrl`. */
-export const openApiDocument = (serverUrl: string) => withServer(apiDescription(), serverUrl);

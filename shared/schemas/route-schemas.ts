@@ -34,12 +34,14 @@ export type AreaRoute = RouteSchemas & { readonly route: RouteRef };
 /**
  * An area's table as the handlers take it: each catalog row of the area (`rows`) with its request
  * schemas. A function's bundle thus holds its own area's rows and schemas, not the whole catalog.
+ * Schemas for a route without a row, or a row without schemas, do not compile.
  */
 export function areaRoutes<const Rows extends readonly RouteRef[], S extends { readonly [R in Rows[number]['id']]: RouteSchemas }>(
   rows: Rows,
-  schemas: S,
+  schemas: S & { readonly [Other in Exclude<keyof S, Rows[number]['id']>]: never },
 ): { readonly [R in Rows[number]['id']]: S[R] & { readonly route: RouteRef } } {
-  return Object.fromEntries(rows.map((route) => [route.id, { ...schemas[route.id as Rows[number]['id']], route }])) as {
+  const schemasOf = (id: Rows[number]['id']): RouteSchemas => (schemas as S)[id];
+  return Object.fromEntries(rows.map((route) => [route.id, { ...schemasOf(route.id), route }])) as {
     readonly [R in Rows[number]['id']]: S[R] & { readonly route: RouteRef };
   };
 }

@@ -1,11 +1,12 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_STREAM_MODULES } from '../../infra/aws/service-function.ts';
-import { httpHandlerModule, routes } from '../../shared/catalog.ts';
+import { fallbackRoute, httpHandlerModule, routes } from '../../shared/catalog.ts';
 import { bundleModules, functionModules, PROJECT_ROOT as ROOT } from '../support/bundles.ts';
 
 /**
- * What the bundles measure today (236–410 KB) plus headroom: a regression guard. The cold-start
+ * What the bundles measure today (237–410 KB) plus headroom: a regression guard. The cold-start
  * target is 300 KB; the README's Proof section says what stands between the two.
  */
 const CEILING_KB = 430;
@@ -52,11 +53,11 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
     expect(over, JSON.stringify(over)).toEqual([]);
   });
 
-  it(`keeps every function but ${OVER_TARGET.length} named ones within the ${TARGET_KB} KB target`, () => {
-    const over = result.outputFiles
-      .map((f) => ({ module: f.path.slice(ROOT.length + 1).replace(/^cdk\.out\/bundle-report\//, ''), kb: f.contents.length / 1024 }))
-      .filter(({ module, kb }) => kb > TARGET_KB && !OVER_TARGET.includes(module));
-    expect(over).toEqual([]);
+  it(`keeps every function but ${OVER_TARGET.length} named ones within the ${TARGET_KB} KB target, and those are over it`, () => {
+    const sizes = result.outputFiles.map((f) => ({ module: f.path.slice(ROOT.length + 1).replace(/^cdk\.out\/bundle-report\//, ''), kb: f.contents.length / 1024 }));
+    expect(sizes.filter(({ module, kb }) => kb > TARGET_KB && !OVER_TARGET.includes(module))).toEqual([]);
+    // A function that came within the target leaves the list, so the list says what is left to do.
+    expect(sizes.filter(({ module, kb }) => kb <= TARGET_KB && OVER_TARGET.includes(module))).toEqual([]);
   });
 
   /** The functions whose bundle holds an input whose path includes `part`. */
@@ -82,6 +83,7 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
   });
 
   it("bundles neither classic zod nor every route's schemas: the OpenAPI route carries its description packed at synth time, the others their area's schemas", () => {
+    for (const path of ['node_modules/zod/v4/classic/', 'shared/schemas/routes.ts', 'shared/schemas/openapi.ts']) expect(existsSync(join(ROOT, path)), path).toBe(true);
     expect(bundling('/zod/v4/classic/')).toEqual([]);
     expect(bundling('shared/schemas/routes.ts')).toEqual([]);
     expect(bundling('shared/schemas/openapi.ts')).toEqual([]);
@@ -89,11 +91,11 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
 
   it("carries its own area's catalog rows, none of another area's", () => {
     const areaOf = (id: string) => id.split('/')[0];
-    for (const route of routes) {
+    for (const route of [...routes, fallbackRoute]) {
       const bundle = result.outputFiles.find((f) => f.path.endsWith(httpHandlerModule(route.id).replace(/\.ts$/, '.js')))!.text;
       const foreign = routes.filter((other) => areaOf(other.id) !== areaOf(route.id) && bundle.includes(`"${other.path}"`));
       expect(foreign.map((other) => other.id), route.id).toEqual([]);
-      expect(bundle, route.id).toContain(`"${route.path}"`);
+      if ('path' in route) expect(bundle, route.id).toContain(`"${route.path}"`);
     }
   });
 

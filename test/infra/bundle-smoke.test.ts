@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHandlerModule } from '../../shared/catalog.ts';
-import { openApiDocument } from '../../shared/schemas/openapi.ts';
+import { withServer } from '../../shared/http/openapi-document.ts';
+import { apiDescription } from '../../shared/schemas/openapi.ts';
 import { bundleModules, PROJECT_ROOT } from '../support/bundles.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -116,7 +117,7 @@ describe('the bundled functions, run as Lambda runs them', () => {
   it('serve the OpenAPI document packed at bundling, equal to the one the sources build', async () => {
     const served = await invoke('system/openapi', event('GET', '/openapi.json'));
     expect(served.status).toBe(200);
-    expect(served.body).toEqual(openApiDocument(service.environment.PUBLIC_APP_URL!));
+    expect(served.body).toEqual(withServer(apiDescription(), service.environment.PUBLIC_APP_URL!));
     expect(Object.keys(served.body)).toEqual(['openapi', 'info', 'servers', 'paths', 'components']);
   });
 

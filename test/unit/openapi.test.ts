@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { API_BASE_PATH, catalog, fallbackRoute, httpHandlerModule, routes, type RouteId } from '../../shared/catalog.ts';
 import { NotFoundError } from '../../shared/domain/errors.ts';
 import { accepted, created, ok, paged } from '../../shared/http/reply.ts';
-import { openApiDocument } from '../../shared/schemas/openapi.ts';
+import { withServer } from '../../shared/http/openapi-document.ts';
+import { apiDescription } from '../../shared/schemas/openapi.ts';
 import { routeResponses } from '../../shared/schemas/responses.ts';
 import { assertDocumentedResponse } from '../support/response-contract.ts';
 
-const document = openApiDocument('https://api.example.com');
+const document = withServer(apiDescription(), 'https://api.example.com');
 const root = join(import.meta.dirname, '../..');
 
 type JsonSchema = { $ref?: string; properties?: Record<string, JsonSchema>; required?: string[]; additionalProperties?: unknown };
@@ -65,7 +66,7 @@ describe('the OpenAPI document', () => {
 
   it('names the server with the API base path once, whether or not the configured URL has it', () => {
     expect(document.servers).toEqual([{ url: `https://api.example.com${API_BASE_PATH}` }]);
-    expect(openApiDocument(`https://api.example.com${API_BASE_PATH}`)).toEqual(document);
+    expect(withServer(apiDescription(), `https://api.example.com${API_BASE_PATH}`)).toEqual(document);
   });
 
   it('covers every catalog route with its method, security and request schemas', () => {

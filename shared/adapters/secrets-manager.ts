@@ -55,7 +55,7 @@ export async function getSecretString(secretArn: string, options: Partial<Secret
   const region = SECRET_ARN.exec(secretArn)?.[1];
   if (!region) throw new SecretReadError(`not a Secrets Manager secret ARN: ${secretArn}`, false);
   const endpoint = settings.endpoint ?? new URL(`https://secretsmanager.${region}.${partition(region).dnsSuffix}/`);
-  const signer = new SignatureV4({ service: 'secretsmanager', region, credentials: settings.credentials, sha256: Sha256, applyChecksum: false });
+  const signer = new SignatureV4({ service: 'secretsmanager', region, credentials: await credentialsOf(settings.credentials), sha256: Sha256, applyChecksum: false });
 
   for (let attempt = 1; ; attempt++) {
     try {
@@ -68,6 +68,15 @@ export async function getSecretString(secretArn: string, options: Partial<Secret
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * settings.baseDelayMs * 2 ** (attempt - 1)));
     }
+  }
+}
+
+/** Credentials that cannot be had (none in the environment) will not appear on a retry: not retryable. */
+async function credentialsOf(source: SecretReadOptions['credentials']): Promise<AwsCredentialIdentity> {
+  try {
+    return typeof source === 'function' ? await source() : source;
+  } catch (err) {
+    throw new SecretReadError('no AWS credentials to sign GetSecretValue with', false, { cause: err });
   }
 }
 

@@ -194,6 +194,17 @@ describe('getSecretString (GetSecretValue over SigV4)', () => {
   });
 });
 
+describe('getSecretString without credentials', () => {
+  it('fails at once, not retryable and without calling Secrets Manager, when there are no credentials to sign with', async () => {
+    const calls: unknown[] = [];
+    const noCredentials = () => Promise.reject(new Error('no AWS_ACCESS_KEY_ID in the environment'));
+    const failure = getSecretString(ARN, { ...fast, credentials: noCredentials, fetch: (...args) => (calls.push(args), Promise.reject(new Error('unexpected call'))) });
+    await expect(failure).rejects.toMatchObject({ name: 'SecretReadError', retryable: false, message: 'no AWS credentials to sign GetSecretValue with' });
+    await expect(failure).rejects.toBeInstanceOf(SecretReadError);
+    expect(calls).toEqual([]);
+  });
+});
+
 describe('the signing seed from Secrets Manager (signingMaterialLoader)', () => {
   it('answers 503 while Secrets Manager cannot be read, and reads it again on the next request', async () => {
     const answers: (() => Promise<string>)[] = [

@@ -41,8 +41,11 @@ export const BUNDLING: Bundling = {
   mainFields: ['module', 'main'],
   banner: CREATE_REQUIRE_BANNER,
   minify: true,
-  /** Lambda passes the role's credentials in the environment: the environment provider replaces the node chain. */
-  alias: { '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts') },
+  /** Lambda passes the role's credentials (and any Bedrock API key) in the environment: the environment providers replace the node chains. */
+  alias: {
+    '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts'),
+    '@aws-sdk/token-providers': join(PROJECT_ROOT, 'infra/aws/lambda-token-providers.ts'),
+  },
 };
 
 /** The functions whose SDK clients have event-stream operations (Bedrock Runtime's): only they bundle the SDK's event-stream codec. */

@@ -2,7 +2,7 @@
  * Stands in for `@aws-sdk/token-providers` in the Lambda bundles (an esbuild alias), where only the
  * Bedrock Runtime client imports it, for its bearer-token (Bedrock API key) scheme. A function can be
  * given an API key only in its environment (`AWS_BEARER_TOKEN_BEDROCK`); the node chain's SSO token
- * provider, and the SSO OIDC client it brings (17 KB minified), could only ever fail there.
+ * provider, and the SSO OIDC client it brings (25 KB minified in all), could only ever fail there.
  */
 import { getBearerTokenEnvKey } from '@aws-sdk/core/httpAuthSchemes';
 import { TokenProviderError } from '@smithy/core/config';

@@ -6,7 +6,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { httpHandlerModule, jobModule, workerModule } from '../../shared/catalog.ts';
+import { httpHandlerModule } from '../../shared/catalog.ts';
 import { PACKED_DESCRIPTION_GLOBAL, packApiDescription } from '../../shared/http/openapi-document.ts';
 import { apiDescription } from '../../shared/schemas/openapi.ts';
 
@@ -41,28 +41,23 @@ export const BUNDLING: Bundling = {
   mainFields: ['module', 'main'],
   banner: CREATE_REQUIRE_BANNER,
   minify: true,
-  /** Lambda passes the role's credentials (and any Bedrock API key) in the environment: the environment providers replace the node chains. */
   alias: {
+    /** Lambda passes the role's credentials in the environment: the environment provider replaces the node chain. */
     '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts'),
-    '@aws-sdk/token-providers': join(PROJECT_ROOT, 'infra/aws/lambda-token-providers.ts'),
+    /** No client the functions bundle has an event-stream operation. */
+    '@smithy/core/event-streams': join(PROJECT_ROOT, 'infra/aws/no-event-streams.ts'),
   },
 };
-
-/** The functions whose SDK clients have event-stream operations (Bedrock Runtime's): only they bundle the SDK's event-stream codec. */
-export const EVENT_STREAM_MODULES: readonly string[] = [workerModule('evaluate'), httpHandlerModule('profiles/regenerate'), jobModule('profile-learning')];
 
 const OPENAPI_MODULE = httpHandlerModule('system/openapi');
 let packedApiDescription: string | undefined;
 
 /** The esbuild settings of one function (a handler module relative to the project root). */
 export function bundlingOf(module: string): Bundling {
-  const alias = EVENT_STREAM_MODULES.includes(module)
-    ? BUNDLING.alias
-    : { ...BUNDLING.alias, '@smithy/core/event-streams': join(PROJECT_ROOT, 'infra/aws/no-event-streams.ts') };
-  if (module !== OPENAPI_MODULE) return { ...BUNDLING, alias };
+  if (module !== OPENAPI_MODULE) return BUNDLING;
   // The OpenAPI function serves a description built here, at synth time (shared/http/openapi-document.ts).
   packedApiDescription ??= packApiDescription(apiDescription());
-  return { ...BUNDLING, alias, define: { [PACKED_DESCRIPTION_GLOBAL]: JSON.stringify(packedApiDescription) } };
+  return { ...BUNDLING, define: { [PACKED_DESCRIPTION_GLOBAL]: JSON.stringify(packedApiDescription) } };
 }
 
 export interface ServiceFunctionProps {

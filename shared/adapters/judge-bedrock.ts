@@ -1,15 +1,7 @@
-import {
-  BedrockRuntimeClient,
-  ConverseCommand,
-  ModelNotReadyException,
-  ServiceUnavailableException,
-  ThrottlingException,
-  type ConverseCommandOutput,
-  type Message,
-} from '@aws-sdk/client-bedrock-runtime';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { JudgeAnswerError, type Judge, type JudgeUsage } from '../domain/evaluation/judge.ts';
 import { correctionPrompt, judgePrompt, parseVerdict } from '../domain/evaluation/prompts.ts';
+import { AwsServiceError } from './aws-call.ts';
+import { bedrockConverse, type Converse, type ConverseAnswer, type ConverseMessage } from './bedrock-converse.ts';
 
 /** A verdict is a short JSON object; this leaves room for the reasoning and nothing more. */
 const MAX_ANSWER_TOKENS = 400;
@@ -25,26 +17,19 @@ export const backoffMs = (attempt: number, random: () => number = Math.random): 
   return ceiling / 2 + random() * (ceiling / 2);
 };
 
-const isThrottling = (err: unknown) => err instanceof ThrottlingException || err instanceof ServiceUnavailableException || err instanceof ModelNotReadyException;
+/** Throttling, a model not ready, an unavailable or failing service: Bedrock's answers that may change on another call. */
+const isBusy = (err: unknown) => err instanceof AwsServiceError && err.retryable;
 
 export interface BedrockJudgeOptions {
   modelId: string;
-  client?: BedrockRuntimeClient;
+  converse?: Converse;
   sleep?: (ms: number) => Promise<void>;
 }
 
-/**
- * The real client: HTTP/1.1 (the runtime client's default HTTP/2 handler cannot reach a plain
- * HTTP/1.1 endpoint such as a local stand-in), and no SDK retries — throttling is retried here, with
- * backoff, and everything else surfaces to the queue.
- */
-const bedrockClient = (): BedrockRuntimeClient =>
-  new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler({ requestTimeout: REQUEST_TIMEOUT_MS }), maxAttempts: 1 });
+/** One attempt per call: a busy Bedrock is retried here, with backoff, and everything else surfaces to the queue. */
+const judgeConverse = (): Converse => bedrockConverse({ attempts: 1, timeoutMs: REQUEST_TIMEOUT_MS });
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-const answerText = (output: ConverseCommandOutput): string =>
-  (output.output?.message?.content ?? []).map((block) => block.text ?? '').join('').trim();
 
 /**
  * The judge on Amazon Bedrock, through the Converse API: one call per type with that type's prompt,
@@ -52,13 +37,13 @@ const answerText = (output: ConverseCommandOutput): string =>
  * invalid one throws `JudgeAnswerError`. Access denied, a missing model or a validation error throws
  * as it is; the job is then retried by the queue and dead-lettered in the end, never dropped.
  */
-export function bedrockJudge({ modelId, client = bedrockClient(), sleep = sleepFor }: BedrockJudgeOptions): Judge {
-  async function converse(system: string, messages: Message[]): Promise<ConverseCommandOutput> {
+export function bedrockJudge({ modelId, converse = judgeConverse(), sleep = sleepFor }: BedrockJudgeOptions): Judge {
+  async function ask(system: string, messages: ConverseMessage[]): Promise<ConverseAnswer> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await client.send(new ConverseCommand({ modelId, system: [{ text: system }], messages, inferenceConfig: { maxTokens: MAX_ANSWER_TOKENS, temperature: 0 } }));
+        return await converse(modelId, { system, messages, maxTokens: MAX_ANSWER_TOKENS, temperature: 0 });
       } catch (err) {
-        if (!isThrottling(err) || attempt === THROTTLE_RETRIES) throw err;
+        if (!isBusy(err) || attempt === THROTTLE_RETRIES) throw err;
         await sleep(backoffMs(attempt));
       }
     }
@@ -68,14 +53,14 @@ export function bedrockJudge({ modelId, client = bedrockClient(), sleep = sleepF
     name: `bedrock:${modelId}`,
     async judge(type, trajectory) {
       const prompt = judgePrompt(type, trajectory);
-      const messages: Message[] = [{ role: 'user', content: [{ text: prompt.user }] }];
+      const messages: ConverseMessage[] = [{ role: 'user', content: [{ text: prompt.user }] }];
       const usage: JudgeUsage = { model: modelId, inputTokens: 0, outputTokens: 0 };
       let problem = '';
       for (let attempt = 0; attempt < 2; attempt++) {
-        const output = await converse(prompt.system, messages);
-        usage.inputTokens += output.usage?.inputTokens ?? 0;
-        usage.outputTokens += output.usage?.outputTokens ?? 0;
-        const answer = answerText(output);
+        const output = await ask(prompt.system, messages);
+        usage.inputTokens += output.inputTokens;
+        usage.outputTokens += output.outputTokens;
+        const answer = output.text.trim();
         const parsed = parseVerdict(type, answer);
         if (parsed.ok) return { verdict: parsed.verdict, usage };
         problem = parsed.problem;

@@ -1,9 +1,9 @@
-import { BadRequestException, MessageRejected, SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { InvalidParameterException, InvalidParameterValueException, OptedOutException, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UndeliverableError } from '../domain/notifications/deliver.ts';
 import type { EmailMessage, OutboundMessage, SmsMessage } from '../domain/notifications/messages.ts';
+import { AwsServiceError, callAws, type AwsApi, type AwsCallOptions } from './aws-call.ts';
 import type { Clock } from './clock.ts';
 
 export interface Mailer {
@@ -13,36 +13,50 @@ export interface SmsSender {
   sendSms(message: SmsMessage): Promise<void>;
 }
 
-/** Turns the provider's refusals of this one recipient into UndeliverableError; every other error stays as it is. */
-async function refusedFor(send: () => Promise<unknown>, isRefusal: (err: unknown) => boolean, what: string): Promise<void> {
+/** Turns the provider's refusals of this one recipient (`refusal` names them) into UndeliverableError; every other error stays as it is. */
+async function refusedFor(send: () => Promise<unknown>, refusal: (err: unknown) => string | undefined, what: string): Promise<void> {
   try {
     await send();
   } catch (err) {
-    if (isRefusal(err)) throw new UndeliverableError(`${what} refused by the provider (${(err as Error).name})`, { cause: err });
+    const reason = refusal(err);
+    if (reason) throw new UndeliverableError(`${what} refused by the provider (${reason})`, { cause: err });
     throw err;
   }
 }
 
+/** SES v2's SendEmail (REST JSON): https://docs.aws.amazon.com/ses/latest/APIReference-V2/API_SendEmail.html */
+const SES: AwsApi = { name: 'SES', signingName: 'ses', endpointPrefix: 'email', endpointEnvId: 'SESV2' };
 /** SES refuses a recipient for good with MessageRejected (rejected or unverified address) or BadRequest (malformed address). */
-const sesRefusal = (err: unknown) => err instanceof MessageRejected || err instanceof BadRequestException;
+const SES_REFUSALS = new Set(['MessageRejected', 'BadRequestException']);
+const sesRefusal = (err: unknown) => (err instanceof AwsServiceError && SES_REFUSALS.has(err.code) ? err.code : undefined);
 /** SNS refuses a phone number for good when it is invalid or opted out. */
-const snsRefusal = (err: unknown) => err instanceof InvalidParameterException || err instanceof InvalidParameterValueException || err instanceof OptedOutException;
+const snsRefusal = (err: unknown) =>
+  err instanceof InvalidParameterException || err instanceof InvalidParameterValueException || err instanceof OptedOutException ? err.name : undefined;
 
-export function sesMailer(from: string, client = new SESv2Client({})): Mailer {
+/** Throttling, 5xx and network failures are retried (three attempts in all), then surface: the queue retries the message. */
+export function sesMailer(from: string, options: Partial<AwsCallOptions> = {}): Mailer {
+  const settings = { timeoutMs: 10_000, ...options };
   return {
     async sendEmail(m) {
-      await refusedFor(() => client.send(
-        new SendEmailCommand({
-          FromEmailAddress: from,
-          Destination: { ToAddresses: [m.to] },
-          Content: {
-            Simple: {
-              Subject: { Data: m.subject, Charset: 'UTF-8' },
-              Body: { Text: { Data: m.text, Charset: 'UTF-8' } },
+      await refusedFor(
+        () =>
+          callAws(
+            SES,
+            {
+              name: 'SendEmail',
+              path: '/v2/email/outbound-emails',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({
+                FromEmailAddress: from,
+                Destination: { ToAddresses: [m.to] },
+                Content: { Simple: { Subject: { Data: m.subject, Charset: 'UTF-8' }, Body: { Text: { Data: m.text, Charset: 'UTF-8' } } } },
+              }),
             },
-          },
-        }),
-      ), sesRefusal, 'e-mail');
+            settings,
+          ),
+        sesRefusal,
+        'e-mail',
+      );
     },
   };
 }

@@ -1,5 +1,4 @@
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { bedrockConverse, type Converse } from './bedrock-converse.ts';
 import { MAX_INSIGHTS, MIN_INSIGHTS, profileNarrative, type Narrator } from '../domain/profiles/narrative.ts';
 import '../schemas/messages.ts';
 
@@ -17,9 +16,8 @@ const NARRATOR_SYSTEM_PROMPT = [
   'Ground every statement in the statistics; do not invent numbers, tools or error types.',
 ].join('\n');
 
-/** HTTP/1.1 (reaches local stand-ins too), a short timeout and no retries: the template takes over on failure. */
-const narratorClient = (): BedrockRuntimeClient =>
-  new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler({ requestTimeout: REQUEST_TIMEOUT_MS }), maxAttempts: 1 });
+/** A short timeout and no retries: the template takes over on failure. */
+const narratorConverse = (): Converse => bedrockConverse({ attempts: 1, timeoutMs: REQUEST_TIMEOUT_MS });
 
 /** The JSON object in an answer, also when the model wrapped it in prose or a code fence. */
 function jsonIn(answer: string): unknown {
@@ -33,20 +31,17 @@ function jsonIn(answer: string): unknown {
  * The profile narrative from a Bedrock model through the Converse API, temperature 0. Throws on any
  * failure or invalid answer; the learning cycle then uses the template narrative.
  */
-export function bedrockNarrator(modelId: string, client: BedrockRuntimeClient = narratorClient()): Narrator {
+export function bedrockNarrator(modelId: string, converse: Converse = narratorConverse()): Narrator {
   return {
     name: `bedrock:${modelId}`,
     async narrate({ agent, statistics }) {
-      const output = await client.send(
-        new ConverseCommand({
-          modelId,
-          system: [{ text: NARRATOR_SYSTEM_PROMPT }],
-          messages: [{ role: 'user', content: [{ text: JSON.stringify({ agent, statistics }) }] }],
-          inferenceConfig: { maxTokens: MAX_ANSWER_TOKENS, temperature: 0 },
-        }),
-      );
-      const answer = (output.output?.message?.content ?? []).map((block) => block.text ?? '').join('');
-      return profileNarrative.parse(jsonIn(answer));
+      const answer = await converse(modelId, {
+        system: NARRATOR_SYSTEM_PROMPT,
+        messages: [{ role: 'user', content: [{ text: JSON.stringify({ agent, statistics }) }] }],
+        maxTokens: MAX_ANSWER_TOKENS,
+        temperature: 0,
+      });
+      return profileNarrative.parse(jsonIn(answer.text));
     },
   };
 }

@@ -1,5 +1,6 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createHash } from 'node:crypto';
 import { queueUrlEnv } from '../catalog.ts';
+import { callAws, type AwsApi, type AwsCallOptions } from './aws-call.ts';
 
 export interface SendOptions {
   /** Seconds before the messages can be received (SQS allows up to 900). */
@@ -36,20 +37,61 @@ export function batchesOf(bodies: readonly string[]): string[][] {
   return batches;
 }
 
-export function sqsQueue(env: Record<string, string | undefined> = process.env, client = new SQSClient({})): QueuePort {
+/** SQS's SendMessageBatch (AWS JSON 1.0): https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html */
+const SQS: AwsApi = { name: 'SQS', signingName: 'sqs', endpointPrefix: 'sqs', endpointEnvId: 'SQS' };
+
+interface BatchEntry {
+  Id: string;
+  MessageBody: string;
+  DelaySeconds?: number;
+}
+interface BatchAnswer {
+  Successful?: { Id?: unknown; MD5OfMessageBody?: unknown }[];
+  Failed?: { Id?: unknown; SenderFault?: unknown }[];
+}
+
+const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
+
+/**
+ * One SendMessageBatch, addressed to the queue URL's host as the SDK client addresses it. Answers the
+ * ids SQS failed, and whether any failure was the sender's; like the SDK client, it refuses an answer
+ * whose body checksums do not match what was sent.
+ */
+async function sendBatch(queueUrl: string, entries: readonly BatchEntry[], options: Partial<AwsCallOptions>): Promise<{ failedIds: Set<string>; senderFault: boolean }> {
+  const answer = (await callAws(
+    SQS,
+    {
+      name: 'SendMessageBatch',
+      path: '/',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessageBatch', 'x-amzn-query-mode': 'true' },
+      body: JSON.stringify({ QueueUrl: queueUrl, Entries: entries }),
+    },
+    { serviceEndpoint: new URL(new URL(queueUrl).origin), ...options },
+  )) as BatchAnswer;
+  const sent = new Map(entries.map((e) => [e.Id, e.MessageBody]));
+  for (const { Id, MD5OfMessageBody } of answer.Successful ?? []) {
+    const body = sent.get(String(Id));
+    if (body === undefined || MD5OfMessageBody !== md5(body)) throw new QueueSendError(`SQS answered entry ${String(Id)} with a checksum that does not match its body`);
+  }
+  const failed = answer.Failed ?? [];
+  return { failedIds: new Set(failed.map((f) => String(f.Id))), senderFault: failed.some((f) => f.SenderFault === true) };
+}
+
+/** The queues named by `QUEUE_URL_<ID>` in `env`, which also gives the region, endpoint variables and credentials (Lambda's). */
+export function sqsQueue(env: Record<string, string | undefined> = process.env, options: Partial<AwsCallOptions> = {}): QueuePort {
+  const settings = { env, ...options };
   return {
     async send(queueId, messages, { delaySeconds = 0 } = {}) {
       const url = env[queueUrlEnv(queueId)];
       if (!url) throw new QueueSendError(`no URL configured for queue ${queueId}`);
       for (const batch of batchesOf(messages.map((m) => JSON.stringify(m)))) {
-        let entries = batch.map((MessageBody, j) => ({ Id: String(j), MessageBody, ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}) }));
+        let entries: BatchEntry[] = batch.map((MessageBody, j) => ({ Id: String(j), MessageBody, ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}) }));
         for (let attempt = 0; entries.length > 0; attempt++) {
-          const { Failed = [] } = await client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
-          if (Failed.length === 0) break;
-          if (attempt === 2 || Failed.some((f) => f.SenderFault)) {
-            throw new QueueSendError(`queue ${queueId} refused ${Failed.length} message(s)`);
+          const { failedIds, senderFault } = await sendBatch(url, entries, settings);
+          if (failedIds.size === 0) break;
+          if (attempt === 2 || senderFault) {
+            throw new QueueSendError(`queue ${queueId} refused ${failedIds.size} message(s)`);
           }
-          const failedIds = new Set(Failed.map((f) => f.Id));
           entries = entries.filter((e) => failedIds.has(e.Id));
         }
       }

@@ -2,7 +2,8 @@ import type { ExternalIssuer } from '../config.ts';
 import { InvalidJwtError, keySetOf, keysUrlOf, type KeySet } from '../domain/accounts/jws.ts';
 import { signingMaterialFromSeed, type SigningMaterial } from '../domain/accounts/signing-keys.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
-import { getSecretString, SecretReadError } from './secrets-manager.ts';
+import { AwsCallError } from './aws-call.ts';
+import { getSecretString } from './secrets-manager.ts';
 
 /** The signing seed: given directly (local), or read once per cold start from Secrets Manager (AWS). */
 export function signingMaterialLoader(
@@ -20,7 +21,7 @@ export function signingMaterialLoader(
         return signingMaterialFromSeed(await readSecret(source.secretArn));
       } catch (err) {
         // Secrets Manager throttling or down: the client may retry (503); a refusal stays a fault (500).
-        if (err instanceof SecretReadError && err.retryable) throw new ServiceUnavailableError(5, { cause: err });
+        if (err instanceof AwsCallError && err.retryable) throw new ServiceUnavailableError(5, { cause: err });
         throw err;
       }
     })();

@@ -4,11 +4,8 @@ import {
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
   ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SendMessageCommand,
   SQSClient,
   type Message,
-  type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import { queues } from '../../../shared/catalog.ts';
 import { PRICES } from './prices.ts';
@@ -38,13 +35,14 @@ function queueIdOf(url: unknown): string {
   return queues.find((q) => name.endsWith(`-${q.id}`))?.id ?? name;
 }
 
+function countSend(usage: QueueUsage, entries: ReadonlyArray<{ MessageBody?: string }>): void {
+  usage.sendCalls++;
+  usage.messagesSent += entries.length;
+  usage.billedRequests += chunks(bodyBytes(entries.map((e) => e.MessageBody)));
+}
+
 function count(usage: QueueUsage, command: unknown, output: unknown): void {
-  if (command instanceof SendMessageBatchCommand || command instanceof SendMessageCommand) {
-    const entries: Array<Pick<SendMessageBatchRequestEntry, 'MessageBody'>> = command instanceof SendMessageBatchCommand ? (command.input.Entries ?? []) : [command.input];
-    usage.sendCalls++;
-    usage.messagesSent += entries.length;
-    usage.billedRequests += chunks(bodyBytes(entries.map((e) => e.MessageBody)));
-  } else if (command instanceof ReceiveMessageCommand) {
+  if (command instanceof ReceiveMessageCommand) {
     const messages: Message[] = (output as { Messages?: Message[] }).Messages ?? [];
     if (messages.length === 0) usage.idleReceiveCalls++;
     else {
@@ -66,11 +64,11 @@ export interface SqsMeterHooks {
 }
 
 /**
- * Counts, while recording, the message traffic of every SQSClient in the process: the service's queue
- * adapter (sends) and the local runtime's pollers, which do what Lambda's event source mapping does on
- * AWS (receives, deletes), and which AWS bills the same way. The adapter makes its client where no
- * code outside it can reach the instance, so the class's `send` is wrapped. Queue bookkeeping
- * (GetQueueAttributes of the drain, CreateQueue) is not counted.
+ * Counts, while recording, the message traffic of the process: the service's queue adapter, whose
+ * SendMessageBatch calls go over `fetch` (shared/adapters/queue.ts), and the local runtime's pollers,
+ * SQSClients that do what Lambda's event source mapping does on AWS (receives, deletes), and which AWS
+ * bills the same way. Both are wrapped where they are reached: the global `fetch`, and the class's
+ * `send`. Queue bookkeeping (GetQueueAttributes of the drain, CreateQueue) is not counted.
  */
 export function meterSqs(hooks: SqsMeterHooks): void {
   const send = SQSClient.prototype.send as (this: SQSClient, command: unknown, ...rest: unknown[]) => unknown;
@@ -82,4 +80,14 @@ export function meterSqs(hooks: SqsMeterHooks): void {
     }
     return answer;
   } as typeof SQSClient.prototype.send;
+
+  const fetchBefore = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const response = await fetchBefore(input, init);
+    if (hooks.recording() && response.ok && new Headers(init?.headers).get('x-amz-target') === 'AmazonSQS.SendMessageBatch') {
+      const { QueueUrl, Entries } = JSON.parse(String(init?.body)) as { QueueUrl: string; Entries: { MessageBody: string }[] };
+      countSend(hooks.usage(queueIdOf(QueueUrl)), Entries);
+    }
+    return response;
+  };
 }

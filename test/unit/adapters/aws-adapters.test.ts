@@ -1,52 +1,86 @@
 import { BadRequestException, MailFromDomainNotVerifiedException, MessageRejected, SendEmailCommand, SESv2Client, TooManyRequestsException } from '@aws-sdk/client-sesv2';
 import { InvalidParameterException, OptedOutException, PublishCommand, SNSClient, ThrottledException } from '@aws-sdk/client-sns';
-import { UndeliverableError } from '../../../shared/domain/notifications/deliver.ts';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createHash } from 'node:crypto';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AwsServiceError } from '../../../shared/adapters/aws-call.ts';
 import { sesMailer, snsSmsSender } from '../../../shared/adapters/mailer.ts';
 import { QueueSendError, batchesOf, sqsQueue } from '../../../shared/adapters/queue.ts';
+import { UndeliverableError } from '../../../shared/domain/notifications/deliver.ts';
+import { CREDENTIALS, expectSameRequest, FakeAwsService, verifySignature, type Answer, type Received } from '../../support/fake-aws.ts';
 
-const ses = mockClient(SESv2Client);
 const sns = mockClient(SNSClient);
-const sqs = mockClient(SQSClient);
-beforeEach(() => {
-  ses.reset();
-  sns.reset();
-  sqs.reset();
-});
+beforeEach(() => sns.reset());
 
 const email = { id: 'msg_1', channel: 'email' as const, to: 'ops@example.com', subject: 'Hello', text: 'Body' };
 const sms = { id: 'msg_2', channel: 'sms' as const, to: '+14155550100', text: 'Alert' };
 
-describe('SES mailer', () => {
-  it('sends a plain-text UTF-8 e-mail from the configured sender', async () => {
-    ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
-    await sesMailer('alerts@example.com', new SESv2Client({})).sendEmail(email);
-    expect(ses).toHaveReceivedCommandWith(SendEmailCommand, {
+describe('SES mailer (SendEmail over SigV4)', () => {
+  let fake: FakeAwsService;
+  beforeEach(async () => {
+    fake = new FakeAwsService('application/json');
+    await fake.start();
+  });
+  afterEach(() => fake.stop());
+
+  const REGION = 'eu-west-1';
+  const mailer = () => sesMailer('alerts@example.com', { endpoint: fake.endpoint, credentials: CREDENTIALS, env: { AWS_REGION: REGION }, baseDelayMs: 1 });
+  const sdk = () => new SESv2Client({ region: REGION, endpoint: fake.endpoint.href, credentials: CREDENTIALS, maxAttempts: 1 });
+  const sdkSend = () =>
+    sdk().send(
+      new SendEmailCommand({
+        FromEmailAddress: 'alerts@example.com',
+        Destination: { ToAddresses: [email.to] },
+        Content: { Simple: { Subject: { Data: email.subject, Charset: 'UTF-8' }, Body: { Text: { Data: email.text, Charset: 'UTF-8' } } } },
+      }),
+    );
+  const refusal = (status: number, type: string, message: string): Answer => ({ status, body: JSON.stringify({ message }), headers: { 'x-amzn-errortype': `${type}:` } });
+
+  it("sends a plain-text UTF-8 e-mail from the configured sender, as the SDK's SES v2 client sends it, signed", async () => {
+    fake.answers = [{ status: 200, body: JSON.stringify({ MessageId: 'm-1' }) }];
+    await mailer().sendEmail(email);
+    await expect(sdkSend()).resolves.toMatchObject({ MessageId: 'm-1' });
+    const [ours, theirs] = fake.received;
+    expect(JSON.parse(ours!.body)).toEqual({
       FromEmailAddress: 'alerts@example.com',
       Destination: { ToAddresses: ['ops@example.com'] },
       Content: { Simple: { Subject: { Data: 'Hello', Charset: 'UTF-8' }, Body: { Text: { Data: 'Body', Charset: 'UTF-8' } } } },
     });
+    expectSameRequest(ours!, theirs!, { headers: ['content-type', 'x-amz-security-token'], scope: /^AKIDEXAMPLE\/\d{8}\/eu-west-1\/ses\/aws4_request$/ });
+    await verifySignature(ours!, { service: 'ses', region: REGION });
   });
 
-  it('lets throttling surface so the queue retries the message', async () => {
-    ses.on(SendEmailCommand).rejects(new TooManyRequestsException({ message: 'Rate exceeded', $metadata: {} }));
-    await expect(sesMailer('a@example.com', new SESv2Client({})).sendEmail(email)).rejects.toBeInstanceOf(TooManyRequestsException);
+  it('retries throttling, then lets it surface so the queue retries the message', async () => {
+    fake.answers = [refusal(429, 'TooManyRequestsException', 'Rate exceeded')];
+    await expect(mailer().sendEmail(email)).rejects.toMatchObject({ code: 'TooManyRequestsException', retryable: true });
+    expect(fake.received).toHaveLength(3);
+    await expect(sdkSend()).rejects.toBeInstanceOf(TooManyRequestsException);
   });
 
-  it('turns a refusal of the recipient (MessageRejected, BadRequest) into UndeliverableError, the cause kept', async () => {
-    const rejected = new MessageRejected({ message: 'Email address is not verified.', $metadata: {} });
-    ses.on(SendEmailCommand).rejectsOnce(rejected).rejectsOnce(new BadRequestException({ message: 'Invalid address', $metadata: {} }));
-    const mailer = sesMailer('a@example.com', new SESv2Client({}));
-    await expect(mailer.sendEmail(email)).rejects.toSatisfy((err) => err instanceof UndeliverableError && err.cause === rejected);
-    await expect(mailer.sendEmail(email)).rejects.toBeInstanceOf(UndeliverableError);
+  it('turns a refusal of the recipient (MessageRejected, BadRequest) into UndeliverableError at once, the cause kept', async () => {
+    for (const [type, sdkClass] of [
+      ['MessageRejected', MessageRejected],
+      ['BadRequestException', BadRequestException],
+    ] as const) {
+      fake.received.length = 0;
+      fake.answers = [refusal(400, type, 'Email address is not verified.')];
+      const error = await mailer().sendEmail(email).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UndeliverableError);
+      expect(error).toMatchObject({ message: `e-mail refused by the provider (${type})` });
+      expect((error as Error).cause).toBeInstanceOf(AwsServiceError);
+      expect(fake.received).toHaveLength(1);
+      await expect(sdkSend()).rejects.toBeInstanceOf(sdkClass);
+    }
   });
 
   it('lets a configuration fault surface as it is, for the dead-letter queue', async () => {
-    ses.on(SendEmailCommand).rejects(new MailFromDomainNotVerifiedException({ message: 'not verified', $metadata: {} }));
-    await expect(sesMailer('a@example.com', new SESv2Client({})).sendEmail(email)).rejects.toBeInstanceOf(MailFromDomainNotVerifiedException);
+    fake.answers = [refusal(400, 'MailFromDomainNotVerifiedException', 'not verified')];
+    const error = await mailer().sendEmail(email).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AwsServiceError);
+    expect(error).toMatchObject({ code: 'MailFromDomainNotVerifiedException', retryable: false });
+    await expect(sdkSend()).rejects.toBeInstanceOf(MailFromDomainNotVerifiedException);
   });
 });
 
@@ -76,48 +110,106 @@ describe('SNS SMS sender', () => {
   });
 });
 
-describe('SQS queue port', () => {
-  const env = { QUEUE_URL_NOTIFY: 'https://sqs.local/000/notify' };
+describe('SQS queue port (SendMessageBatch over SigV4)', () => {
+  let fake: FakeAwsService;
+  beforeEach(async () => {
+    fake = new FakeAwsService('application/x-amz-json-1.0');
+    await fake.start();
+  });
+  afterEach(() => fake.stop());
 
-  it('sends in batches of ten', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
-    await sqsQueue(env, new SQSClient({})).send('notify', Array.from({ length: 23 }, (_, i) => ({ i })));
-    expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 3);
+  const REGION = 'eu-west-1';
+  const queueUrl = () => new URL('000000000000/aos-notify', fake.endpoint).href;
+  /** The queue port with the fake's queue as QUEUE_URL_NOTIFY: addressed through the queue URL's host, as on AWS. */
+  const queue = () => sqsQueue({ QUEUE_URL_NOTIFY: queueUrl(), AWS_REGION: REGION }, { credentials: CREDENTIALS, baseDelayMs: 1 });
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+  type Entry = { Id: string; MessageBody: string; DelaySeconds?: number };
+  const entriesOf = (request: Received): Entry[] => (JSON.parse(request.body) as { Entries: Entry[] }).Entries;
+  /** SQS's answer: the entries `fail` names failed (as the sender's fault when `senderFault`), the others accepted with their checksums. */
+  const batchAnswer =
+    (fail: (entry: Entry) => boolean = () => false, senderFault = false): Answer =>
+    (request) => {
+      const entries = entriesOf(request);
+      return {
+        status: 200,
+        body: JSON.stringify({
+          Successful: entries.filter((e) => !fail(e)).map((e) => ({ Id: e.Id, MessageId: `m-${e.Id}`, MD5OfMessageBody: md5(e.MessageBody) })),
+          Failed: entries.filter(fail).map((e) => ({ Id: e.Id, SenderFault: senderFault, Code: senderFault ? 'InvalidMessageContents' : 'InternalError' })),
+        }),
+      };
+    };
+
+  it("sends what the SDK's SQS client sends, signed, to the queue URL's host", async () => {
+    fake.answers = [batchAnswer()];
+    await queue().send('notify', [{ a: 1 }, { b: 'ünïcode ✓' }], { delaySeconds: 30 });
+    const sdk = new SQSClient({ region: REGION, credentials: CREDENTIALS });
+    await sdk.send(new SendMessageBatchCommand({ QueueUrl: queueUrl(), Entries: entriesOf(fake.received[0]!) }));
+    const [ours, theirs] = fake.received;
+    expectSameRequest(ours!, theirs!, { headers: ['content-type', 'x-amz-target', 'x-amzn-query-mode', 'x-amz-security-token'], scope: /^AKIDEXAMPLE\/\d{8}\/eu-west-1\/sqs\/aws4_request$/ });
+    await verifySignature(ours!, { service: 'sqs', region: REGION });
+    expect(entriesOf(ours!)).toEqual([
+      { Id: '0', MessageBody: '{"a":1}', DelaySeconds: 30 },
+      { Id: '1', MessageBody: '{"b":"ünïcode ✓"}', DelaySeconds: 30 },
+    ]);
   });
 
-  it('delays every entry when asked to, and none otherwise', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
-    await sqsQueue(env, new SQSClient({})).send('notify', [{ a: 1 }, { b: 2 }], { delaySeconds: 300 });
-    await sqsQueue(env, new SQSClient({})).send('notify', [{ c: 3 }]);
-    const [delayed, immediate] = sqs.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input.Entries!);
-    expect(delayed!.map((e) => e.DelaySeconds)).toEqual([300, 300]);
-    expect(immediate!.map((e) => e.DelaySeconds)).toEqual([undefined]);
+  it('sends in batches of ten, and delays no entry unless asked to', async () => {
+    fake.answers = [batchAnswer()];
+    await queue().send('notify', Array.from({ length: 23 }, (_, i) => ({ i })));
+    expect(fake.received.map((r) => entriesOf(r).length)).toEqual([10, 10, 3]);
+    expect(fake.received.flatMap(entriesOf).some((e) => 'DelaySeconds' in e)).toBe(false);
   });
 
   it('retries only the entries SQS failed, and succeeds when they go through', async () => {
-    sqs
-      .on(SendMessageBatchCommand)
-      .resolvesOnce({ Successful: [{ Id: '0', MessageId: 'a', MD5OfMessageBody: '' }], Failed: [{ Id: '1', SenderFault: false, Code: 'InternalError' }] })
-      .resolves({ Successful: [{ Id: '1', MessageId: 'b', MD5OfMessageBody: '' }], Failed: [] });
-    await sqsQueue(env, new SQSClient({})).send('notify', [{ a: 1 }, { b: 2 }]);
-    const second = sqs.commandCalls(SendMessageBatchCommand)[1]!.args[0].input;
-    expect(second.Entries).toEqual([{ Id: '1', MessageBody: '{"b":2}' }]);
+    fake.answers = [batchAnswer((e) => e.Id === '1'), batchAnswer()];
+    await queue().send('notify', [{ a: 1 }, { b: 2 }]);
+    expect(entriesOf(fake.received[1]!)).toEqual([{ Id: '1', MessageBody: '{"b":2}' }]);
   });
 
   it('throws when entries keep failing, so the caller never reports them accepted', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', SenderFault: false, Code: 'InternalError' }] });
-    await expect(sqsQueue(env, new SQSClient({})).send('notify', [{ a: 1 }])).rejects.toBeInstanceOf(QueueSendError);
-    expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 3);
+    fake.answers = [batchAnswer(() => true)];
+    await expect(queue().send('notify', [{ a: 1 }])).rejects.toBeInstanceOf(QueueSendError);
+    expect(fake.received).toHaveLength(3);
   });
 
   it('throws at once on a sender fault', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', SenderFault: true, Code: 'InvalidMessageContents' }] });
-    await expect(sqsQueue(env, new SQSClient({})).send('notify', [{ a: 1 }])).rejects.toBeInstanceOf(QueueSendError);
-    expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 1);
+    fake.answers = [batchAnswer(() => true, true)];
+    await expect(queue().send('notify', [{ a: 1 }])).rejects.toBeInstanceOf(QueueSendError);
+    expect(fake.received).toHaveLength(1);
+  });
+
+  it('refuses an answer whose checksum does not match what was sent, as the SDK client does', async () => {
+    const tampered: Answer = (request) => ({ status: 200, body: JSON.stringify({ Successful: entriesOf(request).map((e) => ({ Id: e.Id, MessageId: 'm', MD5OfMessageBody: md5(`${e.MessageBody} `) })), Failed: [] }) });
+    fake.answers = [tampered];
+    await expect(queue().send('notify', [{ a: 1 }])).rejects.toThrow(/checksum that does not match/);
+    const sdk = new SQSClient({ region: REGION, credentials: CREDENTIALS });
+    await expect(sdk.send(new SendMessageBatchCommand({ QueueUrl: queueUrl(), Entries: [{ Id: '0', MessageBody: '{"a":1}' }] }))).rejects.toThrow(/MD5/i);
+  });
+
+  it('retries throttling and server errors, then lets a queue outage surface', async () => {
+    const refusal = (status: number, type: string): Answer => ({ status, body: JSON.stringify({ __type: `com.amazonaws.sqs#${type}`, message: 'no' }) });
+    fake.answers = [refusal(400, 'RequestThrottled'), refusal(500, 'InternalError'), batchAnswer()];
+    await queue().send('notify', [{ a: 1 }]);
+    expect(fake.received).toHaveLength(3);
+    fake.received.length = 0;
+    fake.answers = [refusal(503, 'ServiceUnavailable')];
+    await expect(queue().send('notify', [{ a: 1 }])).rejects.toMatchObject({ code: 'ServiceUnavailable', retryable: true });
+    expect(fake.received).toHaveLength(3);
+    fake.received.length = 0;
+    fake.answers = [refusal(400, 'QueueDoesNotExist')];
+    await expect(queue().send('notify', [{ a: 1 }])).rejects.toMatchObject({ code: 'QueueDoesNotExist', retryable: false });
+    expect(fake.received).toHaveLength(1);
+  });
+
+  it('goes to AWS_ENDPOINT_URL_SQS when set, as the SDK client does', async () => {
+    fake.answers = [batchAnswer()];
+    const elsewhere = 'https://sqs.eu-west-1.amazonaws.com/000000000000/aos-notify';
+    await sqsQueue({ QUEUE_URL_NOTIFY: elsewhere, AWS_REGION: REGION, AWS_ENDPOINT_URL_SQS: fake.endpoint.href }, { credentials: CREDENTIALS }).send('notify', [{ a: 1 }]);
+    expect(JSON.parse(fake.received[0]!.body)).toMatchObject({ QueueUrl: elsewhere });
   });
 
   it('refuses a queue with no configured URL', async () => {
-    await expect(sqsQueue({}, new SQSClient({})).send('notify', [{}])).rejects.toThrow(/no URL configured/);
+    await expect(sqsQueue({}).send('notify', [{}])).rejects.toThrow(/no URL configured/);
   });
 });
 

@@ -1,52 +1,14 @@
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getSecretString, SecretReadError } from '../../../shared/adapters/secrets-manager.ts';
+import { AwsCallError } from '../../../shared/adapters/aws-call.ts';
+import { getSecretString } from '../../../shared/adapters/secrets-manager.ts';
 import { signingMaterialLoader } from '../../../shared/adapters/signing.ts';
 import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
+import { CREDENTIALS, expectSameRequest, FakeAwsService, verifySignature, type Answer, type Received } from '../../support/fake-aws.ts';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:aos-signing-seed-AbCdEf';
-const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token-example' };
 const SEED = 'a-signing-seed-of-more-than-thirty-two-characters';
-
-interface Received {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-type Answer = { status: number; body: string; headers?: Record<string, string> } | 'hang';
-
-/** Plays Secrets Manager on loopback: records each request and gives the next scripted answer (the last one repeats). */
-class FakeSecretsManager {
-  readonly received: Received[] = [];
-  answers: Answer[] = [];
-  private server!: Server;
-  endpoint!: URL;
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        this.received.push({ method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        const answer = this.answers[Math.min(this.received.length, this.answers.length) - 1]!;
-        if (answer === 'hang') return;
-        res.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.1', ...answer.headers }).end(answer.body);
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.endpoint = new URL(`http://127.0.0.1:${(this.server.address() as AddressInfo).port}/`);
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
+const SIGNING = { service: 'secretsmanager', region: 'eu-west-1' };
 
 const secretAnswer = (secretString: string | undefined): Answer => ({
   status: 200,
@@ -54,24 +16,12 @@ const secretAnswer = (secretString: string | undefined): Answer => ({
 });
 const refusal = (status: number, type: string, message: string): Answer => ({ status, body: JSON.stringify({ __type: type, message }) });
 
-/** Recomputes a received request's signature from what arrived: it verifies only if nothing signed changed on the way. */
-async function verifySignature(request: Received): Promise<void> {
-  const authorization = String(request.headers.authorization);
-  const signedHeaders = /SignedHeaders=([^,]+)/.exec(authorization)![1]!.split(';');
-  const date = String(request.headers['x-amz-date']);
-  const signingDate = new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`);
-  const signer = new SignatureV4({ service: 'secretsmanager', region: 'eu-west-1', credentials: CREDENTIALS, sha256: Sha256, applyChecksum: false });
-  const headers = Object.fromEntries(signedHeaders.map((name) => [name, String(request.headers[name])]));
-  const resigned = await signer.sign({ method: request.method, protocol: 'http:', hostname: '127.0.0.1', path: request.path, query: {}, headers, body: request.body }, { signingDate });
-  expect(resigned.headers['authorization']).toBe(authorization);
-}
-
 const fast = { credentials: CREDENTIALS, baseDelayMs: 1, timeoutMs: 2000 };
 
 describe('getSecretString (GetSecretValue over SigV4)', () => {
-  let fake: FakeSecretsManager;
+  let fake: FakeAwsService;
   beforeEach(async () => {
-    fake = new FakeSecretsManager();
+    fake = new FakeAwsService('application/x-amz-json-1.1');
     await fake.start();
   });
   afterEach(() => fake.stop());
@@ -83,17 +33,10 @@ describe('getSecretString (GetSecretValue over SigV4)', () => {
     await expect(sdk.send(new GetSecretValueCommand({ SecretId: ARN }))).resolves.toMatchObject({ SecretString: SEED });
 
     const [ours, theirs] = fake.received;
-    expect(ours!.method).toBe(theirs!.method);
-    expect(ours!.path).toBe(theirs!.path);
-    expect(JSON.parse(ours!.body)).toEqual(JSON.parse(theirs!.body));
-    for (const header of ['content-type', 'x-amz-target', 'x-amz-security-token']) expect(ours!.headers[header], header).toBe(theirs!.headers[header]);
-    const scope = (r: Received) => /Credential=([^,]+)/.exec(String(r.headers.authorization))![1];
-    expect(scope(ours!)).toBe(scope(theirs!));
-    expect(scope(ours!)).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request$/);
+    expectSameRequest(ours!, theirs!, { headers: ['content-type', 'x-amz-target', 'x-amz-security-token'], scope: /^AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request$/ });
     const signed = (r: Received) => /SignedHeaders=([^,]+)/.exec(String(r.headers.authorization))![1]!.split(';');
     expect(signed(ours!)).toEqual(['content-type', 'host', 'x-amz-date', 'x-amz-security-token', 'x-amz-target']);
-    expect(signed(theirs!)).toEqual(expect.arrayContaining(signed(ours!)));
-    await verifySignature(ours!);
+    await verifySignature(ours!, SIGNING);
   });
 
   it("addresses the secret's region in its partition by default", async () => {
@@ -127,7 +70,7 @@ describe('getSecretString (GetSecretValue over SigV4)', () => {
       fake.received.length = 0;
       fake.answers = [refusal(400, type, message)];
       const error = await getSecretString(ARN, { ...fast, endpoint: fake.endpoint }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(SecretReadError);
+      expect(error).toBeInstanceOf(AwsCallError);
       expect((error as Error).message).toBe(`Secrets Manager refused GetSecretValue (400 ${type}): ${message}`);
       expect(fake.received).toHaveLength(1);
     }
@@ -167,17 +110,21 @@ describe('getSecretString (GetSecretValue over SigV4)', () => {
       throw new TypeError('fetch failed');
     };
     const error = await getSecretString(ARN, { ...fast, fetch: unreachable }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SecretReadError);
+    expect(error).toBeInstanceOf(AwsCallError);
     expect(error).toMatchObject({ retryable: true, message: 'Secrets Manager could not be reached (3 attempts)' });
     expect((error as Error).cause).toBeInstanceOf(TypeError);
     expect(calls).toBe(3);
   });
 
-  it('refuses a secret without a string value (binary only, or empty)', async () => {
-    for (const answer of [secretAnswer(undefined), secretAnswer(''), { status: 200, body: 'not json' }]) {
+  it('refuses a secret without a string value (binary only, or empty), and an answer that is not JSON, without retrying', async () => {
+    for (const answer of [secretAnswer(undefined), secretAnswer('')]) {
       fake.answers = [answer];
       await expect(getSecretString(ARN, { ...fast, endpoint: fake.endpoint })).rejects.toThrow(`the secret ${ARN} has no string value`);
     }
+    fake.received.length = 0;
+    fake.answers = [{ status: 200, body: 'not json' }];
+    await expect(getSecretString(ARN, { ...fast, endpoint: fake.endpoint })).rejects.toMatchObject({ retryable: false, message: 'Secrets Manager answered GetSecretValue with a body that is not a JSON object' });
+    expect(fake.received).toHaveLength(1);
   });
 
   it('reads credentials from the environment (the function role) by default', async () => {
@@ -187,7 +134,7 @@ describe('getSecretString (GetSecretValue over SigV4)', () => {
       fake.answers = [secretAnswer(SEED)];
       await expect(getSecretString(ARN, { endpoint: fake.endpoint })).resolves.toBe(SEED);
       expect(fake.received[0]!.headers['x-amz-security-token']).toBe(CREDENTIALS.sessionToken);
-      await verifySignature(fake.received[0]!);
+      await verifySignature(fake.received[0]!, SIGNING);
     } finally {
       process.env = saved;
     }
@@ -199,8 +146,8 @@ describe('getSecretString without credentials', () => {
     const calls: unknown[] = [];
     const noCredentials = () => Promise.reject(new Error('no AWS_ACCESS_KEY_ID in the environment'));
     const failure = getSecretString(ARN, { ...fast, credentials: noCredentials, fetch: (...args) => (calls.push(args), Promise.reject(new Error('unexpected call'))) });
-    await expect(failure).rejects.toMatchObject({ name: 'SecretReadError', retryable: false, message: 'no AWS credentials to sign GetSecretValue with' });
-    await expect(failure).rejects.toBeInstanceOf(SecretReadError);
+    await expect(failure).rejects.toMatchObject({ name: 'AwsCallError', retryable: false, message: 'no AWS credentials to sign GetSecretValue with' });
+    await expect(failure).rejects.toBeInstanceOf(AwsCallError);
     expect(calls).toEqual([]);
   });
 });
@@ -208,7 +155,7 @@ describe('getSecretString without credentials', () => {
 describe('the signing seed from Secrets Manager (signingMaterialLoader)', () => {
   it('answers 503 while Secrets Manager cannot be read, and reads it again on the next request', async () => {
     const answers: (() => Promise<string>)[] = [
-      () => Promise.reject(new SecretReadError('Secrets Manager refused GetSecretValue (400 ThrottlingException)', true)),
+      () => Promise.reject(new AwsCallError('Secrets Manager refused GetSecretValue (400 ThrottlingException)', true)),
       () => Promise.resolve(SEED),
     ];
     const load = signingMaterialLoader({ secretArn: ARN }, () => answers.shift()!());
@@ -218,7 +165,7 @@ describe('the signing seed from Secrets Manager (signingMaterialLoader)', () => 
   });
 
   it('keeps a refusal that cannot change (no permission, no such secret) a fault, not a 503', async () => {
-    const refused = new SecretReadError('Secrets Manager refused GetSecretValue (400 AccessDeniedException)', false);
+    const refused = new AwsCallError('Secrets Manager refused GetSecretValue (400 AccessDeniedException)', false);
     const load = signingMaterialLoader({ secretArn: ARN }, () => Promise.reject(refused));
     await expect(load()).rejects.toBe(refused);
   });

@@ -1,13 +1,9 @@
-import { AccessDeniedException, BedrockRuntimeClient, ConverseCommand, ThrottlingException, type ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
-import { mockClient } from 'aws-sdk-client-mock';
-import 'aws-sdk-client-mock-vitest/extend';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { AwsCallError, AwsServiceError } from '../../../shared/adapters/aws-call.ts';
+import type { ConverseAnswer, ConverseRequest } from '../../../shared/adapters/bedrock-converse.ts';
 import { backoffMs, bedrockJudge } from '../../../shared/adapters/judge-bedrock.ts';
 import { JudgeAnswerError } from '../../../shared/domain/evaluation/judge.ts';
 import type { Trajectory } from '../../../shared/domain/evaluation/trajectory.ts';
-
-const bedrock = mockClient(BedrockRuntimeClient);
-beforeEach(() => bedrock.reset());
 
 const MODEL = 'amazon.nova-micro-v1:0';
 const trajectory: Trajectory = {
@@ -19,32 +15,42 @@ const trajectory: Trajectory = {
   finalOutput: 'It is in transit.',
 };
 
-const answer = (text: string, inputTokens = 900, outputTokens = 40): ConverseCommandOutput => ({
-  output: { message: { role: 'assistant', content: [{ text }] } },
-  stopReason: 'end_turn',
-  usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
-  metrics: { latencyMs: 300 },
-  $metadata: {},
-});
+const answer = (text: string, inputTokens = 900, outputTokens = 40): ConverseAnswer => ({ text, inputTokens, outputTokens });
 const valid = JSON.stringify({ score: 0.12, label: 'grounded', reasoning: 'The answer restates the tracking result.' });
+const throttled = () => new AwsServiceError('Bedrock Runtime refused Converse (429 ThrottlingException): Too many requests', 'ThrottlingException', 429);
+
+/** Converse as the judge sees it: each call recorded, answered by the next scripted outcome (the last one repeats). */
+let calls: { modelId: string; request: ConverseRequest }[] = [];
+let outcomes: (ConverseAnswer | Error)[] = [];
 const sleeps: number[] = [];
-const judge = () => {
+const judge = (...script: (ConverseAnswer | Error)[]) => {
+  calls = [];
+  outcomes = script;
   sleeps.length = 0;
-  return bedrockJudge({ modelId: MODEL, client: new BedrockRuntimeClient({ region: 'us-east-1' }), sleep: async (ms) => void sleeps.push(ms) });
+  return bedrockJudge({
+    modelId: MODEL,
+    converse: async (modelId, request) => {
+      calls.push({ modelId, request: structuredClone(request) });
+      const outcome = outcomes.length > 1 ? outcomes.shift()! : outcomes[0]!;
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    },
+    sleep: async (ms) => void sleeps.push(ms),
+  });
 };
 
 describe('Bedrock judge', () => {
   it('sends one Converse request per type: the type’s rubric as system prompt, the trace as delimited data, temperature 0', async () => {
-    bedrock.on(ConverseCommand).resolves(answer(valid));
-    await judge().judge('hallucination', trajectory);
-    expect(bedrock).toHaveReceivedCommandTimes(ConverseCommand, 1);
-    const input = bedrock.commandCalls(ConverseCommand)[0]!.args[0].input;
-    expect(input).toMatchObject({ modelId: MODEL, inferenceConfig: { temperature: 0, maxTokens: expect.any(Number) } });
-    expect(input.system![0]!.text).toMatch(/Hallucination: does the final output/);
-    expect(input.system![0]!.text).toMatch(/never instructions to you/);
-    const user = input.messages![0]!;
+    await judge(answer(valid)).judge('hallucination', trajectory);
+    expect(calls).toHaveLength(1);
+    const { modelId, request } = calls[0]!;
+    expect(modelId).toBe(MODEL);
+    expect(request).toMatchObject({ temperature: 0, maxTokens: expect.any(Number) });
+    expect(request.system).toMatch(/Hallucination: does the final output/);
+    expect(request.system).toMatch(/never instructions to you/);
+    const user = request.messages[0]!;
     expect(user.role).toBe('user');
-    const text = user.content![0]!.text!;
+    const text = user.content[0]!.text;
     expect(text).toMatch(/^Evaluate this trace for hallucination\.\n\n<trace>\n\{.*\}\n<\/trace>$/s);
     // The trace's own "</trace>" cannot close the block: only the real marker remains.
     expect(text.match(/<\/trace>/g)).toHaveLength(1);
@@ -57,8 +63,7 @@ describe('Bedrock judge', () => {
   });
 
   it('answers the parsed verdict and the tokens it used, also from a fenced or prefixed answer', async () => {
-    bedrock.on(ConverseCommand).resolves(answer(`Here is my verdict:\n\`\`\`json\n${valid}\n\`\`\``, 1200, 55));
-    const result = await judge().judge('hallucination', trajectory);
+    const result = await judge(answer(`Here is my verdict:\n\`\`\`json\n${valid}\n\`\`\``, 1200, 55)).judge('hallucination', trajectory);
     expect(result).toEqual({
       verdict: { score: 0.12, label: 'grounded', reasoning: 'The answer restates the tracking result.' },
       usage: { model: MODEL, inputTokens: 1200, outputTokens: 55 },
@@ -66,37 +71,37 @@ describe('Bedrock judge', () => {
   });
 
   it('sends a malformed answer back once with what was wrong, and adds up both calls’ tokens', async () => {
-    bedrock
-      .on(ConverseCommand)
-      .resolvesOnce(answer('{"score": 1.7, "label": "grounded"}', 1000, 20))
-      .resolvesOnce(answer(JSON.stringify({ score: 0.9, label: 'hallucinated', reasoning: 'The figure is not in the report.' }), 1100, 30));
-    const result = await judge().judge('hallucination', trajectory);
+    const result = await judge(
+      answer('{"score": 1.7, "label": "grounded"}', 1000, 20),
+      answer(JSON.stringify({ score: 0.9, label: 'hallucinated', reasoning: 'The figure is not in the report.' }), 1100, 30),
+    ).judge('hallucination', trajectory);
     expect(result.verdict).toMatchObject({ score: 0.9, label: 'hallucinated' });
     expect(result.usage).toEqual({ model: MODEL, inputTokens: 2100, outputTokens: 50 });
-    const retry = bedrock.commandCalls(ConverseCommand)[1]!.args[0].input.messages!;
+    const retry = calls[1]!.request.messages;
     expect(retry.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(retry[1]!.content![0]!.text).toBe('{"score": 1.7, "label": "grounded"}');
-    expect(retry[2]!.content![0]!.text).toMatch(/not valid \(score: .*reasoning: /);
+    expect(retry[1]!.content[0]!.text).toBe('{"score": 1.7, "label": "grounded"}');
+    expect(retry[2]!.content[0]!.text).toMatch(/not valid \(score: .*reasoning: /);
+  });
+
+  it('sends an empty answer back as "(no answer)"', async () => {
+    await expect(judge(answer('  ')).judge('stuck', trajectory)).rejects.toBeInstanceOf(JudgeAnswerError);
+    expect(calls[1]!.request.messages[1]).toEqual({ role: 'assistant', content: [{ text: '(no answer)' }] });
   });
 
   it('throws JudgeAnswerError, with the tokens spent, after a second invalid answer', async () => {
-    bedrock.on(ConverseCommand).resolves(answer('I think it is fine.', 800, 10));
-    const error = await judge().judge('stuck', trajectory).catch((e: unknown) => e);
+    const error = await judge(answer('I think it is fine.', 800, 10)).judge('stuck', trajectory).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JudgeAnswerError);
     expect((error as JudgeAnswerError).message).not.toContain('I think it is fine');
     expect((error as JudgeAnswerError).usage).toEqual({ model: MODEL, inputTokens: 1600, outputTokens: 20 });
-    expect(bedrock).toHaveReceivedCommandTimes(ConverseCommand, 2);
+    expect(calls).toHaveLength(2);
   });
 
   it('refuses a label of another type and extra fields', async () => {
-    bedrock.on(ConverseCommand).resolves(answer(JSON.stringify({ score: 0.2, label: 'safe', reasoning: 'ok', confidence: 'high' })));
-    await expect(judge().judge('stuck', trajectory)).rejects.toBeInstanceOf(JudgeAnswerError);
+    await expect(judge(answer(JSON.stringify({ score: 0.2, label: 'safe', reasoning: 'ok', confidence: 'high' }))).judge('stuck', trajectory)).rejects.toBeInstanceOf(JudgeAnswerError);
   });
 
   it('backs off and retries a throttled call, then succeeds', async () => {
-    const throttled = new ThrottlingException({ message: 'Too many requests', $metadata: {} });
-    bedrock.on(ConverseCommand).rejectsOnce(throttled).rejectsOnce(throttled).resolves(answer(valid));
-    expect((await judge().judge('hallucination', trajectory)).verdict.score).toBe(0.12);
+    expect((await judge(throttled(), throttled(), answer(valid)).judge('hallucination', trajectory)).verdict.score).toBe(0.12);
     expect(sleeps).toHaveLength(2);
     expect(sleeps[0]).toBeGreaterThanOrEqual(250);
     expect(sleeps[0]).toBeLessThanOrEqual(500);
@@ -104,17 +109,32 @@ describe('Bedrock judge', () => {
     expect(sleeps[1]).toBeLessThanOrEqual(1000);
   });
 
-  it('lets throttling surface once its retries are spent, so the queue retries the job later', async () => {
-    bedrock.on(ConverseCommand).rejects(new ThrottlingException({ message: 'Too many requests', $metadata: {} }));
-    await expect(judge().judge('nsfw', trajectory)).rejects.toBeInstanceOf(ThrottlingException);
-    expect(bedrock).toHaveReceivedCommandTimes(ConverseCommand, 4);
+  it('retries a model not ready and an unavailable or failing service the same way', async () => {
+    const busy = [
+      new AwsServiceError('Bedrock Runtime refused Converse (429 ModelNotReadyException)', 'ModelNotReadyException', 429),
+      new AwsServiceError('Bedrock Runtime refused Converse (503 ServiceUnavailableException)', 'ServiceUnavailableException', 503),
+      new AwsServiceError('Bedrock Runtime refused Converse (500 InternalServerException)', 'InternalServerException', 500),
+    ];
+    expect((await judge(...busy, answer(valid)).judge('hallucination', trajectory)).verdict.score).toBe(0.12);
+    expect(calls).toHaveLength(4);
   });
 
-  it('lets access denied surface at once: no retry here, the queue retries and then dead-letters the job', async () => {
-    bedrock.on(ConverseCommand).rejects(new AccessDeniedException({ message: 'not authorized to perform bedrock:InvokeModel', $metadata: {} }));
-    await expect(judge().judge('quality', trajectory)).rejects.toBeInstanceOf(AccessDeniedException);
-    expect(bedrock).toHaveReceivedCommandTimes(ConverseCommand, 1);
-    expect(sleeps).toEqual([]);
+  it('lets throttling surface once its retries are spent, so the queue retries the job later', async () => {
+    const error = await judge(throttled()).judge('nsfw', trajectory).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ThrottlingException', retryable: true });
+    expect(calls).toHaveLength(4);
+  });
+
+  it('lets access denied, a bad request and an unreachable Bedrock surface at once: the queue retries and then dead-letters the job', async () => {
+    for (const failure of [
+      new AwsServiceError('Bedrock Runtime refused Converse (403 AccessDeniedException): not authorized to perform bedrock:InvokeModel', 'AccessDeniedException', 403),
+      new AwsServiceError('Bedrock Runtime refused Converse (400 ValidationException)', 'ValidationException', 400),
+      new AwsCallError('Bedrock Runtime could not be reached (1 attempts)', true),
+    ]) {
+      await expect(judge(failure).judge('quality', trajectory)).rejects.toBe(failure);
+      expect(calls).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+    }
   });
 
   it('names itself after the model', () => {

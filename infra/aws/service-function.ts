@@ -46,6 +46,8 @@ export const BUNDLING: Bundling = {
     '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts'),
     /** No client the functions bundle has an event-stream operation. */
     '@smithy/core/event-streams': join(PROJECT_ROOT, 'infra/aws/no-event-streams.ts'),
+    /** The endpoint-discovery cache's LRU, over a Map. */
+    'mnemonist/lru-cache': join(PROJECT_ROOT, 'infra/aws/lru-cache.ts'),
   },
 };
 

@@ -2,7 +2,7 @@ import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 
 export const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token-example' };
 
@@ -30,6 +30,8 @@ export class FakeAwsService {
   constructor(private readonly contentType: string) {}
 
   async start(): Promise<void> {
+    this.received.length = 0;
+    this.answers = [];
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -50,6 +52,14 @@ export class FakeAwsService {
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
   }
+}
+
+/** A fake service on its own port for each test of the enclosing suite, with nothing received or scripted at the start. */
+export function fakeAwsService(contentType: string): FakeAwsService {
+  const fake = new FakeAwsService(contentType);
+  beforeEach(() => fake.start());
+  afterEach(() => fake.stop());
+  return fake;
 }
 
 /** Recomputes a received request's signature from what arrived: it verifies only if nothing signed changed on the way. */

@@ -4,12 +4,12 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AwsServiceError } from '../../../shared/adapters/aws-call.ts';
 import { sesMailer, snsSmsSender } from '../../../shared/adapters/mailer.ts';
 import { QueueSendError, batchesOf, sqsQueue } from '../../../shared/adapters/queue.ts';
 import { UndeliverableError } from '../../../shared/domain/notifications/deliver.ts';
-import { CREDENTIALS, expectSameRequest, FakeAwsService, verifySignature, type Answer, type Received } from '../../support/fake-aws.ts';
+import { CREDENTIALS, expectSameRequest, fakeAwsService, verifySignature, type Answer, type Received } from '../../support/fake-aws.ts';
 
 const sns = mockClient(SNSClient);
 beforeEach(() => sns.reset());
@@ -18,12 +18,7 @@ const email = { id: 'msg_1', channel: 'email' as const, to: 'ops@example.com', s
 const sms = { id: 'msg_2', channel: 'sms' as const, to: '+14155550100', text: 'Alert' };
 
 describe('SES mailer (SendEmail over SigV4)', () => {
-  let fake: FakeAwsService;
-  beforeEach(async () => {
-    fake = new FakeAwsService('application/json');
-    await fake.start();
-  });
-  afterEach(() => fake.stop());
+  const fake = fakeAwsService('application/json');
 
   const REGION = 'eu-west-1';
   const mailer = () => sesMailer('alerts@example.com', { endpoint: fake.endpoint, credentials: CREDENTIALS, env: { AWS_REGION: REGION }, baseDelayMs: 1 });
@@ -111,12 +106,7 @@ describe('SNS SMS sender', () => {
 });
 
 describe('SQS queue port (SendMessageBatch over SigV4)', () => {
-  let fake: FakeAwsService;
-  beforeEach(async () => {
-    fake = new FakeAwsService('application/x-amz-json-1.0');
-    await fake.start();
-  });
-  afterEach(() => fake.stop());
+  const fake = fakeAwsService('application/x-amz-json-1.0');
 
   const REGION = 'eu-west-1';
   const queueUrl = () => new URL('000000000000/aos-notify', fake.endpoint).href;

@@ -1,9 +1,9 @@
 import { AccessDeniedException, BedrockRuntimeClient, ConverseCommand, ThrottlingException } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AwsCallError, AwsServiceError } from '../../../shared/adapters/aws-call.ts';
 import { bedrockConverse, type ConverseRequest } from '../../../shared/adapters/bedrock-converse.ts';
-import { CREDENTIALS, expectSameRequest, FakeAwsService, verifySignature, type Answer } from '../../support/fake-aws.ts';
+import { CREDENTIALS, expectSameRequest, fakeAwsService, verifySignature, type Answer, type FakeAwsService } from '../../support/fake-aws.ts';
 
 const REGION = 'us-east-1';
 const MODELS = ['amazon.nova-micro-v1:0', 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.amazon.nova-lite-v1:0'];
@@ -33,12 +33,7 @@ const sdkCommand = (modelId: string) =>
 const noEnv = { AWS_REGION: REGION };
 
 describe('bedrockConverse (Converse over SigV4)', () => {
-  let fake: FakeAwsService;
-  beforeEach(async () => {
-    fake = new FakeAwsService('application/json');
-    await fake.start();
-  });
-  afterEach(() => fake.stop());
+  const fake = fakeAwsService('application/json');
 
   it("sends what the SDK's Bedrock Runtime client sends, signed, for a model id and an inference profile ARN, and reads text and tokens", async () => {
     const converse = bedrockConverse({ endpoint: fake.endpoint, credentials: CREDENTIALS, env: noEnv });

@@ -1,9 +1,9 @@
 import { DescribeEndpointsCommand, TimestreamWriteClient, WriteRecordsCommand, type _Record } from '@aws-sdk/client-timestream-write';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { timestreamSink } from '../../../shared/adapters/metrics-sink.ts';
 import { parseConfig } from '../../../shared/config.ts';
 import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
-import { CREDENTIALS, expectSameRequest, FakeAwsService, verifySignature, type Answer, type Received } from '../../support/fake-aws.ts';
+import { CREDENTIALS, expectSameRequest, fakeAwsService, verifySignature, type Answer, type Received } from '../../support/fake-aws.ts';
 
 const REGION = 'us-east-1';
 const trace = (i: number): TraceSummary => ({
@@ -18,12 +18,7 @@ const discoveries = (received: Received[]) => received.filter((r) => targetOf(r)
 const ok: Answer = { status: 200, body: JSON.stringify({ RecordsIngested: { Total: 1, MemoryStore: 1, MagneticStore: 0 } }) };
 
 describe('Timestream metrics sink', () => {
-  let fake: FakeAwsService;
-  beforeEach(async () => {
-    fake = new FakeAwsService('application/x-amz-json-1.0');
-    await fake.start();
-  });
-  afterEach(() => fake.stop());
+  const fake = fakeAwsService('application/x-amz-json-1.0');
 
   /** Timestream as discovery and cell both: DescribeEndpoints names the fake itself, for `minutes`. */
   const timestream =

@@ -1,10 +1,10 @@
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AwsCallError } from '../../../shared/adapters/aws-call.ts';
 import { getSecretString } from '../../../shared/adapters/secrets-manager.ts';
 import { signingMaterialLoader } from '../../../shared/adapters/signing.ts';
 import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
-import { CREDENTIALS, expectSameRequest, FakeAwsService, verifySignature, type Answer, type Received } from '../../support/fake-aws.ts';
+import { CREDENTIALS, expectSameRequest, fakeAwsService, verifySignature, type Answer, type Received } from '../../support/fake-aws.ts';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:aos-signing-seed-AbCdEf';
 const SEED = 'a-signing-seed-of-more-than-thirty-two-characters';
@@ -19,12 +19,7 @@ const refusal = (status: number, type: string, message: string): Answer => ({ st
 const fast = { credentials: CREDENTIALS, baseDelayMs: 1, timeoutMs: 2000 };
 
 describe('getSecretString (GetSecretValue over SigV4)', () => {
-  let fake: FakeAwsService;
-  beforeEach(async () => {
-    fake = new FakeAwsService('application/x-amz-json-1.1');
-    await fake.start();
-  });
-  afterEach(() => fake.stop());
+  const fake = fakeAwsService('application/x-amz-json-1.1');
 
   it("sends what the SDK's Secrets Manager client sends, signed, and reads the secret string", async () => {
     fake.answers = [secretAnswer(SEED)];

@@ -111,8 +111,8 @@ export async function callAws(api: AwsApi, operation: AwsOperation, options: Par
 
 /** The endpoint the options or the SDK's variables (`AWS_ENDPOINT_URL_<ID>`, `AWS_ENDPOINT_URL`) name, if any. */
 export function configuredEndpoint(api: AwsApi, { endpoint, env = DEFAULTS.env }: Partial<AwsCallOptions>): URL | undefined {
-  const configured = endpoint ?? env[`AWS_ENDPOINT_URL_${api.endpointEnvId}`] ?? env.AWS_ENDPOINT_URL;
-  return configured === undefined ? undefined : new URL(configured);
+  const configured = endpoint ?? (env[`AWS_ENDPOINT_URL_${api.endpointEnvId}`] || env.AWS_ENDPOINT_URL);
+  return configured ? new URL(configured) : undefined;
 }
 
 const endpointOf = (api: AwsApi, settings: Settings): URL =>

@@ -100,10 +100,11 @@ describe('bedrockConverse endpoints', () => {
     return { urls, fetch };
   };
 
-  it("calls the function's region in its partition, or the SDK's endpoint variables when set", async () => {
+  it("calls the function's region in its partition, or the SDK's endpoint variables when set (not empty)", async () => {
     const { urls, fetch } = recording();
     for (const env of [
       { AWS_REGION: 'eu-central-1' },
+      { AWS_REGION: 'eu-central-1', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: '', AWS_ENDPOINT_URL: '' },
       { AWS_REGION: 'cn-north-1' },
       { AWS_DEFAULT_REGION: 'us-west-2' },
       { AWS_REGION: 'eu-central-1', AWS_ENDPOINT_URL: 'http://localhost:4566' },
@@ -112,6 +113,7 @@ describe('bedrockConverse endpoints', () => {
       await bedrockConverse({ credentials: CREDENTIALS, env, fetch })('amazon.nova-micro-v1:0', request);
     }
     expect(urls).toEqual([
+      'https://bedrock-runtime.eu-central-1.amazonaws.com/model/amazon.nova-micro-v1%3A0/converse',
       'https://bedrock-runtime.eu-central-1.amazonaws.com/model/amazon.nova-micro-v1%3A0/converse',
       'https://bedrock-runtime.cn-north-1.amazonaws.com.cn/model/amazon.nova-micro-v1%3A0/converse',
       'https://bedrock-runtime.us-west-2.amazonaws.com/model/amazon.nova-micro-v1%3A0/converse',

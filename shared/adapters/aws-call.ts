@@ -1,16 +1,17 @@
 import { partition } from '@aws-sdk/core/client';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { Sha256 } from '@smithy/core/checksum';
-import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
+import { loadJsonRpcErrorCode, loadRestJsonErrorCode } from '@smithy/core/protocols';
+import { isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
 /**
  * One JSON request to an AWS API, signed with the SDK's own SigV4 signer and sent over `fetch`. The
- * service's answer is read as the SDK reads it (the error code from `x-amzn-errortype` or `__type`),
- * and classified as retryable by the SDK's own rules. It serves the single operation each function
- * needs of a service other than DynamoDB (Secrets Manager, SQS, Bedrock Runtime, SES): an SDK client
- * brings its schemas, error classes and endpoint rules, 13–77 KB of a bundle for one operation.
+ * service's answer is read as the SDK reads it (its own error-code loaders), and retried by the SDK's
+ * own classification. It serves the single operation each function needs of a service other than
+ * DynamoDB (Secrets Manager, SQS, Bedrock Runtime, SES, Timestream): an SDK client brings its schemas,
+ * error classes and endpoint rules, 13–77 KB of a bundle for one operation.
  */
 export interface AwsApi {
   /** In messages: "Secrets Manager". */
@@ -21,12 +22,16 @@ export interface AwsApi {
   readonly endpointPrefix: string;
   /** The service's part of the SDK's endpoint variable, `AWS_ENDPOINT_URL_<ID>` ("SECRETS_MANAGER"). */
   readonly endpointEnvId: string;
+  /** Where its error code is read first: AWS JSON (`__type`) or REST JSON (`x-amzn-errortype`). */
+  readonly protocol: 'json-rpc' | 'rest-json';
+  /** The variable whose API key, when set, is sent as `Authorization: Bearer` instead of a signature (`AWS_BEARER_TOKEN_BEDROCK`). */
+  readonly bearerTokenEnv?: string;
 }
 
 export interface AwsOperation {
   /** In messages: "GetSecretValue". */
   readonly name: string;
-  /** Path and query, already percent-encoded as the protocol requires. */
+  /** The path, already percent-encoded as the protocol requires; it follows the endpoint's own path. */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
@@ -35,17 +40,15 @@ export interface AwsOperation {
 export interface AwsCallOptions {
   /** Defaults to `AWS_REGION`, then `AWS_DEFAULT_REGION` (Lambda sets both). */
   region?: string;
-  /** Defaults to `AWS_ENDPOINT_URL_<ID>`, then `AWS_ENDPOINT_URL`, then `serviceEndpoint`. */
+  /** Where to call; otherwise `AWS_ENDPOINT_URL_<ID>`, then `AWS_ENDPOINT_URL`, then the regional endpoint in the region's partition. */
   endpoint?: URL;
-  /** Where the service is when neither `endpoint` nor the SDK's variables say: by default its regional endpoint in the region's partition. */
-  serviceEndpoint?: URL;
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
-  /** Sent as `Authorization: Bearer` instead of a SigV4 signature (Bedrock API keys). */
-  bearerToken?: string;
   attempts: number;
   /** Per attempt. */
   timeoutMs: number;
-  /** Before retry n (1-based) waits up to baseDelayMs · 2^(n-1), at random (full jitter). */
+  /** Ends the call, attempts and waits included, when it aborts. */
+  signal?: AbortSignal;
+  /** Before retry n (1-based) waits up to baseDelayMs · 2^(n-1), at random (full jitter); five times that after throttling, as the SDK does. */
   baseDelayMs: number;
   fetch: typeof fetch;
   env: Readonly<Record<string, string | undefined>>;
@@ -61,6 +64,7 @@ const DEFAULTS: Omit<AwsCallOptions, 'region'> = {
   fetch: (...args) => fetch(...args),
   env: process.env,
 };
+const THROTTLING_DELAY_FACTOR = 5;
 
 /** A call that failed; `retryable` when another attempt may succeed. */
 export class AwsCallError extends Error {
@@ -76,6 +80,8 @@ export class AwsCallError extends Error {
 
 /** The service's refusal: its error code (the exception's name, without namespace) and HTTP status. */
 export class AwsServiceError extends AwsCallError {
+  readonly throttling: boolean;
+
   constructor(
     message: string,
     readonly code: string,
@@ -83,7 +89,9 @@ export class AwsServiceError extends AwsCallError {
   ) {
     // Shaped as the SDK's exceptions are, the SDK's own classification applies.
     const shape = { name: code, message, $metadata: { httpStatusCode: status } };
-    super(message, isThrottlingError(shape) || isTransientError(shape) || isServerError(shape));
+    const throttling = isThrottlingError(shape);
+    super(message, throttling || isTransientError(shape));
+    this.throttling = throttling;
     this.name = 'AwsServiceError';
   }
 }
@@ -94,29 +102,37 @@ export async function callAws(api: AwsApi, operation: AwsOperation, options: Par
   const defaulted = { ...DEFAULTS, ...rest };
   const settings: Settings = { ...defaulted, region: region ?? defaulted.env.AWS_REGION ?? defaulted.env.AWS_DEFAULT_REGION ?? '' };
   if (!/^[a-z0-9-]+$/.test(settings.region)) throw new AwsCallError(`no AWS region to call ${api.name} in`, false);
-  const endpoint = endpointOf(api, settings);
-  const authorize = settings.bearerToken ? bearer(settings.bearerToken) : await signer(api, operation, settings);
+  const url = urlOf(api, operation, settings);
+  const bearerToken = api.bearerTokenEnv ? settings.env[api.bearerTokenEnv] : undefined;
+  const authorize = bearerToken ? bearer(bearerToken) : await signer(api, operation, settings);
+  const headers = { ...operation.headers, ...traceHeader(settings.env) };
   for (let attempt = 1; ; attempt++) {
     try {
-      return await attemptCall(api, operation, endpoint, authorize, settings);
+      return await attemptCall(api, { ...operation, headers }, url, authorize, settings);
     } catch (err) {
-      if (err instanceof AwsCallError && !err.retryable) throw err;
-      if (attempt >= settings.attempts) {
-        throw err instanceof AwsCallError ? err : new AwsCallError(`${api.name} could not be reached (${attempt} attempts)`, true, { cause: err });
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * settings.baseDelayMs * 2 ** (attempt - 1)));
+      if (!(err instanceof AwsCallError && err.retryable) || attempt >= settings.attempts || settings.signal?.aborted) throw err;
+      const base = settings.baseDelayMs * (err instanceof AwsServiceError && err.throttling ? THROTTLING_DELAY_FACTOR : 1);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * base * 2 ** (attempt - 1)));
     }
   }
 }
 
-/** The endpoint the options or the SDK's variables (`AWS_ENDPOINT_URL_<ID>`, `AWS_ENDPOINT_URL`) name, if any. */
-export function configuredEndpoint(api: AwsApi, { endpoint, env = DEFAULTS.env }: Partial<AwsCallOptions>): URL | undefined {
-  const configured = endpoint ?? (env[`AWS_ENDPOINT_URL_${api.endpointEnvId}`] || env.AWS_ENDPOINT_URL);
-  return configured ? new URL(configured) : undefined;
+/** The operation's URL: its path after the endpoint's own path. */
+function urlOf(api: AwsApi, operation: AwsOperation, { endpoint, env, region }: Settings): URL {
+  const configured = env[`AWS_ENDPOINT_URL_${api.endpointEnvId}`] || env.AWS_ENDPOINT_URL || undefined;
+  const url = new URL(endpoint ?? configured ?? `https://${api.endpointPrefix}.${region}.${partition(region).dnsSuffix}`);
+  url.pathname = url.pathname.replace(/\/$/, '') + operation.path;
+  return url;
 }
 
-const endpointOf = (api: AwsApi, settings: Settings): URL =>
-  configuredEndpoint(api, settings) ?? settings.serviceEndpoint ?? new URL(`https://${api.endpointPrefix}.${settings.region}.${partition(settings.region).dnsSuffix}/`);
+/**
+ * In a Lambda function, the invocation's X-Ray trace header, as the SDK clients send it: X-Ray links
+ * the call to the function's trace, and Lambda sees a loop through a queue. SigV4 never signs it.
+ */
+function traceHeader(env: Settings['env']): Record<string, string> {
+  const traceId = env._X_AMZN_TRACE_ID;
+  return env.AWS_LAMBDA_FUNCTION_NAME && traceId ? { 'x-amzn-trace-id': traceId } : {};
+}
 
 type Authorize = (request: HttpRequest) => Promise<HttpRequest>;
 interface HttpRequest {
@@ -146,8 +162,7 @@ async function signer(api: AwsApi, operation: AwsOperation, settings: Settings):
   return async (request) => (await sigV4.sign(request)) as HttpRequest;
 }
 
-async function attemptCall(api: AwsApi, operation: AwsOperation, endpoint: URL, authorize: Authorize, settings: Settings): Promise<unknown> {
-  const url = new URL(operation.path.replace(/^\//, ''), endpoint);
+async function attemptCall(api: AwsApi, operation: AwsOperation, url: URL, authorize: Authorize, settings: Settings): Promise<unknown> {
   const request = await authorize({
     method: 'POST',
     protocol: url.protocol,
@@ -159,15 +174,23 @@ async function attemptCall(api: AwsApi, operation: AwsOperation, endpoint: URL, 
     body: operation.body,
   });
   const { host: _computedByFetch, ...headers } = request.headers;
-  const response = await settings.fetch(url, { method: 'POST', headers, body: operation.body, redirect: 'error', signal: AbortSignal.timeout(settings.timeoutMs) });
-  const text = await response.text();
+  const timeout = AbortSignal.timeout(settings.timeoutMs);
+  let response: Response;
+  let text: string;
+  try {
+    response = await settings.fetch(url, { method: 'POST', headers, body: operation.body, redirect: 'error', signal: settings.signal ? AbortSignal.any([settings.signal, timeout]) : timeout });
+    text = await response.text();
+  } catch (err) {
+    // Network failures and timeouts: another attempt may reach the service.
+    throw new AwsCallError(`${api.name} could not be reached (${(err as Error).name}) for ${operation.name}`, true, { cause: err });
+  }
   const answer = parseObject(text);
   if (response.ok) {
     if (text !== '' && !answer) throw new AwsCallError(`${api.name} answered ${operation.name} with a body that is not a JSON object`, false);
     return answer ?? {};
   }
-  // The code may carry a namespace ("com.amazonaws.secretsmanager#ResourceNotFoundException") or a suffix after ':'.
-  const code = String(response.headers.get('x-amzn-errortype') ?? answer?.__type ?? answer?.code ?? 'UnknownError').replace(/^.*#/, '').replace(/:.*$/, '');
+  const loadErrorCode = api.protocol === 'rest-json' ? loadRestJsonErrorCode : loadJsonRpcErrorCode;
+  const code = String(loadErrorCode({ statusCode: response.status, headers: Object.fromEntries(response.headers) }, answer) ?? 'UnknownError');
   const detail = typeof answer?.message === 'string' ? answer.message : typeof answer?.Message === 'string' ? answer.Message : '';
   throw new AwsServiceError(`${api.name} refused ${operation.name} (${response.status} ${code})${detail ? `: ${detail}` : ''}`, code, response.status);
 }

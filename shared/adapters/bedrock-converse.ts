@@ -5,7 +5,14 @@ import { callAws, type AwsApi, type AwsCallOptions } from './aws-call.ts';
  * Bedrock Runtime's Converse, the one operation the judge and the narrator use. Wire format (REST JSON):
  * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
-const BEDROCK_RUNTIME: AwsApi = { name: 'Bedrock Runtime', signingName: 'bedrock', endpointPrefix: 'bedrock-runtime', endpointEnvId: 'BEDROCK_RUNTIME' };
+const BEDROCK_RUNTIME: AwsApi = {
+  name: 'Bedrock Runtime',
+  signingName: 'bedrock',
+  endpointPrefix: 'bedrock-runtime',
+  endpointEnvId: 'BEDROCK_RUNTIME',
+  protocol: 'rest-json',
+  bearerTokenEnv: 'AWS_BEARER_TOKEN_BEDROCK',
+};
 
 export interface ConverseMessage {
   role: 'user' | 'assistant';
@@ -39,7 +46,6 @@ const count = (value: unknown): number => (typeof value === 'number' && Number.i
  * AwsServiceError (ThrottlingException, AccessDeniedException, ValidationException...).
  */
 export function bedrockConverse(options: Partial<AwsCallOptions> = {}): Converse {
-  const settings = { bearerToken: (options.env ?? process.env).AWS_BEARER_TOKEN_BEDROCK || undefined, ...options };
   return async (modelId, { system, messages, maxTokens, temperature }) => {
     const answer = (await callAws(
       BEDROCK_RUNTIME,
@@ -49,7 +55,7 @@ export function bedrockConverse(options: Partial<AwsCallOptions> = {}): Converse
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ messages, system: [{ text: system }], inferenceConfig: { maxTokens, temperature } }),
       },
-      settings,
+      options,
     )) as ConverseOutput;
     const blocks = Array.isArray(answer.output?.message?.content) ? answer.output.message.content : [];
     return {

@@ -25,7 +25,7 @@ async function refusedFor(send: () => Promise<unknown>, refusal: (err: unknown) 
 }
 
 /** SES v2's SendEmail (REST JSON): https://docs.aws.amazon.com/ses/latest/APIReference-V2/API_SendEmail.html */
-const SES: AwsApi = { name: 'SES', signingName: 'ses', endpointPrefix: 'email', endpointEnvId: 'SESV2' };
+const SES: AwsApi = { name: 'SES', signingName: 'ses', endpointPrefix: 'email', endpointEnvId: 'SESV2', protocol: 'rest-json' };
 /** SES refuses a recipient for good with MessageRejected (rejected or unverified address) or BadRequest (malformed address). */
 const SES_REFUSALS = new Set(['MessageRejected', 'BadRequestException']);
 const sesRefusal = (err: unknown) => (err instanceof AwsServiceError && SES_REFUSALS.has(err.code) ? err.code : undefined);

@@ -1,5 +1,5 @@
 import type { TraceSummary } from '../domain/spans/summary.ts';
-import { AwsCallError, AwsServiceError, callAws, configuredEndpoint, type AwsApi, type AwsCallOptions } from './aws-call.ts';
+import { AwsCallError, AwsServiceError, callAws, type AwsApi, type AwsCallOptions } from './aws-call.ts';
 
 /** Where per-trace measures go besides the rollups: nowhere by default, Timestream when configured. */
 export interface MetricsSink {
@@ -47,7 +47,7 @@ export function traceRecord(tenantId: string, t: TraceSummary): TimestreamRecord
 }
 
 /** Timestream's write API (AWS JSON 1.0), whose calls go to a cell endpoint that DescribeEndpoints names. */
-const TIMESTREAM_WRITE: AwsApi = { name: 'Timestream', signingName: 'timestream', endpointPrefix: 'ingest.timestream', endpointEnvId: 'TIMESTREAM_WRITE' };
+const TIMESTREAM_WRITE: AwsApi = { name: 'Timestream', signingName: 'timestream', endpointPrefix: 'ingest.timestream', endpointEnvId: 'TIMESTREAM_WRITE', protocol: 'json-rpc' };
 const operation = (name: 'DescribeEndpoints' | 'WriteRecords', body: unknown) => ({
   name,
   path: '/',
@@ -65,16 +65,17 @@ interface CellEndpoint {
  * off unless TIMESTREAM_DATABASE and TIMESTREAM_TABLE are set. Errors surface: the ingest message is
  * retried, and its other writes are idempotent.
  *
- * As the SDK client does, it asks DescribeEndpoints for the account's cell and keeps the answer for the
- * period it gives, asks again when the cell refuses the call as the wrong endpoint (InvalidEndpointException),
- * and skips discovery when an endpoint is configured (`AWS_ENDPOINT_URL_TIMESTREAM_WRITE`).
+ * As the SDK client does, it asks DescribeEndpoints (at the regional endpoint, or the one
+ * `AWS_ENDPOINT_URL_TIMESTREAM_WRITE` names) for the account's cell and keeps the answer for the period
+ * it gives, asks again when the cell refuses the call as the wrong endpoint (InvalidEndpointException),
+ * and skips discovery when it is given an endpoint (`options.endpoint`).
  * https://docs.aws.amazon.com/timestream/latest/developerguide/Using-API.endpoint-discovery.html
  */
 export function timestreamSink(database: string, table: string, options: Partial<AwsCallOptions> = {}, now: () => number = Date.now): MetricsSink {
   let cell: CellEndpoint | undefined;
 
-  async function cellEndpoint(): Promise<URL | undefined> {
-    if (configuredEndpoint(TIMESTREAM_WRITE, options)) return undefined;
+  async function cellEndpoint(): Promise<URL> {
+    if (options.endpoint) return options.endpoint;
     if (cell && cell.expiresAt > now()) return cell.url;
     const { Endpoints } = (await callAws(TIMESTREAM_WRITE, operation('DescribeEndpoints', {}), options)) as { Endpoints?: { Address?: unknown; CachePeriodInMinutes?: unknown }[] };
     const [first] = Endpoints ?? [];
@@ -87,11 +88,11 @@ export function timestreamSink(database: string, table: string, options: Partial
   async function write(Records: TimestreamRecord[]): Promise<void> {
     const request = operation('WriteRecords', { DatabaseName: database, TableName: table, Records });
     try {
-      await callAws(TIMESTREAM_WRITE, request, { ...options, serviceEndpoint: await cellEndpoint() });
+      await callAws(TIMESTREAM_WRITE, request, { ...options, endpoint: await cellEndpoint() });
     } catch (err) {
       if (!(err instanceof AwsServiceError && err.code === 'InvalidEndpointException')) throw err;
       cell = undefined;
-      await callAws(TIMESTREAM_WRITE, request, { ...options, serviceEndpoint: await cellEndpoint() });
+      await callAws(TIMESTREAM_WRITE, request, { ...options, endpoint: await cellEndpoint() });
     }
   }
 

@@ -38,7 +38,7 @@ export function batchesOf(bodies: readonly string[]): string[][] {
 }
 
 /** SQS's SendMessageBatch (AWS JSON 1.0): https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html */
-const SQS: AwsApi = { name: 'SQS', signingName: 'sqs', endpointPrefix: 'sqs', endpointEnvId: 'SQS' };
+const SQS: AwsApi = { name: 'SQS', signingName: 'sqs', endpointPrefix: 'sqs', endpointEnvId: 'SQS', protocol: 'json-rpc' };
 
 interface BatchEntry {
   Id: string;
@@ -53,9 +53,9 @@ interface BatchAnswer {
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
 /**
- * One SendMessageBatch, addressed to the queue URL's host as the SDK client addresses it. Answers the
- * ids SQS failed, and whether any failure was the sender's; like the SDK client, it refuses an answer
- * whose body checksums do not match what was sent.
+ * One SendMessageBatch, to the queue URL's host as the SDK client sends it. Answers the ids SQS did not
+ * accept (failed, or missing from its answer) and whether a failure was the sender's; like the SDK
+ * client, it refuses an answer whose body checksums do not match what was sent.
  */
 async function sendBatch(queueUrl: string, entries: readonly BatchEntry[], options: Partial<AwsCallOptions>): Promise<{ failedIds: Set<string>; senderFault: boolean }> {
   const answer = (await callAws(
@@ -66,24 +66,38 @@ async function sendBatch(queueUrl: string, entries: readonly BatchEntry[], optio
       headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessageBatch', 'x-amzn-query-mode': 'true' },
       body: JSON.stringify({ QueueUrl: queueUrl, Entries: entries }),
     },
-    { serviceEndpoint: new URL(new URL(queueUrl).origin), ...options },
+    { endpoint: new URL(new URL(queueUrl).origin), ...options },
   )) as BatchAnswer;
   const sent = new Map(entries.map((e) => [e.Id, e.MessageBody]));
+  const accepted = new Set<string>();
   for (const { Id, MD5OfMessageBody } of answer.Successful ?? []) {
     const body = sent.get(String(Id));
     if (body === undefined || MD5OfMessageBody !== md5(body)) throw new QueueSendError(`SQS answered entry ${String(Id)} with a checksum that does not match its body`);
+    accepted.add(String(Id));
   }
-  const failed = answer.Failed ?? [];
-  return { failedIds: new Set(failed.map((f) => String(f.Id))), senderFault: failed.some((f) => f.SenderFault === true) };
+  return {
+    failedIds: new Set(entries.filter((e) => !accepted.has(e.Id)).map((e) => e.Id)),
+    senderFault: (answer.Failed ?? []).some((f) => f.SenderFault === true),
+  };
 }
 
-/** The queues named by `QUEUE_URL_<ID>` in `env`, which also gives the region, endpoint variables and credentials (Lambda's). */
-export function sqsQueue(env: Record<string, string | undefined> = process.env, options: Partial<AwsCallOptions> = {}): QueuePort {
-  const settings = { env, ...options };
+/**
+ * How long one `send` may take, retries included: a route times out after 10 s, and a queue that has
+ * not answered by then must still leave it time to answer 503.
+ */
+const SEND_DEADLINE_MS = 6000;
+
+/**
+ * The queues named by `QUEUE_URL_<ID>` in `env`, which also gives the region. Credentials are Lambda's,
+ * from the process environment, unless `options` gives others.
+ */
+export function sqsQueue(env: Record<string, string | undefined> = process.env, options: Partial<AwsCallOptions> & { deadlineMs?: number } = {}): QueuePort {
+  const { deadlineMs = SEND_DEADLINE_MS, ...callOptions } = options;
   return {
     async send(queueId, messages, { delaySeconds = 0 } = {}) {
       const url = env[queueUrlEnv(queueId)];
       if (!url) throw new QueueSendError(`no URL configured for queue ${queueId}`);
+      const settings = { env, ...callOptions, signal: AbortSignal.timeout(deadlineMs) };
       for (const batch of batchesOf(messages.map((m) => JSON.stringify(m)))) {
         let entries: BatchEntry[] = batch.map((MessageBody, j) => ({ Id: String(j), MessageBody, ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}) }));
         for (let attempt = 0; entries.length > 0; attempt++) {

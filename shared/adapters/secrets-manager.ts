@@ -4,7 +4,7 @@ import { AwsCallError, callAws, type AwsApi, type AwsCallOptions } from './aws-c
  * Secrets Manager's GetSecretValue: the one call the routes make to it, once per cold start, for the
  * signing seed. Wire format (AWS JSON 1.1): https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_GetSecretValue.html
  */
-const SECRETS_MANAGER: AwsApi = { name: 'Secrets Manager', signingName: 'secretsmanager', endpointPrefix: 'secretsmanager', endpointEnvId: 'SECRETS_MANAGER' };
+const SECRETS_MANAGER: AwsApi = { name: 'Secrets Manager', signingName: 'secretsmanager', endpointPrefix: 'secretsmanager', endpointEnvId: 'SECRETS_MANAGER', protocol: 'json-rpc' };
 
 const SECRET_ARN = /^arn:[a-z0-9-]+:secretsmanager:([a-z0-9-]+):\d{12}:secret:.+$/;
 

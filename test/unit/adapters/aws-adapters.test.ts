@@ -191,11 +191,38 @@ describe('SQS queue port (SendMessageBatch over SigV4)', () => {
     expect(fake.received).toHaveLength(1);
   });
 
-  it('goes to AWS_ENDPOINT_URL_SQS when set, as the SDK client does', async () => {
+  it("goes to the queue URL's host even when AWS_ENDPOINT_URL_SQS names another, as the SDK client does", async () => {
     fake.answers = [batchAnswer()];
-    const elsewhere = 'https://sqs.eu-west-1.amazonaws.com/000000000000/aos-notify';
-    await sqsQueue({ QUEUE_URL_NOTIFY: elsewhere, AWS_REGION: REGION, AWS_ENDPOINT_URL_SQS: fake.endpoint.href }, { credentials: CREDENTIALS }).send('notify', [{ a: 1 }]);
-    expect(JSON.parse(fake.received[0]!.body)).toMatchObject({ QueueUrl: elsewhere });
+    const nowhere = 'http://127.0.0.1:9/';
+    await sqsQueue({ QUEUE_URL_NOTIFY: queueUrl(), AWS_REGION: REGION, AWS_ENDPOINT_URL_SQS: nowhere }, { credentials: CREDENTIALS }).send('notify', [{ a: 1 }]);
+    const saved = process.env.AWS_ENDPOINT_URL_SQS;
+    process.env.AWS_ENDPOINT_URL_SQS = nowhere;
+    try {
+      await new SQSClient({ region: REGION, credentials: CREDENTIALS }).send(new SendMessageBatchCommand({ QueueUrl: queueUrl(), Entries: [{ Id: '0', MessageBody: '{"a":1}' }] }));
+    } finally {
+      if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_SQS;
+      else process.env.AWS_ENDPOINT_URL_SQS = saved;
+    }
+    expect(fake.received).toHaveLength(2);
+  });
+
+  it('resends an entry SQS neither accepted nor failed', async () => {
+    const silentOnSecond: Answer = (request) => {
+      const [first] = entriesOf(request);
+      return { status: 200, body: JSON.stringify({ Successful: [{ Id: first!.Id, MessageId: 'm', MD5OfMessageBody: md5(first!.MessageBody) }], Failed: [] }) };
+    };
+    fake.answers = [silentOnSecond];
+    await queue().send('notify', [{ a: 1 }, { b: 2 }]);
+    expect(fake.received.map((r) => entriesOf(r).map((e) => e.Id))).toEqual([['0', '1'], ['1']]);
+  });
+
+  it('gives up within its deadline when SQS does not answer, so a route can still answer 503', async () => {
+    fake.answers = ['hang'];
+    const started = Date.now();
+    const sending = sqsQueue({ QUEUE_URL_NOTIFY: queueUrl(), AWS_REGION: REGION }, { credentials: CREDENTIALS, timeoutMs: 10_000, deadlineMs: 300 }).send('notify', [{ a: 1 }]);
+    await expect(sending).rejects.toMatchObject({ retryable: true, message: expect.stringMatching(/^SQS could not be reached/) });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(fake.received).toHaveLength(1);
   });
 
   it('refuses a queue with no configured URL', async () => {

@@ -27,10 +27,14 @@ describe('Timestream metrics sink', () => {
       if (targetOf(request) === 'Timestream_20181101.DescribeEndpoints') return { status: 200, body: JSON.stringify({ Endpoints: [{ Address: fake.endpoint.host, CachePeriodInMinutes: minutes }] }) };
       return typeof write === 'function' ? write(request) : (write as Exclude<Answer, 'hang' | Function>);
     };
-  /** Discovered cells are addressed over https; the fake listens on http. */
-  const overHttp: typeof fetch = (url, init) => fetch(String(url).replace(/^https:/, 'http:'), init);
+  /** Discovery at the fake (the SDK's endpoint variable); the cell it names is addressed over https, and the fake listens on http. */
   const discovering = (now = () => 0) =>
-    timestreamSink('db', 'traces', { credentials: CREDENTIALS, env: { AWS_REGION: REGION }, fetch: (url, init) => (String(url).startsWith('https://ingest.timestream.') ? overHttp(fake.endpoint, init) : overHttp(url, init)), baseDelayMs: 1 }, now);
+    timestreamSink(
+      'db',
+      'traces',
+      { credentials: CREDENTIALS, env: { AWS_REGION: REGION, AWS_ENDPOINT_URL_TIMESTREAM_WRITE: fake.endpoint.href }, fetch: (url, init) => fetch(String(url).replace(/^https:/, 'http:'), init), baseDelayMs: 1 },
+      now,
+    );
 
   it('is off unless both the database and the table are configured', () => {
     expect(parseConfig({ TABLE_NAME: 't' }).timestream).toBeUndefined();
@@ -40,8 +44,8 @@ describe('Timestream metrics sink', () => {
 
   it('writes one multi-measure record per trace, at most 100 per call, as the SDK client writes them', async () => {
     fake.answers = [ok];
-    const env = { AWS_REGION: REGION, AWS_ENDPOINT_URL_TIMESTREAM_WRITE: fake.endpoint.href };
-    await timestreamSink('db', 'traces', { credentials: CREDENTIALS, env }).writeTraces('tnt_1', Array.from({ length: 150 }, (_, i) => trace(i)));
+    await timestreamSink('db', 'traces', { credentials: CREDENTIALS, env: { AWS_REGION: REGION }, endpoint: fake.endpoint }).writeTraces('tnt_1', Array.from({ length: 150 }, (_, i) => trace(i)));
+    // Given an endpoint, it skips discovery, as the SDK client built with one does.
     expect(discoveries(fake.received)).toEqual([]);
     const [first, second] = writes(fake.received).map((r) => JSON.parse(r.body) as { DatabaseName: string; TableName: string; Records: _Record[] });
     expect(first).toMatchObject({ DatabaseName: 'db', TableName: 'traces' });
@@ -52,7 +56,6 @@ describe('Timestream metrics sink', () => {
       MeasureValues: expect.arrayContaining([{ Name: 'durationMs', Value: '2500', Type: 'BIGINT' }, { Name: 'cost', Value: '0.0042', Type: 'DOUBLE' }]),
     });
 
-    // The SDK client, given the same endpoint, skips discovery too and sends the same request.
     const sdk = new TimestreamWriteClient({ region: REGION, endpoint: fake.endpoint.href, credentials: CREDENTIALS });
     await sdk.send(new WriteRecordsCommand({ DatabaseName: 'db', TableName: 'traces', Records: second!.Records }));
     const received = writes(fake.received);
@@ -60,7 +63,7 @@ describe('Timestream metrics sink', () => {
     await verifySignature(received[1]!, { service: 'timestream', region: REGION });
   });
 
-  it('asks DescribeEndpoints for its cell, as the SDK client asks, and keeps the answer for the period given', async () => {
+  it('asks DescribeEndpoints for its cell (where AWS_ENDPOINT_URL_TIMESTREAM_WRITE says), as the SDK client asks, writes there, and keeps the answer for the period given', async () => {
     fake.answers = [timestream(ok, 2)];
     let now = 0;
     const sink = discovering(() => now);
@@ -92,11 +95,15 @@ describe('Timestream metrics sink', () => {
       return new Response(JSON.stringify({ __type: 'com.amazonaws.timestream.v20181101#InvalidEndpointException', message: 'The endpoint is not valid.' }), { status: 421 });
     };
     await timestreamSink('db', 'traces', { credentials: CREDENTIALS, env: { AWS_REGION: REGION }, fetch: network }).writeTraces('t', [trace(0)]);
+    // With an endpoint variable, discovery goes there, and the writes still go to the cell it names.
+    await timestreamSink('db', 'traces', { credentials: CREDENTIALS, env: { AWS_REGION: REGION, AWS_ENDPOINT_URL_TIMESTREAM_WRITE: 'https://discovery.example' }, fetch: network }).writeTraces('t', [trace(1)]);
     expect(calls).toEqual([
       'DescribeEndpoints https://ingest.timestream.us-east-1.amazonaws.com/',
       'WriteRecords https://cell-1.example/',
       'DescribeEndpoints https://ingest.timestream.us-east-1.amazonaws.com/',
       'WriteRecords https://cell-3.example/',
+      'DescribeEndpoints https://discovery.example/',
+      'WriteRecords https://cell-5.example/',
     ]);
   });
 

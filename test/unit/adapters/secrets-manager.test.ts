@@ -106,7 +106,7 @@ describe('getSecretString (GetSecretValue over SigV4)', () => {
     };
     const error = await getSecretString(ARN, { ...fast, fetch: unreachable }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AwsCallError);
-    expect(error).toMatchObject({ retryable: true, message: 'Secrets Manager could not be reached (3 attempts)' });
+    expect(error).toMatchObject({ retryable: true, message: 'Secrets Manager could not be reached (TypeError) for GetSecretValue' });
     expect((error as Error).cause).toBeInstanceOf(TypeError);
     expect(calls).toBe(3);
   });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, RecursiveLoop, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -68,6 +68,12 @@ export interface ServiceFunctionProps {
   readonly timeout: Duration;
   readonly memoryMb?: number;
   readonly environment?: Record<string, string>;
+  /**
+   * Lambda stops a chain of invocations through a queue after about 16 (it follows the X-Ray trace
+   * header the calls carry); `ALLOW` for a function that sends to its own queue on purpose.
+   * @default RecursiveLoop.TERMINATE
+   */
+  readonly recursiveLoop?: RecursiveLoop;
 }
 
 /**
@@ -100,6 +106,7 @@ export class ServiceFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       timeout: props.timeout,
       memorySize: props.memoryMb ?? DEFAULT_MEMORY_MB,
+      recursiveLoop: props.recursiveLoop,
       logGroup,
       role,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },

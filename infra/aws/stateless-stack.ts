@@ -14,6 +14,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -62,6 +63,8 @@ interface FunctionSpec {
   readonly memoryMb?: number;
   readonly signingKey?: boolean;
   readonly sendsTo?: readonly string[];
+  /** A consumer that sends to its own queue (the ingest worker's purge pages) must not be stopped as a loop. */
+  readonly feedsItself?: boolean;
 }
 
 /** The code: one function per catalog route, queue consumer and schedule, and the HTTP API in front. */
@@ -198,6 +201,7 @@ export class StatelessStack extends Stack {
         timeout: Duration.seconds(Math.floor(queue.visibilityTimeoutSeconds / VISIBILITY_TIMEOUT_PER_CONSUMER_TIMEOUT)),
         memoryMb: queue.memoryMb,
         sendsTo: queue.sendsTo,
+        feedsItself: queue.sendsTo?.includes(queue.id),
       });
       fn.addEventSource(
         new SqsEventSource(this.queue(queue.id), { batchSize: queue.batchSize, reportBatchItemFailures: true }),
@@ -232,6 +236,7 @@ export class StatelessStack extends Stack {
       module: spec.module,
       timeout: spec.timeout,
       memoryMb: spec.memoryMb,
+      ...(spec.feedsItself && { recursiveLoop: RecursiveLoop.ALLOW }),
       environment: {
         ...this.functionEnvironment,
         ...(spec.signingKey && { SIGNING_SEED_SECRET_ARN: signingSeed.secretArn }),

@@ -44,6 +44,11 @@ describe('stateless stack', () => {
     }
   });
 
+  it('lets only the ingest worker, which queues its own purge pages, run on through a loop of its own queue', () => {
+    const allowed = Object.entries(resources('AWS::Lambda::Function')).filter(([, fn]) => fn.Properties.RecursiveLoop === 'Allow').map(([id]) => id);
+    expect(allowed).toEqual([logicalIdOf(stateless, stateless.consumerFunctions.get('ingest')!)]);
+  });
+
   it('routes exactly the catalog (both ways) plus $default', () => {
     const routeKeys = Object.values(resources('AWS::ApiGatewayV2::Route')).map((route) => route.Properties.RouteKey);
     const expected = [...catalog.routes.map((route) => `${route.method} ${API_BASE_PATH}${route.path}`), '$default'];

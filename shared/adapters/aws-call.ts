@@ -4,6 +4,7 @@ import { Sha256 } from '@smithy/core/checksum';
 import { loadJsonRpcErrorCode, loadRestJsonErrorCode } from '@smithy/core/protocols';
 import { isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
 /**
@@ -24,6 +25,8 @@ export interface AwsApi {
   readonly endpointEnvId: string;
   /** Where its error code is read first: AWS JSON (`__type`) or REST JSON (`x-amzn-errortype`). */
   readonly protocol: 'json-rpc' | 'rest-json';
+  /** An AWS JSON API that still answers query-protocol error codes (SQS): its body's `code` comes first, as in the SDK. */
+  readonly queryCompatible?: boolean;
   /** The variable whose API key, when set, is sent as `Authorization: Bearer` instead of a signature (`AWS_BEARER_TOKEN_BEDROCK`). */
   readonly bearerTokenEnv?: string;
 }
@@ -65,6 +68,12 @@ const DEFAULTS: Omit<AwsCallOptions, 'region'> = {
   env: process.env,
 };
 const THROTTLING_DELAY_FACTOR = 5;
+
+/**
+ * How long a call made while a route answers may take, retries included: a route times out after 10 s
+ * (infra/aws/stateless-stack.ts), and one whose call failed must still have time to answer 503.
+ */
+export const ROUTE_CALL_DEADLINE_MS = 6000;
 
 /** A call that failed; `retryable` when another attempt may succeed. */
 export class AwsCallError extends Error {
@@ -112,7 +121,9 @@ export async function callAws(api: AwsApi, operation: AwsOperation, options: Par
     } catch (err) {
       if (!(err instanceof AwsCallError && err.retryable) || attempt >= settings.attempts || settings.signal?.aborted) throw err;
       const base = settings.baseDelayMs * (err instanceof AwsServiceError && err.throttling ? THROTTLING_DELAY_FACTOR : 1);
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * base * 2 ** (attempt - 1)));
+      await sleep(Math.random() * base * 2 ** (attempt - 1), undefined, { signal: settings.signal }).catch(() => {
+        throw err;
+      });
     }
   }
 }
@@ -189,8 +200,8 @@ async function attemptCall(api: AwsApi, operation: AwsOperation, url: URL, autho
     if (text !== '' && !answer) throw new AwsCallError(`${api.name} answered ${operation.name} with a body that is not a JSON object`, false);
     return answer ?? {};
   }
-  const loadErrorCode = api.protocol === 'rest-json' ? loadRestJsonErrorCode : loadJsonRpcErrorCode;
-  const code = String(loadErrorCode({ statusCode: response.status, headers: Object.fromEntries(response.headers) }, answer) ?? 'UnknownError');
+  const output = { statusCode: response.status, headers: Object.fromEntries(response.headers) };
+  const code = String((api.protocol === 'rest-json' ? loadRestJsonErrorCode(output, answer) : loadJsonRpcErrorCode(output, answer, api.queryCompatible)) ?? 'UnknownError');
   const detail = typeof answer?.message === 'string' ? answer.message : typeof answer?.Message === 'string' ? answer.Message : '';
   throw new AwsServiceError(`${api.name} refused ${operation.name} (${response.status} ${code})${detail ? `: ${detail}` : ''}`, code, response.status);
 }

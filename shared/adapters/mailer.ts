@@ -33,7 +33,7 @@ const sesRefusal = (err: unknown) => (err instanceof AwsServiceError && SES_REFU
 const snsRefusal = (err: unknown) =>
   err instanceof InvalidParameterException || err instanceof InvalidParameterValueException || err instanceof OptedOutException ? err.name : undefined;
 
-/** Throttling, 5xx and network failures are retried (three attempts in all), then surface: the queue retries the message. */
+/** Throttling, transient failures (500, 502, 503, 504) and network failures are retried (three attempts in all), then surface: the queue retries the message. */
 export function sesMailer(from: string, options: Partial<AwsCallOptions> = {}): Mailer {
   const settings = { timeoutMs: 10_000, ...options };
   return {

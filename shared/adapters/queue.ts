@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { queueUrlEnv } from '../catalog.ts';
-import { callAws, type AwsApi, type AwsCallOptions } from './aws-call.ts';
+import { callAws, ROUTE_CALL_DEADLINE_MS, type AwsApi, type AwsCallOptions } from './aws-call.ts';
 
 export interface SendOptions {
   /** Seconds before the messages can be received (SQS allows up to 900). */
@@ -38,7 +38,7 @@ export function batchesOf(bodies: readonly string[]): string[][] {
 }
 
 /** SQS's SendMessageBatch (AWS JSON 1.0): https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html */
-const SQS: AwsApi = { name: 'SQS', signingName: 'sqs', endpointPrefix: 'sqs', endpointEnvId: 'SQS', protocol: 'json-rpc' };
+const SQS: AwsApi = { name: 'SQS', signingName: 'sqs', endpointPrefix: 'sqs', endpointEnvId: 'SQS', protocol: 'json-rpc', queryCompatible: true };
 
 interface BatchEntry {
   Id: string;
@@ -82,17 +82,11 @@ async function sendBatch(queueUrl: string, entries: readonly BatchEntry[], optio
 }
 
 /**
- * How long one `send` may take, retries included: a route times out after 10 s, and a queue that has
- * not answered by then must still leave it time to answer 503.
- */
-const SEND_DEADLINE_MS = 6000;
-
-/**
  * The queues named by `QUEUE_URL_<ID>` in `env`, which also gives the region. Credentials are Lambda's,
  * from the process environment, unless `options` gives others.
  */
 export function sqsQueue(env: Record<string, string | undefined> = process.env, options: Partial<AwsCallOptions> & { deadlineMs?: number } = {}): QueuePort {
-  const { deadlineMs = SEND_DEADLINE_MS, ...callOptions } = options;
+  const { deadlineMs = ROUTE_CALL_DEADLINE_MS, ...callOptions } = options;
   return {
     async send(queueId, messages, { delaySeconds = 0 } = {}) {
       const url = env[queueUrlEnv(queueId)];

@@ -1,4 +1,4 @@
-import { AwsCallError, callAws, type AwsApi, type AwsCallOptions } from './aws-call.ts';
+import { AwsCallError, callAws, ROUTE_CALL_DEADLINE_MS, type AwsApi, type AwsCallOptions } from './aws-call.ts';
 
 /**
  * Secrets Manager's GetSecretValue: the one call the routes make to it, once per cold start, for the
@@ -9,9 +9,9 @@ const SECRETS_MANAGER: AwsApi = { name: 'Secrets Manager', signingName: 'secrets
 const SECRET_ARN = /^arn:[a-z0-9-]+:secretsmanager:([a-z0-9-]+):\d{12}:secret:.+$/;
 
 /**
- * The secret's string value (SecretString), asked in the secret's own region. A failure that outlasts
- * the attempts (throttling, 5xx, timeouts, the network) is a retryable AwsCallError; a refusal that
- * cannot change is not.
+ * The secret's string value (SecretString), asked in the secret's own region within the routes' call
+ * deadline. A failure that outlasts the attempts or the deadline (throttling, transient 5xx, timeouts,
+ * the network) is a retryable AwsCallError; a refusal that cannot change is not.
  */
 export async function getSecretString(secretArn: string, options: Partial<AwsCallOptions> = {}): Promise<string> {
   const region = SECRET_ARN.exec(secretArn)?.[1];
@@ -24,7 +24,7 @@ export async function getSecretString(secretArn: string, options: Partial<AwsCal
       headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'secretsmanager.GetSecretValue' },
       body: JSON.stringify({ SecretId: secretArn }),
     },
-    { ...options, region },
+    { signal: AbortSignal.timeout(ROUTE_CALL_DEADLINE_MS), ...options, region },
   );
   const { SecretString } = answer as { SecretString?: unknown };
   if (typeof SecretString !== 'string' || SecretString === '') throw new AwsCallError(`the secret ${secretArn} has no string value`, false);

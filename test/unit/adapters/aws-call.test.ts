@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AwsServiceError, callAws, type AwsApi } from '../../../shared/adapters/aws-call.ts';
 import { CREDENTIALS, fakeAwsService, type Received } from '../../support/fake-aws.ts';
 
@@ -56,6 +56,36 @@ describe('callAws', () => {
     expect([retryable('ThrottlingException', 400), retryable('Anything', 429), retryable('InternalError', 500), retryable('ServiceUnavailable', 503), retryable('RequestTimeout', 400)]).toEqual([true, true, true, true, true]);
     expect([retryable('ValidationException', 400), retryable('AccessDeniedException', 403), retryable('NotImplemented', 501)]).toEqual([false, false, false]);
     expect(new AwsServiceError('x', 'ThrottlingException', 400).throttling).toBe(true);
+  });
+
+  describe('between attempts', () => {
+    afterEach(() => vi.restoreAllMocks());
+    const refusal = (status: number, type: string) => ({ status, body: JSON.stringify({ __type: type, message: 'no' }) });
+    const elapsedMs = async (call: Promise<unknown>) => {
+      const started = performance.now();
+      await call.catch(() => {});
+      return performance.now() - started;
+    };
+
+    it('waits five times longer after throttling, as the SDK does', async () => {
+      vi.spyOn(Math, 'random').mockReturnValue(1);
+      const options = { endpoint: fake.endpoint, credentials: CREDENTIALS, env: { AWS_REGION: REGION }, attempts: 2, baseDelayMs: 100 };
+      fake.answers = [refusal(400, 'ThrottlingException')];
+      expect(await elapsedMs(callAws(api('json-rpc'), getSecretValue, options))).toBeGreaterThanOrEqual(480);
+      fake.answers = [refusal(503, 'ServiceUnavailable')];
+      expect(await elapsedMs(callAws(api('json-rpc'), getSecretValue, options))).toBeLessThan(450);
+      expect(fake.received).toHaveLength(4);
+    });
+
+    it('stops waiting when its signal aborts, and throws the last refusal', async () => {
+      fake.answers = [refusal(400, 'ThrottlingException')];
+      const options = { endpoint: fake.endpoint, credentials: CREDENTIALS, env: { AWS_REGION: REGION }, baseDelayMs: 60_000, signal: AbortSignal.timeout(200) };
+      vi.spyOn(Math, 'random').mockReturnValue(1);
+      const started = performance.now();
+      await expect(callAws(api('json-rpc'), getSecretValue, options)).rejects.toMatchObject({ code: 'ThrottlingException' });
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(fake.received).toHaveLength(1);
+    });
   });
 
   it('does not retry a fault of its own making: an invalid endpoint throws once, without a call', async () => {

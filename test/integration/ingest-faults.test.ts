@@ -28,6 +28,7 @@ import type { Store } from '../../shared/store/index.ts';
 import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { startTestService } from '../support/service.ts';
+import { lambdaContext } from '../support/http-event.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const span = (traceId: string, spanId: string, parentSpanId: string | null, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
@@ -82,9 +83,9 @@ describe('the ingest worker under faults (dynalite)', () => {
       },
     };
     const handler = ingestHandler(() => portsWith(crashingStore));
-    expect((await handler(sqsEvent(message))).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
-    expect((await handler(sqsEvent(message))).batchItemFailures).toEqual([]);
-    expect((await handler(sqsEvent(message))).batchItemFailures).toEqual([]); // a late duplicate delivery
+    expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+    expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]);
+    expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]); // a late duplicate delivery
 
     expect(await store.traces.spansOf(tenantId, 't1')).toHaveLength(2);
     expect(await store.traces.getSummary(tenantId, 't1')).toMatchObject({ spanCount: 2, inputTokens: 100, rootSpanId: 'root' });
@@ -95,7 +96,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     const tenantId = await newTenant();
     const messages = [1, 2, 3, 4].map((i) => toIngestMessages(tenantId, T0, { spans: [span(`t${i}`, 'root', null, { agentName: 'Brand New' })], signals: [], logs: [] })[0]);
     const handler = ingestHandler(() => portsWith(store));
-    await Promise.all(messages.map((m, i) => handler(sqsEvent([m], [`race-${i}`]))));
+    await Promise.all(messages.map((m, i) => handler(sqsEvent([m], [`race-${i}`]), lambdaContext)));
     const agents = await store.agents.list(tenantId);
     expect(agents.map((a) => a.name)).toEqual(['Brand New']);
     const summaries = await store.traces.listSummaries(tenantId, {});
@@ -105,7 +106,7 @@ describe('the ingest worker under faults (dynalite)', () => {
   it('reports one bad record without failing the rest of the batch', async () => {
     const tenantId = await newTenant();
     const good = toIngestMessages(tenantId, T0, { spans: [span('good', 'root', null)], signals: [], logs: [] })[0];
-    const result = await ingestHandler(() => portsWith(store))(sqsEvent([good, { kind: 'nonsense' }], ['ok', 'poison']));
+    const result = await ingestHandler(() => portsWith(store))(sqsEvent([good, { kind: 'nonsense' }], ['ok', 'poison']), lambdaContext);
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }]);
     expect(await store.traces.getSummary(tenantId, 'good')).toBeDefined();
   });
@@ -113,7 +114,7 @@ describe('the ingest worker under faults (dynalite)', () => {
   describe('deleting an agent', () => {
     async function agentWithTrace(traceId: string) {
       const tenantId = await newTenant();
-      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans: [span(traceId, 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] })));
+      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans: [span(traceId, 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] })), lambdaContext);
       const [agent] = await store.agents.list(tenantId);
       return { tenantId, agentId: agent!.id };
     }
@@ -126,7 +127,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       } };
       for (let message = queued.shift(); message; message = queued.shift()) {
         await beforeEach(message);
-        await ingestHandler(() => ({ ...portsWith(store), queue }) as unknown as IngestPorts)(sqsEvent([message]));
+        await ingestHandler(() => ({ ...portsWith(store), queue }) as unknown as IngestPorts)(sqsEvent([message]), lambdaContext);
       }
       return delays;
     };
@@ -159,7 +160,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       const lateWriter: Store = { ...store, agents: { ...store.agents, ensure: async () => agentId } };
       const late = toIngestMessages(tenantId, T0, { spans: [span('late', 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] });
       const delays = await purgeAll(queued, async (message) => {
-        if ((message as { finalSweep?: boolean }).finalSweep) await ingestHandler(() => portsWith(lateWriter))(sqsEvent(late));
+        if ((message as { finalSweep?: boolean }).finalSweep) await ingestHandler(() => portsWith(lateWriter))(sqsEvent(late), lambdaContext);
       });
       expect(delays).toEqual([config.purgeSweepDelaySeconds]);
       expect(config.purgeSweepDelaySeconds).toBeGreaterThan(catalog.queues.find((q) => q.id === 'ingest')!.visibilityTimeoutSeconds);
@@ -236,7 +237,7 @@ describe('DynamoDB throttling (client mock)', () => {
       metricsSink: noMetricsSink,
     } as unknown as IngestPorts;
     const message = toIngestMessages('t', T0, { spans: [span('x', 'root', null)], signals: [], logs: [] })[0];
-    expect((await ingestHandler(() => ports)(sqsEvent([message]))).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+    expect((await ingestHandler(() => ports)(sqsEvent([message]), lambdaContext)).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
   });
 });
 

@@ -10,7 +10,7 @@ import {
 import { GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ingestHandler, type IngestPorts } from '../../functions/workers/ingest.ts';
 import { randomIds } from '../../shared/adapters/ids.ts';
 import { noMetricsSink } from '../../shared/adapters/metrics-sink.ts';
@@ -29,6 +29,7 @@ import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { startTestService } from '../support/service.ts';
 import { lambdaContext } from '../support/http-event.ts';
+import { metrics } from '../../shared/observability/metrics.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const span = (traceId: string, spanId: string, parentSpanId: string | null, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
@@ -90,6 +91,20 @@ describe('the ingest worker under faults (dynalite)', () => {
     expect(await store.traces.spansOf(tenantId, 't1')).toHaveLength(2);
     expect(await store.traces.getSummary(tenantId, 't1')).toMatchObject({ spanCount: 2, inputTokens: 100, rootSpanId: 'root' });
     expect(await store.agents.list(tenantId)).toHaveLength(1);
+  });
+
+  it('counts the spans it stored and the alerts they opened (EMF metrics)', async () => {
+    const tenantId = await newTenant();
+    const added = vi.spyOn(metrics, 'addMetric');
+    const spans = [span('counted', 'root', null, { agentName: 'Counted', status: 'error', errorType: 'ValueError' }), span('counted', 'child', 'root', { agentName: 'Counted' })];
+    const handler = ingestHandler(() => portsWith(store));
+    await handler(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
+    expect(added.mock.calls).toEqual([['SpansIngested', 'Count', 2], ['AlertsRaised', 'Count', 1]]);
+    added.mockClear();
+    // A redelivery stores the spans again (idempotently) and opens no alert: the occurrence counts once.
+    await handler(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
+    expect(added.mock.calls).toEqual([['SpansIngested', 'Count', 2]]);
+    added.mockRestore();
   });
 
   it('two workers meeting a new agent name at once create one agent', async () => {

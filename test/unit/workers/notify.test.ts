@@ -1,10 +1,11 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { EmailMessage, SmsMessage } from '../../../shared/domain/notifications/messages.ts';
 import { notifyHandler, type NotifyPorts } from '../../../functions/workers/notify.ts';
 import { UndeliverableError } from '../../../shared/domain/notifications/deliver.ts';
 import { TENANT, agentRecord, alertRecord, notifyWorld } from '../alerts/notify-world.ts';
 import { lambdaContext } from '../../support/http-event.ts';
+import { metrics } from '../../../shared/observability/metrics.ts';
 
 function fakes(failFor: string[] = [], refuse: string[] = []) {
   const sent: Array<EmailMessage | SmsMessage> = [];
@@ -36,14 +37,17 @@ const event = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
 const email = (id: string, to = 'a@example.com') => ({ id, channel: 'email', to, subject: 'S', text: 'T' });
 
 describe('notify worker', () => {
-  it('sends e-mail and SMS and acknowledges the whole batch', async () => {
+  it('sends e-mail and SMS, acknowledges the whole batch and counts what it sent', async () => {
     const { ports, sent } = fakes();
+    const added = vi.spyOn(metrics, 'addMetric');
     const result = await notifyHandler(() => ports)(
       event(record('1', email('m1')), record('2', { id: 'm2', channel: 'sms', to: '+14155550100', text: 'hi' })),
       lambdaContext,
     );
     expect(result.batchItemFailures).toEqual([]);
     expect(sent.map((m) => m.channel)).toEqual(['email', 'sms']);
+    expect(added.mock.calls).toEqual([['NotificationsSent', 'Count', 1], ['NotificationsSent', 'Count', 1]]);
+    added.mockRestore();
   });
 
   it('reports only the failed records, so only they are retried', async () => {

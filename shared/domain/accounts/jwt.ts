@@ -34,9 +34,9 @@ const bigIntOf = (bytes: Buffer): bigint => BigInt(`0x${bytes.toString('hex') ||
 /**
  * The token with its ES256 signature in low-S form. ECDSA signatures are malleable: (r, n − s) verifies
  * as (r, s) does, so without one canonical form a signed token has two spellings. Ours always take the
- * low one, and the verifier refuses the other.
+ * low one, and the verifier refuses the other: any ES256 token the service signs with jose goes through here.
  */
-function withLowS(token: string): string {
+export function withLowS(token: string): string {
   const [header, payload, signature] = token.split('.') as [string, string, string];
   const bytes = Buffer.from(signature, 'base64url');
   const s = bigIntOf(bytes.subarray(32));

@@ -54,10 +54,9 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
     expect(bundling('/@aws-lambda-powertools/batch/').sort()).toEqual(['functions/workers/evaluate.js', 'functions/workers/ingest.js', 'functions/workers/notify.js']);
   });
 
-  it('bundles the latency sketch only into the functions that read or write rollups, and protobufjs into none (the OTLP routes read the wire themselves)', () => {
-    expect(bundling('shared/domain/analytics/ddsketch.ts').sort()).toEqual([...ROLLUPS].sort());
-    expect(bundling('/protobufjs/')).toEqual([]);
-    expect(bundling('shared/domain/otlp/protobuf.ts').sort()).toEqual(['functions/http/otlp/logs.js', 'functions/http/otlp/traces.js']);
+  it("bundles sketches-js only into the functions that read or write rollups, and the generated OTLP codec only into the OTLP routes", () => {
+    expect(bundling('/@datadog/sketches-js/').sort()).toEqual([...ROLLUPS].sort());
+    expect(bundling('shared/domain/otlp/generated/otlp.js').sort()).toEqual(['functions/http/otlp/logs.js', 'functions/http/otlp/traces.js']);
   });
 
   it("bundles neither classic zod nor every route's schemas: the OpenAPI route carries its description packed at synth time, the others their area's schemas", () => {

@@ -5,7 +5,8 @@ import { config } from '../../shared/config.ts';
 import { processAlertNotification, type NotificationSettings } from '../../shared/domain/alerts/notify.ts';
 import { deliver } from '../../shared/domain/notifications/deliver.ts';
 import { notifyQueueMessageSchema } from '../../shared/domain/notifications/messages.ts';
-import { logger } from '../../shared/http/logger.ts';
+import { logger } from '../../shared/observability/logger.ts';
+import { count, METRIC } from '../../shared/observability/metrics.ts';
 import { agentsRepository } from '../../shared/store/agents.ts';
 import { alertsRepository } from '../../shared/store/alerts.ts';
 import { deliveriesRepository } from '../../shared/store/deliveries.ts';
@@ -45,11 +46,13 @@ export const notifyHandler = (getPorts: () => NotifyPorts = notifyPorts, setting
     if ('kind' in message) {
       const { alerts, agents, tenants, rateLimits, deliveries } = store;
       const result = await processAlertNotification(message, { alerts, agents, tenants, rateLimits, deliveries, mailer, sms, clock, settings });
+      if ('sent' in result) count(METRIC.notificationsSent, result.sent);
       const held = 'rateLimited' in result && result.rateLimited + result.undeliverable > 0;
       logger[held ? 'warn' : 'info']('alert notification processed', { tenantId: message.tenantId, alertId: message.alertId, ...result });
       return;
     }
     const outcome = await deliver(message, { mailer, sms, deliveries: store.deliveries, clock });
+    if (outcome === 'sent') count(METRIC.notificationsSent, 1);
     if (outcome === 'undeliverable') logger.warn('message refused for good by the provider; settled, not retried', { messageId: message.id, channel: message.channel });
   });
 

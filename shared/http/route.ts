@@ -14,7 +14,8 @@ import { tenantsRepository } from '../store/tenants.ts';
 import { usersRepository } from '../store/users.ts';
 import { authenticate, rateLimitSubject, type CredentialPorts, type Principal } from './auth.ts';
 import { jsonBody } from './body.ts';
-import { logger } from './logger.ts';
+import { observability } from '../observability/handler.ts';
+import { logger, thrown } from '../observability/logger.ts';
 import { raw, type Reply } from './reply.ts';
 import { parseOrThrow } from './validation.ts';
 import { DEFAULT_MAX_BODY_BYTES, type AreaRoute, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
@@ -121,6 +122,7 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
       const state = startState(request.event, request.context);
       logger.resetKeys();
       logger.appendKeys({ requestId: state.requestId, route: routeId });
+      logger.setCorrelationId(state.requestId);
     },
     after: (request) => finish(request, request.response as unknown as Reply),
     onError: (request) => {
@@ -137,7 +139,7 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
       if (err instanceof AppError) {
         return finish(request, raw(err.status, { success: false, error: { code: err.code, message: err.message } }));
       }
-      logger.error('unhandled error', err);
+      logger.error('unhandled error', thrown(err));
       finish(request, raw(500, INTERNAL_ERROR_BODY));
     },
   };
@@ -209,6 +211,7 @@ export function httpRoute<R extends RouteId, T extends Readonly<Record<R, AreaRo
   const schemas: AreaRoute = areaSchemas[routeId];
   const { route } = schemas;
   return middy<Event, Result, Error, Context>()
+    .use(observability())
     .use(envelope(route.id))
     .use(guard(route, getPorts))
     .use(validate(schemas))

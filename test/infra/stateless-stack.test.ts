@@ -280,7 +280,11 @@ describe('stateless stacks with a schedule and deployment settings', () => {
   });
 
   it('rejects external issuers whose keys would be read over plain http, at synthesis', () => {
-    expect(() => buildTestApp({ context: { jwtExternalIssuers: '[{"issuer":"http://idp.example.com","audiences":[]}]' } })).toThrow(/https/);
+    expect(() => buildTestApp({ context: { jwtExternalIssuers: '[{"issuer":"http://idp.example.com","audiences":["client"]}]' } })).toThrow(/https/);
+  });
+
+  it('rejects an external issuer that names no audience, at synthesis', () => {
+    expect(() => buildTestApp({ context: { jwtExternalIssuers: '[{"issuer":"https://idp.example.com","audiences":[]}]' } })).toThrow(/at least one audience/);
   });
 
   it('rejects a log level the functions would fail to start with, at synthesis', () => {

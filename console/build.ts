@@ -1,0 +1,43 @@
+import { readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BUILD_INPUTS_FILE, consoleDir, hashInputs, type BuildInputs } from './build-inputs.ts';
+
+export const consoleDistDir = join(consoleDir, 'dist');
+
+/** Whether `dir` holds a build of the sources as they are now. */
+export async function isBuildFresh(dir = consoleDistDir): Promise<boolean> {
+  let inputs: BuildInputs;
+  try {
+    inputs = JSON.parse(await readFile(join(dir, BUILD_INPUTS_FILE), 'utf8')) as BuildInputs;
+    await readFile(join(dir, 'index.html'));
+  } catch {
+    return false;
+  }
+  return inputs.hash === (await hashInputs(inputs.files));
+}
+
+export interface EnsureBuildResult {
+  dir: string;
+  /** Milliseconds spent building; 0 when the build on disk was fresh. */
+  builtInMs: number;
+}
+
+/**
+ * The console's production build, made now if it is missing or any of its inputs changed since it
+ * was made. Built beside and then moved into place, so a server never reads a half-written build.
+ */
+export async function ensureConsoleBuild(dir = consoleDistDir): Promise<EnsureBuildResult> {
+  if (await isBuildFresh(dir)) return { dir, builtInMs: 0 };
+  const startedAt = Date.now();
+  const staging = `${dir}.building-${process.pid}`;
+  // Loaded only to build: importing Vite takes seconds, checking the build's inputs milliseconds.
+  const [{ build }, { default: config }] = await Promise.all([import('vite'), import('./vite.config.ts')]);
+  try {
+    await build({ ...config, configFile: false, build: { ...config.build, outDir: staging, emptyOutDir: true } });
+    await rm(dir, { recursive: true, force: true });
+    await rename(staging, dir);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return { dir, builtInMs: Date.now() - startedAt };
+}

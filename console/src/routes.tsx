@@ -1,6 +1,6 @@
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { Layout, RequireSignIn } from './components/Layout';
-import { NotFound } from './components/ui';
+import { Loading, NotFound } from './components/ui';
 
 /** Each page loads with its own chunk, so the first load carries only the page that is opened. */
 const page = (load: () => Promise<{ default: React.ComponentType }>): Pick<RouteObject, 'lazy'> => ({
@@ -8,6 +8,10 @@ const page = (load: () => Promise<{ default: React.ComponentType }>): Pick<Route
 });
 
 export const router = createBrowserRouter([
+  {
+    // Shown while the first page's chunk loads.
+    HydrateFallback: Loading,
+    children: [
   { path: '/login', ...page(() => import('./pages/auth/Login')) },
   { path: '/register', ...page(() => import('./pages/auth/Register')) },
   { path: '/forgot-password', ...page(() => import('./pages/auth/ForgotPassword')) },
@@ -34,6 +38,8 @@ export const router = createBrowserRouter([
           { path: '*', element: <NotFound /> },
         ],
       },
+    ],
+  },
     ],
   },
 ]);

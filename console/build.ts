@@ -32,11 +32,16 @@ export async function ensureConsoleBuild(dir = consoleDistDir): Promise<EnsureBu
   const staging = `${dir}.building-${process.pid}`;
   // Loaded only to build: importing Vite takes seconds, checking the build's inputs milliseconds.
   const [{ build }, { default: config }] = await Promise.all([import('vite'), import('./vite.config.ts')]);
+  // Vite builds for the NODE_ENV it finds (a test runner sets `test`): React's production build needs `production`.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
   try {
-    await build({ ...config, configFile: false, build: { ...config.build, outDir: staging, emptyOutDir: true } });
+    await build({ ...config, configFile: false, mode: 'production', build: { ...config.build, outDir: staging, emptyOutDir: true } });
     await rm(dir, { recursive: true, force: true });
     await rename(staging, dir);
   } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
     await rm(staging, { recursive: true, force: true });
   }
   return { dir, builtInMs: Date.now() - startedAt };

@@ -28,6 +28,7 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
     browser,
     async newContext() {
       const context = await browser.newContext({ baseURL: origin, viewport: { width: 1400, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+      context.setDefaultTimeout(15_000);
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
       contexts.push(context);
       return context;

@@ -30,10 +30,10 @@ function chatMessages(value: Json | undefined): ChatMessage[] | undefined {
 /** Text, cut to a readable length with a "Show all" that reveals the rest. */
 export function LongText({ text }: { text: string }) {
   const [all, setAll] = useState(false);
-  if (text.length <= LONG_TEXT || all) return <pre className="text">{text}</pre>;
+  if (text.length <= LONG_TEXT || all) return <pre className="text" tabIndex={0}>{text}</pre>;
   return (
     <>
-      <pre className="text">{text.slice(0, LONG_TEXT)}…</pre>
+      <pre className="text" tabIndex={0}>{text.slice(0, LONG_TEXT)}…</pre>
       <button type="button" className="link" onClick={() => setAll(true)}>
         Show all ({text.length.toLocaleString('en-US')} characters)
       </button>

@@ -148,7 +148,7 @@ function TraceView({ trace }: { trace: Trace }) {
             </ul>
           </div>
         </section>
-        <aside className="side-panel" aria-label="Selected span">
+        <aside className="side-panel" aria-label="Selected span" tabIndex={0}>
           {selected ? <SpanPanel span={selected} traceStart={start} /> : <Empty>Select a span.</Empty>}
         </aside>
       </div>
@@ -219,7 +219,7 @@ function SpanPanel({ span, traceStart }: { span: Span; traceStart: number }) {
   );
 }
 
-const LongMessage = ({ text }: { text: string }) => <pre className="text">{text}</pre>;
+const LongMessage = ({ text }: { text: string }) => <pre className="text" tabIndex={0}>{text}</pre>;
 
 /** What else the service knows of the trace: evaluation signals, logs, anomalies and the alerts it raised. */
 function TraceTimeline({ trace }: { trace: Trace }) {

@@ -87,7 +87,7 @@ export default function Traces() {
           <Empty>No trace matches these filters.</Empty>
         ) : (
           <>
-            <table className="traces">
+            <table className="traces" aria-busy={traces.isPlaceholderData}>
               <thead>
                 <tr>
                   <th scope="col">Started</th>

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { catalog as defaultCatalog, type Catalog } from '../../shared/catalog.ts';
+import { ConsoleStack } from './console-stack.ts';
 import { StatefulStack } from './stateful-stack.ts';
 import { StatelessStack } from './stateless-stack.ts';
 
@@ -17,6 +18,7 @@ export interface ServiceApp {
   readonly app: App;
   readonly stateful: StatefulStack;
   readonly stateless: StatelessStack;
+  readonly console: ConsoleStack;
 }
 
 /** The service's CDK app: environment-agnostic stacks, checked by cdk-nag's AWS Solutions rules at synthesis. */
@@ -32,8 +34,12 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     stateful,
     catalog,
   });
+  const console = new ConsoleStack(app, 'AgentObservability-Console', {
+    description: 'Agent Observability Service: the console (S3 + CloudFront) with the API at /api',
+    api: stateless.api,
+  });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stateful, stateless };
+  return { app, stateful, stateless, console };
 }
 
 const isEntryPoint = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);

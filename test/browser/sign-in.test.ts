@@ -34,7 +34,7 @@ describe('signing in', () => {
     const context = await h.newContext();
     const page = await context.newPage();
     await registerInBrowser(page, newEmail('reload'));
-    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate('document.cookie')).toBe('');
     const [cookie] = await context.cookies();
     expect(cookie).toMatchObject({ name: 'aos_refresh', httpOnly: true, secure: true, sameSite: 'Strict', path: '/api/auth' });
     await page.goto('/settings');

@@ -202,6 +202,9 @@ export interface Catalog {
 
 export const catalog: Catalog = { routes, fallbackRoute, queues, schedules };
 
+/** A route's area, the first part of its id: `keys` of `keys/list`. */
+export const areaOf = (routeId: string): string => routeId.split('/')[0]!;
+
 export const httpHandlerModule = (id: string): string => `functions/http/${id}.ts`;
 export const workerModule = (consumer: string): string => `functions/workers/${consumer}.ts`;
 export const jobModule = (job: string): string => `functions/jobs/${job}.ts`;

@@ -10,7 +10,7 @@ import { logLevelOf } from '../../shared/http/logger.ts';
  * | key                  | default                             | reaches the functions as |
  * |----------------------|-------------------------------------|--------------------------|
  * | `corsAllowOrigins`   | `*`; an array or a comma-separated string | the HTTP API's CORS configuration |
- * | `jwtIssuer`          | `urn:aos:<stateless stack name>`    | `JWT_ISSUER` |
+ * | `jwtIssuer`          | `urn:aos:<API stack name>` (`urn:aos:AgentObservability-Stateless`) | `JWT_ISSUER` |
  * | `jwtExternalIssuers` | `[]`; an array or JSON string of `{issuer, jwksUrl?, audiences}`, e.g. a Cognito user pool | `JWT_EXTERNAL_ISSUERS` |
  * | `publicAppUrl`       | the API's own endpoint, so e-mailed `/api/...` links work; set it when a dashboard serves `/reset-password` | `PUBLIC_APP_URL` |
  * | `mailFrom`           | the functions' built-in sender; set an SES-verified identity | `MAIL_FROM` |

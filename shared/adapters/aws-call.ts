@@ -71,7 +71,7 @@ const THROTTLING_DELAY_FACTOR = 5;
 
 /**
  * How long a call made while a route answers may take, retries included: a route times out after 10 s
- * (infra/aws/stateless-stack.ts), and one whose call failed must still have time to answer 503.
+ * (infra/aws/routes-stack.ts), and one whose call failed must still have time to answer 503.
  */
 export const ROUTE_CALL_DEADLINE_MS = 6000;
 

@@ -6,7 +6,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildTestApp } from './service-app.ts';
 
-const { console: consoleStack, stateless } = buildTestApp();
+const { console: consoleStack, api: apiStack } = buildTestApp();
 const template = Template.fromStack(consoleStack);
 
 describe('the console stack', () => {
@@ -38,7 +38,7 @@ describe('the console stack', () => {
     });
     const origin = config.Origins.find((o: { Id: string }) => o.Id === api.TargetOriginId);
     expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only' });
-    expect(JSON.stringify(origin.DomainName)).toContain(stateless.getLogicalId(stateless.api.node.defaultChild as never));
+    expect(JSON.stringify(origin.DomainName)).toContain(apiStack.getLogicalId(apiStack.api.node.defaultChild as never));
     expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([expect.objectContaining({ EventType: 'viewer-request' })]);
     expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
   });

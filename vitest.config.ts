@@ -9,7 +9,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'service', include: ['test/**/*.test.ts'], exclude: ['test/bench/**', 'test/browser/**', 'node_modules/**'] } },
       // The console in Chromium: one build and one browser per run (globalSetup), shared by the files.
-      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: ['test/browser/global-setup.ts'], testTimeout: 60_000 } },
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: ['test/browser/global-setup.ts'], testTimeout: 120_000 } },
     ],
   },
 });

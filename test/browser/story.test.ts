@@ -4,7 +4,7 @@ import { expectAccessible, newEmail, registerInBrowser, startConsole, type Conso
 let h: ConsoleHarness;
 beforeAll(async () => {
   h = await startConsole();
-}, 240_000);
+}, 400_000);
 afterAll(() => h?.stop());
 
 /** An agent run whose tool call fails: it raises an `error` alert. */
@@ -114,4 +114,4 @@ it('walks the story: register, make a key, send a trace, find it, open its water
   await page.getByRole('link', { name: 'story-trace-2' }).waitFor();
   await page.goto(traceLink);
   await page.getByTestId('waterfall').getByRole('button', { name: /lookup order/ }).waitFor();
-}, 240_000);
+}, 400_000);

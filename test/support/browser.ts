@@ -28,7 +28,8 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
     browser,
     async newContext() {
       const context = await browser.newContext({ baseURL: origin, viewport: { width: 1400, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
-      context.setDefaultTimeout(15_000);
+      // Generous: CI's two cores run the service, the browser and other test files at once.
+      context.setDefaultTimeout(30_000);
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
       contexts.push(context);
       return context;

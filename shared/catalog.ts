@@ -50,6 +50,8 @@ export const authRouteDefs = [
   { id: 'auth/forgot-password', method: 'POST', path: '/auth/forgot-password', auth: 'public', tier: 'auth', sendsTo: ['notify'] },
   { id: 'auth/reset-password', method: 'POST', path: '/auth/reset-password', auth: 'public', tier: 'auth', memoryMb: 1024 },
   { id: 'auth/verify-email', method: 'GET', path: '/auth/verify-email', auth: 'public', tier: 'auth' },
+  { id: 'auth/refresh', method: 'POST', path: '/auth/refresh', auth: 'public', tier: 'auth', usesSigningKey: true },
+  { id: 'auth/logout', method: 'POST', path: '/auth/logout', auth: 'public', tier: 'auth' },
 ] as const satisfies readonly RouteDef[];
 
 export const usersRouteDefs = [

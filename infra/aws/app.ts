@@ -4,6 +4,7 @@ import { App, Validations, type Stack } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { catalog as defaultCatalog, type Catalog } from '../../shared/catalog.ts';
 import { ApiStack } from './api-stack.ts';
+import { ConsoleStack } from './console-stack.ts';
 import { RoutesStack } from './routes-stack.ts';
 import type { ServiceFunction } from './service-function.ts';
 import { routeStackLayout } from './stack-layout.ts';
@@ -28,6 +29,8 @@ export interface ServiceApp {
   readonly stacks: readonly Stack[];
   /** By route id, the fallback route's included, whichever route stack holds it. */
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
+  /** The console: S3 + CloudFront, with the API at `/api` on its origin. */
+  readonly console: ConsoleStack;
 }
 
 const SERVICE = 'AgentObservability';
@@ -73,6 +76,10 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     queues: catalog.queues,
     schedules: catalog.schedules,
   });
+  const console = new ConsoleStack(app, `${SERVICE}-Console`, {
+    description: 'Agent Observability Service: the console (S3 + CloudFront) with the API at /api',
+    api: api.api,
+  });
 
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return {
@@ -81,8 +88,9 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     api,
     routeStacks,
     workers,
-    stacks: [stateful, api, ...routeStacks, workers],
+    stacks: [stateful, api, ...routeStacks, workers, console],
     routeFunctions: new Map(routeStacks.flatMap((stack) => [...stack.routeFunctions])),
+    console,
   };
 }
 

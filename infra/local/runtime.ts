@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { API_BASE_PATH, catalog as serviceCatalog, queueUrlEnv, type Catalog } from '../../shared/catalog.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { ensureTable, localTableName, startDynamoDb, sweepExpiredItems, type LocalDynamoDb } from './dynamodb.ts';
+import { createConsoleSite } from './console-site.ts';
 import { createApiServer, type ApiServer } from './http-server.ts';
 import {
   createInvoker,
@@ -43,6 +44,8 @@ export interface LocalServiceOptions {
    * minute by default; `false` never, for benchmarks, whose timings a sweep of a large table spoils.
    */
   ttlSweepEveryMs?: number | false;
+  /** A production build of the console (`ensureConsoleBuild`), served at every path outside `/api`. */
+  consoleDir?: string;
 }
 
 export interface LocalService {
@@ -111,7 +114,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       : (running.temporaryOutbox = await mkdtemp(join(tmpdir(), 'aos-outbox-')));
 
     const invoke = createInvoker(options.loadModule ?? importFromRepo);
-    const api = (running.api = createApiServer(createRouter(catalog), invoke, log));
+    const consoleSite = options.consoleDir === undefined ? undefined : createConsoleSite(options.consoleDir);
+    const api = (running.api = createApiServer(createRouter(catalog), invoke, log, consoleSite));
     const appOrigin = origin(host, await listen(api.server, port, host));
     // Synchronously after listen resolves, so before any request can load a handler.
     const env = handlerEnvironment({ dynamoDb, sqs, signingSeed, outboxDir, appOrigin }, running.queues);

@@ -8,6 +8,7 @@ import type { experimentsRepository } from './experiments.ts';
 import type { linkTokensRepository } from './link-tokens.ts';
 import type { profilesRepository } from './profiles.ts';
 import type { rateLimitsRepository } from './rate-limits.ts';
+import type { refreshTokensRepository } from './refresh-tokens.ts';
 import type { rollupsRepository } from './rollups.ts';
 import type { tenantsRepository } from './tenants.ts';
 import type { logsRepository, signalsRepository } from './timeline.ts';
@@ -29,6 +30,7 @@ export interface Store {
   tenants: ReturnType<typeof tenantsRepository>;
   apiKeys: ReturnType<typeof apiKeysRepository>;
   linkTokens: ReturnType<typeof linkTokensRepository>;
+  refreshTokens: ReturnType<typeof refreshTokensRepository>;
   rateLimits: ReturnType<typeof rateLimitsRepository>;
   deliveries: ReturnType<typeof deliveriesRepository>;
   evaluationUsage: ReturnType<typeof evaluationUsageRepository>;

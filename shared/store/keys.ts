@@ -48,6 +48,8 @@ export const apiKeysOfTenant = (tenantId: string, createdAt: string, keyId: stri
 });
 export const apiKeysOfTenantPartition = (tenantId: string) => `TENANT#${enc(tenantId)}#APIKEYS`;
 export const linkToken = (tokenHash: string) => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' });
+export const refreshToken = (tokenHash: string) => ({ PK: `REFRESH#${tokenHash}`, SK: 'REFRESH' });
+export const refreshFamily = (familyId: string) => ({ PK: `REFRESHFAMILY#${enc(familyId)}`, SK: 'FAMILY' });
 export const alert = (tenantId: string, alertId: string) => ({ PK: `TENANT#${enc(tenantId)}#ALERT#${enc(alertId)}`, SK: 'ALERT' });
 /** The one open-or-acknowledged alert of an agent and type: claimed conditionally, so there is never a second. */
 export const activeAlertPointer = (tenantId: string, agentId: string, type: string) => ({

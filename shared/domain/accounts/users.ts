@@ -103,7 +103,10 @@ async function sendLinkEmail(
             `Welcome to Agent Observability, ${user.firstName}!`,
             '',
             'Confirm your e-mail address by opening this link (valid for 7 days):',
-            `${deps.publicAppUrl}/api/auth/verify-email?token=${token}`,
+            `${deps.publicAppUrl}/verify-email?token=${token}`,
+            '',
+            'Or from a terminal:',
+            `curl ${deps.publicAppUrl}/api/auth/verify-email?token=${token}`,
           ].join('\n'),
         };
   await deps.queue.send('notify', [message]);

@@ -55,9 +55,9 @@ function welcome({ baseUrl, dataDir, outboxDir }: LocalService): string {
   const login = `{"email":"ada@example.com","password":"correct-horse-battery"}`;
   return `
 Agent Observability Service: ${baseUrl}
-  data    ${dataDir} (DynamoDB table and signing seed; delete it to start afresh)
+  data    ${dataDir} (DynamoDB table, queues and signing seed; delete it to start afresh)
   outbox  ${outboxDir} (e-mails and SMS, one JSON file each)
-  queues  in memory; Ctrl-C drains them before stopping
+  queues  on disk: what was accepted is kept through a crash; Ctrl-C drains them before stopping
 
 Try it:
   curl -s ${baseUrl}/health

@@ -29,7 +29,7 @@ export interface LocalServiceOptions {
   host?: string;
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
-  /** Where the table, the outbox and the signing seed live; everything in memory when absent. */
+  /** Where the table, the queues, the outbox and the signing seed live; everything in memory when absent. */
   dataDir?: string;
   /** Environment for the handlers, applied over the runtime's own (e.g. RATE_LIMITS). */
   env?: Record<string, string>;
@@ -88,7 +88,7 @@ interface Running {
 
 /**
  * The whole service in this process: the route handlers behind an HTTP server that speaks API
- * Gateway's event format, dynalite for DynamoDB, local-aws-sqs with pollers for the queue consumers,
+ * Gateway's event format, dynalite for DynamoDB, durable local queues with pollers for the consumers,
  * timers for the schedules and the TTL sweep, and an outbox directory for e-mail and SMS.
  *
  * Handlers read their configuration from process.env once, when first imported, so the environment
@@ -103,7 +103,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     if (dataDir) running.unlockDataDir = await lockDataDir(dataDir);
     const dynamoDb = (running.dynamoDb = await startDynamoDb(dataDir && join(dataDir, 'dynamodb')));
     await ensureTable(dynamoDb.client, TABLE_NAME, TABLE_PREFIX);
-    const sqs = (running.sqs = await startSqs());
+    const sqs = (running.sqs = await startSqs(dataDir && join(dataDir, 'queues')));
     for (const def of catalog.queues) running.queues.push(await createQueue(sqs.client, TABLE_NAME, def));
     const signingSeed = await loadSigningSeed(dataDir);
     const outboxDir = dataDir
@@ -224,7 +224,7 @@ async function shutDown(running: Running, log: Log): Promise<void> {
     try {
       await drain(running.sqs, running, DRAIN_TIMEOUT_MS);
     } catch (err) {
-      // The local queues live in memory: what is left now is lost.
+      // Kept on disk with a data directory: the next start delivers what is left.
       log(`[queues] not drained before stopping: ${errorText(err)}`);
     }
   }

@@ -16,6 +16,7 @@ import { authenticate, rateLimitSubject, type CredentialPorts, type Principal } 
 import { jsonBody } from './body.ts';
 import { logger } from './logger.ts';
 import { raw, type Reply } from './reply.ts';
+import { RESPONSE_SECURITY_HEADERS } from './response-headers.ts';
 import { parseOrThrow } from './validation.ts';
 import { DEFAULT_MAX_BODY_BYTES, type AreaRoute, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
 
@@ -90,6 +91,7 @@ function toResult(reply: Reply, state: RequestState): Result {
     'Content-Type': 'application/json; charset=utf-8',
     'X-Request-Id': state.requestId,
     'Access-Control-Allow-Origin': config.corsAllowOrigins,
+    ...RESPONSE_SECURITY_HEADERS,
     ...state.headers,
     ...reply.headers,
   };

@@ -68,7 +68,7 @@ const TABLE_PREFIX = 'aos-local';
 const TABLE_NAME = localTableName(TABLE_PREFIX);
 const JWT_ISSUER = 'urn:aos:local';
 const DEFAULT_SWEEP_EVERY_MS = 60_000;
-const DRAIN_TIMEOUT_MS = 10_000;
+const DRAIN_TIMEOUT_MS = 30_000;
 const DRAIN_CHECK_MS = 25;
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

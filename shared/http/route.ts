@@ -17,7 +17,7 @@ import { jsonBody } from './body.ts';
 import { logger } from './logger.ts';
 import { raw, type Reply } from './reply.ts';
 import { RESPONSE_SECURITY_HEADERS } from './response-headers.ts';
-import { parseOrThrow } from './validation.ts';
+import { parseOrThrow, refuseUnstorable } from './validation.ts';
 import { DEFAULT_MAX_BODY_BYTES, type AreaRoute, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
 
 type Schema = z.ZodMiniType;
@@ -187,6 +187,7 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
       if (schemas.body) {
         body = jsonBody(event, schemas.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         if (body === undefined) throw new ValidationError('A JSON request body is required');
+        if (!schemas.convertsUnstorableValues) refuseUnstorable(body);
         body = parseOrThrow(schemas.body, body, 'body');
       }
       const query = schemas.query ? parseOrThrow(schemas.query, event.queryStringParameters ?? {}, 'query') : undefined;

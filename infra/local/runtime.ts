@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { API_BASE_PATH, catalog as serviceCatalog, queueUrlEnv, type Catalog } from '../../shared/catalog.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { ensureTable, localTableName, startDynamoDb, sweepExpiredItems, type LocalDynamoDb } from './dynamodb.ts';
+import { ensureTable, incrementalSweeper, localTableName, startDynamoDb, sweepExpiredItems, type LocalDynamoDb } from './dynamodb.ts';
 import { createApiServer, type ApiServer } from './http-server.ts';
 import {
   createInvoker,
@@ -39,8 +39,9 @@ export interface LocalServiceOptions {
   loadModule?: LoadModule;
   log?: Log;
   /**
-   * How often expired items are swept off the table, in this thread (dynalite has no TTL): every
-   * minute by default; `false` never, for benchmarks, whose timings a sweep of a large table spoils.
+   * How often a slice of the table is swept of expired items (dynalite has no TTL): a page of
+   * `TTL_SWEEP_SLICE_ITEMS` items every second by default, so a slice never holds requests up for
+   * long; `false` never.
    */
   ttlSweepEveryMs?: number | false;
 }
@@ -56,7 +57,7 @@ export interface LocalService {
   drainQueues(timeoutMs?: number): Promise<void>;
   /** Runs a schedule's job now; rejects with the job's error. */
   runSchedule(id: string): Promise<void>;
-  /** Deletes the expired items now (dynalite has no TTL); resolves with how many. */
+  /** Sweeps the whole table of expired items now (dynalite has no TTL); resolves with how many it deleted. */
   sweepExpired(): Promise<number>;
   /** Invokes one function with the given event, as Lambda would; resolves with its result. */
   invoke(kind: FunctionKind, id: string, event: unknown): Promise<unknown>;
@@ -67,7 +68,9 @@ export interface LocalService {
 const TABLE_PREFIX = 'aos-local';
 const TABLE_NAME = localTableName(TABLE_PREFIX);
 const JWT_ISSUER = 'urn:aos:local';
-const DEFAULT_SWEEP_EVERY_MS = 60_000;
+const DEFAULT_SWEEP_EVERY_MS = 1000;
+/** Items a sweep slice scans: a few milliseconds of dynalite's time. */
+const TTL_SWEEP_SLICE_ITEMS = 200;
 const DRAIN_TIMEOUT_MS = 30_000;
 const DRAIN_CHECK_MS = 25;
 
@@ -123,7 +126,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     sqs.onSend(() => running.pollers.forEach((p) => p.wake()));
     const runSchedule = (id: string) => runJob(catalog, invoke, id);
     const sweepExpired = () => sweepExpiredItems(dynamoDb.client, TABLE_NAME);
-    startTimers(running.timers, catalog, runSchedule, ttlSweepEveryMs === false ? undefined : { everyMs: ttlSweepEveryMs, run: sweepExpired }, log);
+    const sweepSlice = incrementalSweeper(dynamoDb.client, TABLE_NAME, TTL_SWEEP_SLICE_ITEMS);
+    startTimers(running.timers, catalog, runSchedule, ttlSweepEveryMs === false ? undefined : { everyMs: ttlSweepEveryMs, run: sweepSlice }, log);
 
     const drainQueues = (timeoutMs = DRAIN_TIMEOUT_MS) => drain(sqs, running, timeoutMs);
     let stopped: Promise<void> | undefined;

@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCHMARKS_DOC, writeBenchmarksDoc } from './docs.ts';
 import type { Figure, ScenarioResult } from './scenario.ts';
 
 export const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
@@ -43,6 +44,7 @@ export async function writeResults(results: ReadonlyArray<{ name: string; result
             parameters: result.parameters,
             figures: Object.fromEntries(result.figures.map((f) => [f.key, f.value])),
             units: Object.fromEntries(result.figures.filter((f) => f.unit).map((f) => [f.key, f.unit])),
+            labels: Object.fromEntries(result.figures.map((f) => [f.key, f.label])),
             ok: result.failures.length === 0,
             failures: result.failures,
           },
@@ -52,6 +54,8 @@ export async function writeResults(results: ReadonlyArray<{ name: string; result
   };
   await mkdir(dirname(RESULTS_FILE), { recursive: true });
   await writeFile(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+  await mkdir(dirname(BENCHMARKS_DOC), { recursive: true });
+  await writeBenchmarksDoc(report.scenarios);
   return RESULTS_FILE;
 }
 

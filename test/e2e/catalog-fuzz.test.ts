@@ -29,8 +29,9 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 /**
- * Everything in the table but what any request moves by design: the rate-limit counters, and an API
- * key's `lastUsedAt` (recorded, at most once a minute, for every request the key authenticates).
+ * Everything in the table but what any request moves by design: the rate-limit counters, the failed
+ * sign-ins of an address (a refused sign-in counts one), and an API key's `lastUsedAt` (recorded, at
+ * most once a minute, for every request the key authenticates).
  */
 async function storeState(): Promise<string[]> {
   const client = new DynamoDBClient({});
@@ -38,7 +39,7 @@ async function storeState(): Promise<string[]> {
   let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
   do {
     const page: ScanCommandOutput = await client.send(new ScanCommand({ TableName: process.env.TABLE_NAME!, ExclusiveStartKey, ConsistentRead: true }));
-    for (const { lastUsedAt: _used, ...item } of page.Items ?? []) if (!item['PK']?.S?.startsWith('RATE#')) items.push(JSON.stringify(item));
+    for (const { lastUsedAt: _used, ...item } of page.Items ?? []) if (!/^(RATE|SIGNIN)#/.test(item['PK']?.S ?? '')) items.push(JSON.stringify(item));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items.sort();

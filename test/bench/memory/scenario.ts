@@ -72,13 +72,13 @@ async function runMemory(spans: number, spansPerRequest: number, concurrency: nu
   if (spans < spansPerRequest) throw new UsageError(`--spans ${spans} is fewer than --spans-per-request ${spansPerRequest}`);
   const dataDir = await mkdtemp(join(tmpdir(), 'aos-bench-memory-'));
   const service = startService(dataDir);
-  const samples: { spans: number; rssMb: number; heapMb: number }[] = [];
+  const samples: { spans: number; rssMb: number; heapMb: number; externalMb: number }[] = [];
   try {
     const { baseUrl, apiKey } = await service.ask(undefined, 'ready');
     const sample = async (sent: number) => {
       const s = await service.ask({ type: 'sample' }, 'sample');
       if (s.consumerFailures > 0) throw new BenchFailure(`${s.consumerFailures} queue message(s) failed`);
-      samples.push({ spans: sent, rssMb: round(s.rssBytes / MB, 0), heapMb: round(s.heapUsedBytes / MB, 0) });
+      samples.push({ spans: sent, rssMb: round(s.rssBytes / MB, 0), heapMb: round(s.heapUsedBytes / MB, 0), externalMb: round(s.externalBytes / MB, 0) });
       return samples.at(-1)!;
     };
     const startedAt = Date.now();
@@ -97,7 +97,7 @@ async function runMemory(spans: number, spansPerRequest: number, concurrency: nu
       );
       sent += batches.reduce((n, b) => n + b.spanCount, 0);
       const s = await sample(sent);
-      progress(`${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB, heap ${s.heapMb} MB`);
+      progress(`${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB, heap ${s.heapMb} MB, buffers ${s.externalMb} MB`);
     }
     await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
     const seconds = (Date.now() - startedAt) / 1000;
@@ -115,6 +115,7 @@ async function runMemory(spans: number, spansPerRequest: number, concurrency: nu
         { key: 'rssPeakMb', label: 'RSS peak while ingesting', value: peak, unit: 'MB' },
         { key: 'rssEndMb', label: 'RSS once everything is stored', value: last.rssMb, unit: 'MB' },
         { key: 'heapEndMb', label: 'JS heap in use then', value: last.heapMb, unit: 'MB' },
+        { key: 'externalEndMb', label: 'buffers outside the JS heap then', value: last.externalMb, unit: 'MB' },
         { key: 'onDiskMb', label: 'data directory on disk', value: onDiskMb, unit: 'MB' },
         { key: 'spansPerSecond', label: 'spans stored per second, end to end', value: round(sent / seconds, 0) },
         { key: 'rssWithinTarget', label: `RSS ≤ ${RSS_TARGET_MB} MB throughout`, value: peak <= RSS_TARGET_MB },

@@ -7,7 +7,7 @@ import { signUp } from '../service.ts';
 export type MemoryControl = { type: 'sample' } | { type: 'drain'; timeoutMs: number } | { type: 'stop' };
 export type MemoryMessage =
   | { type: 'ready'; baseUrl: string; apiKey: string }
-  | { type: 'sample'; rssBytes: number; heapUsedBytes: number; consumerFailures: number }
+  | { type: 'sample'; rssBytes: number; heapUsedBytes: number; externalBytes: number; consumerFailures: number }
   | { type: 'drained' }
   | { type: 'failed'; message: string };
 
@@ -33,8 +33,8 @@ async function main(dataDir: string): Promise<void> {
         await service.drainQueues(control.timeoutMs);
         await send({ type: 'drained' });
       } else {
-        const { rss, heapUsed } = process.memoryUsage();
-        await send({ type: 'sample', rssBytes: rss, heapUsedBytes: heapUsed, consumerFailures });
+        const { rss, heapUsed, external } = process.memoryUsage();
+        await send({ type: 'sample', rssBytes: rss, heapUsedBytes: heapUsed, externalBytes: external, consumerFailures });
       }
     }
   } finally {

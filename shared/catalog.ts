@@ -46,7 +46,7 @@ export const systemRouteDefs = [
 
 export const authRouteDefs = [
   { id: 'auth/register', method: 'POST', path: '/auth/register', auth: 'public', tier: 'auth', memoryMb: 1024, sendsTo: ['notify'], usesSigningKey: true },
-  { id: 'auth/login', method: 'POST', path: '/auth/login', auth: 'public', tier: 'auth', memoryMb: 1024, usesSigningKey: true },
+  { id: 'auth/login', method: 'POST', path: '/auth/login', auth: 'public', tier: 'auth', memoryMb: 1024, sendsTo: ['notify'], usesSigningKey: true },
   { id: 'auth/forgot-password', method: 'POST', path: '/auth/forgot-password', auth: 'public', tier: 'auth', sendsTo: ['notify'] },
   { id: 'auth/reset-password', method: 'POST', path: '/auth/reset-password', auth: 'public', tier: 'auth', memoryMb: 1024 },
   { id: 'auth/verify-email', method: 'GET', path: '/auth/verify-email', auth: 'public', tier: 'auth' },

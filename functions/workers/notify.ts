@@ -2,6 +2,7 @@ import { systemClock } from '../../shared/adapters/clock.ts';
 import { configuredMessaging, type MessagingPorts } from '../../shared/adapters/mailer.ts';
 import { portsOf } from '../../shared/adapters/ports.ts';
 import { config } from '../../shared/config.ts';
+import { noticeSignInLockout } from '../../shared/domain/accounts/sign-in-backoff.ts';
 import { processAlertNotification, type NotificationSettings } from '../../shared/domain/alerts/notify.ts';
 import { deliver } from '../../shared/domain/notifications/deliver.ts';
 import { notifyQueueMessageSchema } from '../../shared/domain/notifications/messages.ts';
@@ -12,6 +13,7 @@ import { alertsRepository } from '../../shared/store/alerts.ts';
 import { deliveriesRepository } from '../../shared/store/deliveries.ts';
 import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
+import { usersRepository } from '../../shared/store/users.ts';
 import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
 
 const configuredSettings: NotificationSettings = { publicAppUrl: config.publicAppUrl, notificationsPerHour: config.alerts.notificationsPerHour };
@@ -22,6 +24,7 @@ const storePorts = portsOf({
   tenants: tenantsRepository,
   rateLimits: rateLimitsRepository,
   deliveries: deliveriesRepository,
+  users: usersRepository,
 });
 
 let messaging: MessagingPorts | undefined;
@@ -43,6 +46,11 @@ export const notifyHandler = (getPorts: () => NotifyPorts = notifyPorts, setting
   sqsBatchHandler(async (record) => {
     const { store, mailer, sms, clock } = getPorts();
     const message = notifyQueueMessageSchema.parse(JSON.parse(record.body));
+    if ('kind' in message && message.kind === 'sign-in-lockout') {
+      const outcome = await noticeSignInLockout(message, { users: store.users, deliveries: store.deliveries, mailer, sms, clock, publicAppUrl: settings.publicAppUrl });
+      logger.info('sign-in lockout notice processed', { outcome });
+      return;
+    }
     if ('kind' in message) {
       const { alerts, agents, tenants, rateLimits, deliveries } = store;
       const result = await processAlertNotification(message, { alerts, agents, tenants, rateLimits, deliveries, mailer, sms, clock, settings });

@@ -17,7 +17,8 @@ import { jsonBody } from './body.ts';
 import { observability } from '../observability/handler.ts';
 import { logger, thrown } from '../observability/logger.ts';
 import { raw, type Reply } from './reply.ts';
-import { parseOrThrow } from './validation.ts';
+import { RESPONSE_SECURITY_HEADERS } from './response-headers.ts';
+import { parseOrThrow, refuseUnstorable } from './validation.ts';
 import { DEFAULT_MAX_BODY_BYTES, type AreaRoute, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
 
 type Schema = z.ZodMiniType;
@@ -91,6 +92,7 @@ function toResult(reply: Reply, state: RequestState): Result {
     'Content-Type': 'application/json; charset=utf-8',
     'X-Request-Id': state.requestId,
     'Access-Control-Allow-Origin': config.corsAllowOrigins,
+    ...RESPONSE_SECURITY_HEADERS,
     ...state.headers,
     ...reply.headers,
   };
@@ -187,6 +189,7 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
       if (schemas.body) {
         body = jsonBody(event, schemas.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         if (body === undefined) throw new ValidationError('A JSON request body is required');
+        if (!schemas.convertsUnstorableValues) refuseUnstorable(body);
         body = parseOrThrow(schemas.body, body, 'body');
       }
       const query = schemas.query ? parseOrThrow(schemas.query, event.queryStringParameters ?? {}, 'query') : undefined;

@@ -9,6 +9,7 @@ import type { linkTokensRepository } from './link-tokens.ts';
 import type { profilesRepository } from './profiles.ts';
 import type { rateLimitsRepository } from './rate-limits.ts';
 import type { refreshTokensRepository } from './refresh-tokens.ts';
+import type { signInFailuresRepository } from './sign-in-failures.ts';
 import type { rollupsRepository } from './rollups.ts';
 import type { tenantsRepository } from './tenants.ts';
 import type { logsRepository, signalsRepository } from './timeline.ts';
@@ -37,6 +38,7 @@ export interface Store {
   rollups: ReturnType<typeof rollupsRepository>;
   experiments: ReturnType<typeof experimentsRepository>;
   profiles: ReturnType<typeof profilesRepository>;
+  signInFailures: ReturnType<typeof signInFailuresRepository>;
 }
 
 /** The factories of some repositories, by their names in the store (`{ apiKeys: apiKeysRepository }`). */

@@ -102,6 +102,8 @@ export const traceAnomalies = (tenantId: string, traceId: string) => ({ PK: `TEN
 export const delivery = (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' });
 /** A tenant's evaluations and judge usage of one UTC day (`YYYY-MM-DD`): the daily budget and the cost ledger. */
 export const evaluationUsage = (tenantId: string, day: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `EVALUSAGE#${day}` });
+/** Failed sign-ins of one e-mail address (by its hash), for the per-account backoff. */
+export const signInFailures = (emailHash: string) => ({ PK: `SIGNIN#${emailHash}`, SK: 'SIGNIN' });
 export const rateWindow = (credential: string, tier: string, windowStart: number) => ({
   PK: `RATE#${enc(credential)}#${tier}`,
   SK: String(windowStart),

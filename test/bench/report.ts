@@ -55,6 +55,7 @@ export async function writeResults(results: ReadonlyArray<{ name: string; result
             parameters: result.parameters,
             figures: Object.fromEntries(result.figures.map((f) => [f.key, f.value])),
             units: Object.fromEntries(result.figures.filter((f) => f.unit).map((f) => [f.key, f.unit])),
+            labels: Object.fromEntries(result.figures.map((f) => [f.key, f.label])),
             ok: result.failures.length === 0,
             failures: result.failures,
           },

@@ -11,6 +11,7 @@ import { profilesRepository } from '../../shared/store/profiles.ts';
 import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
 import { refreshTokensRepository } from '../../shared/store/refresh-tokens.ts';
 import { rollupsRepository } from '../../shared/store/rollups.ts';
+import { signInFailuresRepository } from '../../shared/store/sign-in-failures.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
 import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
 import { tracesRepository } from '../../shared/store/traces.ts';
@@ -36,6 +37,7 @@ export function createStore(db: Db): Store {
       rollups: rollupsRepository,
       experiments: experimentsRepository,
       profiles: profilesRepository,
+      signInFailures: signInFailuresRepository,
     },
     db,
   );

@@ -52,7 +52,8 @@ export default function AgentDetail() {
         <RecentAlerts agentId={a.id} />
       </div>
       <Profile agent={a} />
-      <AlertConfigEditor key={a.updatedAt} agentId={a.id} config={a.alertConfig} />
+      {/* Keyed by agent, not by updatedAt: its own save refreshes the agent, and a re-mount would drop the editor's "Saved." */}
+      <AlertConfigEditor key={a.id} agentId={a.id} config={a.alertConfig} />
       <DeleteAgent agent={a} />
     </>
   );

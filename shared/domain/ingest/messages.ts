@@ -24,6 +24,8 @@ export const MAX_MESSAGE_BYTES = 240 * 1024;
 export const MAX_TEXT_CHARS = 32 * 1024;
 const MAX_ATTRIBUTE_TEXT_CHARS = 4 * 1024;
 const MAX_ATTRIBUTES_BYTES = 32 * 1024;
+const MAX_TAGS = 50;
+const MAX_TAG_CHARS = 256;
 
 /** Cuts text to `max` characters and says so in the text itself, so nothing is dropped silently. */
 export function truncateText(text: string | null, max = MAX_TEXT_CHARS): string | null {
@@ -61,7 +63,10 @@ export function fitSpan(span: CanonicalSpan): CanonicalSpan {
     inputTokens: storableOrNull(span.inputTokens),
     outputTokens: storableOrNull(span.outputTokens),
     cachedInputTokens: storableOrNull(span.cachedInputTokens),
+    reasoningTokens: storableOrNull(span.reasoningTokens),
     cost: storableOrNull(span.cost),
+    tags: span.tags.slice(0, MAX_TAGS).map((tag) => truncateText(tag, MAX_TAG_CHARS)!),
+    metadata: truncateAttributes(span.metadata),
     attributes: truncateAttributes(span.attributes),
     events: span.events.slice(0, 64).map((e) => ({ ...e, attributes: truncateAttributes(e.attributes) })),
   };

@@ -79,24 +79,58 @@ export class AttributeReader {
     return this.take(keys, asText);
   }
 
-  /**
-   * Messages flattened into indexed keys, as OpenLLMetry writes them (`gen_ai.prompt.0.role`,
-   * `gen_ai.prompt.0.content`, …), rebuilt as a JSON array of objects in index order.
-   */
-  indexedText(prefix: string): string | null {
-    const messages = new Map<number, [string, AttributeValue][]>();
+  keys(): string[] {
+    return Object.keys(this.attributes);
+  }
+
+  /** The value under `key` as sent, without moving it (to tell dialects apart). */
+  peek(key: string): AttributeValue | undefined {
+    return Object.hasOwn(this.attributes, key) ? this.attributes[key] : undefined;
+  }
+
+  /** The first of `keys` holding a usable string, without moving it. */
+  peekString(...keys: string[]): string | null {
+    return firstString(this.attributes, ...keys);
+  }
+
+  /** Content: the first of `keys` holding a value, JSON text parsed into the structure it encodes. */
+  json(...keys: string[]): AttributeValue | null {
+    return this.take(keys, (value) => (value === undefined || value === null || value === '' ? null : parsedJson(value)));
+  }
+
+  /** Moves `keys` out of the attributes: their content was taken from a sibling key of the same dialect. */
+  discard(...keys: string[]): void {
+    for (const key of keys) if (Object.hasOwn(this.attributes, key)) this.moved.add(key);
+  }
+
+  /** Every `<prefix>.<name>` attribute as `{ name: value }` (moved), `except` the names given. */
+  prefixed(prefix: string, except: readonly string[] = []): Attributes {
+    const found: Attributes = {};
     for (const [key, value] of Object.entries(this.attributes)) {
-      const match = /^(\d+)\.(.+)$/.exec(key.startsWith(`${prefix}.`) ? key.slice(prefix.length + 1) : '');
-      if (!match) continue;
-      const index = Number(match[1]);
-      const fields = messages.get(index) ?? [];
-      fields.push([match[2]!, value]);
-      messages.set(index, fields);
+      const name = key.startsWith(`${prefix}.`) ? key.slice(prefix.length + 1) : '';
+      if (name === '' || except.includes(name) || this.moved.has(key)) continue;
+      found[name] = value;
       this.moved.add(key);
     }
-    if (messages.size === 0) return null;
-    const ordered = [...messages].sort(([a], [b]) => a - b);
-    return JSON.stringify(ordered.map(([, fields]) => Object.fromEntries(fields)));
+    return found;
+  }
+
+  /**
+   * A list flattened into indexed keys (`gen_ai.prompt.0.role`, `llm.input_messages.1.message.tool_calls.0.tool_call.id`, …),
+   * rebuilt in index order: numeric segments become array positions, the others object keys.
+   */
+  indexedList(prefix: string): AttributeValue[] | null {
+    const entries: [string[], AttributeValue][] = [];
+    for (const [key, value] of Object.entries(this.attributes)) {
+      const path = key.startsWith(`${prefix}.`) ? key.slice(prefix.length + 1).split('.') : [];
+      if (!INDEX.test(path[0] ?? '') || path.length < 2) continue;
+      entries.push([path, value]);
+      this.moved.add(key);
+    }
+    if (entries.length === 0) return null;
+    const root: AttributeValue[] = [];
+    for (const [path, value] of entries) setPath(root, path, value);
+    return root.filter((item) => item !== undefined && item !== null);
   }
 
   /** The attributes whose values were not moved into canonical fields. */
@@ -109,5 +143,34 @@ export class AttributeReader {
     if (found === null) return null;
     this.moved.add(found.key);
     return found.value;
+  }
+}
+
+const INDEX = /^\d{1,4}$/;
+
+/** Sets `value` at `path` inside `container`, creating arrays for numeric segments and objects for the others. */
+function setPath(container: AttributeValue[] | { [key: string]: AttributeValue }, path: string[], value: AttributeValue): void {
+  let node: AttributeValue[] | { [key: string]: AttributeValue } = container;
+  for (let i = 0; i < path.length - 1; i++) {
+    const segment = path[i]!;
+    const nextIsIndex = INDEX.test(path[i + 1]!);
+    const current: AttributeValue | undefined = Array.isArray(node) ? node[Number(segment)] : Object.hasOwn(node, segment) ? node[segment] : undefined;
+    const child = current !== null && typeof current === 'object' && Array.isArray(current) === nextIsIndex ? current : nextIsIndex ? [] : {};
+    if (Array.isArray(node)) node[Number(segment)] = child;
+    else Object.defineProperty(node, segment, { value: child, enumerable: true, writable: true, configurable: true });
+    node = child as AttributeValue[] | { [key: string]: AttributeValue };
+  }
+  const last = path[path.length - 1]!;
+  if (Array.isArray(node)) node[Number(last)] = value;
+  else Object.defineProperty(node, last, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** JSON text (an object, an array or a quoted string) as the value it encodes; anything else as it is. */
+export function parsedJson(value: AttributeValue): AttributeValue {
+  if (typeof value !== 'string' || !/^\s*[[{"]/.test(value)) return value;
+  try {
+    return JSON.parse(value) as AttributeValue;
+  } catch {
+    return value;
   }
 }

@@ -52,6 +52,7 @@ export function spanView(s: StoredSpan, depth: number) {
     inputTokens: s.inputTokens,
     outputTokens: s.outputTokens,
     cachedInputTokens: s.cachedInputTokens,
+    reasoningTokens: s.reasoningTokens,
     cost: s.cost,
     costEstimated: s.costEstimated,
     input: s.input,
@@ -61,6 +62,8 @@ export function spanView(s: StoredSpan, depth: number) {
     userId: s.userId,
     experimentId: s.experimentId,
     variant: s.variant,
+    tags: s.tags,
+    metadata: s.metadata,
     attributes: s.attributes,
     events: s.events.map((e) => ({ name: e.name, time: iso(e.timeMs), attributes: e.attributes })),
   };

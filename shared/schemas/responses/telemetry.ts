@@ -72,6 +72,8 @@ export const span = z.strictObject({
   inputTokens: usageAmount.nullable(),
   outputTokens: usageAmount.nullable(),
   cachedInputTokens: usageAmount.nullable(),
+  /** Part of outputTokens the model spent reasoning. */
+  reasoningTokens: usageAmount.nullable(),
   cost: usageAmount.nullable(),
   /** The cost came from the price table, not from the caller. */
   costEstimated: z.boolean(),
@@ -82,6 +84,9 @@ export const span = z.strictObject({
   userId: z.string().nullable(),
   experimentId: z.string().nullable(),
   variant: z.string().nullable(),
+  tags: z.array(z.string()),
+  /** What the caller attached as metadata (Langfuse metadata, OpenInference `metadata`, AI SDK telemetry metadata, Traceloop association properties). */
+  metadata: jsonObject,
   attributes: jsonObject,
   events: z.array(z.strictObject({ name: z.string(), time: isoDateTime, attributes: jsonObject })),
 });

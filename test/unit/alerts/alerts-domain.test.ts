@@ -8,8 +8,8 @@ import type { StoredSpan, TraceSummary } from '../../../shared/domain/spans/summ
 const span = (over: Partial<StoredSpan> = {}): StoredSpan => ({
   traceId: 't', spanId: 's', parentSpanId: 'root', name: 'call', kind: 'llm', agentName: 'a', agentNameFromService: false, agentId: 'agt',
   startTimeMs: 0, endTimeMs: 100, durationMs: 100, status: 'ok', statusMessage: null, errorType: null, model: 'gpt-4o', provider: null,
-  operation: null, inputTokens: 10, outputTokens: 10, cachedInputTokens: null, cost: 0.01, costEstimated: false, input: null, output: null,
-  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, attributes: {}, events: [], ...over,
+  operation: null, inputTokens: 10, outputTokens: 10, cachedInputTokens: null, reasoningTokens: null, cost: 0.01, costEstimated: false, input: null, output: null,
+  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], ...over,
 });
 const trace = (durationMs: number, complete = true): TraceSummary => ({
   traceId: 't', agentId: 'agt', agentName: 'a', name: 'run', rootSpanId: 'root', status: 'ok', startTimeMs: 0, endTimeMs: durationMs,

@@ -78,6 +78,8 @@ export interface CanonicalLog {
   timestampMs: number;
   level: LogLevel;
   message: string;
+  /** The OpenTelemetry event name, e.g. `gen_ai.client.inference.operation.details`. */
+  eventName: string | null;
   traceId: string | null;
   spanId: string | null;
   agentName: string | null;

@@ -113,6 +113,7 @@ export function logView(l: StoredLog) {
     timestamp: l.timestamp,
     level: l.level,
     message: l.message,
+    eventName: l.eventName ?? null,
     traceId: l.traceId,
     spanId: l.spanId,
     agentId: l.agentId,

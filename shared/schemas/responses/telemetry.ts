@@ -108,6 +108,8 @@ export const log = z.strictObject({
   timestamp: isoDateTime,
   level: z.enum(LOG_LEVELS),
   message: z.string(),
+  /** The OpenTelemetry event name of an event record, e.g. `gen_ai.client.inference.operation.details`. */
+  eventName: z.string().nullable(),
   traceId: z.string().nullable(),
   spanId: z.string().nullable(),
   agentId: z.string().nullable(),

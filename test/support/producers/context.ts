@@ -10,6 +10,12 @@ import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpa
 
 let contextManagerRegistered = false;
 
+/**
+ * Work takes time: a model call or a tool pausing a few milliseconds starts its successor in a later
+ * millisecond, so siblings keep their order once times are stored in milliseconds.
+ */
+export const pause = (ms = 5) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** Registers the AsyncLocalStorage context manager, once per process. */
 export function useAsyncContext(): void {
   if (contextManagerRegistered) return;

@@ -8,14 +8,20 @@ import { type Span, SpanKind, SpanStatusCode, type Tracer, context, trace } from
 export const MCP_AGENT = 'travel-assistant';
 export const MCP_TOOL_FAILURE = 'no seats left on flight AF123';
 
-export function mcpRun(tracer: Tracer): void {
-  const agent = tracer.startSpan('invoke_agent travel-assistant', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': MCP_AGENT } });
+/** The calls start 10 ms apart, each taking 5 ms. */
+export function mcpRun(tracer: Tracer, startMs = Date.now()): void {
+  const agent = tracer.startSpan('invoke_agent travel-assistant', {
+    startTime: startMs,
+    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': MCP_AGENT },
+  });
   const inAgent = trace.setSpan(context.active(), agent);
   const session = { 'mcp.session.id': 'mcp-session-1', 'mcp.protocol.version': '2025-06-18', 'network.transport': 'tcp', 'server.address': 'mcp.example.com' };
+  let calls = 0;
   const call = (name: string, attributes: Record<string, string | number>, finish: (span: Span) => void = () => {}) => {
-    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes: { ...session, ...attributes } }, inAgent);
+    const callStartMs = startMs + 10 * ++calls;
+    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, startTime: callStartMs, attributes: { ...session, ...attributes } }, inAgent);
     finish(span);
-    span.end();
+    span.end(callStartMs + 5);
   };
   call('initialize', { 'mcp.method.name': 'initialize', 'jsonrpc.request.id': 1 });
   call('tools/list', { 'mcp.method.name': 'tools/list', 'jsonrpc.request.id': 2 });
@@ -31,5 +37,5 @@ export function mcpRun(tracer: Tracer): void {
     span.setStatus({ code: SpanStatusCode.ERROR, message: MCP_TOOL_FAILURE }),
   );
   call('resources/read', { 'mcp.method.name': 'resources/read', 'mcp.resource.uri': 'file:///itineraries/42.json', 'jsonrpc.request.id': 5 });
-  agent.end();
+  agent.end(startMs + 10 * (calls + 1));
 }

@@ -8,6 +8,7 @@ import { setMetadata, setSession, setTags, setUser, traceAgent, traceTool } from
 import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-openai';
 import { context, type TracerProvider } from '@opentelemetry/api';
 import OpenAI from 'openai';
+import { pause } from './context.ts';
 import { WEATHER_TOOLS } from './openai-stub.ts';
 
 export const OPENINFERENCE_AGENT = 'trip-advisor';
@@ -23,9 +24,10 @@ export async function openInferenceRun(provider: TracerProvider, baseURL: string
   try {
     const tracer = provider.getTracer('trip-advisor-app');
     const client = new OpenAI({ apiKey: 'test-key', baseURL });
-    const getWeather = traceTool(async (city: string) => ({ city, forecast: 'sunny' }), { name: 'get_weather', tracer });
+    const getWeather = traceTool(async (city: string) => (await pause(), { city, forecast: 'sunny' }), { name: 'get_weather', tracer });
     const checkInventory = traceTool(
       async (_item: string): Promise<number> => {
+        await pause();
         throw new Error(INVENTORY_FAILURE);
       },
       { name: 'check_inventory', tracer },

@@ -6,6 +6,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
+import { pause } from './context.ts';
 
 type MockOptions = NonNullable<ConstructorParameters<typeof MockLanguageModelV3>[0]>;
 type GenerateResult = Exclude<MockOptions['doGenerate'], Function | unknown[] | undefined>;
@@ -23,10 +24,7 @@ export const VERCEL_TOOL_RESULT = { city: 'Paris', forecast: 'sunny', celsius: 2
  * output, 10 reasoning), the tool runs, the model answers (1200 input, 800 cached; 30 output).
  */
 export async function vercelToolCallRun(tracer: Tracer): Promise<string> {
-  const model = new MockLanguageModelV3({
-    provider: 'openai.chat',
-    modelId: 'gpt-4o-mini',
-    doGenerate: [
+  const responses: GenerateResult[] = [
       {
         content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'getWeather', input: JSON.stringify({ city: 'Paris' }) }],
         finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
@@ -34,13 +32,20 @@ export async function vercelToolCallRun(tracer: Tracer): Promise<string> {
         warnings: [],
       },
       { content: [{ type: 'text', text: 'It is sunny in Paris.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(1200, 800, 30, 0), warnings: [] },
-    ],
+  ];
+  const model = new MockLanguageModelV3({
+    provider: 'openai.chat',
+    modelId: 'gpt-4o-mini',
+    doGenerate: async () => {
+      await pause();
+      return responses.shift()!;
+    },
   });
   const result = await generateText({
     model,
     system: 'You answer weather questions.',
     prompt: 'What is the weather in Paris?',
-    tools: { getWeather: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => VERCEL_TOOL_RESULT }) },
+    tools: { getWeather: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => (await pause(), VERCEL_TOOL_RESULT) }) },
     stopWhen: stepCountIs(3),
     experimental_telemetry: {
       isEnabled: true,

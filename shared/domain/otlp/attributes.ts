@@ -2,6 +2,9 @@ import { isStorableNumber, isTokenCount, type AttributeValue } from '../spans/mo
 
 export type Attributes = Record<string, AttributeValue>;
 
+/** One attribute key, or several in order of precedence. */
+type Keys = string | readonly string[];
+
 /** A non-empty string; numbers and booleans as their text (ids are sometimes sent as integers). */
 function asString(value: AttributeValue | undefined): string | null {
   if (typeof value === 'string') return value === '' ? null : value;
@@ -56,31 +59,36 @@ export function firstString(attributes: Attributes, ...keys: string[]): string |
  */
 export class AttributeReader {
   private readonly moved = new Set<string>();
+  /** The keys, listed once: the dialects' attribute families are looked for on every span. */
+  private keyList: readonly string[] | undefined;
 
   constructor(private readonly attributes: Attributes) {}
 
-  string(...keys: string[]): string | null {
+  // Each reader takes one key or a list, the first holding a usable value winning: the lists are
+  // module constants, read on every span without building a list per call.
+
+  string(keys: Keys): string | null {
     return this.take(keys, asString);
   }
 
-  number(...keys: string[]): number | null {
+  number(keys: Keys): number | null {
     return this.take(keys, asNumber);
   }
 
-  tokenCount(...keys: string[]): number | null {
+  tokenCount(keys: Keys): number | null {
     return this.take(keys, asTokenCount);
   }
 
-  cost(...keys: string[]): number | null {
+  cost(keys: Keys): number | null {
     return this.take(keys, asCost);
   }
 
-  text(...keys: string[]): string | null {
+  text(keys: Keys): string | null {
     return this.take(keys, asText);
   }
 
-  keys(): string[] {
-    return Object.keys(this.attributes);
+  keys(): readonly string[] {
+    return (this.keyList ??= Object.keys(this.attributes));
   }
 
   /** The value under `key` as sent, without moving it (to tell dialects apart). */
@@ -89,27 +97,29 @@ export class AttributeReader {
   }
 
   /** The first of `keys` holding a usable string, without moving it. */
-  peekString(...keys: string[]): string | null {
-    return firstString(this.attributes, ...keys);
+  peekString(keys: Keys): string | null {
+    return typeof keys === 'string' ? asString(this.peek(keys)) : (first(this.attributes, keys, asString)?.value ?? null);
   }
 
   /** Content: the first of `keys` holding a value, JSON text parsed into the structure it encodes. */
-  json(...keys: string[]): AttributeValue | null {
-    return this.take(keys, (value) => (value === undefined || value === null || value === '' ? null : parsedJson(value)));
+  json(keys: Keys): AttributeValue | null {
+    return this.take(keys, asParsedJson);
   }
 
   /** Moves `keys` out of the attributes: their content was taken from a sibling key of the same dialect. */
-  discard(...keys: string[]): void {
-    for (const key of keys) if (Object.hasOwn(this.attributes, key)) this.moved.add(key);
+  discard(keys: Keys): void {
+    for (const key of typeof keys === 'string' ? [keys] : keys) if (Object.hasOwn(this.attributes, key)) this.moved.add(key);
   }
 
-  /** Every `<prefix>.<name>` attribute as `{ name: value }` (moved), `except` the names given. */
-  prefixed(prefix: string, except: readonly string[] = []): Attributes {
-    const found: Attributes = {};
-    for (const [key, value] of Object.entries(this.attributes)) {
-      const name = key.startsWith(`${prefix}.`) ? key.slice(prefix.length + 1) : '';
-      if (name === '' || except.includes(name) || this.moved.has(key)) continue;
-      found[name] = value;
+  /** Every `<prefix>.<name>` attribute not moved yet, as `{ name: value }` (moved now); null when there is none. */
+  prefixed(prefix: string): Attributes | null {
+    let found: Attributes | null = null;
+    const start = `${prefix}.`;
+    for (const key of this.keys()) {
+      if (!key.startsWith(start) || key.length === start.length || this.moved.has(key)) continue;
+      found ??= {};
+      // defineProperty: a name such as "__proto__" stays an ordinary key.
+      Object.defineProperty(found, key.slice(start.length), { value: this.attributes[key], enumerable: true, writable: true, configurable: true });
       this.moved.add(key);
     }
     return found;
@@ -121,9 +131,12 @@ export class AttributeReader {
    */
   indexedList(prefix: string): AttributeValue[] | null {
     const entries: [string[], AttributeValue][] = [];
-    for (const [key, value] of Object.entries(this.attributes)) {
-      const path = key.startsWith(`${prefix}.`) ? key.slice(prefix.length + 1).split('.') : [];
-      if (!INDEX.test(path[0] ?? '') || path.length < 2) continue;
+    const start = `${prefix}.`;
+    for (const key of this.keys()) {
+      if (!key.startsWith(start)) continue;
+      const path = key.slice(start.length).split('.');
+      if (!INDEX.test(path[0]!) || path.length < 2) continue;
+      const value = this.attributes[key]!;
       entries.push([path, value]);
       this.moved.add(key);
     }
@@ -138,11 +151,15 @@ export class AttributeReader {
     return Object.fromEntries(Object.entries(this.attributes).filter(([key]) => !this.moved.has(key)));
   }
 
-  private take<T>(keys: readonly string[], convert: (value: AttributeValue | undefined) => T | null): T | null {
-    const found = first(this.attributes, keys, convert);
-    if (found === null) return null;
-    this.moved.add(found.key);
-    return found.value;
+  private take<T>(keys: Keys, convert: (value: AttributeValue | undefined) => T | null): T | null {
+    for (const key of typeof keys === 'string' ? [keys] : keys) {
+      const value = Object.hasOwn(this.attributes, key) ? convert(this.attributes[key]) : null;
+      if (value !== null) {
+        this.moved.add(key);
+        return value;
+      }
+    }
+    return null;
   }
 }
 
@@ -164,6 +181,9 @@ function setPath(container: AttributeValue[] | { [key: string]: AttributeValue }
   if (Array.isArray(node)) node[Number(last)] = value;
   else Object.defineProperty(node, last, { value, enumerable: true, writable: true, configurable: true });
 }
+
+const asParsedJson = (value: AttributeValue | undefined): AttributeValue | null =>
+  value === undefined || value === null || value === '' ? null : parsedJson(value);
 
 /** JSON text (an object, an array or a quoted string) as the value it encodes; anything else as it is. */
 export function parsedJson(value: AttributeValue): AttributeValue {

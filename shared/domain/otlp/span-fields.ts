@@ -186,6 +186,24 @@ export const TAG_KEYS = ['langfuse.trace.tags', 'tag.tags', 'ai.telemetry.metada
 /** Attribute families whose members become metadata entries (the family prefix dropped). */
 export const METADATA_PREFIXES = ['langfuse.trace.metadata', 'langfuse.observation.metadata', 'ai.telemetry.metadata', 'traceloop.association.properties'] as const;
 
+/** Content sources (see `contentOf` for their order). */
+export const LANGFUSE_INPUT_KEYS = ['langfuse.observation.input', 'langfuse.trace.input'] as const;
+export const LANGFUSE_OUTPUT_KEYS = ['langfuse.observation.output', 'langfuse.trace.output'] as const;
+export const GENAI_INPUT_KEYS = ['gen_ai.tool.call.arguments', 'gen_ai.retrieval.query.text', 'gen_ai.prompt'] as const;
+export const GENAI_OUTPUT_KEYS = ['gen_ai.output.messages', 'gen_ai.tool.call.result', 'gen_ai.retrieval.documents', 'gen_ai.completion'] as const;
+export const VERCEL_INPUT_KEYS = ['ai.toolCall.args', 'ai.values', 'ai.value'] as const;
+export const VERCEL_TOOL_CALLS_KEYS = ['ai.response.toolCalls', 'ai.result.toolCalls'] as const;
+export const VERCEL_TEXT_KEYS = ['ai.response.text', 'ai.result.text'] as const;
+export const VERCEL_OBJECT_KEYS = ['ai.response.object', 'ai.result.object'] as const;
+const OPENINFERENCE_CONTENT_KEYS = {
+  input: { messages: 'llm.input_messages', value: 'input.value', mimeType: 'input.mime_type' },
+  output: { messages: 'llm.output_messages', value: 'output.value', mimeType: 'output.mime_type' },
+} as const;
+
+const AGENT_NAMING_KEYS = ['ai.telemetry.functionId', 'agent.name'] as const;
+const TRACE_NAMING_KEYS = ['traceloop.workflow.name', 'langfuse.trace.name'] as const;
+const TOKEN_KEYS = [...INPUT_TOKEN_KEYS, ...OUTPUT_TOKEN_KEYS] as const;
+
 const ROLE_BY_MESSAGE_EVENT = new Map([
   ['gen_ai.system.message', 'system'],
   ['gen_ai.user.message', 'user'],
@@ -228,19 +246,19 @@ export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan): Span
   const agentName = attributes.string(AGENT_NAME_ATTRIBUTE);
   const frameworkAgentName = frameworkAgentNameOf(attributes, span.name);
   const dialectKind = dialectKindOf(attributes);
-  const explicitToolName = attributes.string(...TOOL_NAME_KEYS) ?? traceloopToolName(attributes);
+  const explicitToolName = attributes.string(TOOL_NAME_KEYS) ?? traceloopToolName(attributes);
   const kind = dialectKind ?? fallbackKind(attributes, explicitToolName);
   const toolName = explicitToolName ?? (kind === 'tool' ? toolNameFromSpanName(span.name) : null);
-  const operation = attributes.string(...OPERATION_KEYS);
-  const model = attributes.string(...MODEL_KEYS);
+  const operation = attributes.string(OPERATION_KEYS);
+  const model = attributes.string(MODEL_KEYS);
   const provider = providerOf(attributes, isVercel);
   const usage = usageOf(attributes);
   const content = contentOf(attributes, span.events);
   const level = attributes.peekString('langfuse.observation.level');
   const failedByLevel = level?.toUpperCase() === 'ERROR' && span.status.code !== 2;
   const tags = tagsOf(attributes);
-  const sessionId = attributes.string(...SESSION_KEYS);
-  const userId = attributes.string(...USER_KEYS);
+  const sessionId = attributes.string(SESSION_KEYS);
+  const userId = attributes.string(USER_KEYS);
   const metadata = metadataOf(attributes);
   return {
     kind,
@@ -249,8 +267,14 @@ export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan): Span
     operation,
     model,
     provider,
-    ...usage,
-    ...content,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.cachedInputTokens,
+    reasoningTokens: usage.reasoningTokens,
+    cost: usage.cost,
+    input: content.input,
+    output: content.output,
+    usedEvents: content.usedEvents,
     toolName,
     sessionId,
     userId,
@@ -265,27 +289,29 @@ function frameworkAgentNameOf(attributes: AttributeReader, spanName: string): st
   const isOpenInferenceAgent = attributes.peekString('openinference.span.kind')?.toUpperCase() === 'AGENT';
   const isTraceloopAgent = attributes.peekString('traceloop.span.kind') === 'agent';
   return (
-    attributes.peekString('ai.telemetry.functionId', 'agent.name') ??
+    attributes.peekString(AGENT_NAMING_KEYS) ??
     (isOpenInferenceAgent ? spanName : null) ??
     (isTraceloopAgent ? attributes.peekString('traceloop.entity.name') : null) ??
-    attributes.peekString('traceloop.workflow.name', 'langfuse.trace.name')
+    attributes.peekString(TRACE_NAMING_KEYS)
   );
 }
 
 /** The kind a dialect states outright, in the order of `KIND_SOURCES`. */
 function dialectKindOf(attributes: AttributeReader): SpanKind | null {
-  const operation = attributes.peekString('gen_ai.operation.name');
-  const stated: (SpanKind | undefined)[] = [
-    KIND_BY_LANGFUSE_TYPE.get(attributes.peekString('langfuse.observation.type') ?? ''),
-    operation === null ? undefined : KIND_BY_OPERATION.get(operation),
-    KIND_BY_OPENINFERENCE_KIND.get(attributes.peekString('openinference.span.kind')?.toUpperCase() ?? ''),
-    KIND_BY_TRACELOOP_KIND.get(attributes.peekString('traceloop.span.kind') ?? ''),
-    KIND_BY_VERCEL_OPERATION.get(attributes.peekString('ai.operationId') ?? ''),
-  ];
-  const kind = stated.find((candidate) => candidate !== undefined);
+  const kind =
+    statedKind(attributes, 'langfuse.observation.type', KIND_BY_LANGFUSE_TYPE) ??
+    statedKind(attributes, 'gen_ai.operation.name', KIND_BY_OPERATION) ??
+    statedKind(attributes, 'openinference.span.kind', KIND_BY_OPENINFERENCE_KIND, true) ??
+    statedKind(attributes, 'traceloop.span.kind', KIND_BY_TRACELOOP_KIND) ??
+    statedKind(attributes, 'ai.operationId', KIND_BY_VERCEL_OPERATION);
   if (kind) return kind;
   const mcpMethod = attributes.peekString('mcp.method.name');
   return mcpMethod === null ? null : (KIND_BY_MCP_METHOD.get(mcpMethod) ?? 'other');
+}
+
+function statedKind(attributes: AttributeReader, key: string, kinds: Map<string, SpanKind>, upperCase = false): SpanKind | undefined {
+  const value = attributes.peekString(key);
+  return value === null ? undefined : kinds.get(upperCase ? value.toUpperCase() : value);
 }
 
 /** What a span is when no dialect says so: a tool call, a retrieval, a model call by its model or tokens. */
@@ -295,8 +321,7 @@ function fallbackKind(attributes: AttributeReader, toolName: string | null): Spa
   const isDatabaseCall = attributes.keys().some((key) => key.startsWith('db.'));
   if ((operation !== null && RETRIEVAL_OPERATION.test(operation)) || isDatabaseCall) return 'retrieval';
   // Instrumentations older than `gen_ai.operation.name` still name the model and count tokens.
-  const looksLikeModelCall =
-    attributes.peekString(...MODEL_KEYS) !== null || attributes.peekString(...INPUT_TOKEN_KEYS, ...OUTPUT_TOKEN_KEYS) !== null;
+  const looksLikeModelCall = attributes.peekString(MODEL_KEYS) !== null || attributes.peekString(TOKEN_KEYS) !== null;
   return operation === null && looksLikeModelCall ? 'llm' : 'other';
 }
 
@@ -312,7 +337,7 @@ function toolNameFromSpanName(name: string): string | null {
 
 /** The Vercel AI SDK names providers `openai.chat`, `anthropic.messages`, …: the provider is the first part. */
 function providerOf(attributes: AttributeReader, isVercel: boolean): string | null {
-  const provider = attributes.string(...PROVIDER_KEYS);
+  const provider = attributes.string(PROVIDER_KEYS);
   return isVercel && provider !== null ? provider.split('.')[0]! : provider;
 }
 
@@ -322,11 +347,11 @@ function usageOf(attributes: AttributeReader) {
   const langfuseTotal = langfuseCost(langfuseDetails(attributes, LANGFUSE_COST));
   if (langfuseTotal !== null) attributes.discard(LANGFUSE_COST);
   return {
-    inputTokens: langfuse.input ?? attributes.tokenCount(...INPUT_TOKEN_KEYS),
-    outputTokens: langfuse.output ?? attributes.tokenCount(...OUTPUT_TOKEN_KEYS),
-    cachedInputTokens: langfuse.cachedInput ?? attributes.tokenCount(...CACHED_INPUT_TOKEN_KEYS),
-    reasoningTokens: langfuse.reasoning ?? attributes.tokenCount(...REASONING_TOKEN_KEYS),
-    cost: langfuseTotal ?? attributes.cost(...COST_KEYS),
+    inputTokens: langfuse.input ?? attributes.tokenCount(INPUT_TOKEN_KEYS),
+    outputTokens: langfuse.output ?? attributes.tokenCount(OUTPUT_TOKEN_KEYS),
+    cachedInputTokens: langfuse.cachedInput ?? attributes.tokenCount(CACHED_INPUT_TOKEN_KEYS),
+    reasoningTokens: langfuse.reasoning ?? attributes.tokenCount(REASONING_TOKEN_KEYS),
+    cost: langfuseTotal ?? attributes.cost(COST_KEYS),
   };
 }
 
@@ -344,25 +369,31 @@ const LANGFUSE_REASONING_KEYS = ['output_reasoning_tokens', 'output_reasoning', 
  * excludes the cached and cache-written tokens reported beside it, so the input is their sum.
  */
 function langfuseUsage(details: AttributeValue | null) {
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return NO_LANGFUSE_USAGE;
   const counts = new Map<string, number>();
-  if (details !== null && typeof details === 'object' && !Array.isArray(details)) {
-    for (const [key, value] of Object.entries(details)) {
-      const count = typeof value === 'string' ? Number(value) : value;
-      if (typeof count === 'number' && Number.isInteger(count) && count >= 0) counts.set(key, count);
-    }
+  for (const [key, value] of Object.entries(details)) {
+    const count = typeof value === 'string' ? Number(value) : value;
+    if (typeof count === 'number' && Number.isInteger(count) && count >= 0) counts.set(key, count);
   }
-  const sum = (matches: (key: string) => boolean) => {
-    const matching = [...counts].filter(([key]) => matches(key));
-    return matching.length === 0 ? null : matching.reduce((total, [, count]) => total + count, 0);
-  };
-  const isInput = (key: string) => key === 'input' || key === 'prompt_tokens' || key === 'input_tokens' || key.startsWith('input_') || /^cache_\w+_input_tokens$/.test(key);
-  const isOutput = (key: string) => key === 'output' || key === 'completion_tokens' || key === 'output_tokens' || key.startsWith('output_');
   return {
-    input: sum(isInput),
-    output: sum(isOutput),
-    cachedInput: sum((key) => LANGFUSE_CACHE_READ_KEYS.includes(key)),
-    reasoning: sum((key) => LANGFUSE_REASONING_KEYS.includes(key)),
+    input: sumOf(counts, isLangfuseInput),
+    output: sumOf(counts, isLangfuseOutput),
+    cachedInput: sumOf(counts, (key) => LANGFUSE_CACHE_READ_KEYS.includes(key)),
+    reasoning: sumOf(counts, (key) => LANGFUSE_REASONING_KEYS.includes(key)),
   };
+}
+
+const NO_LANGFUSE_USAGE = { input: null, output: null, cachedInput: null, reasoning: null };
+
+const isLangfuseInput = (key: string) =>
+  key === 'input' || key === 'prompt_tokens' || key === 'input_tokens' || key.startsWith('input_') || /^cache_\w+_input_tokens$/.test(key);
+const isLangfuseOutput = (key: string) => key === 'output' || key === 'completion_tokens' || key === 'output_tokens' || key.startsWith('output_');
+
+/** The sum of the counts whose key matches, null when none does. */
+function sumOf(counts: Map<string, number>, matches: (key: string) => boolean): number | null {
+  let total: number | null = null;
+  for (const [key, count] of counts) if (matches(key)) total = (total ?? 0) + count;
+  return total;
 }
 
 /** Langfuse cost details: the `total`, else the sum of the parts. */
@@ -379,41 +410,42 @@ function langfuseCost(details: AttributeValue | null): number | null {
  */
 function contentOf(attributes: AttributeReader, events: OtlpSpanEvent[]) {
   const usedEvents = new Set<OtlpSpanEvent>();
-  const fromEvents = (matches: (event: OtlpSpanEvent) => boolean, toMessage: (event: OtlpSpanEvent) => Attributes) => {
-    const matching = events.filter(matches);
-    if (matching.length === 0) return null;
-    for (const event of matching) usedEvents.add(event);
-    return contentText(matching.map(toMessage));
-  };
   const input =
-    attributes.text('langfuse.observation.input', 'langfuse.trace.input') ??
+    attributes.text(LANGFUSE_INPUT_KEYS) ??
     genAiInputMessages(attributes) ??
-    attributes.text('gen_ai.tool.call.arguments', 'gen_ai.retrieval.query.text', 'gen_ai.prompt') ??
+    attributes.text(GENAI_INPUT_KEYS) ??
     contentText(attributes.indexedList('gen_ai.prompt')) ??
-    fromEvents(
-      (event) => ROLE_BY_MESSAGE_EVENT.has(event.name),
-      (event) => ({ role: ROLE_BY_MESSAGE_EVENT.get(event.name)!, ...event.attributes }),
-    ) ??
+    messageEvents(events, usedEvents, (event) => ROLE_BY_MESSAGE_EVENT.has(event.name), (event) => ({ role: ROLE_BY_MESSAGE_EVENT.get(event.name)!, ...event.attributes })) ??
     attributes.text('ai.prompt.messages') ??
     contentText(vercelPromptMessages(attributes.json('ai.prompt'))) ??
-    attributes.text('ai.toolCall.args', 'ai.values', 'ai.value') ??
+    attributes.text(VERCEL_INPUT_KEYS) ??
     openInferenceContent(attributes, 'input') ??
     contentText(traceloopArguments(attributes.json('traceloop.entity.input'))) ??
     attributes.text('mcp.resource.uri');
   const output =
-    attributes.text('langfuse.observation.output', 'langfuse.trace.output') ??
-    attributes.text('gen_ai.output.messages', 'gen_ai.tool.call.result', 'gen_ai.retrieval.documents', 'gen_ai.completion') ??
+    attributes.text(LANGFUSE_OUTPUT_KEYS) ??
+    attributes.text(GENAI_OUTPUT_KEYS) ??
     contentText(attributes.indexedList('gen_ai.completion')) ??
-    fromEvents(
-      (event) => event.name === CHOICE_EVENT,
-      (event) => event.attributes,
-    ) ??
+    messageEvents(events, usedEvents, (event) => event.name === CHOICE_EVENT, (event) => event.attributes) ??
     vercelOutput(attributes) ??
     openInferenceContent(attributes, 'output') ??
     // The Traceloop SDK records the returned value as JSON: a returned string is its text.
     contentText(attributes.json('traceloop.entity.output')) ??
     attributes.text('mcp.response.value');
   return { input, output, usedEvents };
+}
+
+/** The message events of the older conventions as a list; they then leave the event list (`used`). */
+function messageEvents(
+  events: OtlpSpanEvent[],
+  used: Set<OtlpSpanEvent>,
+  matches: (event: OtlpSpanEvent) => boolean,
+  toMessage: (event: OtlpSpanEvent) => Attributes,
+): string | null {
+  const matching = events.filter(matches);
+  if (matching.length === 0) return null;
+  for (const event of matching) used.add(event);
+  return contentText(matching.map(toMessage));
 }
 
 /** `gen_ai.input.messages`, led by `gen_ai.system_instructions` when the instrumentation sends those apart. */
@@ -425,24 +457,24 @@ function genAiInputMessages(attributes: AttributeReader): string | null {
 
 /** The model's answer (text and tool calls as one message), a tool's result or a generated object, also under the names before AI SDK 4. */
 function vercelOutput(attributes: AttributeReader): string | null {
-  const toolCalls = attributes.json('ai.response.toolCalls', 'ai.result.toolCalls');
-  if (toolCalls !== null) return contentText(vercelResponse(attributes.json('ai.response.text', 'ai.result.text'), toolCalls));
+  const toolCalls = attributes.json(VERCEL_TOOL_CALLS_KEYS);
+  if (toolCalls !== null) return contentText(vercelResponse(attributes.json(VERCEL_TEXT_KEYS), toolCalls));
   // A tool's result is recorded as JSON: a returned string is its text.
-  return attributes.text('ai.response.text', 'ai.result.text') ?? contentText(attributes.json('ai.toolCall.result')) ?? attributes.text('ai.response.object', 'ai.result.object');
+  return attributes.text(VERCEL_TEXT_KEYS) ?? contentText(attributes.json('ai.toolCall.result')) ?? attributes.text(VERCEL_OBJECT_KEYS);
 }
 
 /** OpenInference: chat messages (or retrieved documents) when the span has them, else `input.value` / `output.value`. */
 function openInferenceContent(attributes: AttributeReader, direction: 'input' | 'output'): string | null {
+  const keys = OPENINFERENCE_CONTENT_KEYS[direction];
   const structured =
-    openInferenceMessages(attributes.indexedList(`llm.${direction}_messages`)) ??
-    (direction === 'output' ? openInferenceDocuments(attributes.indexedList('retrieval.documents')) : null);
+    openInferenceMessages(attributes.indexedList(keys.messages)) ?? (direction === 'output' ? openInferenceDocuments(attributes.indexedList('retrieval.documents')) : null);
   if (structured !== null) {
     // The raw request or response body repeats the same content.
-    attributes.discard(`${direction}.value`, `${direction}.mime_type`);
+    attributes.discard([keys.value, keys.mimeType]);
     return contentText(structured);
   }
-  const value = attributes.text(`${direction}.value`);
-  if (value !== null) attributes.discard(`${direction}.mime_type`);
+  const value = attributes.text(keys.value);
+  if (value !== null) attributes.discard(keys.mimeType);
   return value;
 }
 
@@ -459,19 +491,23 @@ function tagsOf(attributes: AttributeReader): string[] {
 
 /** Metadata from every dialect, merged (trace-level before span-level, so the span's own wins a clash). */
 function metadataOf(attributes: AttributeReader): Attributes {
-  const sent = (key: string) => {
-    const value = attributes.peek(key);
-    attributes.discard(key);
-    return metadataObject(value);
-  };
-  return {
-    ...sent('langfuse.trace.metadata'),
-    ...attributes.prefixed('langfuse.trace.metadata'),
-    ...sent('langfuse.observation.metadata'),
-    ...attributes.prefixed('langfuse.observation.metadata'),
-    ...sent('metadata'),
-    ...attributes.prefixed('ai.telemetry.metadata'),
-    ...attributes.prefixed('traceloop.association.properties'),
-  };
+  const parts = [
+    wholeMetadata(attributes, 'langfuse.trace.metadata'),
+    attributes.prefixed('langfuse.trace.metadata'),
+    wholeMetadata(attributes, 'langfuse.observation.metadata'),
+    attributes.prefixed('langfuse.observation.metadata'),
+    wholeMetadata(attributes, 'metadata'),
+    attributes.prefixed('ai.telemetry.metadata'),
+    attributes.prefixed('traceloop.association.properties'),
+  ];
+  return Object.assign({}, ...parts.filter((part) => part !== null));
+}
+
+/** Metadata sent as one value under `key` (moved). */
+function wholeMetadata(attributes: AttributeReader, key: string): Attributes | null {
+  const value = attributes.peek(key);
+  if (value === undefined) return null;
+  attributes.discard(key);
+  return metadataObject(value);
 }
 

@@ -67,8 +67,10 @@ export function mapTraceRequest(request: OtlpTraceRequest, receivedAtMs: number)
     }
   }
   resolveAgentNames(spans, namesBySpan);
-  const spansByKey = new Map(spans.map((s) => [spanKey(s), s]));
-  for (const signal of signals) signal.agentName = effectiveAgentName(spansByKey.get(spanKey(signal))!);
+  if (signals.length > 0) {
+    const spansByKey = new Map(spans.map((s) => [spanKey(s), s]));
+    for (const signal of signals) signal.agentName = effectiveAgentName(spansByKey.get(spanKey(signal))!);
+  }
   return { spans, signals, rejected: rejections.summary() };
 }
 
@@ -81,30 +83,47 @@ const spanKey = (s: { traceId: string | null; spanId: string | null }) => `${s.t
  * resource's `service.name`, which speaks for the trace only on its root (`agentNameFromService`).
  */
 function resolveAgentNames(spans: CanonicalSpan[], namesBySpan: Map<string, AgentNames>): void {
-  const byKey = new Map(spans.map((s) => [spanKey(s), s]));
-  const nearestAncestor = (span: CanonicalSpan, pick: (names: AgentNames) => string | null): string | null => {
-    const seen = new Set<string>();
-    for (let parent = span.parentSpanId; parent && !seen.has(parent); ) {
-      seen.add(parent);
-      const key = spanKey({ traceId: span.traceId, spanId: parent });
-      const names = namesBySpan.get(key);
-      const name = names ? pick(names) : null;
-      if (name) return name;
-      parent = byKey.get(key)?.parentSpanId ?? null;
-    }
-    return null;
-  };
+  const parentKeys = new Map<string, string>();
+  for (const span of spans) if (span.parentSpanId) parentKeys.set(spanKey(span), spanKey({ traceId: span.traceId, spanId: span.parentSpanId }));
+  const explicitAbove = nearestNames(parentKeys, namesBySpan, (names) => names.explicit);
+  const frameworkAbove = nearestNames(parentKeys, namesBySpan, (names) => names.framework);
   for (const span of spans) {
-    const names = namesBySpan.get(spanKey(span))!;
+    const key = spanKey(span);
+    const names = namesBySpan.get(key)!;
+    const parentKey = parentKeys.get(key);
     const name =
       names.explicit ??
-      nearestAncestor(span, (n) => n.explicit) ??
+      (parentKey === undefined ? null : explicitAbove(parentKey)) ??
       names.resource ??
       names.framework ??
-      nearestAncestor(span, (n) => n.framework);
+      (parentKey === undefined ? null : frameworkAbove(parentKey));
     span.agentName = name ?? names.service;
     span.agentNameFromService = name === null && names.service !== null;
   }
+}
+
+/**
+ * For a span of the request, the first name `pick` finds on it or above it. Each span is looked at
+ * once (a chain walked is remembered), and a chain of parents that loops ends where it started.
+ */
+function nearestNames(parentKeys: Map<string, string>, namesBySpan: Map<string, AgentNames>, pick: (names: AgentNames) => string | null) {
+  const found = new Map<string, string | null>();
+  return (key: string): string | null => {
+    const chain = new Set<string>();
+    let name: string | null = null;
+    for (let current: string | undefined = key; current !== undefined && !chain.has(current); current = parentKeys.get(current)) {
+      if (found.has(current)) {
+        name = found.get(current)!;
+        break;
+      }
+      chain.add(current);
+      const names = namesBySpan.get(current);
+      name = names ? pick(names) : null;
+      if (name) break;
+    }
+    for (const walked of chain) found.set(walked, name);
+    return name;
+  };
 }
 
 function spanProblem(span: OtlpSpan): string | null {

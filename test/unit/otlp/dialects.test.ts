@@ -6,9 +6,13 @@ import {
   CACHED_INPUT_TOKEN_KEYS,
   COST_KEYS,
   FRAMEWORK_AGENT_SOURCES,
+  GENAI_INPUT_KEYS,
+  GENAI_OUTPUT_KEYS,
   INPUT_TOKEN_KEYS,
   KIND_SOURCES,
   LANGFUSE_COST,
+  LANGFUSE_INPUT_KEYS,
+  LANGFUSE_OUTPUT_KEYS,
   LANGFUSE_USAGE,
   METADATA_PREFIXES,
   MODEL_KEYS,
@@ -20,6 +24,10 @@ import {
   TAG_KEYS,
   TOOL_NAME_KEYS,
   USER_KEYS,
+  VERCEL_INPUT_KEYS,
+  VERCEL_OBJECT_KEYS,
+  VERCEL_TEXT_KEYS,
+  VERCEL_TOOL_CALLS_KEYS,
 } from '../../../shared/domain/otlp/span-fields.ts';
 import { mapTraceRequest } from '../../../shared/domain/otlp/traces.ts';
 import type { CanonicalSpan } from '../../../shared/domain/spans/model.ts';
@@ -371,6 +379,14 @@ describe('docs/ingestion.md', () => {
       ...USER_KEYS,
       ...TAG_KEYS,
       ...METADATA_PREFIXES,
+      ...LANGFUSE_INPUT_KEYS,
+      ...LANGFUSE_OUTPUT_KEYS,
+      ...GENAI_INPUT_KEYS,
+      ...GENAI_OUTPUT_KEYS,
+      ...VERCEL_INPUT_KEYS,
+      ...VERCEL_TOOL_CALLS_KEYS,
+      ...VERCEL_TEXT_KEYS,
+      ...VERCEL_OBJECT_KEYS,
       ...FRAMEWORK_AGENT_SOURCES.map((source) => source.split(':')[0]!.split('=')[0]!),
     ];
     expect(sources.filter((source) => !doc.includes(`\`${source}`))).toEqual([]);

@@ -5,6 +5,8 @@
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type * as z from 'zod';
+import type { span } from '../../shared/schemas/responses/telemetry.ts';
 import { recordingProvider } from './producers/context.ts';
 import type { TestService } from './service.ts';
 
@@ -25,32 +27,8 @@ export function exportingProvider(service: TestService, apiKey: string, serviceN
   };
 }
 
-export interface SpanView {
-  spanId: string;
-  parentSpanId: string | null;
-  depth: number;
-  name: string;
-  kind: string;
-  agentName: string | null;
-  status: string;
-  statusMessage: string | null;
-  model: string | null;
-  provider: string | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cachedInputTokens: number | null;
-  reasoningTokens: number | null;
-  cost: number | null;
-  costEstimated: boolean;
-  input: string | null;
-  output: string | null;
-  toolName: string | null;
-  sessionId: string | null;
-  userId: string | null;
-  tags: string[];
-  metadata: Record<string, unknown>;
-  attributes: Record<string, unknown>;
-}
+/** A span as `GET /spans/traces/:traceId` answers it. */
+export type SpanView = z.infer<typeof span>;
 
 /** `GET /spans/traces/:traceId`, once the trace holds `spanCount` spans. */
 export async function traceOf(service: TestService, apiKey: string, traceId: string, spanCount: number) {

@@ -8,7 +8,7 @@
  * `langfuse.observation.*` value comes first where Langfuse has one: the Langfuse SDK writes it only
  * when the user set it. docs/ingestion.md shows the same order as a table, one row per field and dialect.
  */
-import type { AttributeValue, SpanKind, SpanStatus } from '../spans/model.ts';
+import type { AttributeValue, CanonicalSpan, SpanKind, SpanStatus } from '../spans/model.ts';
 import { type AttributeReader, type Attributes, parsedJson } from './attributes.ts';
 import { AGENT_NAME_ATTRIBUTE } from './common.ts';
 import {
@@ -212,33 +212,21 @@ const ROLE_BY_MESSAGE_EVENT = new Map([
 ]);
 const CHOICE_EVENT = 'gen_ai.choice';
 
-export interface SpanFields {
-  kind: SpanKind;
+/** The canonical span's fields the attributes supply, and what the mapping tells its caller. */
+export type SpanFields = Pick<
+  CanonicalSpan,
+  | 'kind' | 'operation' | 'model' | 'provider' | 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'reasoningTokens'
+  | 'cost' | 'input' | 'output' | 'toolName' | 'sessionId' | 'userId' | 'tags' | 'metadata' | 'statusMessage'
+> & {
   /** Set only when an attribute overrides the OTLP status (Langfuse's `level: ERROR`). */
   status: SpanStatus | null;
-  statusMessage: string | null;
-  operation: string | null;
-  model: string | null;
-  provider: string | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cachedInputTokens: number | null;
-  reasoningTokens: number | null;
-  cost: number | null;
-  input: string | null;
-  output: string | null;
-  toolName: string | null;
-  sessionId: string | null;
-  userId: string | null;
-  tags: string[];
-  metadata: Attributes;
   /** The span's own `gen_ai.agent.name`. */
   agentName: string | null;
   /** The framework's name for the agent or workflow the span belongs to. */
   frameworkAgentName: string | null;
   /** Message events whose content became the input or output (they leave the event list). */
   usedEvents: Set<OtlpSpanEvent>;
-}
+};
 
 /** Reads every canonical field out of `attributes` (moving what it uses) for the span `span`. */
 export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan): SpanFields {

@@ -404,6 +404,7 @@ function contentOf(attributes: AttributeReader, events: OtlpSpanEvent[]) {
     attributes.text(GENAI_INPUT_KEYS) ??
     contentText(attributes.indexedList('gen_ai.prompt')) ??
     messageEvents(events, usedEvents, (event) => ROLE_BY_MESSAGE_EVENT.has(event.name), (event) => ({ role: ROLE_BY_MESSAGE_EVENT.get(event.name)!, ...event.attributes })) ??
+    contentEvent(events, usedEvents, 'gen_ai.content.prompt', 'gen_ai.prompt') ??
     attributes.text('ai.prompt.messages') ??
     contentText(vercelPromptMessages(attributes.json('ai.prompt'))) ??
     attributes.text(VERCEL_INPUT_KEYS) ??
@@ -415,6 +416,7 @@ function contentOf(attributes: AttributeReader, events: OtlpSpanEvent[]) {
     attributes.text(GENAI_OUTPUT_KEYS) ??
     contentText(attributes.indexedList('gen_ai.completion')) ??
     messageEvents(events, usedEvents, (event) => event.name === CHOICE_EVENT, (event) => event.attributes) ??
+    contentEvent(events, usedEvents, 'gen_ai.content.completion', 'gen_ai.completion') ??
     vercelOutput(attributes) ??
     openInferenceContent(attributes, 'output') ??
     // The Traceloop SDK records the returned value as JSON: a returned string is its text.
@@ -434,6 +436,14 @@ function messageEvents(
   if (matching.length === 0) return null;
   for (const event of matching) used.add(event);
   return contentText(matching.map(toMessage));
+}
+
+/** The content events of the conventions before message events (`gen_ai.content.prompt` carrying `gen_ai.prompt`, …). */
+function contentEvent(events: OtlpSpanEvent[], used: Set<OtlpSpanEvent>, name: string, attribute: string): string | null {
+  const event = events.find((candidate) => candidate.name === name && candidate.attributes[attribute] !== undefined);
+  if (!event) return null;
+  used.add(event);
+  return contentText(event.attributes[attribute]);
 }
 
 /** `gen_ai.input.messages`, led by `gen_ai.system_instructions` when the instrumentation sends those apart. */

@@ -38,7 +38,7 @@ import { STUB_ANSWER, STUB_MODEL, startOpenAiStub, type OpenAiStub } from '../..
 import { INVENTORY_FAILURE, OPENINFERENCE_AGENT, openInferenceRun } from '../../support/producers/openinference.ts';
 import { TRACELOOP_WORKFLOW, traceloopRun, traceloopSpanProcessor } from '../../support/producers/traceloop.ts';
 import { VERCEL_AGENT, VERCEL_FAILURE, VERCEL_TOOL_RESULT, vercelFailingRun, vercelStreamRun, vercelToolCallRun } from '../../support/producers/vercel-ai.ts';
-import { mapOneSpan, mapTraceJson, span, traceRequest } from './otlp-json.ts';
+import { keyValues, mapOneSpan, mapTraceJson, span, traceRequest } from './otlp-json.ts';
 import { serializeSpans } from './sdk-payloads.ts';
 
 const RECEIVED_AT_MS = Date.parse('2026-11-20T10:00:00Z');
@@ -295,6 +295,15 @@ describe('precedence', () => {
       { role: 'system', parts: [{ type: 'text', content: 'Be brief.' }] },
       { role: 'user', parts: [{ type: 'text', content: 'Hi' }] },
     ]);
+  });
+
+  it('input and output from the content events of the oldest GenAI conventions, which then leave the event list', () => {
+    const contentEvents = [
+      { name: 'gen_ai.content.prompt', timeUnixNano: '1735689600123456789', attributes: keyValues({ 'gen_ai.prompt': '[{"role":"user","content":"Hi"}]' }) },
+      { name: 'gen_ai.content.completion', timeUnixNano: '1735689600123456789', attributes: keyValues({ 'gen_ai.completion': '[{"role":"assistant","content":"Hello"}]' }) },
+    ];
+    const mapped = mapOneSpan({ 'gen_ai.system': 'openai' }, { events: contentEvents });
+    expect(mapped).toMatchObject({ input: '[{"role":"user","content":"Hi"}]', output: '[{"role":"assistant","content":"Hello"}]', events: [] });
   });
 
   it('content under the AI SDK names before version 4, and a returned string as text', () => {

@@ -8,6 +8,7 @@ export const logBody = z.object({
   timestamp: instant,
   level: z.enum(LOG_LEVELS),
   message: z.string().check(z.minLength(1), z.maxLength(32_768)),
+  eventName: z.nullish(text(1, 256)),
   traceId: z.nullish(telemetryId),
   spanId: z.nullish(telemetryId),
   agentName: z.nullish(text(1, 200)),

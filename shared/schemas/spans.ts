@@ -3,6 +3,7 @@ import { MAX_TOKEN_COUNT, SPAN_KINDS, SPAN_STATUSES } from '../domain/spans/mode
 import { attributes, instant, shortText, storable, telemetryId, text } from './fields.ts';
 
 export const MAX_SPANS_PER_REQUEST = 1000;
+export const MAX_TAGS = 50;
 
 const nonNegative = storable.check(z.refine((n: number) => n >= 0, 'must not be negative'));
 const count = z.number().check(z.int(), z.nonnegative(), z.lte(MAX_TOKEN_COUNT));
@@ -26,6 +27,7 @@ export const nativeSpan = z
     inputTokens: z.nullish(count),
     outputTokens: z.nullish(count),
     cachedInputTokens: z.nullish(count),
+    reasoningTokens: z.nullish(count),
     cost: z.nullish(nonNegative),
     input: z.optional(z.unknown()),
     output: z.optional(z.unknown()),
@@ -34,6 +36,8 @@ export const nativeSpan = z
     userId: z.nullish(shortText),
     experimentId: z.nullish(shortText),
     variant: z.nullish(shortText),
+    tags: z.optional(z.array(shortText).check(z.maxLength(MAX_TAGS, `at most ${MAX_TAGS} tags`))),
+    metadata: z.optional(attributes),
     attributes: z.optional(attributes),
   })
   .check(

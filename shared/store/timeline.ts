@@ -130,6 +130,8 @@ export interface StoredSignal extends TimelineEntry {
 export interface StoredLog extends TimelineEntry {
   level: string;
   message: string;
+  /** The OpenTelemetry event name; absent on logs stored before event names were kept. */
+  eventName?: string | null;
   attributes: Record<string, AttributeValue>;
   timestamp: string;
 }

@@ -39,7 +39,7 @@ function nativeTrace(traceId: string, agentName = 'support-bot') {
     { traceId, spanId: 'root', name: 'answer ticket', kind: 'agent', agentName, startTime: T0, endTime: T0 + 4000, status: 'ok', input: { question: 'Where is my order?' }, output: 'It ships tomorrow.', sessionId: 'sess-1' },
     { traceId, spanId: 'llm-1', parentSpanId: 'root', name: 'chat', kind: 'llm', agentName, startTime: new Date(T0 + 100).toISOString(), endTime: T0 + 1500, model: 'gpt-4o-mini', inputTokens: 1000, outputTokens: 200 },
     { traceId, spanId: 'tool-1', parentSpanId: 'root', name: 'lookup order', kind: 'tool', toolName: 'orders.lookup', agentName, startTime: T0 + 1600, endTime: T0 + 2100, status: 'error', errorType: 'Timeout', statusMessage: 'upstream timed out' },
-    { traceId, spanId: 'llm-2', parentSpanId: 'root', name: 'chat', kind: 'llm', agentName, startTime: T0 + 2200, endTime: T0 + 3900, model: 'claude-sonnet-4-5', inputTokens: 2000, outputTokens: 300, cost: 0.5 },
+    { traceId, spanId: 'llm-2', parentSpanId: 'root', name: 'chat', kind: 'llm', agentName, startTime: T0 + 2200, endTime: T0 + 3900, model: 'claude-sonnet-4-5', inputTokens: 2000, outputTokens: 300, reasoningTokens: 120, cost: 0.5, tags: ['vip'], metadata: { tier: 'gold' } },
   ];
 }
 
@@ -61,6 +61,8 @@ describe('native span ingestion', () => {
     expect(detail.spans.map((s: { spanId: string; depth: number }) => [s.spanId, s.depth])).toEqual([['root', 0], ['llm-1', 1], ['tool-1', 1], ['llm-2', 1]]);
     expect(detail.spans[1]).toMatchObject({ cost: 0.00027, costEstimated: true, parentSpanId: 'root' });
     expect(detail.spans[0].input).toBe('{"question":"Where is my order?"}');
+    expect(detail.spans[0]).toMatchObject({ reasoningTokens: null, tags: [], metadata: {} });
+    expect(detail.spans[3]).toMatchObject({ reasoningTokens: 120, tags: ['vip'], metadata: { tier: 'gold' } });
 
     const list = await service.api('GET', '/spans/traces', { apiKey });
     expect(list.body.data[0]).toMatchObject({ traceId, agentName: 'support-bot', spanCount: 4, totalTokens: 3500, cost: 0.50027 });
@@ -220,7 +222,7 @@ describe('logs and signals', () => {
     const now = Date.now();
     expect((await service.api('POST', '/logs', { apiKey, body: { logs: [
       { timestamp: now, level: 'error', message: 'tool timed out', traceId, spanId: 'tool-1' },
-      { timestamp: now + 1, level: 'info', message: 'started', agentName: 'support-bot' },
+      { timestamp: now + 1, level: 'info', message: 'started', agentName: 'support-bot', eventName: 'session.start' },
     ] } })).status).toBe(202);
     expect((await service.api('POST', '/signals', { apiKey, body: { signalName: 'user.feedback', value: 1, traceId } })).status).toBe(202);
     expect((await service.api('POST', '/signals/batch', { apiKey, body: { signals: [1, 2, 3, 4].map((value) => ({ signalName: 'latency.score', value, agentName: 'support-bot' })) } })).status).toBe(202);
@@ -229,6 +231,7 @@ describe('logs and signals', () => {
     const logs = await service.api('GET', '/logs?level=error', { apiKey });
     expect(logs.body.data).toEqual([expect.objectContaining({ message: 'tool timed out', traceId, agentName: null, agentId: expect.stringMatching(/^agt_/) })]);
     expect((await service.api('GET', `/logs?traceId=${traceId}`, { apiKey })).body.pagination.total).toBe(1);
+    expect((await service.api('GET', '/logs?eventName=session.start', { apiKey })).body.data).toEqual([expect.objectContaining({ message: 'started', eventName: 'session.start' })]);
     const ofTrace = await service.api('GET', `/signals/trace/${traceId}`, { apiKey });
     expect(ofTrace.body.data).toEqual([expect.objectContaining({ signalName: 'user.feedback', value: 1, agentId: expect.stringMatching(/^agt_/) })]);
     const summary = await service.api('GET', '/signals/summary?signalName=latency.score', { apiKey });

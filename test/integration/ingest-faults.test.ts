@@ -35,8 +35,8 @@ const T0 = Date.parse('2026-11-20T10:00:00Z');
 const span = (traceId: string, spanId: string, parentSpanId: string | null, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
   traceId, spanId, parentSpanId, name: spanId, kind: 'llm', agentName: 'faulty-agent', agentNameFromService: false,
   startTimeMs: T0, endTimeMs: T0 + 1000, status: 'ok', statusMessage: null, errorType: null, model: 'gpt-4o', provider: null,
-  operation: null, inputTokens: 100, outputTokens: 10, cachedInputTokens: null, cost: null, input: null, output: null,
-  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, attributes: {}, events: [], ...over,
+  operation: null, inputTokens: 100, outputTokens: 10, cachedInputTokens: null, reasoningTokens: null, cost: null, input: null, output: null,
+  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], ...over,
 });
 
 function sqsEvent(bodies: unknown[], ids = bodies.map((_, i) => `m${i}`)): SQSEvent {

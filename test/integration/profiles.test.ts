@@ -64,8 +64,8 @@ let traces = 0;
 const span = (traceId: string, spanId: string, agentName: string, startTimeMs: number, over: Partial<CanonicalSpan>): CanonicalSpan => ({
   traceId, spanId, parentSpanId: null, name: 'answer ticket', kind: 'agent', agentName, agentNameFromService: false, startTimeMs,
   endTimeMs: startTimeMs + 1000, status: 'ok', statusMessage: null, errorType: null, model: null, provider: null, operation: null,
-  inputTokens: null, outputTokens: null, cachedInputTokens: null, cost: 0.002, input: null, output: null, toolName: null,
-  sessionId: null, userId: null, experimentId: null, variant: null, attributes: {}, events: [], ...over,
+  inputTokens: null, outputTokens: null, cachedInputTokens: null, reasoningTokens: null, cost: 0.002, input: null, output: null, toolName: null,
+  sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], ...over,
 });
 
 /** `count` traces of `agentName` spread over the hour before now, through the real ingest path; answers their ids. */

@@ -989,6 +989,7 @@ export interface components {
             inputTokens: number | null;
             outputTokens: number | null;
             cachedInputTokens: number | null;
+            reasoningTokens: number | null;
             cost: number | null;
             costEstimated: boolean;
             input: string | null;
@@ -998,6 +999,10 @@ export interface components {
             userId: string | null;
             experimentId: string | null;
             variant: string | null;
+            tags: string[];
+            metadata: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             attributes: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
@@ -1031,6 +1036,7 @@ export interface components {
             /** @enum {string} */
             level: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
             message: string;
+            eventName: string | null;
             traceId: string | null;
             spanId: string | null;
             agentId: string | null;
@@ -4135,6 +4141,7 @@ export interface operations {
                 agentId?: string;
                 traceId?: string;
                 level?: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+                eventName?: string;
             };
             header?: never;
             path?: never;

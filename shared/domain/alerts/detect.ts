@@ -18,18 +18,42 @@ const TIMEOUT_TEXT = /time[d ]?\s?out|deadline exceeded|etimedout|esockettimedou
 export const looksLikeTimeout = (span: Pick<StoredSpan, 'errorType' | 'statusMessage'>): boolean =>
   TIMEOUT_TEXT.test(`${span.errorType ?? ''} ${span.statusMessage ?? ''}`);
 
+type SpanLink = Pick<StoredSpan, 'spanId' | 'parentSpanId' | 'status'>;
+
 const describeSpan = (span: StoredSpan) => `${span.kind} span "${span.name}"`;
 
 /**
- * Per-call checks on a finished span: a failure (a timeout-like failure is a `timeout`, not also an
- * `error`), and input tokens, output tokens and cost strictly above their thresholds.
+ * The failed spans of a trace whose failure came up from a failed descendant: frameworks mark every
+ * span an exception passes through as failed (the AI SDK's generateText and its model call, an agent
+ * and its tool), but it is one failure, reported where it started.
  */
-export function detectInSpan(span: StoredSpan, config: AlertConfig): Detection[] {
+export function propagatedFailures(spans: readonly SpanLink[]): Set<string> {
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const propagated = new Set<string>();
+  for (const span of spans) {
+    if (span.status !== 'error') continue;
+    const ancestors = new Map<string, SpanLink>();
+    for (let parent = byId.get(span.parentSpanId ?? ''); parent && !ancestors.has(parent.spanId); parent = byId.get(parent.parentSpanId ?? '')) {
+      ancestors.set(parent.spanId, parent);
+    }
+    // Spans whose parents form a cycle have no ancestors to speak of: each reports its own failure.
+    if (ancestors.has(span.spanId)) continue;
+    for (const ancestor of ancestors.values()) if (ancestor.status === 'error') propagated.add(ancestor.spanId);
+  }
+  return propagated;
+}
+
+/**
+ * Per-call checks on a finished span: a failure (a timeout-like failure is a `timeout`, not also an
+ * `error`) unless it only passed on a descendant's, and input tokens, output tokens and cost strictly
+ * above their thresholds.
+ */
+export function detectInSpan(span: StoredSpan, config: AlertConfig, failurePropagated = false): Detection[] {
   const on = (type: ThresholdAlertType) => config.alertTypes[type].enabled;
   const at = span.endTimeMs ?? span.startTimeMs;
   const base = { traceId: span.traceId, spanId: span.spanId, occurredAtMs: at };
   const found: Detection[] = [];
-  if (span.status === 'error') {
+  if (span.status === 'error' && !failurePropagated) {
     const reason = [span.errorType, span.statusMessage].filter(Boolean).join(': ') || 'no error message';
     if (looksLikeTimeout(span)) {
       if (on('timeout')) found.push({ ...base, type: 'timeout', value: span.durationMs, threshold: config.thresholds.timeout, message: `${describeSpan(span)} timed out (${reason})` });

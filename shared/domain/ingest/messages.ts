@@ -40,6 +40,8 @@ const MAX_NESTING = 16;
  */
 const MAX_FIELD_JSON_BYTES = 48 * 1024;
 const MAX_EVENTS = 64;
+const MAX_TAGS = 50;
+const MAX_TAG_CHARS = 256;
 
 /** Cuts text to `max` characters and says so in the text itself, so nothing is dropped silently. */
 export function truncateText(text: string | null, max = MAX_TEXT_CHARS): string | null {
@@ -121,7 +123,10 @@ export function fitSpan(span: CanonicalSpan): CanonicalSpan {
     inputTokens: storableOrNull(span.inputTokens),
     outputTokens: storableOrNull(span.outputTokens),
     cachedInputTokens: storableOrNull(span.cachedInputTokens),
+    reasoningTokens: storableOrNull(span.reasoningTokens),
     cost: storableOrNull(span.cost),
+    tags: span.tags.slice(0, MAX_TAGS).map((tag) => truncateText(tag, MAX_TAG_CHARS)!),
+    metadata: truncateAttributes(span.metadata),
     attributes: truncateAttributes(span.attributes),
     events: fitEvents(span.events),
   };

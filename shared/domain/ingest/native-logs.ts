@@ -8,6 +8,7 @@ export function logFromNative(l: z.infer<typeof logBody>): CanonicalLog {
     timestampMs: l.timestamp,
     level: l.level,
     message: l.message,
+    eventName: l.eventName ?? null,
     traceId: l.traceId ?? null,
     spanId: l.spanId ?? null,
     agentName: l.agentName ?? null,

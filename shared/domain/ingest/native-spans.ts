@@ -28,6 +28,7 @@ export function spanFromNative(s: z.infer<typeof nativeSpan>): CanonicalSpan {
     inputTokens: s.inputTokens ?? null,
     outputTokens: s.outputTokens ?? null,
     cachedInputTokens: s.cachedInputTokens ?? null,
+    reasoningTokens: s.reasoningTokens ?? null,
     cost: s.cost ?? null,
     input: asText(s.input),
     output: asText(s.output),
@@ -36,6 +37,8 @@ export function spanFromNative(s: z.infer<typeof nativeSpan>): CanonicalSpan {
     userId: s.userId ?? null,
     experimentId: s.experimentId ?? null,
     variant: s.variant ?? null,
+    tags: s.tags ?? [],
+    metadata: asAttributes(s.metadata),
     attributes: asAttributes(s.attributes),
     events: [],
   };

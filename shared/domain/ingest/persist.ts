@@ -6,7 +6,7 @@ import { PLANS } from '../plans/plans.ts';
 import { estimateCost } from '../pricing/estimate.ts';
 import { summarizeTrace, type StoredSpan, type TraceSummary } from '../spans/summary.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
-import { detectInSpan, detectInTrace, type Detection } from '../alerts/detect.ts';
+import { detectInSpan, detectInTrace, propagatedFailures, type Detection } from '../alerts/detect.ts';
 import { raiseAlerts } from '../alerts/service.ts';
 import { rollUpFinishedTraces } from '../analytics/ingest.ts';
 import { checkTracesAgainstProfiles } from '../profiles/ingest.ts';
@@ -164,6 +164,7 @@ interface StoredTrace {
  * Threshold alerts: per-call checks on the spans that arrived and per-trace checks on finished traces.
  * A child span often names no agent until its trace's root arrives; so when the root arrives, every
  * stored span of the trace is checked (a span checked before counts once: occurrences are idempotent).
+ * A failure passed up from a failed descendant is that descendant's occurrence, not another one.
  */
 async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: PersistDeps): Promise<number> {
   const byAgent = new Map<string, Detection[]>();
@@ -179,10 +180,11 @@ async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: Pe
 
   for (const { summary, stored, arrived } of traces) {
     const rootArrived = arrived.some((s) => s.spanId === summary.rootSpanId);
+    const propagated = propagatedFailures(stored);
     for (const span of rootArrived ? stored : arrived) {
       const agentId = span.agentId ?? summary.agentId;
       const config = await configOf(agentId);
-      if (config && (span.endTimeMs !== null || span.status === 'error')) add(agentId, detectInSpan(span, config));
+      if (config && (span.endTimeMs !== null || span.status === 'error')) add(agentId, detectInSpan(span, config, propagated.has(span.spanId)));
     }
     const traceConfig = await configOf(summary.agentId);
     if (traceConfig && rootArrived) add(summary.agentId, detectInTrace(summary, traceConfig));

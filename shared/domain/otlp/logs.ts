@@ -33,6 +33,7 @@ export function mapLogsRequest(request: OtlpLogsRequest, receivedAtMs: number): 
             timestampMs: timeMsOrNull(record.timeUnixNano) ?? timeMsOrNull(record.observedTimeUnixNano) ?? receivedAtMs,
             level: levelOf(record.severityNumber, record.severityText),
             message: asText(record.body) ?? record.eventName,
+            eventName: record.eventName || null,
             traceId: isAbsentId(record.traceId) ? null : record.traceId,
             spanId: isAbsentId(record.spanId) ? null : record.spanId,
             agentName: agentNameOf(attributes, resource.attributes),

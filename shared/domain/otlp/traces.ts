@@ -1,12 +1,12 @@
 /**
- * OTLP spans → canonical spans and signals, following the OpenTelemetry GenAI semantic conventions
- * (and the legacy names instrumentations still send). Invalid spans are refused one by one.
+ * OTLP spans → canonical spans and signals. The fields come from span-fields.ts, the one mapping of
+ * every dialect; here are the span's identity, times, status, events and agent. Invalid spans are
+ * refused one by one.
  */
-import { effectiveAgentName, isStorableNumber, type CanonicalSignal, type CanonicalSpan, type SpanEvent, type SpanKind, type SpanStatus } from '../spans/model.ts';
+import { effectiveAgentName, isStorableNumber, type CanonicalSignal, type CanonicalSpan, type SpanEvent, type SpanStatus } from '../spans/model.ts';
 import { AttributeReader, type Attributes, firstString } from './attributes.ts';
 import {
   AGENT_NAME_ATTRIBUTE,
-  agentNameOf,
   inheritedAttributes,
   isAbsentId,
   isSpanId,
@@ -17,6 +17,7 @@ import {
   timeMsOrNull,
 } from './common.ts';
 import type { OtlpSpan, OtlpSpanEvent, OtlpTraceRequest } from './decode.ts';
+import { mapSpanFields } from './span-fields.ts';
 
 export interface MappedTraces {
   spans: CanonicalSpan[];
@@ -30,11 +31,23 @@ interface SpanOrigin {
   inheritedAttributes: Attributes;
 }
 
+/** Every name a span offers for its agent, strongest first (see `resolveAgentNames`). */
+interface AgentNames {
+  /** The span's own `gen_ai.agent.name`. */
+  explicit: string | null;
+  /** The resource's `gen_ai.agent.name`. */
+  resource: string | null;
+  /** The framework's agent or workflow name (`ai.telemetry.functionId`, …). */
+  framework: string | null;
+  /** The resource's `service.name`, unless it is the SDK's `unknown_service…` default. */
+  service: string | null;
+}
+
 export function mapTraceRequest(request: OtlpTraceRequest, receivedAtMs: number): MappedTraces {
   const spans: CanonicalSpan[] = [];
   const signals: CanonicalSignal[] = [];
   const rejections = new Rejections('span');
-  const namedBySpan = new Map<string, string>();
+  const namesBySpan = new Map<string, AgentNames>();
   let index = 0;
   for (const { resource, scopeSpans } of request.resourceSpans) {
     for (const { scope, spans: otlpSpans } of scopeSpans) {
@@ -45,7 +58,7 @@ export function mapTraceRequest(request: OtlpTraceRequest, receivedAtMs: number)
           const mapped = mapSpan(otlpSpan, origin, receivedAtMs);
           spans.push(mapped.span);
           signals.push(...mapped.signals);
-          if (mapped.ownAgentName) namedBySpan.set(spanKey(mapped.span), mapped.ownAgentName);
+          namesBySpan.set(spanKey(mapped.span), mapped.agentNames);
         } else {
           rejections.add(index, problem);
         }
@@ -53,36 +66,64 @@ export function mapTraceRequest(request: OtlpTraceRequest, receivedAtMs: number)
       }
     }
   }
-  inheritAgentNames(spans, signals, namedBySpan);
+  resolveAgentNames(spans, namesBySpan);
+  if (signals.length > 0) {
+    const spansByKey = new Map(spans.map((s) => [spanKey(s), s]));
+    for (const signal of signals) signal.agentName = effectiveAgentName(spansByKey.get(spanKey(signal))!);
+  }
   return { spans, signals, rejected: rejections.summary() };
 }
 
 const spanKey = (s: { traceId: string | null; spanId: string | null }) => `${s.traceId}/${s.spanId}`;
 
 /**
- * Instrumentations often name the agent only on its `invoke_agent` span; the LLM and tool spans below
- * it would otherwise fall back to the resource's service name and conjure a second agent. A span that
- * does not name an agent itself takes the name of its nearest ancestor in the request that does.
+ * The agent of each span: `gen_ai.agent.name` first — the span's own, its nearest ancestor's in the
+ * request (instrumentations often name the agent only on its `invoke_agent` span), the resource's —
+ * then the framework's name for it, the span's own or its nearest ancestor's, and only then the
+ * resource's `service.name`, which speaks for the trace only on its root (`agentNameFromService`).
  */
-function inheritAgentNames(spans: CanonicalSpan[], signals: CanonicalSignal[], namedBySpan: Map<string, string>): void {
-  if (namedBySpan.size === 0) return;
-  const byKey = new Map(spans.map((s) => [spanKey(s), s]));
-  const inherited = new Map<string, string>();
+function resolveAgentNames(spans: CanonicalSpan[], namesBySpan: Map<string, AgentNames>): void {
+  const parentKeys = new Map<string, string>();
+  for (const span of spans) if (span.parentSpanId) parentKeys.set(spanKey(span), spanKey({ traceId: span.traceId, spanId: span.parentSpanId }));
+  const explicitAbove = nearestNames(parentKeys, namesBySpan, (names) => names.explicit);
+  const frameworkAbove = nearestNames(parentKeys, namesBySpan, (names) => names.framework);
   for (const span of spans) {
-    if (namedBySpan.has(spanKey(span))) continue;
-    const seen = new Set<string>();
-    for (let parent = span.parentSpanId; parent && !seen.has(parent); parent = byKey.get(spanKey({ traceId: span.traceId, spanId: parent }))?.parentSpanId ?? null) {
-      seen.add(parent);
-      const name = namedBySpan.get(spanKey({ traceId: span.traceId, spanId: parent }));
-      if (name) {
-        span.agentName = name;
-        span.agentNameFromService = false;
-        inherited.set(spanKey(span), name);
+    const key = spanKey(span);
+    const names = namesBySpan.get(key)!;
+    const parentKey = parentKeys.get(key);
+    const name =
+      names.explicit ??
+      (parentKey === undefined ? null : explicitAbove(parentKey)) ??
+      names.resource ??
+      names.framework ??
+      (parentKey === undefined ? null : frameworkAbove(parentKey));
+    span.agentName = name ?? names.service;
+    span.agentNameFromService = name === null && names.service !== null;
+  }
+}
+
+/**
+ * For a span of the request, the first name `pick` finds on it or above it. Each span is looked at
+ * once (a chain walked is remembered), and a chain of parents that loops ends where it started.
+ */
+function nearestNames(parentKeys: Map<string, string>, namesBySpan: Map<string, AgentNames>, pick: (names: AgentNames) => string | null) {
+  const found = new Map<string, string | null>();
+  return (key: string): string | null => {
+    const chain = new Set<string>();
+    let name: string | null = null;
+    for (let current: string | undefined = key; current !== undefined && !chain.has(current); current = parentKeys.get(current)) {
+      if (found.has(current)) {
+        name = found.get(current)!;
         break;
       }
+      chain.add(current);
+      const names = namesBySpan.get(current);
+      name = names ? pick(names) : null;
+      if (name) break;
     }
-  }
-  for (const signal of signals) signal.agentName = inherited.get(spanKey(signal)) ?? signal.agentName;
+    for (const walked of chain) found.set(walked, name);
+    return name;
+  };
 }
 
 function spanProblem(span: OtlpSpan): string | null {
@@ -99,27 +140,8 @@ function spanProblem(span: OtlpSpan): string | null {
   return null;
 }
 
-const KIND_BY_OPERATION = new Map<string, SpanKind>([
-  ['chat', 'llm'],
-  ['text_completion', 'llm'],
-  ['generate_content', 'llm'],
-  ['execute_tool', 'tool'],
-  ['invoke_agent', 'agent'],
-  ['create_agent', 'agent'],
-  ['invoke_workflow', 'chain'],
-  ['embeddings', 'embedding'],
-]);
-const RETRIEVAL_OPERATION = /retriev|search/i;
-
 const STATUS_BY_CODE: readonly SpanStatus[] = ['unset', 'ok', 'error'];
 
-const ROLE_BY_MESSAGE_EVENT = new Map([
-  ['gen_ai.system.message', 'system'],
-  ['gen_ai.user.message', 'user'],
-  ['gen_ai.assistant.message', 'assistant'],
-  ['gen_ai.tool.message', 'tool'],
-]);
-const CHOICE_EVENT = 'gen_ai.choice';
 const EVALUATION_EVENT = 'gen_ai.evaluation.result';
 const EXCEPTION_EVENT = 'exception';
 
@@ -127,23 +149,10 @@ function mapSpan(
   span: OtlpSpan,
   origin: SpanOrigin,
   receivedAtMs: number,
-): { span: CanonicalSpan; signals: CanonicalSignal[]; ownAgentName: string | null } {
+): { span: CanonicalSpan; signals: CanonicalSignal[]; agentNames: AgentNames } {
   const attributes = new AttributeReader(span.attributes);
-  const ownAgentName = attributes.string(AGENT_NAME_ATTRIBUTE);
-  const agentName = agentNameOf(attributes, origin.resourceAttributes);
-  const agentNameFromService =
-    agentName !== null && ownAgentName === null && firstString(origin.resourceAttributes, AGENT_NAME_ATTRIBUTE) === null;
-  const parentSpanId = isAbsentId(span.parentSpanId) ? null : span.parentSpanId;
-  const signalAgentName = effectiveAgentName({ agentName, agentNameFromService, parentSpanId });
-  const operation = attributes.string('gen_ai.operation.name');
-  const toolName = attributes.string('gen_ai.tool.name');
-  const model = attributes.string('gen_ai.response.model', 'gen_ai.request.model');
-  const provider = attributes.string('gen_ai.provider.name', 'gen_ai.system');
-  const usage = usageOf(attributes);
-  const content = contentOf(attributes, span.events);
+  const fields = mapSpanFields(attributes, span);
   const errorType = attributes.string('error.type') ?? exceptionTypeOf(span.events);
-  const sessionId = attributes.string('gen_ai.conversation.id', 'session.id');
-  const userId = attributes.string('user.id', 'enduser.id');
   const experimentId = attributes.string('experiment.id');
   const variant = attributes.string('experiment.variant');
   const remainingAttributes = attributes.remaining();
@@ -151,83 +160,56 @@ function mapSpan(
   const signals: CanonicalSignal[] = [];
   const events: SpanEvent[] = [];
   for (const event of span.events) {
-    if (content.usedEvents.has(event)) continue;
-    const signal = event.name === EVALUATION_EVENT ? evaluationSignal(event, span, signalAgentName, receivedAtMs) : null;
+    if (fields.usedEvents.has(event)) continue;
+    const signal = event.name === EVALUATION_EVENT ? evaluationSignal(event, span, receivedAtMs) : null;
     if (signal) signals.push(signal);
     else events.push({ name: event.name, timeMs: eventTimeMs(event, receivedAtMs), attributes: event.attributes });
   }
 
-  const looksLikeModelCall = model !== null || usage.inputTokens !== null || usage.outputTokens !== null;
+  const serviceName = firstString(origin.resourceAttributes, 'service.name');
   return {
     span: {
       traceId: span.traceId,
       spanId: span.spanId,
-      parentSpanId,
+      parentSpanId: isAbsentId(span.parentSpanId) ? null : span.parentSpanId,
       name: span.name,
-      kind: spanKindOf(operation, toolName, looksLikeModelCall, span.attributes),
-      agentName,
-      agentNameFromService,
+      kind: fields.kind,
+      // Resolved once every span of the request is mapped.
+      agentName: null,
+      agentNameFromService: false,
       startTimeMs: nanosToMs(span.startTimeUnixNano),
       endTimeMs: timeMsOrNull(span.endTimeUnixNano),
-      status: STATUS_BY_CODE[span.status.code] ?? 'unset',
-      statusMessage: span.status.message || null,
+      status: fields.status ?? STATUS_BY_CODE[span.status.code] ?? 'unset',
+      statusMessage: span.status.message || fields.statusMessage,
       errorType,
-      model,
-      provider,
-      operation,
-      ...usage,
-      input: content.input,
-      output: content.output,
-      toolName,
-      sessionId,
-      userId,
+      model: fields.model,
+      provider: fields.provider,
+      operation: fields.operation,
+      inputTokens: fields.inputTokens,
+      outputTokens: fields.outputTokens,
+      cachedInputTokens: fields.cachedInputTokens,
+      reasoningTokens: fields.reasoningTokens,
+      cost: fields.cost,
+      input: fields.input,
+      output: fields.output,
+      toolName: fields.toolName,
+      sessionId: fields.sessionId,
+      userId: fields.userId,
       experimentId,
       variant,
+      tags: fields.tags,
+      metadata: fields.metadata,
       attributes: { ...origin.inheritedAttributes, ...remainingAttributes },
       events,
     },
     signals,
-    ownAgentName,
+    agentNames: {
+      explicit: fields.agentName,
+      resource: firstString(origin.resourceAttributes, AGENT_NAME_ATTRIBUTE),
+      framework: fields.frameworkAgentName,
+      service: serviceName?.startsWith('unknown_service') ? null : serviceName,
+    },
   };
-}
-
-function usageOf(attributes: AttributeReader) {
-  return {
-    inputTokens: attributes.tokenCount('gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens'),
-    outputTokens: attributes.tokenCount('gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'),
-    cachedInputTokens: attributes.tokenCount('gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens'),
-    cost: attributes.cost('gen_ai.usage.cost'),
-  };
-}
-
-/**
- * Input and output text from the content attributes (current, tool-call, retrieval and legacy names),
- * else from the message events of the older conventions — which then leave the event list, as do the
- * attributes, so the content is stored once.
- */
-function contentOf(attributes: AttributeReader, events: OtlpSpanEvent[]) {
-  const usedEvents = new Set<OtlpSpanEvent>();
-  const fromEvents = (matches: (event: OtlpSpanEvent) => boolean, toMessage: (event: OtlpSpanEvent) => Attributes) => {
-    const matching = events.filter(matches);
-    if (matching.length === 0) return null;
-    for (const event of matching) usedEvents.add(event);
-    return JSON.stringify(matching.map(toMessage));
-  };
-  const input =
-    attributes.text('gen_ai.input.messages', 'gen_ai.tool.call.arguments', 'gen_ai.retrieval.query.text', 'gen_ai.prompt') ??
-    attributes.indexedText('gen_ai.prompt') ??
-    fromEvents(
-      (event) => ROLE_BY_MESSAGE_EVENT.has(event.name),
-      (event) => ({ role: ROLE_BY_MESSAGE_EVENT.get(event.name)!, ...event.attributes }),
-    );
-  const output =
-    attributes.text('gen_ai.output.messages', 'gen_ai.tool.call.result', 'gen_ai.retrieval.documents', 'gen_ai.completion') ??
-    attributes.indexedText('gen_ai.completion') ??
-    fromEvents(
-      (event) => event.name === CHOICE_EVENT,
-      (event) => event.attributes,
-    );
-  return { input, output, usedEvents };
 }
 
 function exceptionTypeOf(events: OtlpSpanEvent[]): string | null {
@@ -235,19 +217,8 @@ function exceptionTypeOf(events: OtlpSpanEvent[]): string | null {
   return exception ? firstString(exception.attributes, 'exception.type') : null;
 }
 
-function spanKindOf(operation: string | null, toolName: string | null, looksLikeModelCall: boolean, attributes: Attributes): SpanKind {
-  const byOperation = operation === null ? undefined : KIND_BY_OPERATION.get(operation);
-  if (byOperation) return byOperation;
-  if (toolName !== null) return 'tool';
-  const isDatabaseCall = Object.keys(attributes).some((key) => key.startsWith('db.'));
-  if ((operation !== null && RETRIEVAL_OPERATION.test(operation)) || isDatabaseCall) return 'retrieval';
-  // Instrumentations older than `gen_ai.operation.name` still name the model and count tokens.
-  if (operation === null && looksLikeModelCall) return 'llm';
-  return 'other';
-}
-
 /** A `gen_ai.evaluation.result` event with a numeric score; null (kept as a plain event) otherwise. */
-function evaluationSignal(event: OtlpSpanEvent, span: OtlpSpan, agentName: string | null, receivedAtMs: number): CanonicalSignal | null {
+function evaluationSignal(event: OtlpSpanEvent, span: OtlpSpan, receivedAtMs: number): CanonicalSignal | null {
   const attributes = new AttributeReader(event.attributes);
   const value = attributes.number('gen_ai.evaluation.score.value');
   // Without a usable score the event stays on the span as an ordinary event.
@@ -260,7 +231,8 @@ function evaluationSignal(event: OtlpSpanEvent, span: OtlpSpan, agentName: strin
     value,
     traceId: span.traceId,
     spanId: span.spanId,
-    agentName,
+    // Resolved with the span's agent.
+    agentName: null,
     metadata: {
       ...(label !== null && { label }),
       ...(explanation !== null && { explanation }),

@@ -44,6 +44,8 @@ export interface CanonicalSpan {
   inputTokens: number | null;
   outputTokens: number | null;
   cachedInputTokens: number | null;
+  /** Part of outputTokens the model spent reasoning. */
+  reasoningTokens: number | null;
   /** As sent by the caller; when null the worker estimates it from the price table. */
   cost: number | null;
   input: string | null;
@@ -53,6 +55,10 @@ export interface CanonicalSpan {
   userId: string | null;
   experimentId: string | null;
   variant: string | null;
+  /** Labels to filter by (Langfuse trace tags, OpenInference `tag.tags`, …). */
+  tags: string[];
+  /** What the caller attached to the span or its trace as metadata, apart from the instrumentation's attributes. */
+  metadata: Record<string, AttributeValue>;
   attributes: Record<string, AttributeValue>;
   events: SpanEvent[];
 }
@@ -72,6 +78,8 @@ export interface CanonicalLog {
   timestampMs: number;
   level: LogLevel;
   message: string;
+  /** The OpenTelemetry event name, e.g. `gen_ai.client.inference.operation.details`. */
+  eventName: string | null;
   traceId: string | null;
   spanId: string | null;
   agentName: string | null;

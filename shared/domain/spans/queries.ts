@@ -105,7 +105,7 @@ export async function listLogs(store: ReadStore<'agents' | 'logs'>, tenantId: st
     traceId: q.traceId,
     startMs: ms(q.startDate),
     endMs: ms(q.endDate),
-    ...(q.level ? { equals: { level: q.level } } : {}),
+    equals: { ...(q.level && { level: q.level }), ...(q.eventName && { eventName: q.eventName }) },
   });
   return logs.map(logView);
 }

@@ -93,7 +93,9 @@ export function summarizeTrace(spans: readonly StoredSpan[]): TraceSummary {
       outputTokens += s.outputTokens ?? 0;
     }
     if (!costCovered.has(s.spanId)) cost += s.cost ?? 0;
-    if (s.model) tokensByModel.set(s.model, (tokensByModel.get(s.model) ?? 0) + (s.inputTokens ?? 0) + (s.outputTokens ?? 0));
+    // A span repeating its descendants' usage (the AI SDK's generateText names the requested model,
+    // its model calls the one that answered) would list the model twice.
+    if (s.model && !tokenCovered.has(s.spanId)) tokensByModel.set(s.model, (tokensByModel.get(s.model) ?? 0) + (s.inputTokens ?? 0) + (s.outputTokens ?? 0));
   }
   const models = [...tokensByModel.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([m]) => m);
 

@@ -72,6 +72,8 @@ export const span = z.strictObject({
   inputTokens: usageAmount.nullable(),
   outputTokens: usageAmount.nullable(),
   cachedInputTokens: usageAmount.nullable(),
+  /** Part of outputTokens the model spent reasoning. */
+  reasoningTokens: usageAmount.nullable(),
   cost: usageAmount.nullable(),
   /** The cost came from the price table, not from the caller. */
   costEstimated: z.boolean(),
@@ -82,6 +84,9 @@ export const span = z.strictObject({
   userId: z.string().nullable(),
   experimentId: z.string().nullable(),
   variant: z.string().nullable(),
+  tags: z.array(z.string()),
+  /** What the caller attached as metadata (Langfuse metadata, OpenInference `metadata`, AI SDK telemetry metadata, Traceloop association properties). */
+  metadata: jsonObject,
   attributes: jsonObject,
   events: z.array(z.strictObject({ name: z.string(), time: isoDateTime, attributes: jsonObject })),
 });
@@ -103,6 +108,8 @@ export const log = z.strictObject({
   timestamp: isoDateTime,
   level: z.enum(LOG_LEVELS),
   message: z.string(),
+  /** The OpenTelemetry event name of an event record, e.g. `gen_ai.client.inference.operation.details`. */
+  eventName: z.string().nullable(),
   traceId: z.string().nullable(),
   spanId: z.string().nullable(),
   agentId: z.string().nullable(),

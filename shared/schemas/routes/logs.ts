@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { LOG_LEVELS } from '../../domain/spans/model.ts';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
-import { telemetryId } from '../fields.ts';
+import { telemetryId, text } from '../fields.ts';
 import { logsBatchBody } from '../logs.ts';
 import { logsRouteDefs } from '../../catalog.ts';
 import { areaRoutes, MB, type AreaRouteSchemas } from '../route-schemas.ts';
@@ -12,6 +12,7 @@ export const logListQuery = rangeChecked(
     agentId: z.optional(agentId),
     traceId: z.optional(telemetryId),
     level: z.optional(z.enum(LOG_LEVELS)),
+    eventName: z.optional(text(1, 256)),
   }),
 );
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { alertConfigPatch, DEFAULT_ALERT_CONFIG, effectiveAlertConfig } from '../../../shared/domain/alerts/config.ts';
-import { detectInSpan, detectInTrace } from '../../../shared/domain/alerts/detect.ts';
+import { detectInSpan, detectInTrace, propagatedFailures } from '../../../shared/domain/alerts/detect.ts';
 import { transition, type AlertAction, type AlertStatus } from '../../../shared/domain/alerts/lifecycle.ts';
 import { ValidationError } from '../../../shared/domain/errors.ts';
 import type { StoredSpan, TraceSummary } from '../../../shared/domain/spans/summary.ts';
@@ -8,8 +8,8 @@ import type { StoredSpan, TraceSummary } from '../../../shared/domain/spans/summ
 const span = (over: Partial<StoredSpan> = {}): StoredSpan => ({
   traceId: 't', spanId: 's', parentSpanId: 'root', name: 'call', kind: 'llm', agentName: 'a', agentNameFromService: false, agentId: 'agt',
   startTimeMs: 0, endTimeMs: 100, durationMs: 100, status: 'ok', statusMessage: null, errorType: null, model: 'gpt-4o', provider: null,
-  operation: null, inputTokens: 10, outputTokens: 10, cachedInputTokens: null, cost: 0.01, costEstimated: false, input: null, output: null,
-  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, attributes: {}, events: [], ...over,
+  operation: null, inputTokens: 10, outputTokens: 10, cachedInputTokens: null, reasoningTokens: null, cost: 0.01, costEstimated: false, input: null, output: null,
+  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], ...over,
 });
 const trace = (durationMs: number, complete = true): TraceSummary => ({
   traceId: 't', agentId: 'agt', agentName: 'a', name: 'run', rootSpanId: 'root', status: 'ok', startTimeMs: 0, endTimeMs: durationMs,
@@ -76,6 +76,14 @@ describe('threshold detection: equal does not fire, just above does', () => {
     expect(types(detectInSpan(span({ status: 'error', statusMessage: 'upstream timed out' }), config))).toEqual(['timeout']);
     expect(types(detectInSpan(span({ status: 'error', errorType: 'DeadlineExceeded', statusMessage: 'deadline exceeded' }), config))).toEqual(['timeout']);
     expect(types(detectInSpan(span({ status: 'ok' }), config))).toEqual([]);
+  });
+
+  it('a failure passed up from a failed descendant is not another failure; its other checks still run', () => {
+    const failed = (spanId: string, parentSpanId: string | null) => span({ spanId, parentSpanId, status: 'error' });
+    const spans = [failed('root', null), failed('step', 'root'), failed('model-call', 'step'), span({ spanId: 'tool', parentSpanId: 'root' }), failed('sibling', 'root')];
+    expect([...propagatedFailures(spans)].sort()).toEqual(['root', 'step']);
+    expect(types(detectInSpan(span({ status: 'error', cost: 5 }), config, true))).toEqual(['highCost']);
+    expect(propagatedFailures([failed('a', 'b'), failed('b', 'a')])).toEqual(new Set());
   });
 
   it('a disabled type never fires', () => {

@@ -7,8 +7,8 @@ import { isStorableNumber, type CanonicalSpan } from '../../../shared/domain/spa
 const span = (i: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
   traceId: 't', spanId: `s${i}`, parentSpanId: null, name: 'n', kind: 'other', agentName: null, agentNameFromService: false,
   startTimeMs: 0, endTimeMs: null, status: 'unset', statusMessage: null, errorType: null, model: null, provider: null, operation: null,
-  inputTokens: null, outputTokens: null, cachedInputTokens: null, cost: null, input: null, output: null, toolName: null, sessionId: null,
-  userId: null, experimentId: null, variant: null, attributes: {}, events: [], ...over,
+  inputTokens: null, outputTokens: null, cachedInputTokens: null, reasoningTokens: null, cost: null, input: null, output: null, toolName: null, sessionId: null,
+  userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], ...over,
 });
 
 describe('fitting telemetry into queue messages', () => {

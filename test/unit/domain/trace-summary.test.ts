@@ -4,8 +4,8 @@ import { summarizeTrace, type StoredSpan } from '../../../shared/domain/spans/su
 const span = (spanId: string, parentSpanId: string | null, over: Partial<StoredSpan> = {}): StoredSpan => ({
   traceId: 't1', spanId, parentSpanId, name: spanId, kind: 'other', agentName: 'support-bot', agentNameFromService: false, agentId: 'agt_1',
   startTimeMs: 1000, endTimeMs: 2000, durationMs: 1000, status: 'ok', statusMessage: null, errorType: null, model: null,
-  provider: null, operation: null, inputTokens: null, outputTokens: null, cachedInputTokens: null, cost: null, costEstimated: false,
-  input: null, output: null, toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, attributes: {}, events: [],
+  provider: null, operation: null, inputTokens: null, outputTokens: null, cachedInputTokens: null, reasoningTokens: null, cost: null, costEstimated: false,
+  input: null, output: null, toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [],
   ...over,
 });
 

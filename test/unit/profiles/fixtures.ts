@@ -32,8 +32,8 @@ export function storedSpan(over: Partial<StoredSpan>): StoredSpan {
   return {
     traceId: 't', spanId: 's', parentSpanId: null, name: 'run', kind: 'agent', agentName: 'bot', agentNameFromService: false,
     startTimeMs: 0, endTimeMs: 0, status: 'ok', statusMessage: null, errorType: null, model: null, provider: null, operation: null,
-    inputTokens: null, outputTokens: null, cachedInputTokens: null, cost: null, input: null, output: null, toolName: null,
-    sessionId: null, userId: null, experimentId: null, variant: null, attributes: {}, events: [], agentId: 'agt_1', durationMs: 0,
+    inputTokens: null, outputTokens: null, cachedInputTokens: null, reasoningTokens: null, cost: null, input: null, output: null, toolName: null,
+    sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], agentId: 'agt_1', durationMs: 0,
     costEstimated: false, ...over,
   };
 }

@@ -27,7 +27,17 @@ export interface RouteDef {
   readonly sendsTo?: readonly QueueId[];
   /** A public route that still needs the signing secret (it signs tokens or publishes keys); routes with auth always get it. */
   readonly usesSigningKey?: boolean;
+  /** What the handler reaches beyond the table, its secret and its queues (infra grants exactly these). */
+  readonly uses?: readonly Capability[];
 }
+
+/**
+ * What a function may reach beyond the table and queues, granted per function from the catalog:
+ * `messageDelivery` e-mail (SES) and SMS (SNS); `judge` the evaluation model (Bedrock); `narrator` the
+ * profile narratives' model (Bedrock, when the operator names one); `metricsSink` the optional
+ * Timestream table of per-trace measures.
+ */
+export type Capability = 'messageDelivery' | 'judge' | 'narrator' | 'metricsSink';
 
 export const API_BASE_PATH = '/api';
 
@@ -103,7 +113,7 @@ export const agentsRouteDefs = [
 export const profilesRouteDefs = [
   { id: 'profiles/get', method: 'GET', path: '/agents/{agentId}/agent-profile', auth: 'any', tier: 'standard' },
   { id: 'profiles/update', method: 'PUT', path: '/agents/{agentId}/agent-profile', auth: 'any', tier: 'standard' },
-  { id: 'profiles/regenerate', method: 'POST', path: '/agents/{agentId}/agent-profile/regenerate', auth: 'any', tier: 'standard' },
+  { id: 'profiles/regenerate', method: 'POST', path: '/agents/{agentId}/agent-profile/regenerate', auth: 'any', tier: 'standard', uses: ['narrator'] },
   { id: 'profiles/reset-training', method: 'POST', path: '/agents/{agentId}/agent-profile/reset-training', auth: 'any', tier: 'standard' },
 ] as const satisfies readonly RouteDef[];
 
@@ -161,6 +171,8 @@ export interface QueueDef {
   /** Queues the consumer itself sends to (infra grants exactly these). */
   readonly sendsTo?: readonly string[];
   readonly memoryMb?: number;
+  /** What the consumer reaches beyond the table and queues. */
+  readonly uses?: readonly Capability[];
 }
 
 export const queues = [
@@ -172,10 +184,11 @@ export const queues = [
     maxReceiveCount: 5,
     sendsTo: ['ingest', 'notify', 'evaluate'],
     memoryMb: 1024,
+    uses: ['metricsSink'],
   },
-  { id: 'notify', consumer: 'notify', batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
+  { id: 'notify', consumer: 'notify', batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5, uses: ['messageDelivery'] },
   // A batch judges its traces in parallel, each with one Bedrock call per type (plus retries): a 90 s consumer.
-  { id: 'evaluate', consumer: 'evaluate', batchSize: 5, visibilityTimeoutSeconds: 540, maxReceiveCount: 5, sendsTo: ['notify'] },
+  { id: 'evaluate', consumer: 'evaluate', batchSize: 5, visibilityTimeoutSeconds: 540, maxReceiveCount: 5, sendsTo: ['notify'], uses: ['judge'] },
 ] as const satisfies readonly QueueDef[];
 
 export type QueueId = (typeof queues)[number]['id'];
@@ -185,12 +198,14 @@ export interface ScheduleDef {
   /** Job module below `functions/jobs/`. */
   readonly job: string;
   readonly everyMinutes: number;
+  /** What the job reaches beyond the table and queues. */
+  readonly uses?: readonly Capability[];
 }
 
 export const schedules = [
   { id: 'alerts-auto-resolve', job: 'alerts-auto-resolve', everyMinutes: 15 },
   { id: 'analytics-compaction', job: 'analytics-compaction', everyMinutes: 1 },
-  { id: 'profile-learning', job: 'profile-learning', everyMinutes: 5 },
+  { id: 'profile-learning', job: 'profile-learning', everyMinutes: 5, uses: ['narrator'] },
 ] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {

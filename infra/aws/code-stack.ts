@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { queueUrlEnv } from '../../shared/catalog.ts';
+import { queueUrlEnv, type Capability } from '../../shared/catalog.ts';
 import type { ApiResources } from './api-stack.ts';
 import { constructId } from './names.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -23,11 +23,10 @@ export interface FunctionSpec {
   readonly sendsTo?: readonly string[];
   /** A consumer that sends to its own queue (the ingest worker's purge pages) must not be stopped as a loop. */
   readonly feedsItself?: boolean;
+  readonly uses?: readonly Capability[];
 }
 
 const JWT_AUDIENCE = 'aos-api';
-/** The functions that write profile narratives (learningDeps), by catalog id: regenerating a profile and the learning job. */
-const NARRATING_FUNCTION = /^profiles\/regenerate$|^profile-learning$/;
 /** Cross-Region inference profile ids put a geography before the model id, e.g. `us.amazon.nova-micro-v1:0`. */
 const INFERENCE_PROFILE_ID = /^(?:us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 
@@ -77,7 +76,29 @@ export abstract class CodeStack extends Stack {
     grantTableData(table, fn);
     if (spec.signingKey) signingSeed.grantRead(fn);
     for (const { queue } of sendsTo) queue.grantSendMessages(fn);
+    for (const capability of spec.uses ?? []) this.grantCapability(fn, constructId(name), capability);
     return fn;
+  }
+
+  private grantCapability(fn: ServiceFunction, name: string, capability: Capability): void {
+    switch (capability) {
+      case 'messageDelivery':
+        return this.allowMessageDelivery(fn, name);
+      case 'judge':
+        fn.addEnvironment('JUDGE', 'bedrock');
+        fn.addEnvironment('BEDROCK_MODEL_ID', this.settings.bedrockModelId);
+        return this.allowBedrockModel(`${name}JudgeModelPolicy`, fn, this.settings.bedrockModelId);
+      case 'narrator': {
+        // Without a model, profiles' narratives come from a template and the function reaches nothing.
+        const modelId = this.settings.profileNarratorModelId;
+        if (!modelId) return;
+        fn.addEnvironment('PROFILE_NARRATOR_MODEL_ID', modelId);
+        return this.allowBedrockModel(`${name}NarratorModelPolicy`, fn, modelId);
+      }
+      case 'metricsSink':
+        if (this.settings.timestream) this.useTimestream(fn, name, this.settings.timestream);
+        return;
+    }
   }
 
   protected queue(queueId: string): IQueue {
@@ -86,27 +107,62 @@ export abstract class CodeStack extends Stack {
     return queue;
   }
 
-  /** Profiles' narratives on Bedrock, when the operator names a model, for those of the functions (by catalog id) that write them. */
-  protected narrateProfiles(functions: ReadonlyMap<string, ServiceFunction>): void {
-    const modelId = this.settings.profileNarratorModelId;
-    const narrators = [...functions].filter(([id]) => NARRATING_FUNCTION.test(id)).map(([, fn]) => fn);
-    if (!modelId || narrators.length === 0) return;
-    for (const fn of narrators) fn.addEnvironment('PROFILE_NARRATOR_MODEL_ID', modelId);
-    this.allowBedrockModel('NarratorModelPolicy', narrators, modelId);
+  /** SES e-mail from this account's verified identities; SNS SMS, which is published to a phone number, not a topic. */
+  private allowMessageDelivery(fn: ServiceFunction, name: string): void {
+    const policy = new iam.Policy(this, `${name}MessageDeliveryPolicy`, {
+      roles: [fn.role],
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+          resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+        }),
+        new iam.PolicyStatement({ actions: ['sns:Publish'], resources: ['*'] }),
+      ],
+    });
+    Validations.of(policy).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason: 'The sender is a deployment setting (mailFrom); SES authorizes sending per verified identity of this account and Region.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'SMS is published straight to a phone number, which has no ARN; sns:Publish then requires resource "*".',
+      },
+    );
+  }
+
+  /** The optional Timestream sink: WriteRecords on the one table; endpoint discovery has no resource. */
+  private useTimestream(fn: ServiceFunction, name: string, { database, table }: { database: string; table: string }): void {
+    fn.addEnvironment('TIMESTREAM_DATABASE', database);
+    fn.addEnvironment('TIMESTREAM_TABLE', table);
+    const policy = new iam.Policy(this, `${name}TimestreamPolicy`, {
+      roles: [fn.role],
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['timestream:WriteRecords'],
+          resources: [this.formatArn({ service: 'timestream', resource: 'database', resourceName: `${database}/table/${table}` })],
+        }),
+        new iam.PolicyStatement({ actions: ['timestream:DescribeEndpoints'], resources: ['*'] }),
+      ],
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'timestream:DescribeEndpoints (endpoint discovery, required before WriteRecords) supports no resource-level permissions.',
+    });
   }
 
   /**
    * Converse needs bedrock:InvokeModel, granted on the configured model only. An inference profile sends
    * each call to the model in one of its geography's Regions, so it needs the profile and that model in any Region.
    */
-  protected allowBedrockModel(policyId: string, fns: ServiceFunction[], modelId: string): void {
+  private allowBedrockModel(policyId: string, fn: ServiceFunction, modelId: string): void {
     const foundationModel = (region: string, id: string) => this.formatArn({ service: 'bedrock', region, account: '', resource: 'foundation-model', resourceName: id });
     const profile = INFERENCE_PROFILE_ID.exec(modelId);
     const resources = profile
       ? [this.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel('*', profile[1]!)]
       : [foundationModel(this.region, modelId)];
     const policy = new iam.Policy(this, policyId, {
-      roles: fns.map((f) => f.role),
+      roles: [fn.role],
       statements: [new iam.PolicyStatement({ actions: ['bedrock:InvokeModel'], resources })],
     });
     if (profile) {

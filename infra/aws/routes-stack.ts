@@ -36,13 +36,13 @@ export class RoutesStack extends CodeStack {
         memoryMb: route.memoryMb,
         signingKey: needsSigningKey(route),
         sendsTo: route.sendsTo,
+        uses: route.uses,
       });
     }
     if (props.fallbackRoute) {
       // The fallback answers 404 to anyone: public, and it signs nothing.
       this.addRoute(props.fallbackRoute.id, HttpRouteKey.DEFAULT, { module: httpHandlerModule(props.fallbackRoute.id), timeout: HTTP_FUNCTION_TIMEOUT });
     }
-    this.narrateProfiles(this.routeFunctions);
   }
 
   private addRoute(routeId: string, routeKey: HttpRouteKey, spec: FunctionSpec): void {

@@ -17,6 +17,11 @@ import { mkdir } from 'node:fs/promises';
  * process killed at any moment keeps every message whose send was answered; a power cut may lose the
  * last writes, as it may dynalite's. The receive count of a message is updated with its delivery, in
  * the same batch, so a crash never lets a message dodge its dead-letter queue.
+ *
+ * Written here because no npm package keeps SQS queues on disk: the one we used before (local-aws-sqs)
+ * holds them in memory, and `kill -9` right after 2,000 spans were answered 202 kept 1,200 to 1,300 of
+ * them; ElasticMQ and LocalStack need a JVM or Docker, which `npm install && npm start` cannot assume.
+ * LevelDB itself (classic-level) is the library doing the storing.
  */
 
 export interface QueueAttributes {

@@ -9,6 +9,7 @@ import type { linkTokensRepository } from './link-tokens.ts';
 import type { profilesRepository } from './profiles.ts';
 import type { rateLimitsRepository } from './rate-limits.ts';
 import type { rollupsRepository } from './rollups.ts';
+import type { sessionsRepository } from './sessions.ts';
 import type { tenantsRepository } from './tenants.ts';
 import type { logsRepository, signalsRepository } from './timeline.ts';
 import type { tracesRepository } from './traces.ts';
@@ -35,6 +36,7 @@ export interface Store {
   rollups: ReturnType<typeof rollupsRepository>;
   experiments: ReturnType<typeof experimentsRepository>;
   profiles: ReturnType<typeof profilesRepository>;
+  sessions: ReturnType<typeof sessionsRepository>;
 }
 
 /** The factories of some repositories, by their names in the store (`{ apiKeys: apiKeysRepository }`). */

@@ -10,6 +10,7 @@ import { linkTokensRepository } from '../../shared/store/link-tokens.ts';
 import { profilesRepository } from '../../shared/store/profiles.ts';
 import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
 import { rollupsRepository } from '../../shared/store/rollups.ts';
+import { sessionsRepository } from '../../shared/store/sessions.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
 import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
 import { tracesRepository } from '../../shared/store/traces.ts';
@@ -34,6 +35,7 @@ export function createStore(db: Db): Store {
       rollups: rollupsRepository,
       experiments: experimentsRepository,
       profiles: profilesRepository,
+      sessions: sessionsRepository,
     },
     db,
   );

@@ -4,7 +4,8 @@ import { ecThumbprint, type Jwk } from './jws.ts';
 /**
  * Every secret the service signs or keys with is derived from one random seed (64+ characters):
  * locally a file in DATA_DIR made on first start, on AWS a generated Secrets Manager secret.
- * Deriving with HKDF keeps the ES256 JWT key and the API-key pepper independent of each other.
+ * Deriving with HKDF keeps the ES256 JWT key, the API-key pepper and the list-cursor key independent
+ * of each other.
  */
 export interface SigningMaterial {
   privateKey: KeyObject;
@@ -12,6 +13,8 @@ export interface SigningMaterial {
   publicJwk: Jwk;
   kid: string;
   apiKeyPepper: Buffer;
+  /** Signs list cursors (`pagination.nextCursor`). */
+  cursorKey: Buffer;
 }
 
 const derive = (seed: string, label: string): Buffer =>
@@ -51,5 +54,6 @@ export async function signingMaterialFromSeed(seed: string): Promise<SigningMate
     publicJwk,
     kid,
     apiKeyPepper: derive(seed, 'api-key-pepper'),
+    cursorKey: derive(seed, 'list-cursor'),
   };
 }

@@ -95,3 +95,26 @@ export function agentRollup(deps: AnalyticsDeps, tenantId: string, agentId: stri
   const nowMs = deps.clock.now().getTime();
   return rollupOver(deps, tenantId, agentId, nowMs - retentionDays * BUCKET_MS.day, nowMs, nowMs);
 }
+
+/**
+ * How many finished traces started in [startMs, endMs) (whole minutes) in a scope, of one status or
+ * all, without those of `leaveOut` agents (tenant-wide scope only): the rollups count every finished
+ * trace once, so this is exact and reads the range's buckets, whatever the traces number.
+ */
+export async function finishedTraceCount(
+  deps: { store: Pick<Store, 'rollups'>; clock: Clock },
+  tenantId: string,
+  scope: string,
+  range: { startMs: number; endMs: number; status?: 'ok' | 'error'; leaveOut: readonly string[] },
+): Promise<number> {
+  const nowMs = deps.clock.now().getTime();
+  const refs = withFreshMinutes(coveringBuckets(range.startMs, range.endMs), nowMs);
+  const found = await deps.store.rollups.read(tenantId, scope, refs, { byAgent: range.leaveOut.length > 0 });
+  const count = (r: Rollup | undefined) => (r === undefined ? 0 : range.status === 'ok' ? r.successCount : range.status === 'error' ? r.errorCount : r.requestCount);
+  let total = 0;
+  for (const bucket of found.values()) {
+    total += count(bucket.overall);
+    for (const agentId of range.leaveOut) total -= count(bucket.byAgent.get(agentId));
+  }
+  return total;
+}

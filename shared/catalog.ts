@@ -194,6 +194,8 @@ export const schedules = [
   { id: 'alerts-auto-resolve', job: 'alerts-auto-resolve', everyMinutes: 15 },
   { id: 'analytics-compaction', job: 'analytics-compaction', everyMinutes: 1 },
   { id: 'profile-learning', job: 'profile-learning', everyMinutes: 5 },
+  // Moves items written before the current index layout into it (a one-off walk); then one read a run.
+  { id: 'reindex', job: 'reindex', everyMinutes: 1 },
 ] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {

@@ -72,6 +72,10 @@ export interface AlertQuery {
   endMs?: number;
 }
 
+/** An alert's index entries: in its tenant's and its agent's lists of its status, by creation time. */
+export const alertIndexKeys = (a: Pick<AlertRecord, 'tenantId' | 'agentId' | 'createdAt' | 'id' | 'status'>) =>
+  collectionIndexKeys(a.tenantId, a.agentId, 'ALERTS', Date.parse(a.createdAt), a.id, a.status);
+
 /** The lists an alert query reads: the tenant's or the agent's, one per status (the one asked for, else all). */
 const alertSources = (tenantId: string, q: { agentId?: string; status?: AlertStatus }): Source[] =>
   ALERT_STATUSES.filter((status) => q.status === undefined || status === q.status).map((status) =>
@@ -89,12 +93,7 @@ const alertCondition = (q: AlertQuery): Condition | undefined =>
 export function alertsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
 
-  const item = (a: AlertRecord) => ({
-    ...keys.alert(a.tenantId, a.id),
-    ...collectionIndexKeys(a.tenantId, a.agentId, 'ALERTS', Date.parse(a.createdAt), a.id, a.status),
-    entity: 'alert',
-    ...a,
-  });
+  const item = (a: AlertRecord) => ({ ...keys.alert(a.tenantId, a.id), ...alertIndexKeys(a), entity: 'alert', ...a });
 
   async function get(tenantId: string, alertId: string, consistent = false): Promise<AlertRecord | undefined> {
     const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.alert(tenantId, alertId), ConsistentRead: consistent }));

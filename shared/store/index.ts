@@ -8,6 +8,7 @@ import type { experimentsRepository } from './experiments.ts';
 import type { linkTokensRepository } from './link-tokens.ts';
 import type { profilesRepository } from './profiles.ts';
 import type { rateLimitsRepository } from './rate-limits.ts';
+import type { reindexRepository } from './reindex.ts';
 import type { rollupsRepository } from './rollups.ts';
 import type { sessionsRepository } from './sessions.ts';
 import type { tenantsRepository } from './tenants.ts';
@@ -37,6 +38,7 @@ export interface Store {
   experiments: ReturnType<typeof experimentsRepository>;
   profiles: ReturnType<typeof profilesRepository>;
   sessions: ReturnType<typeof sessionsRepository>;
+  reindex: ReturnType<typeof reindexRepository>;
 }
 
 /** The factories of some repositories, by their names in the store (`{ apiKeys: apiKeysRepository }`). */

@@ -42,11 +42,23 @@ const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
  * Signals and logs: stored inside their trace's partition when they name a trace (so a trace reads in
  * one query), else in a per-day partition; listed through GSI1 (tenant) and GSI2 (agent) in time order.
  */
+/**
+ * A signal's or log's index entries, by time: in its tenant's and its agent's lists (logs by level, so
+ * a level filter is one list and all levels a merge), and a signal in its name's list (GSI3).
+ */
+export function timelineIndexKeys(tenantId: string, kind: 'SIGNAL' | 'LOG', entry: TimelineEntry & { signalName?: string; level?: string }) {
+  const { gsi3 } = TABLE.indexes;
+  const collection: Collection = kind === 'SIGNAL' ? 'SIGNALS' : 'LOGS';
+  return {
+    ...collectionIndexKeys(tenantId, entry.agentId, collection, entry.timestampMs, entry.id, kind === 'LOG' ? entry.level : undefined),
+    ...(kind === 'SIGNAL' && entry.signalName !== undefined
+      ? { [gsi3.partitionKey]: keys.signalNameCollection(tenantId, entry.signalName), [gsi3.sortKey]: timeSortKey(entry.timestampMs, entry.id) }
+      : {}),
+  };
+}
+
 export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNAL' | 'LOG') {
   const collection: Collection = kind === 'SIGNAL' ? 'SIGNALS' : 'LOGS';
-  const { gsi3 } = TABLE.indexes;
-  /** Logs are listed by level (a level filter is then one list, all levels a merge); signals are not split. */
-  const partsOf = (entry: { level?: string }) => (kind === 'LOG' ? entry.level : undefined);
 
   const equals = (name: string, value: string | undefined): Condition | undefined =>
     value === undefined ? undefined : { expression: `#f${name} = :f${name}`, names: { [`#f${name}`]: name }, values: { [`:f${name}`]: value } };
@@ -75,14 +87,10 @@ export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNA
   return {
     async put(tenantId: string, entries: readonly T[], expiresAt: number): Promise<void> {
       const items = entries.map((entry) => {
-        const named = entry as TimelineEntry & { signalName?: string; level?: string };
         const item: Record<string, unknown> = {
           PK: entry.traceId ? keys.tracePartition(tenantId, entry.traceId) : keys.untracedPartition(tenantId, collection, dayOf(entry.timestampMs)),
           SK: `${kind}#${timeSortKey(entry.timestampMs, entry.id)}`,
-          ...collectionIndexKeys(tenantId, entry.agentId, collection, entry.timestampMs, entry.id, partsOf(named)),
-          ...(kind === 'SIGNAL' && named.signalName !== undefined
-            ? { [gsi3.partitionKey]: keys.signalNameCollection(tenantId, named.signalName), [gsi3.sortKey]: timeSortKey(entry.timestampMs, entry.id) }
-            : {}),
+          ...timelineIndexKeys(tenantId, kind, entry),
           entity: kind.toLowerCase(),
           ...(entry as TimelineEntry & Record<string, unknown>),
           tenantId,

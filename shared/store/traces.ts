@@ -233,9 +233,9 @@ const rangeOf = (q: { startMs?: number; endMs?: number }) => timeRangeCondition(
  * Writes an item made from a trace's spans (its summary, or its contribution to its session) unless
  * a newer one is there: `revision` is the latest span write it saw, so a worker that read fewer spans
  * cannot overwrite a more complete one. An update, not a put, so the alert marks stay. False when a
- * newer one was there.
+ * newer one was there (or, with `mustExist`, none: a rewrite must not bring back a deleted trace).
  */
-export async function updateUnlessNewer(db: Db, item: Record<string, unknown>): Promise<boolean> {
+export async function updateUnlessNewer(db: Db, item: Record<string, unknown>, { mustExist = false } = {}): Promise<boolean> {
   const { PK, SK, ...attributes } = item;
   const names = Object.keys(attributes).filter((name) => attributes[name] !== undefined);
   // Index entries it no longer has (a trace without agent or user, or one written in an earlier layout) go.
@@ -248,7 +248,9 @@ export async function updateUnlessNewer(db: Db, item: Record<string, unknown>): 
         TableName: db.tableName,
         Key: { PK, SK },
         UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_not_exists(PK) OR #rev < :a_rev OR (#rev = :a_rev AND #spans <= :a_spans)',
+        ConditionExpression: mustExist
+          ? 'attribute_exists(PK) AND (#rev < :a_rev OR (#rev = :a_rev AND #spans <= :a_spans))'
+          : 'attribute_not_exists(PK) OR #rev < :a_rev OR (#rev = :a_rev AND #spans <= :a_spans)',
         ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])), '#rev': 'revision', '#spans': 'spanCount' },
         ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ':a_rev': attributes['revision'], ':a_spans': attributes['spanCount'] },
       }),
@@ -288,8 +290,8 @@ export function tracesRepository(db: Db) {
      * so a worker that read fewer spans cannot overwrite a more complete summary. An update, not a
      * put, so the alert marks the judge may have added meanwhile stay.
      */
-    async putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number): Promise<boolean> {
-      return updateUnlessNewer(db, summaryItem(tenantId, summary, revision, expiresAt));
+    async putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number, options: { mustExist?: boolean } = {}): Promise<boolean> {
+      return updateUnlessNewer(db, summaryItem(tenantId, summary, revision, expiresAt), options);
     },
 
     async getSummary(tenantId: string, traceId: string): Promise<StoredTraceSummary | undefined> {

@@ -9,6 +9,7 @@ import { composeStore, type Store } from '../../shared/store/index.ts';
 import { linkTokensRepository } from '../../shared/store/link-tokens.ts';
 import { profilesRepository } from '../../shared/store/profiles.ts';
 import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
+import { reindexRepository } from '../../shared/store/reindex.ts';
 import { rollupsRepository } from '../../shared/store/rollups.ts';
 import { sessionsRepository } from '../../shared/store/sessions.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
@@ -36,6 +37,7 @@ export function createStore(db: Db): Store {
       experiments: experimentsRepository,
       profiles: profilesRepository,
       sessions: sessionsRepository,
+      reindex: reindexRepository,
     },
     db,
   );

@@ -44,7 +44,7 @@ async function view(agent: AgentRecord, deps: AgentDeps, rollup?: Rollup) {
 }
 
 /** Notes when each agent's newest trace among these started (its `lastSeenAt`, to within a minute). */
-export async function noteAgentsSeen(tenantId: string, summaries: readonly TraceSummary[], agents: Store['agents']): Promise<void> {
+export async function noteAgentsSeen(tenantId: string, summaries: ReadonlyArray<Pick<TraceSummary, 'agentId' | 'startTimeMs'>>, agents: Store['agents']): Promise<void> {
   const newest = new Map<string, number>();
   for (const { agentId, startTimeMs } of summaries) if (agentId && startTimeMs > (newest.get(agentId) ?? -Infinity)) newest.set(agentId, startTimeMs);
   await Promise.all([...newest].map(([agentId, startMs]) => agents.noteSeen(tenantId, agentId, startMs)));

@@ -76,6 +76,9 @@ export interface AlertQuery {
 export const alertIndexKeys = (a: Pick<AlertRecord, 'tenantId' | 'agentId' | 'createdAt' | 'id' | 'status'>) =>
   collectionIndexKeys(a.tenantId, a.agentId, 'ALERTS', Date.parse(a.createdAt), a.id, a.status);
 
+/** An alert item as the repository writes it. */
+export const alertItem = (a: AlertRecord) => ({ ...keys.alert(a.tenantId, a.id), ...alertIndexKeys(a), entity: 'alert', ...a });
+
 /** The lists an alert query reads: the tenant's or the agent's, one per status (the one asked for, else all). */
 const alertSources = (tenantId: string, q: { agentId?: string; status?: AlertStatus }): Source[] =>
   ALERT_STATUSES.filter((status) => q.status === undefined || status === q.status).map((status) =>
@@ -93,7 +96,6 @@ const alertCondition = (q: AlertQuery): Condition | undefined =>
 export function alertsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
 
-  const item = (a: AlertRecord) => ({ ...keys.alert(a.tenantId, a.id), ...alertIndexKeys(a), entity: 'alert', ...a });
 
   async function get(tenantId: string, alertId: string, consistent = false): Promise<AlertRecord | undefined> {
     const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.alert(tenantId, alertId), ConsistentRead: consistent }));
@@ -124,7 +126,7 @@ export function alertsRepository(db: Db) {
       await doc.send(
         new PutCommand({
           TableName,
-          Item: item(next),
+          Item: alertItem(next),
           ConditionExpression: 'version = :v',
           ExpressionAttributeValues: { ':v': expectedVersion },
         }),
@@ -155,7 +157,7 @@ export function alertsRepository(db: Db) {
         const alertId = newId();
         if (!(await putIfAbsent(pointerKey, { entity: 'alertPointer', alertId }))) continue;
         const alert = newAlert(tenantId, alertId, o);
-        await doc.send(new PutCommand({ TableName, Item: item(alert) }));
+        await doc.send(new PutCommand({ TableName, Item: alertItem(alert) }));
         await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
         return { alert, outcome: 'opened' };
       }
@@ -164,7 +166,7 @@ export function alertsRepository(db: Db) {
       if (!current) {
         // The pointer was claimed but the alert never written (a crash in between): write it now.
         const alert = newAlert(tenantId, alertId, o);
-        if (await putIfAbsent(keys.alert(tenantId, alertId), item(alert))) {
+        if (await putIfAbsent(keys.alert(tenantId, alertId), alertItem(alert))) {
           await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
           return { alert, outcome: 'opened' };
         }

@@ -46,6 +46,8 @@ export interface PageRequest {
   /** Applied to every source after reading: the page reads within READ_BUDGET. */
   filter?: Condition;
   page: PageInput;
+  /** Go on reading (within READ_BUDGET) past the page to count the matches: one read for the page and its total. */
+  count?: boolean;
 }
 
 export interface PageOfItems {
@@ -53,12 +55,14 @@ export interface PageOfItems {
   hasMore: boolean;
   /** The position the next page starts after (the last item's sort key, or where a filtered read stopped). */
   next?: string;
+  /** With `count`: the matches from the start of the read, exact when it read to the end. */
+  counted?: Total;
 }
 
 /** Items a filtered page evaluates at most: a filter that matches rarely answers what it found so far, with a cursor to go on. */
 export const READ_BUDGET = 1000;
 /** Items a count evaluates at most; beyond, the total is a lower bound (`totalExact: false`). */
-export const COUNT_BUDGET = 2000;
+export const COUNT_BUDGET = 1000;
 /** The smallest read of a filtered source: a filter that matches most items still reads a little ahead. */
 const FILTERED_READ = 100;
 
@@ -152,12 +156,14 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
   }
   const need = page.skip + page.limit + 1;
   const keyOf = (c: Cursor, item: Item) => String(item[c.query.sortKey]);
+  /** Filtered sources read within the budget; so does every source of a read that counts. */
+  const budgeted = (c: Cursor) => c.query.filtered || request.count === true;
   const out: Array<{ item: Item; key: string }> = [];
   let filteredRead = 0;
 
   const fetch = async (c: Cursor, limit: number) => {
     const result = await db.doc.send(new QueryCommand({ ...c.query.input, Limit: limit, ...(c.startKey ? { ExclusiveStartKey: c.startKey } : {}) }));
-    if (c.query.filtered) filteredRead += result.ScannedCount ?? 0;
+    if (budgeted(c)) filteredRead += result.ScannedCount ?? 0;
     c.lastLimit = limit;
     c.buffer.push(...(result.Items ?? []).filter((item) => keyOf(c, item) !== after));
     c.startKey = result.LastEvaluatedKey;
@@ -166,16 +172,16 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
   };
   const chunk = (c: Cursor, filteredDry: number): number => {
     const remaining = need - out.length + (c.lastLimit === 0 && after !== undefined ? 1 : 0);
-    if (!c.query.filtered) return c.lastLimit === 0 && cursors.length > 1 ? Math.ceil(remaining / cursors.length) + 1 : remaining;
+    if (!budgeted(c)) return c.lastLimit === 0 && cursors.length > 1 ? Math.ceil(remaining / cursors.length) + 1 : remaining;
     const share = Math.max(1, Math.floor((READ_BUDGET - filteredRead) / filteredDry));
     return Math.min(share, c.lastLimit === 0 ? Math.max(FILTERED_READ, remaining) : c.lastLimit * 4);
   };
 
   let budgetSpent = false;
-  while (out.length < need) {
+  while (out.length < need || (request.count && cursors.some((c) => c.buffer.length > 0 || !c.done))) {
     const dry = cursors.filter((c) => c.buffer.length === 0 && !c.done);
     if (dry.length > 0) {
-      const filteredDry = dry.filter((c) => c.query.filtered).length;
+      const filteredDry = dry.filter(budgeted).length;
       if (filteredDry > 0 && filteredRead >= READ_BUDGET) {
         budgetSpent = true;
         break;
@@ -190,6 +196,7 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
     out.push({ item, key: keyOf(next, item) });
   }
 
+  const counted = request.count ? { count: out.length + cursors.reduce((sum, c) => sum + c.buffer.length, 0), exact: !budgetSpent } : undefined;
   let stoppedAt: string | undefined;
   if (budgetSpent) {
     // Every source is known as far as the unfinished source read least far: the buffered items up to there are in order.
@@ -199,9 +206,10 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
   }
   const data = out.slice(page.skip, page.skip + page.limit);
   const items = data.map((e) => e.item);
-  if (out.length > page.skip + page.limit) return { items, hasMore: true, next: data.at(-1)!.key };
-  if (budgetSpent && stoppedAt !== undefined) return { items, hasMore: true, next: stoppedAt };
-  return { items, hasMore: false };
+  const withCount = counted ? { counted } : {};
+  if (out.length > page.skip + page.limit) return { items, hasMore: true, next: data.at(-1)!.key, ...withCount };
+  if (budgetSpent && stoppedAt !== undefined) return { items, hasMore: true, next: stoppedAt, ...withCount };
+  return { items, hasMore: false, ...withCount };
 }
 
 export interface CountRequest {

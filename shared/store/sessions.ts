@@ -41,6 +41,37 @@ type Item = Record<string, unknown>;
 const sameListing = (a: SessionListing | null, b: SessionListing) => a !== null && a.firstSeenMs === b.firstSeenMs && a.agentId === b.agentId && a.userId === b.userId;
 const sameFigures = (a: SessionFigures, b: SessionFigures) => (Object.keys(b) as Array<keyof SessionFigures>).every((field) => a[field] === b[field]);
 
+/** A session's index entry as the repository writes it: listed by first-seen time for the tenant, its agent and its user. */
+export function sessionIndexItem(tenantId: string, figures: SessionFigures, version: number, expiresAt: number): Item {
+  const { gsi1, gsi2, gsi3 } = TABLE.indexes;
+  const sortKey = timeSortKey(figures.firstSeenMs, figures.sessionId);
+  return {
+    ...keys.sessionIndex(tenantId, figures.sessionId),
+    [gsi1.partitionKey]: keys.tenantCollection(tenantId, 'SESSIONS'),
+    [gsi1.sortKey]: sortKey,
+    ...(figures.agentId ? { [gsi2.partitionKey]: keys.agentCollection(tenantId, figures.agentId, 'SESSIONS'), [gsi2.sortKey]: sortKey } : {}),
+    ...(figures.userId ? { [gsi3.partitionKey]: keys.userCollection(tenantId, figures.userId, 'SESSIONS'), [gsi3.sortKey]: sortKey } : {}),
+    entity: 'sessionIndex',
+    sessionId: figures.sessionId,
+    ...listingOf(figures),
+    aggregateVersion: version,
+    expiresAt,
+  };
+}
+
+/** A session's figures item as the repository writes it. */
+export const sessionItem = (tenantId: string, record: SessionRecord, expiresAt: number): Item => ({ ...keys.session(tenantId, record.sessionId), entity: 'session', ...record, expiresAt });
+
+/** A trace's contribution to its session as the repository writes it (a copy of its summary). */
+export const sessionTraceItem = (tenantId: string, summary: TraceSummary & { sessionId: string }, revision: number, expiresAt: number): Item => ({
+  ...keys.sessionTrace(tenantId, summary.sessionId, summary.startTimeMs, summary.traceId),
+  entity: 'sessionTrace',
+  ...summary,
+  tenantId,
+  revision,
+  expiresAt,
+});
+
 /**
  * Sessions, maintained at ingestion. Each trace that names a session has a contribution in the
  * session's partition (a copy of its summary, written on the same revision condition as the summary,
@@ -51,23 +82,6 @@ const sameFigures = (a: SessionFigures, b: SessionFigures) => (Object.keys(b) as
  */
 export function sessionsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
-  const { gsi1, gsi2, gsi3 } = TABLE.indexes;
-
-  function indexItem(tenantId: string, figures: SessionFigures, version: number, expiresAt: number): Item {
-    const sortKey = timeSortKey(figures.firstSeenMs, figures.sessionId);
-    return {
-      ...keys.sessionIndex(tenantId, figures.sessionId),
-      [gsi1.partitionKey]: keys.tenantCollection(tenantId, 'SESSIONS'),
-      [gsi1.sortKey]: sortKey,
-      ...(figures.agentId ? { [gsi2.partitionKey]: keys.agentCollection(tenantId, figures.agentId, 'SESSIONS'), [gsi2.sortKey]: sortKey } : {}),
-      ...(figures.userId ? { [gsi3.partitionKey]: keys.userCollection(tenantId, figures.userId, 'SESSIONS'), [gsi3.sortKey]: sortKey } : {}),
-      entity: 'sessionIndex',
-      sessionId: figures.sessionId,
-      ...listingOf(figures),
-      aggregateVersion: version,
-      expiresAt,
-    };
-  }
 
   /** The session's contributions, the latest of each trace; older ones (a trace whose start moved) are deleted. */
   async function contributions(tenantId: string, sessionId: string): Promise<Array<{ summary: TraceSummary; expiresAt: number }>> {
@@ -120,7 +134,7 @@ export function sessionsRepository(db: Db) {
         const unchanged = current !== undefined && sameFigures(current, figures);
         if (!unchanged) {
           const record: SessionRecord = { ...figures, version, listed: current?.listed ?? null };
-          await doc.send(new PutCommand({ TableName, Item: { ...keys.session(tenantId, sessionId), entity: 'session', ...record, expiresAt }, ...versionCondition }));
+          await doc.send(new PutCommand({ TableName, Item: sessionItem(tenantId, record, expiresAt), ...versionCondition }));
         }
         await relist(tenantId, figures, unchanged ? current.version : version, current?.listed ?? null, expiresAt);
         return;
@@ -142,7 +156,7 @@ export function sessionsRepository(db: Db) {
       await doc.send(
         new PutCommand({
           TableName,
-          Item: indexItem(tenantId, figures, version, expiresAt),
+          Item: sessionIndexItem(tenantId, figures, version, expiresAt),
           ConditionExpression: 'attribute_not_exists(PK) OR aggregateVersion <= :v',
           ExpressionAttributeValues: { ':v': version },
         }),
@@ -183,8 +197,7 @@ export function sessionsRepository(db: Db) {
   return {
     /** The trace's contribution to its session, unless a newer summary of it is there (as `putSummary`). */
     async putTrace(tenantId: string, summary: TraceSummary & { sessionId: string }, revision: number, expiresAt: number): Promise<void> {
-      const key = keys.sessionTrace(tenantId, summary.sessionId, summary.startTimeMs, summary.traceId);
-      await updateUnlessNewer(db, { ...key, entity: 'sessionTrace', ...summary, tenantId, revision, expiresAt });
+      await updateUnlessNewer(db, sessionTraceItem(tenantId, summary, revision, expiresAt));
     },
 
     /** Recomputes the session's figures (and its listing) from its traces; concurrency-safe, idempotent. */

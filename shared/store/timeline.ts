@@ -57,6 +57,20 @@ export function timelineIndexKeys(tenantId: string, kind: 'SIGNAL' | 'LOG', entr
   };
 }
 
+/** A signal or log item as `put` writes it: in its trace's partition when it names one, else in its day's. */
+export function timelineItem(tenantId: string, kind: 'SIGNAL' | 'LOG', entry: TimelineEntry, expiresAt: number): Record<string, unknown> {
+  const collection: Collection = kind === 'SIGNAL' ? 'SIGNALS' : 'LOGS';
+  return {
+    PK: entry.traceId ? keys.tracePartition(tenantId, entry.traceId) : keys.untracedPartition(tenantId, collection, dayOf(entry.timestampMs)),
+    SK: `${kind}#${timeSortKey(entry.timestampMs, entry.id)}`,
+    ...timelineIndexKeys(tenantId, kind, entry),
+    entity: kind.toLowerCase(),
+    ...(entry as TimelineEntry & Record<string, unknown>),
+    tenantId,
+    expiresAt,
+  };
+}
+
 export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNAL' | 'LOG') {
   const collection: Collection = kind === 'SIGNAL' ? 'SIGNALS' : 'LOGS';
 
@@ -86,19 +100,7 @@ export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNA
 
   return {
     async put(tenantId: string, entries: readonly T[], expiresAt: number): Promise<void> {
-      const items = entries.map((entry) => {
-        const item: Record<string, unknown> = {
-          PK: entry.traceId ? keys.tracePartition(tenantId, entry.traceId) : keys.untracedPartition(tenantId, collection, dayOf(entry.timestampMs)),
-          SK: `${kind}#${timeSortKey(entry.timestampMs, entry.id)}`,
-          ...timelineIndexKeys(tenantId, kind, entry),
-          entity: kind.toLowerCase(),
-          ...(entry as TimelineEntry & Record<string, unknown>),
-          tenantId,
-          expiresAt,
-        };
-        return item;
-      });
-      await batchWrite(db, putRequests(items));
+      await batchWrite(db, putRequests(entries.map((entry) => timelineItem(tenantId, kind, entry, expiresAt))));
     },
 
     /** Deletes up to `limit` entries of an agent; answers how many it deleted. */

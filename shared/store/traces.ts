@@ -323,9 +323,9 @@ export function tracesRepository(db: Db) {
       });
     },
 
-    /** One page of matching summaries, newest first (by start time), from the narrowest key-ordered lists. */
-    async page(tenantId: string, q: TraceQuery, page: PageInput) {
-      const result = await readPage(db, { sources: traceSources(tenantId, q), range: rangeOf(q), filter: traceFilterCondition(q), page });
+    /** One page of matching summaries, newest first (by start time), from the narrowest key-ordered lists; with `count`, and how many match (see `readPage`). */
+    async page(tenantId: string, q: TraceQuery, page: PageInput, { count = false } = {}) {
+      const result = await readPage(db, { sources: traceSources(tenantId, q), range: rangeOf(q), filter: traceFilterCondition(q), page, count });
       return { ...result, items: result.items.map((i) => stripKeys<StoredTraceSummary>(i)) };
     },
 

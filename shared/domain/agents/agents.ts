@@ -86,14 +86,11 @@ export async function getAgent(tenantId: string, agentId: string, deps: AgentDep
 
 /**
  * One page of agents in name order, their metrics from the breakdown in the tenant-wide rollups (one
- * read for the page) and `lastSeenAt` from their items: no read per agent.
+ * read for the page, decoding only the page's agents) and `lastSeenAt` from their items: no read per agent.
  */
 export async function listAgents(tenantId: string, page: PageInput, deps: AgentDeps) {
-  const [agents, total, rollups] = await Promise.all([
-    deps.store.agents.page(tenantId, page),
-    deps.store.agents.countNames(tenantId),
-    retentionDaysOf(tenantId, deps).then((days) => agentRollups(deps, tenantId, days)),
-  ]);
+  const [agents, total, days] = await Promise.all([deps.store.agents.page(tenantId, page), deps.store.agents.countNames(tenantId), retentionDaysOf(tenantId, deps)]);
+  const rollups = await agentRollups(deps, tenantId, days, agents.items.map((a) => a.id));
   const items = await Promise.all(agents.items.map((a) => view(a, deps, rollups.get(a.id) ?? emptyRollup())));
   return { ...agents, items, total: total.count, totalExact: total.exact };
 }

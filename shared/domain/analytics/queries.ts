@@ -82,11 +82,11 @@ export async function analyticsInput(
   return { window, overall, buckets, agents };
 }
 
-/** Every agent's rollup over the data's whole retention, from the breakdown the tenant-wide buckets hold. */
-export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retentionDays: number): Promise<Map<string, Rollup>> {
+/** These agents' rollups over the data's whole retention, from the breakdown the tenant-wide buckets hold. */
+export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retentionDays: number, agentIds: readonly string[]): Promise<Map<string, Rollup>> {
   const nowMs = deps.clock.now().getTime();
   const refs = withFreshMinutes(coveringBuckets(nowMs - retentionDays * BUCKET_MS.day, nowMs), nowMs);
-  const found = await deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true });
+  const found = await deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true, agents: new Set(agentIds) });
   return mergeByAgent([...found.values()].map((b) => b.byAgent));
 }
 
@@ -99,7 +99,7 @@ export function agentRollup(deps: AnalyticsDeps, tenantId: string, agentId: stri
 /**
  * How many finished traces started in [startMs, endMs) (whole minutes) in a scope, of one status or
  * all, without those of `leaveOut` agents (tenant-wide scope only): the rollups count every finished
- * trace once, so this is exact and reads the range's buckets, whatever the traces number.
+ * trace once, so this is exact and reads the range's buckets (their counts only), whatever the traces number.
  */
 export async function finishedTraceCount(
   deps: { store: Pick<Store, 'rollups'>; clock: Clock },
@@ -109,12 +109,6 @@ export async function finishedTraceCount(
 ): Promise<number> {
   const nowMs = deps.clock.now().getTime();
   const refs = withFreshMinutes(coveringBuckets(range.startMs, range.endMs), nowMs);
-  const found = await deps.store.rollups.read(tenantId, scope, refs, { byAgent: range.leaveOut.length > 0 });
-  const count = (r: Rollup | undefined) => (r === undefined ? 0 : range.status === 'ok' ? r.successCount : range.status === 'error' ? r.errorCount : r.requestCount);
-  let total = 0;
-  for (const bucket of found.values()) {
-    total += count(bucket.overall);
-    for (const agentId of range.leaveOut) total -= count(bucket.byAgent.get(agentId));
-  }
-  return total;
+  const counts = await deps.store.rollups.counts(tenantId, scope, refs, new Set(range.leaveOut));
+  return range.status === 'ok' ? counts.successCount : range.status === 'error' ? counts.errorCount : counts.requestCount;
 }

@@ -36,8 +36,14 @@ export async function listTraces(store: ReadStore<'agents' | 'traces' | 'rollups
   if (q.sessionId !== undefined) return sessionTraces(store, tenantId, q.sessionId, q, page, 'newest-first');
   const deleted = q.agentId === undefined ? await store.agents.deletedLately(tenantId) : { agentIds: [], complete: true };
   const query: TraceQuery = { ...traceFilters(q), excludeAgents: deleted.agentIds };
-  const [result, total] = await Promise.all([store.traces.page(tenantId, query, page), traceTotal({ store, clock }, tenantId, query)]);
-  return { ...result, items: result.items.map(traceView), total: total.count, totalExact: total.exact && deleted.complete };
+  // A first page of a free filter counts its matches in the read that finds the page: it reads the budget either way.
+  const countInPage = hasFreeFilters(query) && page.after === undefined;
+  const [result, total] = await Promise.all([
+    store.traces.page(tenantId, query, page, { count: countInPage }),
+    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query),
+  ]);
+  const { count, exact } = total ?? result.counted!;
+  return { items: result.items.map(traceView), hasMore: result.hasMore, ...(result.next ? { next: result.next } : {}), total: count, totalExact: exact && deleted.complete };
 }
 
 type TraceListQuery = z.infer<typeof traceListQuery>;

@@ -62,7 +62,7 @@ async function writeDay(db: Db, ctx: ItemContext, traces: readonly TraceSummary[
 }
 
 /** The agents as the worker creates them on first sight of their names. */
-async function createAgents(db: Db, tenantId: string, count: number): Promise<BenchAgent[]> {
+export async function createAgents(db: Db, tenantId: string, count: number): Promise<BenchAgent[]> {
   const agents = agentProfiles(count).map((profile) => ({ ...profile, id: randomIds.next('agt') }));
   const now = new Date().toISOString();
   const repository = agentsRepository(db);

@@ -79,6 +79,8 @@ export const rollup = (tenantId: string, scope: string, granularity: string, sta
 /** Hours of a tenant whose minute buckets changed since the hour (and its day) were last recomputed, oldest first. */
 export const rollupDirty = (tenantId: string, hourStartMs: number) => ({ PK: rollupDirtyPartition(), SK: `${rollupDirtyBefore(hourStartMs)}#${enc(tenantId)}` });
 export const rollupDirtyPartition = () => 'ROLLUPDIRTY';
+/** The same hours of one tenant, as one set: what a read needs to know which hour and day buckets are stale. */
+export const rollupDirtyHours = (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'ROLLUPDIRTYHOURS' });
 export const experiment = (tenantId: string, experimentId: string) => ({ PK: `TENANT#${enc(tenantId)}#EXPERIMENT#${enc(experimentId)}`, SK: 'EXPERIMENT' });
 /**
  * The traces and signals tagged with an experiment, which its results read in one query. Apart from

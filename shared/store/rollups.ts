@@ -174,6 +174,22 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
     return total;
   }
 
+  /** Adds the hour to (or takes it from) the tenant's set of hours whose hour and day buckets are stale. */
+  const noteDirtyHour = (tenantId: string, hourStartMs: number, change: 'ADD' | 'DELETE') =>
+    doc.send(
+      new UpdateCommand({
+        TableName,
+        Key: keys.rollupDirtyHours(tenantId),
+        UpdateExpression: `${change} hours :h`,
+        ExpressionAttributeValues: { ':h': new Set([hourStartMs]) },
+      }),
+    );
+
+  /**
+   * The marker the compaction finds the hour by, then the hour in the tenant's own set, which reads
+   * take its minutes for (see `dirtyHours`); the compaction takes it out of the set before it removes
+   * the marker, so the set never lacks an hour whose marker is there.
+   */
   async function markDirty(tenantId: string, hourStartMs: number, expiresAt: number): Promise<void> {
     await doc.send(
       new UpdateCommand({
@@ -183,6 +199,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
         ExpressionAttributeValues: { ':one': 1, ':t': tenantId, ':h': hourStartMs, ':e': expiresAt, ':entity': 'rollupDirty' },
       }),
     );
+    await noteDirtyHour(tenantId, hourStartMs, 'ADD');
   }
 
   /**
@@ -288,6 +305,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
         const expiresAt = await expiresAtOf(tenantId);
         const agents = await recomputeHour(tenantId, hourStartMs, expiresAt);
         await Promise.all([ALL_AGENTS, ...agents].map((scope) => recomputeDay(tenantId, scope, dayStartMs, expiresAt)));
+        await noteDirtyHour(tenantId, hourStartMs, 'DELETE');
         try {
           await doc.send(
             new DeleteCommand({
@@ -299,9 +317,16 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
           );
         } catch (err) {
           if (!isConditionFailure(err)) throw err;
+          await noteDirtyHour(tenantId, hourStartMs, 'ADD'); // dirtied again meanwhile: still stale
         }
       }
       return page.Items?.length ?? 0;
+    },
+
+    /** The tenant's hours whose hour and day buckets are not recomputed yet (their minutes are the truth). */
+    async dirtyHours(tenantId: string): Promise<number[]> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.rollupDirtyHours(tenantId), ConsistentRead: true }));
+      return [...((Item?.['hours'] as Set<number> | undefined) ?? [])].map(Number).sort((a, b) => a - b);
     },
 
     /**

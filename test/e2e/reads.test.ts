@@ -157,6 +157,15 @@ describe('totals', () => {
       expect(pagination, query).toMatchObject({ total: sent.filter(match).length, totalExact: true });
     }
     expect(sent.some((t) => !t.finished)).toBe(true);
+
+    // Late traces, in hours already compacted: counted from those hours' minutes until the compaction runs again.
+    const random = seededRandom(SEED + 3);
+    await send(Array.from({ length: 5 }, () => ({ ...trace(random, now - 4 * HOUR + random.int(0, HOUR)), finished: true })));
+    expect((await get('/spans/traces?limit=1')).pagination).toMatchObject({ total: sent.length, totalExact: true });
+    expect((await get(`/spans/traces?limit=1&startDate=${iso(now - 5 * HOUR)}&endDate=${iso(now - 3 * HOUR)}`)).pagination).toMatchObject({
+      total: sent.filter((t) => t.startTimeMs >= now - 5 * HOUR && t.startTimeMs <= now - 3 * HOUR).length,
+      totalExact: true,
+    });
   });
 
   it('of free filters: what a bounded count found, exact when it read to the end', async () => {

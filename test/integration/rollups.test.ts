@@ -93,8 +93,10 @@ describe('dirty hours and their compaction', () => {
       expect(await marker(t, H), `compacted at ${new Date(atMs).toISOString()}`).toBeDefined();
       expect(await readOne(t, ALL_AGENTS, { granularity: 'hour', startMs: H })).toBeUndefined();
     }
+    expect(await rollups().dirtyHours(t)).toEqual([H]);
     await compact(H + HOUR + 5 * MINUTE);
     expect(await marker(t, H)).toBeUndefined();
+    expect(await rollups().dirtyHours(t)).toEqual([]);
     const traces = [trace('a', 'agt_1', H + 10 * MINUTE), trace('b', 'agt_2', H + 10 * MINUTE + 5), trace('c', 'agt_1', H + 11 * MINUTE)];
     for (const granularity of ['hour', 'day'] as const) {
       const ref = { granularity, startMs: granularity === 'hour' ? H : Date.UTC(2026, 10, 20) };
@@ -140,6 +142,7 @@ describe('dirty hours and their compaction', () => {
       return EXPIRES;
     }, nowMs);
     expect((await marker(t, H))?.['version']).toBe(2);
+    expect(await repository.dirtyHours(t)).toEqual([H]);
   });
 
   it('lists the settled markers oldest first, whatever the tenant', async () => {

@@ -73,7 +73,7 @@ export async function createAgents(db: Db, tenantId: string, count: number): Pro
 }
 
 /** Writes the items as BatchWriteItem calls of 25, `writers` calls in flight; answers the seconds it took. */
-async function timedWrite(db: Db, items: readonly Item[], writers: number): Promise<number> {
+export async function timedWrite(db: Db, items: readonly Item[], writers: number): Promise<number> {
   const elapsed = stopwatch();
   let next = 0;
   const writer = async () => {

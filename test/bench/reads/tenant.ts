@@ -4,7 +4,6 @@ import { sessionFigures } from '../../../shared/domain/sessions/sessions.ts';
 import type { StoredSpan, TraceSummary } from '../../../shared/domain/spans/summary.ts';
 import type { AlertRecord } from '../../../shared/store/alerts.ts';
 import { alertItem } from '../../../shared/store/alerts.ts';
-import { batchWrite, putRequests } from '../../../shared/store/batch.ts';
 import type { Db } from '../../../shared/store/client.ts';
 import * as keys from '../../../shared/store/keys.ts';
 import { sessionIndexItem, sessionItem, sessionTraceItem } from '../../../shared/store/sessions.ts';
@@ -12,6 +11,7 @@ import { timelineItem, type StoredLog, type StoredSignal } from '../../../shared
 import { summaryItem, tracesRepository } from '../../../shared/store/traces.ts';
 import type { Random } from '../../support/random.ts';
 import { bucketItems, type Item } from '../analytics/items.ts';
+import { timedWrite } from '../analytics/seed.ts';
 import type { BenchAgent } from '../analytics/traces.ts';
 import { stopwatch } from '../stats.ts';
 
@@ -37,7 +37,6 @@ const TIMELINE_EVERY = 10;
 const ALERT_EVERY = 500;
 /** Sessions whose traces (their contributions and spans) are stored whole, for the session and sessionId reads. */
 export const SAMPLED_SESSIONS = 40;
-const BATCH_WRITE_ITEMS = 25;
 
 /** What the bench asks the lists for, known from the seeding. */
 export interface TenantFacts {
@@ -138,7 +137,7 @@ export async function seedTenant(
   const open: OpenSession[] = [];
   let sessionCount = 0;
   const write = async (items: Item[]) => {
-    await writeAll(db, items, plan.writers);
+    await timedWrite(db, items, plan.writers);
     facts.items += items.length;
   };
   const minutes = (plan.endMs - plan.startMs) / BUCKET_MS.minute;
@@ -238,16 +237,4 @@ function facetsItem(tenantId: string, agents: readonly BenchAgent[]): Item {
     kinds: new Set(['agent', 'llm']),
     signalNames: new Set(SIGNAL_NAMES),
   };
-}
-
-/** Writes the items as BatchWriteItem calls of 25, `writers` calls in flight. */
-async function writeAll(db: Db, items: readonly Item[], writers: number): Promise<void> {
-  let next = 0;
-  const writer = async () => {
-    for (let start = next; start < items.length; start = next) {
-      next += BATCH_WRITE_ITEMS;
-      await batchWrite(db, putRequests(items.slice(start, start + BATCH_WRITE_ITEMS)));
-    }
-  };
-  await Promise.all(Array.from({ length: writers }, writer));
 }

@@ -213,7 +213,7 @@ export function traceFilterCondition(q: TraceFreeFilters): Condition | undefined
  */
 function traceSources(tenantId: string, q: TraceQuery, states: readonly TraceState[] = TRACE_STATES): Source[] {
   if (q.userId !== undefined) {
-    const filter = traceScopeCondition({ agentId: q.agentId, status: q.status });
+    const filter = traceScopeCondition({ agentId: q.agentId, status: q.status, ...(q.agentId === undefined ? { excludeAgents: q.excludeAgents } : {}) });
     return [{ index: 'gsi3', partition: keys.userCollection(tenantId, q.userId, 'TRACES'), ...(filter ? { filter } : {}) }];
   }
   const wanted = states.filter((state) => q.status === undefined || state === q.status || state === 'pending');

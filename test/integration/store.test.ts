@@ -248,11 +248,12 @@ describe('trace summaries', () => {
 
   it("leave out a deleted agent's traces when asked, and remember the agent as deleted", async () => {
     await store.agents.create(agent('agt_gone'));
-    await put('tr-gone', 'agt_gone', 6_000);
+    await put('tr-gone', 'agt_gone', 6_000, 'ok', tenantId, { userId: 'u-1' });
     await store.agents.delete(tenantId, 'agt_gone');
     const deleted = await store.agents.deletedLately(tenantId);
     expect(deleted).toEqual({ agentIds: ['agt_gone'], complete: true });
     expect(await ids(tenantId, { excludeAgents: deleted.agentIds })).toEqual(['tr-a-3', 'tr-a-2', 'tr-none-1', 'tr-b-1', 'tr-a-1']);
+    expect(await ids(tenantId, { userId: 'u-1', excludeAgents: deleted.agentIds })).toEqual(['tr-a-3', 'tr-a-2']);
     expect(await ids(tenantId, {})).toContain('tr-gone');
   });
 

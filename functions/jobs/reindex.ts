@@ -1,6 +1,7 @@
 import { portsOf, type Ports } from '../../shared/adapters/ports.ts';
 import { reindexStep } from '../../shared/domain/maintenance/reindex.ts';
-import { logger } from '../../shared/http/logger.ts';
+import { instrumented } from '../../shared/observability/handler.ts';
+import { logger } from '../../shared/observability/logger.ts';
 import { agentsRepository } from '../../shared/store/agents.ts';
 import { reindexRepository } from '../../shared/store/reindex.ts';
 import { sessionsRepository } from '../../shared/store/sessions.ts';
@@ -14,10 +15,10 @@ type ReindexPorts = Ports<'reindex' | 'traces' | 'sessions' | 'agents'>;
 /** Scheduled every minute: moves items written before the current index layout into it, then only checks that it is done. */
 export const reindexHandler =
   (getPorts: () => ReindexPorts = portsOf({ reindex: reindexRepository, traces: tracesRepository, sessions: sessionsRepository, agents: agentsRepository })) =>
-  async () => {
+  instrumented(async () => {
     const result = await reindexStep(getPorts(), BUDGET_MS);
     if (result.rewritten > 0) logger.info('reindex', result);
     return result;
-  };
+  });
 
 export const handler = reindexHandler();

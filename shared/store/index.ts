@@ -8,9 +8,11 @@ import type { experimentsRepository } from './experiments.ts';
 import type { linkTokensRepository } from './link-tokens.ts';
 import type { profilesRepository } from './profiles.ts';
 import type { rateLimitsRepository } from './rate-limits.ts';
+import type { refreshTokensRepository } from './refresh-tokens.ts';
 import type { reindexRepository } from './reindex.ts';
 import type { rollupsRepository } from './rollups.ts';
 import type { sessionsRepository } from './sessions.ts';
+import type { signInFailuresRepository } from './sign-in-failures.ts';
 import type { tenantsRepository } from './tenants.ts';
 import type { logsRepository, signalsRepository } from './timeline.ts';
 import type { tracesRepository } from './traces.ts';
@@ -31,12 +33,14 @@ export interface Store {
   tenants: ReturnType<typeof tenantsRepository>;
   apiKeys: ReturnType<typeof apiKeysRepository>;
   linkTokens: ReturnType<typeof linkTokensRepository>;
+  refreshTokens: ReturnType<typeof refreshTokensRepository>;
   rateLimits: ReturnType<typeof rateLimitsRepository>;
   deliveries: ReturnType<typeof deliveriesRepository>;
   evaluationUsage: ReturnType<typeof evaluationUsageRepository>;
   rollups: ReturnType<typeof rollupsRepository>;
   experiments: ReturnType<typeof experimentsRepository>;
   profiles: ReturnType<typeof profilesRepository>;
+  signInFailures: ReturnType<typeof signInFailuresRepository>;
   sessions: ReturnType<typeof sessionsRepository>;
   reindex: ReturnType<typeof reindexRepository>;
 }

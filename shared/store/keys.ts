@@ -54,6 +54,8 @@ export const apiKeysOfTenant = (tenantId: string, createdAt: string, keyId: stri
 });
 export const apiKeysOfTenantPartition = (tenantId: string) => `TENANT#${enc(tenantId)}#APIKEYS`;
 export const linkToken = (tokenHash: string) => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' });
+export const refreshToken = (tokenHash: string) => ({ PK: `REFRESH#${tokenHash}`, SK: 'REFRESH' });
+export const refreshFamily = (familyId: string) => ({ PK: `REFRESHFAMILY#${enc(familyId)}`, SK: 'FAMILY' });
 export const alert = (tenantId: string, alertId: string) => ({ PK: `TENANT#${enc(tenantId)}#ALERT#${enc(alertId)}`, SK: 'ALERT' });
 /** The one open-or-acknowledged alert of an agent and type: claimed conditionally, so there is never a second. */
 export const activeAlertPointer = (tenantId: string, agentId: string, type: string) => ({
@@ -122,6 +124,8 @@ export const deletedAgent = (tenantId: string, agentId: string) => ({ PK: `TENAN
 export const DELETED_AGENT_PREFIX = 'AGENTDELETED#';
 /** How far the re-indexing of items written before an index layout has gone (see `reindex.ts`). */
 export const reindexProgress = (layout: string) => ({ PK: 'REINDEX', SK: layout });
+/** Failed sign-ins of one e-mail address (by its hash), for the per-account backoff. */
+export const signInFailures = (emailHash: string) => ({ PK: `SIGNIN#${emailHash}`, SK: 'SIGNIN' });
 export const rateWindow = (credential: string, tier: string, windowStart: number) => ({
   PK: `RATE#${enc(credential)}#${tier}`,
   SK: String(windowStart),

@@ -53,7 +53,6 @@ function buildGroup<W extends boolean>(modules: readonly string[], { outdir, wri
     mainFields: [...settings.mainFields],
     banner: { js: settings.banner },
     minify: settings.minify,
-    alias: { ...settings.alias },
     ...(settings.define ? { define: { ...settings.define } } : {}),
     metafile: true,
   });

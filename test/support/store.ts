@@ -9,9 +9,11 @@ import { composeStore, type Store } from '../../shared/store/index.ts';
 import { linkTokensRepository } from '../../shared/store/link-tokens.ts';
 import { profilesRepository } from '../../shared/store/profiles.ts';
 import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
+import { refreshTokensRepository } from '../../shared/store/refresh-tokens.ts';
 import { reindexRepository } from '../../shared/store/reindex.ts';
 import { rollupsRepository } from '../../shared/store/rollups.ts';
 import { sessionsRepository } from '../../shared/store/sessions.ts';
+import { signInFailuresRepository } from '../../shared/store/sign-in-failures.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
 import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
 import { tracesRepository } from '../../shared/store/traces.ts';
@@ -30,12 +32,14 @@ export function createStore(db: Db): Store {
       tenants: tenantsRepository,
       apiKeys: apiKeysRepository,
       linkTokens: linkTokensRepository,
+      refreshTokens: refreshTokensRepository,
       rateLimits: rateLimitsRepository,
       deliveries: deliveriesRepository,
       evaluationUsage: evaluationUsageRepository,
       rollups: rollupsRepository,
       experiments: experimentsRepository,
       profiles: profilesRepository,
+      signInFailures: signInFailuresRepository,
       sessions: sessionsRepository,
       reindex: reindexRepository,
     },

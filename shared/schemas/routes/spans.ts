@@ -39,7 +39,7 @@ export const traceListQuery = rangeChecked(
 );
 
 export const spansRoutes = /* @__PURE__ */ areaRoutes(spansRouteDefs, {
-  'spans/ingest': { summary: 'Ingest up to 1000 spans (native JSON); 202 with accepted/rejected counts', body: spansBatchBody, maxBodyBytes: 5 * MB },
+  'spans/ingest': { summary: 'Ingest up to 1000 spans (native JSON); 202 with accepted/rejected counts', body: spansBatchBody, maxBodyBytes: 5 * MB, convertsUnstorableValues: true },
   'spans/list-traces': {
     summary:
       'List traces (root spans), newest first. agentId, userId, sessionId, status and dates read key-ordered lists; toolName, errorType, name, model, duration, cost, tokens and hasAlert are filters read within a budget (a short page with nextCursor when matches are rare)',

@@ -4,7 +4,7 @@ import { SEEDED_DAYS } from './run-reads.ts';
 
 export const readsScenario: Scenario = {
   name: 'reads',
-  summary: `every list endpoint (traces with each filter, deep pages, sessions, logs, signals, alerts, agents) over HTTP at two sizes of one table: a tenant with 1,000 traces, then one with 1,000,000 (${SEEDED_DAYS} days, seeded through the store layer); p50/p95 and items read; writes docs/benchmarks.md`,
+  summary: `every list endpoint (traces with each filter, deep pages, sessions, logs, signals, alerts, agents) over HTTP at two sizes of one table: a tenant with 1,000 traces, then one with 1,000,000 (${SEEDED_DAYS} days, seeded through the store layer); p50/p95 and items read`,
   flags: {
     'small-traces': { default: 1000, description: 'traces of the first tenant' },
     traces: { default: 1_000_000, description: 'traces of the second tenant (seeding a million takes about 15 minutes)' },

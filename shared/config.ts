@@ -82,7 +82,7 @@ const envSchema = z.object({
   EVALUATION_DAILY_BUDGET: z._default(positiveInt, 1000),
   /** The most of a trace the judge reads, in estimated tokens; the oldest steps between input and final output go first. */
   JUDGE_MAX_INPUT_TOKENS: z._default(positiveInt, 6000),
-  /** Profile learning constants as JSON, e.g. `{"minTraces":100,"refreshDays":3}` (README, Behavioural profiles). */
+  /** Profile learning constants as JSON, e.g. `{"minTraces":100,"refreshDays":3}` (docs/profiles.md). */
   PROFILE_LEARNING: jsonOf(z._default(learningSettings, DEFAULT_LEARNING_SETTINGS)),
   /** A Bedrock model that writes the profiles' narrative; unset, a deterministic template writes it. */
   PROFILE_NARRATOR_MODEL_ID: z.optional(nonEmpty),

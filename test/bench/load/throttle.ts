@@ -24,7 +24,7 @@ export interface ThrottleOutcome {
   problems: string[];
 }
 
-/** Why a 429 is not what the README promises: Retry-After within the window, nothing remaining. */
+/** Why a 429 is not what docs/limits-and-plans.md promises: Retry-After within the window, nothing remaining. */
 function refusalProblem(headers: Record<string, unknown> | undefined): string | undefined {
   const retryAfter = Number(headerOf(headers, 'retry-after'));
   if (!Number.isInteger(retryAfter) || retryAfter < 1 || retryAfter > WINDOW_SECONDS) return `429 with Retry-After ${headerOf(headers, 'retry-after')}`;

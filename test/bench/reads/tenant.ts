@@ -107,7 +107,7 @@ function spansOfTrace(t: TraceSummary): StoredSpan[] {
   const base = {
     traceId: t.traceId, agentName: t.agentName, agentNameFromService: false, agentId: t.agentId, statusMessage: null, errorType: null, provider: null,
     operation: null, cachedInputTokens: null, cost: null, costEstimated: false, toolName: null, sessionId: t.sessionId, userId: t.userId, experimentId: null,
-    variant: null, attributes: {}, events: [],
+    variant: null, reasoningTokens: null, tags: [], metadata: {}, attributes: {}, events: [],
   };
   return [
     { ...base, spanId: 'root', parentSpanId: null, name: t.name, kind: 'agent', startTimeMs: t.startTimeMs, endTimeMs: t.endTimeMs, durationMs: t.durationMs, status: t.status, model: null, inputTokens: null, outputTokens: null, input: `The user asks about ${t.traceId}`, output: `Here is what I found about ${t.traceId}.` },

@@ -17,7 +17,7 @@ const HEURISTICS: Record<LlmAlertType, (t: Trajectory) => Finding> = {
 /**
  * The local judge: deterministic heuristics, no model and no cost. It says so in every reasoning,
  * because it checks surface patterns (repeats, a lexicon, shared words, figures found in the inputs),
- * not meaning; its measured precision and recall are in the README.
+ * not meaning; its measured precision and recall are in docs/evaluation.md.
  */
 export const builtinJudge: Judge = {
   name: 'builtin',

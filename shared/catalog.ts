@@ -27,6 +27,8 @@ export interface RouteDef {
   readonly sendsTo?: readonly QueueId[];
   /** A public route that still needs the signing secret (it signs tokens or publishes keys); routes with auth always get it. */
   readonly usesSigningKey?: boolean;
+  /** How long the function may run (default 10 s; at most 29, API Gateway's limit): the lake's queries wait for Athena. */
+  readonly timeoutSeconds?: number;
 }
 
 export const API_BASE_PATH = '/api';
@@ -134,8 +136,20 @@ export const experimentsRouteDefs = [
   { id: 'experiments/results', method: 'GET', path: '/experiments/{id}/results', auth: 'any', tier: 'standard' },
 ] as const satisfies readonly RouteDef[];
 
+export const searchRouteDefs = [
+  { id: 'search/traces', method: 'GET', path: '/search/traces', auth: 'any', tier: 'standard', timeoutSeconds: 28 },
+  { id: 'search/ask', method: 'POST', path: '/search/ask', auth: 'any', tier: 'standard', timeoutSeconds: 28, memoryMb: 512 },
+] as const satisfies readonly RouteDef[];
+
+export const exportsRouteDefs = [
+  { id: 'exports/create', method: 'POST', path: '/exports', auth: 'any', tier: 'standard', sendsTo: ['lake'] },
+  { id: 'exports/list', method: 'GET', path: '/exports', auth: 'any', tier: 'standard' },
+  { id: 'exports/get', method: 'GET', path: '/exports/{id}', auth: 'any', tier: 'standard' },
+  { id: 'exports/download', method: 'GET', path: '/exports/{id}/download', auth: 'any', tier: 'standard' },
+] as const satisfies readonly RouteDef[];
+
 /** Every route: the areas' tables in order. Pure, so a bundle that uses none of it drops it. */
-export const routes = /* @__PURE__ */ joinAreas(systemRouteDefs, authRouteDefs, usersRouteDefs, keysRouteDefs, otlpRouteDefs, spansRouteDefs, logsRouteDefs, signalsRouteDefs, agentsRouteDefs, profilesRouteDefs, analyticsRouteDefs, alertsRouteDefs, experimentsRouteDefs);
+export const routes = /* @__PURE__ */ joinAreas(systemRouteDefs, authRouteDefs, usersRouteDefs, keysRouteDefs, otlpRouteDefs, spansRouteDefs, logsRouteDefs, signalsRouteDefs, agentsRouteDefs, profilesRouteDefs, analyticsRouteDefs, alertsRouteDefs, experimentsRouteDefs, searchRouteDefs, exportsRouteDefs);
 
 /** Answers every request no route matches (API Gateway's `$default` route; the local router's fallback). */
 export const fallbackRoute = {
@@ -168,12 +182,14 @@ export const queues = [
     batchSize: 10,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    sendsTo: ['ingest', 'notify', 'evaluate'],
+    sendsTo: ['ingest', 'notify', 'evaluate', 'lake'],
     memoryMb: 1024,
   },
   { id: 'notify', consumer: 'notify', batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
   // A batch judges its traces in parallel, each with one Bedrock call per type (plus retries): a 90 s consumer.
   { id: 'evaluate', consumer: 'evaluate', batchSize: 5, visibilityTimeoutSeconds: 540, maxReceiveCount: 5, sendsTo: ['notify'] },
+  // Exports and deleted agents' rows: Athena statements that may run for minutes, one message at a time (15-minute consumer).
+  { id: 'lake', consumer: 'lake', batchSize: 1, visibilityTimeoutSeconds: 5400, maxReceiveCount: 3, memoryMb: 1024 },
 ] as const satisfies readonly QueueDef[];
 
 export type QueueId = (typeof queues)[number]['id'];
@@ -189,6 +205,7 @@ export const schedules = [
   { id: 'alerts-auto-resolve', job: 'alerts-auto-resolve', everyMinutes: 15 },
   { id: 'analytics-compaction', job: 'analytics-compaction', everyMinutes: 1 },
   { id: 'profile-learning', job: 'profile-learning', everyMinutes: 5 },
+  { id: 'lake-retention', job: 'lake-retention', everyMinutes: 60 },
 ] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {

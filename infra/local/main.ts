@@ -55,7 +55,7 @@ function welcome({ baseUrl, dataDir, outboxDir }: LocalService): string {
   const login = `{"email":"ada@example.com","password":"correct-horse-battery"}`;
   return `
 Agent Observability Service: ${baseUrl}
-  data    ${dataDir} (DynamoDB table and signing seed; delete it to start afresh)
+  data    ${dataDir} (DynamoDB table, trace lake, exports and signing seed; delete it to start afresh)
   outbox  ${outboxDir} (e-mails and SMS, one JSON file each)
   queues  in memory; Ctrl-C drains them before stopping
 

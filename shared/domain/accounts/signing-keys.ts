@@ -4,7 +4,7 @@ import { ecThumbprint, type Jwk } from './jws.ts';
 /**
  * Every secret the service signs or keys with is derived from one random seed (64+ characters):
  * locally a file in DATA_DIR made on first start, on AWS a generated Secrets Manager secret.
- * Deriving with HKDF keeps the ES256 JWT key and the API-key pepper independent of each other.
+ * Deriving with HKDF keeps the ES256 JWT key, the API-key pepper and the cursor key independent of each other.
  */
 export interface SigningMaterial {
   privateKey: KeyObject;
@@ -12,6 +12,8 @@ export interface SigningMaterial {
   publicJwk: Jwk;
   kid: string;
   apiKeyPepper: Buffer;
+  /** Signs the opaque cursors of deep pages (search, exports), so a client can neither forge nor reuse another tenant's. */
+  cursorKey: Buffer;
 }
 
 const derive = (seed: string, label: string): Buffer =>
@@ -51,5 +53,6 @@ export async function signingMaterialFromSeed(seed: string): Promise<SigningMate
     publicJwk,
     kid,
     apiKeyPepper: derive(seed, 'api-key-pepper'),
+    cursorKey: derive(seed, 'cursor-hmac'),
   };
 }

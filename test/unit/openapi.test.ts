@@ -7,7 +7,7 @@ import { NotFoundError } from '../../shared/domain/errors.ts';
 import { accepted, created, cursorPaged, fileAttachment, ok, paged } from '../../shared/http/reply.ts';
 import { withServer } from '../../shared/http/openapi-document.ts';
 import { apiDescription } from '../../shared/schemas/openapi.ts';
-import { routeResponses } from '../../shared/schemas/responses.ts';
+import { routeResponses, type RouteResponse } from '../../shared/schemas/responses.ts';
 import { assertDocumentedResponse } from '../support/response-contract.ts';
 
 const document = withServer(apiDescription(), 'https://api.example.com');
@@ -100,7 +100,7 @@ describe('the OpenAPI document', () => {
       const { status } = routeResponses[route.id];
       const successes = Object.keys(operationOf(route).responses).filter((code) => code.startsWith('2'));
       expect(successes, route.id).toEqual([String(status)]);
-      if (routeResponses[route.id].file) continue; // a file, described by its media types
+      if ((routeResponses[route.id] as RouteResponse).file) continue; // a file, described by its media types
       const body = resolve(operationOf(route).responses[status]!.content['application/json']!.schema);
       expect(Object.keys(body.properties ?? {}), route.id).not.toEqual([]);
       if (route.id === 'system/openapi') continue; // the document itself: free-form beyond its top-level fields

@@ -13,7 +13,7 @@ import type { LocalLake } from './lake-duckdb.ts';
  * bounded number of traces at a time (pieces of whole hours, newest first) and the pieces joined, so
  * no step holds more than one piece's traces with their spans.
  */
-export const TRACES_PER_PIECE = 20_000;
+export const TRACES_PER_PIECE = 2000;
 const HOUR_MS = 3_600_000;
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {

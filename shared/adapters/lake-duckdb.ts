@@ -31,10 +31,16 @@ export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
 
 const SQL_TYPES: Record<LakeColumnType, string> = { string: 'VARCHAR', long: 'BIGINT', double: 'DOUBLE', boolean: 'BOOLEAN' };
 
+/**
+ * No PRIMARY KEY: DuckDB keeps a key's index in memory, which for a million traces and their spans
+ * would outgrow the memory limit; the writer replaces rows itself (`replaceRows`).
+ */
 export const createTableSql = (table: LakeTable): string =>
-  `CREATE TABLE IF NOT EXISTS ${table.name} (${table.columns.map((c) => `${c.name} ${SQL_TYPES[c.type]}${c.required ? ' NOT NULL' : ''}`).join(', ')}, PRIMARY KEY (${table.key.join(', ')}))`;
+  `CREATE TABLE IF NOT EXISTS ${table.name} (${table.columns.map((c) => `${c.name} ${SQL_TYPES[c.type]}${c.required ? ' NOT NULL' : ''}`).join(', ')})`;
 
 const stageOf = (table: LakeTable) => `stage_${table.name}`;
+/** How far a trace's start may have moved since it was last written for its old rows still to be replaced. */
+const REWRITE_WINDOW_MS = 86_400_000;
 
 /** A DuckDB value as the rest of the service reads it: BIGINTs (all within 2^53 here) as numbers. */
 const plain = (value: unknown): string | number | boolean | null => (typeof value === 'bigint' ? Number(value) : (value as string | number | boolean | null));
@@ -126,17 +132,32 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
       }
     })();
 
-  async function upsert(connection: DuckDBConnection, table: LakeTable, rows: readonly LakeRow[]): Promise<void> {
+  /**
+   * Replaces rows: deletes what the table holds of the staged keys, then inserts the staged rows. The
+   * delete also names the time range the old rows can be in, which DuckDB turns into skipped row
+   * groups: a trace's start only moves earlier as spans arrive, and rarely by more than REWRITE_WINDOW_MS
+   * (spans join their trace's start; a signal's id already fixes its time).
+   */
+  async function replaceRows(connection: DuckDBConnection, table: LakeTable, rows: readonly LakeRow[]): Promise<void> {
     if (rows.length === 0) return;
     const stage = stageOf(table);
     await connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
     const appender = await connection.createAppender(stage, 'main', 'temp');
+    const times: number[] = [];
     for (const row of lastPerKey(table, rows)) {
       for (const column of table.columns) append(appender, column.type, row[column.name]);
       appender.endRow();
+      times.push(Number(row[table.time]));
     }
     appender.closeSync();
-    await connection.run(`INSERT OR REPLACE INTO ${table.name} SELECT * FROM ${stage}`);
+    const from = Math.min(...times);
+    const to = Math.max(...times) + (table.time === 'timestamp_ms' ? 0 : REWRITE_WINDOW_MS);
+    const sameSet = table.rowSet.map((k) => `${table.name}.${k} = staged.${k}`).join(' AND ');
+    await connection.run(
+      `DELETE FROM ${table.name} USING (SELECT DISTINCT ${table.rowSet.join(', ')} FROM ${stage}) AS staged WHERE ${sameSet} AND ${table.name}.${table.time} BETWEEN ? AND ?`,
+      [from, to],
+    );
+    await connection.run(`INSERT INTO ${table.name} SELECT * FROM ${stage}`);
     await connection.run(`DELETE FROM ${stage}`);
   }
 
@@ -148,9 +169,9 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
       serially(() =>
         withConnection((connection) =>
           inTransaction(connection, async () => {
-            await upsert(connection, traces, rows.traces);
-            await upsert(connection, spans, rows.spans);
-            await upsert(connection, signals, rows.signals);
+            await replaceRows(connection, traces, rows.traces);
+            await replaceRows(connection, spans, rows.spans);
+            await replaceRows(connection, signals, rows.signals);
           }),
         ),
       ),

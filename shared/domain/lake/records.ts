@@ -1,7 +1,7 @@
 import type { AttributeValue } from '../spans/model.ts';
 import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
 import type { LakeRow } from './schema.ts';
-import { attributeWord, foldText, keywordList, keywordOf, SIGNATURE_COLUMN_NAMES, signatureOf, wordsOf } from './text.ts';
+import { attributeWord, foldText, keywordList, SIGNATURE_COLUMN_NAMES, signatureOf, wordsOfFolded } from './text.ts';
 
 /** A finished trace as the ingest worker has it: its summary and every span stored so far. */
 export interface LakeTraceInput {
@@ -70,6 +70,9 @@ function cappedText(parts: Iterable<string | null>, maxChars: number): { text: s
   return { text, cut: false };
 }
 
+/** Newest-first order as one sortable text: 13 digits of epoch milliseconds (until the year 2286), then the id. */
+export const positionOf = (startMs: number, traceId: string): string => `${String(Math.max(0, Math.trunc(startMs))).padStart(13, '0')}#${traceId}`;
+
 const inStartOrder = (spans: readonly StoredSpan[]) => [...spans].sort((a, b) => a.startTimeMs - b.startTimeMs || a.spanId.localeCompare(b.spanId));
 
 /** The text a span is searched by: its name, tool, input (a tool's arguments), output (its result) and error. */
@@ -91,17 +94,18 @@ export function traceRow(tenantId: string, { summary, spans, revision }: LakeTra
   const pairs = ordered.flatMap((s) => attributePairs(s.attributes));
   const attributes = keywordList(pairs.map(([k, v]) => `${k}=${v}`));
   const signature = signatureOf([
-    ...wordsOf(search.text),
-    ...wordsOf(errors.text),
+    ...wordsOfFolded(search.text),
+    ...wordsOfFolded(errors.text),
     ...(attributes.length <= MAX_ATTRIBUTES_CHARS ? pairs.map(([k, v]) => attributeWord(k, v)) : []),
   ]);
   return {
     tenant_id: tenantId,
     trace_id: summary.traceId,
     start_ms: summary.startTimeMs,
+    position: positionOf(summary.startTimeMs, summary.traceId),
     agent_id: summary.agentId,
     agent_name: summary.agentName,
-    agent_key: summary.agentName === null ? null : keywordOf(summary.agentName),
+    agents: keywordList([summary.agentName, summary.agentId].filter((v): v is string => v !== null)),
     name: summary.name,
     status: summary.status,
     end_ms: summary.endTimeMs,

@@ -18,8 +18,10 @@ export interface LakeColumn {
 export interface LakeTable {
   readonly name: string;
   readonly columns: readonly LakeColumn[];
-  /** The columns that identify a row: one row per key, the latest write wins (Iceberg equality keys, DuckDB primary key). */
+  /** The columns that identify a row: one row per key, the latest write wins (the Iceberg table's unique keys). */
   readonly key: readonly string[];
+  /** The rows a write replaces as a whole: a trace's spans are written all together, so its old ones all go. */
+  readonly rowSet: readonly string[];
   /** The column whose day partitions the table (epoch milliseconds). */
   readonly time: string;
 }
@@ -31,14 +33,16 @@ const expires = column('expires_ms', 'long', 'when retention removes the row (ep
 export const TRACES_TABLE: LakeTable = {
   name: 'lake_traces',
   key: ['tenant_id', 'trace_id'],
+  rowSet: ['tenant_id', 'trace_id'],
   time: 'start_ms',
   columns: [
     tenant,
     column('trace_id', 'string', 'trace id', true),
     column('start_ms', 'long', 'start of the trace (epoch ms)', true),
+    column('position', 'string', 'the start, 13 digits, then the trace id: the newest-first order of results and of their pages', true),
     column('agent_id', 'string', "the trace's agent"),
     column('agent_name', 'string', "the agent's name"),
-    column('agent_key', 'string', "the agent's name folded (lower case, no accents), as agent: terms compare it"),
+    column('agents', 'string', "the agent's name and id, as a keyword list (agent: terms)", true),
     column('name', 'string', 'name of the root span', true),
     column('status', 'string', 'ok or error', true),
     column('end_ms', 'long', 'end of the trace (epoch ms)'),
@@ -70,6 +74,7 @@ export const TRACES_TABLE: LakeTable = {
 export const SPANS_TABLE: LakeTable = {
   name: 'lake_spans',
   key: ['tenant_id', 'trace_id', 'span_id'],
+  rowSet: ['tenant_id', 'trace_id'],
   time: 'trace_start_ms',
   columns: [
     tenant,
@@ -108,6 +113,7 @@ export const SPANS_TABLE: LakeTable = {
 export const SIGNALS_TABLE: LakeTable = {
   name: 'lake_signals',
   key: ['tenant_id', 'signal_id'],
+  rowSet: ['tenant_id', 'signal_id'],
   time: 'timestamp_ms',
   columns: [
     tenant,

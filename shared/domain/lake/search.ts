@@ -42,16 +42,15 @@ export interface SearchHit {
 const DAY_MS = 86_400_000;
 const CURSOR_KIND = 'search';
 
-/** Where a page ends, and the range the first page resolved (so that "now" does not move between pages). */
+/** Where a page ends (the last hit's `position`), and the range the first page resolved (so that "now" does not move between pages). */
 interface SearchPosition {
-  t: number;
-  i: string;
+  after: string;
   from: number;
   to: number;
 }
 const isPosition = (p: unknown): p is SearchPosition => {
   const o = p as Partial<SearchPosition> | null;
-  return typeof o === 'object' && o !== null && Number.isSafeInteger(o.t) && typeof o.i === 'string' && Number.isSafeInteger(o.from) && Number.isSafeInteger(o.to);
+  return typeof o === 'object' && o !== null && typeof o.after === 'string' && Number.isSafeInteger(o.from) && Number.isSafeInteger(o.to);
 };
 
 const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
@@ -127,7 +126,7 @@ export async function findTraces(tenantId: string, plan: PlanKey, query: SearchQ
       endMs: range.to,
       nowMs,
       ...(input.agentId !== undefined && { agentId: input.agentId }),
-      ...(position && { after: { startMs: position.t, traceId: position.i } }),
+      ...(position && { after: position.after }),
       limit: input.limit + 1,
     }),
   ));
@@ -145,7 +144,7 @@ export async function findTraces(tenantId: string, plan: PlanKey, query: SearchQ
       hasMore,
       nextCursor:
         hasMore && last
-          ? encodeCursor<SearchPosition>(signer, CURSOR_KIND, fingerprint, { t: Number(last['start_ms']), i: String(last['trace_id']), ...range }, nowMs)
+          ? encodeCursor<SearchPosition>(signer, CURSOR_KIND, fingerprint, { after: String(last['position']), ...range }, nowMs)
           : null,
     },
   };

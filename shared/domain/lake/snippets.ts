@@ -1,7 +1,7 @@
 import type { LakeRow } from './schema.ts';
 import type { SearchQuery, Term, TextTerm } from './query.ts';
 import { attributePairs } from './records.ts';
-import { foldWithOrigins, keywordOf } from './text.ts';
+import { foldText, foldWithOrigins, keywordOf } from './text.ts';
 
 /** Where in a trace a search hit matched: the span, which of its fields, and the words in context. */
 export interface SearchMatch {
@@ -30,8 +30,10 @@ const ERROR_FIELDS = TEXT_FIELDS.slice(4);
 
 /** Where the words of a term occur in a text, in the original's positions. */
 function locate(text: string, term: TextTerm): { start: number; end: number } | undefined {
-  const { text: folded, origins } = foldWithOrigins(text);
   const needle = ` ${term.words.join(' ')}${term.prefix ? '' : ' '}`;
+  // Most fields do not match: a quick look first; positions only for the field that does.
+  if (!foldText(text).includes(needle)) return undefined;
+  const { text: folded, origins } = foldWithOrigins(text);
   const at = folded.indexOf(needle);
   if (at < 0) return undefined;
   let last = at + needle.length - (term.prefix ? 1 : 2);

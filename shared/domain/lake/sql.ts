@@ -1,5 +1,5 @@
 import type { SqlDialect } from './dialects.ts';
-import type { AttributeTerm, KeywordTerm, NumberTerm, SearchQuery, Term, TextTerm } from './query.ts';
+import type { KeywordTerm, NumberTerm, SearchQuery, Term } from './query.ts';
 import { SIGNALS_TABLE, SPANS_TABLE, TRACES_TABLE } from './schema.ts';
 import { attributeWord, KEYWORD_SEPARATOR, keywordOf, SIGNATURE_COLUMN_NAMES, signatureSlot } from './text.ts';
 
@@ -9,6 +9,13 @@ import { attributeWord, KEYWORD_SEPARATOR, keywordOf, SIGNATURE_COLUMN_NAMES, si
  * words, names, numbers, times — is a bound `?` parameter. The tenant and the time range come first in
  * every WHERE clause: they are the partitions (Iceberg: a bucket of the tenant and the day; DuckDB:
  * row groups in time order), so no query reads another tenant's data or days it was not asked about.
+ *
+ * Every condition reads one column, and a search tests the signature of one word only. That is the
+ * shape both engines read least for: Athena reads the columns a query names, and DuckDB evaluates
+ * single-column conditions inside its scan, where the text of a stretch of rows none of which has the
+ * word's signature bits is never read. DuckDB does so for a bit test (an expression that may fail, to
+ * it) only when it is the only one and every other condition is evaluated in the scan too; a second
+ * bit test, or a condition over two columns, would make it read every trace's text (a million: seconds).
  */
 export type SqlParam = string | number;
 
@@ -43,14 +50,15 @@ export interface TraceSearch {
   /** Rows past their retention are left out even before the retention job removes them. */
   nowMs: number;
   agentId?: string;
-  /** The last trace of the previous page. */
-  after?: { startMs: number; traceId: string };
+  /** The position (`position` column) of the last trace of the previous page. */
+  after?: string;
   limit: number;
 }
 
 /** The columns of a search hit: a trace summary. */
 export const HIT_COLUMNS = [
   'trace_id',
+  'position',
   'agent_id',
   'agent_name',
   'name',
@@ -82,7 +90,7 @@ const NUMBER_COLUMNS: Record<NumberTerm['field'], { column: string; integer: boo
 const foldedNeedle = (words: readonly string[], prefix: boolean) => ` ${words.join(' ')}${prefix ? '' : ' '}`;
 const keywordNeedle = (value: string, prefix: boolean) => `${KEYWORD_SEPARATOR}${value}${prefix ? '' : KEYWORD_SEPARATOR}`;
 
-/** The signature test of a word: its bits in its column. Only a whole word can be tested this way. */
+/** The signature test of a word: its bits in its column. */
 function signatureTest(b: Builder, word: string): string {
   const { column, mask } = signatureSlot(word);
   const test = b.dialect.hasBits(SIGNATURE_COLUMN_NAMES[column]!);
@@ -91,35 +99,40 @@ function signatureTest(b: Builder, word: string): string {
   return test;
 }
 
-function textCondition(b: Builder, term: TextTerm): string {
-  const column = term.kind === 'error' ? 'errors_text' : 'search_text';
-  // Words that must be whole also narrow by signature first (not when excluding: a set bit proves nothing).
-  const whole = term.prefix ? term.words.slice(0, -1) : term.words;
-  const signature = term.negated ? [] : whole.map((word) => signatureTest(b, word));
-  return [...signature, `strpos(${column}, ${b.bind(foldedNeedle(term.words, term.prefix))}) > 0`].join(' AND ');
+/**
+ * The one word whose signature a search tests: among the words the query requires whole (in its text,
+ * its errors or as an attribute pair), the longest, as the likeliest to be rare. None for a query
+ * of prefixes, exclusions and fields only, which then reads the text of its range.
+ */
+export function anchorWord(query: SearchQuery): string | undefined {
+  const words = query.terms.flatMap((term) => {
+    if (term.negated) return [];
+    if (term.kind === 'text' || term.kind === 'error') return term.prefix ? term.words.slice(0, -1) : term.words;
+    if (term.kind === 'attribute' && !term.prefix) return [attributeWord(term.key, term.value)];
+    return [];
+  });
+  return words.reduce<string | undefined>((longest, word) => (longest === undefined || word.length > longest.length ? word : longest), undefined);
+}
+
+function containsCondition(b: Builder, column: string, needle: string): string {
+  const test = b.dialect.contains(column);
+  b.bind(needle);
+  return test;
 }
 
 function keywordCondition(b: Builder, term: KeywordTerm): string {
   switch (term.field) {
-    case 'agent': {
-      const key = keywordOf(term.value);
-      return term.prefix ? `starts_with(agent_key, ${b.bind(key)})` : `(agent_key = ${b.bind(key)} OR agent_id = ${b.bind(term.value)})`;
-    }
+    case 'agent':
+      return containsCondition(b, 'agents', keywordNeedle(keywordOf(term.value), term.prefix));
     case 'model':
     case 'tool':
-      return `strpos(${term.field === 'model' ? 'models' : 'tools'}, ${b.bind(keywordNeedle(keywordOf(term.value), term.prefix))}) > 0`;
+      return containsCondition(b, term.field === 'model' ? 'models' : 'tools', keywordNeedle(keywordOf(term.value), term.prefix));
     case 'session':
     case 'user': {
       const column = term.field === 'session' ? 'session_id' : 'user_id';
       return term.prefix ? `starts_with(${column}, ${b.bind(term.value)})` : `${column} = ${b.bind(term.value)}`;
     }
   }
-}
-
-function attributeCondition(b: Builder, term: AttributeTerm): string {
-  const pair = `${keywordOf(term.key)}=${keywordOf(term.value)}`;
-  const signature = term.negated || term.prefix ? [] : [signatureTest(b, attributeWord(term.key, term.value))];
-  return [...signature, `strpos(attributes, ${b.bind(keywordNeedle(pair, term.prefix))}) > 0`].join(' AND ');
 }
 
 function numberCondition(b: Builder, term: NumberTerm): string {
@@ -135,7 +148,7 @@ function termCondition(b: Builder, term: Term): string {
     switch (term.kind) {
       case 'text':
       case 'error':
-        return textCondition(b, term);
+        return containsCondition(b, term.kind === 'error' ? 'errors_text' : 'search_text', foldedNeedle(term.words, term.prefix));
       case 'keyword':
         return keywordCondition(b, term);
       case 'status':
@@ -143,47 +156,49 @@ function termCondition(b: Builder, term: Term): string {
       case 'number':
         return numberCondition(b, term);
       case 'attribute':
-        return attributeCondition(b, term);
+        return containsCondition(b, 'attributes', keywordNeedle(`${keywordOf(term.key)}=${keywordOf(term.value)}`, term.prefix));
     }
   })();
   // Excluding: a trace without the value (a NULL column) is kept.
   return term.negated ? `NOT coalesce((${condition}), false)` : `(${condition})`;
 }
 
-/** The tenant, the range and retention, the agent and the terms: what every trace query starts with. */
+/** The tenant, the range and retention, the agent, the anchor word's signature and the terms: what every trace query starts with. */
 function traceFilter(b: Builder, search: Omit<TraceSearch, 'after' | 'limit'>): string[] {
+  const anchor = anchorWord(search.query);
   return [
     `tenant_id = ${b.bind(search.tenantId)}`,
     `start_ms >= ${b.long(search.startMs)}`,
     `start_ms < ${b.long(search.endMs)}`,
     `expires_ms > ${b.long(search.nowMs)}`,
     ...(search.agentId !== undefined ? [`agent_id = ${b.bind(search.agentId)}`] : []),
+    ...(anchor !== undefined ? [signatureTest(b, anchor)] : []),
     ...search.query.terms.map((term) => termCondition(b, term)),
   ];
 }
 
-/** A page of matching traces, newest first (start time, then trace id, both descending). */
+/** A page of matching traces, newest first (start time, then trace id, both descending: `position`). */
 export function traceSearchSql(dialect: SqlDialect, search: TraceSearch): SqlStatement {
   const b = new Builder(dialect);
   const where = traceFilter(b, search);
-  if (search.after) {
-    const { startMs, traceId } = search.after;
-    where.push(`(start_ms < ${b.long(startMs)} OR (start_ms = ${b.long(startMs)} AND trace_id < ${b.bind(traceId)}))`);
-  }
-  const sql = `SELECT ${HIT_COLUMNS.join(', ')} FROM ${TRACES_TABLE.name} WHERE ${where.join(' AND ')} ORDER BY start_ms DESC, trace_id DESC LIMIT ${Math.trunc(search.limit)}`;
+  if (search.after !== undefined) where.push(`position < ${b.bind(search.after)}`);
+  const sql = `SELECT ${HIT_COLUMNS.join(', ')} FROM ${TRACES_TABLE.name} WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT ${Math.trunc(search.limit)}`;
   return { sql, params: b.params };
 }
 
 export const SNIPPET_SPAN_COLUMNS = ['trace_id', 'span_id', 'name', 'kind', 'status', 'tool_name', 'model', 'input', 'output', 'error_type', 'status_message', 'attributes', 'start_ms'] as const;
 
-/** The spans of some traces of a tenant (a page of hits), to find the span and words that matched. */
+/**
+ * The spans of some traces of a tenant (a page of hits), to find the span and words that matched. The
+ * traces' exact start times let the engine read only the row groups (DuckDB) or days (Iceberg) that
+ * hold them, wherever in the range the hits are.
+ */
 export function spansOfTracesSql(dialect: SqlDialect, tenantId: string, traces: ReadonlyArray<{ traceId: string; startMs: number }>): SqlStatement {
   const b = new Builder(dialect);
-  const starts = traces.map((t) => t.startMs);
+  const starts = [...new Set(traces.map((t) => t.startMs))];
   const where = [
     `tenant_id = ${b.bind(tenantId)}`,
-    `trace_start_ms >= ${b.long(Math.min(...starts))}`,
-    `trace_start_ms <= ${b.long(Math.max(...starts))}`,
+    `trace_start_ms IN (${starts.map((ms) => b.long(ms)).join(', ')})`,
     `trace_id IN (${traces.map((t) => b.bind(t.traceId)).join(', ')})`,
   ];
   return { sql: `SELECT ${SNIPPET_SPAN_COLUMNS.join(', ')} FROM ${SPANS_TABLE.name} WHERE ${where.join(' AND ')} ORDER BY trace_id, start_ms, span_id`, params: b.params };
@@ -207,8 +222,10 @@ const SIGNAL_LEEWAY_MS = 3_600_000;
 export function exportSql(dialect: SqlDialect, selection: ExportSelection): SqlStatement {
   const b = new Builder(dialect);
   const d = dialect;
-  const traces = `SELECT * FROM ${TRACES_TABLE.name} WHERE ${traceFilter(b, selection).join(' AND ')}`;
+  const traces = `SELECT ${HIT_COLUMNS.join(', ')} FROM ${TRACES_TABLE.name} WHERE ${traceFilter(b, selection).join(' AND ')}`;
+  // Spans and signals are listed in time order: the first two fields order them.
   const spanFields = [
+    { name: 'start_time', expression: d.isoTime('start_ms'), type: 'VARCHAR' },
     { name: 'span_id', expression: 'span_id', type: 'VARCHAR' },
     { name: 'parent_span_id', expression: 'parent_span_id', type: 'VARCHAR' },
     { name: 'name', expression: 'name', type: 'VARCHAR' },
@@ -216,7 +233,6 @@ export function exportSql(dialect: SqlDialect, selection: ExportSelection): SqlS
     { name: 'status', expression: 'status', type: 'VARCHAR' },
     { name: 'status_message', expression: 'status_message', type: 'VARCHAR' },
     { name: 'error_type', expression: 'error_type', type: 'VARCHAR' },
-    { name: 'start_time', expression: d.isoTime('start_ms'), type: 'VARCHAR' },
     { name: 'end_time', expression: `CASE WHEN end_ms IS NULL THEN NULL ELSE ${d.isoTime('end_ms')} END`, type: 'VARCHAR' },
     { name: 'duration_ms', expression: 'duration_ms', type: 'BIGINT' },
     { name: 'model', expression: 'model', type: 'VARCHAR' },
@@ -234,11 +250,11 @@ export function exportSql(dialect: SqlDialect, selection: ExportSelection): SqlS
     { name: 'events', expression: 'events', type: 'VARCHAR' },
   ] as const;
   const signalFields = [
+    { name: 'time', expression: d.isoTime('timestamp_ms'), type: 'VARCHAR' },
     { name: 'signal_id', expression: 'signal_id', type: 'VARCHAR' },
     { name: 'name', expression: 'name', type: 'VARCHAR' },
     { name: 'value', expression: 'value', type: 'DOUBLE' },
     { name: 'span_id', expression: 'span_id', type: 'VARCHAR' },
-    { name: 'time', expression: d.isoTime('timestamp_ms'), type: 'VARCHAR' },
     { name: 'metadata', expression: 'metadata', type: 'VARCHAR' },
   ] as const;
   const spansWhere = [
@@ -251,8 +267,8 @@ export function exportSql(dialect: SqlDialect, selection: ExportSelection): SqlS
   const list = (expression: string) => (selection.nested ? expression : d.jsonText(expression));
   const sql = [
     `WITH t AS (${traces}),`,
-    `s AS (SELECT trace_id, ${d.recordList(spanFields, 'start_ms, span_id')} AS spans FROM ${SPANS_TABLE.name} WHERE ${spansWhere.join(' AND ')} GROUP BY trace_id),`,
-    `g AS (SELECT trace_id, ${d.recordList(signalFields, 'timestamp_ms, signal_id')} AS signals FROM ${SIGNALS_TABLE.name} WHERE ${signalsWhere.join(' AND ')} GROUP BY trace_id)`,
+    `s AS (SELECT trace_id, ${d.recordList(spanFields, 2)} AS spans FROM ${SPANS_TABLE.name} WHERE ${spansWhere.join(' AND ')} GROUP BY trace_id),`,
+    `g AS (SELECT trace_id, ${d.recordList(signalFields, 2)} AS signals FROM ${SIGNALS_TABLE.name} WHERE ${signalsWhere.join(' AND ')} GROUP BY trace_id)`,
     'SELECT t.trace_id AS trace_id,',
     `${d.isoTime('t.start_ms')} AS start_time,`,
     `CASE WHEN t.end_ms IS NULL THEN NULL ELSE ${d.isoTime('t.end_ms')} END AS end_time,`,
@@ -262,7 +278,7 @@ export function exportSql(dialect: SqlDialect, selection: ExportSelection): SqlS
     't.experiment_id AS experiment_id, t.variant AS variant,',
     `${list('s.spans')} AS spans, ${list('g.signals')} AS signals`,
     'FROM t LEFT JOIN s ON s.trace_id = t.trace_id LEFT JOIN g ON g.trace_id = t.trace_id',
-    'ORDER BY t.start_ms DESC, t.trace_id DESC',
+    'ORDER BY t.position DESC',
   ].join('\n');
   return { sql, params: b.params };
 }

@@ -20,8 +20,10 @@ export function foldText(text: string): string {
   return words === '' ? ' ' : ` ${words} `;
 }
 
-/** The words of folded text (or of any text, folded first). */
-export const wordsOf = (text: string): string[] => foldText(text).trim().split(' ').filter((w) => w !== '');
+/** The words of any text, folded. */
+export const wordsOf = (text: string): string[] => wordsOfFolded(foldText(text));
+/** The words of text `foldText` has folded. */
+export const wordsOfFolded = (folded: string): string[] => (folded === ' ' ? [] : folded.slice(1, -1).split(' '));
 
 export interface FoldedWithOrigins {
   /** Exactly `foldText(text)`. */
@@ -109,10 +111,14 @@ export interface SignatureSlot {
   mask: number;
 }
 
-export function signatureSlot(word: string): SignatureSlot {
+const TWO_32 = 2 ** 32;
+
+function computeSlot(word: string): SignatureSlot {
   const column = fnv1a(word, 0) % SIGNATURE_COLUMNS;
   let state = fnv1a(word, 0x9e3779b9) || 1;
-  let mask = 0n;
+  // The mask's low 32 bits and the 21 above them, as numbers: bit operations on BigInts cost ten times more.
+  let low = 0;
+  let high = 0;
   for (let set = 0; set < BITS_PER_WORD; ) {
     // xorshift32: the next bit position; a position drawn twice is drawn again.
     state ^= state << 13;
@@ -120,23 +126,41 @@ export function signatureSlot(word: string): SignatureSlot {
     state ^= state >>> 17;
     state ^= state << 5;
     state >>>= 0;
-    const bit = 1n << BigInt(state % SIGNATURE_BITS);
-    if ((mask & bit) === 0n) {
-      mask |= bit;
-      set++;
-    }
+    const bit = state % SIGNATURE_BITS;
+    const flag = bit < 32 ? (1 << bit) >>> 0 : 1 << (bit - 32);
+    const half = bit < 32 ? low : high;
+    if ((half & flag) !== 0) continue;
+    if (bit < 32) low = (low | flag) >>> 0;
+    else high |= flag;
+    set++;
   }
-  return { column, mask: Number(mask) };
+  return { column, mask: high * TWO_32 + low };
+}
+
+/** Words repeat across traces: their slots are remembered (up to a bound, then forgotten at once). */
+const slots = new Map<string, SignatureSlot>();
+const MAX_REMEMBERED_SLOTS = 200_000;
+
+export function signatureSlot(word: string): SignatureSlot {
+  let slot = slots.get(word);
+  if (!slot) {
+    if (slots.size >= MAX_REMEMBERED_SLOTS) slots.clear();
+    slot = computeSlot(word);
+    slots.set(word, slot);
+  }
+  return slot;
 }
 
 /** The signature of a set of words: one number per column. */
 export function signatureOf(words: Iterable<string>): number[] {
-  const columns = new Array<bigint>(SIGNATURE_COLUMNS).fill(0n);
-  for (const word of new Set(words)) {
+  const low = new Array<number>(SIGNATURE_COLUMNS).fill(0);
+  const high = new Array<number>(SIGNATURE_COLUMNS).fill(0);
+  for (const word of words) {
     const { column, mask } = signatureSlot(word);
-    columns[column] = columns[column]! | BigInt(mask);
+    low[column] = (low[column]! | mask % TWO_32) >>> 0;
+    high[column] = high[column]! | Math.floor(mask / TWO_32);
   }
-  return columns.map(Number);
+  return low.map((l, i) => high[i]! * TWO_32 + l);
 }
 
 /** The signature word of an attribute pair (`attr.<key>:<value>`), distinct from any text word. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { athena, duckdb } from '../../../shared/domain/lake/dialects.ts';
 import { parseSearchQuery } from '../../../shared/domain/lake/query.ts';
-import { exportSql, forgetAgentSql, spansOfTracesSql, traceSearchSql, type TraceSearch } from '../../../shared/domain/lake/sql.ts';
+import { anchorWord, exportSql, forgetAgentSql, spansOfTracesSql, traceSearchSql, type TraceSearch } from '../../../shared/domain/lake/sql.ts';
 import { SIGNATURE_COLUMN_NAMES, signatureSlot } from '../../../shared/domain/lake/text.ts';
 
 const search = (q: string, extra: Partial<TraceSearch> = {}): TraceSearch => ({
@@ -27,11 +27,11 @@ const CRAFTED = [
 
 describe('the lake query builder', () => {
   it.each([duckdb, athena].map((d) => [d.name, d] as const))('scopes every trace query by tenant and time first, with bound values (%s)', (_name, dialect) => {
-    const { sql, params } = traceSearchSql(dialect, search('refund agent:bot cost>1', { agentId: 'agt_1', after: { startMs: 1900, traceId: 't9' } }));
+    const { sql, params } = traceSearchSql(dialect, search('refund agent:bot cost>1', { agentId: 'agt_1', after: '0000000001900#t9' }));
     expect(sql).toMatch(/^SELECT .* FROM lake_traces WHERE tenant_id = \? AND start_ms >= CAST\(\? AS BIGINT\) AND start_ms < CAST\(\? AS BIGINT\) AND expires_ms > CAST\(\? AS BIGINT\) AND agent_id = \? AND /);
-    expect(sql).toMatch(/ORDER BY start_ms DESC, trace_id DESC LIMIT 51$/);
+    expect(sql).toMatch(/AND position < \? ORDER BY position DESC LIMIT 51$/);
     expect(params.slice(0, 5)).toEqual(['tnt_a', 1000, 2000, 1500, 'agt_1']);
-    expect(params.slice(-3)).toEqual([1900, 1900, 't9']);
+    expect(params.at(-1)).toBe('0000000001900#t9');
     expect(sql.split('?').length - 1).toBe(params.length);
   });
 
@@ -39,21 +39,27 @@ describe('the lake query builder', () => {
     for (const dialect of [duckdb, athena]) {
       const { sql, params } = traceSearchSql(dialect, search(q));
       const allowed = identifiersOf(traceSearchSql(dialect, search('')).sql);
-      for (const word of ['AND', 'NOT', 'coalesce', 'false', 'strpos', 'search_text', 'errors_text', 'attributes', 'agent_key', 'agent_id', 'OR', 'session_id', 'user_id', 'starts_with', 'models', 'tools', 'status', 'CAST', 'AS', 'BIGINT', 'DOUBLE', 'bitwise_and', ...SIGNATURE_COLUMN_NAMES]) allowed.add(word);
+      for (const word of ['AND', 'NOT', 'coalesce', 'false', 'strpos', 'contains', 'search_text', 'errors_text', 'attributes', 'agents', 'agent_id', 'session_id', 'user_id', 'starts_with', 'models', 'tools', 'status', 'CAST', 'AS', 'BIGINT', 'DOUBLE', 'bitwise_and', ...SIGNATURE_COLUMN_NAMES]) allowed.add(word);
       expect([...identifiersOf(sql)].filter((w) => !allowed.has(w)), q).toEqual([]);
       expect(sql).not.toMatch(/'/);
       expect(sql.split('?').length - 1).toBe(params.length);
     }
   });
 
-  it('narrows whole words by their signature column and compares folded text', () => {
-    const { sql, params } = traceSearchSql(duckdb, search('"Payment declined" refun*'));
-    const payment = signatureSlot('payment');
+  it('narrows by the signature of one word, the longest required whole, and compares folded text', () => {
+    const { sql, params } = traceSearchSql(duckdb, search('"Payment declined" refundable* -declines'));
     const declined = signatureSlot('declined');
-    expect(sql).toContain(`(${SIGNATURE_COLUMN_NAMES[payment.column]} & CAST(? AS BIGINT)) = CAST(? AS BIGINT)`);
-    expect(params).toEqual(expect.arrayContaining([payment.mask, declined.mask, ' payment declined ', ' refun']));
-    // A prefix cannot be narrowed by signature: only its text is compared.
-    expect(params.filter((p) => p === signatureSlot('refun').mask)).toHaveLength(0);
+    expect(sql.match(/&/g)).toHaveLength(1);
+    expect(sql).toContain(`AND (${SIGNATURE_COLUMN_NAMES[declined.column]} & CAST(? AS BIGINT)) = CAST(? AS BIGINT) AND`);
+    expect(params).toEqual(expect.arrayContaining([declined.mask, ' payment declined ', ' refundable']));
+    // Neither a prefix nor an exclusion can be narrowed by signature.
+    expect(anchorWord(parseSearchQuery('refundable* -declines agent:x'))).toBeUndefined();
+    expect(anchorWord(parseSearchQuery('attr.tier:gold ok'))).toBe('\u0001tier=gold');
+  });
+
+  it('reads one column per condition: no condition joins two columns with OR', () => {
+    const { sql } = traceSearchSql(duckdb, search('refund agent:bot -agent:x tool:y* model:m -"a b" attr.k:v cost>1 -status:ok session:s*', { after: 'p' }));
+    expect(sql).not.toMatch(/ OR /);
   });
 
   it('writes the bit test in each dialect', () => {
@@ -62,8 +68,8 @@ describe('the lake query builder', () => {
 
   it('keeps traces without the value when excluding, and uses no signature for an exclusion', () => {
     const { sql, params } = traceSearchSql(duckdb, search('-agent:bot -refund'));
-    expect(sql).toContain('NOT coalesce(((agent_key = ? OR agent_id = ?)), false)');
-    expect(sql).toContain('NOT coalesce((strpos(search_text, ?) > 0), false)');
+    expect(sql).toContain('NOT coalesce((contains(agents, ?)), false)');
+    expect(sql).toContain('NOT coalesce((contains(search_text, ?)), false)');
     expect(params).not.toContain(signatureSlot('refund').mask);
   });
 
@@ -79,7 +85,7 @@ describe('the lake query builder', () => {
       { traceId: 'a', startMs: 5 },
       { traceId: 'b', startMs: 9 },
     ]);
-    expect(sql).toMatch(/WHERE tenant_id = \? AND trace_start_ms >= CAST\(\? AS BIGINT\) AND trace_start_ms <= CAST\(\? AS BIGINT\) AND trace_id IN \(\?, \?\)/);
+    expect(sql).toMatch(/WHERE tenant_id = \? AND trace_start_ms IN \(CAST\(\? AS BIGINT\), CAST\(\? AS BIGINT\)\) AND trace_id IN \(\?, \?\)/);
     expect(params).toEqual(['tnt_a', 5, 9, 'a', 'b']);
   });
 

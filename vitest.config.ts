@@ -2,11 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/bench/**', 'node_modules/**'],
     setupFiles: ['test/support/env.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'service', include: ['test/**/*.test.ts'], exclude: ['test/bench/**', 'test/browser/**', 'node_modules/**'] } },
+      // The console in Chromium: one build and one browser per run (globalSetup), shared by the files.
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: ['test/browser/global-setup.ts'], testTimeout: 120_000 } },
+    ],
   },
 });

@@ -48,10 +48,12 @@ export const systemRouteDefs = [
 
 export const authRouteDefs = [
   { id: 'auth/register', method: 'POST', path: '/auth/register', auth: 'public', tier: 'auth', memoryMb: 1024, sendsTo: ['notify'], usesSigningKey: true },
-  { id: 'auth/login', method: 'POST', path: '/auth/login', auth: 'public', tier: 'auth', memoryMb: 1024, usesSigningKey: true },
+  { id: 'auth/login', method: 'POST', path: '/auth/login', auth: 'public', tier: 'auth', memoryMb: 1024, sendsTo: ['notify'], usesSigningKey: true },
   { id: 'auth/forgot-password', method: 'POST', path: '/auth/forgot-password', auth: 'public', tier: 'auth', sendsTo: ['notify'] },
   { id: 'auth/reset-password', method: 'POST', path: '/auth/reset-password', auth: 'public', tier: 'auth', memoryMb: 1024 },
   { id: 'auth/verify-email', method: 'GET', path: '/auth/verify-email', auth: 'public', tier: 'auth' },
+  { id: 'auth/refresh', method: 'POST', path: '/auth/refresh', auth: 'public', tier: 'auth', usesSigningKey: true },
+  { id: 'auth/logout', method: 'POST', path: '/auth/logout', auth: 'public', tier: 'auth' },
 ] as const satisfies readonly RouteDef[];
 
 export const usersRouteDefs = [
@@ -216,6 +218,9 @@ export interface Catalog {
 }
 
 export const catalog: Catalog = { routes, fallbackRoute, queues, schedules };
+
+/** A route's area, the first part of its id: `keys` of `keys/list`. */
+export const areaOf = (routeId: string): string => routeId.split('/')[0]!;
 
 export const httpHandlerModule = (id: string): string => `functions/http/${id}.ts`;
 export const workerModule = (consumer: string): string => `functions/workers/${consumer}.ts`;

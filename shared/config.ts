@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isTrustedKeysUrl, keysUrlOf } from './domain/accounts/jws.ts';
+import { isTrustedKeysUrl, keysUrlOf } from './domain/accounts/jwt.ts';
 import { DEFAULT_JUDGE_MODEL } from './domain/evaluation/judge.ts';
 import { DEFAULT_LEARNING_SETTINGS, learningSettings } from './domain/profiles/settings.ts';
 import './schemas/messages.ts';
@@ -13,8 +13,12 @@ const externalIssuer = z.object({
   issuer: url,
   /** Defaults to `<issuer>/.well-known/jwks.json`, where Cognito publishes its keys. */
   jwksUrl: z.optional(url),
-  /** App client ids accepted in `aud` (ID tokens) or `client_id` (access tokens); empty accepts any. */
-  audiences: z._default(z.array(z.string()), []),
+  /**
+   * The audiences accepted: a Cognito pool's app client ids (its access tokens' `client_id`), another
+   * issuer's `aud` values. At least one: an issuer whose every audience were accepted would let any app
+   * of its users call this API.
+   */
+  audiences: z.array(nonEmpty).check(z.minLength(1, 'name at least one accepted audience (app client id)')),
 }).check(z.refine((issuer) => isTrustedKeysUrl(keysUrlOf(issuer)), 'its keys must be read over https (plain http only from 127.0.0.1 or localhost)'));
 export type ExternalIssuer = z.infer<typeof externalIssuer>;
 

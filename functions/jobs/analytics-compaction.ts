@@ -1,6 +1,7 @@
 import { portsOf, type Ports } from '../../shared/adapters/ports.ts';
 import { compactRollups } from '../../shared/domain/analytics/compaction.ts';
-import { logger } from '../../shared/http/logger.ts';
+import { instrumented } from '../../shared/observability/handler.ts';
+import { logger } from '../../shared/observability/logger.ts';
 import { rollupsRepository } from '../../shared/store/rollups.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
 
@@ -8,11 +9,12 @@ import { tenantsRepository } from '../../shared/store/tenants.ts';
 const BUDGET_MS = 45_000;
 
 /** Scheduled every minute: recomputes the hour and day rollups whose minutes changed. */
-export const compactionHandler = (getPorts: () => Ports<'rollups' | 'tenants'> = portsOf({ rollups: rollupsRepository, tenants: tenantsRepository })) => async () => {
-  const ports = getPorts();
-  const result = await compactRollups({ store: ports.store, clock: ports.clock }, BUDGET_MS);
-  if (result.compacted > 0) logger.info('analytics compaction', result);
-  return result;
-};
+export const compactionHandler = (getPorts: () => Ports<'rollups' | 'tenants'> = portsOf({ rollups: rollupsRepository, tenants: tenantsRepository })) =>
+  instrumented(async () => {
+    const ports = getPorts();
+    const result = await compactRollups({ store: ports.store, clock: ports.clock }, BUDGET_MS);
+    if (result.compacted > 0) logger.info('analytics compaction', result);
+    return result;
+  });
 
 export const handler = compactionHandler();

@@ -6,7 +6,8 @@ import type { Judge } from '../../shared/domain/evaluation/judge.ts';
 import { config } from '../../shared/config.ts';
 import { evaluateTrace, type EvaluationSettings } from '../../shared/domain/evaluation/evaluate.ts';
 import { evaluationJobSchema } from '../../shared/domain/evaluation/jobs.ts';
-import { logger } from '../../shared/http/logger.ts';
+import { logger } from '../../shared/observability/logger.ts';
+import { count, dollars, METRIC } from '../../shared/observability/metrics.ts';
 import { agentsRepository } from '../../shared/store/agents.ts';
 import { alertsRepository } from '../../shared/store/alerts.ts';
 import { evaluationUsageRepository } from '../../shared/store/evaluation-usage.ts';
@@ -42,6 +43,11 @@ export const evaluateHandler = (getPorts: () => EvaluatePorts = evaluatePorts, s
     const { store, judge, clock, ids, queue } = getPorts();
     const job = evaluationJobSchema.parse(JSON.parse(record.body));
     const result = await evaluateTrace(job, { store, judge, clock, ids, queue, settings });
+    if (result.outcome === 'evaluated') {
+      count(METRIC.judgeCalls, result.judgeCalls);
+      dollars(METRIC.judgeCost, result.judgeCost);
+      count(METRIC.alertsRaised, result.alertsRaised);
+    }
     // Scores and outcomes only: the trace's content and the judge's reasoning stay out of the logs.
     logger[result.outcome === 'over-budget' ? 'warn' : 'info']('trace evaluation', { tenantId: job.tenantId, traceId: job.traceId, judge: judge.name, ...result });
   });

@@ -3,6 +3,7 @@ import { lakeWriter } from '../../shared/adapters/lake-ports.ts';
 import { portsOf } from '../../shared/adapters/ports.ts';
 import { sqsQueue } from '../../shared/adapters/queue.ts';
 import { config } from '../../shared/config.ts';
+import { count, METRIC } from '../../shared/observability/metrics.ts';
 import type { IngestMessage } from '../../shared/domain/ingest/messages.ts';
 import { persistTelemetry, purgeAgent } from '../../shared/domain/ingest/persist.ts';
 import { agentsRepository } from '../../shared/store/agents.ts';
@@ -41,7 +42,12 @@ export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
   sqsBatchHandler(async (record) => {
     const deps = getPorts();
     const message = JSON.parse(record.body) as IngestMessage;
-    if (message.kind === 'telemetry') return persistTelemetry(message, deps);
+    if (message.kind === 'telemetry') {
+      const { spansStored, alertsRaised } = await persistTelemetry(message, deps);
+      count(METRIC.spansIngested, spansStored);
+      count(METRIC.alertsRaised, alertsRaised);
+      return;
+    }
     if (message.kind === 'purge-agent') {
       const next = await purgeAgent(message, deps);
       if (next) await deps.queue.send('ingest', [next.message], { delaySeconds: next.delayed ? config.purgeSweepDelaySeconds : 0 });

@@ -28,12 +28,13 @@ export interface Bundling {
   readonly mainFields: readonly string[];
   readonly banner: string;
   readonly minify: boolean;
-  readonly alias: Readonly<Record<string, string>>;
+  /** Packages left out of the bundle: only the local runtime, which has node_modules, ever loads them. */
+  readonly external: readonly string[];
   /** Globals replaced by JavaScript expressions (esbuild `define`). */
   readonly define?: Readonly<Record<string, string>>;
 }
 
-/** The esbuild settings of every function, shared with the bundle-size report (test/infra). */
+/** The esbuild settings of every function, shared with the bundle tests (test/infra) and the cold-start bench. */
 export const BUNDLING: Bundling = {
   format: 'esm',
   platform: 'node',
@@ -41,14 +42,8 @@ export const BUNDLING: Bundling = {
   mainFields: ['module', 'main'],
   banner: CREATE_REQUIRE_BANNER,
   minify: true,
-  alias: {
-    /** Lambda passes the role's credentials in the environment: the environment provider replaces the node chain. */
-    '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'infra/aws/lambda-credentials.ts'),
-    /** No client the functions bundle has an event-stream operation. */
-    '@smithy/core/event-streams': join(PROJECT_ROOT, 'infra/aws/no-event-streams.ts'),
-    /** The endpoint-discovery cache's LRU, over a Map. */
-    'mnemonist/lru-cache': join(PROJECT_ROOT, 'infra/aws/lru-cache.ts'),
-  },
+  /** DuckDB, the local trace lake, is imported only when LAKE=duckdb (shared/adapters/lake-duckdb.ts); on AWS the lake is Athena's. */
+  external: ['@duckdb/node-api'],
 };
 
 const OPENAPI_MODULE = httpHandlerModule('system/openapi');
@@ -117,9 +112,11 @@ export class ServiceFunction extends NodejsFunction {
         minify: bundling.minify,
         sourceMap: true,
         sourcesContent: false,
-        // The runtime's SDK version drifts; bundling pins ours, and esbuild keeps only the clients used.
+        // The SDK clients are bundled, not taken from the runtime: the runtime's copy changes version
+        // under a deployed function (and lags the clients' fixes), while a bundle runs the versions
+        // package-lock.json pins and the tests ran; esbuild keeps only the clients a function uses.
         bundleAwsSDK: true,
-        esbuildArgs: Object.fromEntries(Object.entries(bundling.alias).map(([module, replacement]) => [`--alias:${module}`, replacement])),
+        externalModules: [...bundling.external],
         ...(bundling.define ? { define: { ...bundling.define } } : {}),
       },
     });

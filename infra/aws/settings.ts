@@ -1,7 +1,7 @@
 import type { Stack } from 'aws-cdk-lib';
 import { DEFAULT_JUDGE_MODEL } from '../../shared/domain/evaluation/judge.ts';
-import { isTrustedKeysUrl, keysUrlOf } from '../../shared/domain/accounts/jws.ts';
-import { logLevelOf } from '../../shared/http/logger.ts';
+import { isTrustedKeysUrl, keysUrlOf } from '../../shared/domain/accounts/jwt.ts';
+import { logLevelOf } from '../../shared/observability/logger.ts';
 
 /**
  * Deployment settings, read from CDK context (`cdk deploy -c mailFrom=alerts@example.com`, or the `context`
@@ -10,7 +10,7 @@ import { logLevelOf } from '../../shared/http/logger.ts';
  * | key                  | default                             | reaches the functions as |
  * |----------------------|-------------------------------------|--------------------------|
  * | `corsAllowOrigins`   | `*`; an array or a comma-separated string | the HTTP API's CORS configuration |
- * | `jwtIssuer`          | `urn:aos:<stateless stack name>`    | `JWT_ISSUER` |
+ * | `jwtIssuer`          | `urn:aos:<API stack name>` (`urn:aos:AgentObservability-Stateless`) | `JWT_ISSUER` |
  * | `jwtExternalIssuers` | `[]`; an array or JSON string of `{issuer, jwksUrl?, audiences}`, e.g. a Cognito user pool | `JWT_EXTERNAL_ISSUERS` |
  * | `publicAppUrl`       | the API's own endpoint, so e-mailed `/api/...` links work; set it when a dashboard serves `/reset-password` | `PUBLIC_APP_URL` |
  * | `mailFrom`           | the functions' built-in sender; set an SES-verified identity | `MAIL_FROM` |
@@ -81,13 +81,20 @@ function externalIssuersContext(stack: Stack, key: string): unknown[] {
     Array.isArray(parsed) &&
     parsed.every(
       (entry: unknown) =>
-        typeof entry === 'object' && entry !== null && typeof (entry as { issuer?: unknown }).issuer === 'string',
+        typeof entry === 'object' &&
+        entry !== null &&
+        typeof (entry as { issuer?: unknown }).issuer === 'string' &&
+        isAudienceList((entry as { audiences?: unknown }).audiences),
     );
-  if (!valid) throw new Error(`context ${key} must be a JSON array of {issuer, jwksUrl?, audiences}`);
+  if (!valid) throw new Error(`context ${key} must be a JSON array of {issuer, jwksUrl?, audiences}, each naming at least one audience`);
   const untrusted = (parsed as { issuer: string; jwksUrl?: string }[]).map(keysUrlOf).filter((url) => !isTrustedKeysUrl(url));
   if (untrusted.length > 0) throw new Error(`context ${key}: keys must be read over https, not ${untrusted.join(', ')}`);
   return parsed;
 }
+
+/** At least one app client id: an empty list would accept tokens meant for any app of the issuer. */
+const isAudienceList = (value: unknown): boolean =>
+  Array.isArray(value) && value.length > 0 && value.every((audience) => typeof audience === 'string' && audience !== '');
 
 function parseJson(text: string): unknown {
   try {

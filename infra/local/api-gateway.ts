@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { RESPONSE_SECURITY_HEADERS } from '../../shared/http/response-headers.ts';
 import { LOCAL_ACCOUNT } from './local-account.ts';
 import type { RouteMatch } from './router.ts';
 
@@ -166,7 +167,7 @@ const isStructured = (result: unknown): result is HandlerResult =>
 export function envelopeResponse(statusCode: number, code: string, message: string): HttpResponse {
   return {
     statusCode,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
+    headers: { 'content-type': 'application/json; charset=utf-8', ...RESPONSE_SECURITY_HEADERS },
     body: Buffer.from(JSON.stringify({ success: false, error: { code, message } })),
   };
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { RESPONSE_SECURITY_HEADERS } from '../../shared/http/response-headers.ts';
 import type { HttpResponse } from './api-gateway.ts';
 
 /**
@@ -23,6 +24,7 @@ export function preflightResponse(): HttpResponse {
       'access-control-allow-origin': CORS.allowOrigin,
       'access-control-allow-methods': CORS.allowMethods.join(','),
       'access-control-allow-headers': CORS.allowHeaders.join(','),
+      ...RESPONSE_SECURITY_HEADERS,
     },
     body: Buffer.alloc(0),
   };

@@ -95,34 +95,67 @@ async function tableStatus(client: DynamoDBClient, tableName: string): Promise<s
  * Returns how many items were deleted.
  */
 export async function sweepExpiredItems(client: DynamoDBClient, tableName: string, now = new Date()): Promise<number> {
+  let deleted = 0;
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await sweepExpiredPage(client, tableName, startKey, undefined, now);
+    deleted += page.deleted;
+    startKey = page.nextKey;
+  } while (startKey);
+  return deleted;
+}
+
+/**
+ * One page of the sweep: scans at most `limit` items from `startKey` (the table's start when absent),
+ * deletes the expired ones, and answers where the next page starts (none at the table's end).
+ */
+export async function sweepExpiredPage(
+  client: DynamoDBClient,
+  tableName: string,
+  startKey: Record<string, AttributeValue> | undefined,
+  limit: number | undefined,
+  now = new Date(),
+): Promise<{ deleted: number; nextKey?: Record<string, AttributeValue> }> {
   const expiredBefore = {
     ConditionExpression: '#ttl < :now',
     ExpressionAttributeNames: { '#ttl': TABLE.ttlAttribute },
     ExpressionAttributeValues: { ':now': { N: String(Math.floor(now.getTime() / 1000)) } },
   };
   const { partitionKey, sortKey } = TABLE;
+  const page = await client.send(
+    new ScanCommand({
+      TableName: tableName,
+      FilterExpression: expiredBefore.ConditionExpression,
+      ExpressionAttributeNames: { ...expiredBefore.ExpressionAttributeNames, '#pk': partitionKey, '#sk': sortKey },
+      ExpressionAttributeValues: expiredBefore.ExpressionAttributeValues,
+      ProjectionExpression: '#pk, #sk',
+      ExclusiveStartKey: startKey,
+      ...(limit === undefined ? {} : { Limit: limit }),
+    }),
+  );
   let deleted = 0;
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: expiredBefore.ConditionExpression,
-        ExpressionAttributeNames: { ...expiredBefore.ExpressionAttributeNames, '#pk': partitionKey, '#sk': sortKey },
-        ExpressionAttributeValues: expiredBefore.ExpressionAttributeValues,
-        ProjectionExpression: '#pk, #sk',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const key of page.Items ?? []) {
-      try {
-        await client.send(new DeleteItemCommand({ TableName: tableName, Key: key, ...expiredBefore }));
-        deleted++;
-      } catch (err) {
-        if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      }
+  for (const key of page.Items ?? []) {
+    try {
+      await client.send(new DeleteItemCommand({ TableName: tableName, Key: key, ...expiredBefore }));
+      deleted++;
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return deleted;
+  }
+  return { deleted, ...(page.LastEvaluatedKey ? { nextKey: page.LastEvaluatedKey } : {}) };
+}
+
+/**
+ * The sweep as the runtime runs it: a page of `itemsPerSlice` items per call, carrying on where the
+ * last slice stopped and starting over at the table's end, so that no slice holds the event loop (and
+ * the requests it serves) for long whatever the table's size; a full pass takes size / itemsPerSlice
+ * slices. Resolves with how many items the slice deleted.
+ */
+export function incrementalSweeper(client: DynamoDBClient, tableName: string, itemsPerSlice: number): () => Promise<number> {
+  let startKey: Record<string, AttributeValue> | undefined;
+  return async () => {
+    const page = await sweepExpiredPage(client, tableName, startKey, itemsPerSlice);
+    startKey = page.nextKey;
+    return page.deleted;
+  };
 }

@@ -10,6 +10,7 @@ import {
   toHttpApiEvent,
   type HttpResponse,
 } from './api-gateway.ts';
+import { isConsoleRequest, type ConsoleSite } from './console-site.ts';
 import { corsResponseHeaders, isPreflight, preflightResponse } from './cors.ts';
 import { httpFunction, type Invoke } from './lambda.ts';
 import { errorText, type Log } from './log.ts';
@@ -22,11 +23,20 @@ export interface ApiServer {
   shutdown(): Promise<void>;
 }
 
-/** What API Gateway does in front of the route functions, on a plain node:http server. */
-export function createApiServer(route: (method: string, rawPath: string) => RouteMatch, invoke: Invoke, log: Log): ApiServer {
+/**
+ * What API Gateway does in front of the route functions, on a plain node:http server; with a console
+ * site, what CloudFront does too: every path outside `/api` is the console's.
+ */
+export function createApiServer(
+  route: (method: string, rawPath: string) => RouteMatch,
+  invoke: Invoke,
+  log: Log,
+  consoleSite?: ConsoleSite,
+): ApiServer {
   let closing = false;
 
   async function respond(req: IncomingMessage, requestId: string): Promise<HttpResponse> {
+    if (consoleSite && isConsoleRequest(pathOf(req))) return consoleSite(req, pathOf(req));
     if (isPreflight(req)) return preflightResponse();
     const body = await readBody(req);
     if (!body) return envelopeResponse(413, 'VALIDATION_ERROR', 'Request body exceeds 10 MB');

@@ -1,5 +1,6 @@
 // `npm start`: the whole service on this machine. PORT (3000), HOST (127.0.0.1), DATA_DIR (.data).
 import { resolve } from 'node:path';
+import { ensureConsoleBuild } from '../../console/build.ts';
 import { DataDirInUseError } from './data-dir-lock.ts';
 import { startLocalService, type LocalService } from './runtime.ts';
 
@@ -15,9 +16,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(1);
 }
 
+// The console is built here when its build is missing or older than its sources (a few seconds;
+// checking takes milliseconds), so `npm install && npm start` serves it with no build step of its own.
+const consoleBuild = await ensureConsoleBuild();
+if (consoleBuild.builtInMs > 0) console.log(`Built the console in ${(consoleBuild.builtInMs / 1000).toFixed(1)} s`);
+
 let service: LocalService;
 try {
-  service = await startLocalService({ host, port, dataDir });
+  service = await startLocalService({ host, port, dataDir, consoleDir: consoleBuild.dir });
 } catch (err) {
   if (err instanceof DataDirInUseError) {
     console.error(err.message);
@@ -55,9 +61,10 @@ function welcome({ baseUrl, dataDir, outboxDir }: LocalService): string {
   const login = `{"email":"ada@example.com","password":"correct-horse-battery"}`;
   return `
 Agent Observability Service: ${baseUrl}
-  data    ${dataDir} (DynamoDB table, trace lake, exports and signing seed; delete it to start afresh)
+  console ${baseUrl.replace(/\/api$/, '/')}
+  data    ${dataDir} (DynamoDB table, queues, trace lake, exports and signing seed; delete it to start afresh)
   outbox  ${outboxDir} (e-mails and SMS, one JSON file each)
-  queues  in memory; Ctrl-C drains them before stopping
+  queues  on disk: what was accepted is kept through a crash; Ctrl-C drains them before stopping
 
 Try it:
   curl -s ${baseUrl}/health

@@ -20,8 +20,7 @@ export interface QueuePoller {
 const MAX_RECEIVE = 10;
 /**
  * Pause after an empty receive; a send to any queue ends it early (see wake). Short polls plus this
- * pause instead of long polling, because local-aws-sqs only ends a long poll early once a full batch
- * has arrived.
+ * pause instead of long polling, so that stop() and a drain never wait out a long poll.
  */
 const IDLE_PAUSE_MS = 1000;
 
@@ -47,8 +46,7 @@ export function startQueuePoller(
         QueueUrl: queue.url,
         MaxNumberOfMessages: Math.min(queue.def.batchSize, MAX_RECEIVE),
         WaitTimeSeconds: 0,
-        // local-aws-sqs reads the older AttributeNames, not MessageSystemAttributeNames.
-        AttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],
       }),
     );

@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { API_BASE_PATH, catalog as serviceCatalog, queueUrlEnv, type Catalog } from '../../shared/catalog.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { ensureTable, localTableName, startDynamoDb, sweepExpiredItems, type LocalDynamoDb } from './dynamodb.ts';
+import { ensureTable, incrementalSweeper, localTableName, startDynamoDb, sweepExpiredItems, type LocalDynamoDb } from './dynamodb.ts';
+import { createConsoleSite } from './console-site.ts';
 import { createApiServer, type ApiServer } from './http-server.ts';
 import { startLocalLake, type LocalLakeService } from './lake.ts';
 import {
@@ -30,7 +31,7 @@ export interface LocalServiceOptions {
   host?: string;
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
-  /** Where the table, the outbox and the signing seed live; everything in memory when absent. */
+  /** Where the table, the queues, the outbox and the signing seed live; everything in memory when absent. */
   dataDir?: string;
   /** Environment for the handlers, applied over the runtime's own (e.g. RATE_LIMITS). */
   env?: Record<string, string>;
@@ -40,10 +41,13 @@ export interface LocalServiceOptions {
   loadModule?: LoadModule;
   log?: Log;
   /**
-   * How often expired items are swept off the table, in this thread (dynalite has no TTL): every
-   * minute by default; `false` never, for benchmarks, whose timings a sweep of a large table spoils.
+   * How often a slice of the table is swept of expired items (dynalite has no TTL): a page of
+   * `TTL_SWEEP_SLICE_ITEMS` items every second by default, so a slice never holds requests up for
+   * long; `false` never.
    */
   ttlSweepEveryMs?: number | false;
+  /** A production build of the console (`ensureConsoleBuild`), served at every path outside `/api`. */
+  consoleDir?: string;
 }
 
 export interface LocalService {
@@ -57,7 +61,7 @@ export interface LocalService {
   drainQueues(timeoutMs?: number): Promise<void>;
   /** Runs a schedule's job now; rejects with the job's error. */
   runSchedule(id: string): Promise<void>;
-  /** Deletes the expired items now (dynalite has no TTL) and the expired export files (S3's lifecycle on AWS); resolves with how many. */
+  /** Sweeps the whole table of expired items now (dynalite has no TTL) and the expired export files (S3's lifecycle on AWS); resolves with how many it deleted. */
   sweepExpired(): Promise<number>;
   /** Invokes one function with the given event, as Lambda would; resolves with its result. */
   invoke(kind: FunctionKind, id: string, event: unknown): Promise<unknown>;
@@ -68,8 +72,10 @@ export interface LocalService {
 const TABLE_PREFIX = 'aos-local';
 const TABLE_NAME = localTableName(TABLE_PREFIX);
 const JWT_ISSUER = 'urn:aos:local';
-const DEFAULT_SWEEP_EVERY_MS = 60_000;
-const DRAIN_TIMEOUT_MS = 10_000;
+const DEFAULT_SWEEP_EVERY_MS = 1000;
+/** Items a sweep slice scans: a few milliseconds of dynalite's time. */
+const TTL_SWEEP_SLICE_ITEMS = 200;
+const DRAIN_TIMEOUT_MS = 30_000;
 const DRAIN_CHECK_MS = 25;
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -90,8 +96,8 @@ interface Running {
 
 /**
  * The whole service in this process: the route handlers behind an HTTP server that speaks API
- * Gateway's event format, dynalite for DynamoDB, DuckDB for the trace lake, local-aws-sqs with pollers
- * for the queue consumers, timers for the schedules and the TTL sweep, and an outbox directory for
+ * Gateway's event format, dynalite for DynamoDB, DuckDB for the trace lake, durable local queues with
+ * pollers for the consumers, timers for the schedules and the TTL sweep, and an outbox directory for
  * e-mail and SMS.
  *
  * Handlers read their configuration from process.env once, when first imported, so the environment
@@ -107,7 +113,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const dynamoDb = (running.dynamoDb = await startDynamoDb(dataDir && join(dataDir, 'dynamodb')));
     await ensureTable(dynamoDb.client, TABLE_NAME, TABLE_PREFIX);
     const lake = (running.lake = await startLocalLake(dataDir));
-    const sqs = (running.sqs = await startSqs());
+    const sqs = (running.sqs = await startSqs(dataDir && join(dataDir, 'queues')));
     for (const def of catalog.queues) running.queues.push(await createQueue(sqs.client, TABLE_NAME, def));
     const signingSeed = await loadSigningSeed(dataDir);
     const outboxDir = dataDir
@@ -115,7 +121,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       : (running.temporaryOutbox = await mkdtemp(join(tmpdir(), 'aos-outbox-')));
 
     const invoke = createInvoker(options.loadModule ?? importFromRepo);
-    const api = (running.api = createApiServer(createRouter(catalog), invoke, log));
+    const consoleSite = options.consoleDir === undefined ? undefined : createConsoleSite(options.consoleDir);
+    const api = (running.api = createApiServer(createRouter(catalog), invoke, log, consoleSite));
     const appOrigin = origin(host, await listen(api.server, port, host));
     // Synchronously after listen resolves, so before any request can load a handler.
     const env = { ...handlerEnvironment({ dynamoDb, sqs, signingSeed, outboxDir, appOrigin }, running.queues), ...lake.environment };
@@ -127,7 +134,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     sqs.onSend(() => running.pollers.forEach((p) => p.wake()));
     const runSchedule = (id: string) => runJob(catalog, invoke, id);
     const sweepExpired = async () => (await lake.sweepExports(Date.now())) + (await sweepExpiredItems(dynamoDb.client, TABLE_NAME));
-    startTimers(running.timers, catalog, runSchedule, ttlSweepEveryMs === false ? undefined : { everyMs: ttlSweepEveryMs, run: sweepExpired }, log);
+    const sweepTableSlice = incrementalSweeper(dynamoDb.client, TABLE_NAME, TTL_SWEEP_SLICE_ITEMS);
+    const sweepSlice = async () => (await lake.sweepExports(Date.now())) + (await sweepTableSlice());
+    startTimers(running.timers, catalog, runSchedule, ttlSweepEveryMs === false ? undefined : { everyMs: ttlSweepEveryMs, run: sweepSlice }, log);
 
     const drainQueues = (timeoutMs = DRAIN_TIMEOUT_MS) => drain(sqs, running, timeoutMs);
     let stopped: Promise<void> | undefined;
@@ -228,7 +237,7 @@ async function shutDown(running: Running, log: Log): Promise<void> {
     try {
       await drain(running.sqs, running, DRAIN_TIMEOUT_MS);
     } catch (err) {
-      // The local queues live in memory: what is left now is lost.
+      // Kept on disk with a data directory: the next start delivers what is left.
       log(`[queues] not drained before stopping: ${errorText(err)}`);
     }
   }

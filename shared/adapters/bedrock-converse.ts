@@ -1,18 +1,6 @@
-import { extendedEncodeURIComponent } from '@smithy/core/protocols';
-import { callAws, type AwsApi, type AwsCallOptions } from './aws-call.ts';
-
-/**
- * Bedrock Runtime's Converse, the one operation the judge and the narrator use. Wire format (REST JSON):
- * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
- */
-const BEDROCK_RUNTIME: AwsApi = {
-  name: 'Bedrock Runtime',
-  signingName: 'bedrock',
-  endpointPrefix: 'bedrock-runtime',
-  endpointEnvId: 'BEDROCK_RUNTIME',
-  protocol: 'rest-json',
-  bearerTokenEnv: 'AWS_BEARER_TOKEN_BEDROCK',
-};
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import { traced } from '../observability/tracer.ts';
+import { clientSettings, type CallPolicy } from './aws-clients.ts';
 
 export interface ConverseMessage {
   role: 'user' | 'assistant';
@@ -33,33 +21,29 @@ export interface ConverseAnswer {
 /** One Converse call with a model id, an inference profile id or either's ARN. */
 export type Converse = (modelId: string, request: ConverseRequest) => Promise<ConverseAnswer>;
 
-interface ConverseOutput {
-  output?: { message?: { content?: { text?: unknown }[] } };
-  usage?: { inputTokens?: unknown; outputTokens?: unknown };
-}
-
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
 
 /**
- * Converse in the function's region (`AWS_REGION`), signed with its role's credentials, or with a
- * Bedrock API key when `AWS_BEARER_TOKEN_BEDROCK` holds one (as the SDK client does). Refusals throw
- * AwsServiceError (ThrottlingException, AccessDeniedException, ValidationException...).
+ * A Bedrock Runtime client in the function's region (`AWS_REGION`), signed with its role's credentials,
+ * or with a Bedrock API key when `AWS_BEARER_TOKEN_BEDROCK` holds one; `AWS_ENDPOINT_URL_BEDROCK_RUNTIME`
+ * points it elsewhere (any HTTP/1.1 endpoint).
  */
-export function bedrockConverse(options: Partial<AwsCallOptions> = {}): Converse {
+export const bedrockRuntimeClient = (policy: CallPolicy): BedrockRuntimeClient => traced(new BedrockRuntimeClient(clientSettings(policy)));
+
+/** Converse through the client. Refusals throw the SDK's exceptions (ThrottlingException, AccessDeniedException, ValidationException...). */
+export function bedrockConverse(client: BedrockRuntimeClient): Converse {
   return async (modelId, { system, messages, maxTokens, temperature }) => {
-    const answer = (await callAws(
-      BEDROCK_RUNTIME,
-      {
-        name: 'Converse',
-        path: `/model/${extendedEncodeURIComponent(modelId)}/converse`,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ messages, system: [{ text: system }], inferenceConfig: { maxTokens, temperature } }),
-      },
-      options,
-    )) as ConverseOutput;
-    const blocks = Array.isArray(answer.output?.message?.content) ? answer.output.message.content : [];
+    const answer = await client.send(
+      new ConverseCommand({
+        modelId,
+        messages: messages.map((m) => ({ role: m.role, content: m.content.map(({ text }) => ({ text })) })),
+        system: [{ text: system }],
+        inferenceConfig: { maxTokens, temperature },
+      }),
+    );
+    const blocks = answer.output?.message?.content ?? [];
     return {
-      text: blocks.map((block) => (typeof block?.text === 'string' ? block.text : '')).join(''),
+      text: blocks.map((block) => block.text ?? '').join(''),
       inputTokens: count(answer.usage?.inputTokens),
       outputTokens: count(answer.usage?.outputTokens),
     };

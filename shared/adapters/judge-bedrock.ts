@@ -1,11 +1,11 @@
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { JudgeAnswerError, type Judge, type JudgeUsage } from '../domain/evaluation/judge.ts';
 import { correctionPrompt, judgePrompt, parseVerdict } from '../domain/evaluation/prompts.ts';
-import { AwsServiceError } from './aws-call.ts';
-import { bedrockConverse, type Converse, type ConverseAnswer, type ConverseMessage } from './bedrock-converse.ts';
+import { bedrockConverse, bedrockRuntimeClient, type Converse, type ConverseMessage } from './bedrock-converse.ts';
 
 /** A verdict is a short JSON object; this leaves room for the reasoning and nothing more. */
 const MAX_ANSWER_TOKENS = 400;
-/** Retries of a throttled call inside one attempt of the job; the queue's redelivery is the slower backoff after them. */
+/** Retries of a busy Bedrock inside one attempt of the job; the queue's redelivery is the slower backoff after them. */
 const THROTTLE_RETRIES = 3;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 4000;
@@ -17,19 +17,22 @@ export const backoffMs = (attempt: number, random: () => number = Math.random): 
   return ceiling / 2 + random() * (ceiling / 2);
 };
 
-/** Throttling, a model not ready, an unavailable or failing service: Bedrock's answers that may change on another call. */
-const isBusy = (err: unknown) => err instanceof AwsServiceError && err.retryable;
-
 export interface BedrockJudgeOptions {
   modelId: string;
   converse?: Converse;
-  sleep?: (ms: number) => Promise<void>;
 }
 
-/** One attempt per call: a busy Bedrock is retried here, with backoff, and everything else surfaces to the queue. */
-const judgeConverse = (): Converse => bedrockConverse({ attempts: 1, timeoutMs: REQUEST_TIMEOUT_MS });
-
-const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * The judge's client: throttling, a model not ready and a transient failure (500, 502, 503, 504, the
+ * network) are retried by the SDK's retry strategy, THROTTLE_RETRIES times with the backoff above;
+ * everything else surfaces to the queue at once.
+ */
+export const judgeClient = () =>
+  bedrockRuntimeClient({
+    attempts: THROTTLE_RETRIES + 1,
+    attemptTimeoutMs: REQUEST_TIMEOUT_MS,
+    retryStrategy: new ConfiguredRetryStrategy(THROTTLE_RETRIES + 1, (attempt) => backoffMs(attempt - 1)),
+  });
 
 /**
  * The judge on Amazon Bedrock, through the Converse API: one call per type with that type's prompt,
@@ -37,17 +40,8 @@ const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resol
  * invalid one throws `JudgeAnswerError`. Access denied, a missing model or a validation error throws
  * as it is; the job is then retried by the queue and dead-lettered in the end, never dropped.
  */
-export function bedrockJudge({ modelId, converse = judgeConverse(), sleep = sleepFor }: BedrockJudgeOptions): Judge {
-  async function ask(system: string, messages: ConverseMessage[]): Promise<ConverseAnswer> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await converse(modelId, { system, messages, maxTokens: MAX_ANSWER_TOKENS, temperature: 0 });
-      } catch (err) {
-        if (!isBusy(err) || attempt === THROTTLE_RETRIES) throw err;
-        await sleep(backoffMs(attempt));
-      }
-    }
-  }
+export function bedrockJudge({ modelId, converse = bedrockConverse(judgeClient()) }: BedrockJudgeOptions): Judge {
+  const ask = (system: string, messages: ConverseMessage[]) => converse(modelId, { system, messages, maxTokens: MAX_ANSWER_TOKENS, temperature: 0 });
 
   return {
     name: `bedrock:${modelId}`,

@@ -1,9 +1,11 @@
+import { BadRequestException, MessageRejected, SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { InvalidParameterException, InvalidParameterValueException, OptedOutException, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UndeliverableError } from '../domain/notifications/deliver.ts';
 import type { EmailMessage, OutboundMessage, SmsMessage } from '../domain/notifications/messages.ts';
-import { AwsServiceError, callAws, type AwsApi, type AwsCallOptions } from './aws-call.ts';
+import { traced } from '../observability/tracer.ts';
+import { clientSettings } from './aws-clients.ts';
 import type { Clock } from './clock.ts';
 
 export interface Mailer {
@@ -24,35 +26,27 @@ async function refusedFor(send: () => Promise<unknown>, refusal: (err: unknown) 
   }
 }
 
-/** SES v2's SendEmail (REST JSON): https://docs.aws.amazon.com/ses/latest/APIReference-V2/API_SendEmail.html */
-const SES: AwsApi = { name: 'SES', signingName: 'ses', endpointPrefix: 'email', endpointEnvId: 'SESV2', protocol: 'rest-json' };
 /** SES refuses a recipient for good with MessageRejected (rejected or unverified address) or BadRequest (malformed address). */
-const SES_REFUSALS = new Set(['MessageRejected', 'BadRequestException']);
-const sesRefusal = (err: unknown) => (err instanceof AwsServiceError && SES_REFUSALS.has(err.code) ? err.code : undefined);
+const sesRefusal = (err: unknown) => (err instanceof MessageRejected || err instanceof BadRequestException ? err.name : undefined);
 /** SNS refuses a phone number for good when it is invalid or opted out. */
 const snsRefusal = (err: unknown) =>
   err instanceof InvalidParameterException || err instanceof InvalidParameterValueException || err instanceof OptedOutException ? err.name : undefined;
 
-/** Throttling, transient failures (500, 502, 503, 504) and network failures are retried (three attempts in all), then surface: the queue retries the message. */
-export function sesMailer(from: string, options: Partial<AwsCallOptions> = {}): Mailer {
-  const settings = { timeoutMs: 10_000, ...options };
+/** The notify worker's clients: throttling, transient failures and the network are retried (three attempts in all), then surface and the queue retries the message. */
+const messagingClient = <C extends object>(Client: new (settings: ReturnType<typeof clientSettings>) => C): C =>
+  traced(new Client(clientSettings({ attempts: 3, attemptTimeoutMs: 10_000 })));
+
+export function sesMailer(from: string, client: SESv2Client = messagingClient(SESv2Client)): Mailer {
   return {
     async sendEmail(m) {
       await refusedFor(
         () =>
-          callAws(
-            SES,
-            {
-              name: 'SendEmail',
-              path: '/v2/email/outbound-emails',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({
-                FromEmailAddress: from,
-                Destination: { ToAddresses: [m.to] },
-                Content: { Simple: { Subject: { Data: m.subject, Charset: 'UTF-8' }, Body: { Text: { Data: m.text, Charset: 'UTF-8' } } } },
-              }),
-            },
-            settings,
+          client.send(
+            new SendEmailCommand({
+              FromEmailAddress: from,
+              Destination: { ToAddresses: [m.to] },
+              Content: { Simple: { Subject: { Data: m.subject, Charset: 'UTF-8' }, Body: { Text: { Data: m.text, Charset: 'UTF-8' } } } },
+            }),
           ),
         sesRefusal,
         'e-mail',
@@ -61,7 +55,7 @@ export function sesMailer(from: string, options: Partial<AwsCallOptions> = {}): 
   };
 }
 
-export function snsSmsSender(client = new SNSClient({})): SmsSender {
+export function snsSmsSender(client: SNSClient = messagingClient(SNSClient)): SmsSender {
   return {
     async sendSms(m) {
       await refusedFor(() => client.send(

@@ -1,4 +1,4 @@
-import { bedrockConverse, type Converse } from './bedrock-converse.ts';
+import { bedrockConverse, bedrockRuntimeClient, type Converse } from './bedrock-converse.ts';
 import { MAX_INSIGHTS, MIN_INSIGHTS, profileNarrative, type Narrator } from '../domain/profiles/narrative.ts';
 import '../schemas/messages.ts';
 
@@ -17,7 +17,7 @@ const NARRATOR_SYSTEM_PROMPT = [
 ].join('\n');
 
 /** A short timeout and no retries: the template takes over on failure. */
-const narratorConverse = (): Converse => bedrockConverse({ attempts: 1, timeoutMs: REQUEST_TIMEOUT_MS });
+const narratorConverse = (): Converse => bedrockConverse(bedrockRuntimeClient({ attempts: 1, attemptTimeoutMs: REQUEST_TIMEOUT_MS }));
 
 /** The JSON object in an answer, also when the model wrapped it in prose or a code fence. */
 function jsonIn(answer: string): unknown {

@@ -1,4 +1,6 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { config } from '../config.ts';
+import { traced } from '../observability/tracer.ts';
 import { createDb, type Db } from '../store/client.ts';
 import { composeStore, type Repositories, type Store } from '../store/index.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -36,7 +38,7 @@ export function portsOf<K extends keyof Store, E extends object = object>(
     if (ports) return ports;
     const made: Partial<E> = {};
     for (const name of Object.keys(adapters ?? {}) as (keyof E)[]) made[name] = adapters![name]();
-    db ??= createDb(config.tableName);
+    db ??= createDb(config.tableName, traced(new DynamoDBClient({})));
     ports = { ...(made as E), store: composeStore(repositories, db), clock: systemClock, ids: randomIds };
     return ports;
   };

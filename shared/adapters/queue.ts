@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { queueUrlEnv } from '../catalog.ts';
-import { callAws, ROUTE_CALL_DEADLINE_MS, type AwsApi, type AwsCallOptions } from './aws-call.ts';
+import { traced } from '../observability/tracer.ts';
+import { clientSettings, deadline, ROUTE_CALL_DEADLINE_MS } from './aws-clients.ts';
 
 export interface SendOptions {
   /** Seconds before the messages can be received (SQS allows up to 900). */
@@ -37,70 +38,39 @@ export function batchesOf(bodies: readonly string[]): string[][] {
   return batches;
 }
 
-/** SQS's SendMessageBatch (AWS JSON 1.0): https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html */
-const SQS: AwsApi = { name: 'SQS', signingName: 'sqs', endpointPrefix: 'sqs', endpointEnvId: 'SQS', protocol: 'json-rpc', queryCompatible: true };
-
 interface BatchEntry {
   Id: string;
   MessageBody: string;
   DelaySeconds?: number;
 }
-interface BatchAnswer {
-  Successful?: { Id?: unknown; MD5OfMessageBody?: unknown }[];
-  Failed?: { Id?: unknown; SenderFault?: unknown }[];
-}
-
-const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
 /**
- * One SendMessageBatch, to the queue URL's host as the SDK client sends it. Answers the ids SQS did not
- * accept (failed, or missing from its answer) and whether a failure was the sender's; like the SDK
- * client, it refuses an answer whose body checksums do not match what was sent.
+ * The queues named by `QUEUE_URL_<ID>` in `env`. One SendMessageBatch per batch through the SDK's SQS
+ * client, which sends to the queue URL's host, retries throttling and transient failures, and refuses
+ * an answer whose body checksums do not match what was sent. Entries SQS did not accept are sent again
+ * (three sends in all) unless the failure was the sender's. A route's sends end by its deadline, so a
+ * hung queue answers 503 within the route's timeout.
  */
-async function sendBatch(queueUrl: string, entries: readonly BatchEntry[], options: Partial<AwsCallOptions>): Promise<{ failedIds: Set<string>; senderFault: boolean }> {
-  const answer = (await callAws(
-    SQS,
-    {
-      name: 'SendMessageBatch',
-      path: '/',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessageBatch', 'x-amzn-query-mode': 'true' },
-      body: JSON.stringify({ QueueUrl: queueUrl, Entries: entries }),
-    },
-    { endpoint: new URL(new URL(queueUrl).origin), ...options },
-  )) as BatchAnswer;
-  const sent = new Map(entries.map((e) => [e.Id, e.MessageBody]));
-  const accepted = new Set<string>();
-  for (const { Id, MD5OfMessageBody } of answer.Successful ?? []) {
-    const body = sent.get(String(Id));
-    if (body === undefined || MD5OfMessageBody !== md5(body)) throw new QueueSendError(`SQS answered entry ${String(Id)} with a checksum that does not match its body`);
-    accepted.add(String(Id));
-  }
-  return {
-    failedIds: new Set(entries.filter((e) => !accepted.has(e.Id)).map((e) => e.Id)),
-    senderFault: (answer.Failed ?? []).some((f) => f.SenderFault === true),
-  };
-}
-
-/**
- * The queues named by `QUEUE_URL_<ID>` in `env`, which also gives the region. Credentials are Lambda's,
- * from the process environment, unless `options` gives others.
- */
-export function sqsQueue(env: Record<string, string | undefined> = process.env, options: Partial<AwsCallOptions> & { deadlineMs?: number } = {}): QueuePort {
-  const { deadlineMs = ROUTE_CALL_DEADLINE_MS, ...callOptions } = options;
+export function sqsQueue(
+  env: Record<string, string | undefined> = process.env,
+  { client = traced(new SQSClient(clientSettings({ attempts: 3, attemptTimeoutMs: 3000 }))), deadlineMs = ROUTE_CALL_DEADLINE_MS }: { client?: SQSClient; deadlineMs?: number } = {},
+): QueuePort {
   return {
     async send(queueId, messages, { delaySeconds = 0 } = {}) {
-      const url = env[queueUrlEnv(queueId)];
-      if (!url) throw new QueueSendError(`no URL configured for queue ${queueId}`);
-      const settings = { env, ...callOptions, signal: AbortSignal.timeout(deadlineMs) };
+      const QueueUrl = env[queueUrlEnv(queueId)];
+      if (!QueueUrl) throw new QueueSendError(`no URL configured for queue ${queueId}`);
+      const options = deadline(deadlineMs);
       for (const batch of batchesOf(messages.map((m) => JSON.stringify(m)))) {
         let entries: BatchEntry[] = batch.map((MessageBody, j) => ({ Id: String(j), MessageBody, ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}) }));
         for (let attempt = 0; entries.length > 0; attempt++) {
-          const { failedIds, senderFault } = await sendBatch(url, entries, settings);
-          if (failedIds.size === 0) break;
-          if (attempt === 2 || senderFault) {
-            throw new QueueSendError(`queue ${queueId} refused ${failedIds.size} message(s)`);
+          const { Successful = [], Failed = [] } = await client.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }), options);
+          const accepted = new Set(Successful.map((s) => s.Id));
+          const failed = entries.filter((e) => !accepted.has(e.Id));
+          if (failed.length === 0) break;
+          if (attempt === 2 || Failed.some((f) => f.SenderFault)) {
+            throw new QueueSendError(`queue ${queueId} refused ${failed.length} message(s)`);
           }
-          entries = entries.filter((e) => failedIds.has(e.Id));
+          entries = failed;
         }
       }
     },

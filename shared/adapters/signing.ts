@@ -1,8 +1,9 @@
+import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JSONWebKeySet } from 'jose';
 import type { ExternalIssuer } from '../config.ts';
-import { InvalidJwtError, keySetOf, keysUrlOf, type KeySet } from '../domain/accounts/jws.ts';
+import { keysUrlOf, type ExternalKeySet } from '../domain/accounts/jwt.ts';
 import { signingMaterialFromSeed, type SigningMaterial } from '../domain/accounts/signing-keys.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
-import { AwsCallError } from './aws-call.ts';
+import { mayPassLater } from './aws-clients.ts';
 import { getSecretString } from './secrets-manager.ts';
 
 /** The signing seed: given directly (local), or read once per cold start from Secrets Manager (AWS). */
@@ -21,7 +22,7 @@ export function signingMaterialLoader(
         return signingMaterialFromSeed(await readSecret(source.secretArn));
       } catch (err) {
         // Secrets Manager throttling or down: the client may retry (503); a refusal stays a fault (500).
-        if (err instanceof AwsCallError && err.retryable) throw new ServiceUnavailableError(5, { cause: err });
+        if (mayPassLater(err)) throw new ServiceUnavailableError(5, { cause: err });
         throw err;
       }
     })();
@@ -36,11 +37,11 @@ export interface RemoteKeySetOptions {
   cooldownMs: number;
   /** The cached set is refetched when older than this. */
   maxAgeMs: number;
-  /** While the issuer cannot be reached, a set older than maxAgeMs still serves for this long. */
+  /** While the issuer cannot be reached, the set last read still serves until this long after it was read. */
   staleGraceMs: number;
   /** Larger answers are refused (Cognito's is about 1 KB). */
   maxBytes: number;
-  now: () => number;
+  fetch: FetchImplementation;
 }
 
 const REMOTE_KEY_SET_DEFAULTS: RemoteKeySetOptions = {
@@ -49,7 +50,7 @@ const REMOTE_KEY_SET_DEFAULTS: RemoteKeySetOptions = {
   maxAgeMs: 10 * 60_000,
   staleGraceMs: 60 * 60_000,
   maxBytes: 256 * 1024,
-  now: Date.now,
+  fetch: (url, init) => fetch(url, init),
 };
 
 /** The body of a 200 answer, refused beyond maxBytes without reading further. */
@@ -67,50 +68,44 @@ async function boundedJson(response: Response, maxBytes: number): Promise<unknow
 }
 
 /**
- * An issuer's JWKS, fetched when first needed and cached; one fetch at a time, none within the
- * cooldown of the last, no redirects. When it cannot be fetched and nothing usable is cached, tokens
- * are refused as unverifiable (401), as with a key the set does not hold.
+ * An issuer's JWKS through jose's `createRemoteJWKSet`, which caches the set (`maxAgeMs`), refetches it
+ * for a key id it lacks at most once per `cooldownMs`, fetches one at a time and follows no redirect.
+ * Its fetch is ours, for what jose leaves open: an answer's size is bounded; after a failed fetch the
+ * issuer is not asked again within the cooldown either; and while it cannot be reached, the set last
+ * read still serves for `staleGraceMs` after it was read. When nothing usable is at hand, tokens are
+ * refused as unverifiable (401), as with a key the set does not hold.
  */
-export function remoteKeySet(url: URL, options: Partial<RemoteKeySetOptions> = {}): KeySet {
-  const { timeoutMs, cooldownMs, maxAgeMs, staleGraceMs, maxBytes, now } = { ...REMOTE_KEY_SET_DEFAULTS, ...options };
-  let cached: { select: ReturnType<typeof keySetOf>; fetchedAt: number } | undefined;
-  let attemptedAt = -Infinity;
-  let fetching: Promise<ReturnType<typeof keySetOf>> | undefined;
-  const refetch = () =>
-    (fetching ??= (async () => {
-      attemptedAt = now();
-      try {
-        const response = await fetch(url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
-        cached = { select: keySetOf(await boundedJson(response, maxBytes)), fetchedAt: now() };
-        return cached.select;
-      } catch (err) {
-        throw new InvalidJwtError(`the JWKS at ${url.href} could not be read`, { cause: err });
-      } finally {
-        fetching = undefined;
-      }
-    })());
-  /** What the cache holds for the header while the issuer cannot be asked: nothing once the set is past its grace. */
-  const fromCache = (header: Parameters<KeySet>[0], cause?: unknown) => {
-    if (cached && now() - cached.fetchedAt < maxAgeMs + staleGraceMs) return cached.select(header);
-    if (cause) throw cause;
-    throw new InvalidJwtError(`the JWKS at ${url.href} is not available yet`);
+export function remoteKeySet(url: URL, options: Partial<RemoteKeySetOptions> = {}): ExternalKeySet {
+  const settings = { ...REMOTE_KEY_SET_DEFAULTS, ...options };
+  let lastRead: { keys: JSONWebKeySet; readAt: number } | undefined;
+  let failedAt = -Infinity;
+
+  const unavailable = (cause?: unknown): Response => {
+    if (lastRead && Date.now() - lastRead.readAt <= settings.staleGraceMs) return Response.json(lastRead.keys);
+    throw new errors.JOSEError(`the JWKS at ${url.href} could not be read`, { cause });
   };
-  return async (header) => {
-    const fresh = cached !== undefined && now() - cached.fetchedAt < maxAgeMs;
-    const known = cached?.select(header) ?? [];
-    if (fresh && known.length > 0) return known;
-    if (!fetching && now() - attemptedAt < cooldownMs) return fromCache(header);
+  const guardedFetch: FetchImplementation = async (href, init) => {
+    if (Date.now() - failedAt < settings.cooldownMs) return unavailable();
     try {
-      return (await refetch())(header);
+      const keys = (await boundedJson(await settings.fetch(href, init), settings.maxBytes)) as JSONWebKeySet;
+      lastRead = { keys, readAt: Date.now() };
+      return Response.json(keys);
     } catch (err) {
-      return fromCache(header, err);
+      failedAt = Date.now();
+      return unavailable(err);
     }
   };
+  return createRemoteJWKSet(url, {
+    timeoutDuration: settings.timeoutMs,
+    cooldownDuration: settings.cooldownMs,
+    cacheMaxAge: settings.maxAgeMs,
+    [customFetch]: guardedFetch,
+  });
 }
 
 /** The key sets of external identity providers (their JWKS), fetched on demand and cached per URL. */
-export function remoteKeySets(): (issuer: ExternalIssuer) => KeySet {
-  const cache = new Map<string, KeySet>();
+export function remoteKeySets(): (issuer: ExternalIssuer) => ExternalKeySet {
+  const cache = new Map<string, ExternalKeySet>();
   return (issuer) => {
     const url = keysUrlOf(issuer);
     let set = cache.get(url);

@@ -3,9 +3,8 @@ import type { Ports } from '../adapters/ports.ts';
 import type { AuthMode } from '../catalog.ts';
 import { config, type ExternalIssuer } from '../config.ts';
 import { authenticateApiKey } from '../domain/accounts/api-key-service.ts';
-import { verifyAccessToken } from '../domain/accounts/jwt.ts';
+import { verifyAccessToken, type ExternalKeySet } from '../domain/accounts/jwt.ts';
 import { userForExternalToken } from '../domain/accounts/users.ts';
-import type { KeySet } from '../domain/accounts/jws.ts';
 import type { SigningMaterial } from '../domain/accounts/signing-keys.ts';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
 
@@ -25,7 +24,7 @@ function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
 /** The keys tokens are signed and verified with: the service's own, and external issuers' key sets. */
 export interface CredentialPorts {
   signing: () => Promise<SigningMaterial>;
-  externalKeySet: (issuer: ExternalIssuer) => KeySet;
+  externalKeySet: (issuer: ExternalIssuer) => ExternalKeySet;
 }
 
 /** What authentication uses: API keys, and the users and tenants an external identity maps to. */

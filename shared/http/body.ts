@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { gunzipSync } from 'node:zlib';
 import { ValidationError } from '../domain/errors.ts';
 
-const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+const megabytes = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`);
 
 /**
  * The request body as bytes: base64 undone, gzip undone (Content-Encoding: gzip), refused beyond

@@ -2,14 +2,14 @@ import type { Ports } from '../adapters/ports.ts';
 import { config } from '../config.ts';
 import type { ApiKeyDeps } from '../domain/accounts/api-key-service.ts';
 import type { CredentialPorts } from './auth.ts';
-import { logger } from './logger.ts';
+import { logger, thrown } from '../observability/logger.ts';
 
 /** The ports plus what the accounts use cases take from the configuration. */
 export const accountsDeps = <P extends object>(ports: P) => ({
   ...ports,
   jwt: config.jwt,
   publicAppUrl: config.publicAppUrl,
-  reportError: (message: string, err: unknown) => logger.error(message, err),
+  reportError: (message: string, err: unknown) => logger.error(message, thrown(err)),
 });
 
 export const apiKeyDeps = (ports: Ports<'apiKeys'> & Pick<CredentialPorts, 'signing'>): ApiKeyDeps => ({

@@ -3,7 +3,7 @@ import { config } from '../config.ts';
 import type { ProfileDeps } from '../domain/profiles/service.ts';
 import { agentsRepository } from '../store/agents.ts';
 import { profilesRepository } from '../store/profiles.ts';
-import { logger } from './logger.ts';
+import { logger, thrown } from '../observability/logger.ts';
 
 /** The repositories reading, editing and resetting a profile use. */
 export const PROFILE_REPOSITORIES = { profiles: profilesRepository, agents: agentsRepository };
@@ -13,5 +13,5 @@ export const profileDeps = (ports: Ports<keyof typeof PROFILE_REPOSITORIES>): Pr
   store: ports.store,
   clock: ports.clock,
   settings: config.profiles.learning,
-  reportError: (message, err) => logger.error(message, err),
+  reportError: (message, err) => logger.error(message, thrown(err)),
 });

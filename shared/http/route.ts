@@ -14,9 +14,11 @@ import { tenantsRepository } from '../store/tenants.ts';
 import { usersRepository } from '../store/users.ts';
 import { authenticate, rateLimitSubject, type CredentialPorts, type Principal } from './auth.ts';
 import { jsonBody } from './body.ts';
-import { logger } from './logger.ts';
+import { observability } from '../observability/handler.ts';
+import { logger, thrown } from '../observability/logger.ts';
 import { raw, type Reply } from './reply.ts';
-import { parseOrThrow } from './validation.ts';
+import { RESPONSE_SECURITY_HEADERS } from './response-headers.ts';
+import { parseOrThrow, refuseUnstorable } from './validation.ts';
 import { DEFAULT_MAX_BODY_BYTES, type AreaRoute, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
 
 type Schema = z.ZodMiniType;
@@ -90,6 +92,7 @@ function toResult(reply: Reply, state: RequestState): Result {
     'Content-Type': 'application/json; charset=utf-8',
     'X-Request-Id': state.requestId,
     'Access-Control-Allow-Origin': config.corsAllowOrigins,
+    ...RESPONSE_SECURITY_HEADERS,
     ...state.headers,
     ...reply.headers,
   };
@@ -123,6 +126,7 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
       const state = startState(request.event, request.context);
       logger.resetKeys();
       logger.appendKeys({ requestId: state.requestId, route: routeId });
+      logger.setCorrelationId(state.requestId);
     },
     after: (request) => finish(request, request.response as unknown as Reply),
     onError: (request) => {
@@ -139,7 +143,7 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
       if (err instanceof AppError) {
         return finish(request, raw(err.status, { success: false, error: { code: err.code, message: err.message } }));
       }
-      logger.error('unhandled error', err);
+      logger.error('unhandled error', thrown(err));
       finish(request, raw(500, INTERNAL_ERROR_BODY));
     },
   };
@@ -187,6 +191,7 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
       if (schemas.body) {
         body = jsonBody(event, schemas.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         if (body === undefined) throw new ValidationError('A JSON request body is required');
+        if (!schemas.convertsUnstorableValues) refuseUnstorable(body);
         body = parseOrThrow(schemas.body, body, 'body');
       }
       const query = schemas.query ? parseOrThrow(schemas.query, event.queryStringParameters ?? {}, 'query') : undefined;
@@ -211,6 +216,7 @@ export function httpRoute<R extends RouteId, T extends Readonly<Record<R, AreaRo
   const schemas: AreaRoute = areaSchemas[routeId];
   const { route } = schemas;
   return middy<Event, Result, Error, Context>()
+    .use(observability())
     .use(envelope(route.id))
     .use(guard(route, getPorts))
     .use(validate(schemas))

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { profileNarrative } from '../domain/profiles/narrative.ts';
 import { MATURITY_LEVELS } from '../domain/profiles/profile.ts';
+import { storableNumber } from './storable.ts';
 
-const milliseconds = z.number().check(z.nonnegative(), z.lte(86_400_000));
+const milliseconds = storableNumber(0, 86_400_000);
 
 /**
  * What `PUT /agents/:agentId/agent-profile` may change: the narrative, the maturity level, and the
@@ -17,11 +18,11 @@ export const profileEditBody = z
       ),
     ),
     insights: z.optional(profileNarrative.shape.insights),
-    errorPatterns: z.optional(z.strictObject({ rate: z.number().check(z.gte(0), z.lte(1)) })),
+    errorPatterns: z.optional(z.strictObject({ rate: storableNumber(0, 1) })),
     volumeCharacteristics: z.optional(
       z.strictObject({
         typicalLatency: z.optional(z.partial(z.strictObject({ p50Ms: milliseconds, p95Ms: milliseconds, averageMs: milliseconds }))),
-        costPerTrace: z.optional(z.number().check(z.nonnegative(), z.lte(1000))),
+        costPerTrace: z.optional(storableNumber(0, 1000)),
       }),
     ),
   })

@@ -45,6 +45,8 @@ export const routeResponses = {
   'auth/forgot-password': enveloped(message),
   'auth/reset-password': enveloped(message),
   'auth/verify-email': enveloped(emailVerified),
+  'auth/refresh': enveloped(session),
+  'auth/logout': enveloped(message),
   'users/profile': { status: 200, body: userProfileBody },
   'keys/create': enveloped(issuedApiKey, 201),
   'keys/list': paged(apiKey),

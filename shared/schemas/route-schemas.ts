@@ -2,15 +2,22 @@ import type * as z from 'zod/mini';
 import type { RouteDef, RouteId } from '../catalog.ts';
 
 export const MB = 1024 * 1024;
-export const DEFAULT_MAX_BODY_BYTES = 1 * MB;
+/** A body kept in one item (DynamoDB's 400 KB), with room for what the service adds to it. */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 export interface RouteSchemas {
   summary: string;
   body?: z.ZodMiniType;
   query?: z.ZodMiniType;
   params?: z.ZodMiniType;
-  /** Largest request body accepted (decompressed); 1 MB unless said otherwise. */
+  /** Largest request body accepted (decompressed); 256 KB unless said otherwise. */
   maxBodyBytes?: number;
+  /**
+   * Telemetry: each item is validated on its own, and values the store cannot hold (numbers out of
+   * range, deep nesting) are kept as text (`shared/domain/ingest/messages.ts`). Any other body holding
+   * such a value is refused, naming where.
+   */
+  convertsUnstorableValues?: true;
   /** The body is not JSON (OTLP protobuf or JSON, decoded by the handler); described here for the docs. */
   rawBody?: { contentTypes: readonly string[] };
 }

@@ -9,6 +9,8 @@ import type { exportsRepository } from './exports.ts';
 import type { linkTokensRepository } from './link-tokens.ts';
 import type { profilesRepository } from './profiles.ts';
 import type { rateLimitsRepository } from './rate-limits.ts';
+import type { refreshTokensRepository } from './refresh-tokens.ts';
+import type { signInFailuresRepository } from './sign-in-failures.ts';
 import type { rollupsRepository } from './rollups.ts';
 import type { tenantsRepository } from './tenants.ts';
 import type { logsRepository, signalsRepository } from './timeline.ts';
@@ -30,6 +32,7 @@ export interface Store {
   tenants: ReturnType<typeof tenantsRepository>;
   apiKeys: ReturnType<typeof apiKeysRepository>;
   linkTokens: ReturnType<typeof linkTokensRepository>;
+  refreshTokens: ReturnType<typeof refreshTokensRepository>;
   rateLimits: ReturnType<typeof rateLimitsRepository>;
   deliveries: ReturnType<typeof deliveriesRepository>;
   evaluationUsage: ReturnType<typeof evaluationUsageRepository>;
@@ -37,6 +40,7 @@ export interface Store {
   experiments: ReturnType<typeof experimentsRepository>;
   profiles: ReturnType<typeof profilesRepository>;
   exports: ReturnType<typeof exportsRepository>;
+  signInFailures: ReturnType<typeof signInFailuresRepository>;
 }
 
 /** The factories of some repositories, by their names in the store (`{ apiKeys: apiKeysRepository }`). */

@@ -48,6 +48,8 @@ export const apiKeysOfTenant = (tenantId: string, createdAt: string, keyId: stri
 });
 export const apiKeysOfTenantPartition = (tenantId: string) => `TENANT#${enc(tenantId)}#APIKEYS`;
 export const linkToken = (tokenHash: string) => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' });
+export const refreshToken = (tokenHash: string) => ({ PK: `REFRESH#${tokenHash}`, SK: 'REFRESH' });
+export const refreshFamily = (familyId: string) => ({ PK: `REFRESHFAMILY#${enc(familyId)}`, SK: 'FAMILY' });
 export const alert = (tenantId: string, alertId: string) => ({ PK: `TENANT#${enc(tenantId)}#ALERT#${enc(alertId)}`, SK: 'ALERT' });
 /** The one open-or-acknowledged alert of an agent and type: claimed conditionally, so there is never a second. */
 export const activeAlertPointer = (tenantId: string, agentId: string, type: string) => ({
@@ -108,6 +110,8 @@ export const exportsOfTenantPartition = (tenantId: string) => `TENANT#${enc(tena
 export const delivery = (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' });
 /** A tenant's evaluations and judge usage of one UTC day (`YYYY-MM-DD`): the daily budget and the cost ledger. */
 export const evaluationUsage = (tenantId: string, day: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `EVALUSAGE#${day}` });
+/** Failed sign-ins of one e-mail address (by its hash), for the per-account backoff. */
+export const signInFailures = (emailHash: string) => ({ PK: `SIGNIN#${emailHash}`, SK: 'SIGNIN' });
 export const rateWindow = (credential: string, tier: string, windowStart: number) => ({
   PK: `RATE#${enc(credential)}#${tier}`,
   SK: String(windowStart),

@@ -1,24 +1,30 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger } from '../http/logger.ts';
+import { instrumented } from '../observability/handler.ts';
+import { logger } from '../observability/logger.ts';
 
 /**
- * An SQS consumer that reports partial batch failures: records that fail are retried alone (and end
- * in the DLQ after the queue's maxReceiveCount), the rest are acknowledged.
+ * An SQS consumer that reports partial batch failures (Powertools' batch processing): records that fail
+ * are retried alone (and end in the DLQ after the queue's maxReceiveCount), the rest are acknowledged.
+ * The records of a batch run in parallel; a batch whose every record failed answers them all as
+ * failures too rather than throwing, which SQS treats alike.
  */
 export function sqsBatchHandler(processRecord: (record: SQSRecord) => Promise<void>) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    logger.resetKeys();
-    const results = await Promise.allSettled(event.Records.map((record) => processRecord(record)));
-    const batchItemFailures = results.flatMap((result, i) => {
-      if (result.status === 'fulfilled') return [];
-      const record = event.Records[i]!;
+  const handleRecord = async (record: SQSRecord) => {
+    try {
+      await processRecord(record);
+    } catch (err) {
       logger.error('record failed; it will be retried', {
         messageId: record.messageId,
         receiveCount: record.attributes.ApproximateReceiveCount,
-        error: result.reason instanceof Error ? result.reason.message : String(result.reason),
+        error: err instanceof Error ? err.message : String(err),
       });
-      return [{ itemIdentifier: record.messageId }];
-    });
-    return { batchItemFailures };
+      throw err;
+    }
   };
+  return instrumented(
+    (event: SQSEvent, context): Promise<SQSBatchResponse> =>
+      // A processor per invocation: locally one process runs a consumer's batches concurrently.
+      processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }),
+  );
 }

@@ -2,13 +2,14 @@
 import '../support/env.ts';
 import { relative } from 'node:path';
 import { parseCommandLine, usage } from './cli.ts';
-import { formatReport, writeResults } from './report.ts';
+import { benchmarkSection, formatReport, writeBenchmarkSection, writeResults } from './report.ts';
 import { BenchFailure, UsageError, type Scenario, type ScenarioResult } from './scenario.ts';
 import { scenarios } from './scenarios.ts';
 
 /**
  * `npm run bench [-- --scenario <name> --<flag> <n> ...]`: runs the selected scenarios (all by default)
- * one after another, prints each report and writes them all as JSON to test/bench/results/latest.json.
+ * one after another, prints each report, writes each as its section of docs/benchmarks.md and all of
+ * them as JSON to test/bench/results/latest.json.
  * Exits 1 when a scenario failed (e.g. an accepted span was not stored), 2 on a bad command line.
  */
 async function main(): Promise<number> {
@@ -24,6 +25,8 @@ async function main(): Promise<number> {
     const result = await runScenario(scenario, parameters, progress);
     console.log(formatReport(scenario.name, result));
     results.push({ name: scenario.name, result });
+    const doc = await writeBenchmarkSection(scenario.name, benchmarkSection(scenario.name, scenario.summary, result, new Date()));
+    console.log(`section ${scenario.name} written to ${relative(process.cwd(), doc)}`);
   }
   const file = await writeResults(results);
   console.log(`\nwritten to ${relative(process.cwd(), file)}`);

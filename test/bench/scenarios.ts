@@ -1,9 +1,11 @@
 import { analyticsScenario } from './analytics/scenario.ts';
 import { coldStartScenario } from './cold-start/scenario.ts';
+import { consoleScenario } from './console/scenario.ts';
 import { ingestScenario } from './ingest/scenario.ts';
 import { loadScenario } from './load/scenario.ts';
+import { memoryScenario } from './memory/scenario.ts';
 import { otlpDecodeScenario } from './otlp-decode/scenario.ts';
 import type { Scenario } from './scenario.ts';
 
 /** Every scenario `npm run bench` knows, in the order a run without `--scenario` runs them. */
-export const scenarios: readonly Scenario[] = [ingestScenario, otlpDecodeScenario, loadScenario, analyticsScenario, coldStartScenario];
+export const scenarios: readonly Scenario[] = [ingestScenario, otlpDecodeScenario, loadScenario, analyticsScenario, coldStartScenario, consoleScenario, memoryScenario];

@@ -8,7 +8,7 @@ import { startTestService } from '../support/service.ts';
 
 type Service = Awaited<ReturnType<typeof startTestService>>;
 
-// A stand-in Cognito user pool: its JWKS served on loopback, its tokens signed here.
+// A stand-in Cognito user pool: its issuer a pool's, its JWKS served on loopback, its tokens signed here.
 const cognito = await generateKeyPair('RS256');
 let jwksServer: Server;
 let cognitoIssuer: string;
@@ -21,11 +21,12 @@ beforeAll(async () => {
     res.end(JSON.stringify({ keys: [jwk] }));
   });
   await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
-  cognitoIssuer = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/eu-west-1_Pool`;
+  cognitoIssuer = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool';
+  const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/eu-west-1_Pool/.well-known/jwks.json`;
   service = await startTestService({
     env: {
       RATE_LIMITS: JSON.stringify({ auth: 1000 }),
-      JWT_EXTERNAL_ISSUERS: JSON.stringify([{ issuer: cognitoIssuer, audiences: ['dashboard-client'] }]),
+      JWT_EXTERNAL_ISSUERS: JSON.stringify([{ issuer: cognitoIssuer, jwksUrl, audiences: ['dashboard-client'] }]),
     },
   });
 });
@@ -227,25 +228,23 @@ describe('GET /users/profile', () => {
     expect(res.body.error.code).toBe('NOT_FOUND');
   });
 
-  it('accepts a Cognito token and creates its user on first sight with the federated provider', async () => {
-    const idToken = () =>
-      new SignJWT({ email: `fed-${Date.now()}@example.com`, email_verified: true, given_name: 'Grace', family_name: 'Hopper', identities: [{ providerName: 'Google' }] })
-        .setProtectedHeader({ alg: 'RS256', kid: 'pool-key' })
-        .setIssuer(cognitoIssuer)
-        .setAudience('dashboard-client')
-        .setSubject('cognito-sub-42')
-        .setIssuedAt()
-        .setExpirationTime('10m')
-        .sign(cognito.privateKey);
-    const first = await service.api('GET', '/users/profile', { token: await idToken() });
+  it("accepts a Cognito pool's access token and creates its user on first sight with the federated provider; refuses its ID token", async () => {
+    const email = `fed-${Date.now()}@example.com`;
+    // The profile claims a pool's pre-token-generation trigger adds to its access tokens.
+    const profile = { email, email_verified: true, given_name: 'Grace', family_name: 'Hopper', identities: [{ providerName: 'Google' }] };
+    const poolToken = (claims: Record<string, unknown>, subject = 'cognito-sub-42') =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'pool-key' }).setIssuer(cognitoIssuer).setSubject(subject).setIssuedAt().setExpirationTime('10m').sign(cognito.privateKey);
+    const accessToken = () => poolToken({ ...profile, token_use: 'access', client_id: 'dashboard-client', scope: 'aws.cognito.signin.user.admin' });
+
+    const first = await service.api('GET', '/users/profile', { token: await accessToken() });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ provider: 'google', firstName: 'Grace', name: 'Grace Hopper', isEmailVerified: true });
-    const second = await service.api('GET', '/users/profile', { token: await idToken() });
+    const second = await service.api('GET', '/users/profile', { token: await accessToken() });
     expect(second.body.id).toBe(first.body.id);
 
-    const wrongClient = await new SignJWT({ email: 'x@example.com' })
-      .setProtectedHeader({ alg: 'RS256', kid: 'pool-key' }).setIssuer(cognitoIssuer).setAudience('other-client')
-      .setSubject('cognito-sub-43').setExpirationTime('10m').sign(cognito.privateKey);
+    const idToken = await poolToken({ ...profile, token_use: 'id', aud: 'dashboard-client' });
+    expect((await service.api('GET', '/users/profile', { token: idToken })).status).toBe(401);
+    const wrongClient = await poolToken({ email: 'x@example.com', token_use: 'access', client_id: 'other-client' }, 'cognito-sub-43');
     expect((await service.api('GET', '/users/profile', { token: wrongClient })).status).toBe(401);
   });
 

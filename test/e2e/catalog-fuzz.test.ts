@@ -4,7 +4,8 @@ import { catalog, type RouteDef } from '../../shared/catalog.ts';
 import type { RouteSchemas } from '../../shared/schemas/route-schemas.ts';
 import { routeSchemas } from '../../shared/schemas/routes.ts';
 import { exampleOf, jsonSchemaOf } from '../support/examples.ts';
-import { mutate, randomJson } from '../support/fuzz.ts';
+import { isStorableNumber } from '../../shared/domain/spans/model.ts';
+import { leafPaths, mutate, nested, OUT_OF_RANGE_NUMBERS, randomJson, withValueAt, type JsonPath } from '../support/fuzz.ts';
 import { seededRandom, type Random } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -28,8 +29,9 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 /**
- * Everything in the table but what any request moves by design: the rate-limit counters, and an API
- * key's `lastUsedAt` (recorded, at most once a minute, for every request the key authenticates).
+ * Everything in the table but what any request moves by design: the rate-limit counters, the failed
+ * sign-ins of an address (a refused sign-in counts one), and an API key's `lastUsedAt` (recorded, at
+ * most once a minute, for every request the key authenticates).
  */
 async function storeState(): Promise<string[]> {
   const client = new DynamoDBClient({});
@@ -37,7 +39,7 @@ async function storeState(): Promise<string[]> {
   let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
   do {
     const page: ScanCommandOutput = await client.send(new ScanCommand({ TableName: process.env.TABLE_NAME!, ExclusiveStartKey, ConsistentRead: true }));
-    for (const { lastUsedAt: _used, ...item } of page.Items ?? []) if (!item['PK']?.S?.startsWith('RATE#')) items.push(JSON.stringify(item));
+    for (const { lastUsedAt: _used, ...item } of page.Items ?? []) if (!/^(RATE|SIGNIN)#/.test(item['PK']?.S ?? '')) items.push(JSON.stringify(item));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items.sort();
@@ -98,4 +100,37 @@ describe(`every catalog route under random input (seed ${SEED}, ${CASES} cases e
   it('left every accepted message processable (nothing stuck failing in a queue)', async () => {
     await service.drainQueues(30_000);
   });
+});
+
+/**
+ * Each number of each route's body (every field, optional ones included) replaced by each number the
+ * store cannot hold, and each field by a value nested 40 deep: never a 5xx, and outside telemetry
+ * (which keeps such values as text) a 400 naming the field.
+ */
+describe("every number and every nesting level of every route's body", () => {
+  const bodyRoutes = catalog.routes.filter((route) => (routeSchemas[route.id as keyof typeof routeSchemas] as RouteSchemas).body !== undefined);
+  const DEEP = nested(40, 1);
+
+  it.each(bodyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_name, route) => {
+    const schemas: RouteSchemas = routeSchemas[route.id as keyof typeof routeSchemas];
+    const example = exampleOf(jsonSchemaOf(schemas.body!), 0, true);
+    const credential = route.auth === 'public' ? {} : route.auth === 'jwt' ? { token } : { apiKey };
+    const path = route.path.replace(/\{\w+\}/g, 'missing-id');
+    const cases: [JsonPath, unknown][] = [
+      ...leafPaths(example, (v) => typeof v === 'number').flatMap((leaf) => OUT_OF_RANGE_NUMBERS.map((n): [JsonPath, unknown] => [leaf, n])),
+      ...leafPaths(example, () => true).map((leaf): [JsonPath, unknown] => [leaf, DEEP]),
+    ];
+    expect(cases.length).toBeGreaterThan(0);
+    for (const [leaf, value] of cases) {
+      const res = await service.api(route.method, path, { ...credential, body: withValueAt(example, leaf, value) });
+      const what = `${route.method} ${path} with ${leaf.join('.')} = ${typeof value === 'number' ? value : 'nested 40 deep'} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+      expect(res.status, what).toBeLessThan(500);
+      const storable = typeof value === 'number' && isStorableNumber(value);
+      if (!storable && !schemas.convertsUnstorableValues) {
+        expect(res.status, what).toBe(400);
+        expect(res.body.error.message, what).toContain(leaf.join('.'));
+      }
+    }
+    await service.drainQueues(30_000);
+  }, 120_000);
 });

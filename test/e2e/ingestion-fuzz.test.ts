@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mutate, randomJson } from '../support/fuzz.ts';
+import { leafPaths, mutate, nested, OUT_OF_RANGE_NUMBERS, randomJson, withValueAt, type JsonPath } from '../support/fuzz.ts';
 import { seededRandom as prng } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -22,7 +22,7 @@ const validBodies: Record<string, Record<string, unknown>> = {
   '/signals': { signalName: 'x', value: 1, traceId: 't', metadata: { k: 'v' } },
   '/signals/batch': { signals: [{ signalName: 'x', value: 1 }] },
   '/logs': { logs: [{ timestamp: 1_735_689_600_000, level: 'info', message: 'm', attributes: {} }] },
-  '/v1/traces': { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeSpans: [{ spans: [{ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', name: 'n', startTimeUnixNano: '1735689600000000000' }] }] }] },
+  '/v1/traces': { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeSpans: [{ spans: [{ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', name: 'n', startTimeUnixNano: '1735689600000000000', attributes: [{ key: 'gen_ai.usage.input_tokens', value: { intValue: 3 } }, { key: 'score', value: { doubleValue: 0.5 } }] }] }] }] },
   '/v1/logs': { resourceLogs: [{ resource: {}, scopeLogs: [{ logRecords: [{ timeUnixNano: '1735689600000000000', body: { stringValue: 'x' } }] }] }] },
 };
 
@@ -38,6 +38,19 @@ describe(`ingestion fuzz (seed ${SEED})`, () => {
       const body = i % 2 === 0 ? randomJson(r) : mutate(r, validBodies[path]!);
       const res = await service.api('POST', path, { apiKey, rawBody: JSON.stringify(body) ?? 'undefined', headers: { 'content-type': 'application/json' } });
       expectHandled(res, `${path} case ${i}: ${JSON.stringify(body)?.slice(0, 200)}`);
+    }
+  }, TIMEOUT_MS);
+
+  it.each(Object.keys(validBodies))('POST %s never answers 5xx to numbers the store cannot hold or nesting it cannot keep, anywhere', async (path) => {
+    const valid = validBodies[path]!;
+    const cases: [JsonPath, unknown][] = [
+      ...leafPaths(valid, (v) => typeof v === 'number').flatMap((leaf) => OUT_OF_RANGE_NUMBERS.map((n): [JsonPath, unknown] => [leaf, n])),
+      ...leafPaths(valid, () => true).map((leaf): [JsonPath, unknown] => [leaf, nested(40, 1.5)]),
+    ];
+    for (const [leaf, value] of cases) {
+      const body = withValueAt(valid, leaf, value);
+      const res = await service.api('POST', path, { apiKey, body });
+      expectHandled(res, `${path} with ${leaf.join('.')} = ${typeof value === 'number' ? value : 'nested 40 deep'}: ${JSON.stringify(res.body).slice(0, 200)}`);
     }
   }, TIMEOUT_MS);
 

@@ -5,17 +5,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
+// Every line written to stdout or stderr (the logger writes warnings and errors to stderr).
 const lines: string[] = [];
-const originalWrite = process.stdout.write.bind(process.stdout);
+const streams = [process.stdout, process.stderr];
+const originalWrites = streams.map((stream) => stream.write.bind(stream));
 beforeAll(async () => {
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    lines.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
-    return (originalWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stdout.write;
+  streams.forEach((stream, i) => {
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      lines.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
+      return (originalWrites[i] as (...a: unknown[]) => boolean)(chunk, ...rest);
+    }) as typeof stream.write;
+  });
   service = await startTestService();
 });
 afterAll(async () => {
-  process.stdout.write = originalWrite;
+  streams.forEach((stream, i) => (stream.write = originalWrites[i]!));
   await service?.stop();
 });
 

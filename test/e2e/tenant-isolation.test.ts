@@ -28,6 +28,9 @@ const PROBES: Record<string, ((ids: Ids) => Probe) | null> = {
   'auth/forgot-password': null,
   'auth/reset-password': null,
   'auth/verify-email': null,
+  // The refresh token is the credential: it names its own sign-in, never another's (test/e2e/sign-in-sessions.test.ts).
+  'auth/refresh': null,
+  'auth/logout': null,
   'users/profile': null,
   'keys/create': null,
   'keys/list': null,

@@ -7,9 +7,10 @@ describe.each([
   ['the service', buildTestApp()],
   ['the service with a schedule', buildTestApp({ catalog: catalogWithSchedule })],
 ])('cdk-nag AWS Solutions checks of %s', (_, { app }) => {
+  // The first synthesis of the app, its ~450 resources checked: tens of seconds on a busy machine.
   it('synthesizes: the registered checks find no unacknowledged error', () => {
     expect(() => app.synth()).not.toThrow();
-  });
+  }, 120_000);
 
   it('find no unacknowledged warning either', () => {
     app.synth();

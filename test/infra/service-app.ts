@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { CfnElement, Stack } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
+import { Stack, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { buildApp, type BuildAppOptions, type ServiceApp } from '../../infra/aws/app.ts';
 import type { ServiceFunction } from '../../infra/aws/service-function.ts';
@@ -36,13 +36,40 @@ export interface Statement {
 export const actionsOf = (statement: Statement): string[] =>
   Array.isArray(statement.Action) ? statement.Action : [statement.Action];
 
-export const logicalIdOf = (stack: Stack, construct: IConstruct): string =>
-  stack.getLogicalId(construct.node.defaultChild as CfnElement);
+export const logicalIdOf = (construct: IConstruct): string =>
+  Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
 
-/** Every statement of every policy attached to the function's role. */
-export function statementsOf(template: Template, stack: Stack, fn: ServiceFunction): Statement[] {
-  const roleRef = { Ref: logicalIdOf(stack, fn.role) };
-  const policies = Object.values(template.findResources('AWS::IAM::Policy')) as {
+const templates = new WeakMap<Stack, Template>();
+
+/** The template of the stack that holds the construct. */
+export function templateOf(construct: IConstruct): Template {
+  const stack = Stack.of(construct);
+  const template = templates.get(stack) ?? Template.fromStack(stack);
+  templates.set(stack, template);
+  return template;
+}
+
+/** The stacks that hold functions: the route stacks and the workers stack. */
+export const codeStacksOf = ({ routeStacks, workers }: ServiceApp): Stack[] => [...routeStacks, workers];
+
+/** Every function of the app: routes (the fallback's included), consumers and jobs. */
+export const functionsOf = ({ routeFunctions, workers }: ServiceApp): ServiceFunction[] => [
+  ...routeFunctions.values(),
+  ...workers.consumerFunctions.values(),
+  ...workers.jobFunctions.values(),
+];
+
+/** The Lambda function resource of a ServiceFunction, from its own stack's template. */
+export const functionResourceOf = (fn: ServiceFunction): { Properties: Record<string, unknown> } =>
+  templateOf(fn).findResources('AWS::Lambda::Function')[logicalIdOf(fn)] as { Properties: Record<string, unknown> };
+
+export const environmentOf = (fn: ServiceFunction): Record<string, unknown> =>
+  (functionResourceOf(fn).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+/** Every statement of every policy attached to the function's role (the policies of the function's stack). */
+export function statementsOf(fn: ServiceFunction): Statement[] {
+  const roleRef = { Ref: logicalIdOf(fn.role) };
+  const policies = Object.values(templateOf(fn).findResources('AWS::IAM::Policy')) as {
     Properties: { Roles: unknown[]; PolicyDocument: { Statement: Statement[] } };
   }[];
   return policies

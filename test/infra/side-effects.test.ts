@@ -2,8 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { bundlingOf } from '../../infra/aws/service-function.ts';
-import { functionModules, PROJECT_ROOT } from '../support/bundles.ts';
+import { PROJECT_ROOT } from '../support/bundles.ts';
 
 /**
  * package.json declares the project's modules free of side effects apart from those it lists, so that
@@ -34,14 +33,9 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The modules esbuild substitutes for packages in some function's bundle (`alias`). */
-function aliasTargets(): string[] {
-  return [...new Set(functionModules().flatMap((module) => Object.values(bundlingOf(module).alias)))];
-}
-
 /** The modules of the function bundles' code that run a statement when imported. */
 function modulesWithSideEffects(): string[] {
-  return [...['shared', 'functions'].flatMap((dir) => sourceFiles(join(PROJECT_ROOT, dir))), ...aliasTargets()]
+  return ['shared', 'functions'].flatMap((dir) => sourceFiles(join(PROJECT_ROOT, dir)))
     .filter((file) => {
       const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
       return source.statements.some((statement) => !DECLARATIONS.has(statement.kind));

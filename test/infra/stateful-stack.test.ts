@@ -36,8 +36,8 @@ describe('stateful stack', () => {
   });
 
   it.each(catalog.queues)('gives queue $id its visibility timeout and a dead-letter queue', (queue) => {
-    const queueId = logicalIdOf(stateful, stateful.queues.get(queue.id)!);
-    const deadLetterId = logicalIdOf(stateful, stateful.deadLetterQueues.get(queue.id)!);
+    const queueId = logicalIdOf(stateful.queues.get(queue.id)!);
+    const deadLetterId = logicalIdOf(stateful.deadLetterQueues.get(queue.id)!);
     const queues = template.findResources('AWS::SQS::Queue');
     expect(queues[queueId]?.Properties).toMatchObject({
       VisibilityTimeout: queue.visibilityTimeoutSeconds,
@@ -76,6 +76,6 @@ describe('stateful stack', () => {
   });
 
   it('outputs the table name', () => {
-    template.hasOutput('TableName', { Value: { Ref: logicalIdOf(stateful, stateful.table) } });
+    template.hasOutput('TableName', { Value: { Ref: logicalIdOf(stateful.table) } });
   });
 });

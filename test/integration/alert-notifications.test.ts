@@ -13,6 +13,7 @@ import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts'
 import type { Store } from '../../shared/store/index.ts';
 import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
+import { lambdaContext } from '../support/http-event.ts';
 
 // No plan lacks the alerts entitlement today; here the starter plan has none, to prove it is honoured.
 vi.mock('../../shared/domain/plans/plans.ts', async (importOriginal) => {
@@ -78,7 +79,7 @@ async function tenantWithAgent(alertConfig: AlertConfigPatch, options: { plan?: 
   let traces = 0;
   return {
     failNextSendTo,
-    run: (job: AlertNotificationJob) => handler(sqsEvent(job)),
+    run: (job: AlertNotificationJob) => handler(sqsEvent(job), lambdaContext),
     async occur(type = 'error') {
       const traceId = `trace-${++traces}`;
       const key = `${type}:${traceId}:-`;
@@ -91,7 +92,7 @@ async function tenantWithAgent(alertConfig: AlertConfigPatch, options: { plan?: 
         () => randomIds.next('alr'),
       );
       const job: AlertNotificationJob = { kind: 'alert-notification', tenantId, alertId: alert.id, occurrenceKey: key };
-      const result = await handler(sqsEvent(job));
+      const result = await handler(sqsEvent(job), lambdaContext);
       return { job, result };
     },
     /** The outbox entries written since the last call. */

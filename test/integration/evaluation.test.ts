@@ -14,6 +14,7 @@ import { createStore } from '../support/store.ts';
 import { traceOf, type TraceSpec } from '../fixtures/judge/build.ts';
 import { LABELLED_TRACES } from '../fixtures/judge/traces.ts';
 import { startDynamo } from '../support/dynamo.ts';
+import { lambdaContext } from '../support/http-event.ts';
 
 // Every plan includes evaluations today; here the starter plan does not, to prove the entitlement is honoured.
 vi.mock('../../shared/domain/plans/plans.ts', async (importOriginal) => {
@@ -77,7 +78,8 @@ describe('evaluating a finished trace', () => {
     const job = await w.trace('loop-1', fixture('stuck-same-search'));
     const { queue, sent } = recordingQueue();
     const result = await evaluateTrace(job, deps({ queue }));
-    expect(result).toEqual({ outcome: 'evaluated', scores: { hallucination: 0, nsfw: 0, stuck: 0.8, quality: 0.05 }, alerted: ['stuck'] });
+    // The built-in judge costs nothing; the stuck verdict opened the agent's first stuck alert.
+    expect(result).toEqual({ outcome: 'evaluated', scores: { hallucination: 0, nsfw: 0, stuck: 0.8, quality: 0.05 }, alerted: ['stuck'], alertsRaised: 1, judgeCalls: 4, judgeCost: 0 });
 
     const [alert] = await store.alerts.list(w.tenantId, {});
     expect(alert).toMatchObject({
@@ -185,11 +187,11 @@ describe('when the judge fails', () => {
     const ports = { store, judge: denied, clock, ids: randomIds, queue: recordingQueue().queue } as unknown as EvaluatePorts;
     const record = (messageId: string, body: string) => ({ messageId, body, attributes: { ApproximateReceiveCount: '1' } });
     const event = { Records: [record('m-1', JSON.stringify(job)), record('m-2', '{"kind":"evaluate-trace"}')] } as unknown as SQSEvent;
-    expect((await evaluateHandler(() => ports, settings)(event)).batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }, { itemIdentifier: 'm-2' }]);
+    expect((await evaluateHandler(() => ports, settings)(event, lambdaContext)).batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m-1', 'm-2']);
     expect(await evaluations(w.tenantId, 'denied')).toEqual({});
 
     const ok = { ...ports, judge: builtinJudge } as unknown as EvaluatePorts;
-    expect((await evaluateHandler(() => ok, settings)({ Records: [record('m-1', JSON.stringify(job))] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    expect((await evaluateHandler(() => ok, settings)({ Records: [record('m-1', JSON.stringify(job))] } as unknown as SQSEvent, lambdaContext)).batchItemFailures).toEqual([]);
     expect(Object.keys(await evaluations(w.tenantId, 'denied'))).toHaveLength(4);
   });
 });

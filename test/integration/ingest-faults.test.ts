@@ -10,7 +10,7 @@ import {
 import { GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ingestHandler, type IngestPorts } from '../../functions/workers/ingest.ts';
 import { randomIds } from '../../shared/adapters/ids.ts';
 import { noMetricsSink } from '../../shared/adapters/metrics-sink.ts';
@@ -29,6 +29,8 @@ import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { startTestLake } from '../support/lake.ts';
 import { startTestService } from '../support/service.ts';
+import { lambdaContext } from '../support/http-event.ts';
+import { metrics } from '../../shared/observability/metrics.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const span = (traceId: string, spanId: string, parentSpanId: string | null, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
@@ -88,20 +90,34 @@ describe('the ingest worker under faults (dynalite)', () => {
       },
     };
     const handler = ingestHandler(() => portsWith(crashingStore));
-    expect((await handler(sqsEvent(message))).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
-    expect((await handler(sqsEvent(message))).batchItemFailures).toEqual([]);
-    expect((await handler(sqsEvent(message))).batchItemFailures).toEqual([]); // a late duplicate delivery
+    expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+    expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]);
+    expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]); // a late duplicate delivery
 
     expect(await store.traces.spansOf(tenantId, 't1')).toHaveLength(2);
     expect(await store.traces.getSummary(tenantId, 't1')).toMatchObject({ spanCount: 2, inputTokens: 100, rootSpanId: 'root' });
     expect(await store.agents.list(tenantId)).toHaveLength(1);
   });
 
+  it('counts the spans it stored and the alerts they opened (EMF metrics)', async () => {
+    const tenantId = await newTenant();
+    const added = vi.spyOn(metrics, 'addMetric');
+    const spans = [span('counted', 'root', null, { agentName: 'Counted', status: 'error', errorType: 'ValueError' }), span('counted', 'child', 'root', { agentName: 'Counted' })];
+    const handler = ingestHandler(() => portsWith(store));
+    await handler(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
+    expect(added.mock.calls).toEqual([['SpansIngested', 'Count', 2], ['AlertsRaised', 'Count', 1]]);
+    added.mockClear();
+    // A redelivery stores the spans again (idempotently) and opens no alert: the occurrence counts once.
+    await handler(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
+    expect(added.mock.calls).toEqual([['SpansIngested', 'Count', 2]]);
+    added.mockRestore();
+  });
+
   it('two workers meeting a new agent name at once create one agent', async () => {
     const tenantId = await newTenant();
     const messages = [1, 2, 3, 4].map((i) => toIngestMessages(tenantId, T0, { spans: [span(`t${i}`, 'root', null, { agentName: 'Brand New' })], signals: [], logs: [] })[0]);
     const handler = ingestHandler(() => portsWith(store));
-    await Promise.all(messages.map((m, i) => handler(sqsEvent([m], [`race-${i}`]))));
+    await Promise.all(messages.map((m, i) => handler(sqsEvent([m], [`race-${i}`]), lambdaContext)));
     const agents = await store.agents.list(tenantId);
     expect(agents.map((a) => a.name)).toEqual(['Brand New']);
     const summaries = await store.traces.listSummaries(tenantId, {});
@@ -111,7 +127,7 @@ describe('the ingest worker under faults (dynalite)', () => {
   it('reports one bad record without failing the rest of the batch', async () => {
     const tenantId = await newTenant();
     const good = toIngestMessages(tenantId, T0, { spans: [span('good', 'root', null)], signals: [], logs: [] })[0];
-    const result = await ingestHandler(() => portsWith(store))(sqsEvent([good, { kind: 'nonsense' }], ['ok', 'poison']));
+    const result = await ingestHandler(() => portsWith(store))(sqsEvent([good, { kind: 'nonsense' }], ['ok', 'poison']), lambdaContext);
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }]);
     expect(await store.traces.getSummary(tenantId, 'good')).toBeDefined();
   });
@@ -119,7 +135,7 @@ describe('the ingest worker under faults (dynalite)', () => {
   describe('deleting an agent', () => {
     async function agentWithTrace(traceId: string) {
       const tenantId = await newTenant();
-      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans: [span(traceId, 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] })));
+      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans: [span(traceId, 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] })), lambdaContext);
       const [agent] = await store.agents.list(tenantId);
       return { tenantId, agentId: agent!.id };
     }
@@ -135,7 +151,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       } };
       for (let message = queued.shift(); message; message = queued.shift()) {
         await beforeEach(message);
-        await ingestHandler(() => ({ ...portsWith(store), queue }) as unknown as IngestPorts)(sqsEvent([message]));
+        await ingestHandler(() => ({ ...portsWith(store), queue }) as unknown as IngestPorts)(sqsEvent([message]), lambdaContext);
       }
       return delays;
     };
@@ -168,7 +184,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       const lateWriter: Store = { ...store, agents: { ...store.agents, ensure: async () => agentId } };
       const late = toIngestMessages(tenantId, T0, { spans: [span('late', 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] });
       const delays = await purgeAll(queued, async (message) => {
-        if ((message as { finalSweep?: boolean }).finalSweep) await ingestHandler(() => portsWith(lateWriter))(sqsEvent(late));
+        if ((message as { finalSweep?: boolean }).finalSweep) await ingestHandler(() => portsWith(lateWriter))(sqsEvent(late), lambdaContext);
       });
       expect(delays).toEqual([config.purgeSweepDelaySeconds]);
       expect(config.purgeSweepDelaySeconds).toBeGreaterThan(catalog.queues.find((q) => q.id === 'ingest')!.visibilityTimeoutSeconds);
@@ -247,7 +263,7 @@ describe('DynamoDB throttling (client mock)', () => {
       metricsSink: noMetricsSink,
     } as unknown as IngestPorts;
     const message = toIngestMessages('t', T0, { spans: [span('x', 'root', null)], signals: [], logs: [] })[0];
-    expect((await ingestHandler(() => ports)(sqsEvent([message]))).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+    expect((await ingestHandler(() => ports)(sqsEvent([message]), lambdaContext)).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
   });
 });
 

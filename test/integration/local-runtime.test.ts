@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queueUrlEnv, type Catalog } from '../../shared/catalog.ts';
-import { startDynamoDb, waitUntilActive } from '../../infra/local/dynamodb.ts';
+import { incrementalSweeper, startDynamoDb, waitUntilActive } from '../../infra/local/dynamodb.ts';
 import { startLocalService } from '../../infra/local/runtime.ts';
 import { createTableInput } from '../../shared/store/table.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -361,6 +361,30 @@ describe('stopping', () => {
 });
 
 describe('the TTL sweep', () => {
+  it('sweeps a slice of the table at a time, carrying on where the last one stopped, and starts over at the end', async () => {
+    const dynamo = await startDynamoDb();
+    try {
+      const TableName = 'sweep-test';
+      await dynamo.client.send(new CreateTableCommand(createTableInput(TableName)));
+      await waitUntilActive(dynamo.client, TableName);
+      const put = (sk: string, expiresAt: number) =>
+        dynamo.client.send(new PutItemCommand({ TableName, Item: { PK: { S: `p${sk}` }, SK: { S: sk }, expiresAt: { N: String(expiresAt) } } }));
+      const past = Math.floor(Date.now() / 1000) - 10;
+      for (let i = 0; i < 50; i++) await put(`old-${i}`, past);
+      await put('live', past + 3600);
+      const slice = incrementalSweeper(dynamo.client, TableName, 20);
+      const deleted = [await slice(), await slice(), await slice()];
+      expect(deleted.every((n) => n <= 20)).toBe(true);
+      expect(deleted.reduce((a, b) => a + b)).toBe(50);
+      await put('old-again', past);
+      expect(await slice()).toBe(1);
+      const { Items = [] } = await dynamo.client.send(new ScanCommand({ TableName }));
+      expect(Items.map((i) => i.SK!.S)).toEqual(['live']);
+    } finally {
+      await dynamo.stop();
+    }
+  });
+
   it('runs on its own at the interval asked for, and never when turned off', async () => {
     for (const [ttlSweepEveryMs, kept] of [[50, []], [false, ['expired']]] as const) {
       const service = await startLocalService({ catalog: emptyCatalog, loadModule, log: quiet, ttlSweepEveryMs });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { startLocalService, type LocalServiceOptions } from '../../infra/local/runtime.ts';
 import { catalog } from '../../shared/catalog.ts';
 import { assertDocumentedResponse } from './response-contract.ts';
+import { assertSecurityHeaders } from './response-headers.ts';
 
 /** A message the service sent, as the local outbox keeps it. */
 export interface OutboxMessage {
@@ -54,7 +55,10 @@ export async function startTestService(overrides: Omit<LocalServiceOptions, 'por
     const contentType = res.headers.get('content-type');
     const isJson = /json/i.test(contentType ?? '') && text !== '';
     const response = { status: res.status, headers: res.headers, body: isJson ? JSON.parse(text) : text };
-    if (servesOwnCatalog) assertDocumentedResponse(method, url.pathname, { status: response.status, contentType, body: response.body });
+    if (servesOwnCatalog) {
+      assertDocumentedResponse(method, url.pathname, { status: response.status, contentType, body: response.body });
+      assertSecurityHeaders(method, url.pathname, response.status, response.headers);
+    }
     return response;
   }
 

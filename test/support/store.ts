@@ -10,7 +10,9 @@ import { composeStore, type Store } from '../../shared/store/index.ts';
 import { linkTokensRepository } from '../../shared/store/link-tokens.ts';
 import { profilesRepository } from '../../shared/store/profiles.ts';
 import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
+import { refreshTokensRepository } from '../../shared/store/refresh-tokens.ts';
 import { rollupsRepository } from '../../shared/store/rollups.ts';
+import { signInFailuresRepository } from '../../shared/store/sign-in-failures.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
 import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
 import { tracesRepository } from '../../shared/store/traces.ts';
@@ -29,6 +31,7 @@ export function createStore(db: Db): Store {
       tenants: tenantsRepository,
       apiKeys: apiKeysRepository,
       linkTokens: linkTokensRepository,
+      refreshTokens: refreshTokensRepository,
       rateLimits: rateLimitsRepository,
       deliveries: deliveriesRepository,
       evaluationUsage: evaluationUsageRepository,
@@ -36,6 +39,7 @@ export function createStore(db: Db): Store {
       experiments: experimentsRepository,
       profiles: profilesRepository,
       exports: exportsRepository,
+      signInFailures: signInFailuresRepository,
     },
     db,
   );

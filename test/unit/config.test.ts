@@ -14,10 +14,16 @@ describe('configuration', () => {
     expect(() => parseConfig({ TABLE_NAME: 't', RATE_LIMITS: '{"strict":0}' })).toThrow(/RATE_LIMITS/);
     expect(() => parseConfig({ TABLE_NAME: 't', RATE_LIMITS: 'not json' })).toThrow(ConfigError);
     expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"nope"}]' })).toThrow(/JWT_EXTERNAL_ISSUERS/);
-    expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://idp.example.com"}]' })).toThrow(/JWT_EXTERNAL_ISSUERS.*https/);
-    expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"https://idp.example.com","jwksUrl":"http://keys.example.com"}]' })).toThrow(/JWT_EXTERNAL_ISSUERS/);
-    expect(parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://127.0.0.1:4000/pool"}]' }).jwt.externalIssuers).toHaveLength(1);
+    expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://idp.example.com","audiences":["client"]}]' })).toThrow(/JWT_EXTERNAL_ISSUERS.*https/);
+    expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"https://idp.example.com","jwksUrl":"http://keys.example.com","audiences":["client"]}]' })).toThrow(/JWT_EXTERNAL_ISSUERS/);
+    expect(parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://127.0.0.1:4000/pool","audiences":["client"]}]' }).jwt.externalIssuers).toHaveLength(1);
     expect(() => parseConfig({ TABLE_NAME: 't', MAIL_TRANSPORT: 'outbox' })).toThrow(/OUTBOX_DIR/);
+  });
+
+  it('refuses an external issuer that names no audience: every app of its users could call the API', () => {
+    for (const audiences of ['', ',"audiences":[]', ',"audiences":[""]']) {
+      expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: `[{"issuer":"https://idp.example.com"${audiences}}]` }), audiences).toThrow(/JWT_EXTERNAL_ISSUERS\.0\.audiences/);
+    }
   });
 
   it('merges partial rate limits over the defaults', () => {

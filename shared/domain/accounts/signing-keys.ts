@@ -1,15 +1,16 @@
+import { calculateJwkThumbprint, type JWK } from 'jose';
 import { createECDH, createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
-import { ecThumbprint, type Jwk } from './jws.ts';
 
 /**
  * Every secret the service signs or keys with is derived from one random seed (64+ characters):
  * locally a file in DATA_DIR made on first start, on AWS a generated Secrets Manager secret.
- * Deriving with HKDF keeps the ES256 JWT key, the API-key pepper and the cursor key independent of each other.
+ * Deriving with HKDF keeps the ES256 JWT key, the API-key pepper and the cursor key independent of each
+ * other. jose signs and verifies with the key; it has no derivation of a key from a seed, hence this one.
  */
 export interface SigningMaterial {
   privateKey: KeyObject;
   publicKey: KeyObject;
-  publicJwk: Jwk;
+  publicJwk: JWK;
   kid: string;
   apiKeyPepper: Buffer;
   /** Signs the opaque cursors of deep pages (search, exports), so a client can neither forge nor reuse another tenant's. */
@@ -19,7 +20,7 @@ export interface SigningMaterial {
 const derive = (seed: string, label: string): Buffer =>
   Buffer.from(hkdfSync('sha256', Buffer.from(seed, 'utf8'), Buffer.from('aos-v1'), Buffer.from(label), 32));
 
-function p256FromSeed(seed: string): Jwk & { crv: string; x: string; y: string } {
+function p256FromSeed(seed: string): JWK & { crv: string; x: string; y: string } {
   for (let counter = 0; counter < 16; counter++) {
     const d = derive(seed, `jwt-es256-${counter}`);
     const ecdh = createECDH('prime256v1');
@@ -44,8 +45,8 @@ export async function signingMaterialFromSeed(seed: string): Promise<SigningMate
   if (seed.length < 32) throw new Error('the signing seed must be at least 32 characters');
   const privateJwk = p256FromSeed(seed);
   const { d: _private, ...publicFields } = privateJwk;
-  const kid = ecThumbprint(publicFields);
-  const publicJwk: Jwk = { ...publicFields, kid, alg: 'ES256', use: 'sig' };
+  const kid = await calculateJwkThumbprint(publicFields, 'sha256');
+  const publicJwk: JWK = { ...publicFields, kid, alg: 'ES256', use: 'sig' };
   const privateKey = createPrivateKey({ key: privateJwk, format: 'jwk' });
   return {
     privateKey,

@@ -11,10 +11,11 @@ import { currentPeriod, newTrialSubscription, subscriptionView } from '../plans/
 import { issueAccessToken, providerOf, type JwtSettings, type VerifiedToken } from './jwt.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts';
 import { newLinkToken } from './secrets.ts';
+import { SignInBackoff } from './sign-in-backoff.ts';
 import type { SigningMaterial } from './signing-keys.ts';
 
 export interface AccountsDeps {
-  store: Pick<Store, 'users' | 'tenants' | 'linkTokens' | 'apiKeys' | 'agents'>;
+  store: Pick<Store, 'users' | 'tenants' | 'linkTokens' | 'apiKeys' | 'agents' | 'signInFailures'>;
   clock: Clock;
   ids: Ids;
   queue: QueuePort;
@@ -103,7 +104,10 @@ async function sendLinkEmail(
             `Welcome to Agent Observability, ${user.firstName}!`,
             '',
             'Confirm your e-mail address by opening this link (valid for 7 days):',
-            `${deps.publicAppUrl}/api/auth/verify-email?token=${token}`,
+            `${deps.publicAppUrl}/verify-email?token=${token}`,
+            '',
+            'Or from a terminal:',
+            `curl ${deps.publicAppUrl}/api/auth/verify-email?token=${token}`,
           ].join('\n'),
         };
   await deps.queue.send('notify', [message]);
@@ -173,14 +177,18 @@ export async function register(body: z.infer<typeof registerBody>, deps: Needs<'
   return { user: publicUser(user), ...(await accessTokenFor(user, deps)) };
 }
 
-export async function login(body: z.infer<typeof loginBody>, deps: Needs<'users'> & TokenDeps) {
+export async function login(body: z.infer<typeof loginBody>, deps: Needs<'users' | 'signInFailures', 'queue'> & TokenDeps) {
+  const backoff = await SignInBackoff.check(body.email, deps);
   const user = await deps.store.users.findByEmail(body.email);
-  if (!user?.passwordHash) {
-    await burnPasswordCheck(body.password);
+  // The same work whether or not the account exists: the answers must not tell.
+  let passwordMatches = false;
+  if (user?.passwordHash) passwordMatches = await verifyPassword(body.password, user.passwordHash);
+  else await burnPasswordCheck(body.password);
+  if (!user || !passwordMatches || !user.isActive) {
+    await backoff.failed();
     throw new UnauthorizedError('Invalid e-mail or password');
   }
-  if (!(await verifyPassword(body.password, user.passwordHash))) throw new UnauthorizedError('Invalid e-mail or password');
-  if (!user.isActive) throw new UnauthorizedError('Invalid e-mail or password');
+  await backoff.succeeded();
   return { ...(await accessTokenFor(user, deps)), user: publicUser(user) };
 }
 

@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { storableNumber } from '../../schemas/storable.ts';
+import { MAX_TOKEN_COUNT } from '../spans/model.ts';
 
 export const THRESHOLD_ALERT_TYPES = ['error', 'highDuration', 'highInputTokens', 'highOutputTokens', 'highCost', 'timeout'] as const;
 export const LLM_ALERT_TYPES = ['hallucination', 'nsfw', 'stuck', 'quality'] as const;
@@ -79,8 +81,12 @@ const typeOptions = z.partial(
     cooldownMinutes: z.number().check(z.int(), z.gte(0), z.lte(10_080)),
   }),
 );
-const llmTypeOptions = z.extend(typeOptions, { threshold: z.optional(z.number().check(z.gte(0), z.lte(1))) });
-const nonNegative = z.number().check(z.nonnegative());
+const llmTypeOptions = z.extend(typeOptions, { threshold: z.optional(storableNumber(0, 1)) });
+/** A duration threshold: a run of up to 30 days, in milliseconds. */
+const durationMs = storableNumber(0, 30 * 86_400_000);
+const tokens = storableNumber(0, MAX_TOKEN_COUNT);
+/** Dollars per call. */
+const dollars = storableNumber(0, 1_000_000);
 
 /** The body of `PUT /agents/:agentId/alerts`: any part of the configuration; it merges onto the current one. */
 export const alertConfigPatch = z.partial(
@@ -88,12 +94,12 @@ export const alertConfigPatch = z.partial(
     llmAnalysis: z.partial(
       z.strictObject({
         enabled: z.boolean(),
-        samplingRate: z.number().check(z.gte(0), z.lte(1)),
+        samplingRate: storableNumber(0, 1),
         alertTypes: z.partial(z.strictObject(Object.fromEntries(LLM_ALERT_TYPES.map((t) => [t, llmTypeOptions])) as Record<LlmAlertType, typeof llmTypeOptions>)),
       }),
     ),
     thresholds: z.partial(
-      z.strictObject({ duration: nonNegative, inputTokens: nonNegative, outputTokens: nonNegative, cost: nonNegative, timeout: nonNegative }),
+      z.strictObject({ duration: durationMs, inputTokens: tokens, outputTokens: tokens, cost: dollars, timeout: durationMs }),
     ),
     alertTypes: z.partial(z.strictObject(Object.fromEntries(THRESHOLD_ALERT_TYPES.map((t) => [t, typeOptions])) as Record<ThresholdAlertType, typeof typeOptions>)),
     contacts: z.partial(

@@ -108,16 +108,18 @@ const occurrenceKey = (d: { type: string; traceId: string; spanId: string | null
  * Records detections as alert occurrences and queues a notification job for each. A detection seen
  * again (a redelivered message) counts once, but its job is queued again: the notify worker
  * de-duplicates jobs, so a crash between counting and queueing cannot lose the notification.
+ * Answers how many alerts the detections opened (the others recurred on an open alert).
  */
 export async function raiseAlerts(
   tenantId: string,
   agent: { id: string; name: string; alertConfig?: AlertConfigPatch },
   detections: ReadonlyArray<Detection | (Omit<Detection, 'type'> & { type: AlertType; reasoning?: string })>,
   deps: AlertDeps,
-): Promise<void> {
-  if (detections.length === 0) return;
+): Promise<number> {
+  if (detections.length === 0) return 0;
   const config = effectiveAlertConfig(agent.alertConfig);
   const jobs: AlertNotificationJob[] = [];
+  let opened = 0;
   for (const d of detections) {
     const options = optionsOf(config, d.type);
     const occurrence: Occurrence = {
@@ -134,8 +136,10 @@ export async function raiseAlerts(
       key: occurrenceKey(d),
       at: new Date(d.occurredAtMs),
     };
-    const { alert } = await deps.store.alerts.recordOccurrence(tenantId, occurrence, () => deps.ids.next('alr'));
+    const { alert, outcome } = await deps.store.alerts.recordOccurrence(tenantId, occurrence, () => deps.ids.next('alr'));
+    if (outcome === 'opened') opened++;
     jobs.push({ kind: 'alert-notification', tenantId, alertId: alert.id, occurrenceKey: occurrence.key });
   }
   await deps.queue.send('notify', jobs);
+  return opened;
 }

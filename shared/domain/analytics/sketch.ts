@@ -1,28 +1,43 @@
+import { DDSketch } from '@datadog/sketches-js';
 import { ByteReader, ByteWriter } from '../binary.ts';
-import { DDSketch } from './ddsketch.ts';
 
 /** Every quantile the sketch answers is within 1% of the exact value at that rank. */
 const RELATIVE_ACCURACY = 0.01;
 
-/** First byte of every serialised sketch, so a future format can be told apart. */
+/**
+ * First byte of every serialised sketch, so a future format can be told apart. Format 1 is the one the
+ * rollups have always stored (whichever DDSketch core filled it): the keys are those of sketches-js's
+ * logarithmic mapping at 1%, so stored sketches read back unchanged.
+ */
 const FORMAT_VERSION = 1;
 
-const newSketch = () => new DDSketch(RELATIVE_ACCURACY);
-const [MIN_KEY, MAX_KEY] = newSketch().mapping.keyRange;
+const newSketch = () => new DDSketch({ relativeAccuracy: RELATIVE_ACCURACY });
+/** The keys a finite value can have: a key outside them comes from a corrupt encoding. */
+const KEY_RANGE = ((mapping) => [mapping.key(mapping.minPossible), mapping.key(Number.MAX_VALUE)] as const)(newSketch().mapping);
 
 /** The non-empty bins in key order. */
 function forEachBin({ store }: DDSketch, visit: (key: number, count: number) => void): void {
   for (let key = store.minKey; key <= store.maxKey; key++) {
-    const count = store.countOf(key);
+    const count = store.bins[key - store.offset] ?? 0;
     if (count > 0) visit(key, count);
   }
+}
+
+/**
+ * Sizes the store for [minKey, maxKey] by adding nothing at both ends: growing it one key at a time
+ * re-centres its array over and over, which makes merging several times slower.
+ */
+function reserve({ store }: DDSketch, minKey: number, maxKey: number): void {
+  if (minKey > maxKey) return;
+  store.add(maxKey, 0);
+  store.add(minKey, 0);
 }
 
 function addZeros(sketch: DDSketch, count: number): void {
   if (count > 0) sketch.accept(0, count);
 }
 
-/** Straight into the store: no log/pow round trip. */
+/** Straight into the store: no log/pow round trip. The sketch's sum, min and max go unused (rollups keep exact ones). */
 function addBin(sketch: DDSketch, key: number, count: number): void {
   sketch.store.add(key, count);
   sketch.count += count;
@@ -36,7 +51,7 @@ function readBins(encoded: Uint8Array, visit: (key: number, count: number) => vo
   for (let key = 0; reader.pos < reader.len; ) {
     key += reader.sint32();
     // Sizing a store for a key no value can have would take gigabytes.
-    if (key < MIN_KEY || key > MAX_KEY) throw new RangeError(`corrupt latency sketch: key ${key}`);
+    if (key < KEY_RANGE[0] || key > KEY_RANGE[1]) throw new RangeError(`corrupt latency sketch: key ${key}`);
     visit(key, reader.uint32());
   }
   return zeroCount;
@@ -45,12 +60,16 @@ function readBins(encoded: Uint8Array, visit: (key: number, count: number) => vo
 type Source = { sketch: DDSketch } | { encoded: Uint8Array } | { parts: readonly LatencySketch[] };
 
 /**
- * A mergeable latency distribution (milliseconds, ≥ 0) over a DDSketch with 1% relative accuracy.
- * Immutable, and built only when a quantile, the count or the encoding is asked for: most analytics
- * answers merge and decode rollups without ever reading their latencies, and a merge reads the bins
- * of encoded parts straight from their bytes. Merging replays the parts' bins into a fresh sketch
- * sized for all of them; the encoding (see serialize) lists only the non-empty bins, so equal
- * distributions encode alike.
+ * A mergeable latency distribution (milliseconds, ≥ 0) over a DDSketch (@datadog/sketches-js) with 1%
+ * relative accuracy. Immutable, and built only when a quantile, the count or the encoding is asked
+ * for: most analytics answers merge and decode rollups without ever reading their latencies, and a
+ * merge reads the bins of encoded parts straight from their bytes.
+ *
+ * Merging replays the parts' bins into a fresh sketch sized for all of them rather than using
+ * `DDSketch.merge`, which in sketches-js 2.1 loses the range of a store whose highest key is 0 (values
+ * of exactly 1 ms); and the encoding (see serialize) lists only the non-empty bins, so that equal
+ * distributions encode alike, where sketches-js's `toProto` writes every padded bin as a double at an
+ * offset that depends on the order values arrived in.
  */
 export class LatencySketch {
   private built: DDSketch | undefined;
@@ -74,7 +93,7 @@ export class LatencySketch {
         maxKey = Math.max(maxKey, key);
       });
     }
-    sketch.store.cover(minKey, maxKey);
+    reserve(sketch, minKey, maxKey);
     for (const part of parts) addZeros(sketch, part.visitBins((key, count) => addBin(sketch, key, count)));
     return sketch;
   }

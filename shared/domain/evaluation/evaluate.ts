@@ -31,7 +31,16 @@ export interface EvaluationDeps {
 }
 
 export type EvaluationResult =
-  | { outcome: 'evaluated'; scores: Partial<Record<LlmAlertType, number>>; alerted: LlmAlertType[] }
+  | {
+      outcome: 'evaluated';
+      scores: Partial<Record<LlmAlertType, number>>;
+      alerted: LlmAlertType[];
+      /** Alerts the verdicts opened (an alert already open counts the occurrence instead). */
+      alertsRaised: number;
+      /** Types judged, one judge call each, and what they cost at list price (US dollars). */
+      judgeCalls: number;
+      judgeCost: number;
+    }
   | { outcome: 'trace-gone' | 'not-evaluated' | 'already-evaluated' | 'over-budget' };
 
 const DAY_SECONDS = 86_400;
@@ -98,7 +107,7 @@ export async function evaluateTrace(job: EvaluationJob, deps: EvaluationDeps): P
     reasoning: verdict.reasoning,
     occurredAtMs: at,
   }));
-  await raiseAlerts(tenantId, agent, detections, deps);
+  const alertsRaised = await raiseAlerts(tenantId, agent, detections, deps);
   // After the alerts: a signal marks its type done, so a crash in between re-judges rather than losing an alert.
   const expiresAt = Math.floor(now.getTime() / 1000) + plan.retention * DAY_SECONDS;
   await storeEvaluations(tenantId, summary, judged, new Set(alerting.map((j) => j.type)), expiresAt, deps);
@@ -107,7 +116,14 @@ export async function evaluateTrace(job: EvaluationJob, deps: EvaluationDeps): P
     const reasons = failed.map((f) => `${f.type}: ${f.error instanceof Error ? `${f.error.name}: ${f.error.message}` : String(f.error)}`).join('; ');
     throw new AggregateError(failed.map((f) => f.error), `the judge failed for ${failed.length} of ${pending.length} types (${reasons})`);
   }
-  return { outcome: 'evaluated', scores: Object.fromEntries(judged.map((j) => [j.type, j.verdict.score])), alerted: alerting.map((j) => j.type) };
+  return {
+    outcome: 'evaluated',
+    scores: Object.fromEntries(judged.map((j) => [j.type, j.verdict.score])),
+    alerted: alerting.map((j) => j.type),
+    alertsRaised,
+    judgeCalls: judged.length,
+    judgeCost: roundCost(judged.reduce((total, j) => total + (j.usage ? costOf(j.usage) : 0), 0)),
+  };
 }
 
 /** All types at once; one type failing does not lose the others' verdicts. */

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { agentId } from '../../schemas/common.ts';
+import { storableNumber, storableObject } from '../../schemas/storable.ts';
 
 /** Metrics read from the traces themselves; any other primary metric names a signal. */
 const TRACE_METRICS = ['successRate', 'latency', 'cost'] as const;
@@ -13,11 +14,9 @@ const WEIGHT_TOLERANCE = 1e-6;
 
 const variant = z.object({
   key: z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[\w.:-]+$/, 'must be 1–64 letters, digits or . _ : -')),
-  weight: z.number().check(z.positive(), z.lte(100)),
+  weight: storableNumber(0, 100).check(z.positive()),
   config: z._default(
-    z
-      .record(z.string(), z.unknown())
-      .check(z.refine((config: Record<string, unknown>) => Buffer.byteLength(JSON.stringify(config)) <= MAX_CONFIG_BYTES, 'must be at most 16 KB as JSON')),
+    storableObject.check(z.refine((config: Record<string, unknown>) => Buffer.byteLength(JSON.stringify(config)) <= MAX_CONFIG_BYTES, 'must be at most 16 KB as JSON')),
     {},
   ),
 });
@@ -40,7 +39,7 @@ export const createExperimentBody = z.object({
   ),
   /** `successRate`, `latency` (mean, lower is better), `cost` (mean per trace, lower is better) or a signal name. */
   primaryMetric: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
-  trafficPercentage: z._default(z.number().check(z.gte(0), z.lte(100)), 100),
+  trafficPercentage: z._default(storableNumber(0, 100), 100),
 });
 export type ExperimentDefinition = z.infer<typeof createExperimentBody>;
 

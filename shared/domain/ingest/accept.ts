@@ -6,7 +6,7 @@ import { PLANS, UNLIMITED } from '../plans/plans.ts';
 import { currentPeriod } from '../plans/subscription.ts';
 import { effectiveAgentName } from '../spans/model.ts';
 import type { ItemError } from './native.ts';
-import { toIngestMessages, type Telemetry } from './messages.ts';
+import { fitTelemetry, packMessages, type Telemetry } from './messages.ts';
 
 export interface AcceptDeps {
   store: Pick<Store, 'tenants' | 'agents'>;
@@ -35,7 +35,9 @@ function agentNamesOf(t: Telemetry): string[] {
  * spans against the period. Resolves only once the queue holds every message: an error before that
  * means nothing was accepted and the client should retry.
  */
-export async function acceptTelemetry(tenantId: string, telemetry: Telemetry, invalid: ItemError[], deps: AcceptDeps): Promise<AcceptResult> {
+export async function acceptTelemetry(tenantId: string, sent: Telemetry, invalid: ItemError[], deps: AcceptDeps): Promise<AcceptResult> {
+  // Cut to what the queue and the store take before anything reads it: an agent name is a key.
+  const telemetry = fitTelemetry(sent);
   const total = telemetry.spans.length + telemetry.signals.length + telemetry.logs.length;
   if (total === 0) {
     const detail = invalid.slice(0, 5).map((e) => `[${e.index}] ${e.message}`).join('; ');
@@ -74,8 +76,9 @@ export async function acceptTelemetry(tenantId: string, telemetry: Telemetry, in
     }
   }
 
+  const messages = packMessages(tenantId, now.getTime(), telemetry);
   try {
-    await deps.queue.send('ingest', toIngestMessages(tenantId, now.getTime(), telemetry));
+    await deps.queue.send('ingest', messages);
   } catch (err) {
     // Part of a large request may already be queued; the client's retry is harmless (idempotent writes).
     throw new ServiceUnavailableError(5, { cause: err });

@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors.ts';
 import { isStorableNumber, storableOrNull, type AttributeValue, type CanonicalLog, type CanonicalSignal, type CanonicalSpan } from '../spans/model.ts';
 
 /** What the ingest queue carries. Every message is processed idempotently by the ingest worker. */
@@ -24,6 +25,21 @@ export const MAX_MESSAGE_BYTES = 240 * 1024;
 export const MAX_TEXT_CHARS = 32 * 1024;
 const MAX_ATTRIBUTE_TEXT_CHARS = 4 * 1024;
 const MAX_ATTRIBUTES_BYTES = 32 * 1024;
+/** An attribute key as long as the native API takes one. */
+const MAX_KEY_CHARS = 256;
+/** Names, models, tools and the like: as long as the native API takes them. */
+const MAX_NAME_CHARS = 256;
+const MAX_SPAN_NAME_CHARS = 512;
+const MAX_AGENT_NAME_CHARS = 200;
+/** DynamoDB nests maps and lists 32 deep; deeper values are kept as their JSON text. */
+const MAX_NESTING = 16;
+/**
+ * A span's input and output, and its events together, each take at most this much of a message as
+ * JSON (escaped control characters take six bytes each), so that with its attributes and names any
+ * span fits in one message.
+ */
+const MAX_FIELD_JSON_BYTES = 48 * 1024;
+const MAX_EVENTS = 64;
 
 /** Cuts text to `max` characters and says so in the text itself, so nothing is dropped silently. */
 export function truncateText(text: string | null, max = MAX_TEXT_CHARS): string | null {
@@ -31,47 +47,110 @@ export function truncateText(text: string | null, max = MAX_TEXT_CHARS): string 
   return `${text.slice(0, max)}…[truncated ${text.length - max} characters]`;
 }
 
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/** Cuts text further, if it must, until its JSON takes at most `maxBytes`. */
+function fitTextBytes(text: string | null, maxBytes = MAX_FIELD_JSON_BYTES): string | null {
+  let fitted = truncateText(text);
+  while (fitted !== null && jsonBytes(fitted) > maxBytes) {
+    fitted = truncateText(text, Math.floor((fitted.length * maxBytes) / jsonBytes(fitted) * 0.9));
+  }
+  return fitted;
+}
+
 /**
  * A key named `__proto__` (JSON allows it) is kept under another name: assigned to a plain object, as
  * the DynamoDB marshaller does, it would set the prototype instead, and the worker could never store it.
+ * A key longer than the native API takes is cut (an OTLP exporter may send any length).
  */
-const storableKey = (key: string): string => (key === '__proto__' ? '[__proto__]' : key);
+const storableKey = (key: string): string => (key === '__proto__' ? '[__proto__]' : truncateText(key, MAX_KEY_CHARS)!);
 
-function truncateValue(value: AttributeValue): AttributeValue {
+function truncateValue(value: AttributeValue, depth = 0): AttributeValue {
   if (typeof value === 'string') return truncateText(value, MAX_ATTRIBUTE_TEXT_CHARS);
   if (typeof value === 'number') return isStorableNumber(value) ? value : String(value);
-  if (Array.isArray(value)) return value.map(truncateValue);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableKey(k), truncateValue(v)]));
+  if (value && typeof value === 'object' && depth >= MAX_NESTING) return truncateText(JSON.stringify(value), MAX_ATTRIBUTE_TEXT_CHARS);
+  if (Array.isArray(value)) return value.map((v) => truncateValue(v, depth + 1));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableKey(k), truncateValue(v, depth + 1)]));
   return value;
 }
 
 export function truncateAttributes(attributes: Record<string, AttributeValue>): Record<string, AttributeValue> {
   const cut = truncateValue(attributes) as Record<string, AttributeValue>;
-  if (Buffer.byteLength(JSON.stringify(cut)) <= MAX_ATTRIBUTES_BYTES) return cut;
-  const keys = Object.keys(attributes);
-  return { 'aos.truncated': `${keys.length} attributes over 32 KB were not kept: ${keys.slice(0, 20).join(', ')}` };
+  if (jsonBytes(cut) <= MAX_ATTRIBUTES_BYTES) return cut;
+  const keys = Object.keys(cut);
+  const named = keys.slice(0, 20).map((k) => truncateText(k, 64));
+  return { 'aos.truncated': `${keys.length} attributes over 32 KB were not kept: ${named.join(', ')}` };
 }
 
+const cutName = (text: string | null, max = MAX_NAME_CHARS) => truncateText(text, max);
+
+/** The span's events in order, as many as fit in their share of a message. */
+function fitEvents(events: CanonicalSpan['events']): CanonicalSpan['events'] {
+  const kept: CanonicalSpan['events'] = [];
+  let bytes = 0;
+  for (const event of events.slice(0, MAX_EVENTS)) {
+    const fitted = { ...event, name: cutName(event.name)!, attributes: truncateAttributes(event.attributes) };
+    bytes += jsonBytes(fitted);
+    if (bytes > MAX_FIELD_JSON_BYTES) break;
+    kept.push(fitted);
+  }
+  return kept;
+}
+
+/**
+ * A span as a queue message carries it: every text cut to its limit, numbers DynamoDB cannot hold
+ * dropped, attributes within 32 KB, so that any span fits in one message.
+ */
 export function fitSpan(span: CanonicalSpan): CanonicalSpan {
   return {
     ...span,
-    input: truncateText(span.input),
-    output: truncateText(span.output),
+    name: cutName(span.name, MAX_SPAN_NAME_CHARS)!,
+    agentName: cutName(span.agentName, MAX_AGENT_NAME_CHARS),
+    input: fitTextBytes(span.input),
+    output: fitTextBytes(span.output),
     statusMessage: truncateText(span.statusMessage, MAX_ATTRIBUTE_TEXT_CHARS),
+    errorType: cutName(span.errorType),
+    model: cutName(span.model),
+    provider: cutName(span.provider),
+    operation: cutName(span.operation),
+    toolName: cutName(span.toolName),
+    sessionId: cutName(span.sessionId),
+    userId: cutName(span.userId),
+    experimentId: cutName(span.experimentId),
+    variant: cutName(span.variant),
     inputTokens: storableOrNull(span.inputTokens),
     outputTokens: storableOrNull(span.outputTokens),
     cachedInputTokens: storableOrNull(span.cachedInputTokens),
     cost: storableOrNull(span.cost),
     attributes: truncateAttributes(span.attributes),
-    events: span.events.slice(0, 64).map((e) => ({ ...e, attributes: truncateAttributes(e.attributes) })),
+    events: fitEvents(span.events),
   };
 }
 
-const fitLog = (log: CanonicalLog): CanonicalLog => ({ ...log, message: truncateText(log.message)!, attributes: truncateAttributes(log.attributes) });
-const fitSignal = (signal: CanonicalSignal): CanonicalSignal => ({ ...signal, metadata: truncateAttributes(signal.metadata) });
+const fitLog = (log: CanonicalLog): CanonicalLog => ({
+  ...log,
+  message: fitTextBytes(log.message)!,
+  agentName: cutName(log.agentName, MAX_AGENT_NAME_CHARS),
+  attributes: truncateAttributes(log.attributes),
+});
+const fitSignal = (signal: CanonicalSignal): CanonicalSignal => ({
+  ...signal,
+  signalName: cutName(signal.signalName)!,
+  agentName: cutName(signal.agentName, MAX_AGENT_NAME_CHARS),
+  metadata: truncateAttributes(signal.metadata),
+});
+
+/** Telemetry cut to what the queue and the store take (see `fitSpan`): what the plan checks and the messages see. */
+export function fitTelemetry(telemetry: Telemetry): Telemetry {
+  return { spans: telemetry.spans.map(fitSpan), signals: telemetry.signals.map(fitSignal), logs: telemetry.logs.map(fitLog) };
+}
 
 /** Splits accepted telemetry into queue messages that each fit SQS, after cutting oversized fields. */
-export function toIngestMessages(tenantId: string, receivedAtMs: number, telemetry: Telemetry): IngestMessage[] {
+export const toIngestMessages = (tenantId: string, receivedAtMs: number, telemetry: Telemetry): IngestMessage[] =>
+  packMessages(tenantId, receivedAtMs, fitTelemetry(telemetry));
+
+/** Splits telemetry already fitted (`fitTelemetry`) into queue messages that each fit SQS. */
+export function packMessages(tenantId: string, receivedAtMs: number, telemetry: Telemetry): IngestMessage[] {
   const messages: IngestMessage[] = [];
   let current: Extract<IngestMessage, { kind: 'telemetry' }> | undefined;
   let size = 0;
@@ -84,11 +163,13 @@ export function toIngestMessages(tenantId: string, receivedAtMs: number, telemet
   const add = <K extends 'spans' | 'signals' | 'logs'>(key: K, item: Telemetry[K][number]) => {
     const bytes = Buffer.byteLength(JSON.stringify(item)) + 1;
     if (!current || size + bytes > MAX_MESSAGE_BYTES) start();
+    // Fitted items always fit; were one not to, SQS would refuse it on every retry: refuse it now.
+    if (size + bytes > MAX_MESSAGE_BYTES) throw new ValidationError(`A ${key.slice(0, -1)} is larger than ingestion takes (${bytes} bytes as JSON, after cutting its texts)`);
     (current![key] as Array<typeof item>).push(item);
     size += bytes;
   };
-  for (const span of telemetry.spans) add('spans', fitSpan(span));
-  for (const signal of telemetry.signals) add('signals', fitSignal(signal));
-  for (const log of telemetry.logs) add('logs', fitLog(log));
+  for (const span of telemetry.spans) add('spans', span);
+  for (const signal of telemetry.signals) add('signals', signal);
+  for (const log of telemetry.logs) add('logs', log);
   return messages;
 }

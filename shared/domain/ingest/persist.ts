@@ -80,10 +80,16 @@ function toStoredSpan(span: TelemetryMessage['spans'][number], agentIds: Map<str
  * ids, content ids, a summary recomputed from the stored spans, alert occurrence keys, minute rollups
  * that remember each trace they counted), so a message processed twice leaves the same state.
  */
-export async function persistTelemetry(message: TelemetryMessage, deps: PersistDeps): Promise<void> {
+/** What a telemetry message added: the spans stored and the alerts they opened. */
+export interface PersistOutcome {
+  spansStored: number;
+  alertsRaised: number;
+}
+
+export async function persistTelemetry(message: TelemetryMessage, deps: PersistDeps): Promise<PersistOutcome> {
   const { tenantId } = message;
   const tenant = await deps.store.tenants.get(tenantId);
-  if (!tenant) return; // the account was deleted after the data was accepted
+  if (!tenant) return { spansStored: 0, alertsRaised: 0 }; // the account was deleted after the data was accepted
   const retentionDays = PLANS[tenant.subscription.plan].features.retention;
   const expiresAt = Math.floor(message.receivedAtMs / 1000) + retentionDays * DAY_SECONDS;
   const nowMs = deps.clock.now().getTime();
@@ -94,6 +100,7 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
 
   const spans = message.spans.map((s) => toStoredSpan(s, agentIds));
   const traces: StoredTrace[] = [];
+  let alertsRaised = 0;
   if (spans.length > 0) {
     await deps.store.traces.putSpans(tenantId, spans, expiresAt, nowMs);
     for (const traceId of distinct(spans.map((s) => s.traceId))) {
@@ -103,7 +110,7 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
       await deps.store.traces.putSummary(tenantId, summary, revision, expiresAt);
       traces.push({ summary, revision, stored, arrived: spans.filter((s) => s.traceId === traceId) });
     }
-    await checkThresholds(tenantId, traces, deps);
+    alertsRaised = await checkThresholds(tenantId, traces, deps);
     const finished = traces.filter((t) => t.summary.complete && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
     await rollUpFinishedTraces(tenantId, finished.map((t) => t.summary), expiresAt, deps.store.rollups);
     await checkTracesAgainstProfiles(tenantId, finished, expiresAt, deps);
@@ -144,6 +151,7 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
     statuses: distinct(traceStatuses),
     signalNames: distinct(signals.map((s) => s.signalName)),
   });
+  return { spansStored: spans.length, alertsRaised };
 }
 
 interface StoredTrace {
@@ -161,7 +169,7 @@ interface StoredTrace {
  * A child span often names no agent until its trace's root arrives; so when the root arrives, every
  * stored span of the trace is checked (a span checked before counts once: occurrences are idempotent).
  */
-async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: PersistDeps): Promise<void> {
+async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: PersistDeps): Promise<number> {
   const byAgent = new Map<string, Detection[]>();
   const add = (agentId: string | null, found: Detection[]) => {
     if (agentId && found.length > 0) byAgent.set(agentId, [...(byAgent.get(agentId) ?? []), ...found]);
@@ -183,10 +191,12 @@ async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: Pe
     const traceConfig = await configOf(summary.agentId);
     if (traceConfig && rootArrived) add(summary.agentId, detectInTrace(summary, traceConfig));
   }
+  let raised = 0;
   for (const [agentId, detections] of byAgent) {
     const agent = await agentOf(agentId);
-    if (agent) await raiseAlerts(tenantId, agent, detections, deps);
+    if (agent) raised += await raiseAlerts(tenantId, agent, detections, deps);
   }
+  return raised;
 }
 
 /** How a purge goes on: the next page at once, or the final sweep after a delay. */

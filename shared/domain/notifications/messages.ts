@@ -35,5 +35,19 @@ export const alertNotificationJobSchema = z.object({
 });
 export type AlertNotificationJob = z.infer<typeof alertNotificationJobSchema>;
 
+/**
+ * Sign-ins to an e-mail address were locked after repeated failures: the notify worker tells the
+ * account's owner, if an account has that address (the sign-in answers do not say).
+ */
+export const signInLockoutJobSchema = z.object({
+  kind: z.literal('sign-in-lockout'),
+  email: z.string().check(z.minLength(1), z.maxLength(320)),
+  failures: z.number().check(z.int(), z.positive()),
+  lockedUntil: nonEmpty,
+  /** With the address, identifies the lock across retries. */
+  occurrenceKey: nonEmpty,
+});
+export type SignInLockoutJob = z.infer<typeof signInLockoutJobSchema>;
+
 /** Everything the notify queue carries. */
-export const notifyQueueMessageSchema = z.union([alertNotificationJobSchema, outboundMessageSchema]);
+export const notifyQueueMessageSchema = z.union([alertNotificationJobSchema, signInLockoutJobSchema, outboundMessageSchema]);

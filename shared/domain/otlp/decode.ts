@@ -1,9 +1,10 @@
 /**
  * OTLP/HTTP request bodies (JSON or protobuf) → one normalized form: ids as lower-case hex ('' when
  * absent), times as decimal nanosecond strings ('0' when absent), enums as numbers and attributes as
- * plain JSON values. Both encodings go through the same reader: protobuf is first decoded into the
- * OTLP/JSON object shape (protobuf.ts: int64 as decimal strings, bytes as Buffers).
+ * plain JSON values. Both encodings go through the same reader: protobuf is decoded by the generated
+ * codec (protobuf.ts) into messages of the OTLP/JSON shape but for their 64-bit integers (`Long`s).
  */
+import protobuf from 'protobufjs/minimal.js';
 import { ValidationError } from '../errors.ts';
 import type { AttributeValue } from '../spans/model.ts';
 import type { Attributes } from './attributes.ts';
@@ -188,9 +189,10 @@ class OtlpObject {
     return value;
   }
 
-  /** int64/fixed64 as a canonical decimal string; OTLP/JSON sends numbers or decimal strings. */
+  /** int64/fixed64 as a canonical decimal string; OTLP/JSON sends numbers or decimal strings, protobuf `Long`s. */
   int64(key: string): string {
-    const value = this.fields[key] ?? 0;
+    const field = this.fields[key] ?? 0;
+    const value = isLong(field) ? field.toString() : field;
     const isInteger = (typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && /^-?\d{1,20}$/.test(value));
     const integer = isInteger ? BigInt(value as number | string) : undefined;
     if (integer === undefined || integer < INT64_MIN || integer > UINT64_MAX) {
@@ -271,8 +273,12 @@ class OtlpObject {
   }
 }
 
+/** A 64-bit integer of a decoded protobuf message. */
+const isLong = (value: unknown): value is { toString(): string } => value instanceof protobuf.util.Long;
+
+/** A JSON object or a decoded protobuf message: not a list, bytes or a 64-bit integer. */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !isLong(value);
 }
 
 /** Proto3 JSON also writes doubles as strings: a numeral, "NaN", "Infinity" or "-Infinity". */

@@ -31,6 +31,6 @@ export function encodeExportResponse(
     const response = reported ? { partialSuccess: { [REJECTED_FIELD[kind]]: String(reported.rejected), errorMessage: reported.errorMessage } } : {};
     return { body: JSON.stringify(response), contentType: 'application/json' };
   }
-  const bytes = encodeResponse(reported);
+  const bytes = encodeResponse(kind, reported);
   return { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: 'application/x-protobuf' };
 }

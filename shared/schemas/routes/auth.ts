@@ -23,4 +23,8 @@ export const authRoutes = /* @__PURE__ */ areaRoutes(authRouteDefs, {
   'auth/forgot-password': { summary: 'E-mail a single-use password reset link (same answer for any e-mail)', body: forgotPasswordBody },
   'auth/reset-password': { summary: 'Set a new password with a reset token', body: resetPasswordBody },
   'auth/verify-email': { summary: 'Mark the e-mail address verified with the token from the welcome e-mail', query: verifyEmailQuery },
+  'auth/refresh': {
+    summary: 'Exchange the refresh-token cookie (set by login and register) for an access token and the next refresh token; a reused token ends its sign-in',
+  },
+  'auth/logout': { summary: 'End the sign-in of the refresh-token cookie and delete the cookie' },
 } as const satisfies AreaRouteSchemas<'auth'>);

@@ -16,6 +16,6 @@ export const logListQuery = rangeChecked(
 );
 
 export const logsRoutes = /* @__PURE__ */ areaRoutes(logsRouteDefs, {
-  'logs/ingest': { summary: 'Ingest up to 1000 log records', body: logsBatchBody, maxBodyBytes: 5 * MB },
+  'logs/ingest': { summary: 'Ingest up to 1000 log records', body: logsBatchBody, maxBodyBytes: 5 * MB, convertsUnstorableValues: true },
   'logs/list': { summary: 'List logs, newest first', query: logListQuery },
 } as const satisfies AreaRouteSchemas<'logs'>);

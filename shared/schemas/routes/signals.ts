@@ -23,8 +23,8 @@ export const signalSummaryQuery = rangeChecked(
 );
 
 export const signalsRoutes = /* @__PURE__ */ areaRoutes(signalsRouteDefs, {
-  'signals/record': { summary: 'Record a signal', body: signalBody },
-  'signals/record-batch': { summary: 'Record up to 1000 signals', body: signalsBatchBody, maxBodyBytes: 5 * MB },
+  'signals/record': { summary: 'Record a signal', body: signalBody, convertsUnstorableValues: true },
+  'signals/record-batch': { summary: 'Record up to 1000 signals', body: signalsBatchBody, maxBodyBytes: 5 * MB, convertsUnstorableValues: true },
   'signals/list': { summary: 'List signals, newest first', query: signalListQuery },
   'signals/summary': { summary: 'Per signal name and agent: count, avg, min, max, p50, p95', query: signalSummaryQuery },
   'signals/of-trace': { summary: 'Signals of one trace', params: traceIdParams },

@@ -16,7 +16,7 @@ export const traceListQuery = rangeChecked(
 );
 
 export const spansRoutes = /* @__PURE__ */ areaRoutes(spansRouteDefs, {
-  'spans/ingest': { summary: 'Ingest up to 1000 spans (native JSON); 202 with accepted/rejected counts', body: spansBatchBody, maxBodyBytes: 5 * MB },
+  'spans/ingest': { summary: 'Ingest up to 1000 spans (native JSON); 202 with accepted/rejected counts', body: spansBatchBody, maxBodyBytes: 5 * MB, convertsUnstorableValues: true },
   'spans/list-traces': { summary: 'List traces (root spans), newest first', query: traceListQuery },
   'spans/get-trace': { summary: 'A trace with its spans (ordered, with parent links), signals and logs', params: traceIdParams },
   'spans/filters': { summary: 'Values present in the trace store: agents, models, statuses, span kinds, tools, signal names' },

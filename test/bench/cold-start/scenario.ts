@@ -10,9 +10,12 @@ import { median, round } from '../stats.ts';
 
 const run = promisify(execFile);
 const BASELINE_MODULE = 'test/bench/cold-start/baseline.ts';
-const SYNTH_TIMEOUT_MS = 10 * 60_000;
+/** Bundling 64 functions takes minutes, many more on a loaded machine. */
+const SYNTH_TIMEOUT_MS = 30 * 60_000;
 /** The source map comment aside, the CDK's and the tests' builds of a function are the same bytes. */
 const MAX_DRIFT_KB = 0.5;
+/** The target: a function's median import takes at most this many times the bare DynamoDB function's, in the same run. */
+const MAX_IMPORT_OVER_BASELINE = 2;
 
 /** What the functions need at load (configuration is read once, failing fast); no call leaves the process. */
 const FUNCTION_ENV = {
@@ -75,7 +78,7 @@ async function measure(module: string, file: string, runs: number): Promise<Meas
 export const coldStartScenario: Scenario = {
   name: 'cold-start',
   summary:
-    "`cdk synth`, then every function's synthesized bundle imported in fresh Node.js processes, against the same for a bare DynamoDB GetCommand function; the bundle-size test's builds compared with the synthesized ones",
+    "`cdk synth`, then every function's synthesized bundle imported in fresh Node.js processes (the init a cold start pays for the code), against the same for a bare DynamoDB GetCommand function; target: the median function within 2× that baseline. Bundle sizes are reported, not capped",
   flags: {
     runs: { default: 5, max: 50, description: 'fresh processes per bundle (the median counts)' },
   },
@@ -91,7 +94,7 @@ export const coldStartScenario: Scenario = {
       const missing = expected.filter((m) => !synthesized.some((b) => b.module === m));
       if (missing.length > 0) throw new BenchFailure(`cdk synth built no bundle for ${missing.join(', ')}`);
 
-      progress('bundling the baseline and the bundle-size test builds');
+      progress('bundling the baseline and the bundle tests\' builds');
       const built = await bundleModules([BASELINE_MODULE, ...expected], { outdir: join(work, 'esbuild'), write: true });
       const builtKb = new Map(Object.entries(built.metafile.outputs).map(([file, output]) => [file.slice(file.indexOf('/esbuild/') + '/esbuild/'.length), output.bytes / 1024]));
       const baseline = await measure(BASELINE_MODULE, join(work, 'esbuild', BASELINE_MODULE.replace(/\.ts$/, '.js')), runs);
@@ -101,10 +104,12 @@ export const coldStartScenario: Scenario = {
       for (const bundle of synthesized) functions.push(await measure(bundle.module, bundle.file, runs));
       const drift = Math.max(...functions.map((f) => Math.abs(f.kb - (builtKb.get(f.module.replace(/\.ts$/, '.js')) ?? Infinity))));
       // The bundle tests stand for the synthesized bundles only while both are built alike.
-      const failures = drift > MAX_DRIFT_KB ? [`a bundle-size test build is ${round(drift, 1)} KB apart from the synthesized bundle`] : [];
+      const failures = drift > MAX_DRIFT_KB ? [`a bundle test build is ${round(drift, 1)} KB apart from the synthesized bundle`] : [];
+      const ratio = median(functions.map((f) => f.ms)) / baseline.ms;
+      if (ratio > MAX_IMPORT_OVER_BASELINE) failures.push(`the median function's import takes ${round(ratio, 2)}× the baseline's (target ≤ ${MAX_IMPORT_OVER_BASELINE}×)`);
       return { parameters: flags, figures: figuresOf(baseline, functions, drift), failures };
     } finally {
-      await rm(work, { recursive: true, force: true });
+      await rm(work, { recursive: true, force: true, maxRetries: 5 });
     }
   },
 };
@@ -113,18 +118,17 @@ function figuresOf(baseline: Measured, functions: Measured[], drift: number): Fi
   const byTime = [...functions].sort((a, b) => a.ms - b.ms);
   const typical = median(functions.map((f) => f.ms));
   const largest = [...functions].sort((a, b) => b.kb - a.kb)[0]!;
-  const within = functions.filter((f) => f.kb <= 300).length;
   return [
     { key: 'baselineKb', label: 'baseline (bare DynamoDB GetCommand function): bundle', value: round(baseline.kb), unit: 'KB' },
     { key: 'baselineImportMs', label: 'baseline: import in a fresh process, median', value: round(baseline.ms, 1), unit: 'ms' },
     { key: 'functions', label: 'functions synthesized', value: functions.length },
     { key: 'bundleKb', label: 'synthesized bundles (min–max)', value: { min: round(Math.min(...functions.map((f) => f.kb))), max: round(Math.max(...functions.map((f) => f.kb))) }, unit: 'KB' },
     { key: 'bundleMedianKb', label: 'synthesized bundles, median', value: round(median(functions.map((f) => f.kb))), unit: 'KB' },
-    { key: 'withinTarget', label: 'functions ≤ 300 KB', value: within },
-    { key: 'testBuildDriftKb', label: 'largest difference, bundle-size test build vs synthesized', value: round(drift, 1), unit: 'KB' },
+    { key: 'testBuildDriftKb', label: 'largest difference, bundle test build vs synthesized', value: round(drift, 1), unit: 'KB' },
     { key: 'importMs', label: 'function import, fastest–slowest (each the median of its runs)', value: { min: round(byTime[0]!.ms, 1), max: round(byTime[byTime.length - 1]!.ms, 1) }, unit: 'ms' },
     { key: 'importMedianMs', label: 'function import, median over the functions', value: round(typical, 1), unit: 'ms' },
     { key: 'importOverBaseline', label: 'function import, median / baseline', value: round(typical / baseline.ms, 2) },
+    { key: 'withinTarget', label: `median function import within ${MAX_IMPORT_OVER_BASELINE}× the baseline`, value: typical / baseline.ms <= MAX_IMPORT_OVER_BASELINE },
     { key: 'slowestImportMs', label: `slowest: ${byTime[byTime.length - 1]!.module}`, value: round(byTime[byTime.length - 1]!.ms, 1), unit: 'ms' },
     { key: 'largestImportMs', label: `largest (${round(largest.kb)} KB): ${largest.module}`, value: round(largest.ms, 1), unit: 'ms' },
   ];

@@ -1,7 +1,7 @@
 import { Stack } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ServiceFunction } from '../../../infra/aws/service-function.ts';
-import { buildTestApp } from '../../infra/service-app.ts';
+import { buildTestApp, functionsOf } from '../../infra/service-app.ts';
 
 export interface DeployedFunction {
   /** The handler module, as the catalog and the local runtime name it (`functions/http/spans/ingest.ts`). */
@@ -31,9 +31,9 @@ function environmentOf(fn: ServiceFunction): Record<string, string> {
 }
 
 export function deployment(): Deployment {
-  const { stateless } = buildTestApp();
-  const all = [...stateless.routeFunctions.values(), ...stateless.consumerFunctions.values(), ...stateless.jobFunctions.values()];
-  const evaluate = stateless.consumerFunctions.get('evaluate');
+  const app = buildTestApp();
+  const all = functionsOf(app);
+  const evaluate = app.workers.consumerFunctions.get('evaluate');
   const judgeModelId = evaluate && environmentOf(evaluate)['BEDROCK_MODEL_ID'];
   if (!judgeModelId) throw new Error('the CDK app configures no BEDROCK_MODEL_ID on the evaluate worker');
   return { functions: new Map(all.map((fn) => [describe(fn).module, describe(fn)])), judgeModelId };

@@ -4,6 +4,7 @@ import {
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SQSClient,
   type Message,
 } from '@aws-sdk/client-sqs';
@@ -42,7 +43,9 @@ function countSend(usage: QueueUsage, entries: ReadonlyArray<{ MessageBody?: str
 }
 
 function count(usage: QueueUsage, command: unknown, output: unknown): void {
-  if (command instanceof ReceiveMessageCommand) {
+  if (command instanceof SendMessageBatchCommand) {
+    countSend(usage, command.input.Entries ?? []);
+  } else if (command instanceof ReceiveMessageCommand) {
     const messages: Message[] = (output as { Messages?: Message[] }).Messages ?? [];
     if (messages.length === 0) usage.idleReceiveCalls++;
     else {
@@ -64,30 +67,20 @@ export interface SqsMeterHooks {
 }
 
 /**
- * Counts, while recording, the message traffic of the process: the service's queue adapter, whose
- * SendMessageBatch calls go over `fetch` (shared/adapters/queue.ts), and the local runtime's pollers,
- * SQSClients that do what Lambda's event source mapping does on AWS (receives, deletes), and which AWS
- * bills the same way. Both are wrapped where they are reached: the global `fetch`, and the class's
- * `send`. Queue bookkeeping (GetQueueAttributes of the drain, CreateQueue) is not counted.
+ * Counts, while recording, the message traffic of the process: the service's queue adapter
+ * (SendMessageBatch, shared/adapters/queue.ts) and the local runtime's pollers, which do what Lambda's
+ * event source mapping does on AWS (receives, deletes) and which AWS bills the same way. All are SQS
+ * clients, counted where they are reached: the class's `send`. Queue bookkeeping (GetQueueAttributes
+ * of the drain, CreateQueue) is not counted.
  */
 export function meterSqs(hooks: SqsMeterHooks): void {
   const send = SQSClient.prototype.send as (this: SQSClient, command: unknown, ...rest: unknown[]) => unknown;
   SQSClient.prototype.send = function (this: SQSClient, command: unknown, ...rest: unknown[]) {
     const answer = send.call(this, command, ...rest);
-    if (hooks.recording() && answer instanceof Promise) {
+    if (hooks.recording()) {
       const queueId = queueIdOf((command as { input?: { QueueUrl?: string } }).input?.QueueUrl);
-      answer.then((output) => count(hooks.usage(queueId), command, output), () => {});
+      Promise.resolve(answer).then((output) => count(hooks.usage(queueId), command, output), () => {});
     }
     return answer;
   } as typeof SQSClient.prototype.send;
-
-  const fetchBefore = globalThis.fetch;
-  globalThis.fetch = async (input, init) => {
-    const response = await fetchBefore(input, init);
-    if (hooks.recording() && response.ok && new Headers(init?.headers).get('x-amz-target') === 'AmazonSQS.SendMessageBatch') {
-      const { QueueUrl, Entries } = JSON.parse(String(init?.body)) as { QueueUrl: string; Entries: { MessageBody: string }[] };
-      countSend(hooks.usage(queueIdOf(QueueUrl)), Entries);
-    }
-    return response;
-  };
 }

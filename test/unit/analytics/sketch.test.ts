@@ -92,6 +92,18 @@ describe('latency sketch', () => {
     expect(LatencySketch.merge([merged, merged]).serialize()).toEqual(sketchOf([1, 2, 3, 40, 50, 1, 2, 3, 40, 50]).serialize());
   });
 
+  it('reads the sketches rollups stored before it was built on sketches-js, and writes them byte for byte again', () => {
+    // Format 1 as the service's own DDSketch core wrote it for these latencies.
+    const stored = Buffer.from('AQJZAVoCXAGeAQECAeQBAYoBAUQBWgFuAdgBAZgDAQ==', 'base64');
+    const values = [0, 0, 0.4, 1, 1, 2.5, 12, 12.3, 120, 480, 950, 2300, 7000, 61_000, 3_600_000];
+    const read = LatencySketch.deserialize(stored);
+    expect([0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1].map((q) => read.quantile(q))).toEqual([
+      0, 0, 0.9900000000000001, 12.305344364474507, 2322.0561561045292, 60495.06191943667, 3578495.5323214135, 3578495.5323214135, 3578495.5323214135,
+    ]);
+    expect(Buffer.from(sketchOf(values).serialize())).toEqual(stored);
+    expect(Buffer.from(LatencySketch.merge([read, sketchOf([])]).serialize())).toEqual(stored);
+  });
+
   it('refuses an encoding of an unknown format', () => {
     expect(() => LatencySketch.deserialize(new Uint8Array([2, 0]))).toThrow(/format/);
   });

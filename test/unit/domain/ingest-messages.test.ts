@@ -48,6 +48,46 @@ describe('fitting telemetry into queue messages', () => {
   });
 });
 
+describe('fitting what an OTLP exporter may send at any size', () => {
+  const megabyte = 'k'.repeat(1024 * 1024);
+  const fitsOneMessage = (spans: CanonicalSpan[]) => {
+    const messages = toIngestMessages('tnt', 1, { spans, signals: [], logs: [] });
+    for (const m of messages) expect(Buffer.byteLength(JSON.stringify(m))).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    return messages;
+  };
+
+  it('cuts a 1 MB attribute key, at any depth, and a 1 MB name, and keeps the span', () => {
+    const fitted = fitSpan(span(0, { name: megabyte, agentName: megabyte, model: megabyte, attributes: { [`resource.${megabyte}`]: 'v', nested: { [megabyte]: 1 } } }));
+    expect(Object.keys(fitted.attributes).every((k) => k.length < 300)).toBe(true);
+    expect(Object.keys(fitted.attributes['nested'] as object)[0]).toMatch(/^k{256}…\[truncated \d+ characters\]$/);
+    expect([fitted.name.length, fitted.agentName!.length, fitted.model!.length].every((n) => n < 600)).toBe(true);
+    expect(fitsOneMessage([span(0, { attributes: { [megabyte]: 'v' } })])).toHaveLength(1);
+  });
+
+  it('names oversized attribute sets by their keys cut short', () => {
+    const attributes = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`${i}${megabyte.slice(0, 2000)}`, 'v']));
+    expect(Buffer.byteLength(String(fitSpan(span(0, { attributes })).attributes['aos.truncated']))).toBeLessThan(4096);
+  });
+
+  it('fits the worst span: every text at its limit in escaped control characters, and events without end', () => {
+    const escaped = '\u0001'.repeat(40_000);
+    const events = Array.from({ length: 500 }, (_, i) => ({ name: escaped, timeMs: i, attributes: { a: escaped, b: escaped.slice(0, 4000) } }));
+    const names = { name: escaped, agentName: escaped, statusMessage: escaped, errorType: escaped, model: escaped, provider: escaped, operation: escaped, toolName: escaped, sessionId: escaped, userId: escaped, experimentId: escaped, variant: escaped };
+    const attributes = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`a${i}`, escaped.slice(0, 4000)]));
+    const [message] = fitsOneMessage([span(0, { ...names, input: escaped, output: escaped, attributes, events })]);
+    expect(message!.kind === 'telemetry' && message!.spans[0]!.events.length).toBeGreaterThan(0);
+  });
+
+  it('keeps values nested deeper than DynamoDB takes as their JSON text', () => {
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 40; i++) deep = { level: deep };
+    const fitted = fitSpan(span(0, { attributes: { deep } as never }));
+    let depth = 0;
+    for (let v: unknown = fitted.attributes; v && typeof v === 'object'; v = Object.values(v as object)[0]) depth++;
+    expect(depth).toBeLessThanOrEqual(17);
+  });
+});
+
 describe('native validation', () => {
   it('refuses a signal value that could not be stored, naming the field', () => {
     const { items, errors } = parseSignals([{ signalName: 'a', value: 1e308 }, { signalName: 'b', value: 0.5 }], 0);

@@ -70,7 +70,7 @@ const concat = (...parts: Uint8Array[]) => Buffer.concat(parts);
 const traceRequestWith = (spanFields: Uint8Array) => Buffer.from(message(1, message(2, message(2, spanFields))));
 const spanName = (name: string) => tag(new ByteWriter(), 5, 2).string(name).finish();
 
-describe('OTLP/protobuf decoding (the wire reader)', () => {
+describe('OTLP/protobuf decoding (the codec generated from opentelemetry-proto)', () => {
   it('reads 60 random SDK trace exports as their OTLP/JSON twins', () => {
     const random = seededRandom(20261121);
     for (let run = 0; run < 60; run++) {
@@ -145,24 +145,18 @@ describe('OTLP/protobuf decoding (the wire reader)', () => {
     expect(span).toMatchObject({ name: 'last', attributes: { n: -5 }, startTimeUnixNano: '18446744073709551615', status: { code: -1 } });
   });
 
-  it('refuses groups, field number 0, varints beyond ten bytes and a field running past its message', () => {
-    // a span of 4 bytes whose name claims 5: the last 3 lie in the enclosing ScopeSpans
-    const overrun = Buffer.from(message(1, message(2, Buffer.from([0x12, 0x04, 0x2a, 0x05, 0x61, 0x62, 0x63, 0x64, 0x65]))));
-    expect(() => decodeTraceRequest(overrun, 'protobuf')).toThrow(/runs past the end of its message/);
-    for (const body of [
-      traceRequestWith(tag(new ByteWriter(), 20, 3).finish()),
-      traceRequestWith(Buffer.from([0x00, 0x01])),
-      traceRequestWith(concat(tag(new ByteWriter(), 100, 0).finish(), Buffer.alloc(10, 0xff), Buffer.from([0x01]))),
-    ]) {
-      expect(() => decodeTraceRequest(body, 'protobuf')).toThrow(/^Malformed OTLP protobuf body: not a valid ExportTraceServiceRequest/);
+  it('refuses field number 0 and a body that ends inside a field', () => {
+    const valid = traceRequestWith(spanName('x'));
+    for (const body of [traceRequestWith(Buffer.from([0x00, 0x01])), valid.subarray(0, valid.length - 1), Buffer.from([0x0a, 0x05, 0x01])]) {
+      expect(() => decodeTraceRequest(Buffer.from(body), 'protobuf')).toThrow(/^Malformed OTLP protobuf body: not a valid ExportTraceServiceRequest/);
     }
   });
 
-  it('refuses messages nested more than 128 deep before the stack runs out', () => {
+  it('refuses messages nested deeper than the stack, as a bad request', () => {
     let value = new ByteWriter().finish();
     // AnyValue.arrayValue (5) → ArrayValue.values (1) → AnyValue …: two messages per level
     for (let level = 0; level < 5000; level++) value = message(5, message(1, value));
     const attribute = message(9, concat(tag(new ByteWriter(), 1, 2).string('deep').finish(), message(2, value)));
-    expect(() => decodeTraceRequest(traceRequestWith(attribute), 'protobuf')).toThrow(/messages nested more than 128 deep/);
+    expect(() => decodeTraceRequest(traceRequestWith(attribute), 'protobuf')).toThrow(/^Malformed OTLP protobuf body: not a valid ExportTraceServiceRequest/);
   });
 });

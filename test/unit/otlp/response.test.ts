@@ -33,12 +33,12 @@ describe('export responses in OTLP/protobuf', () => {
     expect(bytesOf(body)).toHaveLength(0);
   });
 
-  it('hold partial_success (field 1) with the rejected count (field 1, varint) and the message (field 2)', () => {
+  it('hold partial_success (field 1) with the rejected count (field 1, varint) and the message (field 2), defaults left out as proto3 does', () => {
     const traces = bytesOf(encodeExportResponse('traces', { rejected: 2, errorMessage: 'why' }, 'protobuf').body);
     expect(traces.toString('hex')).toBe(`0a07${'0802'}${'1203'}${Buffer.from('why').toString('hex')}`);
     const logs = bytesOf(encodeExportResponse('logs', { rejected: 300, errorMessage: '' }, 'protobuf').body);
-    expect(logs.toString('hex')).toBe(`0a05${'08ac02'}${'1200'}`);
-    expect(bytesOf(encodeExportResponse('logs', { rejected: 0, errorMessage: 'warning' }, 'protobuf').body).toString('hex')).toBe(`0a0b${'0800'}${'1207'}${Buffer.from('warning').toString('hex')}`);
+    expect(logs.toString('hex')).toBe(`0a03${'08ac02'}`);
+    expect(bytesOf(encodeExportResponse('logs', { rejected: 0, errorMessage: 'warning' }, 'protobuf').body).toString('hex')).toBe(`0a09${'1207'}${Buffer.from('warning').toString('hex')}`);
   });
 
   it('are read by the OpenTelemetry SDK exporters as sent', () => {

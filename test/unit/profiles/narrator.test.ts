@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AwsServiceError } from '../../../shared/adapters/aws-call.ts';
+import { ThrottlingException } from '@aws-sdk/client-bedrock-runtime';
 import type { Converse, ConverseRequest } from '../../../shared/adapters/bedrock-converse.ts';
 import { bedrockNarrator } from '../../../shared/adapters/narrator.ts';
 import { profileStatistics } from '../../../shared/domain/profiles/statistics.ts';
@@ -39,7 +39,7 @@ describe('the Bedrock narrator', () => {
   it('throws on an answer that is not a valid narrative, and on a failed call, so the template takes over', async () => {
     await expect(bedrockNarrator('m', converseAnswering('I cannot help with that.')).narrate(input)).rejects.toThrow(/no JSON object/);
     await expect(bedrockNarrator('m', converseAnswering(JSON.stringify({ ...narrative, insights: ['only one'] }))).narrate(input)).rejects.toThrow(/insights/);
-    const throttled = new AwsServiceError('Bedrock Runtime refused Converse (429 ThrottlingException): slow down', 'ThrottlingException', 429);
+    const throttled = new ThrottlingException({ message: 'slow down', $metadata: {} });
     await expect(bedrockNarrator('m', converseAnswering(throttled)).narrate(input)).rejects.toBe(throttled);
   });
 });

@@ -1,0 +1,62 @@
+import { RANGES, isRangeKey, rangeDates } from './range';
+
+/** The time range a list page holds in its URL: a preset (`range=24h`) or explicit `from`/`to`. */
+export function rangeFromSearch(search: URLSearchParams): { startDate?: string; endDate?: string } {
+  const range = search.get('range');
+  if (isRangeKey(range)) return rangeDates(range);
+  const from = search.get('from');
+  const to = search.get('to');
+  return { ...(from ? { startDate: new Date(from).toISOString() } : {}), ...(to ? { endDate: new Date(to).toISOString() } : {}) };
+}
+
+const toLocalInput = (iso: string | null) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+/** Presets and a custom from–to; every change goes to the URL, so a link reproduces the view. */
+export function TimeRangePicker({ search, onChange }: { search: URLSearchParams; onChange: (changes: Record<string, string | undefined>) => void }) {
+  const range = search.get('range') ?? (search.get('from') || search.get('to') ? 'custom' : 'all');
+  return (
+    <fieldset className="time-range">
+      <legend>Time range</legend>
+      <label>
+        <span className="visually-hidden">Preset</span>
+        <select
+          aria-label="Time range preset"
+          value={range}
+          onChange={(e) => onChange({ range: e.target.value === 'all' || e.target.value === 'custom' ? undefined : e.target.value, from: undefined, to: undefined })}
+        >
+          <option value="all">All time</option>
+          {Object.entries(RANGES).map(([key, r]) => (
+            <option key={key} value={key}>
+              {r.label}
+            </option>
+          ))}
+          <option value="custom">Custom</option>
+        </select>
+      </label>
+      <label>
+        From
+        <input type="datetime-local" value={toLocalInput(search.get('from'))} onChange={(e) => onChange({ range: undefined, from: e.target.value ? new Date(e.target.value).toISOString() : undefined })} />
+      </label>
+      <label>
+        To
+        <input type="datetime-local" value={toLocalInput(search.get('to'))} onChange={(e) => onChange({ range: undefined, to: e.target.value ? new Date(e.target.value).toISOString() : undefined })} />
+      </label>
+    </fieldset>
+  );
+}
+
+/** A URL search with some parameters changed (undefined removes one) and paging reset. */
+export function withChanges(search: URLSearchParams, changes: Record<string, string | undefined>, keepPage = false): URLSearchParams {
+  const next = new URLSearchParams(search);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined || value === '') next.delete(name);
+    else next.set(name, value);
+  }
+  if (!keepPage && !('skip' in changes)) next.delete('skip');
+  return next;
+}

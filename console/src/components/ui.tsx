@@ -1,0 +1,101 @@
+import { useEffect, type ReactNode } from 'react';
+import { Link } from 'react-router';
+import { ApiError } from '../api/client';
+
+export function Loading({ label = 'Loading' }: { label?: string }) {
+  return (
+    <p className="muted" role="status" aria-live="polite">
+      {label}…
+    </p>
+  );
+}
+
+/** An API error as the API put it (the envelope's message), next to what caused it. */
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error instanceof ApiError ? error.code : undefined;
+  return (
+    <p className="error" role="alert">
+      {message}
+      {code && code !== 'VALIDATION_ERROR' ? <span className="muted"> ({code})</span> : null}
+    </p>
+  );
+}
+
+export function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        Nothing lives at this address. <Link to="/">Back to the overview</Link>
+      </p>
+    </section>
+  );
+}
+
+export function PageTitle({ title, children }: { title: string; children?: ReactNode }) {
+  useEffect(() => {
+    document.title = `${title} · Agent Observability`;
+  }, [title]);
+  return (
+    <div className="page-title">
+      <h1>{title}</h1>
+      {children ? <div className="actions">{children}</div> : null}
+    </div>
+  );
+}
+
+export function Badge({ tone, children }: { tone: 'ok' | 'error' | 'warn' | 'info' | 'muted'; children: ReactNode }) {
+  return <span className={`badge badge-${tone}`}>{children}</span>;
+}
+
+export const statusTone = (status: string): 'ok' | 'error' | 'warn' | 'info' | 'muted' =>
+  ({ ok: 'ok', error: 'error', open: 'error', acknowledged: 'warn', resolved: 'ok', running: 'info', draft: 'muted', paused: 'warn', stopped: 'muted', critical: 'error', high: 'error', warning: 'warn', low: 'info', passing: 'ok', failing: 'error' } as Record<string, 'ok' | 'error' | 'warn' | 'info' | 'muted'>)[status] ?? 'muted';
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export const formatCost = (cost: number | null | undefined): string =>
+  cost === null || cost === undefined ? '—' : cost === 0 ? '$0' : cost < 0.01 ? `$${cost.toFixed(5)}` : `$${cost.toFixed(2)}`;
+
+export const formatNumber = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toLocaleString('en-US'));
+
+export const formatPercent = (ratio: number | null | undefined): string =>
+  ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)}%`;
+
+export const formatTime = (iso: string | null | undefined): string =>
+  iso ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' }) : '—';
+
+/** Previous/next over a list answer's `pagination`. */
+export function Pager({
+  pagination,
+  onSkip,
+}: {
+  pagination: { total: number; limit: number; skip: number; hasMore: boolean } | undefined;
+  onSkip: (skip: number) => void;
+}) {
+  if (!pagination) return null;
+  const { skip, limit, hasMore, total } = pagination;
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={skip === 0} onClick={() => onSkip(Math.max(0, skip - limit))}>
+        Previous
+      </button>
+      <span className="muted">
+        {total === 0 ? 'none' : `${skip + 1}–${Math.min(skip + limit, total)} of ${total.toLocaleString('en-US')}`}
+      </span>
+      <button type="button" disabled={!hasMore} onClick={() => onSkip(skip + limit)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="empty">{children}</p>;
+}

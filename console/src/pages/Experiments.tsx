@@ -1,0 +1,172 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { withChanges } from '../components/TimeRangePicker';
+import { Badge, Empty, ErrorMessage, formatTime, Loading, PageTitle, Pager, statusTone } from '../components/ui';
+
+export default function Experiments() {
+  const [search, setSearch] = useSearchParams();
+  const skip = search.get('skip') ?? '0';
+  const status = search.get('status') ?? '';
+  const experiments = useQuery({
+    queryKey: ['experiments', skip, status],
+    queryFn: async () => unwrap(await api.GET('/experiments', { params: { query: { limit: '50', skip, ...(status ? { status: status as 'running' } : {}) } } })),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <>
+      <PageTitle title="Experiments" />
+      <CreateExperiment />
+      <form className="filters" aria-label="Experiment filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status
+          <select value={status} onChange={(e) => setSearch(withChanges(search, { status: e.target.value }))}>
+            <option value="">Any status</option>
+            {['draft', 'running', 'paused', 'stopped'].map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+      </form>
+      <ErrorMessage error={experiments.error} />
+      {experiments.isLoading ? <Loading /> : null}
+      {experiments.data?.data.length === 0 ? <Empty>No experiments yet.</Empty> : null}
+      {experiments.data?.data.length ? (
+        <>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Experiment</th>
+                <th scope="col">Status</th>
+                <th scope="col">Variants</th>
+                <th scope="col">Primary metric</th>
+                <th scope="col">Traffic</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {experiments.data.data.map((x) => (
+                <tr key={x.id}>
+                  <td>
+                    <Link to={`/experiments/${encodeURIComponent(x.id)}`}>{x.name}</Link>
+                  </td>
+                  <td>
+                    <Badge tone={statusTone(x.status)}>{x.status}</Badge>
+                  </td>
+                  <td>{x.variants.map((v) => `${v.key} ${v.weight}%`).join(', ')}</td>
+                  <td>{x.primaryMetric}</td>
+                  <td>{x.trafficPercentage}%</td>
+                  <td className="nowrap">{formatTime(x.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager pagination={experiments.data.pagination} onSkip={(s) => setSearch(withChanges(search, { skip: s ? String(s) : undefined }, true))} />
+        </>
+      ) : null}
+    </>
+  );
+}
+
+function CreateExperiment() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [form, setForm] = useState({ name: '', description: '', agentId: '', primaryMetric: 'successRate', trafficPercentage: 100 });
+  const [variants, setVariants] = useState([
+    { key: 'control', weight: 50 },
+    { key: 'treatment', weight: 50 },
+  ]);
+  const agents = useQuery({ queryKey: ['filters'], queryFn: async () => unwrap(await api.GET('/spans/filters')).data, enabled: open, staleTime: 60_000 });
+  const create = useMutation({
+    mutationFn: async () =>
+      unwrap(
+        await api.POST('/experiments', {
+          body: { name: form.name, description: form.description, primaryMetric: form.primaryMetric, trafficPercentage: form.trafficPercentage, variants: variants.map((v) => ({ ...v, config: {} })), ...(form.agentId ? { agentId: form.agentId } : {}) },
+        }),
+      ).data,
+    onSuccess: (x) => {
+      void queryClient.invalidateQueries({ queryKey: ['experiments'] });
+      void navigate(`/experiments/${encodeURIComponent(x.id)}`);
+    },
+  });
+  if (!open) {
+    return (
+      <p>
+        <button type="button" onClick={() => setOpen(true)}>
+          New experiment
+        </button>
+      </p>
+    );
+  }
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
+  };
+  return (
+    <form className="form" onSubmit={submit} aria-label="New experiment">
+      <div className="row wrap">
+        <label>
+          Name
+          <input required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+        </label>
+        <label>
+          Agent
+          <select value={form.agentId} onChange={(e) => setForm({ ...form, agentId: e.target.value })}>
+            <option value="">Any agent</option>
+            {agents.data?.agents.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Primary metric <span className="muted">(successRate, latency, cost or a signal name)</span>
+          <input required value={form.primaryMetric} onChange={(e) => setForm({ ...form, primaryMetric: e.target.value })} />
+        </label>
+        <label>
+          Traffic %
+          <input type="number" min={0} max={100} value={form.trafficPercentage} onChange={(e) => setForm({ ...form, trafficPercentage: Number(e.target.value) })} />
+        </label>
+      </div>
+      <label>
+        Description
+        <input value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} />
+      </label>
+      <fieldset>
+        <legend>Variants (weights sum to 100)</legend>
+        {variants.map((v, i) => (
+          <div className="row" key={i}>
+            <label>
+              Key {i + 1}
+              <input value={v.key} onChange={(e) => setVariants(variants.map((x, j) => (j === i ? { ...x, key: e.target.value } : x)))} />
+            </label>
+            <label>
+              Weight {i + 1}
+              <input type="number" value={v.weight} onChange={(e) => setVariants(variants.map((x, j) => (j === i ? { ...x, weight: Number(e.target.value) } : x)))} />
+            </label>
+            {variants.length > 2 ? (
+              <button type="button" className="link" onClick={() => setVariants(variants.filter((_, j) => j !== i))}>
+                Remove
+              </button>
+            ) : null}
+          </div>
+        ))}
+        <button type="button" onClick={() => setVariants([...variants, { key: `variant-${variants.length + 1}`, weight: 0 }])}>
+          Add variant
+        </button>
+      </fieldset>
+      <ErrorMessage error={create.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={create.isPending}>
+          Create experiment
+        </button>
+        <button type="button" className="link" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,316 @@
+import { useQuery } from '@tanstack/react-query';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api, unwrap, type Schemas } from '../api/client';
+import { Content, JsonView, type Json } from '../components/Content';
+import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
+
+type Span = Schemas['Span'];
+type Trace = Schemas['SpansGetTraceResponse']['data'];
+
+const KIND_LABEL: Record<Span['kind'], string> = { agent: 'AGT', llm: 'LLM', tool: 'TOOL', retrieval: 'RET', chain: 'CHN', embedding: 'EMB', other: 'SPAN' };
+const ROW_HEIGHT = 30;
+
+interface Row {
+  span: Span;
+  depth: number;
+  hasChildren: boolean;
+}
+
+/** The spans in tree order (each parent before its children, siblings by start time), folded ones' subtrees left out. */
+function treeRows(spans: Span[], collapsed: Set<string>): Row[] {
+  const ids = new Set(spans.map((s) => s.spanId));
+  const children = new Map<string | null, Span[]>();
+  for (const span of spans) {
+    const parent = span.parentSpanId && ids.has(span.parentSpanId) ? span.parentSpanId : null;
+    (children.get(parent) ?? children.set(parent, []).get(parent)!).push(span);
+  }
+  for (const list of children.values()) list.sort((a, b) => Date.parse(a.startTime) - Date.parse(b.startTime));
+  const rows: Row[] = [];
+  const stack: Array<{ span: Span; depth: number }> = (children.get(null) ?? []).map((span) => ({ span, depth: 0 })).reverse();
+  while (stack.length > 0) {
+    const { span, depth } = stack.pop()!;
+    const kids = children.get(span.spanId) ?? [];
+    rows.push({ span, depth, hasChildren: kids.length > 0 });
+    if (!collapsed.has(span.spanId)) for (let i = kids.length - 1; i >= 0; i--) stack.push({ span: kids[i]!, depth: depth + 1 });
+  }
+  return rows;
+}
+
+export default function TraceDetail() {
+  const { traceId = '' } = useParams();
+  const trace = useQuery({ queryKey: ['trace', traceId], queryFn: async () => unwrap(await api.GET('/spans/traces/{traceId}', { params: { path: { traceId } } })).data });
+  if (trace.isLoading) return <Loading />;
+  if (!trace.data) return <ErrorMessage error={trace.error} />;
+  return <TraceView trace={trace.data} />;
+}
+
+function TraceView({ trace }: { trace: Trace }) {
+  const [search, setSearch] = useSearchParams();
+  const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
+  const rows = useMemo(() => treeRows(trace.spans, collapsed), [trace.spans, collapsed]);
+  const selectedId = search.get('span') ?? trace.spans[0]?.spanId;
+  const selected = trace.spans.find((s) => s.spanId === selectedId);
+  const select = (spanId: string) => {
+    const next = new URLSearchParams(search);
+    next.set('span', spanId);
+    setSearch(next, { replace: true });
+  };
+  const toggle = (spanId: string) =>
+    setCollapsed((current) => {
+      const next = new Set(current);
+      if (!next.delete(spanId)) next.add(spanId);
+      return next;
+    });
+
+  const start = Math.min(...trace.spans.map((s) => Date.parse(s.startTime)));
+  const end = Math.max(...trace.spans.map((s) => (s.endTime ? Date.parse(s.endTime) : Date.parse(s.startTime))));
+  const total = Math.max(end - start, 1);
+
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    const index = rows.findIndex((r) => r.span.spanId === selectedId);
+    const move = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : 0;
+    if (move !== 0) {
+      e.preventDefault();
+      const next = rows[Math.min(Math.max(index + move, 0), rows.length - 1)];
+      if (next) {
+        select(next.span.spanId);
+        virtualizer.scrollToIndex(rows.indexOf(next));
+        requestAnimationFrame(() => document.getElementById(`span-${next.span.spanId}`)?.focus());
+      }
+    } else if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && selected) {
+      const isCollapsed = collapsed.has(selected.spanId);
+      if ((e.key === 'ArrowLeft') !== isCollapsed) toggle(selected.spanId);
+    }
+  };
+
+  return (
+    <>
+      <PageTitle title={trace.name}>
+        <Badge tone={statusTone(trace.status)}>{trace.status}</Badge>
+      </PageTitle>
+      <dl className="facts">
+        <Fact label="Trace id" value={<span className="mono">{trace.traceId}</span>} />
+        <Fact label="Agent" value={trace.agentId ? <Link to={`/agents/${encodeURIComponent(trace.agentId)}`}>{trace.agentName}</Link> : '—'} />
+        <Fact label="Started" value={formatTime(trace.startTime)} />
+        <Fact label="Duration" value={formatDuration(trace.durationMs)} />
+        <Fact label="Spans" value={`${formatNumber(trace.spanCount)} (${trace.errorCount} failed)`} />
+        <Fact label="Tokens" value={`${formatNumber(trace.inputTokens)} in / ${formatNumber(trace.outputTokens)} out`} />
+        <Fact label="Cost" value={formatCost(trace.cost)} />
+        {trace.sessionId ? <Fact label="Session" value={<Link to={`/sessions/${encodeURIComponent(trace.sessionId)}`}>{trace.sessionId}</Link>} /> : null}
+        {trace.userId ? <Fact label="User" value={trace.userId} /> : null}
+      </dl>
+      <div className="trace-layout">
+        <section className="waterfall" aria-labelledby="waterfall-title">
+          <h2 id="waterfall-title">
+            Waterfall <span className="muted small">({formatDuration(total)}; arrow keys move, left/right fold)</span>
+          </h2>
+          <div className="waterfall-scale" aria-hidden="true">
+            {[0, 0.25, 0.5, 0.75, 1].map((f) => (
+              <span key={f} style={{ left: `calc(40% + ${f * 60}% - ${f * 3}em)` }}>
+                {formatDuration(total * f)}
+              </span>
+            ))}
+          </div>
+          <div className="waterfall-rows" ref={scroller} onKeyDown={onKeyDown} data-testid="waterfall">
+            <ul style={{ height: virtualizer.getTotalSize() }} aria-label="Spans">
+              {virtualizer.getVirtualItems().map((item) => {
+                const { span, depth, hasChildren } = rows[item.index]!;
+                const offset = (Date.parse(span.startTime) - start) / total;
+                const width = Math.max(((span.durationMs ?? 0) / total) * 100, 0.3);
+                const isSelected = span.spanId === selectedId;
+                return (
+                  <li key={span.spanId} className={`span-row${isSelected ? ' selected' : ''}`} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}>
+                    <span className="span-name" style={{ paddingLeft: `${depth * 14}px` }}>
+                      {hasChildren ? (
+                        <button type="button" className="fold" aria-expanded={!collapsed.has(span.spanId)} aria-label={`${collapsed.has(span.spanId) ? 'Expand' : 'Collapse'} ${span.name}`} onClick={() => toggle(span.spanId)}>
+                          {collapsed.has(span.spanId) ? '▸' : '▾'}
+                        </button>
+                      ) : (
+                        <span className="fold" />
+                      )}
+                      <button type="button" id={`span-${span.spanId}`} className="span-select" aria-pressed={isSelected} onClick={() => select(span.spanId)}>
+                        <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> {span.name}
+                        {span.status === 'error' ? <span className="error-dot" aria-label="failed"> ●</span> : null}
+                      </button>
+                    </span>
+                    <span className="span-bar-track" aria-hidden="true">
+                      <span className={`span-bar kind-${span.kind}${span.status === 'error' ? ' failed' : ''}`} style={{ left: `${offset * 100}%`, width: `${width}%` }} />
+                    </span>
+                    <span className="span-duration">{formatDuration(span.durationMs)}</span>
+                  </li>
+                );
+              })}
+            </ul>
+          </div>
+        </section>
+        <aside className="side-panel" aria-label="Selected span" tabIndex={0}>
+          {selected ? <SpanPanel span={selected} traceStart={start} /> : <Empty>Select a span.</Empty>}
+        </aside>
+      </div>
+      <TraceTimeline trace={trace} />
+    </>
+  );
+}
+
+function Fact({ label, value }: { label: string; value: React.ReactNode }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+    </div>
+  );
+}
+
+function SpanPanel({ span, traceStart }: { span: Span; traceStart: number }) {
+  return (
+    <>
+      <h2>
+        <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> {span.name}
+      </h2>
+      <dl className="facts compact">
+        <Fact label="Status" value={<Badge tone={statusTone(span.status)}>{span.status}</Badge>} />
+        <Fact label="Duration" value={formatDuration(span.durationMs)} />
+        <Fact label="Starts at" value={`+${formatDuration(Date.parse(span.startTime) - traceStart)}`} />
+        {span.model ? <Fact label="Model" value={`${span.model}${span.provider ? ` (${span.provider})` : ''}`} /> : null}
+        {span.operation ? <Fact label="Operation" value={span.operation} /> : null}
+        {span.toolName ? <Fact label="Tool" value={span.toolName} /> : null}
+        {span.inputTokens !== null || span.outputTokens !== null ? (
+          <Fact label="Tokens" value={`${formatNumber(span.inputTokens)} in / ${formatNumber(span.outputTokens)} out${span.cachedInputTokens ? ` (${formatNumber(span.cachedInputTokens)} cached)` : ''}`} />
+        ) : null}
+        {span.cost !== null ? <Fact label="Cost" value={`${formatCost(span.cost)}${span.costEstimated ? ' (estimated)' : ''}`} /> : null}
+        <Fact label="Span id" value={<span className="mono">{span.spanId}</span>} />
+      </dl>
+      {span.status === 'error' ? (
+        <section className="span-error" aria-label="Error">
+          <h3>Error{span.errorType ? `: ${span.errorType}` : ''}</h3>
+          {span.statusMessage ? <LongMessage text={span.statusMessage} /> : null}
+        </section>
+      ) : null}
+      {span.input !== null ? (
+        <section>
+          <h3>Input</h3>
+          <Content text={span.input} />
+        </section>
+      ) : null}
+      {span.output !== null ? (
+        <section>
+          <h3>Output</h3>
+          <Content text={span.output} />
+        </section>
+      ) : null}
+      {Object.keys(span.attributes).length > 0 ? (
+        <section>
+          <h3>Attributes</h3>
+          <JsonView value={span.attributes as Json} open />
+        </section>
+      ) : null}
+      {span.events.length > 0 ? (
+        <section>
+          <h3>Events</h3>
+          <JsonView value={span.events as unknown as Json} open={false} />
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+const LongMessage = ({ text }: { text: string }) => <pre className="text" tabIndex={0}>{text}</pre>;
+
+/** What else the service knows of the trace: evaluation signals, logs, anomalies and the alerts it raised. */
+function TraceTimeline({ trace }: { trace: Trace }) {
+  const alerts = useQuery({
+    queryKey: ['alerts', 'of-trace', trace.traceId],
+    enabled: trace.agentId !== null,
+    queryFn: async () => unwrap(await api.GET('/spans/alerts', { params: { query: { agentId: trace.agentId!, limit: '100' } } })).data.filter((a) => a.traceIds.includes(trace.traceId)),
+  });
+  return (
+    <div className="trace-extras">
+      <section aria-labelledby="alerts-title">
+        <h2 id="alerts-title">Alerts</h2>
+        <ErrorMessage error={alerts.error} />
+        {alerts.data?.length ? (
+          <ul className="plain">
+            {alerts.data.map((a) => (
+              <li key={a.id}>
+                <Badge tone={statusTone(a.severity)}>{a.severity}</Badge> <Link to={`/alerts/${encodeURIComponent(a.id)}`}>{a.message}</Link> <Badge tone={statusTone(a.status)}>{a.status}</Badge>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <Empty>{alerts.isLoading ? 'Loading…' : 'This trace raised no alert.'}</Empty>
+        )}
+      </section>
+      <section aria-labelledby="signals-title">
+        <h2 id="signals-title">Signals and evaluations</h2>
+        {trace.signals.length ? (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Signal</th>
+                <th scope="col">Value</th>
+                <th scope="col">Reasoning</th>
+              </tr>
+            </thead>
+            <tbody>
+              {trace.signals.map((s) => (
+                <tr key={s.id}>
+                  <td>{s.signalName}</td>
+                  <td>{s.value}</td>
+                  <td>{typeof s.metadata['reasoning'] === 'string' ? s.metadata['reasoning'] : Object.keys(s.metadata).length ? <JsonView value={s.metadata as Json} open={false} /> : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <Empty>No signals.</Empty>
+        )}
+      </section>
+      <section aria-labelledby="anomalies-title">
+        <h2 id="anomalies-title">Anomalies</h2>
+        {trace.anomalies.length ? (
+          <ul className="plain">
+            {trace.anomalies.map((a, i) => (
+              <li key={i}>
+                <Badge tone="warn">{a.type}</Badge> {a.message}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <Empty>None against the agent's profile.</Empty>
+        )}
+      </section>
+      <section aria-labelledby="logs-title">
+        <h2 id="logs-title">Logs</h2>
+        {trace.logs.length ? (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Level</th>
+                <th scope="col">Message</th>
+              </tr>
+            </thead>
+            <tbody>
+              {trace.logs.map((l) => (
+                <tr key={l.id}>
+                  <td className="nowrap">{formatTime(l.timestamp)}</td>
+                  <td>
+                    <Badge tone={l.level === 'error' || l.level === 'fatal' ? 'error' : l.level === 'warn' ? 'warn' : 'muted'}>{l.level}</Badge>
+                  </td>
+                  <td>{l.message}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <Empty>No logs.</Empty>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,19 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+import { recordBuildInputs } from './build-inputs.ts';
+
+/** The console: a single-page app served at `/` beside the API at `/api` (same origin, no CORS). */
+export default defineConfig({
+  root: import.meta.dirname,
+  base: '/',
+  plugins: [react(), recordBuildInputs()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: false,
+    // The analytics charts are large and load only with the pages that draw them.
+    chunkSizeWarningLimit: 300,
+  },
+  logLevel: 'warn',
+});

@@ -1,0 +1,110 @@
+import type { Clock } from '../../adapters/clock.ts';
+import type { QueuePort } from '../../adapters/queue.ts';
+import type { Store } from '../../store/index.ts';
+import type { SignInFailures } from '../../store/sign-in-failures.ts';
+import { RateLimitedError } from '../errors.ts';
+import { deliver, type DeliveryDeps, type DeliveryOutcome } from '../notifications/deliver.ts';
+import type { SignInLockoutJob } from '../notifications/messages.ts';
+import { sha256 } from './secrets.ts';
+
+/**
+ * Per-account sign-in backoff, on top of the per-address limit: after `FREE_FAILURES` failed sign-ins
+ * in a row, an e-mail address is locked for a minute, and each further failure after a lock doubles
+ * the lock, up to an hour. A success clears the count; so does a day without failures. The count is
+ * kept per address whether or not an account has it, and the same work is done either way (the owner's
+ * e-mail is queued as a job the notify worker resolves), so no answer tells whether the account exists.
+ */
+export const FREE_FAILURES = 5;
+const FIRST_LOCK_MS = 60_000;
+const MAX_LOCK_MS = 3_600_000;
+/** A series of failures older than this is forgotten. */
+export const FAILURES_FORGOTTEN_AFTER_MS = 24 * 3_600_000;
+
+/** How long the address is locked after its `failures`-th failure in a row. */
+export function lockAfter(failures: number): number {
+  if (failures < FREE_FAILURES) return 0;
+  return Math.min(FIRST_LOCK_MS * 2 ** Math.min(failures - FREE_FAILURES, 16), MAX_LOCK_MS);
+}
+
+const isStale = (record: SignInFailures | undefined, nowMs: number) => !record || nowMs - record.lastFailureAtMs >= FAILURES_FORGOTTEN_AFTER_MS;
+
+/** When the lock of this record ends, if it is locked at `nowMs`. */
+export function lockedUntil(record: SignInFailures | undefined, nowMs: number): number | undefined {
+  if (!record || isStale(record, nowMs)) return undefined;
+  const until = record.lastFailureAtMs + lockAfter(record.failures);
+  return until > nowMs ? until : undefined;
+}
+
+export interface SignInBackoffDeps {
+  store: Pick<Store, 'signInFailures'>;
+  queue: QueuePort;
+  clock: Clock;
+}
+
+export class SignInBackoff {
+  private constructor(
+    private readonly email: string,
+    private readonly record: SignInFailures | undefined,
+    private readonly deps: SignInBackoffDeps,
+  ) {}
+
+  /** Reads the address's failures; refuses (429, Retry-After) while it is locked, before any password is checked. */
+  static async check(email: string, deps: SignInBackoffDeps): Promise<SignInBackoff> {
+    const record = await deps.store.signInFailures.get(email);
+    const nowMs = deps.clock.now().getTime();
+    const until = lockedUntil(record, nowMs);
+    if (until !== undefined) throw new RateLimitedError(Math.ceil((until - nowMs) / 1000));
+    return new SignInBackoff(email, record, deps);
+  }
+
+  /** Counts a failure; the one that engages the lock queues the owner's e-mail (sent only if the account exists). */
+  async failed(): Promise<void> {
+    const nowMs = this.deps.clock.now().getTime();
+    const expiresAt = Math.floor((nowMs + FAILURES_FORGOTTEN_AFTER_MS + MAX_LOCK_MS) / 1000);
+    const failures = await this.deps.store.signInFailures.recordFailure(this.email, nowMs, isStale(this.record, nowMs), expiresAt);
+    if (failures !== FREE_FAILURES) return;
+    const job: SignInLockoutJob = {
+      kind: 'sign-in-lockout',
+      email: this.email,
+      failures,
+      lockedUntil: new Date(nowMs + lockAfter(failures)).toISOString(),
+      occurrenceKey: String(nowMs),
+    };
+    await this.deps.queue.send('notify', [job]);
+  }
+
+  async succeeded(): Promise<void> {
+    if (this.record) await this.deps.store.signInFailures.clear(this.email);
+  }
+}
+
+export interface LockoutNoticeDeps extends DeliveryDeps {
+  users: Pick<Store['users'], 'findByEmail'>;
+  publicAppUrl: string;
+}
+
+/** Tells the owner of the locked address, if an account has it, once per lock (redeliveries are deduplicated). */
+export async function noticeSignInLockout(job: SignInLockoutJob, deps: LockoutNoticeDeps): Promise<DeliveryOutcome | 'no-account'> {
+  const user = await deps.users.findByEmail(job.email);
+  if (!user?.isActive || !user.passwordHash) return 'no-account';
+  const minutes = Math.max(1, Math.round((Date.parse(job.lockedUntil) - Number(job.occurrenceKey)) / 60_000));
+  return deliver(
+    {
+      id: `signin-${sha256(`${user.id}#${job.occurrenceKey}`)}`,
+      channel: 'email',
+      to: user.email,
+      subject: 'Sign-ins to your Agent Observability account are paused',
+      text: [
+        `Hello ${user.firstName},`,
+        '',
+        `Someone entered a wrong password for your account ${job.failures} times in a row, so sign-ins are paused for ${minutes} minute${minutes === 1 ? '' : 's'} (until ${job.lockedUntil}); each further wrong password after that pauses them longer, up to an hour.`,
+        '',
+        'If it was you, wait and try again, or choose a new password:',
+        `${deps.publicAppUrl}/api/auth/forgot-password`,
+        '',
+        'If it was not you, your password held: nobody signed in. Choosing a new, unique password is still a good idea.',
+      ].join('\n'),
+    },
+    deps,
+  );
+}

@@ -1,0 +1,42 @@
+import * as z from 'zod/mini';
+import { isStorableNumber } from '../domain/spans/model.ts';
+
+/**
+ * What the store can hold of a request's values: DynamoDB takes numbers of 38 digits from 1e-130 to
+ * 1e126 in magnitude (and zero), the SDK reads back no number past ±2^53 as a JavaScript number, and
+ * maps and lists nest at most 32 deep in an item, of which a request's body is one part.
+ */
+export const NUMBER_RANGE_MESSAGE = 'must be 0 or of magnitude 1e-130 to 2^53';
+/** How deep a request body may nest: it is kept a few levels down an item. */
+export const MAX_BODY_NESTING = 24;
+/** How deep a free-form value (an experiment variant's config) may nest. */
+export const MAX_FREE_FORM_NESTING = 16;
+
+export interface UnstorablePart {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** The first part of `value` the store cannot hold: a number out of range, or nesting past `maxDepth`. */
+export function unstorablePart(value: unknown, maxDepth: number, path: PropertyKey[] = []): UnstorablePart | undefined {
+  if (typeof value === 'number') return isStorableNumber(value) ? undefined : { path, message: NUMBER_RANGE_MESSAGE };
+  if (value === null || typeof value !== 'object') return undefined;
+  if (maxDepth === 0) return { path, message: `must not nest deeper than this (at most ${path.length} levels)` };
+  const entries: [PropertyKey, unknown][] = Array.isArray(value) ? [...value.entries()] : Object.entries(value);
+  for (const [key, child] of entries) {
+    const found = unstorablePart(child, maxDepth - 1, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A number the store holds, within the field's own domain `min`–`max`. */
+export const storableNumber = (min: number, max: number) => z.number().check(z.refine(isStorableNumber, NUMBER_RANGE_MESSAGE), z.gte(min), z.lte(max));
+
+/** A free-form JSON object (e.g. an experiment variant's config) whose every number and nesting the store holds. */
+export const storableObject = z.record(z.string(), z.unknown()).check(
+  z.superRefine((value: Record<string, unknown>, ctx) => {
+    const found = unstorablePart(value, MAX_FREE_FORM_NESTING);
+    if (found) ctx.addIssue({ code: 'custom', message: found.message, path: found.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), input: value });
+  }),
+);

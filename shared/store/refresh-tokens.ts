@@ -1,0 +1,104 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { sha256 } from '../domain/accounts/secrets.ts';
+import { epochSeconds, isConditionFailure, type Db } from './client.ts';
+import * as keys from './keys.ts';
+
+/** One sign-in: the chain of refresh tokens that rotation hands out, revoked as a whole. */
+export interface RefreshFamilyRecord {
+  familyId: string;
+  userId: string;
+  /** Epoch seconds; no token of the family refreshes after it, however recently rotated. */
+  expiresAt: number;
+  revoked: boolean;
+}
+
+export interface RefreshTokenRecord {
+  familyId: string;
+  userId: string;
+  /** Epoch seconds. */
+  expiresAt: number;
+}
+
+/** The outcome of presenting a refresh token: its first use, a second one (reuse), or no such token. */
+export type RefreshTokenUse = { kind: 'first'; token: RefreshTokenRecord } | { kind: 'reused'; token: RefreshTokenRecord } | { kind: 'unknown' };
+
+const tokenRecord = (item: Record<string, unknown>): RefreshTokenRecord => ({
+  familyId: String(item['familyId']),
+  userId: String(item['userId']),
+  expiresAt: Number(item['expiresAt']),
+});
+
+/**
+ * Refresh tokens (stored only as their SHA-256) and their families. A token is used once: the
+ * first use marks it in one conditional write, so of two concurrent uses exactly one is the first.
+ */
+export function refreshTokensRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+  return {
+    async createFamily(family: Omit<RefreshFamilyRecord, 'revoked'>): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.refreshFamily(family.familyId), entity: 'refreshFamily', userId: family.userId, expiresAt: family.expiresAt },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    },
+
+    async getFamily(familyId: string): Promise<RefreshFamilyRecord | undefined> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.refreshFamily(familyId), ConsistentRead: true }));
+      if (!Item) return undefined;
+      return { familyId, userId: String(Item['userId']), expiresAt: Number(Item['expiresAt']), revoked: Item['revokedAt'] !== undefined };
+    },
+
+    /** Marks the family revoked: none of its tokens refreshes again (the items expire by TTL). */
+    async revokeFamily(familyId: string, now: Date): Promise<void> {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.refreshFamily(familyId),
+            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':now': now.toISOString() },
+          }),
+        );
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    },
+
+    async put(token: string, record: RefreshTokenRecord): Promise<void> {
+      await doc.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.refreshToken(sha256(token)), entity: 'refreshToken', ...record },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    },
+
+    /** Uses a token: the first use marks it used; a later one finds it marked (reuse). */
+    async use(token: string, now: Date): Promise<RefreshTokenUse> {
+      const key = keys.refreshToken(sha256(token));
+      try {
+        const { Attributes } = await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: key,
+            UpdateExpression: 'SET usedAt = :now',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(usedAt)',
+            ExpressionAttributeValues: { ':now': epochSeconds(now) },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return { kind: 'first', token: tokenRecord(Attributes ?? {}) };
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }));
+      return Item ? { kind: 'reused', token: tokenRecord(Item) } : { kind: 'unknown' };
+    },
+  };
+}
+export type RefreshTokensRepository = ReturnType<typeof refreshTokensRepository>;

@@ -1,0 +1,111 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { ensureConsoleBuild } from '../../../console/build.ts';
+import { BUCKET_MS, bucketStart } from '../../../shared/domain/analytics/buckets.ts';
+import { PLANS } from '../../../shared/domain/plans/plans.ts';
+import { epochSeconds } from '../../../shared/store/client.ts';
+import { chromiumLaunchOptions } from '../../support/chromium.ts';
+import { startTestService } from '../../support/service.ts';
+import { seedTenant } from '../analytics/seed.ts';
+import { BenchFailure, type ScenarioResult } from '../scenario.ts';
+import { serviceDb } from '../service.ts';
+import { percentile, round } from '../stats.ts';
+
+const SEED = 20_261_124;
+const SEEDED_DAYS = 30;
+/** The issue's targets. */
+const FIRST_LOAD_JS_TARGET_KB = 200;
+const INTERACTIVE_TARGET_MS = 1000;
+const WARMUP_LOADS = 2;
+
+/**
+ * The traces page as a user opens it: a fresh browser profile (nothing cached) signed in by its
+ * refresh cookie, navigating to `/traces`; interactive = the first page of traces drawn. The
+ * JavaScript it loaded is weighed gzipped (zlib's default level, as CloudFront compresses it).
+ */
+export async function runConsoleBench(flags: Record<string, number>, progress: (line: string) => void): Promise<ScenarioResult> {
+  const build = await ensureConsoleBuild();
+  const service = await startTestService({ consoleDir: build.dir, env: { RATE_LIMITS: JSON.stringify({ auth: 100_000, standard: 100_000, ingestion: 100_000 }) }, ttlSweepEveryMs: false });
+  const browser = await chromium.launch(await chromiumLaunchOptions());
+  try {
+    const origin = service.baseUrl.replace(/\/api$/, '');
+    const registered = await service.api('POST', '/auth/register', { body: { email: `console-bench-${Date.now()}@example.com`, password: 'bench-password', firstName: 'Bench', lastName: 'Mark' } });
+    if (registered.status !== 201) throw new BenchFailure(`register answered ${registered.status}`);
+    let refreshToken = /aos_refresh=([^;]+)/.exec(registered.headers.getSetCookie().join('\n'))![1]!;
+    const tenantId = tenantOf(registered.body.data.accessToken as string);
+
+    const endMs = bucketStart(Date.now(), 'minute');
+    progress(`seeding ${flags['traces']!.toLocaleString('en-US')} traces over ${SEEDED_DAYS} days`);
+    const now = new Date();
+    await seedTenant(
+      serviceDb(),
+      { tenantId, revision: now.getTime(), expiresAt: epochSeconds(now) + PLANS.trial.features.retention * 86_400 + SEEDED_DAYS * 86_400 },
+      { traces: flags['traces']!, agents: flags['agents']!, startMs: endMs - SEEDED_DAYS * BUCKET_MS.day, endMs, writers: flags['writers']!, seed: SEED },
+      progress,
+    );
+
+    const loads: Array<{ interactiveMs: number; listMs: number; jsFiles: string[] }> = [];
+    const total = WARMUP_LOADS + flags['repetitions']!;
+    for (let i = 0; i < total; i++) {
+      const context = await browser.newContext({ baseURL: origin, viewport: { width: 1440, height: 900 }, locale: 'en-US' });
+      await context.addCookies([{ name: 'aos_refresh', value: refreshToken, url: `${origin}/api/auth`, httpOnly: true, secure: true, sameSite: 'Strict' }]);
+      const load = await timeTracesPage(context);
+      refreshToken = (await context.cookies()).find((c) => c.name === 'aos_refresh')!.value;
+      await context.close();
+      if (i >= WARMUP_LOADS) loads.push(load);
+      progress(`load ${i + 1}/${total}${i < WARMUP_LOADS ? ' (warm-up)' : ''}: interactive in ${Math.round(load.interactiveMs)} ms, GET /spans/traces ${Math.round(load.listMs)} ms`);
+    }
+
+    const jsFiles = [...new Set(loads.flatMap((l) => l.jsFiles))];
+    let gzipped = 0;
+    let raw = 0;
+    for (const file of jsFiles) {
+      const bytes = await readFile(join(build.dir, file));
+      raw += bytes.length;
+      gzipped += gzipSync(bytes).length;
+    }
+    const interactive = loads.map((l) => l.interactiveMs);
+    const list = loads.map((l) => l.listMs);
+    const firstLoadKb = round(gzipped / 1024, 1);
+    const p95 = percentile(interactive, 0.95);
+    const failures = [
+      ...(firstLoadKb > FIRST_LOAD_JS_TARGET_KB ? [`the traces page loads ${firstLoadKb} KB of JavaScript gzipped, over ${FIRST_LOAD_JS_TARGET_KB} KB`] : []),
+      ...(p95 > INTERACTIVE_TARGET_MS ? [`the traces page is interactive in ${Math.round(p95)} ms (p95), over ${INTERACTIVE_TARGET_MS} ms`] : []),
+    ];
+    return {
+      parameters: flags,
+      figures: [
+        { key: 'firstLoadJsGzipKb', label: 'traces page first-load JS, gzipped', value: firstLoadKb, unit: 'KB' },
+        { key: 'firstLoadJsKb', label: 'traces page first-load JS, minified', value: round(raw / 1024, 1), unit: 'KB' },
+        { key: 'firstLoadJsFiles', label: 'JavaScript files of the first load', value: jsFiles.length },
+        { key: 'interactiveP50Ms', label: 'traces page interactive, p50', value: round(percentile(interactive, 0.5)), unit: 'ms' },
+        { key: 'interactiveP95Ms', label: 'traces page interactive, p95', value: round(p95), unit: 'ms' },
+        { key: 'listTracesP50Ms', label: 'GET /spans/traces from the page, p50', value: round(percentile(list, 0.5)), unit: 'ms' },
+        { key: 'firstLoadJsWithinTarget', label: `first-load JS within ${FIRST_LOAD_JS_TARGET_KB} KB`, value: firstLoadKb <= FIRST_LOAD_JS_TARGET_KB },
+        { key: 'interactiveWithinTarget', label: `interactive within ${INTERACTIVE_TARGET_MS} ms (p95)`, value: p95 <= INTERACTIVE_TARGET_MS },
+      ],
+      failures,
+    };
+  } finally {
+    await browser.close();
+    await service.stop();
+  }
+}
+
+/** The tenant the access token names (its `tid` claim): the seeding writes straight to the store. */
+const tenantOf = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { tid: string }).tid;
+
+async function timeTracesPage(context: BrowserContext) {
+  const page = await context.newPage();
+  await page.goto('/traces');
+  await page.locator('table.traces tbody tr').first().waitFor({ timeout: 30_000 });
+  const timings = (await page.evaluate(`(() => ({
+    interactiveMs: performance.now(),
+    resources: performance.getEntriesByType('resource').map((r) => ({ name: r.name, initiatorType: r.initiatorType, duration: r.duration })),
+  }))()`)) as { interactiveMs: number; resources: Array<{ name: string; initiatorType: string; duration: number }> };
+  const list = timings.resources.find((r) => new URL(r.name).pathname === '/api/spans/traces');
+  const jsFiles = timings.resources.map((r) => new URL(r.name).pathname).filter((path) => path.endsWith('.js')).map((path) => path.slice(1));
+  return { interactiveMs: timings.interactiveMs, listMs: list?.duration ?? Number.NaN, jsFiles };
+}

@@ -1,0 +1,130 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PLANS } from '../../../shared/domain/plans/plans.ts';
+import { MAX_SPANS_PER_REQUEST } from '../../../shared/schemas/spans.ts';
+import { seededRandom, spanBatches, type SpanBatch } from '../ingest/traces.ts';
+import { BenchFailure, UsageError, type Scenario, type ScenarioResult } from '../scenario.ts';
+import { round } from '../stats.ts';
+import type { MemoryControl, MemoryMessage } from './service-process.ts';
+
+const SERVICE_PROGRAM = fileURLToPath(new URL('./service-process.ts', import.meta.url));
+const SEED = 20_261_124;
+/** What the local service may take after a million spans (issue 21). */
+const RSS_TARGET_MB = 400;
+/** Requests generated at a time: the generator's memory stays small whatever the run's size. */
+const CHUNK_REQUESTS = 200;
+const DRAIN_TIMEOUT_MS = 30 * 60_000;
+const MB = 1024 * 1024;
+
+export const memoryScenario: Scenario = {
+  name: 'memory',
+  summary: 'the local service (npm start: dynalite and the queues on disk, the TTL sweep on) in a process of its own, its RSS sampled while it ingests and stores spans',
+  flags: {
+    spans: { default: 1_000_000, max: PLANS.pro.features.spans, description: 'spans sent (in requests of --spans-per-request), all stored before the last sample' },
+    'spans-per-request': { default: 100, max: MAX_SPANS_PER_REQUEST, description: 'spans per request, as whole traces of 4–6 spans' },
+    concurrency: { default: 8, description: 'clients with a request in flight' },
+  },
+  run: (flags, progress) => runMemory(flags['spans']!, flags['spans-per-request']!, flags['concurrency']!, flags, progress),
+};
+
+function startService(dataDir: string) {
+  const child = fork(SERVICE_PROGRAM, [dataDir], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ask = <T extends MemoryMessage['type']>(control: MemoryControl | undefined, type: T) =>
+    new Promise<Extract<MemoryMessage, { type: T }>>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new BenchFailure(`the service exited (code ${code}) before answering "${type}"`));
+      child.once('exit', onExit);
+      child.once('message', (message: MemoryMessage) => {
+        child.off('exit', onExit);
+        if (message.type === type) resolve(message as Extract<MemoryMessage, { type: T }>);
+        else reject(new BenchFailure(message.type === 'failed' ? message.message : `expected "${type}", got "${message.type}"`));
+      });
+      if (control) (child as ChildProcess).send(control);
+    });
+  return { child, exited, ask };
+}
+
+async function directorySize(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name))).size;
+  }
+  return total;
+}
+
+/** Sends one batch; a connection the server closed while idle is retried (ingestion is idempotent). */
+async function post(baseUrl: string, apiKey: string, batch: SpanBatch, attempt = 1): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(`${baseUrl}/spans`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: batch.body });
+  } catch (err) {
+    if (attempt === 3) throw new BenchFailure(`POST /spans failed: ${(err as Error).message} (${String((err as { cause?: unknown }).cause)})`);
+    return post(baseUrl, apiKey, batch, attempt + 1);
+  }
+  const text = await res.text();
+  if (res.status !== 202) throw new BenchFailure(`POST /spans answered ${res.status}: ${text.slice(0, 300)}`);
+}
+
+async function runMemory(spans: number, spansPerRequest: number, concurrency: number, flags: Record<string, number>, progress: (line: string) => void): Promise<ScenarioResult> {
+  if (spans < spansPerRequest) throw new UsageError(`--spans ${spans} is fewer than --spans-per-request ${spansPerRequest}`);
+  const dataDir = await mkdtemp(join(tmpdir(), 'aos-bench-memory-'));
+  const service = startService(dataDir);
+  const samples: { spans: number; rssMb: number; heapMb: number; externalMb: number }[] = [];
+  try {
+    const { baseUrl, apiKey } = await service.ask(undefined, 'ready');
+    const sample = async (sent: number) => {
+      const s = await service.ask({ type: 'sample' }, 'sample');
+      if (s.consumerFailures > 0) throw new BenchFailure(`${s.consumerFailures} queue message(s) failed`);
+      samples.push({ spans: sent, rssMb: round(s.rssBytes / MB, 0), heapMb: round(s.heapUsedBytes / MB, 0), externalMb: round(s.externalBytes / MB, 0) });
+      return samples.at(-1)!;
+    };
+    const startedAt = Date.now();
+    const first = await sample(0);
+    progress(`started: RSS ${first.rssMb} MB, heap ${first.heapMb} MB`);
+    const random = seededRandom(SEED);
+    const requests = Math.floor(spans / spansPerRequest);
+    let sent = 0;
+    for (let done = 0; done < requests; done += CHUNK_REQUESTS) {
+      const batches = spanBatches(random, Math.min(CHUNK_REQUESTS, requests - done), spansPerRequest, Date.now(), 0.02);
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < batches.length) await post(baseUrl, apiKey, batches[next++]!);
+        }),
+      );
+      sent += batches.reduce((n, b) => n + b.spanCount, 0);
+      const s = await sample(sent);
+      progress(`${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB, heap ${s.heapMb} MB, buffers ${s.externalMb} MB`);
+    }
+    await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
+    const seconds = (Date.now() - startedAt) / 1000;
+    const last = await sample(sent);
+    const peak = Math.max(...samples.map((s) => s.rssMb));
+    service.child.send({ type: 'stop' } satisfies MemoryControl);
+    await service.exited;
+    const onDiskMb = round((await directorySize(dataDir)) / MB, 0);
+    progress(`all stored after ${round(seconds, 0)} s; RSS ${last.rssMb} MB (peak ${peak} MB), ${onDiskMb} MB on disk`);
+    return {
+      parameters: flags,
+      figures: [
+        { key: 'spans', label: 'spans ingested and stored', value: sent },
+        { key: 'rssStartMb', label: 'RSS at start', value: samples[0]!.rssMb, unit: 'MB' },
+        { key: 'rssPeakMb', label: 'RSS peak while ingesting', value: peak, unit: 'MB' },
+        { key: 'rssEndMb', label: 'RSS once everything is stored', value: last.rssMb, unit: 'MB' },
+        { key: 'heapEndMb', label: 'JS heap in use then', value: last.heapMb, unit: 'MB' },
+        { key: 'externalEndMb', label: 'buffers outside the JS heap then', value: last.externalMb, unit: 'MB' },
+        { key: 'onDiskMb', label: 'data directory on disk', value: onDiskMb, unit: 'MB' },
+        { key: 'spansPerSecond', label: 'spans stored per second, end to end', value: round(sent / seconds, 0) },
+        { key: 'rssWithinTarget', label: `RSS ≤ ${RSS_TARGET_MB} MB throughout`, value: peak <= RSS_TARGET_MB },
+      ],
+      failures: peak <= RSS_TARGET_MB ? [] : [`RSS reached ${peak} MB, over the ${RSS_TARGET_MB} MB target`],
+    };
+  } finally {
+    if (service.child.exitCode === null) service.child.kill();
+    await service.exited;
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,52 @@
+// The local runtime as `npm start` runs it (a data directory on disk, the TTL sweep on), in a process
+// of its own so that its memory is measured alone. Started by scenario.ts; answers over IPC.
+import '../../support/env.ts';
+import { startTestService } from '../../support/service.ts';
+import { signUp } from '../service.ts';
+
+export type MemoryControl = { type: 'sample' } | { type: 'drain'; timeoutMs: number } | { type: 'stop' };
+export type MemoryMessage =
+  | { type: 'ready'; baseUrl: string; apiKey: string }
+  | { type: 'sample'; rssBytes: number; heapUsedBytes: number; externalBytes: number; consumerFailures: number }
+  | { type: 'drained' }
+  | { type: 'failed'; message: string };
+
+const CONSUMER_FAILURE = /reported as failed|consumer threw|dead-letter/;
+const send = (message: MemoryMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
+
+async function main(dataDir: string): Promise<void> {
+  let consumerFailures = 0;
+  const service = await startTestService({
+    dataDir,
+    env: { RATE_LIMITS: JSON.stringify({ auth: 1000, strict: 1000, ingestion: 1_000_000, standard: 100_000 }) },
+    log: (line) => {
+      if (CONSUMER_FAILURE.test(line)) consumerFailures++;
+    },
+  });
+  try {
+    const account = await signUp(service, 'pro');
+    await send({ type: 'ready', baseUrl: service.baseUrl, apiKey: account.apiKey });
+    for (;;) {
+      const control = await new Promise<MemoryControl>((resolve) => process.once('message', (m) => resolve(m as MemoryControl)));
+      if (control.type === 'stop') break;
+      if (control.type === 'drain') {
+        await service.drainQueues(control.timeoutMs);
+        await send({ type: 'drained' });
+      } else {
+        const { rss, heapUsed, external } = process.memoryUsage();
+        await send({ type: 'sample', rssBytes: rss, heapUsedBytes: heapUsed, externalBytes: external, consumerFailures });
+      }
+    }
+  } finally {
+    await service.stop();
+  }
+}
+
+process.once('disconnect', () => process.exit(1));
+main(process.argv[2]!).then(
+  () => process.exit(0),
+  async (err: unknown) => {
+    await send({ type: 'failed', message: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  },
+);

@@ -1,0 +1,103 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible, newEmail, PASSWORD, registerInBrowser, startConsole, type ConsoleHarness } from '../support/browser.ts';
+
+let h: ConsoleHarness;
+beforeAll(async () => {
+  h = await startConsole();
+});
+afterAll(() => h?.stop());
+
+async function signInForm(page: Page, email: string, password = PASSWORD) {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe('signing in', () => {
+  it('takes a signed-out visitor to sign in, then back to the page asked for', async () => {
+    const email = newEmail('back');
+    await h.service.api('POST', '/auth/register', { body: { email, password: PASSWORD, firstName: 'Ada', lastName: 'L' } });
+    const page = await (await h.newContext()).newPage();
+    await page.goto('/alerts?severity=critical');
+    await page.waitForURL(/\/login\?next=/);
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/alerts?severity=critical');
+    await expectAccessible(page, 'the sign-in page');
+    await signInForm(page, email, 'wrong-password');
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Invalid e-mail or password (UNAUTHORIZED)');
+    await signInForm(page, email);
+    await page.waitForURL(/\/alerts\?severity=critical$/);
+    await page.getByRole('heading', { name: 'Alerts' }).waitFor();
+  });
+
+  it('stays signed in across reloads through the refresh cookie, which scripts cannot read', async () => {
+    const context = await h.newContext();
+    const page = await context.newPage();
+    await registerInBrowser(page, newEmail('reload'));
+    expect(await page.evaluate('document.cookie')).toBe('');
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({ name: 'aos_refresh', httpOnly: true, secure: true, sameSite: 'Strict', path: '/api/auth' });
+    await page.goto('/settings');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(page.url()).toMatch(/\/settings$/);
+  });
+
+  it('returns to sign-in and back when the API answers 401, and signing out ends the sign-in', async () => {
+    const context = await h.newContext();
+    const page = await context.newPage();
+    const email = newEmail('expired');
+    await registerInBrowser(page, email);
+    // The sign-in ends elsewhere (the refresh cookie is gone, the access token refused).
+    await context.clearCookies();
+    await page.route('**/api/agents?**', (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ success: false, error: { code: 'UNAUTHORIZED', message: 'Missing or invalid authentication' } }) }));
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.waitForURL(/\/login\?next=%2Fagents/);
+    await page.unroute('**/api/agents?**');
+    await signInForm(page, email);
+    await page.waitForURL(/\/agents$/);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/login/);
+    await page.goto('/agents');
+    await page.waitForURL(/\/login\?next=%2Fagents/);
+  });
+
+  it('resets a forgotten password through the e-mailed link', async () => {
+    const email = newEmail('reset');
+    await h.service.api('POST', '/auth/register', { body: { email, password: PASSWORD, firstName: 'Ada', lastName: 'L' } });
+    const page = await (await h.newContext()).newPage();
+    await page.goto('/login');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'E-mail me a reset link' }).click();
+    await page.getByText('a reset link is on its way').waitFor();
+    await expectAccessible(page, 'the forgotten-password page');
+    const mail = await h.service.waitForOutbox((m) => m.to === email && /reset/i.test(m.subject ?? ''), 10_000);
+    const link = /(http:\/\/\S+\/reset-password\?token=\S+)/.exec(mail.text)![1]!;
+    expect(link.startsWith(h.origin)).toBe(true);
+    await page.goto(link);
+    await expectAccessible(page, 'the reset-password page');
+    await page.getByLabel(/New password/).fill('another-horse-battery');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('Your password has been changed').waitFor();
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await signInForm(page, email, 'another-horse-battery');
+    await page.getByRole('heading', { name: 'Send your first trace' }).waitFor();
+  });
+
+  it('verifies the e-mail address through the welcome e-mail, once', async () => {
+    const email = newEmail('verify');
+    const page = await (await h.newContext()).newPage();
+    await registerInBrowser(page, email);
+    const mail = await h.service.waitForOutbox((m) => m.to === email && /verify/i.test(m.subject ?? ''), 10_000);
+    const link = /(http:\/\/\S+\/verify-email\?token=\S+)/.exec(mail.text)![1]!;
+    await page.goto(link);
+    await page.getByText('Your e-mail address is verified.').waitFor();
+    await expectAccessible(page, 'the verify-email page');
+    await page.reload();
+    await page.getByRole('alert').filter({ hasText: 'token: invalid, expired or already used' }).waitFor();
+    await page.goto('/settings');
+    await page.getByText('verified', { exact: true }).waitFor();
+  });
+});

@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp } from './service-app.ts';
+
+const { console: consoleStack, api: apiStack } = buildTestApp();
+const template = Template.fromStack(consoleStack);
+
+describe('the console stack', () => {
+  it('keeps the files in a private, encrypted, TLS-only bucket that only the distribution reads (origin access control)', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'site/' }),
+    });
+    template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({ Effect: 'Allow', Principal: { Service: 'cloudfront.amazonaws.com' }, Action: 's3:GetObject', Condition: { StringEquals: { 'AWS:SourceArn': Match.anyValue() } } }),
+        ]),
+      },
+    });
+  });
+
+  it('routes /api/* to the HTTP API on the same origin, uncached, with every viewer header but Host', () => {
+    const distribution = template.findResources('AWS::CloudFront::Distribution');
+    const config = Object.values(distribution)[0]!.Properties.DistributionConfig;
+    const api = config.CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/*');
+    expect(api).toMatchObject({
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+      CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad', // Managed-CachingDisabled
+      OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac', // Managed-AllViewerExceptHostHeader
+      ViewerProtocolPolicy: 'https-only',
+    });
+    const origin = config.Origins.find((o: { Id: string }) => o.Id === api.TargetOriginId);
+    expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only' });
+    expect(JSON.stringify(origin.DomainName)).toContain(apiStack.getLogicalId(apiStack.api.node.defaultChild as never));
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([expect.objectContaining({ EventType: 'viewer-request' })]);
+    expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+  });
+
+  it('answers with a CSP, HSTS, no framing and no sniffing, on the console and on the API', () => {
+    template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: {
+        SecurityHeadersConfig: {
+          ContentSecurityPolicy: { ContentSecurityPolicy: Match.stringLikeRegexp("frame-ancestors 'none'"), Override: true },
+          StrictTransportSecurity: { AccessControlMaxAgeSec: 63_072_000, IncludeSubdomains: true, Preload: true, Override: true },
+          FrameOptions: { FrameOption: 'DENY', Override: true },
+          ContentTypeOptions: { Override: true },
+        },
+      },
+    });
+    const config = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0]!.Properties.DistributionConfig;
+    const policies = [config.DefaultCacheBehavior, ...config.CacheBehaviors].map((b: { ResponseHeadersPolicyId: unknown }) => JSON.stringify(b.ResponseHeadersPolicyId));
+    expect(new Set(policies).size).toBe(1);
+  });
+
+  it('serves index.html for page paths, files by their paths', () => {
+    const fn = Object.values(template.findResources('AWS::CloudFront::Function'))[0]!;
+    const handler = new Function(`${fn.Properties.FunctionCode}; return handler;`)() as (e: { request: { uri: string } }) => { uri: string };
+    const uri = (path: string) => handler({ request: { uri: path } }).uri;
+    expect(uri('/')).toBe('/index.html');
+    expect(uri('/traces/trace-1')).toBe('/index.html');
+    expect(uri('/reset-password')).toBe('/index.html');
+    expect(uri('/assets/index-abc.js')).toBe('/assets/index-abc.js');
+    expect(uri('/favicon.ico')).toBe('/favicon.ico');
+  });
+
+  it('outputs ConsoleUrl', () => {
+    template.hasOutput('ConsoleUrl', { Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [Match.anyValue(), 'DomainName'] }]] } });
+  });
+
+  it('builds the console at synth on this machine, without Docker (local bundling)', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'aos-console-asset-'));
+    try {
+      execFileSync(process.execPath, ['--import', 'tsx', 'console/scripts/build.ts', out], { stdio: 'pipe' });
+      const files = await readdir(out, { recursive: true });
+      expect(files).toContain('index.html');
+      expect(files.some((f) => /^assets\/index-[\w-]+\.js$/.test(f))).toBe(true);
+      expect(files).not.toContain('build-inputs.json');
+      expect(await readFile(join(out, 'index.html'), 'utf8')).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -5,6 +5,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { queueUrlEnv } from '../../shared/catalog.ts';
 import type { ApiResources } from './api-stack.ts';
+import type { LakeResources } from './lake-stack.ts';
 import { constructId } from './names.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { DeploymentSettings } from './settings.ts';
@@ -13,6 +14,8 @@ import { grantTableData, type StatefulResources } from './stateful-stack.ts';
 export interface CodeStackProps extends StackProps {
   readonly stateful: StatefulResources;
   readonly api: ApiResources;
+  /** The trace lake, which the functions that search, export or write it are connected to. */
+  readonly lake?: LakeResources;
 }
 
 export interface FunctionSpec {
@@ -39,12 +42,14 @@ const INFERENCE_PROFILE_ID = /^(?:us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 export abstract class CodeStack extends Stack {
   protected readonly stateful: StatefulResources;
   protected readonly settings: DeploymentSettings;
+  protected readonly lake: LakeResources | undefined;
   private readonly functionEnvironment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: CodeStackProps) {
     super(scope, id, props);
     this.stateful = props.stateful;
     this.settings = props.api.settings;
+    this.lake = props.lake;
     this.functionEnvironment = {
       TABLE_NAME: this.stateful.table.tableName,
       JWT_ISSUER: this.settings.jwtIssuer,
@@ -75,6 +80,7 @@ export abstract class CodeStack extends Stack {
       },
     });
     grantTableData(table, fn);
+    this.lake?.connect(name, fn);
     if (spec.signingKey) signingSeed.grantRead(fn);
     for (const { queue } of sendsTo) queue.grantSendMessages(fn);
     return fn;
@@ -93,6 +99,18 @@ export abstract class CodeStack extends Stack {
     if (!modelId || narrators.length === 0) return;
     for (const fn of narrators) fn.addEnvironment('PROFILE_NARRATOR_MODEL_ID', modelId);
     this.allowBedrockModel('NarratorModelPolicy', narrators, modelId);
+  }
+
+  /** Questions to the search turned into queries by a Bedrock model, for those of the functions (by catalog id) that take them. */
+  protected askBedrock(functions: ReadonlyMap<string, ServiceFunction>): void {
+    if (!this.lake) return;
+    const askers = [...functions].filter(([id]) => this.lake!.uses(id).includes('ask')).map(([, fn]) => fn);
+    if (askers.length === 0) return;
+    for (const fn of askers) {
+      fn.addEnvironment('ASK_TRANSLATOR', 'bedrock');
+      fn.addEnvironment('ASK_MODEL_ID', this.lake.askModelId);
+    }
+    this.allowBedrockModel('AskModelPolicy', askers, this.lake.askModelId);
   }
 
   /**

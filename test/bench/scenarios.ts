@@ -6,6 +6,7 @@ import { loadScenario } from './load/scenario.ts';
 import { memoryScenario } from './memory/scenario.ts';
 import { otlpDecodeScenario } from './otlp-decode/scenario.ts';
 import type { Scenario } from './scenario.ts';
+import { searchScenario } from './search/scenario.ts';
 
 /** Every scenario `npm run bench` knows, in the order a run without `--scenario` runs them. */
-export const scenarios: readonly Scenario[] = [ingestScenario, otlpDecodeScenario, loadScenario, analyticsScenario, coldStartScenario, consoleScenario, memoryScenario];
+export const scenarios: readonly Scenario[] = [ingestScenario, otlpDecodeScenario, loadScenario, analyticsScenario, coldStartScenario, consoleScenario, memoryScenario, searchScenario];

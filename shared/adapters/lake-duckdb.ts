@@ -120,6 +120,9 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
       connection.closeSync();
     }
   };
+  // Writes are serial: one connection of their own, kept, so its staging tables stay for the next write.
+  let writer: DuckDBConnection | undefined;
+  const withWriter = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => work((writer ??= await instance.connect()));
   const inTransaction = (connection: DuckDBConnection, work: () => Promise<void>) =>
     (async () => {
       await connection.run('BEGIN TRANSACTION');
@@ -167,7 +170,7 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
     dialect: duckdb,
     write: (rows: LakeRows) =>
       serially(() =>
-        withConnection((connection) =>
+        withWriter((connection) =>
           inTransaction(connection, async () => {
             await replaceRows(connection, traces, rows.traces);
             await replaceRows(connection, spans, rows.spans);
@@ -186,13 +189,16 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
       }),
     execute: (statements: readonly SqlStatement[]) =>
       serially(() =>
-        withConnection((connection) =>
+        withWriter((connection) =>
           inTransaction(connection, async () => {
             for (const statement of statements) await connection.run(statement.sql, statement.params);
           }),
         ),
       ),
     connect: () => instance.connect(),
-    close: () => instance.closeSync(),
+    close: () => {
+      writer?.closeSync();
+      instance.closeSync();
+    },
   };
 }

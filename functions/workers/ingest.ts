@@ -1,5 +1,5 @@
 import { noMetricsSink, timestreamSink } from '../../shared/adapters/metrics-sink.ts';
-import { lakeWriter } from '../../shared/adapters/lake-ports.ts';
+import { lakeWriter } from '../../shared/adapters/lake-writer.ts';
 import { portsOf } from '../../shared/adapters/ports.ts';
 import { sqsQueue } from '../../shared/adapters/queue.ts';
 import { config } from '../../shared/config.ts';

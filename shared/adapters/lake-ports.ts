@@ -1,36 +1,20 @@
 import { builtinTranslator, type QueryTranslator } from '../domain/lake/ask.ts';
 import { duckdb } from '../domain/lake/dialects.ts';
 import type { ExportRunner } from '../domain/lake/exports.ts';
-import { config, ConfigError } from '../config.ts';
+import { config } from '../config.ts';
 import { lakeSettings, type LakeSettings } from '../lake-config.ts';
 import { bedrockTranslator } from './ask-bedrock.ts';
 import { athenaExportRunner } from './exports-athena.ts';
 import { localExportRunner } from './exports-local.ts';
-import type { LakeMaintenance, LakeReader, LakeWriter } from './lake.ts';
+import type { LakeMaintenance, LakeReader } from './lake.ts';
 import { athenaLake } from './lake-athena.ts';
-import { openLocalLake, type LocalLake } from './lake-duckdb.ts';
-import { firehoseLakeWriter } from './lake-firehose.ts';
+import { localLake, notConfigured } from './lake-writer.ts';
 
 /**
  * The lake ports of the environment (LAKE): DuckDB in this process locally, Firehose and Athena on AWS.
- * A function names the ones it uses (`portsOf(…, { lake: lakeWriter })`), so a bundle carries only
- * their clients.
+ * A function names the ones it uses (`portsOf(…, { exportRunner })`), so a bundle carries only their
+ * clients; the writer, which the ingest worker loads, is in lake-writer.ts with only its own.
  */
-const notConfigured = (what: string) => new ConfigError(`invalid configuration: ${what} needs LAKE (duckdb or athena) and its settings`);
-
-/** The local lake, opened on first use. */
-function localLake(settings: LakeSettings): () => Promise<LocalLake> {
-  const local = settings.local;
-  if (!local) throw notConfigured('the local lake');
-  return () => openLocalLake(local);
-}
-
-export function lakeWriter(settings: LakeSettings = lakeSettings): LakeWriter {
-  if (settings.engine === 'athena' && settings.aws?.firehoseStream) return firehoseLakeWriter(settings.aws.firehoseStream);
-  if (settings.engine !== 'duckdb') throw notConfigured('writing to the lake (LAKE_FIREHOSE_STREAM on AWS)');
-  const open = localLake(settings);
-  return { write: async (rows) => (await open()).write(rows) };
-}
 
 function athenaOf(settings: LakeSettings) {
   const aws = settings.aws;

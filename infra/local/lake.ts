@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,14 +18,12 @@ const LOCAL_LAKE_THREADS = 2;
 
 /**
  * The trace lake of the local runtime: a DuckDB database in this process, at `<DATA_DIR>/lake/`, with
- * exports written to `<DATA_DIR>/exports/`. Without a data dir the database is in memory, as dynalite and
- * the queues are then (a commit to a file waits for the disk: hundreds of milliseconds a write on a
- * loaded machine), named for this runtime alone, and exports go to a temporary directory removed at stop.
+ * exports written to `<DATA_DIR>/exports/`; in a temporary directory, removed at stop, without a data dir.
  */
 export async function startLocalLake(dataDir: string | undefined): Promise<LocalLakeService> {
   const temporary = dataDir ? undefined : await mkdtemp(join(tmpdir(), 'aos-lake-'));
   const root = dataDir ?? temporary!;
-  const path = dataDir ? join(dataDir, 'lake', 'traces.duckdb') : `:memory:lake-${randomUUID()}`;
+  const path = join(root, 'lake', 'traces.duckdb');
   const exportsDir = join(root, 'exports');
   await mkdir(exportsDir, { recursive: true });
   await openLocalLake({ path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS });

@@ -29,6 +29,8 @@ export interface RouteDef {
   readonly usesSigningKey?: boolean;
   /** What the handler reaches beyond the table, its secret and its queues (infra grants exactly these). */
   readonly uses?: readonly Capability[];
+  /** How long the function may run (default 10 s; at most 29, API Gateway's limit): the lake's queries wait for Athena. */
+  readonly timeoutSeconds?: number;
 }
 
 /**
@@ -151,8 +153,20 @@ export const experimentsRouteDefs = [
   { id: 'experiments/results', method: 'GET', path: '/experiments/{id}/results', auth: 'any', tier: 'standard' },
 ] as const satisfies readonly RouteDef[];
 
+export const searchRouteDefs = [
+  { id: 'search/traces', method: 'GET', path: '/search/traces', auth: 'any', tier: 'standard', timeoutSeconds: 28 },
+  { id: 'search/ask', method: 'POST', path: '/search/ask', auth: 'any', tier: 'standard', timeoutSeconds: 28, memoryMb: 512 },
+] as const satisfies readonly RouteDef[];
+
+export const exportsRouteDefs = [
+  { id: 'exports/create', method: 'POST', path: '/exports', auth: 'any', tier: 'standard', sendsTo: ['lake'] },
+  { id: 'exports/list', method: 'GET', path: '/exports', auth: 'any', tier: 'standard' },
+  { id: 'exports/get', method: 'GET', path: '/exports/{id}', auth: 'any', tier: 'standard' },
+  { id: 'exports/download', method: 'GET', path: '/exports/{id}/download', auth: 'any', tier: 'standard' },
+] as const satisfies readonly RouteDef[];
+
 /** Every route: the areas' tables in order. Pure, so a bundle that uses none of it drops it. */
-export const routes = /* @__PURE__ */ joinAreas(systemRouteDefs, authRouteDefs, usersRouteDefs, keysRouteDefs, otlpRouteDefs, spansRouteDefs, sessionsRouteDefs, logsRouteDefs, signalsRouteDefs, agentsRouteDefs, profilesRouteDefs, analyticsRouteDefs, alertsRouteDefs, experimentsRouteDefs);
+export const routes = /* @__PURE__ */ joinAreas(systemRouteDefs, authRouteDefs, usersRouteDefs, keysRouteDefs, otlpRouteDefs, spansRouteDefs, sessionsRouteDefs, logsRouteDefs, signalsRouteDefs, agentsRouteDefs, profilesRouteDefs, analyticsRouteDefs, alertsRouteDefs, experimentsRouteDefs, searchRouteDefs, exportsRouteDefs);
 
 /** Answers every request no route matches (API Gateway's `$default` route; the local router's fallback). */
 export const fallbackRoute = {
@@ -187,13 +201,15 @@ export const queues = [
     batchSize: 10,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
-    sendsTo: ['ingest', 'notify', 'evaluate'],
+    sendsTo: ['ingest', 'notify', 'evaluate', 'lake'],
     memoryMb: 1024,
     uses: ['metricsSink'],
   },
   { id: 'notify', consumer: 'notify', batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5, uses: ['messageDelivery'] },
   // A batch judges its traces in parallel, each with one Bedrock call per type (plus retries): a 90 s consumer.
   { id: 'evaluate', consumer: 'evaluate', batchSize: 5, visibilityTimeoutSeconds: 540, maxReceiveCount: 5, sendsTo: ['notify'], uses: ['judge'] },
+  // Exports and deleted agents' rows: Athena statements that may run for minutes, one message at a time (15-minute consumer).
+  { id: 'lake', consumer: 'lake', batchSize: 1, visibilityTimeoutSeconds: 5400, maxReceiveCount: 3, memoryMb: 1024 },
 ] as const satisfies readonly QueueDef[];
 
 export type QueueId = (typeof queues)[number]['id'];
@@ -213,6 +229,7 @@ export const schedules = [
   { id: 'profile-learning', job: 'profile-learning', everyMinutes: 5, uses: ['narrator'] },
   // Moves items written before the current index layout into it (a one-off walk); then one read a run.
   { id: 'reindex', job: 'reindex', everyMinutes: 1 },
+  { id: 'lake-retention', job: 'lake-retention', everyMinutes: 60 },
 ] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {

@@ -1,4 +1,5 @@
 import { noMetricsSink, timestreamSink } from '../../shared/adapters/metrics-sink.ts';
+import { lakeWriter } from '../../shared/adapters/lake-writer.ts';
 import { portsOf } from '../../shared/adapters/ports.ts';
 import { sqsQueue } from '../../shared/adapters/queue.ts';
 import { config } from '../../shared/config.ts';
@@ -32,6 +33,7 @@ const ingestPorts = portsOf(
   {
     queue: sqsQueue,
     metricsSink: () => (config.timestream ? timestreamSink(config.timestream.database, config.timestream.table) : noMetricsSink),
+    lake: () => lakeWriter(),
   },
 );
 

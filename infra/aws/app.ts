@@ -5,6 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { catalog as defaultCatalog, type Catalog } from '../../shared/catalog.ts';
 import { ApiStack } from './api-stack.ts';
 import { ConsoleStack } from './console-stack.ts';
+import { LakeStack } from './lake-stack.ts';
 import { RoutesStack } from './routes-stack.ts';
 import type { ServiceFunction } from './service-function.ts';
 import { routeStackLayout } from './stack-layout.ts';
@@ -21,6 +22,8 @@ export interface BuildAppOptions {
 export interface ServiceApp {
   readonly app: App;
   readonly stateful: StatefulStack;
+  /** The trace lake: Firehose, Iceberg tables on S3 in Glue, the Athena workgroup. */
+  readonly lake: LakeStack;
   readonly api: ApiStack;
   /** One per route stack of the layout (infra/aws/stack-layout.ts). */
   readonly routeStacks: readonly RoutesStack[];
@@ -60,7 +63,10 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
     description: 'Agent Observability Service: HTTP API and its stage',
     catalog,
   });
-  const code = { stateful, api };
+  const lake = new LakeStack(app, `${SERVICE}-Lake`, {
+    description: 'Agent Observability Service: the trace lake (Firehose, Iceberg on S3, Glue, Athena)',
+  });
+  const code = { stateful, api, lake };
   const routeStacks = routeStackLayout(catalog).map(
     ({ name, routes, fallbackRoute }) =>
       new RoutesStack(app, `${SERVICE}-Routes-${name}`, {
@@ -85,10 +91,11 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   return {
     app,
     stateful,
+    lake,
     api,
     routeStacks,
     workers,
-    stacks: [stateful, api, ...routeStacks, workers, console],
+    stacks: [stateful, lake, api, ...routeStacks, workers, console],
     routeFunctions: new Map(routeStacks.flatMap((stack) => [...stack.routeFunctions])),
     console,
   };

@@ -5,6 +5,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { queueUrlEnv, type Capability } from '../../shared/catalog.ts';
 import type { ApiResources } from './api-stack.ts';
+import type { LakeResources } from './lake-stack.ts';
 import { constructId } from './names.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { DeploymentSettings } from './settings.ts';
@@ -13,6 +14,8 @@ import { grantTableData, type StatefulResources } from './stateful-stack.ts';
 export interface CodeStackProps extends StackProps {
   readonly stateful: StatefulResources;
   readonly api: ApiResources;
+  /** The trace lake, which the functions that search, export or write it are connected to. */
+  readonly lake?: LakeResources;
 }
 
 export interface FunctionSpec {
@@ -38,12 +41,14 @@ const INFERENCE_PROFILE_ID = /^(?:us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 export abstract class CodeStack extends Stack {
   protected readonly stateful: StatefulResources;
   protected readonly settings: DeploymentSettings;
+  protected readonly lake: LakeResources | undefined;
   private readonly functionEnvironment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: CodeStackProps) {
     super(scope, id, props);
     this.stateful = props.stateful;
     this.settings = props.api.settings;
+    this.lake = props.lake;
     this.functionEnvironment = {
       TABLE_NAME: this.stateful.table.tableName,
       JWT_ISSUER: this.settings.jwtIssuer,
@@ -74,6 +79,7 @@ export abstract class CodeStack extends Stack {
       },
     });
     grantTableData(table, fn);
+    this.lake?.connect(name, fn);
     if (spec.signingKey) signingSeed.grantRead(fn);
     for (const { queue } of sendsTo) queue.grantSendMessages(fn);
     for (const capability of spec.uses ?? []) this.grantCapability(fn, constructId(name), capability);
@@ -149,6 +155,17 @@ export abstract class CodeStack extends Stack {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'timestream:DescribeEndpoints (endpoint discovery, required before WriteRecords) supports no resource-level permissions.',
     });
+  }
+
+  /** Questions to the search turned into queries by a Bedrock model, for those of the functions (by catalog id) that take them. */
+  protected askBedrock(functions: ReadonlyMap<string, ServiceFunction>): void {
+    if (!this.lake) return;
+    const askers = [...functions].filter(([id]) => this.lake!.uses(id).includes('ask')).map(([, fn]) => fn);
+    for (const fn of askers) {
+      fn.addEnvironment('ASK_TRANSLATOR', 'bedrock');
+      fn.addEnvironment('ASK_MODEL_ID', this.lake.askModelId);
+      this.allowBedrockModel(`${fn.node.id}AskModelPolicy`, fn, this.lake.askModelId);
+    }
   }
 
   /**

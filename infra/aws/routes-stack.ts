@@ -32,7 +32,7 @@ export class RoutesStack extends CodeStack {
     for (const route of props.routes) {
       this.addRoute(route.id, HttpRouteKey.with(`${API_BASE_PATH}${route.path}`, HttpMethod[route.method]), {
         module: httpHandlerModule(route.id),
-        timeout: HTTP_FUNCTION_TIMEOUT,
+        timeout: route.timeoutSeconds ? Duration.seconds(route.timeoutSeconds) : HTTP_FUNCTION_TIMEOUT,
         memoryMb: route.memoryMb,
         signingKey: needsSigningKey(route),
         sendsTo: route.sendsTo,
@@ -43,6 +43,7 @@ export class RoutesStack extends CodeStack {
       // The fallback answers 404 to anyone: public, and it signs nothing.
       this.addRoute(props.fallbackRoute.id, HttpRouteKey.DEFAULT, { module: httpHandlerModule(props.fallbackRoute.id), timeout: HTTP_FUNCTION_TIMEOUT });
     }
+    this.askBedrock(this.routeFunctions);
   }
 
   private addRoute(routeId: string, routeKey: HttpRouteKey, spec: FunctionSpec): void {

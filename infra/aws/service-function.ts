@@ -28,6 +28,8 @@ export interface Bundling {
   readonly mainFields: readonly string[];
   readonly banner: string;
   readonly minify: boolean;
+  /** Packages left out of the bundle: only the local runtime, which has node_modules, ever loads them. */
+  readonly external: readonly string[];
   /** Globals replaced by JavaScript expressions (esbuild `define`). */
   readonly define?: Readonly<Record<string, string>>;
 }
@@ -40,6 +42,8 @@ export const BUNDLING: Bundling = {
   mainFields: ['module', 'main'],
   banner: CREATE_REQUIRE_BANNER,
   minify: true,
+  /** DuckDB, the local trace lake, is imported only when LAKE=duckdb (shared/adapters/lake-duckdb.ts); on AWS the lake is Athena's. */
+  external: ['@duckdb/node-api'],
 };
 
 const OPENAPI_MODULE = httpHandlerModule('system/openapi');
@@ -112,6 +116,7 @@ export class ServiceFunction extends NodejsFunction {
         // under a deployed function (and lags the clients' fixes), while a bundle runs the versions
         // package-lock.json pins and the tests ran; esbuild keeps only the clients a function uses.
         bundleAwsSDK: true,
+        externalModules: [...bundling.external],
         ...(bundling.define ? { define: { ...bundling.define } } : {}),
       },
     });

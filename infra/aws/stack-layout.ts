@@ -13,7 +13,7 @@ export const ROUTE_STACK_AREAS: Readonly<Record<string, readonly string[]>> = {
   // `sessions` reads the traces: placed here before its first route is deployed, so it never has to move.
   Telemetry: ['otlp', 'spans', 'logs', 'signals', 'sessions'],
   Agents: ['agents', 'profiles', 'experiments'],
-  Insights: ['analytics', 'alerts'],
+  Insights: ['analytics', 'alerts', 'search', 'exports'],
 };
 
 export interface RouteStackPlan {

@@ -133,10 +133,14 @@ export interface HttpResponse {
   statusCode: number;
   headers: OutgoingHttpHeaders;
   body: Buffer;
+  /** A file to send as the body instead, streamed (a local export's download). */
+  file?: string;
 }
 
 type HandlerResult = APIGatewayProxyStructuredResultV2 & {
   multiValueHeaders?: Record<string, Array<string | number | boolean>>;
+  /** Not API Gateway's: a handler of the local runtime may name a file to stream (shared/http/reply.ts, fileAttachment). */
+  localFile?: string;
 };
 
 /**
@@ -154,7 +158,7 @@ export function fromHandlerResult(result: unknown): HttpResponse {
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) values.forEach((v) => add(name, v));
   for (const cookie of result.cookies ?? []) add('set-cookie', cookie);
   const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
-  return { statusCode: result.statusCode ?? 200, headers, body };
+  return { statusCode: result.statusCode ?? 200, headers, body, ...(typeof result.localFile === 'string' && { file: result.localFile }) };
 }
 
 const isStructured = (result: unknown): result is HandlerResult =>

@@ -1,4 +1,6 @@
+import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import {
   envelopeResponse,
   fromHandlerResult,
@@ -63,10 +65,15 @@ export function createApiServer(
       ...response.headers,
       ...corsResponseHeaders(req),
       'apigw-requestid': requestId,
-      'content-length': response.body.length,
+      ...(response.file ? {} : { 'content-length': response.body.length }),
       ...(closing ? { connection: 'close' } : {}),
     });
-    res.end(response.body);
+    if (response.file) {
+      // Streamed: an export may be larger than memory. The handler set its length.
+      await pipeline(createReadStream(response.file), res).catch((err: unknown) => log(`[http] streaming ${pathOf(req)} stopped: ${errorText(err)}`));
+    } else {
+      res.end(response.body);
+    }
     // The path only: query strings can carry tokens.
     log(`[http] ${req.method} ${pathOf(req)} ${response.statusCode} ${Date.now() - startedAt}ms`);
   }

@@ -62,7 +62,7 @@ function welcome({ baseUrl, dataDir, outboxDir }: LocalService): string {
   return `
 Agent Observability Service: ${baseUrl}
   console ${baseUrl.replace(/\/api$/, '/')}
-  data    ${dataDir} (DynamoDB table, queues and signing seed; delete it to start afresh)
+  data    ${dataDir} (DynamoDB table, queues, trace lake, exports and signing seed; delete it to start afresh)
   outbox  ${outboxDir} (e-mails and SMS, one JSON file each)
   queues  on disk: what was accepted is kept through a crash; Ctrl-C drains them before stopping
 

@@ -7,6 +7,7 @@ import { lockDataDir } from './data-dir-lock.ts';
 import { ensureTable, incrementalSweeper, localTableName, startDynamoDb, sweepExpiredItems, type LocalDynamoDb } from './dynamodb.ts';
 import { createConsoleSite } from './console-site.ts';
 import { createApiServer, type ApiServer } from './http-server.ts';
+import { startLocalLake, type LocalLakeService } from './lake.ts';
 import {
   createInvoker,
   functionFor,
@@ -60,7 +61,7 @@ export interface LocalService {
   drainQueues(timeoutMs?: number): Promise<void>;
   /** Runs a schedule's job now; rejects with the job's error. */
   runSchedule(id: string): Promise<void>;
-  /** Sweeps the whole table of expired items now (dynalite has no TTL); resolves with how many it deleted. */
+  /** Sweeps the whole table of expired items now (dynalite has no TTL) and the expired export files (S3's lifecycle on AWS); resolves with how many it deleted. */
   sweepExpired(): Promise<number>;
   /** Invokes one function with the given event, as Lambda would; resolves with its result. */
   invoke(kind: FunctionKind, id: string, event: unknown): Promise<unknown>;
@@ -84,6 +85,7 @@ const importFromRepo: LoadModule = (modulePath) => import(pathToFileURL(join(REP
 interface Running {
   unlockDataDir?: () => Promise<void>;
   dynamoDb?: LocalDynamoDb;
+  lake?: LocalLakeService;
   sqs?: LocalSqs;
   queues: LocalQueue[];
   api?: ApiServer;
@@ -94,8 +96,9 @@ interface Running {
 
 /**
  * The whole service in this process: the route handlers behind an HTTP server that speaks API
- * Gateway's event format, dynalite for DynamoDB, durable local queues with pollers for the consumers,
- * timers for the schedules and the TTL sweep, and an outbox directory for e-mail and SMS.
+ * Gateway's event format, dynalite for DynamoDB, DuckDB for the trace lake, durable local queues with
+ * pollers for the consumers, timers for the schedules and the TTL sweep, and an outbox directory for
+ * e-mail and SMS.
  *
  * Handlers read their configuration from process.env once, when first imported, so the environment
  * is set before any of them loads, and a handler loaded by one runtime keeps that runtime's settings
@@ -109,6 +112,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     if (dataDir) running.unlockDataDir = await lockDataDir(dataDir);
     const dynamoDb = (running.dynamoDb = await startDynamoDb(dataDir && join(dataDir, 'dynamodb')));
     await ensureTable(dynamoDb.client, TABLE_NAME, TABLE_PREFIX);
+    const lake = (running.lake = await startLocalLake(dataDir));
     const sqs = (running.sqs = await startSqs(dataDir && join(dataDir, 'queues')));
     for (const def of catalog.queues) running.queues.push(await createQueue(sqs.client, TABLE_NAME, def));
     const signingSeed = await loadSigningSeed(dataDir);
@@ -121,7 +125,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const api = (running.api = createApiServer(createRouter(catalog), invoke, log, consoleSite));
     const appOrigin = origin(host, await listen(api.server, port, host));
     // Synchronously after listen resolves, so before any request can load a handler.
-    const env = handlerEnvironment({ dynamoDb, sqs, signingSeed, outboxDir, appOrigin }, running.queues);
+    const env = { ...handlerEnvironment({ dynamoDb, sqs, signingSeed, outboxDir, appOrigin }, running.queues), ...lake.environment };
     Object.assign(process.env, env, options.env);
 
     running.pollers = running.queues.map((q) =>
@@ -129,8 +133,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     );
     sqs.onSend(() => running.pollers.forEach((p) => p.wake()));
     const runSchedule = (id: string) => runJob(catalog, invoke, id);
-    const sweepExpired = () => sweepExpiredItems(dynamoDb.client, TABLE_NAME);
-    const sweepSlice = incrementalSweeper(dynamoDb.client, TABLE_NAME, TTL_SWEEP_SLICE_ITEMS);
+    const sweepExpired = async () => (await lake.sweepExports(Date.now())) + (await sweepExpiredItems(dynamoDb.client, TABLE_NAME));
+    const sweepTableSlice = incrementalSweeper(dynamoDb.client, TABLE_NAME, TTL_SWEEP_SLICE_ITEMS);
+    const sweepSlice = async () => (await lake.sweepExports(Date.now())) + (await sweepTableSlice());
     startTimers(running.timers, catalog, runSchedule, ttlSweepEveryMs === false ? undefined : { everyMs: ttlSweepEveryMs, run: sweepSlice }, log);
 
     const drainQueues = (timeoutMs = DRAIN_TIMEOUT_MS) => drain(sqs, running, timeoutMs);
@@ -238,6 +243,7 @@ async function shutDown(running: Running, log: Log): Promise<void> {
   }
   await Promise.all(running.pollers.map((p) => p.stop()));
   await running.sqs?.stop();
+  await running.lake?.stop();
   await running.dynamoDb?.stop();
   await running.unlockDataDir?.();
   if (running.temporaryOutbox) await rm(running.temporaryOutbox, { recursive: true, force: true });

@@ -7,6 +7,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** The body is already encoded (not JSON to serialise): text as is, bytes as base64. */
   encoded?: boolean;
+  /** A file on this machine to send as the body (a local export): the local runtime streams it. */
+  file?: string;
 }
 
 export const ok = (data: unknown): Reply => ({ status: 200, body: { success: true, data } });
@@ -47,4 +49,28 @@ export const encoded = (status: number, body: Buffer | string, contentType: stri
   body,
   headers: { 'Content-Type': contentType },
   encoded: true,
+});
+
+/** A list answered by keyset pages (search, exports): no total, an opaque cursor to the next page. */
+export const cursorPaged = (data: readonly unknown[], pagination: { limit: number; hasMore: boolean; nextCursor: string | null }): Reply => ({
+  status: 200,
+  body: { success: true, data, pagination },
+});
+
+export const redirect = (location: string): Reply => ({ status: 302, body: '', headers: { Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, encoded: true });
+
+/**
+ * A local file as an attachment. Lambda has no such answer: only the local runtime, whose export
+ * runner writes files, streams it; on AWS exports answer a redirect to S3 instead.
+ */
+export const fileAttachment = (file: { file: string; bytes: number; contentType: string; filename: string }): Reply => ({
+  status: 200,
+  body: '',
+  encoded: true,
+  file: file.file,
+  headers: {
+    'Content-Type': file.contentType,
+    'Content-Disposition': `attachment; filename="${file.filename.replace(/["\\]/g, '_')}"`,
+    'Content-Length': String(file.bytes),
+  },
 });

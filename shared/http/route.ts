@@ -96,6 +96,8 @@ function toResult(reply: Reply, state: RequestState): Result {
     ...state.headers,
     ...reply.headers,
   };
+  // The local runtime streams the file (`localFile`); API Gateway never sees such a result (see fileAttachment).
+  if (reply.file) return { statusCode: reply.status, headers, body: '', localFile: reply.file } as Result;
   if (reply.encoded && Buffer.isBuffer(reply.body)) {
     return { statusCode: reply.status, headers, body: reply.body.toString('base64'), isBase64Encoded: true };
   }

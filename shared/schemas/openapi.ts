@@ -80,6 +80,16 @@ function parameters(schemas: RouteSchemas) {
 function successResponse(route: Route) {
   const response: RouteResponse = routeResponses[route.id];
   const { id } = namedResponses.get(response.body)!;
+  if (response.file) {
+    return {
+      [response.status]: {
+        description: 'The file, as an attachment',
+        headers: rateHeaders,
+        content: Object.fromEntries(response.file.contentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+      },
+      '302': { description: 'On AWS: a redirect to the file in S3 (a presigned URL valid one hour)', headers: rateHeaders },
+    };
+  }
   return {
     [response.status]: {
       description: 'Success',
@@ -117,7 +127,7 @@ function operation(route: Route) {
       '429': errorResponse('RATE_LIMITED; see Retry-After'),
       '500': errorResponse('INTERNAL_ERROR'),
       // What the ingest queue takes is stored at least once: when it cannot take it, nothing changed.
-      ...((route as RouteDef).sendsTo?.includes('ingest') ? { '503': errorResponse('INTERNAL_ERROR with status 503: the queue is unavailable and nothing was changed; retry after Retry-After') } : {}),
+      ...((route as RouteDef).sendsTo?.some((queue) => queue === 'ingest' || queue === 'lake') ? { '503': errorResponse('INTERNAL_ERROR with status 503: the queue is unavailable and nothing was changed; retry after Retry-After') } : {}),
     },
   };
 }

@@ -10,6 +10,7 @@ import { agent, alert, alertConfig, alertSummary, profileView } from './response
 import { agentMetrics, costs, dashboardMetrics, latencyPercentiles, requestsOverTime, successFailure, tokenUsage } from './responses/analytics.ts';
 import { deleted, enveloped, errorBody, jsonValue, message, paged, pagedResource, pagination, type RouteResponse } from './responses/common.ts';
 import { assignment, experiment, experimentResults } from './responses/experiments.ts';
+import { askAnswer, exportFile, exportsPage, searchHit, searchPage, traceExport } from './responses/search.ts';
 import {
   acceptedTelemetry,
   exportLogsServiceResponse,
@@ -112,6 +113,13 @@ export const routeResponses = {
   'experiments/stop': enveloped(experiment),
   'experiments/assign': enveloped(assignment),
   'experiments/results': enveloped(experimentResults),
+
+  'search/traces': searchPage,
+  'search/ask': enveloped(askAnswer),
+  'exports/create': enveloped(z.strictObject({ id: z.string(), status: z.literal('queued') }), 202),
+  'exports/list': exportsPage,
+  'exports/get': enveloped(traceExport),
+  'exports/download': exportFile,
 } as const satisfies Record<RouteId, RouteResponse>;
 
 /** Schemas the document names in `components.schemas` and refers to wherever they occur. */
@@ -134,4 +142,6 @@ export const responseComponents = {
   Alert: alert,
   AgentProfileView: profileView,
   Experiment: experiment,
+  SearchHit: searchHit,
+  Export: traceExport,
 } satisfies Record<string, z.ZodType>;

@@ -5,11 +5,13 @@ import { alertsRoutes } from './routes/alerts.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { authRoutes } from './routes/auth.ts';
 import { experimentsRoutes } from './routes/experiments.ts';
+import { exportsRoutes } from './routes/exports.ts';
 import { keysRoutes } from './routes/keys.ts';
 import { logsRoutes } from './routes/logs.ts';
 import { otlpRoutes } from './routes/otlp.ts';
 import { profilesRoutes } from './routes/profiles.ts';
 import { sessionsRoutes } from './routes/sessions.ts';
+import { searchRoutes } from './routes/search.ts';
 import { signalsRoutes } from './routes/signals.ts';
 import { spansRoutes } from './routes/spans.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -35,4 +37,6 @@ export const routeSchemas = {
   ...analyticsRoutes,
   ...profilesRoutes,
   ...experimentsRoutes,
+  ...searchRoutes,
+  ...exportsRoutes,
 } as const satisfies Record<RouteId, RouteSchemas>;

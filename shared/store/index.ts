@@ -5,6 +5,7 @@ import type { Db } from './client.ts';
 import type { deliveriesRepository } from './deliveries.ts';
 import type { evaluationUsageRepository } from './evaluation-usage.ts';
 import type { experimentsRepository } from './experiments.ts';
+import type { exportsRepository } from './exports.ts';
 import type { linkTokensRepository } from './link-tokens.ts';
 import type { profilesRepository } from './profiles.ts';
 import type { rateLimitsRepository } from './rate-limits.ts';
@@ -40,6 +41,7 @@ export interface Store {
   rollups: ReturnType<typeof rollupsRepository>;
   experiments: ReturnType<typeof experimentsRepository>;
   profiles: ReturnType<typeof profilesRepository>;
+  exports: ReturnType<typeof exportsRepository>;
   signInFailures: ReturnType<typeof signInFailuresRepository>;
   sessions: ReturnType<typeof sessionsRepository>;
   reindex: ReturnType<typeof reindexRepository>;

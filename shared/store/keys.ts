@@ -107,6 +107,14 @@ export const profileLearningDue = (nextLearningAt: string, tenantId: string, age
 export const profileLearningDuePartition = () => 'PROFILELEARNING';
 /** Anomalies of a trace against its agent's profile, kept with the trace's other items. */
 export const traceAnomalies = (tenantId: string, traceId: string) => ({ PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`, SK: 'ANOMALIES' });
+/** An export of a tenant's traces (its job and, once written, where its file is). */
+export const traceExport = (tenantId: string, exportId: string) => ({ PK: `TENANT#${enc(tenantId)}#EXPORT#${enc(exportId)}`, SK: 'EXPORT' });
+/** GSI1 entry of an export: a tenant's exports, newest first. */
+export const exportsOfTenant = (tenantId: string, createdAt: string, exportId: string) => ({
+  GSI1PK: exportsOfTenantPartition(tenantId),
+  GSI1SK: `${createdAt}#${exportId}`,
+});
+export const exportsOfTenantPartition = (tenantId: string) => `TENANT#${enc(tenantId)}#EXPORTS`;
 export const delivery = (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' });
 /** A tenant's evaluations and judge usage of one UTC day (`YYYY-MM-DD`): the daily budget and the cost ledger. */
 export const evaluationUsage = (tenantId: string, day: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `EVALUSAGE#${day}` });

@@ -7,6 +7,7 @@ import { memoryScenario } from './memory/scenario.ts';
 import { otlpDecodeScenario } from './otlp-decode/scenario.ts';
 import { readsScenario } from './reads/scenario.ts';
 import type { Scenario } from './scenario.ts';
+import { searchScenario } from './search/scenario.ts';
 
 /** Every scenario `npm run bench` knows, in the order a run without `--scenario` runs them. */
-export const scenarios: readonly Scenario[] = [ingestScenario, otlpDecodeScenario, loadScenario, analyticsScenario, readsScenario, coldStartScenario, consoleScenario, memoryScenario];
+export const scenarios: readonly Scenario[] = [ingestScenario, otlpDecodeScenario, loadScenario, analyticsScenario, readsScenario, coldStartScenario, consoleScenario, memoryScenario, searchScenario];

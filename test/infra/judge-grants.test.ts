@@ -38,12 +38,20 @@ describe('the evaluate consumer', () => {
     expect(resource).not.toContain('*');
   });
 
-  it('is the only function that may call Bedrock or choose the judge', () => {
+  it('is the only function that may call Bedrock or choose the judge, but for the search that turns questions into queries', () => {
+    const ask = app.routeFunctions.get('search/ask')!;
     for (const fn of functionsOf(app)) {
       if (fn === evaluate) continue;
-      expect(grantsAction(statementsOf(fn), 'bedrock:InvokeModel')).toBe(false);
       expect('JUDGE' in environmentOf(fn)).toBe(false);
+      if (fn === ask) continue;
+      expect(grantsAction(statementsOf(fn), 'bedrock:InvokeModel')).toBe(false);
     }
+  });
+
+  it('lets the search invoke its translating model only', () => {
+    const ask = app.routeFunctions.get('search/ask')!;
+    expect(environmentOf(ask)).toMatchObject({ ASK_TRANSLATOR: 'bedrock', ASK_MODEL_ID: 'amazon.nova-lite-v1:0' });
+    expect(invokeResources(ask)).toEqual([expect.stringContaining('::foundation-model/amazon.nova-lite-v1:0')]);
   });
 
   it('sends only to the notify queue, and the ingest consumer may send it jobs', () => {
@@ -84,7 +92,8 @@ describe('optional integrations are granted only when configured', () => {
     const narrators = [app.routeFunctions.get('profiles/regenerate')!, app.workers.jobFunctions.get('profile-learning')!];
     const invoking = functionsOf(app).filter((fn) => grantsAction(statementsOf(fn), 'bedrock:InvokeModel'));
     const judge = app.workers.consumerFunctions.get('evaluate')!;
-    expect(invoking.map((fn) => fn.node.path).sort()).toEqual([...narrators, judge].map((fn) => fn.node.path).sort());
+    const ask = app.routeFunctions.get('search/ask')!;
+    expect(invoking.map((fn) => fn.node.path).sort()).toEqual([...narrators, judge, ask].map((fn) => fn.node.path).sort());
     for (const fn of narrators) {
       const grants = statementsOf(fn).filter((s) => actionsOf(s).includes('bedrock:InvokeModel'));
       expect(JSON.stringify(grants)).toContain('foundation-model/amazon.nova-lite-v1:0');

@@ -28,8 +28,8 @@ describe('the route stacks', () => {
   });
 
   it('give a new area a stack of its own, named after it, and move no other route', () => {
-    const grown = routeStackLayout(withRoutes(route('exports/create', '/exports'), route('exports/get', '/exports/{id}')));
-    expect(grown.at(-1)).toMatchObject({ name: 'Exports', routes: [{ id: 'exports/create' }, { id: 'exports/get' }] });
+    const grown = routeStackLayout(withRoutes(route('datasets/create', '/datasets'), route('datasets/get', '/datasets/{id}')));
+    expect(grown.at(-1)).toMatchObject({ name: 'Datasets', routes: [{ id: 'datasets/create' }, { id: 'datasets/get' }] });
     for (const { id } of catalog.routes) expect(stackOf(grown, id), id).toBe(stackOf(layout, id));
   });
 

@@ -28,6 +28,7 @@ import type { Store } from '../../shared/store/index.ts';
 import { createStore } from '../support/store.ts';
 import { allSummaries } from '../support/traces.ts';
 import { startDynamo } from '../support/dynamo.ts';
+import { startTestLake } from '../support/lake.ts';
 import { startTestService } from '../support/service.ts';
 import { lambdaContext } from '../support/http-event.ts';
 import { metrics } from '../../shared/observability/metrics.ts';
@@ -54,12 +55,17 @@ describe('the ingest worker under faults (dynalite)', () => {
   let db: Db;
   let store: Store;
   let stop: () => Promise<void>;
+  let lake: Awaited<ReturnType<typeof startTestLake>>;
   beforeAll(async () => {
     const dynamo = await startDynamo('aos-faults');
     ({ db, stop } = dynamo);
     store = createStore(db);
+    lake = await startTestLake();
   });
-  afterAll(() => stop());
+  afterAll(async () => {
+    await stop();
+    await lake.remove();
+  });
 
   let n = 0;
   async function newTenant() {
@@ -68,7 +74,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     return id;
   }
   const portsWith = (storeOverride: Store): IngestPorts =>
-    ({ store: storeOverride, clock: { now: () => new Date() }, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink }) as unknown as IngestPorts;
+    ({ store: storeOverride, clock: { now: () => new Date() }, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink, lake }) as unknown as IngestPorts;
 
   it('a crash between writing spans and the summary loses nothing and duplicates nothing on redelivery', async () => {
     const tenantId = await newTenant();
@@ -134,10 +140,13 @@ describe('the ingest worker under faults (dynalite)', () => {
       const [agent] = await store.agents.list(tenantId);
       return { tenantId, agentId: agent!.id };
     }
+    /** What the purge asked the lake worker to do. */
+    const lakeMessages: unknown[] = [];
     /** Runs the queued purge messages to the end; answers the delays they were sent with. */
     const purgeAll = async (queued: unknown[], beforeEach: (message: unknown) => Promise<void> = async () => {}) => {
       const delays: number[] = [];
-      const queue = { send: async (_: string, more: readonly unknown[], options?: { delaySeconds?: number }) => {
+      const queue = { send: async (queueId: string, more: readonly unknown[], options?: { delaySeconds?: number }) => {
+        if (queueId === 'lake') return void lakeMessages.push(...more);
         delays.push(options?.delaySeconds ?? 0);
         queued.push(...more);
       } };
@@ -182,6 +191,8 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(config.purgeSweepDelaySeconds).toBeGreaterThan(catalog.queues.find((q) => q.id === 'ingest')!.visibilityTimeoutSeconds);
       expect(await store.traces.getSummary(tenantId, 'first')).toBeUndefined();
       expect(await store.traces.getSummary(tenantId, 'late')).toBeUndefined();
+      // Once the table holds nothing of the agent, after the final sweep, the lake forgets it too.
+      expect(lakeMessages).toContainEqual({ kind: 'forget-agent', tenantId, agentId });
     });
 
     it('never brings the agent back when a worker meets its name while it is being deleted', async () => {

@@ -21,18 +21,24 @@ import { getTrace } from '../../shared/domain/spans/queries.ts';
 import type { Store } from '../../shared/store/index.ts';
 import { createStore } from '../support/store.ts';
 import { startDynamo } from '../support/dynamo.ts';
+import { startTestLake } from '../support/lake.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
 let store: Store;
+let lake: Awaited<ReturnType<typeof startTestLake>>;
 let stop: () => Promise<void>;
 beforeAll(async () => {
   const dynamo = await startDynamo('aos-profiles');
   store = createStore(dynamo.db);
   stop = dynamo.stop;
+  lake = await startTestLake();
 });
-afterAll(() => stop());
+afterAll(async () => {
+  await stop();
+  await lake.remove();
+});
 
 let now = new Date('2026-11-20T10:00:00Z');
 const clock = { now: () => now };
@@ -80,7 +86,7 @@ async function send(tenantId: string, agentName: string, count: number, shape: T
     spans.push(span(traceId, 'root', agentName, start, { endTimeMs: start + durationMs, status: errorType ? 'error' : 'ok', errorType: errorType ?? null }));
     tools.forEach((tool, t) => spans.push(span(traceId, `tool-${t}`, agentName, start + t + 1, { parentSpanId: 'root', kind: 'tool', name: tool, toolName: tool, cost: null })));
   }
-  const persistDeps = { store, clock, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink };
+  const persistDeps = { store, clock, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink, lake };
   for (const message of toIngestMessages(tenantId, now.getTime(), { spans, signals: [], logs: [] })) {
     if (message.kind === 'telemetry') await persistTelemetry(message, persistDeps);
   }

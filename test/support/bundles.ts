@@ -53,6 +53,7 @@ function buildGroup<W extends boolean>(modules: readonly string[], { outdir, wri
     mainFields: [...settings.mainFields],
     banner: { js: settings.banner },
     minify: settings.minify,
+    external: [...settings.external],
     ...(settings.define ? { define: { ...settings.define } } : {}),
     metafile: true,
   });

@@ -29,6 +29,10 @@ export function assertDocumentedResponse(method: string, pathname: string, respo
   }
   const mediaType = (response.contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType === 'application/x-protobuf' && documented.protobufMessage) return;
+  if (documented.file) {
+    if (!documented.file.contentTypes.includes(mediaType)) throw new Error(`${where} answered ${response.contentType ?? 'no content type'}; its file is documented as ${documented.file.contentTypes.join(', ')}`);
+    return;
+  }
   if (mediaType !== 'application/json') {
     throw new Error(`${where} answered ${response.contentType ?? 'no content type'}; it is documented as application/json`);
   }

@@ -5,6 +5,7 @@ import type { Db } from '../../shared/store/client.ts';
 import { deliveriesRepository } from '../../shared/store/deliveries.ts';
 import { evaluationUsageRepository } from '../../shared/store/evaluation-usage.ts';
 import { experimentsRepository } from '../../shared/store/experiments.ts';
+import { exportsRepository } from '../../shared/store/exports.ts';
 import { composeStore, type Store } from '../../shared/store/index.ts';
 import { linkTokensRepository } from '../../shared/store/link-tokens.ts';
 import { profilesRepository } from '../../shared/store/profiles.ts';
@@ -39,6 +40,7 @@ export function createStore(db: Db): Store {
       rollups: rollupsRepository,
       experiments: experimentsRepository,
       profiles: profilesRepository,
+      exports: exportsRepository,
       signInFailures: signInFailuresRepository,
       sessions: sessionsRepository,
       reindex: reindexRepository,

@@ -4,10 +4,10 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { API_BASE_PATH, catalog, fallbackRoute, httpHandlerModule, routes, type RouteId } from '../../shared/catalog.ts';
 import { NotFoundError } from '../../shared/domain/errors.ts';
-import { accepted, created, ok, paged } from '../../shared/http/reply.ts';
+import { accepted, created, cursorPaged, fileAttachment, ok, paged } from '../../shared/http/reply.ts';
 import { withServer } from '../../shared/http/openapi-document.ts';
 import { apiDescription } from '../../shared/schemas/openapi.ts';
-import { routeResponses } from '../../shared/schemas/responses.ts';
+import { routeResponses, type RouteResponse } from '../../shared/schemas/responses.ts';
 import { assertDocumentedResponse } from '../support/response-contract.ts';
 
 const document = withServer(apiDescription(), 'https://api.example.com');
@@ -47,9 +47,11 @@ function handlerStatuses(routeId: RouteId): Set<number> {
     created: created(null).status,
     accepted: accepted(null).status,
     paged: paged({ items: [], total: 0, totalExact: true, hasMore: false }, { limit: 1, skip: 0 }, null).status,
+    cursorPaged: cursorPaged([], { limit: 1, hasMore: false, nextCursor: null }).status,
+    fileAttachment: fileAttachment({ file: '', bytes: 0, contentType: '', filename: '' }).status,
   };
   const statuses = new Set<number>();
-  for (const [, helper] of source.matchAll(/\b(ok|created|accepted|paged)\(/g)) statuses.add(helperStatus[helper!]!);
+  for (const [, helper] of source.matchAll(/\b(ok|created|accepted|paged|cursorPaged|fileAttachment)\(/g)) statuses.add(helperStatus[helper!]!);
   for (const [, status] of source.matchAll(/\b(?:raw|encoded)\((\d{3})\b/g)) statuses.add(Number(status));
   if (statuses.size === 0 && /throw new NotFoundError\(/.test(source)) statuses.add(new NotFoundError().status);
   return statuses;
@@ -98,6 +100,7 @@ describe('the OpenAPI document', () => {
       const { status } = routeResponses[route.id];
       const successes = Object.keys(operationOf(route).responses).filter((code) => code.startsWith('2'));
       expect(successes, route.id).toEqual([String(status)]);
+      if ((routeResponses[route.id] as RouteResponse).file) continue; // a file, described by its media types
       const body = resolve(operationOf(route).responses[status]!.content['application/json']!.schema);
       expect(Object.keys(body.properties ?? {}), route.id).not.toEqual([]);
       if (route.id === 'system/openapi') continue; // the document itself: free-form beyond its top-level fields
@@ -112,7 +115,7 @@ describe('the OpenAPI document', () => {
       const statuses = handlerStatuses(id);
       expect([...statuses], id).toEqual([routeResponses[id].status]);
       const documentsPagination = 'pagination' in ((routeResponses[id].body as { shape?: object }).shape ?? {});
-      expect(documentsPagination, `${id} pagination`).toBe(/\b(paged|listRoute)\(/.test(readFileSync(join(root, httpHandlerModule(id)), 'utf8')));
+      expect(documentsPagination, `${id} pagination`).toBe(/\b(paged|listRoute|cursorPaged)\(/.test(readFileSync(join(root, httpHandlerModule(id)), 'utf8')));
     }
   });
 

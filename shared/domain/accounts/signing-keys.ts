@@ -14,7 +14,7 @@ export interface SigningMaterial {
   publicJwk: JWK;
   kid: string;
   apiKeyPepper: Buffer;
-  /** Signs list cursors (`pagination.nextCursor`). */
+  /** Signs the opaque cursors of list pages (`pagination.nextCursor`) and of search and export pages, so a client can neither forge nor reuse another tenant's. */
   cursorKey: Buffer;
 }
 

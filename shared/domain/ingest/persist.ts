@@ -15,6 +15,8 @@ import { recordExperimentObservations } from '../experiments/observations.ts';
 import type { AgentRecord } from '../../store/agents.ts';
 import type { MetricsSink } from '../../adapters/metrics-sink.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
+import type { LakeWriter } from '../../adapters/lake.ts';
+import { forgetAgentInLake, writeToLake } from '../lake/ingest.ts';
 import { effectiveAgentName } from '../spans/model.ts';
 import { recordSessions } from '../sessions/ingest.ts';
 import { noteAgentsSeen } from '../agents/agents.ts';
@@ -26,6 +28,7 @@ export interface PersistDeps {
   ids: Ids;
   queue: QueuePort;
   metricsSink: MetricsSink;
+  lake: LakeWriter;
 }
 
 type TelemetryMessage = Extract<IngestMessage, { kind: 'telemetry' }>;
@@ -143,6 +146,7 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
   if (signals.length > 0) await deps.store.signals.put(tenantId, signals, expiresAt);
   if (logs.length > 0) await deps.store.logs.put(tenantId, logs, expiresAt);
   await recordExperimentObservations(tenantId, traces, signals, expiresAt, deps.store);
+  await writeToLake(tenantId, traces, signals, expiresAt, deps);
 
   await deps.store.traces.addFacets(tenantId, {
     models: distinct(spans.map((s) => s.model)),
@@ -227,5 +231,7 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   await deps.store.profiles.delete(tenantId, agentId);
   if (traces.length === PURGE_PAGE || signals === PURGE_PAGE || logs === PURGE_PAGE) return { message, delayed: false };
-  return message.finalSweep ? undefined : { message: { ...message, finalSweep: true }, delayed: true };
+  if (!message.finalSweep) return { message: { ...message, finalSweep: true }, delayed: true };
+  await forgetAgentInLake(tenantId, agentId, deps);
+  return undefined;
 }

@@ -11,6 +11,8 @@ export interface RouteResponse {
   body: z.ZodType;
   /** The protobuf message the route answers with instead when the request was protobuf (OTLP). */
   protobufMessage?: string;
+  /** The answer is a file of one of these media types, sent as an attachment, not JSON. */
+  file?: { contentTypes: readonly string[] };
 }
 
 /** An instant as the service writes it (`Date.prototype.toISOString`). */

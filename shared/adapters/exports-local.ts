@@ -1,0 +1,101 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { duckdb } from '../domain/lake/dialects.ts';
+import { CONTENT_TYPES, fileNameOf, type ExportJob, type ExportRunner } from '../domain/lake/exports.ts';
+import { exportHoursSql, exportSql, type ExportFormat, type SqlStatement } from '../domain/lake/sql.ts';
+import type { LocalLake } from './lake-duckdb.ts';
+
+/**
+ * Exports on a laptop: DuckDB writes the file under EXPORTS_DIR, and the authenticated download route
+ * streams it. DuckDB's COPY streams rows to disk within its memory limit; a large export is written a
+ * bounded number of traces at a time (pieces of whole hours, newest first) and the pieces joined, so
+ * no step holds more than one piece's traces with their spans.
+ */
+export const TRACES_PER_PIECE = 2000;
+const HOUR_MS = 3_600_000;
+
+const COPY_OPTIONS: Record<ExportFormat, string> = {
+  jsonl: 'FORMAT JSON',
+  csv: 'FORMAT CSV, HEADER false',
+  parquet: 'FORMAT PARQUET, COMPRESSION ZSTD',
+};
+
+/** `[startMs, endMs)` windows of whole hours, newest first, each holding at most about `perPiece` traces. */
+export function piecesOf(hours: ReadonlyArray<{ hour: number; traces: number }>, startMs: number, endMs: number, perPiece: number): Array<{ startMs: number; endMs: number }> {
+  const pieces: Array<{ startMs: number; endMs: number }> = [];
+  let upper = endMs;
+  let count = 0;
+  for (const { hour, traces } of hours) {
+    if (count > 0 && count + traces > perPiece) {
+      const boundary = (hour + 1) * HOUR_MS;
+      pieces.push({ startMs: boundary, endMs: upper });
+      upper = boundary;
+      count = 0;
+    }
+    count += traces;
+  }
+  pieces.push({ startMs, endMs: upper });
+  return pieces;
+}
+
+const quoted = (path: string) => `'${path.replace(/'/g, "''")}'`;
+
+export function localExportRunner(openLake: () => Promise<LocalLake>, settings: { exportsDir: string; publicAppUrl: string }): ExportRunner {
+  const fileOf = (tenantId: string, exportId: string, format: ExportFormat) => join(settings.exportsDir, encodeURIComponent(tenantId), `${encodeURIComponent(exportId)}.${format}`);
+
+  return {
+    async run({ tenantId, exportId, format, selection }: ExportJob) {
+      const lake = await openLake();
+      const file = fileOf(tenantId, exportId, format);
+      const piecesDir = `${file}.pieces`;
+      await rm(piecesDir, { recursive: true, force: true });
+      await mkdir(piecesDir, { recursive: true });
+      const connection = await lake.connect();
+      try {
+        const hoursSql = exportHoursSql(duckdb, selection);
+        const hours = await connection.runAndReadAll(hoursSql.sql, hoursSql.params);
+        const counts = hours.getRowObjectsJS().map((r) => ({ hour: Number(r['hour']), traces: Number(r['traces']) }));
+        const pieces = piecesOf(counts, selection.startMs, selection.endMs, TRACES_PER_PIECE);
+        const nested = format !== 'csv';
+        const written: string[] = [];
+        let rows = 0;
+        for (const [i, piece] of pieces.entries()) {
+          const statement: SqlStatement = exportSql(duckdb, { ...selection, ...piece, nested });
+          const path = join(piecesDir, `${String(i).padStart(6, '0')}.${format}`);
+          const result = await connection.runAndReadAll(`COPY (${statement.sql}) TO ${quoted(path)} (${COPY_OPTIONS[format]})`, statement.params);
+          rows += Number(result.getRowsJS()[0]?.[0] ?? 0);
+          written.push(path);
+        }
+        if (format === 'parquet') {
+          // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order).
+          await connection.run(`COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet})`);
+        } else {
+          await writeFile(file, format === 'csv' ? `${await csvHeader(connection, selection)}\n` : '');
+          for (const path of written) await pipeline(createReadStream(path), createWriteStream(file, { flags: 'a' }));
+        }
+        return { rows, bytes: (await stat(file)).size, location: file };
+      } finally {
+        connection.closeSync();
+        await rm(piecesDir, { recursive: true, force: true });
+      }
+    },
+
+    async link(record) {
+      return { url: `${settings.publicAppUrl}/api/exports/${encodeURIComponent(record.id)}/download`, expiresAt: record.deleteAfter * 1000 };
+    },
+
+    async download(record) {
+      const file = record.location!;
+      return { file, bytes: (await stat(file)).size, contentType: CONTENT_TYPES[record.format], filename: fileNameOf(record) };
+    },
+  };
+}
+
+/** The CSV header: the export's column names, read from the query itself without running it over data. */
+async function csvHeader(connection: Awaited<ReturnType<LocalLake['connect']>>, selection: ExportJob['selection']): Promise<string> {
+  const statement = exportSql(duckdb, { ...selection, startMs: 0, endMs: 0, nested: false });
+  const reader = await connection.runAndReadAll(`SELECT * FROM (${statement.sql}) LIMIT 0`, statement.params);
+  return reader.columnNames().join(',');
+}

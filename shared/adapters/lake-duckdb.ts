@@ -1,0 +1,204 @@
+import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { duckdb } from '../domain/lake/dialects.ts';
+import type { LakeRows } from '../domain/lake/records.ts';
+import { LAKE_TABLES, type LakeColumnType, type LakeRow, type LakeTable } from '../domain/lake/schema.ts';
+import type { SqlStatement } from '../domain/lake/sql.ts';
+import { LakeQueryError, type LakeMaintenance, type LakeReader, type LakeWriter } from './lake.ts';
+
+/**
+ * The local lake: DuckDB embedded in this process (`@duckdb/node-api`, whose npm package carries its
+ * binaries), one database file under DATA_DIR. The local runtime opens it when it starts, like
+ * dynalite; handlers running in the same process reach the same database by its path. Only what DuckDB
+ * has built in is used (no extension is installed or loaded: nothing is downloaded).
+ *
+ * `@duckdb/node-api` is imported when a lake is first opened, so Lambda bundles, which leave the
+ * package out, never load it.
+ */
+export interface LocalLakeSettings {
+  /** The database file; its directory is created. */
+  path: string;
+  /** DuckDB's memory_limit, e.g. `256MB`; beyond it DuckDB spills to a temporary directory beside the file. */
+  memoryLimit: string;
+  threads: number;
+}
+
+export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
+  readonly path: string;
+  /** A connection of its own for work that streams (exports); close it after use. */
+  connect(): Promise<DuckDBConnection>;
+  close(): void;
+}
+
+const SQL_TYPES: Record<LakeColumnType, string> = { string: 'VARCHAR', long: 'BIGINT', double: 'DOUBLE', boolean: 'BOOLEAN' };
+
+/**
+ * No PRIMARY KEY: DuckDB keeps a key's index in memory, which for a million traces and their spans
+ * would outgrow the memory limit; the writer replaces rows itself (`replaceRows`).
+ */
+export const createTableSql = (table: LakeTable): string =>
+  `CREATE TABLE IF NOT EXISTS ${table.name} (${table.columns.map((c) => `${c.name} ${SQL_TYPES[c.type]}${c.required ? ' NOT NULL' : ''}`).join(', ')})`;
+
+const stageOf = (table: LakeTable) => `stage_${table.name}`;
+/** How far a trace's start may have moved since it was last written for its old rows still to be replaced. */
+const REWRITE_WINDOW_MS = 86_400_000;
+
+/** A DuckDB value as the rest of the service reads it: BIGINTs (all within 2^53 here) as numbers. */
+const plain = (value: unknown): string | number | boolean | null => (typeof value === 'bigint' ? Number(value) : (value as string | number | boolean | null));
+
+function append(appender: DuckDBAppender, type: LakeColumnType, value: LakeRow[string] | undefined): void {
+  if (value === null || value === undefined) return appender.appendNull();
+  switch (type) {
+    case 'string':
+      return appender.appendVarchar(String(value));
+    case 'long':
+      return appender.appendBigInt(BigInt(Math.trunc(Number(value))));
+    case 'double':
+      return appender.appendDouble(Number(value));
+    case 'boolean':
+      return appender.appendBoolean(Boolean(value));
+  }
+}
+
+/** The last row of each key: a write replaces, so a later row of the same key wins within one write too. */
+function lastPerKey(table: LakeTable, rows: readonly LakeRow[]): LakeRow[] {
+  const byKey = new Map<string, LakeRow>();
+  for (const row of rows) byKey.set(JSON.stringify(table.key.map((k) => row[k])), row);
+  return [...byKey.values()];
+}
+
+const lakes = new Map<string, Promise<LocalLake>>();
+
+/** The lake at `settings.path`, opened on first use and shared by everything in this process. */
+export function openLocalLake(settings: LocalLakeSettings): Promise<LocalLake> {
+  let lake = lakes.get(settings.path);
+  if (!lake) {
+    lake = createLocalLake(settings);
+    lakes.set(settings.path, lake);
+    lake.catch(() => lakes.delete(settings.path));
+  }
+  return lake;
+}
+
+/** Closes the lake at `path` if this process opened it (the local runtime, when it stops). */
+export async function closeLocalLake(path: string): Promise<void> {
+  const lake = lakes.get(path);
+  lakes.delete(path);
+  (await lake?.catch(() => undefined))?.close();
+}
+
+async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings): Promise<LocalLake> {
+  const { mkdir } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  await mkdir(dirname(path), { recursive: true });
+  const instance: DuckDBInstance = await DuckDBInstance.create(path, {
+    memory_limit: memoryLimit,
+    threads: String(threads),
+    // Nothing is fetched from the network: only what the package has built in (parquet, json, icu).
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
+  const setup = await instance.connect();
+  try {
+    for (const table of LAKE_TABLES) await setup.run(createTableSql(table));
+  } finally {
+    setup.closeSync();
+  }
+
+  // One writer at a time: concurrent upserts of the same keys would conflict and fail their messages.
+  let writes: Promise<unknown> = Promise.resolve();
+  const serially = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = writes.then(work, work);
+    writes = next.catch(() => undefined);
+    return next;
+  };
+  const withConnection = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => {
+    const connection = await instance.connect();
+    try {
+      return await work(connection);
+    } finally {
+      connection.closeSync();
+    }
+  };
+  // Writes are serial: one connection of their own, kept, so its staging tables stay for the next write.
+  let writer: DuckDBConnection | undefined;
+  const withWriter = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => work((writer ??= await instance.connect()));
+  const inTransaction = (connection: DuckDBConnection, work: () => Promise<void>) =>
+    (async () => {
+      await connection.run('BEGIN TRANSACTION');
+      try {
+        await work();
+        await connection.run('COMMIT');
+      } catch (err) {
+        await connection.run('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    })();
+
+  /**
+   * Replaces rows: deletes what the table holds of the staged keys, then inserts the staged rows. The
+   * delete also names the time range the old rows can be in, which DuckDB turns into skipped row
+   * groups: a trace's start only moves earlier as spans arrive, and rarely by more than REWRITE_WINDOW_MS
+   * (spans join their trace's start; a signal's id already fixes its time).
+   */
+  async function replaceRows(connection: DuckDBConnection, table: LakeTable, rows: readonly LakeRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const stage = stageOf(table);
+    await connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
+    const appender = await connection.createAppender(stage, 'main', 'temp');
+    const times: number[] = [];
+    for (const row of lastPerKey(table, rows)) {
+      for (const column of table.columns) append(appender, column.type, row[column.name]);
+      appender.endRow();
+      times.push(Number(row[table.time]));
+    }
+    appender.closeSync();
+    const from = Math.min(...times);
+    const to = Math.max(...times) + (table.time === 'timestamp_ms' ? 0 : REWRITE_WINDOW_MS);
+    const sameSet = table.rowSet.map((k) => `${table.name}.${k} = staged.${k}`).join(' AND ');
+    await connection.run(
+      `DELETE FROM ${table.name} USING (SELECT DISTINCT ${table.rowSet.join(', ')} FROM ${stage}) AS staged WHERE ${sameSet} AND ${table.name}.${table.time} BETWEEN ? AND ?`,
+      [from, to],
+    );
+    await connection.run(`INSERT INTO ${table.name} SELECT * FROM ${stage}`);
+    await connection.run(`DELETE FROM ${stage}`);
+  }
+
+  const [traces, spans, signals] = LAKE_TABLES as [LakeTable, LakeTable, LakeTable];
+  return {
+    path,
+    dialect: duckdb,
+    write: (rows: LakeRows) =>
+      serially(() =>
+        withWriter((connection) =>
+          inTransaction(connection, async () => {
+            await replaceRows(connection, traces, rows.traces);
+            await replaceRows(connection, spans, rows.spans);
+            await replaceRows(connection, signals, rows.signals);
+          }),
+        ),
+      ),
+    query: (statement: SqlStatement) =>
+      withConnection(async (connection) => {
+        try {
+          const reader = await connection.runAndReadAll(statement.sql, statement.params);
+          return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plain(v)])));
+        } catch (err) {
+          throw new LakeQueryError(`the local lake refused a query: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        }
+      }),
+    execute: (statements: readonly SqlStatement[]) =>
+      serially(() =>
+        withWriter((connection) =>
+          inTransaction(connection, async () => {
+            for (const statement of statements) await connection.run(statement.sql, statement.params);
+          }),
+        ),
+      ),
+    connect: () => instance.connect(),
+    close: () => {
+      writer?.closeSync();
+      instance.closeSync();
+    },
+  };
+}

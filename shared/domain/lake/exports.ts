@@ -1,0 +1,227 @@
+import type { Clock } from '../../adapters/clock.ts';
+import type { Ids } from '../../adapters/ids.ts';
+import { LakeScanLimitError } from '../../adapters/lake.ts';
+import type { QueuePort } from '../../adapters/queue.ts';
+import type { Store } from '../../store/index.ts';
+import type { ExportRecord } from '../../store/exports.ts';
+import { NotFoundError, RateLimitedError, ServiceUnavailableError } from '../errors.ts';
+import { requireFeature } from '../plans/entitlements.ts';
+import { decodeCursor, encodeCursor, type CursorKey } from './cursor.ts';
+import { LAKE_QUEUE, type LakeMessage } from './ingest.ts';
+import { formatSearchQuery, parseSearchQuery } from './query.ts';
+import { planOf } from './search.ts';
+import type { ExportFormat, ExportSelection } from './sql.ts';
+
+/**
+ * Exports: a tenant's traces of a date range (optionally one agent's, optionally matching a search) as
+ * one file of JSON lines, CSV or Parquet, one row per trace with its spans and signals. A request
+ * queues the job; the lake worker writes the file, streaming (never holding the export in memory);
+ * the file can be downloaded for EXPORT_LIFETIME_DAYS.
+ */
+export interface ExportJob {
+  tenantId: string;
+  exportId: string;
+  format: ExportFormat;
+  selection: Omit<ExportSelection, 'nested'>;
+}
+
+export interface ExportFile {
+  rows: number;
+  bytes: number;
+  /** Where the file is: an S3 URI, or a local path. */
+  location: string;
+}
+
+/** Where the export's file is written and how it is handed out: S3 and Athena on AWS, DuckDB and a file locally. */
+export interface ExportRunner {
+  run(job: ExportJob): Promise<ExportFile>;
+  /** A link to the file and until when it works (AWS: a presigned URL, one hour; locally: the download route). */
+  link(record: ExportRecord, nowMs: number): Promise<{ url: string; expiresAt: number }>;
+  /** What the download route answers: a redirect to the file, or the file to stream. */
+  download(record: ExportRecord): Promise<{ redirect: string } | { file: string; bytes: number; contentType: string; filename: string }>;
+}
+
+export const EXPORT_LIFETIME_DAYS = 7;
+/** Exports a tenant may have queued or running at once. */
+export const MAX_ACTIVE_EXPORTS = 3;
+const CURSOR_KIND = 'exports';
+
+export const CONTENT_TYPES: Record<ExportFormat, string> = {
+  jsonl: 'application/x-ndjson',
+  csv: 'text/csv; charset=utf-8',
+  parquet: 'application/vnd.apache.parquet',
+};
+export const fileNameOf = (record: Pick<ExportRecord, 'id' | 'format'>) => `${record.id}.${record.format}`;
+
+export interface ExportRequest {
+  format: ExportFormat;
+  startDate: Date;
+  /** Inclusive. */
+  endDate: Date;
+  agentId?: string;
+  q?: string;
+}
+
+export interface CreateExportPorts {
+  store: Pick<Store, 'tenants' | 'agents' | 'exports'>;
+  queue: QueuePort;
+  clock: Clock;
+  ids: Ids;
+}
+
+export interface ReadExportPorts {
+  store: Pick<Store, 'exports'>;
+  exportRunner: ExportRunner;
+  clock: Clock;
+}
+
+/** An export as the API shows it; the link only once its file is written. */
+export async function exportView(record: ExportRecord, ports: ReadExportPorts) {
+  const link = record.status === 'succeeded' ? await ports.exportRunner.link(record, ports.clock.now().getTime()) : undefined;
+  return {
+    id: record.id,
+    status: record.status,
+    format: record.format,
+    startDate: record.startDate,
+    endDate: record.endDate,
+    agentId: record.agentId,
+    q: record.q,
+    rows: record.rows,
+    bytes: record.bytes,
+    createdAt: record.createdAt,
+    startedAt: record.startedAt,
+    finishedAt: record.finishedAt,
+    ...(link && { downloadUrl: link.url, expiresAt: new Date(link.expiresAt).toISOString() }),
+    ...(record.error !== null && { error: record.error }),
+  };
+}
+
+const isLive = (record: ExportRecord, nowMs: number) => record.deleteAfter * 1000 > nowMs;
+
+/** Queues an export (202): the plan's `exports`, a query that parses, an agent of the tenant, and room among its running exports. */
+export async function createExport(tenantId: string, request: ExportRequest, ports: CreateExportPorts) {
+  requireFeature(await planOf(ports.store, tenantId), 'exports');
+  const q = request.q === undefined || request.q.trim() === '' ? null : formatSearchQuery(parseSearchQuery(request.q));
+  if (request.agentId && !(await ports.store.agents.get(tenantId, request.agentId))) throw new NotFoundError('Agent');
+  const now = ports.clock.now();
+  const recent = await ports.store.exports.page(tenantId, 20);
+  if (recent.filter((e) => isLive(e, now.getTime()) && (e.status === 'queued' || e.status === 'running')).length >= MAX_ACTIVE_EXPORTS) {
+    throw new RateLimitedError(60);
+  }
+  const record: ExportRecord = {
+    id: ports.ids.next('exp'),
+    tenantId,
+    status: 'queued',
+    format: request.format,
+    startDate: request.startDate.toISOString(),
+    endDate: request.endDate.toISOString(),
+    agentId: request.agentId ?? null,
+    q,
+    rows: null,
+    bytes: null,
+    location: null,
+    error: null,
+    createdAt: now.toISOString(),
+    startedAt: null,
+    finishedAt: null,
+    deleteAfter: Math.floor(now.getTime() / 1000) + EXPORT_LIFETIME_DAYS * 86_400,
+  };
+  await ports.store.exports.create(record);
+  const message: LakeMessage = { kind: 'export', tenantId, exportId: record.id };
+  try {
+    await ports.queue.send(LAKE_QUEUE, [message]);
+  } catch (err) {
+    // Nothing will run it: the request answers 503 and leaves no export behind.
+    await ports.store.exports.delete(tenantId, record.id);
+    throw new ServiceUnavailableError(5, { cause: err });
+  }
+  return { id: record.id, status: record.status };
+}
+
+async function ownExport(tenantId: string, exportId: string, ports: Pick<ReadExportPorts, 'store' | 'clock'>): Promise<ExportRecord> {
+  const record = await ports.store.exports.get(tenantId, exportId);
+  // Another tenant's export id is as missing as an unknown one (the key holds the tenant).
+  if (!record || !isLive(record, ports.clock.now().getTime())) throw new NotFoundError('Export');
+  return record;
+}
+
+export async function getExport(tenantId: string, exportId: string, ports: ReadExportPorts) {
+  return exportView(await ownExport(tenantId, exportId, ports), ports);
+}
+
+interface ExportsPosition {
+  after: string;
+}
+const isExportsPosition = (p: unknown): p is ExportsPosition => typeof (p as ExportsPosition | null)?.after === 'string';
+
+/** A page of the tenant's exports, newest first; `nextCursor` continues it. */
+export async function listExports(tenantId: string, page: { limit: number; cursor?: string }, cursorKey: CursorKey, ports: ReadExportPorts) {
+  const nowMs = ports.clock.now().getTime();
+  const after = page.cursor ? decodeCursor(cursorKey, CURSOR_KIND, '', page.cursor, nowMs, isExportsPosition).after : undefined;
+  const records = await ports.store.exports.page(tenantId, page.limit + 1, after);
+  const shown = records.slice(0, page.limit);
+  const last = shown.at(-1);
+  const hasMore = records.length > page.limit;
+  return {
+    data: await Promise.all(shown.filter((r) => isLive(r, nowMs)).map((r) => exportView(r, ports))),
+    pagination: {
+      limit: page.limit,
+      hasMore,
+      nextCursor: hasMore && last ? encodeCursor<ExportsPosition>(cursorKey, CURSOR_KIND, '', { after: `${last.createdAt}#${last.id}` }, nowMs) : null,
+    },
+  };
+}
+
+export async function exportDownload(tenantId: string, exportId: string, ports: ReadExportPorts) {
+  const record = await ownExport(tenantId, exportId, ports);
+  if (record.status !== 'succeeded') throw new NotFoundError(`Export file (the export is ${record.status})`);
+  return ports.exportRunner.download(record);
+}
+
+export interface RunExportPorts {
+  store: Pick<Store, 'exports'>;
+  exportRunner: ExportRunner;
+  clock: Clock;
+  reportError: (message: string, err: unknown) => void;
+}
+
+/** Why an export failed, as the user reads it (the cause itself is logged, not shown). */
+function failureOf(err: unknown): string {
+  if (err instanceof LakeScanLimitError) return 'the export would read more than the lake allows one query to scan; export a shorter range or one agent';
+  if (err instanceof ServiceUnavailableError) return 'the lake was busy; create the export again';
+  return 'the export could not be written; create it again, and if it fails again contact support';
+}
+
+/**
+ * Runs a queued export (the lake worker). A message delivered again finds the export running (the
+ * worker stopped midway) and writes the file again, or finished, and does nothing.
+ */
+export async function runExport(message: Extract<LakeMessage, { kind: 'export' }>, ports: RunExportPorts): Promise<void> {
+  const record = await ports.store.exports.get(message.tenantId, message.exportId);
+  if (!record || record.status === 'succeeded' || record.status === 'failed') return;
+  const running: ExportRecord = { ...record, status: 'running', startedAt: ports.clock.now().toISOString() };
+  if (!(await ports.store.exports.replaceIfStatus(running, record.status))) return;
+  const query = parseSearchQuery(record.q ?? '');
+  const job: ExportJob = {
+    tenantId: record.tenantId,
+    exportId: record.id,
+    format: record.format,
+    selection: {
+      tenantId: record.tenantId,
+      query,
+      startMs: Date.parse(record.startDate),
+      endMs: Date.parse(record.endDate) + 1,
+      nowMs: ports.clock.now().getTime(),
+      ...(record.agentId !== null && { agentId: record.agentId }),
+    },
+  };
+  let finished: ExportRecord;
+  try {
+    const file = await ports.exportRunner.run(job);
+    finished = { ...running, status: 'succeeded', rows: file.rows, bytes: file.bytes, location: file.location, finishedAt: ports.clock.now().toISOString() };
+  } catch (err) {
+    ports.reportError('export failed', err);
+    finished = { ...running, status: 'failed', error: failureOf(err), finishedAt: ports.clock.now().toISOString() };
+  }
+  await ports.store.exports.replaceIfStatus(finished, 'running');
+}

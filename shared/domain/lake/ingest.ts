@@ -1,0 +1,41 @@
+import type { LakeWriter } from '../../adapters/lake.ts';
+import type { QueuePort } from '../../adapters/queue.ts';
+import { lakeRowsOf, type LakeSignalInput, type LakeTraceInput } from './records.ts';
+
+/** What the ingest worker hands the lake: the traces it stored (with every span so far) and the signals. */
+export interface LakeIngestDeps {
+  lake: LakeWriter;
+}
+
+/** The lake's own queue: exports to run, deleted agents to forget. */
+export const LAKE_QUEUE = 'lake';
+
+export type LakeMessage = { kind: 'export'; tenantId: string; exportId: string } | { kind: 'forget-agent'; tenantId: string; agentId: string };
+
+/**
+ * Writes to the lake every finished trace (its root has arrived and ended) that this message touched,
+ * each with all its spans stored so far, and the message's signals. A later span of a finished trace
+ * writes the trace again, and a redelivered message writes the same rows again: each key holds the
+ * latest row. Unfinished traces wait for their root.
+ */
+export async function writeToLake(
+  tenantId: string,
+  traces: ReadonlyArray<{ summary: LakeTraceInput['summary']; stored: LakeTraceInput['spans']; revision: number }>,
+  signals: readonly LakeSignalInput[],
+  expiresAtSeconds: number,
+  deps: LakeIngestDeps,
+): Promise<void> {
+  const finished = traces.filter((t) => t.summary.complete).map((t) => ({ summary: t.summary, spans: t.stored, revision: t.revision }));
+  if (finished.length === 0 && signals.length === 0) return;
+  await deps.lake.write(lakeRowsOf(tenantId, finished, signals, expiresAtSeconds * 1000));
+}
+
+/**
+ * Once a deleted agent's data is gone from the table, its rows leave the lake too. The lake worker does
+ * it (an Athena DELETE can outlast the ingest worker); by then Firehose has delivered whatever the
+ * ingest worker wrote before the agent went (the final sweep waits longer than Firehose buffers).
+ */
+export async function forgetAgentInLake(tenantId: string, agentId: string, deps: { queue: QueuePort }): Promise<void> {
+  const message: LakeMessage = { kind: 'forget-agent', tenantId, agentId };
+  await deps.queue.send(LAKE_QUEUE, [message]);
+}

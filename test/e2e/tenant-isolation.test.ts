@@ -12,6 +12,7 @@ interface Ids {
   alertId: string;
   experimentId: string;
   sessionId: string;
+  exportId: string;
 }
 type Probe = { path: string; body?: unknown; query?: string };
 
@@ -86,6 +87,13 @@ const PROBES: Record<string, ((ids: Ids) => Probe) | null> = {
   'experiments/stop': (ids) => ({ path: `/experiments/${ids.experimentId}/stop` }),
   'experiments/assign': (ids) => ({ path: `/experiments/${ids.experimentId}/assign`, query: 'subjectId=user-1' }),
   'experiments/results': (ids) => ({ path: `/experiments/${ids.experimentId}/results` }),
+  // Search is scoped by the tenant of the credential alone (test/e2e/search.test.ts tries crafted queries and cursors).
+  'search/traces': null,
+  'search/ask': null,
+  'exports/create': null,
+  'exports/list': null,
+  'exports/get': (ids) => ({ path: `/exports/${ids.exportId}` }),
+  'exports/download': (ids) => ({ path: `/exports/${ids.exportId}/download` }),
 };
 
 let service: TestService;
@@ -127,7 +135,11 @@ beforeAll(async () => {
   });
   const experimentId = experiment.body.data.id as string;
   await service.api('POST', `/experiments/${experimentId}/start`, { apiKey: a.apiKey });
-  ids = { keyId: a.keyId, agentId, traceId: 'secret-trace', alertId, experimentId, sessionId: 'secret-session' };
+  const exported = await service.api('POST', '/exports', {
+    apiKey: a.apiKey,
+    body: { format: 'jsonl', startDate: new Date(now - 86_400_000).toISOString(), endDate: new Date(now + 60_000).toISOString() },
+  });
+  ids = { keyId: a.keyId, agentId, traceId: 'secret-trace', alertId, experimentId, sessionId: 'secret-session', exportId: exported.body.data.id as string };
 });
 afterAll(() => service?.stop());
 

@@ -88,6 +88,11 @@ export const spansRouteDefs = [
   { id: 'spans/filters', method: 'GET', path: '/spans/filters', auth: 'any', tier: 'ingestion' },
 ] as const satisfies readonly RouteDef[];
 
+export const sessionsRouteDefs = [
+  { id: 'sessions/list', method: 'GET', path: '/sessions', auth: 'any', tier: 'ingestion' },
+  { id: 'sessions/get', method: 'GET', path: '/sessions/{sessionId}', auth: 'any', tier: 'ingestion' },
+] as const satisfies readonly RouteDef[];
+
 export const logsRouteDefs = [
   { id: 'logs/ingest', method: 'POST', path: '/logs', auth: 'any', tier: 'ingestion', sendsTo: ['ingest'] },
   { id: 'logs/list', method: 'GET', path: '/logs', auth: 'any', tier: 'ingestion' },
@@ -147,7 +152,7 @@ export const experimentsRouteDefs = [
 ] as const satisfies readonly RouteDef[];
 
 /** Every route: the areas' tables in order. Pure, so a bundle that uses none of it drops it. */
-export const routes = /* @__PURE__ */ joinAreas(systemRouteDefs, authRouteDefs, usersRouteDefs, keysRouteDefs, otlpRouteDefs, spansRouteDefs, logsRouteDefs, signalsRouteDefs, agentsRouteDefs, profilesRouteDefs, analyticsRouteDefs, alertsRouteDefs, experimentsRouteDefs);
+export const routes = /* @__PURE__ */ joinAreas(systemRouteDefs, authRouteDefs, usersRouteDefs, keysRouteDefs, otlpRouteDefs, spansRouteDefs, sessionsRouteDefs, logsRouteDefs, signalsRouteDefs, agentsRouteDefs, profilesRouteDefs, analyticsRouteDefs, alertsRouteDefs, experimentsRouteDefs);
 
 /** Answers every request no route matches (API Gateway's `$default` route; the local router's fallback). */
 export const fallbackRoute = {
@@ -206,6 +211,8 @@ export const schedules = [
   { id: 'alerts-auto-resolve', job: 'alerts-auto-resolve', everyMinutes: 15 },
   { id: 'analytics-compaction', job: 'analytics-compaction', everyMinutes: 1 },
   { id: 'profile-learning', job: 'profile-learning', everyMinutes: 5, uses: ['narrator'] },
+  // Moves items written before the current index layout into it (a one-off walk); then one read a run.
+  { id: 'reindex', job: 'reindex', everyMinutes: 1 },
 ] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {

@@ -10,6 +10,7 @@ import { alertsRepository } from '../../shared/store/alerts.ts';
 import { experimentsRepository } from '../../shared/store/experiments.ts';
 import { profilesRepository } from '../../shared/store/profiles.ts';
 import { rollupsRepository } from '../../shared/store/rollups.ts';
+import { sessionsRepository } from '../../shared/store/sessions.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
 import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
 import { tracesRepository } from '../../shared/store/traces.ts';
@@ -26,6 +27,7 @@ const ingestPorts = portsOf(
     rollups: rollupsRepository,
     experiments: experimentsRepository,
     profiles: profilesRepository,
+    sessions: sessionsRepository,
   },
   {
     queue: sqsQueue,

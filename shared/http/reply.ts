@@ -1,3 +1,5 @@
+import type { ListPage } from '../domain/paging/page.ts';
+
 /** What a route's logic returns; the envelope middleware turns it into the API Gateway response. */
 export interface Reply {
   status: number;
@@ -7,27 +9,27 @@ export interface Reply {
   encoded?: boolean;
 }
 
-export interface Page {
-  limit: number;
-  skip: number;
-}
-
 export const ok = (data: unknown): Reply => ({ status: 200, body: { success: true, data } });
 export const created = (data: unknown): Reply => ({ status: 201, body: { success: true, data } });
 export const accepted = (data: unknown): Reply => ({ status: 202, body: { success: true, data } });
 
-/** A list answer: `data` is the page, `pagination` says where it sits in the whole. */
-export function paged<T>(all: readonly T[], page: Page): Reply;
-export function paged<T>(items: readonly T[], page: Page, total: number): Reply;
-export function paged<T>(items: readonly T[], page: Page, total?: number): Reply {
-  const data = total === undefined ? items.slice(page.skip, page.skip + page.limit) : items;
-  const count = total ?? items.length;
+/**
+ * A list answer: `data` is the page (or, for a resource with a list inside, what `data` holds);
+ * `pagination` says where it sits in the whole: `total` (exact when `totalExact`, else a lower bound
+ * from a bounded count), `hasMore`, and `nextCursor`, which the next request passes as `cursor`.
+ */
+export function paged(
+  result: ListPage<unknown> & { data?: unknown },
+  page: { limit: number; skip: number },
+  nextCursor: string | null,
+): Reply {
+  const total = result.totalExact ? result.total : Math.max(result.total, page.skip + result.items.length + (result.hasMore ? 1 : 0));
   return {
     status: 200,
     body: {
       success: true,
-      data,
-      pagination: { total: count, limit: page.limit, skip: page.skip, hasMore: page.skip + data.length < count },
+      data: result.data ?? result.items,
+      pagination: { total, limit: page.limit, skip: page.skip, hasMore: result.hasMore, nextCursor, totalExact: result.totalExact },
     },
   };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { MAX_SKIP } from '../domain/paging/page.ts';
 
 /** An agent's id in a path or a filter. */
 export const agentId = z.string().check(z.minLength(1), z.maxLength(64));
@@ -18,16 +19,34 @@ export const isoDate = z.pipe(
   }),
 );
 
-const wholeNumber = (min: number, max?: number) =>
+const wholeNumber = (min: number, max?: number, tooLarge?: string) =>
   z.pipe(
     z.pipe(z.string().check(z.regex(/^\d+$/, 'must be a whole number')), z.transform(Number)),
-    max === undefined ? z.number().check(z.int(), z.gte(min)) : z.number().check(z.int(), z.gte(min), z.lte(max)),
+    max === undefined ? z.number().check(z.int(), z.gte(min)) : z.number().check(z.int(), z.gte(min), z.lte(max, tooLarge)),
   );
 
-/** `limit` 1–100 (default 50) and `skip` ≥ 0 (default 0), as every list endpoint takes them. */
+/** A whole number in a query string, from `min` to `max`. */
+export const queryInteger = (min: number, max: number) => wholeNumber(min, max);
+
+/** A decimal number in a query string (`0.25`, `3`), from `min` to `max`. */
+export const queryDecimal = (min: number, max: number) =>
+  z.pipe(
+    z.pipe(z.string().check(z.regex(/^\d{1,15}(\.\d{1,12})?$/, 'must be a decimal number such as 0.25')), z.transform(Number)),
+    z.number().check(z.gte(min), z.lte(max)),
+  );
+
+/** `true` or `false` in a query string. */
+export const queryBoolean = z.pipe(z.enum(['true', 'false']), z.transform((v: 'true' | 'false') => v === 'true'));
+
+/**
+ * `limit` 1–100 (default 50), `skip` 0–MAX_SKIP (default 0) and `cursor` (a page's `nextCursor`), as
+ * every list endpoint takes them. A cursor continues the list after the previous page; `skip` then
+ * skips from there.
+ */
 export const pageQuery = z.object({
   limit: z._default(wholeNumber(1, 100), 50),
-  skip: z._default(wholeNumber(0), 0),
+  skip: z._default(wholeNumber(0, MAX_SKIP, `must be at most ${MAX_SKIP}; page deeper with cursor (pagination.nextCursor)`), 0),
+  cursor: z.optional(z.string().check(z.regex(/^[\w-]{1,1024}\.[\w-]{1,64}$/, 'must be a pagination.nextCursor this service returned'))),
 });
 
 /** `startDate` / `endDate`, with endDate not before startDate. */

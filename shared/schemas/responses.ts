@@ -8,13 +8,15 @@ import type { RouteId } from '../catalog.ts';
 import { apiKey, emailVerified, issuedApiKey, jwksDocument, session, user, userProfileBody } from './responses/accounts.ts';
 import { agent, alert, alertConfig, alertSummary, profileView } from './responses/agents.ts';
 import { agentMetrics, costs, dashboardMetrics, latencyPercentiles, requestsOverTime, successFailure, tokenUsage } from './responses/analytics.ts';
-import { deleted, enveloped, errorBody, jsonValue, message, paged, pagination, type RouteResponse } from './responses/common.ts';
+import { deleted, enveloped, errorBody, jsonValue, message, paged, pagedResource, pagination, type RouteResponse } from './responses/common.ts';
 import { assignment, experiment, experimentResults } from './responses/experiments.ts';
 import {
   acceptedTelemetry,
   exportLogsServiceResponse,
   exportTraceServiceResponse,
   filterOptions,
+  session as sessionSummary,
+  sessionDetail,
   log,
   signal,
   signalSummary,
@@ -67,6 +69,8 @@ export const routeResponses = {
   'spans/list-traces': paged(traceSummary),
   'spans/get-trace': enveloped(traceDetail),
   'spans/filters': enveloped(filterOptions),
+  'sessions/list': paged(sessionSummary),
+  'sessions/get': pagedResource(sessionDetail),
   'logs/ingest': enveloped(acceptedTelemetry, 202),
   'logs/list': paged(log),
   'signals/record': enveloped(acceptedTelemetry, 202),
@@ -123,6 +127,7 @@ export const responseComponents = {
   Span: span,
   Signal: signal,
   Log: log,
+  Session: sessionSummary,
   AgentMetrics: agentMetrics,
   AlertConfig: alertConfig,
   Agent: agent,

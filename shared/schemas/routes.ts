@@ -9,6 +9,7 @@ import { keysRoutes } from './routes/keys.ts';
 import { logsRoutes } from './routes/logs.ts';
 import { otlpRoutes } from './routes/otlp.ts';
 import { profilesRoutes } from './routes/profiles.ts';
+import { sessionsRoutes } from './routes/sessions.ts';
 import { signalsRoutes } from './routes/signals.ts';
 import { spansRoutes } from './routes/spans.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -26,6 +27,7 @@ export const routeSchemas = {
   ...keysRoutes,
   ...otlpRoutes,
   ...spansRoutes,
+  ...sessionsRoutes,
   ...signalsRoutes,
   ...logsRoutes,
   ...agentsRoutes,

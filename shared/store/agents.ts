@@ -1,9 +1,12 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AlertConfigPatch } from '../domain/alerts/config.ts';
-import { countAll, queryAll } from './batch.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { LONGEST_RETENTION_DAYS } from '../domain/plans/plans.ts';
+import type { PageInput, Total } from '../domain/paging/page.ts';
+import { batchGet, countAll, queryAll } from './batch.ts';
+import { epochSeconds, isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
-import { stripKeys } from './keys.ts';
+import { DELETED_AGENT_PREFIX, stripKeys } from './keys.ts';
+import { countItems, readPage, type Source } from './pages.ts';
 
 export const AGENT_SOURCES = ['implicit', 'explicit'] as const;
 
@@ -19,12 +22,22 @@ export interface AgentRecord {
   alertConfig?: AlertConfigPatch;
   createdAt: string;
   updatedAt: string;
+  /** When its newest trace started, to within LAST_SEEN_RESOLUTION_MS; kept by the ingest worker. */
+  lastSeenAt?: string;
 }
+
+/** `lastSeenAt` moves only when it would move by more than this: a busy agent's item is written about once a minute per worker, not per message. */
+export const LAST_SEEN_RESOLUTION_MS = 60_000;
+/** How many deleted agents a tenant-wide list leaves out by name (a FilterExpression's IN takes 100 values). */
+const DELETED_AGENTS_LEFT_OUT = 100;
 
 export class AgentNameTakenError extends Error {}
 
 export function agentsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
+  /** Per tenant and agent, the last `lastSeenAt` this process wrote or found newer. */
+  const lastSeen = new Map<string, number>();
+  const byName = (tenantId: string): Source[] => [{ index: 'table', partition: keys.agentName(tenantId, '').PK }];
 
   async function get(tenantId: string, agentId: string): Promise<AgentRecord | undefined> {
     const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
@@ -71,6 +84,55 @@ export function agentsRepository(db: Db) {
   return {
     get,
     idForName,
+
+    /** One page of the tenant's agents in name order (their name claims are ordered by name). */
+    async page(tenantId: string, page: PageInput) {
+      const claims = await readPage(db, { sources: byName(tenantId), range: keys.agentNameRange, order: 'oldest-first', page });
+      const found = await batchGet(db, claims.items.map((claim) => keys.agent(tenantId, String(claim['agentId']))));
+      const byId = new Map(found.map((item) => [String(item['id']), stripKeys<AgentRecord>(item)]));
+      return { ...claims, items: claims.items.flatMap((claim) => byId.get(String(claim['agentId'])) ?? []) };
+    },
+
+    countNames: (tenantId: string): Promise<Total> => countItems(db, { sources: byName(tenantId), range: keys.agentNameRange }),
+
+    /**
+     * Notes that the agent's traces started as late as `startMs`, when that is later than noted by more
+     * than LAST_SEEN_RESOLUTION_MS (as far as this process knows; the write is conditional anyway).
+     */
+    async noteSeen(tenantId: string, agentId: string, startMs: number): Promise<void> {
+      const key = `${tenantId}|${agentId}`;
+      if ((lastSeen.get(key) ?? -Infinity) + LAST_SEEN_RESOLUTION_MS > startMs) return;
+      lastSeen.set(key, startMs);
+      if (lastSeen.size > 10_000) lastSeen.delete(lastSeen.keys().next().value!);
+      const at = new Date(startMs).toISOString();
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.agent(tenantId, agentId),
+            UpdateExpression: 'SET lastSeenAt = :at',
+            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastSeenAt) OR lastSeenAt < :at)',
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        );
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    },
+
+    /** Agents deleted within the longest retention, newest id order; `complete` is false when there are more than a list leaves out. */
+    async deletedLately(tenantId: string): Promise<{ agentIds: string[]; complete: boolean }> {
+      const { Items = [] } = await doc.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.deletedAgent(tenantId, '').PK, ':prefix': DELETED_AGENT_PREFIX },
+          ProjectionExpression: 'agentId',
+          Limit: DELETED_AGENTS_LEFT_OUT + 1,
+        }),
+      );
+      return { agentIds: Items.slice(0, DELETED_AGENTS_LEFT_OUT).map((i) => String(i['agentId'])), complete: Items.length <= DELETED_AGENTS_LEFT_OUT };
+    },
 
     async list(tenantId: string): Promise<AgentRecord[]> {
       const { PK, SKPrefix } = keys.agentPrefix(tenantId);
@@ -164,6 +226,9 @@ export function agentsRepository(db: Db) {
     async delete(tenantId: string, agentId: string): Promise<AgentRecord | undefined> {
       const current = await get(tenantId, agentId);
       if (!current) return undefined;
+      // First: from now on tenant-wide trace lists leave its traces out, and totals take them out of the rollups.
+      const forgetAt = epochSeconds(new Date()) + (LONGEST_RETENTION_DAYS + 1) * 86_400;
+      await doc.send(new PutCommand({ TableName, Item: { ...keys.deletedAgent(tenantId, agentId), entity: 'deletedAgent', agentId, expiresAt: forgetAt } }));
       await doc.send(
         new DeleteCommand({
           TableName,

@@ -1,10 +1,11 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AlertStatus } from '../domain/alerts/lifecycle.ts';
+import { ALERT_STATUSES, type AlertStatus } from '../domain/alerts/lifecycle.ts';
+import type { PageInput, Total } from '../domain/paging/page.ts';
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
-import { TABLE } from './table.ts';
+import { allOf, countItems, keysOf, readPage, type Condition, type Source } from './pages.ts';
 import { timeRangeCondition } from './traces.ts';
 import { backoff, inTurn } from './turns.ts';
 
@@ -61,16 +62,40 @@ const RECENT_TRACES = 20;
 const RECENT_KEYS = 50;
 const MAX_ATTEMPTS = 12;
 
+/** What narrows an alert list. */
+export interface AlertQuery {
+  agentId?: string;
+  status?: AlertStatus;
+  type?: string;
+  severity?: string;
+  startMs?: number;
+  endMs?: number;
+}
+
+/** An alert's index entries: in its tenant's and its agent's lists of its status, by creation time. */
+export const alertIndexKeys = (a: Pick<AlertRecord, 'tenantId' | 'agentId' | 'createdAt' | 'id' | 'status'>) =>
+  collectionIndexKeys(a.tenantId, a.agentId, 'ALERTS', Date.parse(a.createdAt), a.id, a.status);
+
+/** An alert item as the repository writes it. */
+export const alertItem = (a: AlertRecord) => ({ ...keys.alert(a.tenantId, a.id), ...alertIndexKeys(a), entity: 'alert', ...a });
+
+/** The lists an alert query reads: the tenant's or the agent's, one per status (the one asked for, else all). */
+const alertSources = (tenantId: string, q: { agentId?: string; status?: AlertStatus }): Source[] =>
+  ALERT_STATUSES.filter((status) => q.status === undefined || status === q.status).map((status) =>
+    q.agentId === undefined
+      ? { index: 'gsi1', partition: keys.tenantCollection(tenantId, 'ALERTS', status) }
+      : { index: 'gsi2', partition: keys.agentCollection(tenantId, q.agentId, 'ALERTS', status) },
+  );
+
+const alertCondition = (q: AlertQuery): Condition | undefined =>
+  allOf(
+    q.type === undefined ? undefined : { expression: '#ftype = :ftype', names: { '#ftype': 'type' }, values: { ':ftype': q.type } },
+    q.severity === undefined ? undefined : { expression: '#fseverity = :fseverity', names: { '#fseverity': 'severity' }, values: { ':fseverity': q.severity } },
+  );
+
 export function alertsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
-  const { gsi1, gsi2 } = TABLE.indexes;
 
-  const item = (a: AlertRecord) => ({
-    ...keys.alert(a.tenantId, a.id),
-    ...collectionIndexKeys(a.tenantId, a.agentId, 'ALERTS', Date.parse(a.createdAt), a.id),
-    entity: 'alert',
-    ...a,
-  });
 
   async function get(tenantId: string, alertId: string, consistent = false): Promise<AlertRecord | undefined> {
     const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.alert(tenantId, alertId), ConsistentRead: consistent }));
@@ -101,7 +126,7 @@ export function alertsRepository(db: Db) {
       await doc.send(
         new PutCommand({
           TableName,
-          Item: item(next),
+          Item: alertItem(next),
           ConditionExpression: 'version = :v',
           ExpressionAttributeValues: { ':v': expectedVersion },
         }),
@@ -132,7 +157,7 @@ export function alertsRepository(db: Db) {
         const alertId = newId();
         if (!(await putIfAbsent(pointerKey, { entity: 'alertPointer', alertId }))) continue;
         const alert = newAlert(tenantId, alertId, o);
-        await doc.send(new PutCommand({ TableName, Item: item(alert) }));
+        await doc.send(new PutCommand({ TableName, Item: alertItem(alert) }));
         await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
         return { alert, outcome: 'opened' };
       }
@@ -141,7 +166,7 @@ export function alertsRepository(db: Db) {
       if (!current) {
         // The pointer was claimed but the alert never written (a crash in between): write it now.
         const alert = newAlert(tenantId, alertId, o);
-        if (await putIfAbsent(keys.alert(tenantId, alertId), item(alert))) {
+        if (await putIfAbsent(keys.alert(tenantId, alertId), alertItem(alert))) {
           await putIfAbsent(keys.activeAlertIndex(tenantId, alertId), { entity: 'activeAlert', tenantId, alertId });
           return { alert, outcome: 'opened' };
         }
@@ -215,18 +240,29 @@ export function alertsRepository(db: Db) {
       return next;
     },
 
-    /** Alerts of a tenant or one agent, newest first. */
+    /** One page of alerts, newest first: the status is a key condition (each status has its list), type and severity filters. */
+    async page(tenantId: string, q: AlertQuery, page: PageInput) {
+      const result = await readPage(db, { sources: alertSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs), filter: alertCondition(q), page });
+      return { ...result, items: result.items.map((i) => stripKeys<AlertRecord>(i)) };
+    },
+
+    count: (tenantId: string, q: AlertQuery): Promise<Total> =>
+      countItems(db, { sources: alertSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs), filter: alertCondition(q) }),
+
+    /** Every alert of a tenant or one agent created in the range (the per-agent summary counts them all). */
     async list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]> {
-      const index = filter.agentId ? gsi2 : gsi1;
-      const partition = filter.agentId ? keys.agentCollection(tenantId, filter.agentId, 'ALERTS') : keys.tenantCollection(tenantId, 'ALERTS');
       const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
-      const items = await queryAll(db, {
-        IndexName: index.name,
-        KeyConditionExpression: `${index.partitionKey} = :pk AND ${index.sortKey} BETWEEN :lower AND :upper`,
-        ExpressionAttributeValues: { ':pk': partition, ':lower': lower, ':upper': upper },
-        ScanIndexForward: false,
-      });
-      return items.map((i) => stripKeys<AlertRecord>(i));
+      const lists = await Promise.all(
+        alertSources(tenantId, filter).map(({ index, partition }) => {
+          const { indexName, partitionKey, sortKey } = keysOf(index);
+          return queryAll(db, {
+            IndexName: indexName,
+            KeyConditionExpression: `${partitionKey} = :pk AND ${sortKey} BETWEEN :lower AND :upper`,
+            ExpressionAttributeValues: { ':pk': partition, ':lower': lower, ':upper': upper },
+          });
+        }),
+      );
+      return lists.flat().map((i) => stripKeys<AlertRecord>(i));
     },
 
     /** A page of active alerts across tenants (the auto-resolve job walks them). */

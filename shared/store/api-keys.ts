@@ -4,6 +4,8 @@ import { TABLE } from './table.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
+import { countItems, readPage } from './pages.ts';
+import type { PageInput, Total } from '../domain/paging/page.ts';
 
 export const API_KEY_STATUSES = ['active', 'revoked'] as const;
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
@@ -66,7 +68,17 @@ export function apiKeysRepository(db: Db) {
     }
   }
 
+  const list = (tenantId: string) => ({ sources: [{ index: 'gsi1', partition: keys.apiKeysOfTenantPartition(tenantId) } as const] });
+
   return {
+    /** One page of the tenant's keys, newest first. */
+    async page(tenantId: string, page: PageInput) {
+      const result = await readPage(db, { ...list(tenantId), page });
+      return { ...result, items: result.items.map((item) => stripKeys<ApiKeyRecord>(item)) };
+    },
+
+    count: (tenantId: string): Promise<Total> => countItems(db, list(tenantId)),
+
     async create(record: ApiKeyRecord): Promise<void> {
       await doc.send(
         new PutCommand({

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client.ts';
 import { TABLE } from './table.ts';
 
@@ -85,4 +85,22 @@ export async function countAll(db: Db, input: Omit<QueryCommandInput, 'TableName
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return count;
+}
+
+const BATCH_GET_LIMIT = 100;
+
+/** The items of these keys that exist (in no particular order), 100 keys a call, retrying what DynamoDB leaves unprocessed. */
+export async function batchGet(db: Db, keys: readonly Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  for (let i = 0; i < keys.length; i += BATCH_GET_LIMIT) {
+    let pending: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_LIMIT);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === MAX_ATTEMPTS) throw new Error(`${pending.length} reads still unprocessed after ${MAX_ATTEMPTS} attempts`);
+      if (attempt > 0) await sleep(Math.random() * Math.min(2000, 25 * 2 ** attempt));
+      const { Responses, UnprocessedKeys } = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending } } }));
+      found.push(...(Responses?.[db.tableName] ?? []));
+      pending = (UnprocessedKeys?.[db.tableName]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  }
+  return found;
 }

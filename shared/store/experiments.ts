@@ -5,8 +5,9 @@ import { batchWrite, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
-import { TABLE } from './table.ts';
+import { countItems, readPage } from './pages.ts';
 import { timeRangeCondition } from './traces.ts';
+import type { PageInput, Total } from '../domain/paging/page.ts';
 
 export interface ExperimentRecord {
   id: string;
@@ -45,9 +46,26 @@ export interface SignalObservation {
   value: number;
 }
 
+/** What narrows an experiment list. */
+export interface ExperimentQuery {
+  agentId?: string;
+  status?: ExperimentStatus;
+  startMs?: number;
+  endMs?: number;
+}
+
+const experimentList = (tenantId: string, q: ExperimentQuery) => ({
+  sources: [
+    q.agentId === undefined
+      ? ({ index: 'gsi1', partition: keys.tenantCollection(tenantId, 'EXPERIMENTS') } as const)
+      : ({ index: 'gsi2', partition: keys.agentCollection(tenantId, q.agentId, 'EXPERIMENTS') } as const),
+  ],
+  range: timeRangeCondition(q.startMs, q.endMs),
+  ...(q.status === undefined ? {} : { filter: { expression: '#fstatus = :fstatus', names: { '#fstatus': 'status' }, values: { ':fstatus': q.status } } }),
+});
+
 export function experimentsRepository(db: Db) {
   const { doc, tableName: TableName } = db;
-  const { gsi1, gsi2 } = TABLE.indexes;
 
   const item = (e: ExperimentRecord) => ({
     ...keys.experiment(e.tenantId, e.id),
@@ -79,21 +97,13 @@ export function experimentsRepository(db: Db) {
       return Item ? stripKeys<ExperimentRecord>(Item) : undefined;
     },
 
-    /** Experiments of a tenant or one agent, newest first, created within the range. */
-    async list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<ExperimentRecord[]> {
-      const index = filter.agentId ? gsi2 : gsi1;
-      const partition = filter.agentId
-        ? keys.agentCollection(tenantId, filter.agentId, 'EXPERIMENTS')
-        : keys.tenantCollection(tenantId, 'EXPERIMENTS');
-      const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
-      const items = await queryAll(db, {
-        IndexName: index.name,
-        KeyConditionExpression: `${index.partitionKey} = :pk AND ${index.sortKey} BETWEEN :lower AND :upper`,
-        ExpressionAttributeValues: { ':pk': partition, ':lower': lower, ':upper': upper },
-        ScanIndexForward: false,
-      });
-      return items.map((i) => stripKeys<ExperimentRecord>(i));
+    /** One page of a tenant's or an agent's experiments, newest first, created within the range; the status is a filter (experiments are few). */
+    async page(tenantId: string, q: ExperimentQuery, page: PageInput) {
+      const result = await readPage(db, { ...experimentList(tenantId, q), page });
+      return { ...result, items: result.items.map((i) => stripKeys<ExperimentRecord>(i)) };
     },
+
+    count: (tenantId: string, q: ExperimentQuery): Promise<Total> => countItems(db, experimentList(tenantId, q)),
 
     /** Replaces the experiment only while it is still in the status it was read in (false: someone moved it first). */
     async replaceIfStatus(next: ExperimentRecord, expected: ExperimentStatus): Promise<boolean> {

@@ -9,8 +9,10 @@ import type { linkTokensRepository } from './link-tokens.ts';
 import type { profilesRepository } from './profiles.ts';
 import type { rateLimitsRepository } from './rate-limits.ts';
 import type { refreshTokensRepository } from './refresh-tokens.ts';
-import type { signInFailuresRepository } from './sign-in-failures.ts';
+import type { reindexRepository } from './reindex.ts';
 import type { rollupsRepository } from './rollups.ts';
+import type { sessionsRepository } from './sessions.ts';
+import type { signInFailuresRepository } from './sign-in-failures.ts';
 import type { tenantsRepository } from './tenants.ts';
 import type { logsRepository, signalsRepository } from './timeline.ts';
 import type { tracesRepository } from './traces.ts';
@@ -39,6 +41,8 @@ export interface Store {
   experiments: ReturnType<typeof experimentsRepository>;
   profiles: ReturnType<typeof profilesRepository>;
   signInFailures: ReturnType<typeof signInFailuresRepository>;
+  sessions: ReturnType<typeof sessionsRepository>;
+  reindex: ReturnType<typeof reindexRepository>;
 }
 
 /** The factories of some repositories, by their names in the store (`{ apiKeys: apiKeysRepository }`). */

@@ -26,6 +26,8 @@ export const agentName = (tenantId: string, name: string) => ({
   PK: `TENANT#${enc(tenantId)}`,
   SK: `AGENTNAME#${enc(name.trim().toLowerCase())}`,
 });
+/** The sort keys of every name claim, in name order: `AGENTNAME#…`, below `AGENTNAME$` (`$` follows `#`). */
+export const agentNameRange = { lower: 'AGENTNAME#', upper: 'AGENTNAME$' };
 export const facets = (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'FACETS' });
 /** Everything of one trace lives in one partition: its summary, spans, signals and logs. */
 export const tracePartition = (tenantId: string, traceId: string) => `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`;
@@ -37,10 +39,14 @@ export const spanGroup = (tenantId: string, traceId: string, groupId: string) =>
 export const traceSummary = (tenantId: string, traceId: string) => ({ PK: `TENANT#${enc(tenantId)}#TRACE#${enc(traceId)}`, SK: 'SUMMARY' });
 /** Signals and logs that name no trace are kept in one partition per tenant and day. */
 export const untracedPartition = (tenantId: string, kind: 'SIGNALS' | 'LOGS', day: string) => `TENANT#${enc(tenantId)}#${kind}#${day}`;
-/** GSI1: a tenant-wide collection in time order; GSI2: the same collection of one agent (traces: GSI2 only, see `traceIndexKeys`). */
-export const tenantCollection = (tenantId: string, collection: Collection) => `TENANT#${enc(tenantId)}#${collection}`;
-export const agentCollection = (tenantId: string, agentId: string, collection: Collection) =>
-  `TENANT#${enc(tenantId)}#AGENT#${enc(agentId)}#${collection}`;
+/** GSI1: a tenant-wide collection in time order; GSI2: the same collection of one agent; `part` narrows it (a log level, an alert status, a trace state). */
+export const tenantCollection = (tenantId: string, collection: Collection, part?: string) => `TENANT#${enc(tenantId)}#${collection}${part ? `#${part}` : ''}`;
+export const agentCollection = (tenantId: string, agentId: string, collection: Collection, part?: string) =>
+  `TENANT#${enc(tenantId)}#AGENT#${enc(agentId)}#${collection}${part ? `#${part}` : ''}`;
+/** GSI3: a user's traces or sessions. */
+export const userCollection = (tenantId: string, userId: string, collection: 'TRACES' | 'SESSIONS') => `TENANT#${enc(tenantId)}#USER#${enc(userId)}#${collection}`;
+/** GSI3: a tenant's signals of one name. */
+export const signalNameCollection = (tenantId: string, signalName: string) => `TENANT#${enc(tenantId)}#SIGNALNAME#${enc(signalName)}`;
 export const apiKey = (keyId: string) => ({ PK: `APIKEY#${enc(keyId)}`, SK: 'APIKEY' });
 export const apiKeysOfTenant = (tenantId: string, createdAt: string, keyId: string) => ({
   GSI1PK: `TENANT#${enc(tenantId)}#APIKEYS`,
@@ -75,6 +81,8 @@ export const rollup = (tenantId: string, scope: string, granularity: string, sta
 /** Hours of a tenant whose minute buckets changed since the hour (and its day) were last recomputed, oldest first. */
 export const rollupDirty = (tenantId: string, hourStartMs: number) => ({ PK: rollupDirtyPartition(), SK: `${rollupDirtyBefore(hourStartMs)}#${enc(tenantId)}` });
 export const rollupDirtyPartition = () => 'ROLLUPDIRTY';
+/** The same hours of one tenant, as one set: what a read needs to know which hour and day buckets are stale. */
+export const rollupDirtyHours = (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'ROLLUPDIRTYHOURS' });
 export const experiment = (tenantId: string, experimentId: string) => ({ PK: `TENANT#${enc(tenantId)}#EXPERIMENT#${enc(experimentId)}`, SK: 'EXPERIMENT' });
 /**
  * The traces and signals tagged with an experiment, which its results read in one query. Apart from
@@ -102,6 +110,20 @@ export const traceAnomalies = (tenantId: string, traceId: string) => ({ PK: `TEN
 export const delivery = (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' });
 /** A tenant's evaluations and judge usage of one UTC day (`YYYY-MM-DD`): the daily budget and the cost ledger. */
 export const evaluationUsage = (tenantId: string, day: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `EVALUSAGE#${day}` });
+/** A conversation: its figures (`SESSION`), its index entry (`INDEX`) and one contribution per trace, by start time. */
+export const sessionPartition = (tenantId: string, sessionId: string) => `TENANT#${enc(tenantId)}#SESSION#${enc(sessionId)}`;
+export const session = (tenantId: string, sessionId: string) => ({ PK: sessionPartition(tenantId, sessionId), SK: 'SESSION' });
+export const sessionIndex = (tenantId: string, sessionId: string) => ({ PK: sessionPartition(tenantId, sessionId), SK: 'INDEX' });
+export const SESSION_TRACE_PREFIX = 'TRACE#';
+export const sessionTrace = (tenantId: string, sessionId: string, startTimeMs: number, traceId: string) => ({
+  PK: sessionPartition(tenantId, sessionId),
+  SK: `${SESSION_TRACE_PREFIX}${timeSortKey(startTimeMs, traceId)}`,
+});
+/** An agent deleted within the longest retention: its traces still count in the tenant's rollups, so totals take them out. */
+export const deletedAgent = (tenantId: string, agentId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `AGENTDELETED#${enc(agentId)}` });
+export const DELETED_AGENT_PREFIX = 'AGENTDELETED#';
+/** How far the re-indexing of items written before an index layout has gone (see `reindex.ts`). */
+export const reindexProgress = (layout: string) => ({ PK: 'REINDEX', SK: layout });
 /** Failed sign-ins of one e-mail address (by its hash), for the per-account backoff. */
 export const signInFailures = (emailHash: string) => ({ PK: `SIGNIN#${emailHash}`, SK: 'SIGNIN' });
 export const rateWindow = (credential: string, tier: string, windowStart: number) => ({
@@ -110,38 +132,46 @@ export const rateWindow = (credential: string, tier: string, windowStart: number
 });
 
 
-export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS' | 'EXPERIMENTS';
+export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS' | 'EXPERIMENTS' | 'SESSIONS';
 
 /** Sort key of time-ordered collections: ISO time then id, so ranges and newest-first pages are key conditions. */
 export const timeSortKey = (timeMs: number, id: string): string => `${new Date(timeMs).toISOString()}#${id}`;
 
 /**
  * The index attributes that list an item in its tenant's collection (GSI1) and, when it belongs to
- * an agent, in the agent's (GSI2), in time order. Not traces: a summary has one entry (`traceIndexKeys`).
+ * an agent, in the agent's (GSI2), in time order; `part` splits the collection by a value a filter
+ * asks for (so that filter is a key condition, and the whole collection a merge of the parts).
  */
-export function collectionIndexKeys(tenantId: string, agentId: string | null, collection: Exclude<Collection, 'TRACES'>, timeMs: number, id: string) {
+export function collectionIndexKeys(tenantId: string, agentId: string | null, collection: Collection, timeMs: number, id: string, part?: string) {
   const { gsi1, gsi2 } = TABLE.indexes;
   const sortKey = timeSortKey(timeMs, id);
   return {
-    [gsi1.partitionKey]: tenantCollection(tenantId, collection),
+    [gsi1.partitionKey]: tenantCollection(tenantId, collection, part),
     [gsi1.sortKey]: sortKey,
-    ...(agentId ? { [gsi2.partitionKey]: agentCollection(tenantId, agentId, collection), [gsi2.sortKey]: sortKey } : {}),
+    ...(agentId ? { [gsi2.partitionKey]: agentCollection(tenantId, agentId, collection, part), [gsi2.sortKey]: sortKey } : {}),
   };
 }
 
-/** The agent scope of what names no agent (its trace list, its part of a minute bucket): generated agent ids are `agt_…`, so none is `-`. */
+/** The agent scope of what names no agent (its part of a minute bucket): generated agent ids are `agt_…`, so none is `-`. */
 export const NO_AGENT = '-';
 
+/** Where a trace summary is listed: complete traces by status, the others (root missing or not ended) apart, as `pending`. */
+export const TRACE_STATES = ['ok', 'error', 'pending'] as const;
+export type TraceState = (typeof TRACE_STATES)[number];
+export const traceState = (summary: { complete: boolean; status: 'ok' | 'error' }): TraceState => (summary.complete ? summary.status : 'pending');
+
 /**
- * A trace summary's one index entry: in its agent's trace list (GSI2), or the tenant's list of
- * agentless traces, in time order. The tenant's trace list is the union of these lists, which costs
- * the listing a query per agent and saves every trace a second index entry (a write and a copy).
+ * A trace summary's index entries, all by start time: the tenant's list and its agent's (GSI1, GSI2),
+ * split by state, so a status filter is one partition and the whole list a merge of three; and its
+ * user's (GSI3) when it names one. The attributes live on the summary, so they move with it when a
+ * later span changes its state or start.
  */
-export function traceIndexKeys(tenantId: string, agentId: string | null, startTimeMs: number, traceId: string) {
-  const { gsi2 } = TABLE.indexes;
+export function traceIndexKeys(tenantId: string, summary: { agentId: string | null; userId: string | null; startTimeMs: number; traceId: string; complete: boolean; status: 'ok' | 'error' }) {
+  const { gsi3 } = TABLE.indexes;
+  const sortKey = timeSortKey(summary.startTimeMs, summary.traceId);
   return {
-    [gsi2.partitionKey]: agentCollection(tenantId, agentId ?? NO_AGENT, 'TRACES'),
-    [gsi2.sortKey]: timeSortKey(startTimeMs, traceId),
+    ...collectionIndexKeys(tenantId, summary.agentId, 'TRACES', summary.startTimeMs, summary.traceId, traceState(summary)),
+    ...(summary.userId ? { [gsi3.partitionKey]: userCollection(tenantId, summary.userId, 'TRACES'), [gsi3.sortKey]: sortKey } : {}),
   };
 }
 
@@ -153,7 +183,7 @@ export const rollupDirtyBefore = (hourStartMs: number): string => String(hourSta
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
 /** Item attributes that are key material, removed before an item becomes a record. */
-export const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'expiresAt', 'entity'] as const;
+export const KEY_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'expiresAt', 'entity'] as const;
 
 export function stripKeys<T>(item: Record<string, unknown>): T {
   const out: Record<string, unknown> = { ...item };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BUCKET_MS, bucketStart, type BucketRef, type Granularity } from '../domain/analytics/buckets.ts';
-import { ALL_AGENTS, decodeRollup, encodeRollup, groupBy, mergeByAgent, mergeRollups, rollupOf, withoutModels, type Rollup } from '../domain/analytics/rollup.ts';
+import { ALL_AGENTS, decodeRollup, decodeRollupCounts, encodeRollup, groupBy, mergeByAgent, mergeRollups, rollupOf, withoutModels, type Rollup, type TraceCounts } from '../domain/analytics/rollup.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
@@ -47,8 +47,26 @@ export const minuteParts = (traces: readonly TraceSummary[]): Map<string, Rollup
   new Map([...groupBy(traces, (t) => t.agentId ?? NO_AGENT)].map(([agent, group]) => [agent, rollupOf(group)]));
 
 const encodeByAgent = (rollups: ByAgent) => Object.fromEntries([...rollups].map(([agent, r]) => [agent, encodeRollup(r)]));
-const decodeByAgent = (encoded: unknown) =>
-  new Map(Object.entries((encoded ?? {}) as Record<string, Uint8Array>).map(([agent, bytes]) => [agent, decodeRollup(bytes)]));
+/** Each agent's rollup (only those of `only`, when given: decoding is most of a read's time). */
+const decodeByAgent = (encoded: unknown, only?: ReadonlySet<string>) =>
+  new Map(
+    Object.entries((encoded ?? {}) as Record<string, Uint8Array>)
+      .filter(([agent]) => !only || only.has(agent))
+      .map(([agent, bytes]) => [agent, decodeRollup(bytes)]),
+  );
+
+/** The refs as runs of adjacent buckets of one granularity: one query each. */
+function runsOf(refs: readonly BucketRef[]): BucketRef[][] {
+  const runs: BucketRef[][] = [];
+  for (const ref of [...refs].sort((a, b) => a.granularity.localeCompare(b.granularity) || a.startMs - b.startMs)) {
+    const run = runs.at(-1);
+    const last = run?.at(-1);
+    if (run && last && last.granularity === ref.granularity && last.startMs + BUCKET_MS[last.granularity] === ref.startMs) run.push(ref);
+    else runs.push([ref]);
+  }
+  return runs;
+}
+const runEnd = (run: readonly BucketRef[]) => run.at(-1)!.startMs + BUCKET_MS[run[0]!.granularity];
 
 /** The items the repository writes, as it writes them (the analytics bench bulk-writes the same). */
 export const rollupItems = {
@@ -106,29 +124,72 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
     });
   }
 
-  /** Each agent's rollups of the minutes in [fromMs, toMs), by minute start. */
-  async function minutes(tenantId: string, fromMs: number, toMs: number): Promise<Map<number, ByAgent>> {
+  /** Each agent's rollups of the minutes in [fromMs, toMs) (only those of `only`, when given), by minute start. */
+  async function minutes(tenantId: string, fromMs: number, toMs: number, only?: ReadonlySet<string>): Promise<Map<number, ByAgent>> {
     const items = await query(tenantId, ALL_AGENTS, 'minute', fromMs, toMs, ['startMs', 'parts']);
-    return new Map(items.map((i) => [Number(i['startMs']), decodeByAgent(i['parts'])]));
+    return new Map(items.map((i) => [Number(i['startMs']), decodeByAgent(i['parts'], only)]));
   }
 
-  /** The hour or day buckets of a scope in [fromMs, toMs), by start; `byAgent` only when asked for (tenant-wide ones). */
-  async function coarse(tenantId: string, scope: string, g: 'hour' | 'day', fromMs: number, toMs: number, byAgent: boolean): Promise<Map<number, BucketRollup>> {
+  /** The hour or day buckets of a scope in [fromMs, toMs), by start; `byAgent` only when asked for (tenant-wide ones), of `agents` when given. */
+  async function coarse(tenantId: string, scope: string, g: 'hour' | 'day', fromMs: number, toMs: number, byAgent: boolean, agents?: ReadonlySet<string>): Promise<Map<number, BucketRollup>> {
     const items = await query(tenantId, scope, g, fromMs, toMs, byAgent ? ['startMs', 'rollup', 'agents'] : ['startMs', 'rollup']);
-    return new Map(items.map((i) => [Number(i['startMs']), { overall: decodeRollup(i['rollup'] as Uint8Array), byAgent: decodeByAgent(i['agents']) }]));
+    return new Map(items.map((i) => [Number(i['startMs']), { overall: decodeRollup(i['rollup'] as Uint8Array), byAgent: decodeByAgent(i['agents'], agents) }]));
   }
 
   /** The buckets of one scope in [fromMs, toMs) of one granularity, by start. */
-  async function range(tenantId: string, scope: string, g: Granularity, fromMs: number, toMs: number, byAgent: boolean): Promise<Map<number, BucketRollup>> {
-    if (g !== 'minute') return coarse(tenantId, scope, g, fromMs, toMs, byAgent);
+  async function range(tenantId: string, scope: string, g: Granularity, fromMs: number, toMs: number, byAgent: boolean, agents?: ReadonlySet<string>): Promise<Map<number, BucketRollup>> {
+    if (g !== 'minute') return coarse(tenantId, scope, g, fromMs, toMs, byAgent, agents);
     const out = new Map<number, BucketRollup>();
+    if (scope !== ALL_AGENTS) {
+      for (const [startMs, parts] of await minutes(tenantId, fromMs, toMs, new Set([scope]))) if (parts.has(scope)) out.set(startMs, { overall: parts.get(scope)!, byAgent: new Map() });
+      return out;
+    }
     for (const [startMs, parts] of await minutes(tenantId, fromMs, toMs)) {
-      if (scope === ALL_AGENTS) out.set(startMs, { overall: mergeRollups([...parts.values()]), byAgent: byAgent ? agentsOnly(parts) : new Map() });
-      else if (parts.has(scope)) out.set(startMs, { overall: parts.get(scope)!, byAgent: new Map() });
+      out.set(startMs, { overall: mergeRollups([...parts.values()]), byAgent: byAgent ? new Map([...agentsOnly(parts)].filter(([agent]) => !agents || agents.has(agent))) : new Map() });
     }
     return out;
   }
 
+  /** The counts of one run of buckets of a scope, without the traces of `leaveOut` agents (tenant-wide scope). */
+  async function runCounts(tenantId: string, scope: string, run: readonly BucketRef[], leaveOut: ReadonlySet<string>): Promise<TraceCounts> {
+    const total: TraceCounts = { requestCount: 0, successCount: 0, errorCount: 0 };
+    const add = (bytes: Uint8Array | undefined, sign: 1 | -1) => {
+      if (!bytes) return;
+      const counts = decodeRollupCounts(bytes);
+      total.requestCount += sign * counts.requestCount;
+      total.successCount += sign * counts.successCount;
+      total.errorCount += sign * counts.errorCount;
+    };
+    const g = run[0]!.granularity;
+    if (g === 'minute') {
+      for (const item of await query(tenantId, ALL_AGENTS, 'minute', run[0]!.startMs, runEnd(run), ['parts'])) {
+        for (const [agent, bytes] of Object.entries(item['parts'] as Record<string, Uint8Array>)) if (scope === ALL_AGENTS ? !leaveOut.has(agent) : agent === scope) add(bytes, 1);
+      }
+      return total;
+    }
+    for (const item of await query(tenantId, scope, g, run[0]!.startMs, runEnd(run), leaveOut.size > 0 ? ['rollup', 'agents'] : ['rollup'])) {
+      add(item['rollup'] as Uint8Array, 1);
+      for (const agent of leaveOut) add((item['agents'] as Record<string, Uint8Array> | undefined)?.[agent], -1);
+    }
+    return total;
+  }
+
+  /** Adds the hour to (or takes it from) the tenant's set of hours whose hour and day buckets are stale. */
+  const noteDirtyHour = (tenantId: string, hourStartMs: number, change: 'ADD' | 'DELETE') =>
+    doc.send(
+      new UpdateCommand({
+        TableName,
+        Key: keys.rollupDirtyHours(tenantId),
+        UpdateExpression: `${change} hours :h`,
+        ExpressionAttributeValues: { ':h': new Set([hourStartMs]) },
+      }),
+    );
+
+  /**
+   * The marker the compaction finds the hour by, then the hour in the tenant's own set, which reads
+   * take its minutes for (see `dirtyHours`); the compaction takes it out of the set before it removes
+   * the marker, so the set never lacks an hour whose marker is there.
+   */
   async function markDirty(tenantId: string, hourStartMs: number, expiresAt: number): Promise<void> {
     await doc.send(
       new UpdateCommand({
@@ -138,6 +199,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
         ExpressionAttributeValues: { ':one': 1, ':t': tenantId, ':h': hourStartMs, ':e': expiresAt, ':entity': 'rollupDirty' },
       }),
     );
+    await noteDirtyHour(tenantId, hourStartMs, 'ADD');
   }
 
   /**
@@ -243,6 +305,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
         const expiresAt = await expiresAtOf(tenantId);
         const agents = await recomputeHour(tenantId, hourStartMs, expiresAt);
         await Promise.all([ALL_AGENTS, ...agents].map((scope) => recomputeDay(tenantId, scope, dayStartMs, expiresAt)));
+        await noteDirtyHour(tenantId, hourStartMs, 'DELETE');
         try {
           await doc.send(
             new DeleteCommand({
@@ -254,28 +317,39 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
           );
         } catch (err) {
           if (!isConditionFailure(err)) throw err;
+          await noteDirtyHour(tenantId, hourStartMs, 'ADD'); // dirtied again meanwhile: still stale
         }
       }
       return page.Items?.length ?? 0;
+    },
+
+    /** The tenant's hours whose hour and day buckets are not recomputed yet (their minutes are the truth). */
+    async dirtyHours(tenantId: string): Promise<number[]> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.rollupDirtyHours(tenantId), ConsistentRead: true }));
+      return [...((Item?.['hours'] as Set<number> | undefined) ?? [])].map(Number).sort((a, b) => a - b);
+    },
+
+    /**
+     * How many traces the given buckets of a scope count (ok, in error, all), without those of the
+     * `leaveOut` agents: only the counts are decoded, not the sketches.
+     */
+    async counts(tenantId: string, scope: string, refs: readonly BucketRef[], leaveOut: ReadonlySet<string> = new Set()): Promise<TraceCounts> {
+      const runs = await Promise.all(runsOf(refs).map((run) => runCounts(tenantId, scope, run, leaveOut)));
+      return runs.reduce((sum, c) => ({ requestCount: sum.requestCount + c.requestCount, successCount: sum.successCount + c.successCount, errorCount: sum.errorCount + c.errorCount }), {
+        requestCount: 0,
+        successCount: 0,
+        errorCount: 0,
+      });
     },
 
     /**
      * The rollups of the given buckets of a scope (missing buckets are simply absent: nothing happened
      * then); with `byAgent`, a tenant-wide bucket also answers each agent's rollup.
      */
-    async read(tenantId: string, scope: string, refs: readonly BucketRef[], { byAgent = false } = {}): Promise<Map<string, BucketRollup>> {
+    async read(tenantId: string, scope: string, refs: readonly BucketRef[], { byAgent = false, agents }: { byAgent?: boolean; agents?: ReadonlySet<string> } = {}): Promise<Map<string, BucketRollup>> {
       const out = new Map<string, BucketRollup>();
-      // One query per run of adjacent buckets of the same granularity.
-      const runs: BucketRef[][] = [];
-      for (const ref of [...refs].sort((a, b) => a.granularity.localeCompare(b.granularity) || a.startMs - b.startMs)) {
-        const run = runs.at(-1);
-        const last = run?.at(-1);
-        if (run && last && last.granularity === ref.granularity && last.startMs + BUCKET_MS[last.granularity] === ref.startMs) run.push(ref);
-        else runs.push([ref]);
-      }
-      const results = await Promise.all(
-        runs.map((run) => range(tenantId, scope, run[0]!.granularity, run[0]!.startMs, run.at(-1)!.startMs + BUCKET_MS[run[0]!.granularity], byAgent)),
-      );
+      const runs = runsOf(refs);
+      const results = await Promise.all(runs.map((run) => range(tenantId, scope, run[0]!.granularity, run[0]!.startMs, runEnd(run), byAgent, agents)));
       runs.forEach((run, i) => {
         for (const ref of run) {
           const bucket = results[i]!.get(ref.startMs);

@@ -8,10 +8,12 @@ export const TABLE = {
   /** Epoch seconds; DynamoDB TTL deletes the item after it (locally, `infra/local` sweeps). */
   ttlAttribute: 'expiresAt',
   indexes: {
-    /** Tenant-wide collections in time order (a tenant's API keys, traces, signals, logs). */
+    /** Tenant-wide collections in time order (a tenant's API keys, traces, signals, logs, sessions). */
     gsi1: { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
     /** The same collections narrowed to one agent. */
     gsi2: { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+    /** Sparse: a user's traces and sessions, and a tenant's signals of one name (selective filters). */
+    gsi3: { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
   },
 } as const;
 

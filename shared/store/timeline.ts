@@ -1,10 +1,11 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import type { AttributeValue } from '../domain/spans/model.ts';
+import type { PageInput, Total } from '../domain/paging/page.ts';
+import { LOG_LEVELS, type AttributeValue } from '../domain/spans/model.ts';
 import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import type { Db } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys, timeSortKey, type Collection } from './keys.ts';
+import { allOf, countItems, keysOf, readPage, type Condition, type KeyRange, type Source } from './pages.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 
@@ -18,13 +19,18 @@ export interface TimelineEntry {
   agentName: string | null;
 }
 
-export interface TimelineFilter {
+/** What narrows a list of signals or logs: a trace, an agent, a time range, and the signal name or log level. */
+export interface TimelineQuery {
   agentId?: string;
   traceId?: string;
   startMs?: number;
   endMs?: number;
-  /** Attribute equality filters, e.g. `{ signalName: 'eval.quality' }` or `{ level: 'error' }`. */
-  equals?: Record<string, string>;
+  /** Logs: a level (each level has its lists). */
+  level?: string;
+  /** Logs: an event name (a filter within the lists). */
+  eventName?: string;
+  /** Signals: a name (the tenant's signals of a name have a list of their own, GSI3). */
+  signalName?: string;
 }
 
 /** A stable id from the content, so the same record written twice (a retried message) is stored once. */
@@ -38,81 +44,100 @@ const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
  * Signals and logs: stored inside their trace's partition when they name a trace (so a trace reads in
  * one query), else in a per-day partition; listed through GSI1 (tenant) and GSI2 (agent) in time order.
  */
+/**
+ * A signal's or log's index entries, by time: in its tenant's and its agent's lists (logs by level, so
+ * a level filter is one list and all levels a merge), and a signal in its name's list (GSI3).
+ */
+export function timelineIndexKeys(tenantId: string, kind: 'SIGNAL' | 'LOG', entry: TimelineEntry & { signalName?: string; level?: string }) {
+  const { gsi3 } = TABLE.indexes;
+  const collection: Collection = kind === 'SIGNAL' ? 'SIGNALS' : 'LOGS';
+  return {
+    ...collectionIndexKeys(tenantId, entry.agentId, collection, entry.timestampMs, entry.id, kind === 'LOG' ? entry.level : undefined),
+    ...(kind === 'SIGNAL' && entry.signalName !== undefined
+      ? { [gsi3.partitionKey]: keys.signalNameCollection(tenantId, entry.signalName), [gsi3.sortKey]: timeSortKey(entry.timestampMs, entry.id) }
+      : {}),
+  };
+}
+
+/** A signal or log item as `put` writes it: in its trace's partition when it names one, else in its day's. */
+export function timelineItem(tenantId: string, kind: 'SIGNAL' | 'LOG', entry: TimelineEntry, expiresAt: number): Record<string, unknown> {
+  const collection: Collection = kind === 'SIGNAL' ? 'SIGNALS' : 'LOGS';
+  return {
+    PK: entry.traceId ? keys.tracePartition(tenantId, entry.traceId) : keys.untracedPartition(tenantId, collection, dayOf(entry.timestampMs)),
+    SK: `${kind}#${timeSortKey(entry.timestampMs, entry.id)}`,
+    ...timelineIndexKeys(tenantId, kind, entry),
+    entity: kind.toLowerCase(),
+    ...(entry as TimelineEntry & Record<string, unknown>),
+    tenantId,
+    expiresAt,
+  };
+}
+
 export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNAL' | 'LOG') {
   const collection: Collection = kind === 'SIGNAL' ? 'SIGNALS' : 'LOGS';
-  const { gsi1, gsi2 } = TABLE.indexes;
+
+  const equals = (name: string, value: string | undefined): Condition | undefined =>
+    value === undefined ? undefined : { expression: `#f${name} = :f${name}`, names: { [`#f${name}`]: name }, values: { [`:f${name}`]: value } };
+
+  /** The lists a query reads, the sort-key range within them, and what only a filter can check. */
+  function plan(tenantId: string, q: TimelineQuery): { sources: Source[]; range: KeyRange; filter?: Condition } {
+    const { lower, upper } = timeRangeCondition(q.startMs, q.endMs);
+    const eventFilter = equals('eventName', q.eventName);
+    const attributeFilter = allOf(equals('level', q.level), equals('signalName', q.signalName), eventFilter);
+    if (q.traceId !== undefined) {
+      const filter = allOf(equals('agentId', q.agentId), attributeFilter);
+      return { sources: [{ index: 'table', partition: keys.tracePartition(tenantId, q.traceId) }], range: { lower: `${kind}#${lower}`, upper: `${kind}#${upper}` }, ...(filter ? { filter } : {}) };
+    }
+    if (q.signalName !== undefined) {
+      const filter = equals('agentId', q.agentId);
+      return { sources: [{ index: 'gsi3', partition: keys.signalNameCollection(tenantId, q.signalName) }], range: { lower, upper }, ...(filter ? { filter } : {}) };
+    }
+    const parts = kind === 'LOG' ? LOG_LEVELS.filter((level) => q.level === undefined || level === q.level) : [undefined];
+    const sources = parts.map((part): Source =>
+      q.agentId === undefined
+        ? { index: 'gsi1', partition: keys.tenantCollection(tenantId, collection, part) }
+        : { index: 'gsi2', partition: keys.agentCollection(tenantId, q.agentId, collection, part) },
+    );
+    return { sources, range: { lower, upper }, ...(eventFilter ? { filter: eventFilter } : {}) };
+  }
 
   return {
     async put(tenantId: string, entries: readonly T[], expiresAt: number): Promise<void> {
-      const items = entries.map((entry) => {
-        const item: Record<string, unknown> = {
-          PK: entry.traceId ? keys.tracePartition(tenantId, entry.traceId) : keys.untracedPartition(tenantId, collection, dayOf(entry.timestampMs)),
-          SK: `${kind}#${timeSortKey(entry.timestampMs, entry.id)}`,
-          ...collectionIndexKeys(tenantId, entry.agentId, collection, entry.timestampMs, entry.id),
-          entity: kind.toLowerCase(),
-          ...(entry as TimelineEntry & Record<string, unknown>),
-          tenantId,
-          expiresAt,
-        };
-        return item;
-      });
-      await batchWrite(db, putRequests(items));
+      await batchWrite(db, putRequests(entries.map((entry) => timelineItem(tenantId, kind, entry, expiresAt))));
     },
 
-    /** Deletes up to `limit` entries of an agent (GSI2); answers how many it deleted. */
+    /** Deletes up to `limit` entries of an agent; answers how many it deleted. */
     async deleteOfAgent(tenantId: string, agentId: string, limit: number): Promise<number> {
-      const page = await db.doc.send(
-        new QueryCommand({
-          TableName: db.tableName,
-          IndexName: gsi2.name,
-          KeyConditionExpression: `${gsi2.partitionKey} = :pk`,
-          ExpressionAttributeValues: { ':pk': keys.agentCollection(tenantId, agentId, collection) },
-          ProjectionExpression: 'PK, SK',
-          Limit: limit,
+      const { items } = await readPage(db, { ...plan(tenantId, { agentId }), page: { limit, skip: 0 } });
+      await batchWrite(db, deleteRequests(items.map((i) => ({ PK: i['PK'], SK: i['SK'] }))));
+      return items.length;
+    },
+
+    /** One page, newest first. */
+    async page(tenantId: string, q: TimelineQuery, page: PageInput) {
+      const result = await readPage(db, { ...plan(tenantId, q), page });
+      return { ...result, items: result.items.map((i) => stripKeys<T>(i)) };
+    },
+
+    count: (tenantId: string, q: TimelineQuery): Promise<Total> => countItems(db, plan(tenantId, q)),
+
+    /** Every entry of a trace, or of a time range (the signal summary aggregates them), newest first. */
+    async list(tenantId: string, q: TimelineQuery): Promise<T[]> {
+      const { sources, range, filter } = plan(tenantId, q);
+      const lists = await Promise.all(
+        sources.map(({ index, partition }) => {
+          const { indexName, partitionKey, sortKey } = keysOf(index);
+          return queryAll(db, {
+            ...(indexName ? { IndexName: indexName } : {}),
+            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
+            ...(filter ? { FilterExpression: filter.expression } : {}),
+            ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey, ...filter?.names },
+            ExpressionAttributeValues: { ':pk': partition, ':lower': range.lower, ':upper': range.upper, ...filter?.values },
+            ScanIndexForward: false,
+          });
         }),
       );
-      const found = page.Items ?? [];
-      await batchWrite(db, deleteRequests(found.map((i) => ({ PK: i['PK'], SK: i['SK'] }))));
-      return found.length;
-    },
-
-    /** Newest first. */
-    async list(tenantId: string, filter: TimelineFilter): Promise<T[]> {
-      const values: Record<string, unknown> = {};
-      const names: Record<string, string> = {};
-      const conditions: string[] = [];
-      for (const [i, [name, value]] of Object.entries(filter.equals ?? {}).entries()) {
-        conditions.push(`#f${i} = :f${i}`);
-        names[`#f${i}`] = name;
-        values[`:f${i}`] = value;
-      }
-      const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
-      let query: { IndexName?: string; KeyConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> };
-      if (filter.traceId) {
-        if (filter.agentId) {
-          conditions.push('agentId = :agentId');
-          values[':agentId'] = filter.agentId;
-        }
-        query = {
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lower AND :upper',
-          ExpressionAttributeValues: { ...values, ':pk': keys.tracePartition(tenantId, filter.traceId), ':lower': `${kind}#${lower}`, ':upper': `${kind}#${upper}` },
-        };
-      } else {
-        const index = filter.agentId ? gsi2 : gsi1;
-        const partition = filter.agentId ? keys.agentCollection(tenantId, filter.agentId, collection) : keys.tenantCollection(tenantId, collection);
-        query = {
-          IndexName: index.name,
-          KeyConditionExpression: `${index.partitionKey} = :pk AND ${index.sortKey} BETWEEN :lower AND :upper`,
-          ExpressionAttributeValues: { ...values, ':pk': partition, ':lower': lower, ':upper': upper },
-        };
-      }
-      const items = await queryAll(db, {
-        ...query,
-        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-        ScanIndexForward: false,
-      });
-      return items.map((i) => stripKeys<T>(i));
+      return lists.flat().map((i) => stripKeys<T>(i));
     },
   };
 }

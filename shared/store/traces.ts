@@ -1,29 +1,32 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
-import { batchWrite, deleteRequests, mapConcurrently, putRequests, queryAll } from './batch.ts';
+import type { PageInput, Total } from '../domain/paging/page.ts';
+import type { TraceStatus } from '../domain/spans/summary.ts';
+import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
-import { NO_AGENT, SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
+import { SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys, TRACE_STATES, type TraceState } from './keys.ts';
+import { allOf, countItems, readPage, type Condition, type Source } from './pages.ts';
 import { TABLE } from './table.ts';
-
-export interface TraceFilter {
-  agentId?: string;
-  startMs?: number;
-  endMs?: number;
-  status?: 'ok' | 'error';
-  model?: string;
-  sessionId?: string;
-}
 
 export interface Facets {
   models: string[];
   kinds: string[];
   toolNames: string[];
+  errorTypes: string[];
+  traceNames: string[];
   statuses: string[];
   signalNames: string[];
 }
+
+/**
+ * Facets stay one item under DynamoDB's 400 KB: a value longer than FACET_VALUE_CHARS is no facet (an
+ * id or a sentence in a trace name), and a facet keeps its first FACET_VALUES_KEPT values.
+ */
+const FACET_VALUE_CHARS = 200;
+const FACET_VALUES_KEPT = 200;
 
 /** How long, and for how many tenants, a process trusts that the facet values it added are still stored. */
 const FACETS_REMEMBERED_MS = 10 * 60_000;
@@ -46,7 +49,15 @@ function recentMemory<T>(ttlMs: number, maxKeys: number) {
   };
 }
 
-const FACET_ATTRIBUTES = { models: 'models', kinds: 'kinds', toolNames: 'toolNames', statuses: 'statuses', signalNames: 'signalNames' } as const;
+const FACET_ATTRIBUTES = {
+  models: 'models',
+  kinds: 'kinds',
+  toolNames: 'toolNames',
+  errorTypes: 'errorTypes',
+  traceNames: 'traceNames',
+  statuses: 'statuses',
+  signalNames: 'signalNames',
+} as const satisfies Record<keyof Facets, string>;
 
 export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
 
@@ -124,11 +135,11 @@ export function spansFromItems(items: readonly Record<string, unknown>[]): Store
   return [...latest.values()];
 }
 
-/** A trace summary item as `putSummary` writes it. */
+/** A trace summary item as `putSummary` writes it (without the alert marks, which only `markAlerted` adds). */
 export function summaryItem(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number): Record<string, unknown> {
   return {
     ...keys.traceSummary(tenantId, summary.traceId),
-    ...traceIndexKeys(tenantId, summary.agentId, summary.startTimeMs, summary.traceId),
+    ...traceIndexKeys(tenantId, summary),
     entity: 'traceSummary',
     ...summary,
     tenantId,
@@ -137,58 +148,134 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
   };
 }
 
-/** Time sort keys newest first, in DynamoDB's (byte) order, as one index's descending query answers them. */
-const newestFirst = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
+/** A summary as stored: with the types of the alerts raised on the trace, which the judge may add after the summary was written. */
+export type StoredTraceSummary = TraceSummary & { alertTypes?: ReadonlySet<string> };
 
-/** How many trace lists (one per agent) a tenant-wide listing reads at once. */
-const LISTS_READ_AT_ONCE = 16;
-
-/** Sort-key bounds of a time range over `timeSortKey` keys. */
+/** Sort-key bounds of a time range over `timeSortKey` keys (inclusive of both ends, to the millisecond). */
 export function timeRangeCondition(startMs: number | undefined, endMs: number | undefined) {
   const lower = startMs === undefined ? '0' : new Date(startMs).toISOString();
   const upper = endMs === undefined ? '9' : `${new Date(endMs).toISOString()}~`;
   return { lower, upper };
 }
 
+/** The trace filters DynamoDB applies after reading (no index orders traces by them): pages that use them read within a budget. */
+export interface TraceFreeFilters {
+  model?: string;
+  toolName?: string;
+  errorType?: string;
+  name?: string;
+  minDurationMs?: number;
+  maxDurationMs?: number;
+  minCost?: number;
+  minTokens?: number;
+  hasAlert?: boolean;
+}
+
+/** What narrows a trace list: the key conditions (agent or user, status, start time) and the free filters. */
+export interface TraceQuery extends TraceFreeFilters {
+  agentId?: string;
+  userId?: string;
+  status?: TraceStatus;
+  startMs?: number;
+  endMs?: number;
+  /** Agents deleted lately, whose traces the purge may not have reached yet: left out of tenant-wide lists. */
+  excludeAgents?: readonly string[];
+}
+
+export const hasFreeFilters = (q: TraceFreeFilters): boolean =>
+  [q.model, q.toolName, q.errorType, q.name, q.minDurationMs, q.maxDurationMs, q.minCost, q.minTokens, q.hasAlert].some((v) => v !== undefined);
+
+/** The condition on an agent or status that the list read does not key on, and the deleted agents to leave out. */
+export function traceScopeCondition(q: { agentId?: string; status?: TraceStatus; excludeAgents?: readonly string[] }): Condition | undefined {
+  const parts: Condition[] = [];
+  if (q.agentId !== undefined) parts.push({ expression: '#sagent = :sagent', values: { ':sagent': q.agentId }, names: { '#sagent': 'agentId' } });
+  if (q.status !== undefined) parts.push({ expression: '#sstatus = :sstatus', values: { ':sstatus': q.status }, names: { '#sstatus': 'status' } });
+  if (q.excludeAgents?.length) {
+    const values = Object.fromEntries(q.excludeAgents.map((id, i) => [`:sgone${i}`, id]));
+    parts.push({ expression: `NOT (#sagent IN (${Object.keys(values).join(', ')}))`, values, names: { '#sagent': 'agentId' } });
+  }
+  return allOf(...parts);
+}
+
+/** The FilterExpression of the free filters. */
+export function traceFilterCondition(q: TraceFreeFilters): Condition | undefined {
+  const parts: Condition[] = [];
+  const add = (expression: string, values: Record<string, unknown> = {}, names: Record<string, string> = {}) => parts.push({ expression, values, names });
+  if (q.model !== undefined) add('contains(#fmodels, :fmodel)', { ':fmodel': q.model }, { '#fmodels': 'models' });
+  if (q.toolName !== undefined) add('contains(#ftools, :ftool)', { ':ftool': q.toolName }, { '#ftools': 'toolNames' });
+  if (q.errorType !== undefined) add('contains(#ferrors, :ferror)', { ':ferror': q.errorType }, { '#ferrors': 'errorTypes' });
+  if (q.name !== undefined) add('#fname = :fname', { ':fname': q.name }, { '#fname': 'name' });
+  if (q.minDurationMs !== undefined) add('#fduration >= :fmindur', { ':fmindur': q.minDurationMs }, { '#fduration': 'durationMs' });
+  if (q.maxDurationMs !== undefined) add('#fduration <= :fmaxdur', { ':fmaxdur': q.maxDurationMs }, { '#fduration': 'durationMs' });
+  if (q.minCost !== undefined) add('#fcost >= :fmincost', { ':fmincost': q.minCost }, { '#fcost': 'cost' });
+  if (q.minTokens !== undefined) add('#ftokens >= :fmintok', { ':fmintok': q.minTokens }, { '#ftokens': 'totalTokens' });
+  if (q.hasAlert !== undefined) add(`${q.hasAlert ? 'attribute_exists' : 'attribute_not_exists'}(#falerts)`, {}, { '#falerts': 'alertTypes' });
+  return allOf(...parts);
+}
+
+/**
+ * The key-ordered lists a trace query reads: a user's list (GSI3, status and agent as filters), or
+ * the agent's or the tenant's lists by state: with a status, that status's list and the pending one
+ * (filtered by status); without, all three merged.
+ */
+function traceSources(tenantId: string, q: TraceQuery, states: readonly TraceState[] = TRACE_STATES): Source[] {
+  if (q.userId !== undefined) {
+    const filter = traceScopeCondition({ agentId: q.agentId, status: q.status, ...(q.agentId === undefined ? { excludeAgents: q.excludeAgents } : {}) });
+    return [{ index: 'gsi3', partition: keys.userCollection(tenantId, q.userId, 'TRACES'), ...(filter ? { filter } : {}) }];
+  }
+  const wanted = states.filter((state) => q.status === undefined || state === q.status || state === 'pending');
+  return wanted.map((state) => {
+    const partition = q.agentId === undefined ? keys.tenantCollection(tenantId, 'TRACES', state) : keys.agentCollection(tenantId, q.agentId, 'TRACES', state);
+    const filter = traceScopeCondition({
+      ...(state === 'pending' ? { status: q.status } : {}),
+      ...(q.agentId === undefined ? { excludeAgents: q.excludeAgents } : {}),
+    });
+    return { index: q.agentId === undefined ? 'gsi1' : 'gsi2', partition, ...(filter ? { filter } : {}) };
+  });
+}
+
+const rangeOf = (q: { startMs?: number; endMs?: number }) => timeRangeCondition(q.startMs, q.endMs);
+
+/**
+ * Writes an item made from a trace's spans (its summary, or its contribution to its session) unless
+ * a newer one is there: `revision` is the latest span write it saw, so a worker that read fewer spans
+ * cannot overwrite a more complete one. An update, not a put, so the alert marks stay. False when a
+ * newer one was there (or, with `mustExist`, none: a rewrite must not bring back a deleted trace).
+ */
+export async function updateUnlessNewer(db: Db, item: Record<string, unknown>, { mustExist = false } = {}): Promise<boolean> {
+  const { PK, SK, ...attributes } = item;
+  const names = Object.keys(attributes).filter((name) => attributes[name] !== undefined);
+  // Index entries it no longer has (a trace without agent or user, or one written in an earlier layout) go.
+  const gone = Object.values(TABLE.indexes)
+    .flatMap((index) => [index.partitionKey, index.sortKey])
+    .filter((name) => attributes[name] === undefined);
+  try {
+    await db.doc.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: { PK, SK },
+        UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
+        ConditionExpression: mustExist
+          ? 'attribute_exists(PK) AND (#rev < :a_rev OR (#rev = :a_rev AND #spans <= :a_spans))'
+          : 'attribute_not_exists(PK) OR #rev < :a_rev OR (#rev = :a_rev AND #spans <= :a_spans)',
+        ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])), '#rev': 'revision', '#spans': 'spanCount' },
+        ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ':a_rev': attributes['revision'], ':a_spans': attributes['spanCount'] },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
 export function tracesRepository(db: Db) {
   const { doc, tableName: TableName } = db;
   const addedFacets = recentMemory<string>(FACETS_REMEMBERED_MS, FACETS_REMEMBERED_TENANTS);
-  const { gsi1, gsi2 } = TABLE.indexes;
 
-  /** The ids of the tenant's agents (their records' `id`; the read costs their whole items). */
-  async function agentIdsOf(tenantId: string): Promise<string[]> {
-    const { PK, SKPrefix } = keys.agentPrefix(tenantId);
-    const items = await queryAll(db, {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-      ExpressionAttributeNames: { '#id': 'id' },
-      ProjectionExpression: '#id',
-    });
-    return items.map((i) => String(i['id']));
-  }
-
-  /** One page of an agent's trace summaries (GSI2), newest first, optionally within a sort-key range. */
-  async function agentTracesPage(
-    tenantId: string,
-    agentId: string,
-    { range, limit, projection }: { range?: { lower: string; upper: string }; limit: number; projection?: string },
-  ): Promise<Record<string, unknown>[]> {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName,
-        IndexName: gsi2.name,
-        KeyConditionExpression: `${gsi2.partitionKey} = :pk${range ? ` AND ${gsi2.sortKey} BETWEEN :lower AND :upper` : ''}`,
-        ExpressionAttributeValues: {
-          ':pk': keys.agentCollection(tenantId, agentId, 'TRACES'),
-          ...(range ? { ':lower': range.lower, ':upper': range.upper } : {}),
-        },
-        ...(projection ? { ProjectionExpression: projection } : {}),
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return page.Items ?? [];
-  }
+  /** An agent's complete traces in a start-time range, newest first: one page. */
+  const agentPage = (tenantId: string, agentId: string, range: { lower: string; upper: string } | undefined, limit: number, states: readonly TraceState[]) =>
+    readPage(db, { sources: traceSources(tenantId, { agentId }, states), ...(range ? { range } : {}), page: { limit, skip: 0 } });
 
   return {
     /** Idempotent: a redelivered message writes the same span groups again (see `spanGroupItems`). */
@@ -196,39 +283,43 @@ export function tracesRepository(db: Db) {
       await batchWrite(db, putRequests(spanGroupItems(tenantId, spans, expiresAt, writtenAtMs)));
     },
 
-    async spansOf(tenantId: string, traceId: string): Promise<StoredSpanWrite[]> {
+    async spansOf(tenantId: string, traceId: string, consistent = true): Promise<StoredSpanWrite[]> {
       const items = await queryAll(db, {
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
         ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId), ':prefix': SPAN_GROUP_PREFIX },
-        ConsistentRead: true,
+        ConsistentRead: consistent,
       });
       return spansFromItems(items);
     },
 
     /**
      * Writes the summary unless a newer one is there: `revision` is the latest span write it saw,
-     * so a worker that read fewer spans cannot overwrite a more complete summary.
+     * so a worker that read fewer spans cannot overwrite a more complete summary. An update, not a
+     * put, so the alert marks the judge may have added meanwhile stay.
      */
-    async putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number): Promise<boolean> {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName,
-            Item: summaryItem(tenantId, summary, revision, expiresAt),
-            ConditionExpression: 'attribute_not_exists(PK) OR revision < :revision OR (revision = :revision AND spanCount <= :count)',
-            ExpressionAttributeValues: { ':revision': revision, ':count': summary.spanCount },
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+    async putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number, options: { mustExist?: boolean } = {}): Promise<boolean> {
+      return updateUnlessNewer(db, summaryItem(tenantId, summary, revision, expiresAt), options);
     },
 
-    async getSummary(tenantId: string, traceId: string): Promise<TraceSummary | undefined> {
+    async getSummary(tenantId: string, traceId: string): Promise<StoredTraceSummary | undefined> {
       const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.traceSummary(tenantId, traceId) }));
-      return Item ? stripKeys<TraceSummary>(Item) : undefined;
+      return Item ? stripKeys<StoredTraceSummary>(Item) : undefined;
+    },
+
+    /**
+     * Notes on the trace's summary, and on its contribution to its session, that an alert of this
+     * type was raised on it (a set: the same type twice is one mark); nothing when the summary is gone.
+     * Both are written by updates that keep the mark.
+     */
+    async markAlerted(tenantId: string, traceId: string, alertType: string): Promise<void> {
+      const mark = { UpdateExpression: 'ADD alertTypes :type', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':type': new Set([alertType]) } };
+      try {
+        const { Attributes } = await doc.send(new UpdateCommand({ TableName, Key: keys.traceSummary(tenantId, traceId), ...mark, ReturnValues: 'ALL_NEW' }));
+        const sessionId = Attributes?.['sessionId'] as string | null | undefined;
+        if (sessionId) await doc.send(new UpdateCommand({ TableName, Key: keys.sessionTrace(tenantId, sessionId, Number(Attributes!['startTimeMs']), traceId), ...mark }));
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
     },
 
     /** Every item of one trace (summary, spans, signals, logs) in one query. */
@@ -239,66 +330,45 @@ export function tracesRepository(db: Db) {
       });
     },
 
-    /**
-     * Matching summaries, newest first: of one agent, or of the whole tenant, which reads every
-     * agent's trace list and the list of agentless traces (see `traceIndexKeys`).
-     */
-    async listSummaries(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]> {
-      const scopes = filter.agentId ? [filter.agentId] : [...(await agentIdsOf(tenantId)), NO_AGENT];
-      const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
-      const conditions: string[] = [];
-      const values: Record<string, unknown> = { ':lower': lower, ':upper': upper };
-      const names: Record<string, string> = {};
-      if (filter.status) {
-        conditions.push('#status = :status');
-        names['#status'] = 'status';
-        values[':status'] = filter.status;
-      }
-      if (filter.model) {
-        conditions.push('contains(models, :model)');
-        values[':model'] = filter.model;
-      }
-      if (filter.sessionId) {
-        conditions.push('sessionId = :sessionId');
-        values[':sessionId'] = filter.sessionId;
-      }
-      const list = (index: typeof gsi1 | typeof gsi2, partition: string, only?: string) =>
-        queryAll(db, {
-          IndexName: index.name,
-          KeyConditionExpression: `${index.partitionKey} = :pk AND ${index.sortKey} BETWEEN :lower AND :upper`,
-          ...(conditions.length || only ? { FilterExpression: [...conditions, ...(only ? [only] : [])].join(' AND ') } : {}),
-          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: { ...values, ':pk': partition },
-          ScanIndexForward: false,
-        });
-      const [lists, legacy] = await Promise.all([
-        mapConcurrently(scopes, LISTS_READ_AT_ONCE, (scope) => list(gsi2, keys.agentCollection(tenantId, scope, 'TRACES'))),
-        // Agentless summaries written before they had a GSI2 entry are only in the tenant's GSI1 list. Drop
-        // this read after 2027-02-19, when the longest retention (90 days) has passed since that change.
-        filter.agentId ? [] : list(gsi1, keys.tenantCollection(tenantId, 'TRACES'), `attribute_not_exists(${gsi2.partitionKey})`),
-      ]);
-      return [...lists.flat(), ...legacy]
-        .sort((a, b) => newestFirst(String(a[gsi2.sortKey] ?? a[gsi1.sortKey]), String(b[gsi2.sortKey] ?? b[gsi1.sortKey])))
-        .map((i) => stripKeys<TraceSummary>(i));
+    /** One page of matching summaries, newest first (by start time), from the narrowest key-ordered lists; with `count`, and how many match (see `readPage`). */
+    async page(tenantId: string, q: TraceQuery, page: PageInput, { count = false } = {}) {
+      const result = await readPage(db, { sources: traceSources(tenantId, q), range: rangeOf(q), filter: traceFilterCondition(q), page, count });
+      return { ...result, items: result.items.map((i) => stripKeys<StoredTraceSummary>(i)) };
     },
 
-    /** Up to `limit` of an agent's summaries that started in [startMs, endMs), newest first: one page, for sampling. */
+    /** How many summaries match, counted within COUNT_BUDGET; `states` narrows it to some lists (e.g. the pending ones). */
+    count(tenantId: string, q: TraceQuery, states?: readonly TraceState[]): Promise<Total> {
+      return countItems(db, { sources: traceSources(tenantId, q, states), range: rangeOf(q), filter: traceFilterCondition(q) });
+    },
+
+    /** The start times of the oldest and the newest complete trace the query's lists hold, or undefined when they hold none. */
+    async completeStartBounds(tenantId: string, q: TraceQuery): Promise<{ oldestMs: number; newestMs: number } | undefined> {
+      const ends = await Promise.all(
+        (['oldest-first', 'newest-first'] as const).map((order) =>
+          readPage(db, { sources: traceSources(tenantId, q, ['ok', 'error']), range: rangeOf(q), order, page: { limit: 1, skip: 0 } }),
+        ),
+      );
+      const [oldest, newest] = ends.map((p) => p.items[0]);
+      return oldest && newest ? { oldestMs: Number(oldest['startTimeMs']), newestMs: Number(newest['startTimeMs']) } : undefined;
+    },
+
+    /** Up to `limit` of an agent's complete summaries that started in [startMs, endMs), newest first: one page, for sampling. */
     async newestOfAgent(tenantId: string, agentId: string, startMs: number, endMs: number, limit: number): Promise<TraceSummary[]> {
       if (endMs <= startMs) return [];
-      const items = await agentTracesPage(tenantId, agentId, { range: timeRangeCondition(startMs, endMs - 1), limit });
+      const { items } = await agentPage(tenantId, agentId, timeRangeCondition(startMs, endMs - 1), limit, ['ok', 'error']);
       return items.map((i) => stripKeys<TraceSummary>(i));
     },
 
     /** When the agent's newest trace started, or undefined when it has none. */
     async latestStartOfAgent(tenantId: string, agentId: string): Promise<number | undefined> {
-      const [newest] = await agentTracesPage(tenantId, agentId, { limit: 1, projection: 'startTimeMs' });
+      const [newest] = (await agentPage(tenantId, agentId, undefined, 1, TRACE_STATES)).items;
       return newest === undefined ? undefined : Number(newest['startTimeMs']);
     },
 
-    /** Up to `limit` trace ids of an agent, for purging it page by page. */
-    async traceIdsOfAgent(tenantId: string, agentId: string, limit: number): Promise<string[]> {
-      const items = await agentTracesPage(tenantId, agentId, { limit, projection: 'traceId' });
-      return items.map((i) => String(i['traceId']));
+    /** Up to `limit` of an agent's traces (id, session, start), for purging it page by page. */
+    async tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId' | 'startTimeMs'>>> {
+      const { items } = await agentPage(tenantId, agentId, undefined, limit, TRACE_STATES);
+      return items.map((i) => ({ traceId: String(i['traceId']), sessionId: (i['sessionId'] as string | null) ?? null, startTimeMs: Number(i['startTimeMs']) }));
     },
 
     async deleteTrace(tenantId: string, traceId: string): Promise<void> {
@@ -310,12 +380,17 @@ export function tracesRepository(db: Db) {
       await batchWrite(db, deleteRequests(items.map((i) => ({ PK: i['PK'], SK: i['SK'] }))));
     },
 
-    /** Adds the values not added lately by this process: most batches bring none, and then nothing is written. */
+    /** Adds the values not added lately by this process: most batches bring none, and then nothing is read or written. */
     async addFacets(tenantId: string, facets: Partial<Facets>): Promise<void> {
       const known = addedFacets.of(tenantId);
-      const entries = (Object.entries(facets) as Array<[keyof Facets, string[] | undefined]>)
-        .map(([name, values]) => [name, (values ?? []).filter((v) => !known.has(`${name}:${v}`))] as const)
+      let entries = (Object.entries(facets) as Array<[keyof Facets, string[] | undefined]>)
+        .map(([name, values]) => [name, (values ?? []).filter((v) => v.length <= FACET_VALUE_CHARS && !known.has(`${name}:${v}`))] as const)
         .filter(([, values]) => values.length > 0);
+      if (entries.length === 0) return;
+      const { Item: stored } = await doc.send(new GetCommand({ TableName, Key: keys.facets(tenantId) }));
+      const full = entries.filter(([name]) => ((stored?.[FACET_ATTRIBUTES[name]] as Set<string> | undefined)?.size ?? 0) >= FACET_VALUES_KEPT);
+      for (const [name, values] of full) for (const v of values) known.add(`${name}:${v}`);
+      entries = entries.filter((entry) => !full.includes(entry));
       if (entries.length === 0) return;
       await doc.send(
         new UpdateCommand({
@@ -332,7 +407,15 @@ export function tracesRepository(db: Db) {
     async facets(tenantId: string): Promise<Facets> {
       const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.facets(tenantId) }));
       const list = (name: keyof Facets) => [...((Item?.[name] as Set<string> | undefined) ?? [])].sort();
-      return { models: list('models'), kinds: list('kinds'), toolNames: list('toolNames'), statuses: list('statuses'), signalNames: list('signalNames') };
+      return {
+        models: list('models'),
+        kinds: list('kinds'),
+        toolNames: list('toolNames'),
+        errorTypes: list('errorTypes'),
+        traceNames: list('traceNames'),
+        statuses: list('statuses'),
+        signalNames: list('signalNames'),
+      };
     },
   };
 }

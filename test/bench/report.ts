@@ -101,7 +101,7 @@ export function benchmarkSection(name: string, summary: string, result: Scenario
     '',
     `Measured ${measuredAt.toISOString().slice(0, 16).replace('T', ' ')} UTC with \`npm run bench -- --scenario ${name}${parameters ? ` ${parameters}` : ''}\` on ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node.js ${machine.node} (${machine.platform}), load average ${machine.loadAverage} at the end of the run.`,
     '',
-    ...(rows.length > 0 ? ['| figure | value |', '|---|---|', ...rows] : ['No figures.']),
+    ...(result.details !== undefined ? [result.details] : rows.length > 0 ? ['| figure | value |', '|---|---|', ...rows] : ['No figures.']),
     ...(failures.length > 0 ? ['', ...failures] : []),
     end,
   ].join('\n');

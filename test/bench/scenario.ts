@@ -24,6 +24,11 @@ export interface ScenarioResult {
   /** The flag values the scenario ran with. */
   parameters: Record<string, number>;
   figures: Figure[];
+  /**
+   * Markdown that stands for the figures in the scenario's section of docs/benchmarks.md, when a
+   * two-column table cannot show them (the figures still go to the results file).
+   */
+  details?: string;
   /** What went wrong (e.g. accepted spans that were not stored); the run fails when any. */
   failures: string[];
 }

@@ -5,7 +5,8 @@ import { ingestScenario } from './ingest/scenario.ts';
 import { loadScenario } from './load/scenario.ts';
 import { memoryScenario } from './memory/scenario.ts';
 import { otlpDecodeScenario } from './otlp-decode/scenario.ts';
+import { readsScenario } from './reads/scenario.ts';
 import type { Scenario } from './scenario.ts';
 
 /** Every scenario `npm run bench` knows, in the order a run without `--scenario` runs them. */
-export const scenarios: readonly Scenario[] = [ingestScenario, otlpDecodeScenario, loadScenario, analyticsScenario, coldStartScenario, consoleScenario, memoryScenario];
+export const scenarios: readonly Scenario[] = [ingestScenario, otlpDecodeScenario, loadScenario, analyticsScenario, readsScenario, coldStartScenario, consoleScenario, memoryScenario];

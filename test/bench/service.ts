@@ -3,6 +3,8 @@ import { decodeJwt } from 'jose';
 import type { PlanKey } from '../../shared/domain/plans/plans.ts';
 import { createDb, type Db } from '../../shared/store/client.ts';
 import * as keys from '../../shared/store/keys.ts';
+import { reindexRepository } from '../../shared/store/reindex.ts';
+import { LIST_LAYOUT } from '../../shared/domain/maintenance/reindex.ts';
 import { startTestService, type ApiResponse, type TestService } from '../support/service.ts';
 
 /** What the local runtime logs when a queue consumer fails a message (it then waits for its visibility timeout). */
@@ -14,16 +16,19 @@ export type BenchService = TestService & {
 };
 
 /**
- * The whole local service in this process, in memory, with the given per-minute rate limits, and
- * without the local runtime's TTL sweep: on AWS expiry costs the service nothing, while the sweep
- * scans the whole table in this thread (seconds for a large one) and would land in the timings.
+ * The whole local service in this process, in memory (or on disk under `dataDir`), with the given
+ * per-minute rate limits, and without the local runtime's TTL sweep: on AWS expiry costs the service
+ * nothing, while the sweep scans the whole table in this thread (seconds for a large one) and would
+ * land in the timings.
  */
-export async function startBenchService(rateLimits: Record<string, number>): Promise<BenchService> {
+export async function startBenchService(rateLimits: Record<string, number>, dataDir?: string): Promise<BenchService> {
   const consumerFailures: string[] = [];
   const log = (line: string) => {
     if (CONSUMER_FAILURE.test(line)) consumerFailures.push(line);
   };
-  const service = await startTestService({ env: { RATE_LIMITS: JSON.stringify(rateLimits) }, log, ttlSweepEveryMs: false });
+  const service = await startTestService({ env: { RATE_LIMITS: JSON.stringify(rateLimits) }, log, ttlSweepEveryMs: false, ...(dataDir ? { dataDir } : {}) });
+  // A new table holds nothing of an earlier layout; without this the re-indexing job would walk what the bench seeds, during its timings.
+  await reindexRepository(serviceDb()).saveProgress(LIST_LAYOUT, { done: true, items: 0 });
   return Object.assign(service, { consumerFailures });
 }
 

@@ -273,7 +273,7 @@ describe('API keys', () => {
 
     const list = await service.api('GET', '/keys', { token });
     expect(list.status).toBe(200);
-    expect(list.body.pagination).toEqual({ total: 1, limit: 50, skip: 0, hasMore: false });
+    expect(list.body.pagination).toEqual({ total: 1, limit: 50, skip: 0, hasMore: false, nextCursor: null, totalExact: true });
     expect(list.body.data[0]).toMatchObject({ id: key.id, name: 'production SDK', prefix: key.prefix, lastFour: key.lastFour, status: 'active' });
     expect(list.body.data[0].lastUsedAt).not.toBeNull();
     expect(JSON.stringify(list.body)).not.toContain(key.key.slice(26, 50));

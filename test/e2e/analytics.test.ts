@@ -44,9 +44,10 @@ beforeAll(async () => {
   for (let i = 0; i < spans.length; i += 500) {
     expect((await service.api('POST', '/spans', { apiKey, body: { spans: spans.slice(i, i + 500) } })).status).toBe(202);
   }
-  await service.drainQueues(60_000);
+  // The worker writes each summary's index entries, its agent's last sighting and rollups: on two busy cores that takes a while.
+  await service.drainQueues(150_000);
   await service.runSchedule('analytics-compaction');
-}, 120_000);
+}, 240_000);
 afterAll(() => service?.stop());
 
 /** Query ranges are whole minutes, as analytics buckets are. */

@@ -147,7 +147,7 @@ describe('an experiment over HTTP', () => {
     expect(restart.status).toBe(400);
     expect(restart.body.error.message).toMatch(/^Cannot start an experiment that is stopped/);
     expect((await service.api('GET', `/experiments/${id}/results`, { apiKey })).body.data).toMatchObject({ status: 'stopped', traces: { finished: 80 } });
-  });
+  }, 90_000);
 
   it('counts traces tagged through OTLP attributes experiment.id and experiment.variant', async () => {
     const { apiKey } = await tenant();
@@ -179,7 +179,7 @@ describe('an experiment over HTTP', () => {
 
     const all = await service.api('GET', '/experiments?limit=2', { apiKey });
     expect(all.body.data.map((e: { name: string }) => e.name)).toEqual(['three', 'two']);
-    expect(all.body.pagination).toEqual({ total: 3, limit: 2, skip: 0, hasMore: true });
+    expect(all.body.pagination).toEqual({ total: 3, limit: 2, skip: 0, hasMore: true, nextCursor: expect.any(String), totalExact: true });
     const running = await service.api('GET', '/experiments?status=running', { apiKey });
     expect(running.body.data.map((e: { id: string }) => e.id)).toEqual([ids[1]]);
     expect((await service.api('GET', '/experiments?status=done', { apiKey })).body.error.message).toMatch(/status/);

@@ -64,6 +64,8 @@ describe('native span ingestion', () => {
     expect(detail.spans[0]).toMatchObject({ reasoningTokens: null, tags: [], metadata: {} });
     expect(detail.spans[3]).toMatchObject({ reasoningTokens: 120, tags: ['vip'], metadata: { tier: 'gold' } });
 
+    // The total counts the trace from the rollups, which the worker writes after the summary.
+    await service.drainQueues();
     const list = await service.api('GET', '/spans/traces', { apiKey });
     expect(list.body.data[0]).toMatchObject({ traceId, agentName: 'support-bot', spanCount: 4, totalTokens: 3500, cost: 0.50027 });
     expect(list.body.pagination).toMatchObject({ total: 1, hasMore: false });
@@ -236,7 +238,9 @@ describe('logs and signals', () => {
     expect(ofTrace.body.data).toEqual([expect.objectContaining({ signalName: 'user.feedback', value: 1, agentId: expect.stringMatching(/^agt_/) })]);
     const summary = await service.api('GET', '/signals/summary?signalName=latency.score', { apiKey });
     expect(summary.body.data.groups).toEqual([expect.objectContaining({ signalName: 'latency.score', agentName: 'support-bot', count: 4, avg: 2.5, min: 1, max: 4, p50: 2, p95: 4 })]);
-    expect((await service.api('GET', '/signals?signalName=latency.score&limit=2', { apiKey })).body.pagination).toEqual({ total: 4, limit: 2, skip: 0, hasMore: true });
+    expect((await service.api('GET', '/signals?signalName=latency.score&limit=2', { apiKey })).body.pagination).toEqual({
+      total: 4, limit: 2, skip: 0, hasMore: true, nextCursor: expect.any(String), totalExact: true,
+    });
     const detail = await service.api('GET', `/spans/traces/${traceId}`, { apiKey });
     expect(detail.body.data.logs).toHaveLength(1);
     expect(detail.body.data.signals).toHaveLength(1);

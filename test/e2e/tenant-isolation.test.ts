@@ -11,6 +11,7 @@ interface Ids {
   traceId: string;
   alertId: string;
   experimentId: string;
+  sessionId: string;
 }
 type Probe = { path: string; body?: unknown; query?: string };
 
@@ -43,6 +44,8 @@ const PROBES: Record<string, ((ids: Ids) => Probe) | null> = {
   'spans/list-traces': (ids) => ({ path: '/spans/traces', query: `agentId=${ids.agentId}` }),
   'spans/get-trace': (ids) => ({ path: `/spans/traces/${ids.traceId}` }),
   'spans/filters': null,
+  'sessions/list': (ids) => ({ path: '/sessions', query: `agentId=${ids.agentId}` }),
+  'sessions/get': (ids) => ({ path: `/sessions/${ids.sessionId}` }),
   'logs/ingest': null,
   'logs/list': (ids) => ({ path: '/logs', query: `agentId=${ids.agentId}` }),
   'signals/record': null,
@@ -98,6 +101,7 @@ async function ownerSnapshot() {
     keys: (await service.api('GET', '/keys', { token: owner.token })).body.data.map((k: { id: string; status: string; lastFour: string }) => [k.id, k.status, k.lastFour]),
     agent: await read(`/agents/${ids.agentId}`).then((a) => ({ ...a, metrics: undefined, lastSeenAt: undefined })),
     trace: await read(`/spans/traces/${ids.traceId}`),
+    session: await read(`/sessions/${ids.sessionId}`),
     alert: await read(`/spans/alerts/${ids.alertId}`),
     experiment: await read(`/experiments/${ids.experimentId}`),
   };
@@ -112,7 +116,7 @@ beforeAll(async () => {
   const now = Date.now();
   await service.api('POST', '/spans', {
     apiKey: a.apiKey,
-    body: { spans: [{ traceId: 'secret-trace', spanId: 'root', name: 'run', agentName: 'guarded', startTime: now - 1000, endTime: now, status: 'error', errorType: 'Boom' }] },
+    body: { spans: [{ traceId: 'secret-trace', spanId: 'root', name: 'run', agentName: 'guarded', startTime: now - 1000, endTime: now, status: 'error', errorType: 'Boom', sessionId: 'secret-session' }] },
   });
   await service.api('POST', '/signals', { apiKey: a.apiKey, body: { signalName: 'score', value: 1, traceId: 'secret-trace' } });
   await service.drainQueues();
@@ -123,7 +127,7 @@ beforeAll(async () => {
   });
   const experimentId = experiment.body.data.id as string;
   await service.api('POST', `/experiments/${experimentId}/start`, { apiKey: a.apiKey });
-  ids = { keyId: a.keyId, agentId, traceId: 'secret-trace', alertId, experimentId };
+  ids = { keyId: a.keyId, agentId, traceId: 'secret-trace', alertId, experimentId, sessionId: 'secret-session' };
 });
 afterAll(() => service?.stop());
 
@@ -149,7 +153,7 @@ describe('tenant isolation, generated from the catalog', () => {
   });
 
   it('answers a list without an id filter with the intruder’s own (empty) data only', async () => {
-    for (const path of ['/spans/traces', '/logs', '/signals', '/spans/alerts', '/agents', '/experiments']) {
+    for (const path of ['/spans/traces', '/spans/traces?sessionId=secret-session', '/sessions', '/logs', '/signals', '/spans/alerts', '/agents', '/experiments']) {
       expect((await service.api('GET', path, { apiKey: intruder.apiKey })).body.data, path).toEqual([]);
     }
     expect((await service.api('GET', '/analytics/metrics', { apiKey: intruder.apiKey })).body.data.totalTraces).toBe(0);

@@ -9,6 +9,8 @@ const ROLLUPS = [
   ...['costs', 'latency-percentiles', 'metrics', 'requests-over-time', 'success-failure', 'token-usage'].map((id) => `functions/http/analytics/${id}.js`),
   ...['create', 'get', 'list', 'update'].map((id) => `functions/http/agents/${id}.js`),
   'functions/http/profiles/regenerate.js',
+  // Its totals read the rollups' counts.
+  'functions/http/spans/list-traces.js',
   'functions/jobs/analytics-compaction.js',
   'functions/jobs/profile-learning.js',
   'functions/workers/ingest.js',

@@ -29,6 +29,7 @@ let n = 0;
 const tenant = () => `tnt_exp_${++n}`;
 let now = new Date('2026-11-20T10:00:00Z');
 const deps = () => ({ store, clock: { now: () => now }, ids: randomIds });
+const FIRST_PAGE = { limit: 50, skip: 0 };
 const EXPIRES = Math.floor(Date.UTC(2027, 0, 1) / 1000);
 
 const definition = {
@@ -68,11 +69,11 @@ describe('experiments in the store', () => {
     expect(first).toMatchObject({ name: 'prompt v2', status: 'draft', agentId: null, startedAt: null, stoppedAt: null });
     expect(first).not.toHaveProperty('tenantId');
     expect(await getExperiment(t, first.id, deps())).toEqual(first);
-    expect((await listExperiments(t, {}, deps())).map((e) => e.id)).toEqual([second.id, first.id]);
-    expect((await listExperiments(t, { status: 'running' }, deps())).map((e) => e.id)).toEqual([second.id]);
-    expect((await listExperiments(t, { agentId }, deps())).map((e) => e.id)).toEqual([second.id]);
-    expect((await listExperiments(t, { startDate: new Date(now.getTime() - 500) }, deps())).map((e) => e.id)).toEqual([second.id]);
-    await expect(listExperiments(t, { agentId: 'agt_missing' }, deps())).rejects.toThrow(NotFoundError);
+    expect((await listExperiments(t, {}, FIRST_PAGE, deps())).items.map((e) => e.id)).toEqual([second.id, first.id]);
+    expect((await listExperiments(t, { status: 'running' }, FIRST_PAGE, deps())).items.map((e) => e.id)).toEqual([second.id]);
+    expect((await listExperiments(t, { agentId }, FIRST_PAGE, deps())).items.map((e) => e.id)).toEqual([second.id]);
+    expect((await listExperiments(t, { startDate: new Date(now.getTime() - 500) }, FIRST_PAGE, deps())).items.map((e) => e.id)).toEqual([second.id]);
+    await expect(listExperiments(t, { agentId: 'agt_missing' }, FIRST_PAGE, deps())).rejects.toThrow(NotFoundError);
   });
 
   it("keeps tenants apart: another tenant's experiment and agent are not found", async () => {

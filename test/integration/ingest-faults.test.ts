@@ -26,6 +26,7 @@ import { agentsRepository } from '../../shared/store/agents.ts';
 import { createDb, type Db } from '../../shared/store/client.ts';
 import type { Store } from '../../shared/store/index.ts';
 import { createStore } from '../support/store.ts';
+import { allSummaries } from '../support/traces.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { startTestService } from '../support/service.ts';
 import { lambdaContext } from '../support/http-event.ts';
@@ -114,7 +115,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     await Promise.all(messages.map((m, i) => handler(sqsEvent([m], [`race-${i}`]), lambdaContext)));
     const agents = await store.agents.list(tenantId);
     expect(agents.map((a) => a.name)).toEqual(['Brand New']);
-    const summaries = await store.traces.listSummaries(tenantId, {});
+    const summaries = await allSummaries(db, tenantId);
     expect(new Set(summaries.map((s) => s.agentId))).toEqual(new Set([agents[0]!.id]));
   });
 

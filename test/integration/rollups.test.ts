@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET_MS, type BucketRef } from '../../shared/domain/analytics/buckets.ts';
-import { ALL_AGENTS, encodeRollup, rollupOf, withoutModels, type Rollup } from '../../shared/domain/analytics/rollup.ts';
+import { ALL_AGENTS, encodeRollup, groupBy, rollupOf, withoutModels, type Rollup } from '../../shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '../../shared/domain/spans/summary.ts';
 import type { Db } from '../../shared/store/client.ts';
 import * as keys from '../../shared/store/keys.ts';
@@ -93,8 +93,10 @@ describe('dirty hours and their compaction', () => {
       expect(await marker(t, H), `compacted at ${new Date(atMs).toISOString()}`).toBeDefined();
       expect(await readOne(t, ALL_AGENTS, { granularity: 'hour', startMs: H })).toBeUndefined();
     }
+    expect(await rollups().dirtyHours(t)).toEqual([H]);
     await compact(H + HOUR + 5 * MINUTE);
     expect(await marker(t, H)).toBeUndefined();
+    expect(await rollups().dirtyHours(t)).toEqual([]);
     const traces = [trace('a', 'agt_1', H + 10 * MINUTE), trace('b', 'agt_2', H + 10 * MINUTE + 5), trace('c', 'agt_1', H + 11 * MINUTE)];
     for (const granularity of ['hour', 'day'] as const) {
       const ref = { granularity, startMs: granularity === 'hour' ? H : Date.UTC(2026, 10, 20) };
@@ -140,6 +142,7 @@ describe('dirty hours and their compaction', () => {
       return EXPIRES;
     }, nowMs);
     expect((await marker(t, H))?.['version']).toBe(2);
+    expect(await repository.dirtyHours(t)).toEqual([H]);
   });
 
   it('lists the settled markers oldest first, whatever the tenant', async () => {
@@ -148,5 +151,29 @@ describe('dirty hours and their compaction', () => {
     const { Items = [] } = await db.doc.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.rollupDirtyPartition() } }));
     const mine = Items.filter((i) => i['tenantId'] === a || i['tenantId'] === b).map((i) => [i['tenantId'], i['hourStartMs']]);
     expect(mine).toEqual([[b, H - 30 * 24 * HOUR], [a, H], [a, H + 2 * HOUR]]);
+  });
+});
+
+describe('trace counts from the buckets', () => {
+  it('equal the full rollups in every scope and granularity, without the agents left out, and read only the asked agents', async () => {
+    const t = newTenant();
+    nowMs = H + 3 * HOUR;
+    const random = seededRandom(5);
+    const traces = Array.from({ length: 60 }, (_, i) =>
+      trace(`t${i}`, random.pick(['agt_1', 'agt_2', null]), H + random.int(0, 2 * HOUR - 1), { status: random.chance(0.3) ? 'error' : 'ok' }),
+    );
+    for (const [minute, group] of groupBy(traces, (tr) => Math.floor(tr.startTimeMs / MINUTE) * MINUTE)) await rollups().countTraces(t, minute, group, EXPIRES);
+    await compact(nowMs);
+    const refs: BucketRef[] = [{ granularity: 'hour', startMs: H }, ...Array.from({ length: 60 }, (_, i) => ({ granularity: 'minute' as const, startMs: H + HOUR + i * MINUTE }))];
+    const of = (pick: (tr: TraceSummary) => boolean) => ({
+      requestCount: traces.filter(pick).length,
+      successCount: traces.filter((tr) => pick(tr) && tr.status === 'ok').length,
+      errorCount: traces.filter((tr) => pick(tr) && tr.status === 'error').length,
+    });
+    expect(await rollups().counts(t, ALL_AGENTS, refs)).toEqual(of(() => true));
+    expect(await rollups().counts(t, 'agt_1', refs)).toEqual(of((tr) => tr.agentId === 'agt_1'));
+    expect(await rollups().counts(t, ALL_AGENTS, refs, new Set(['agt_2']))).toEqual(of((tr) => tr.agentId !== 'agt_2'));
+    const read = await rollups().read(t, ALL_AGENTS, refs, { byAgent: true, agents: new Set(['agt_1']) });
+    expect(new Set([...read.values()].flatMap((b) => [...b.byAgent.keys()]))).toEqual(new Set(['agt_1']));
   });
 });

@@ -9,8 +9,9 @@ import { batchWrite, putRequests } from '../../shared/store/batch.ts';
 import type { Db } from '../../shared/store/client.ts';
 import * as keys from '../../shared/store/keys.ts';
 import { timeSortKey } from '../../shared/store/keys.ts';
-import { summaryItem } from '../../shared/store/traces.ts';
-import { summarizeTrace } from '../../shared/domain/spans/summary.ts';
+import type { TraceQuery } from '../../shared/store/traces.ts';
+import { summarizeTrace, type TraceSummary } from '../../shared/domain/spans/summary.ts';
+import type { PageInput } from '../../shared/domain/paging/page.ts';
 import type { AgentRecord } from '../../shared/store/agents.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
@@ -181,56 +182,108 @@ describe('trace summaries', () => {
     id, tenantId, name: id, description: '', profileSettings: { learningEnabled: true }, source: 'implicit',
     createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
   });
-  const put = (traceId: string, agentId: string | null, startTimeMs: number, status: 'ok' | 'error' = 'ok', tenant = tenantId) => {
-    const summary = { ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })), agentId, startTimeMs, status };
-    return store.traces.putSummary(tenant, summary, 1, 2_000_000_000);
-  };
+  const summaryOf = (traceId: string, agentId: string | null, startTimeMs: number, status: 'ok' | 'error' = 'ok', over: Partial<TraceSummary> = {}) => ({
+    ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })), agentId, startTimeMs, status, ...over,
+  });
+  const put = (traceId: string, agentId: string | null, startTimeMs: number, status: 'ok' | 'error' = 'ok', tenant = tenantId, over: Partial<TraceSummary> = {}) =>
+    store.traces.putSummary(tenant, summaryOf(traceId, agentId, startTimeMs, status, over), 1, 2_000_000_000);
+  const FIRST = { limit: 50, skip: 0 };
+  const ids = async (tenant: string, q: TraceQuery, page: PageInput = FIRST) => (await store.traces.page(tenant, q, page)).items.map((s) => s.traceId);
 
   beforeAll(async () => {
     for (const id of ['agt_a', 'agt_b']) await store.agents.create(agent(id));
     await put('tr-a-1', 'agt_a', 1_000);
     await put('tr-b-1', 'agt_b', 2_000, 'error');
     await put('tr-none-1', null, 3_000);
-    await put('tr-a-2', 'agt_a', 4_000, 'error');
-    await put('tr-a-3', 'agt_a', 5_000);
+    await put('tr-a-2', 'agt_a', 4_000, 'error', tenantId, { userId: 'u-1' });
+    await put('tr-a-3', 'agt_a', 5_000, 'ok', tenantId, { complete: false, userId: 'u-1' });
     await put('tr-elsewhere', null, 5_500, 'ok', 'tnt_elsewhere');
   });
 
-  it("list the tenant's traces of every agent and without one, newest first, from one index entry each", async () => {
-    expect((await store.traces.listSummaries(tenantId, {})).map((s) => s.traceId)).toEqual(['tr-a-3', 'tr-a-2', 'tr-none-1', 'tr-b-1', 'tr-a-1']);
-    expect((await store.traces.listSummaries(tenantId, { status: 'error', startMs: 1_500, endMs: 4_000 })).map((s) => s.traceId)).toEqual(['tr-a-2', 'tr-b-1']);
-    expect((await store.traces.listSummaries(tenantId, { agentId: 'agt_a', endMs: 4_500 })).map((s) => s.traceId)).toEqual(['tr-a-2', 'tr-a-1']);
-    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'tr-none-1') }));
-    expect(Object.keys(Item!).filter((k) => k.startsWith('GSI')).sort()).toEqual(['GSI2PK', 'GSI2SK']);
+  it("list the tenant's traces of every state and agent newest first, by status, agent, user and start time", async () => {
+    expect(await ids(tenantId, {})).toEqual(['tr-a-3', 'tr-a-2', 'tr-none-1', 'tr-b-1', 'tr-a-1']);
+    expect(await ids(tenantId, { status: 'error', startMs: 1_500, endMs: 4_000 })).toEqual(['tr-a-2', 'tr-b-1']);
+    expect(await ids(tenantId, { status: 'ok' })).toEqual(['tr-a-3', 'tr-none-1', 'tr-a-1']);
+    expect(await ids(tenantId, { agentId: 'agt_a', endMs: 4_500 })).toEqual(['tr-a-2', 'tr-a-1']);
+    expect(await ids(tenantId, { userId: 'u-1' })).toEqual(['tr-a-3', 'tr-a-2']);
+    expect(await ids(tenantId, { userId: 'u-1', status: 'error' })).toEqual(['tr-a-2']);
+    expect(await ids('tnt_elsewhere', {})).toEqual(['tr-elsewhere']);
+  });
+
+  it('hold their index entries on the summary: by state for the tenant and the agent, by user when they name one', async () => {
+    const item = async (traceId: string) =>
+      (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, traceId) }))).Item!;
+    expect(await item('tr-a-2')).toMatchObject({
+      GSI1PK: keys.tenantCollection(tenantId, 'TRACES', 'error'),
+      GSI2PK: keys.agentCollection(tenantId, 'agt_a', 'TRACES', 'error'),
+      GSI3PK: keys.userCollection(tenantId, 'u-1', 'TRACES'),
+      GSI1SK: timeSortKey(4_000, 'tr-a-2'),
+    });
+    expect(Object.keys(await item('tr-none-1')).filter((k) => k.startsWith('GSI')).sort()).toEqual(['GSI1PK', 'GSI1SK']);
+    expect((await item('tr-a-3'))['GSI1PK']).toBe(keys.tenantCollection(tenantId, 'TRACES', 'pending'));
+  });
+
+  it('move between lists when a later span finishes the trace, and keep the alert marks a later write does not know of', async () => {
+    const tenant = 'tnt_moving';
+    const pending = summaryOf('tr-move', 'agt_m', 1_000, 'ok', { complete: false });
+    await store.traces.putSummary(tenant, pending, 1, 2_000_000_000);
+    await store.traces.markAlerted(tenant, 'tr-move', 'highDuration');
+    await store.traces.markAlerted(tenant, 'tr-move', 'highDuration');
+    await store.traces.putSummary(tenant, { ...pending, complete: true, status: 'error', startTimeMs: 900 }, 2, 2_000_000_000);
+    expect(await ids(tenant, { status: 'error' })).toEqual(['tr-move']);
+    expect(await ids(tenant, { status: 'ok' })).toEqual([]);
+    expect((await store.traces.getSummary(tenant, 'tr-move'))?.alertTypes).toEqual(new Set(['highDuration']));
+    expect(await store.traces.putSummary(tenant, pending, 1, 2_000_000_000)).toBe(false);
+    await store.traces.markAlerted(tenant, 'tr-missing', 'error');
+    expect(await store.traces.getSummary(tenant, 'tr-missing')).toBeUndefined();
   });
 
   it('list summaries that started together in the byte order of their ids, as one index answers them', async () => {
     const tenant = 'tnt_ties';
-    await store.agents.create({ ...agent('agt_t1'), tenantId: tenant });
-    await store.agents.create({ ...agent('agt_t2'), tenantId: tenant });
     await put('B', 'agt_t1', 7_000, 'ok', tenant);
-    await put('a', 'agt_t2', 7_000, 'ok', tenant);
-    await put('_x', null, 7_000, 'ok', tenant);
-    expect((await store.traces.listSummaries(tenant, {})).map((s) => s.traceId)).toEqual(['a', '_x', 'B']);
+    await put('a', 'agt_t2', 7_000, 'error', tenant);
+    await put('_x', null, 7_000, 'ok', tenant, { complete: false });
+    expect(await ids(tenant, {})).toEqual(['a', '_x', 'B']);
   });
 
-  it('still list agentless summaries written when they were in the tenant-wide GSI1 list only', async () => {
-    const tenant = 'tnt_legacy';
-    const summary = { ...summarizeTrace(spansOf('tr-legacy', { input: 'q', steps: [llm('a')], output: 'a' })), agentId: null, startTimeMs: 8_000 };
-    const { GSI2PK: _pk, GSI2SK: _sk, ...withoutAgentEntry } = summaryItem(tenant, summary, 1, 2_000_000_000);
-    await batchWrite(db, putRequests([{ ...withoutAgentEntry, GSI1PK: keys.tenantCollection(tenant, 'TRACES'), GSI1SK: timeSortKey(8_000, 'tr-legacy') }]));
-    await put('tr-current', null, 9_000, 'error', tenant);
-    expect((await store.traces.listSummaries(tenant, {})).map((s) => s.traceId)).toEqual(['tr-current', 'tr-legacy']);
-    expect((await store.traces.listSummaries(tenant, { status: 'ok' })).map((s) => s.traceId)).toEqual(['tr-legacy']);
-  });
-
-  it("leave out a deleted agent's traces, and never another tenant's", async () => {
+  it("leave out a deleted agent's traces when asked, and remember the agent as deleted", async () => {
     await store.agents.create(agent('agt_gone'));
-    await put('tr-gone', 'agt_gone', 6_000);
+    await put('tr-gone', 'agt_gone', 6_000, 'ok', tenantId, { userId: 'u-1' });
     await store.agents.delete(tenantId, 'agt_gone');
-    const listed = (await store.traces.listSummaries(tenantId, {})).map((s) => s.traceId);
-    expect(listed).toEqual(['tr-a-3', 'tr-a-2', 'tr-none-1', 'tr-b-1', 'tr-a-1']);
-    expect((await store.traces.listSummaries('tnt_elsewhere', {})).map((s) => s.traceId)).toEqual(['tr-elsewhere']);
+    const deleted = await store.agents.deletedLately(tenantId);
+    expect(deleted).toEqual({ agentIds: ['agt_gone'], complete: true });
+    expect(await ids(tenantId, { excludeAgents: deleted.agentIds })).toEqual(['tr-a-3', 'tr-a-2', 'tr-none-1', 'tr-b-1', 'tr-a-1']);
+    expect(await ids(tenantId, { userId: 'u-1', excludeAgents: deleted.agentIds })).toEqual(['tr-a-3', 'tr-a-2']);
+    expect(await ids(tenantId, {})).toContain('tr-gone');
+  });
+
+  it('count the matches of a query within the budget, and say when the count stopped', async () => {
+    expect(await store.traces.count(tenantId, { status: 'ok', excludeAgents: ['agt_gone'] })).toEqual({ count: 3, exact: true });
+    expect(await store.traces.count(tenantId, {}, ['pending'])).toEqual({ count: 1, exact: true });
+    expect(await store.traces.completeStartBounds(tenantId, { agentId: 'agt_a' })).toEqual({ oldestMs: 1_000, newestMs: 4_000 });
+    expect(await store.traces.completeStartBounds('tnt_none', {})).toBeUndefined();
+  });
+
+  it('filter by what the summary holds: tools, error types, name, duration, cost, tokens, models and alerts', async () => {
+    const tenant = 'tnt_filters';
+    const base = { agentId: 'agt_f', status: 'ok' as const };
+    const traces: Array<[string, Partial<TraceSummary>]> = [
+      ['f1', { toolNames: ['search', 'orders.lookup'], durationMs: 100, cost: 0.5, totalTokens: 900, models: ['gpt-4o'], name: 'answer' }],
+      ['f2', { errorTypes: ['Timeout'], durationMs: 9000, cost: 0.01, totalTokens: 50, models: ['claude'], name: 'plan' }],
+      ['f3', { toolNames: ['search'], durationMs: null, cost: 0, totalTokens: 0, models: [], name: 'answer' }],
+    ];
+    for (const [i, [traceId, over]] of traces.entries()) await store.traces.putSummary(tenant, { ...summaryOf(traceId, base.agentId, 1_000 + i, 'ok'), ...over }, 1, 2_000_000_000);
+    await store.traces.markAlerted(tenant, 'f2', 'timeout');
+    expect(await ids(tenant, { toolName: 'search' })).toEqual(['f3', 'f1']);
+    expect(await ids(tenant, { errorType: 'Timeout' })).toEqual(['f2']);
+    expect(await ids(tenant, { name: 'answer' })).toEqual(['f3', 'f1']);
+    expect(await ids(tenant, { minDurationMs: 100, maxDurationMs: 1000 })).toEqual(['f1']);
+    expect(await ids(tenant, { minCost: 0.01 })).toEqual(['f2', 'f1']);
+    expect(await ids(tenant, { minTokens: 100 })).toEqual(['f1']);
+    expect(await ids(tenant, { model: 'claude' })).toEqual(['f2']);
+    expect(await ids(tenant, { hasAlert: true })).toEqual(['f2']);
+    expect(await ids(tenant, { hasAlert: false, toolName: 'search' })).toEqual(['f3', 'f1']);
+    expect(await store.traces.count(tenant, { toolName: 'search' })).toEqual({ count: 2, exact: true });
   });
 });
 

@@ -10,7 +10,9 @@ import { linkTokensRepository } from '../../shared/store/link-tokens.ts';
 import { profilesRepository } from '../../shared/store/profiles.ts';
 import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
 import { refreshTokensRepository } from '../../shared/store/refresh-tokens.ts';
+import { reindexRepository } from '../../shared/store/reindex.ts';
 import { rollupsRepository } from '../../shared/store/rollups.ts';
+import { sessionsRepository } from '../../shared/store/sessions.ts';
 import { signInFailuresRepository } from '../../shared/store/sign-in-failures.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
 import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
@@ -38,6 +40,8 @@ export function createStore(db: Db): Store {
       experiments: experimentsRepository,
       profiles: profilesRepository,
       signInFailures: signInFailuresRepository,
+      sessions: sessionsRepository,
+      reindex: reindexRepository,
     },
     db,
   );

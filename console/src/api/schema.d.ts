@@ -315,7 +315,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List traces (root spans), newest first */
+        /** List traces (root spans), newest first. agentId, userId, sessionId, status and dates read key-ordered lists; toolName, errorType, name, model, duration, cost, tokens and hasAlert are filters read within a budget (a short page with nextCursor when matches are rare) */
         get: operations["spansListTraces"];
         put?: never;
         post?: never;
@@ -349,8 +349,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Values present in the trace store: agents, models, statuses, span kinds, tools, signal names */
+        /** The values each trace filter can take: agents, models, statuses, span kinds, tools, error types, trace names, signal names */
         get: operations["spansFilters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List sessions (conversations: the traces naming one sessionId), most recently started first, with their agent, user, first and last seen, traces, errors, tokens, cost and duration; dates bound when a session started */
+        get: operations["sessionsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's figures and a page of its traces in the order they started, each with its input and output (cut at 4 KB; the trace has them whole) */
+        get: operations["sessionsGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -890,10 +924,15 @@ export interface components {
             };
         };
         Pagination: {
+            /** @description Matching items: exact when totalExact, else a lower bound counted within a bounded read */
             total: number;
             limit: number;
             skip: number;
             hasMore: boolean;
+            /** @description Pass as `cursor` for the next page (same filters); null on the last page. Signed, bound to the tenant, the list and its filters; valid 24 hours */
+            nextCursor: string | null;
+            /** @description Whether total is exact (from counters or a count that read to the end) or a lower bound */
+            totalExact: boolean;
         };
         JsonValue: string | number | boolean | null | components["schemas"]["JsonValue"][] | {
             [key: string]: components["schemas"]["JsonValue"];
@@ -959,6 +998,9 @@ export interface components {
             cost: number;
             model: string | null;
             models: string[];
+            toolNames: string[];
+            errorTypes: string[];
+            alertTypes: string[];
             sessionId: string | null;
             userId: string | null;
             experimentId: string | null;
@@ -1044,6 +1086,23 @@ export interface components {
             attributes: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
+        };
+        Session: {
+            sessionId: string;
+            agentId: string | null;
+            agentName: string | null;
+            userId: string | null;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            traceCount: number;
+            errorCount: number;
+            inputTokens: number;
+            outputTokens: number;
+            totalTokens: number;
+            cost: number;
+            durationMs: number;
         };
         AgentMetrics: {
             requestCount: number;
@@ -1597,6 +1656,9 @@ export interface components {
                 cost: number;
                 model: string | null;
                 models: string[];
+                toolNames: string[];
+                errorTypes: string[];
+                alertTypes: string[];
                 sessionId: string | null;
                 userId: string | null;
                 experimentId: string | null;
@@ -1624,8 +1686,68 @@ export interface components {
                 statuses: ("ok" | "error")[];
                 spanKinds: ("agent" | "llm" | "tool" | "retrieval" | "chain" | "embedding" | "other")[];
                 toolNames: string[];
+                errorTypes: string[];
+                traceNames: string[];
                 signalNames: string[];
             };
+        };
+        SessionsListResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["Session"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        SessionsGetResponse: {
+            /** @constant */
+            success: true;
+            data: {
+                sessionId: string;
+                agentId: string | null;
+                agentName: string | null;
+                userId: string | null;
+                /** Format: date-time */
+                firstSeenAt: string;
+                /** Format: date-time */
+                lastSeenAt: string;
+                traceCount: number;
+                errorCount: number;
+                inputTokens: number;
+                outputTokens: number;
+                totalTokens: number;
+                cost: number;
+                durationMs: number;
+                traces: {
+                    traceId: string;
+                    agentId: string | null;
+                    agentName: string | null;
+                    name: string;
+                    /** @enum {string} */
+                    status: "ok" | "error";
+                    /** Format: date-time */
+                    startTime: string;
+                    endTime: string | null;
+                    durationMs: number | null;
+                    spanCount: number;
+                    errorCount: number;
+                    inputTokens: number;
+                    outputTokens: number;
+                    totalTokens: number;
+                    cost: number;
+                    model: string | null;
+                    models: string[];
+                    toolNames: string[];
+                    errorTypes: string[];
+                    alertTypes: string[];
+                    sessionId: string | null;
+                    userId: string | null;
+                    experimentId: string | null;
+                    variant: string | null;
+                    complete: boolean;
+                    input: string | null;
+                    output: string | null;
+                }[];
+            };
+            pagination: components["schemas"]["Pagination"];
         };
         LogsIngestResponse: {
             /** @constant */
@@ -3011,6 +3133,7 @@ export interface operations {
             query?: {
                 limit?: string;
                 skip?: string;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3840,12 +3963,22 @@ export interface operations {
             query?: {
                 limit?: string;
                 skip?: string;
+                cursor?: string;
                 startDate?: string;
                 endDate?: string;
                 agentId?: string;
                 status?: "ok" | "error";
                 model?: string;
                 sessionId?: string;
+                userId?: string;
+                toolName?: string;
+                errorType?: string;
+                name?: string;
+                minDurationMs?: string;
+                maxDurationMs?: string;
+                minCost?: string;
+                minTokens?: string;
+                hasAlert?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -4131,11 +4264,216 @@ export interface operations {
             };
         };
     };
+    sessionsList: {
+        parameters: {
+            query?: {
+                limit?: string;
+                skip?: string;
+                cursor?: string;
+                startDate?: string;
+                endDate?: string;
+                agentId?: string;
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionsListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the message names the offending field */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; see Retry-After */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sessionsGet: {
+        parameters: {
+            query?: {
+                limit?: string;
+                skip?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionsGetResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the message names the offending field */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; see Retry-After */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     logsList: {
         parameters: {
             query?: {
                 limit?: string;
                 skip?: string;
+                cursor?: string;
                 startDate?: string;
                 endDate?: string;
                 agentId?: string;
@@ -4353,6 +4691,7 @@ export interface operations {
             query?: {
                 limit?: string;
                 skip?: string;
+                cursor?: string;
                 startDate?: string;
                 endDate?: string;
                 signalName?: string;
@@ -4887,6 +5226,7 @@ export interface operations {
             query?: {
                 limit?: string;
                 skip?: string;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6625,6 +6965,7 @@ export interface operations {
             query?: {
                 limit?: string;
                 skip?: string;
+                cursor?: string;
                 startDate?: string;
                 endDate?: string;
                 agentId?: string;
@@ -7216,6 +7557,7 @@ export interface operations {
             query?: {
                 limit?: string;
                 skip?: string;
+                cursor?: string;
                 startDate?: string;
                 endDate?: string;
                 agentId?: string;

@@ -1,11 +1,11 @@
 import { listExperiments } from '../../../shared/domain/experiments/service.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
-import { paged } from '../../../shared/http/reply.ts';
-import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { listRoute } from '../../../shared/http/list-route.ts';
+import { routePorts } from '../../../shared/http/route.ts';
 import { experimentsRoutes } from '../../../shared/schemas/routes/experiments.ts';
 import { agentsRepository } from '../../../shared/store/agents.ts';
 import { experimentsRepository } from '../../../shared/store/experiments.ts';
 
-export const handler = httpRoute('experiments/list', experimentsRoutes, routePorts({ experiments: experimentsRepository, agents: agentsRepository }), async ({ query, principal }, ports) =>
-  paged(await listExperiments(tenantOf(principal), query, ports), query),
+export const handler = listRoute('experiments/list', experimentsRoutes, routePorts({ experiments: experimentsRepository, agents: agentsRepository }), ({ query, principal }, page, ports) =>
+  listExperiments(tenantOf(principal), query, page, ports),
 );

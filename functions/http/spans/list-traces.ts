@@ -1,11 +1,13 @@
 import { listTraces } from '../../../shared/domain/spans/queries.ts';
 import { tenantOf } from '../../../shared/http/auth.ts';
-import { paged } from '../../../shared/http/reply.ts';
-import { httpRoute, routePorts } from '../../../shared/http/route.ts';
+import { listRoute } from '../../../shared/http/list-route.ts';
+import { routePorts } from '../../../shared/http/route.ts';
 import { spansRoutes } from '../../../shared/schemas/routes/spans.ts';
 import { agentsRepository } from '../../../shared/store/agents.ts';
+import { rollupsRepository } from '../../../shared/store/rollups.ts';
+import { sessionsRepository } from '../../../shared/store/sessions.ts';
 import { tracesRepository } from '../../../shared/store/traces.ts';
 
-export const handler = httpRoute('spans/list-traces', spansRoutes, routePorts({ agents: agentsRepository, traces: tracesRepository }), async ({ query, principal }, ports) =>
-  paged(await listTraces(ports.store, tenantOf(principal), query), query),
-);
+const ports = routePorts({ agents: agentsRepository, traces: tracesRepository, rollups: rollupsRepository, sessions: sessionsRepository });
+
+export const handler = listRoute('spans/list-traces', spansRoutes, ports, ({ query, principal }, page, { store, clock }) => listTraces(store, clock, tenantOf(principal), query, page));

@@ -3,6 +3,7 @@ import type { Clock } from '../../adapters/clock.ts';
 import type { createKeyBody } from '../../schemas/routes/keys.ts';
 import type { ApiKeyRecord, ApiKeysRepository } from '../../store/api-keys.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
+import type { PageInput } from '../paging/page.ts';
 import { apiKeySecretMatches, displayPrefix, issueApiKey, newApiKeyId, parseApiKey } from './api-keys.ts';
 import type { SigningMaterial } from './signing-keys.ts';
 
@@ -26,6 +27,12 @@ export function publicKey(k: ApiKeyRecord) {
     rotatedAt: k.rotatedAt,
     revokedAt: k.revokedAt,
   };
+}
+
+/** One page of the tenant's keys, newest first. */
+export async function listKeys(tenantId: string, page: PageInput, store: { apiKeys: ApiKeysRepository }) {
+  const [result, total] = await Promise.all([store.apiKeys.page(tenantId, page), store.apiKeys.count(tenantId)]);
+  return { ...result, items: result.items.map(publicKey), total: total.count, totalExact: total.exact };
 }
 
 export async function createKey(tenantId: string, userId: string, body: z.infer<typeof createKeyBody>, deps: ApiKeyDeps) {

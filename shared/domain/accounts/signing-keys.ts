@@ -4,8 +4,9 @@ import { createECDH, createPrivateKey, createPublicKey, hkdfSync, type KeyObject
 /**
  * Every secret the service signs or keys with is derived from one random seed (64+ characters):
  * locally a file in DATA_DIR made on first start, on AWS a generated Secrets Manager secret.
- * Deriving with HKDF keeps the ES256 JWT key and the API-key pepper independent of each other. jose
- * signs and verifies with the key; it has no derivation of a key from a seed, hence this one.
+ * Deriving with HKDF keeps the ES256 JWT key, the API-key pepper and the list-cursor key independent
+ * of each other. jose signs and verifies with the key; it has no derivation of a key from a seed,
+ * hence this one.
  */
 export interface SigningMaterial {
   privateKey: KeyObject;
@@ -13,6 +14,8 @@ export interface SigningMaterial {
   publicJwk: JWK;
   kid: string;
   apiKeyPepper: Buffer;
+  /** Signs list cursors (`pagination.nextCursor`). */
+  cursorKey: Buffer;
 }
 
 const derive = (seed: string, label: string): Buffer =>
@@ -52,5 +55,6 @@ export async function signingMaterialFromSeed(seed: string): Promise<SigningMate
     publicJwk,
     kid,
     apiKeyPepper: derive(seed, 'api-key-pepper'),
+    cursorKey: derive(seed, 'list-cursor'),
   };
 }

@@ -12,9 +12,11 @@ import { agentRollup, agentRollups } from '../analytics/queries.ts';
 import { emptyRollup, type Rollup } from '../analytics/rollup.ts';
 import { agentMetricsOf } from '../analytics/views.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
+import type { TraceSummary } from '../spans/summary.ts';
+import type { PageInput } from '../paging/page.ts';
 
 export interface AgentDeps {
-  store: Pick<Store, 'agents' | 'traces' | 'tenants' | 'rollups'>;
+  store: Pick<Store, 'agents' | 'tenants' | 'rollups'>;
   clock: Clock;
   ids: Ids;
 }
@@ -26,10 +28,7 @@ async function retentionDaysOf(tenantId: string, deps: AgentDeps): Promise<numbe
 
 /** The agent with the spec's per-agent metrics, from the same rollups the analytics read. */
 async function view(agent: AgentRecord, deps: AgentDeps, rollup?: Rollup) {
-  const [metricsRollup, lastStart] = await Promise.all([
-    rollup ?? agentRollup(deps, agent.tenantId, agent.id, await retentionDaysOf(agent.tenantId, deps)),
-    deps.store.traces.latestStartOfAgent(agent.tenantId, agent.id),
-  ]);
+  const metricsRollup = rollup ?? (await agentRollup(deps, agent.tenantId, agent.id, await retentionDaysOf(agent.tenantId, deps)));
   return {
     id: agent.id,
     name: agent.name,
@@ -38,10 +37,17 @@ async function view(agent: AgentRecord, deps: AgentDeps, rollup?: Rollup) {
     source: agent.source,
     createdAt: agent.createdAt,
     updatedAt: agent.updatedAt,
-    lastSeenAt: lastStart === undefined ? null : new Date(lastStart).toISOString(),
+    lastSeenAt: agent.lastSeenAt ?? null,
     metrics: agentMetricsOf(metricsRollup),
     alertConfig: effectiveAlertConfig(agent.alertConfig),
   };
+}
+
+/** Notes when each agent's newest trace among these started (its `lastSeenAt`, to within a minute). */
+export async function noteAgentsSeen(tenantId: string, summaries: ReadonlyArray<Pick<TraceSummary, 'agentId' | 'startTimeMs'>>, agents: Store['agents']): Promise<void> {
+  const newest = new Map<string, number>();
+  for (const { agentId, startTimeMs } of summaries) if (agentId && startTimeMs > (newest.get(agentId) ?? -Infinity)) newest.set(agentId, startTimeMs);
+  await Promise.all([...newest].map(([agentId, startMs]) => agents.noteSeen(tenantId, agentId, startMs)));
 }
 
 const nameTaken = (name: string) => new ValidationError(`name: an agent named "${name}" already exists`);
@@ -78,14 +84,15 @@ export async function getAgent(tenantId: string, agentId: string, deps: AgentDep
   return view(agent, deps);
 }
 
-/** One page of agents, their metrics from the breakdown in the tenant-wide rollups (one read for the page). */
-export async function listAgents(tenantId: string, page: { limit: number; skip: number }, deps: AgentDeps) {
-  const [agents, rollups] = await Promise.all([
-    deps.store.agents.list(tenantId),
-    retentionDaysOf(tenantId, deps).then((days) => agentRollups(deps, tenantId, days)),
-  ]);
-  const items = await Promise.all(agents.slice(page.skip, page.skip + page.limit).map((a) => view(a, deps, rollups.get(a.id) ?? emptyRollup())));
-  return { items, total: agents.length };
+/**
+ * One page of agents in name order, their metrics from the breakdown in the tenant-wide rollups (one
+ * read for the page, decoding only the page's agents) and `lastSeenAt` from their items: no read per agent.
+ */
+export async function listAgents(tenantId: string, page: PageInput, deps: AgentDeps) {
+  const [agents, total, days] = await Promise.all([deps.store.agents.page(tenantId, page), deps.store.agents.countNames(tenantId), retentionDaysOf(tenantId, deps)]);
+  const rollups = await agentRollups(deps, tenantId, days, agents.items.map((a) => a.id));
+  const items = await Promise.all(agents.items.map((a) => view(a, deps, rollups.get(a.id) ?? emptyRollup())));
+  return { ...agents, items, total: total.count, totalExact: total.exact };
 }
 
 export async function updateAgent(tenantId: string, agentId: string, body: z.infer<typeof updateAgentBody>, deps: AgentDeps) {

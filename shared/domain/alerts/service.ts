@@ -10,6 +10,7 @@ import { effectiveAlertConfig, merge, optionsOf, SEVERITIES, THRESHOLD_ALERT_TYP
 import type { Detection } from './detect.ts';
 import { ALERT_STATUSES, transition, type AlertAction } from './lifecycle.ts';
 import { agentId } from '../../schemas/common.ts';
+import type { PageInput } from '../paging/page.ts';
 
 export interface AlertDeps {
   store: Pick<Store, 'alerts' | 'agents'>;
@@ -45,13 +46,13 @@ export const alertListFilters = z.object({
 export async function listAlerts(
   tenantId: string,
   q: z.infer<typeof alertListFilters> & { startDate?: Date; endDate?: Date },
+  page: PageInput,
   deps: Pick<AlertDeps, 'store'>,
 ) {
   if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
-  const alerts = await deps.store.alerts.list(tenantId, { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() });
-  return alerts
-    .filter((a) => (!q.status || a.status === q.status) && (!q.type || a.type === q.type) && (!q.severity || a.severity === q.severity))
-    .map(alertView);
+  const query = { agentId: q.agentId, status: q.status, type: q.type, severity: q.severity, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() };
+  const [result, total] = await Promise.all([deps.store.alerts.page(tenantId, query, page), deps.store.alerts.count(tenantId, query)]);
+  return { ...result, items: result.items.map(alertView), total: total.count, totalExact: total.exact };
 }
 
 /** Per agent: how many alerts in each status, type and severity. */
@@ -105,16 +106,17 @@ export async function changeAlertStatus(tenantId: string, alertId: string, actio
 const occurrenceKey = (d: { type: string; traceId: string; spanId: string | null }) => `${d.type}:${d.traceId}:${d.spanId ?? '-'}`;
 
 /**
- * Records detections as alert occurrences and queues a notification job for each. A detection seen
- * again (a redelivered message) counts once, but its job is queued again: the notify worker
- * de-duplicates jobs, so a crash between counting and queueing cannot lose the notification.
+ * Records detections as alert occurrences, marks each trace with the type (the trace list's `hasAlert`
+ * filter reads the mark) and queues a notification job for each. A detection seen again (a
+ * redelivered message) counts once, but its job is queued again: the notify worker de-duplicates
+ * jobs, so a crash between counting and queueing cannot lose the notification.
  * Answers how many alerts the detections opened (the others recurred on an open alert).
  */
 export async function raiseAlerts(
   tenantId: string,
   agent: { id: string; name: string; alertConfig?: AlertConfigPatch },
   detections: ReadonlyArray<Detection | (Omit<Detection, 'type'> & { type: AlertType; reasoning?: string })>,
-  deps: AlertDeps,
+  deps: AlertDeps & { store: Pick<Store, 'traces'> },
 ): Promise<number> {
   if (detections.length === 0) return 0;
   const config = effectiveAlertConfig(agent.alertConfig);
@@ -138,6 +140,7 @@ export async function raiseAlerts(
     };
     const { alert, outcome } = await deps.store.alerts.recordOccurrence(tenantId, occurrence, () => deps.ids.next('alr'));
     if (outcome === 'opened') opened++;
+    await deps.store.traces.markAlerted(tenantId, d.traceId, d.type);
     jobs.push({ kind: 'alert-notification', tenantId, alertId: alert.id, occurrenceKey: occurrence.key });
   }
   await deps.queue.send('notify', jobs);

@@ -82,11 +82,11 @@ export async function analyticsInput(
   return { window, overall, buckets, agents };
 }
 
-/** Every agent's rollup over the data's whole retention, from the breakdown the tenant-wide buckets hold. */
-export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retentionDays: number): Promise<Map<string, Rollup>> {
+/** These agents' rollups over the data's whole retention, from the breakdown the tenant-wide buckets hold. */
+export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retentionDays: number, agentIds: readonly string[]): Promise<Map<string, Rollup>> {
   const nowMs = deps.clock.now().getTime();
   const refs = withFreshMinutes(coveringBuckets(nowMs - retentionDays * BUCKET_MS.day, nowMs), nowMs);
-  const found = await deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true });
+  const found = await deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true, agents: new Set(agentIds) });
   return mergeByAgent([...found.values()].map((b) => b.byAgent));
 }
 
@@ -94,4 +94,40 @@ export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retent
 export function agentRollup(deps: AnalyticsDeps, tenantId: string, agentId: string, retentionDays: number): Promise<Rollup> {
   const nowMs = deps.clock.now().getTime();
   return rollupOver(deps, tenantId, agentId, nowMs - retentionDays * BUCKET_MS.day, nowMs, nowMs);
+}
+
+/**
+ * The plan with every hour or day bucket that meets a dirty hour (one whose minutes changed since it
+ * was last recomputed: late data, or a compaction not run yet) replaced by its clean hours and the
+ * dirty hours' minutes.
+ */
+export function withDirtyHoursAsMinutes(refs: readonly BucketRef[], dirtyHours: readonly number[]): BucketRef[] {
+  const dirty = new Set(dirtyHours);
+  const meets = (ref: BucketRef) => ref.granularity !== 'minute' && dirtyHours.some((h) => h >= ref.startMs && h < ref.startMs + BUCKET_MS[ref.granularity]);
+  return refs.flatMap((ref): BucketRef[] => {
+    if (!meets(ref)) return [ref];
+    const hours = ref.granularity === 'day' ? bucketsBetween(ref.startMs, ref.startMs + BUCKET_MS.day, 'hour') : [ref.startMs];
+    return hours.flatMap((h): BucketRef[] =>
+      dirty.has(h) ? bucketsBetween(h, h + BUCKET_MS.hour, 'minute').map((startMs) => ({ granularity: 'minute', startMs })) : [{ granularity: 'hour', startMs: h }],
+    );
+  });
+}
+
+/**
+ * How many finished traces started in [startMs, endMs) (whole minutes) in a scope, of one status or
+ * all, without those of `leaveOut` agents (tenant-wide scope only): the rollups count every finished
+ * trace once, so this is exact and reads the range's buckets (their counts only), whatever the traces
+ * number; an hour not recomputed yet is read from its minutes.
+ */
+export async function finishedTraceCount(
+  deps: { store: Pick<Store, 'rollups'>; clock: Clock },
+  tenantId: string,
+  scope: string,
+  range: { startMs: number; endMs: number; status?: 'ok' | 'error'; leaveOut: readonly string[] },
+): Promise<number> {
+  const nowMs = deps.clock.now().getTime();
+  const dirty = await deps.store.rollups.dirtyHours(tenantId);
+  const refs = withDirtyHoursAsMinutes(withFreshMinutes(coveringBuckets(range.startMs, range.endMs), nowMs), dirty);
+  const counts = await deps.store.rollups.counts(tenantId, scope, refs, new Set(range.leaveOut));
+  return range.status === 'ok' ? counts.successCount : range.status === 'error' ? counts.errorCount : counts.requestCount;
 }

@@ -212,6 +212,25 @@ export function encodeRollup(rollup: Rollup): Uint8Array {
   return writer.finish();
 }
 
+/** How many traces a rollup counts, and how many ok and in error. */
+export interface TraceCounts {
+  requestCount: number;
+  successCount: number;
+  errorCount: number;
+}
+
+/**
+ * Only the counts of an encoded rollup, read from the front of its bytes: what a list's total needs,
+ * without decoding the latency sketch (most of a decode's time).
+ */
+export function decodeRollupCounts(encoded: Uint8Array): TraceCounts {
+  const reader = new ByteReader(encoded);
+  const version = reader.uint32();
+  if (version !== FORMAT_VERSION) throw new Error(`unknown rollup format ${version}`);
+  const { requestCount } = readUsage(reader);
+  return { requestCount, successCount: reader.uint32(), errorCount: reader.uint32() };
+}
+
 export function decodeRollup(encoded: Uint8Array): Rollup {
   const reader = new ByteReader(encoded);
   const version = reader.uint32();

@@ -2,6 +2,7 @@ import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
 import type { ExperimentRecord } from '../../store/experiments.ts';
 import type { Store } from '../../store/index.ts';
+import type { PageInput } from '../paging/page.ts';
 import { NotFoundError } from '../errors.ts';
 import { assignVariant } from './assignment.ts';
 import type { ExperimentDefinition } from './definition.ts';
@@ -47,11 +48,13 @@ export async function createExperiment(tenantId: string, definition: ExperimentD
 export async function listExperiments(
   tenantId: string,
   q: { agentId?: string; status?: ExperimentStatus; startDate?: Date; endDate?: Date },
+  page: PageInput,
   deps: ExperimentDeps,
 ) {
   if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
-  const experiments = await deps.store.experiments.list(tenantId, { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() });
-  return experiments.filter((e) => !q.status || e.status === q.status).map(experimentView);
+  const query = { agentId: q.agentId, status: q.status, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() };
+  const [result, total] = await Promise.all([deps.store.experiments.page(tenantId, query, page), deps.store.experiments.count(tenantId, query)]);
+  return { ...result, items: result.items.map(experimentView), total: total.count, totalExact: total.exact };
 }
 
 export async function getExperiment(tenantId: string, experimentId: string, deps: ExperimentDeps) {

@@ -16,10 +16,12 @@ import type { AgentRecord } from '../../store/agents.ts';
 import type { MetricsSink } from '../../adapters/metrics-sink.ts';
 import type { QueuePort } from '../../adapters/queue.ts';
 import { effectiveAgentName } from '../spans/model.ts';
+import { recordSessions } from '../sessions/ingest.ts';
+import { noteAgentsSeen } from '../agents/agents.ts';
 import type { IngestMessage } from './messages.ts';
 
 export interface PersistDeps {
-  store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs' | 'alerts' | 'rollups' | 'experiments' | 'profiles'>;
+  store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs' | 'alerts' | 'rollups' | 'experiments' | 'profiles' | 'sessions'>;
   clock: Clock;
   ids: Ids;
   queue: QueuePort;
@@ -107,6 +109,8 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
       await deps.store.traces.putSummary(tenantId, summary, revision, expiresAt);
       traces.push({ summary, revision, stored, arrived: spans.filter((s) => s.traceId === traceId) });
     }
+    await recordSessions(tenantId, traces, expiresAt, deps.store);
+    await noteAgentsSeen(tenantId, traces.map((t) => t.summary), deps.store.agents);
     alertsRaised = await checkThresholds(tenantId, traces, deps);
     const finished = traces.filter((t) => t.summary.complete && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
     await rollUpFinishedTraces(tenantId, finished.map((t) => t.summary), expiresAt, deps.store.rollups);
@@ -144,6 +148,8 @@ export async function persistTelemetry(message: TelemetryMessage, deps: PersistD
     models: distinct(spans.map((s) => s.model)),
     kinds: distinct(spans.map((s) => s.kind)),
     toolNames: distinct(spans.map((s) => s.toolName)),
+    errorTypes: distinct(spans.map((s) => s.errorType)),
+    traceNames: distinct(traces.map((t) => t.summary.name)),
     statuses: distinct(traceStatuses),
     signalNames: distinct(signals.map((s) => s.signalName)),
   });
@@ -212,11 +218,14 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
   const { tenantId, agentId } = message;
   // Usually deleted already by the request that queued this; if that request failed after queuing, here.
   await deps.store.agents.delete(tenantId, agentId);
-  const traceIds = await deps.store.traces.traceIdsOfAgent(tenantId, agentId, PURGE_PAGE);
-  for (const traceId of traceIds) await deps.store.traces.deleteTrace(tenantId, traceId);
+  const traces = await deps.store.traces.tracesOfAgent(tenantId, agentId, PURGE_PAGE);
+  for (const { traceId, sessionId, startTimeMs } of traces) {
+    if (sessionId !== null) await deps.store.sessions.removeTrace(tenantId, sessionId, traceId, startTimeMs);
+    await deps.store.traces.deleteTrace(tenantId, traceId);
+  }
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   await deps.store.profiles.delete(tenantId, agentId);
-  if (traceIds.length === PURGE_PAGE || signals === PURGE_PAGE || logs === PURGE_PAGE) return { message, delayed: false };
+  if (traces.length === PURGE_PAGE || signals === PURGE_PAGE || logs === PURGE_PAGE) return { message, delayed: false };
   return message.finalSweep ? undefined : { message: { ...message, finalSweep: true }, delayed: true };
 }

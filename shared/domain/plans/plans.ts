@@ -89,4 +89,7 @@ export const PLANS: Readonly<Record<PlanKey, Plan>> = {
   },
 };
 
+/** The longest any plan keeps data: what outlives a tenant's data by design (e.g. a deleted agent's marker) lasts this long. */
+export const LONGEST_RETENTION_DAYS = Math.max(...Object.values(PLANS).map((plan) => plan.features.retention));
+
 export const isWithinLimit = (used: number, limit: number): boolean => limit === UNLIMITED || used < limit;

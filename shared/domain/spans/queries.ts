@@ -2,8 +2,14 @@ import type * as z from 'zod/mini';
 import type { logListQuery } from '../../schemas/routes/logs.ts';
 import type { signalListQuery, signalSummaryQuery } from '../../schemas/routes/signals.ts';
 import type { traceListQuery } from '../../schemas/routes/spans.ts';
+import type { Clock } from '../../adapters/clock.ts';
 import type { Store } from '../../store/index.ts';
-import { spansFromItems } from '../../store/traces.ts';
+import type { Order } from '../../store/pages.ts';
+import { hasFreeFilters, spansFromItems, type TraceQuery } from '../../store/traces.ts';
+import { BUCKET_MS, bucketStart } from '../analytics/buckets.ts';
+import { finishedTraceCount } from '../analytics/queries.ts';
+import { ALL_AGENTS } from '../analytics/rollup.ts';
+import type { ListPage, PageInput, Total } from '../paging/page.ts';
 import type { StoredSignal } from '../../store/timeline.ts';
 import type { StoredLog } from '../../store/timeline.ts';
 import type { TraceAnomalies } from '../../store/profiles.ts';
@@ -12,7 +18,7 @@ import type { StoredSpan, TraceSummary } from './summary.ts';
 import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
 
 /** The repositories one read takes. */
-type ReadStore<K extends 'agents' | 'traces' | 'signals' | 'logs'> = Pick<Store, K>;
+type ReadStore<K extends keyof Store> = Pick<Store, K>;
 
 const DAY_MS = 86_400_000;
 /** The signal summary looks at the last 7 days unless told otherwise (like the analytics). */
@@ -25,17 +31,88 @@ export async function assertAgent(store: ReadStore<'agents'>, tenantId: string, 
 
 const ms = (d: Date | undefined) => d?.getTime();
 
-export async function listTraces(store: ReadStore<'agents' | 'traces'>, tenantId: string, q: z.infer<typeof traceListQuery>) {
+export async function listTraces(store: ReadStore<'agents' | 'traces' | 'rollups' | 'sessions'>, clock: Clock, tenantId: string, q: TraceListQuery, page: PageInput): Promise<ListPage<ReturnType<typeof traceView>>> {
   await assertAgent(store, tenantId, q.agentId);
-  const summaries = await store.traces.listSummaries(tenantId, {
-    agentId: q.agentId,
-    startMs: ms(q.startDate),
-    endMs: ms(q.endDate),
-    status: q.status,
-    model: q.model,
-    sessionId: q.sessionId,
-  });
-  return summaries.map(traceView);
+  if (q.sessionId !== undefined) return sessionTraces(store, tenantId, q.sessionId, q, page, 'newest-first');
+  const deleted = q.agentId === undefined ? await store.agents.deletedLately(tenantId) : { agentIds: [], complete: true };
+  const query: TraceQuery = { ...traceFilters(q), excludeAgents: deleted.agentIds };
+  // A first page of a free filter counts its matches in the read that finds the page: it reads the budget either way.
+  const countInPage = hasFreeFilters(query) && page.after === undefined;
+  const [result, total] = await Promise.all([
+    store.traces.page(tenantId, query, page, { count: countInPage }),
+    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query),
+  ]);
+  const { count, exact } = total ?? result.counted!;
+  return { items: result.items.map(traceView), hasMore: result.hasMore, ...(result.next ? { next: result.next } : {}), total: count, totalExact: exact && deleted.complete };
+}
+
+type TraceListQuery = z.infer<typeof traceListQuery>;
+
+const traceFilters = (q: TraceListQuery) => ({
+  agentId: q.agentId,
+  userId: q.userId,
+  status: q.status,
+  startMs: ms(q.startDate),
+  endMs: ms(q.endDate),
+  model: q.model,
+  toolName: q.toolName,
+  errorType: q.errorType,
+  name: q.name,
+  minDurationMs: q.minDurationMs,
+  maxDurationMs: q.maxDurationMs,
+  minCost: q.minCost,
+  minTokens: q.minTokens,
+  hasAlert: q.hasAlert,
+});
+
+/** Ranges of start times longer than this are counted within a budget rather than from the rollups (a year and a bit of day buckets). */
+const MAX_COUNTED_DAYS = 400;
+
+/**
+ * How many traces match. Without free filters or a user: the rollups count the finished traces exactly
+ * (whole minutes of the range; its ragged edges and the unfinished traces are counted in their lists,
+ * a few items each), so the total is exact. Otherwise a count within COUNT_BUDGET.
+ */
+async function traceTotal(deps: { store: ReadStore<'traces' | 'rollups'>; clock: Clock }, tenantId: string, q: TraceQuery): Promise<Total> {
+  const { traces } = deps.store;
+  if (hasFreeFilters(q) || q.userId !== undefined) return traces.count(tenantId, q);
+  let from = q.startMs;
+  let to = q.endMs;
+  if (from === undefined || to === undefined) {
+    const bounds = await traces.completeStartBounds(tenantId, q);
+    if (!bounds) return traces.count(tenantId, q, ['pending']);
+    from ??= bucketStart(bounds.oldestMs, 'minute');
+    to ??= bucketStart(bounds.newestMs, 'minute') + BUCKET_MS.minute - 1;
+  }
+  const wholeFrom = Math.ceil(from / BUCKET_MS.minute) * BUCKET_MS.minute;
+  const wholeTo = bucketStart(to + 1, 'minute');
+  if (wholeTo - wholeFrom > MAX_COUNTED_DAYS * BUCKET_MS.day) return traces.count(tenantId, q);
+  const complete = ['ok', 'error'] as const;
+  const parts: Array<Promise<Total>> = [traces.count(tenantId, q, ['pending'])];
+  if (wholeFrom >= wholeTo) {
+    parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: to }, complete));
+  } else {
+    const scope = q.agentId ?? ALL_AGENTS;
+    const range = { startMs: wholeFrom, endMs: wholeTo, ...(q.status ? { status: q.status } : {}), leaveOut: q.excludeAgents ?? [] };
+    parts.push(finishedTraceCount(deps, tenantId, scope, range).then((count) => ({ count, exact: true })));
+    if (from < wholeFrom) parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: wholeFrom - 1 }, complete));
+    if (wholeTo <= to) parts.push(traces.count(tenantId, { ...q, startMs: wholeTo, endMs: to }, complete));
+  }
+  const totals = await Promise.all(parts);
+  return { count: totals.reduce((sum, t) => sum + t.count, 0), exact: totals.every((t) => t.exact) };
+}
+
+/** A session's traces (its contributions hold their summaries), a page in start order; the total is the session's trace count when nothing else narrows it. */
+async function sessionTraces(store: ReadStore<'sessions'>, tenantId: string, sessionId: string, q: TraceListQuery, page: PageInput, order: Order) {
+  const filters = traceFilters(q);
+  const narrowed = Object.entries(filters).some(([, v]) => v !== undefined);
+  const [result, total, session] = await Promise.all([
+    store.sessions.tracesPage(tenantId, sessionId, filters, page, order),
+    narrowed ? store.sessions.countTraces(tenantId, sessionId, filters) : undefined,
+    narrowed ? undefined : store.sessions.get(tenantId, sessionId),
+  ]);
+  const count = total ?? { count: session?.traceCount ?? 0, exact: true };
+  return { ...result, items: result.items.map(traceView), total: count.count, totalExact: count.exact };
 }
 
 export async function getTrace(store: ReadStore<'traces'>, tenantId: string, traceId: string) {
@@ -55,28 +132,28 @@ export async function getTrace(store: ReadStore<'traces'>, tenantId: string, tra
   };
 }
 
+/** The agents `GET /spans/filters` lists at most (in name order). */
+const FILTER_AGENTS = 1000;
+
 export async function filterOptions(store: ReadStore<'agents' | 'traces'>, tenantId: string) {
-  const [facets, agents] = await Promise.all([store.traces.facets(tenantId), store.agents.list(tenantId)]);
+  const [facets, agents] = await Promise.all([store.traces.facets(tenantId), store.agents.page(tenantId, { limit: FILTER_AGENTS, skip: 0 })]);
   return {
-    agents: agents.map((a) => ({ id: a.id, name: a.name })),
+    agents: agents.items.map((a) => ({ id: a.id, name: a.name })),
     models: facets.models,
     statuses: facets.statuses,
     spanKinds: facets.kinds,
     toolNames: facets.toolNames,
+    errorTypes: facets.errorTypes,
+    traceNames: facets.traceNames,
     signalNames: facets.signalNames,
   };
 }
 
-export async function listSignals(store: ReadStore<'agents' | 'signals'>, tenantId: string, q: z.infer<typeof signalListQuery>) {
+export async function listSignals(store: ReadStore<'agents' | 'signals'>, tenantId: string, q: z.infer<typeof signalListQuery>, page: PageInput) {
   await assertAgent(store, tenantId, q.agentId);
-  const signals = await store.signals.list(tenantId, {
-    agentId: q.agentId,
-    traceId: q.traceId,
-    startMs: ms(q.startDate),
-    endMs: ms(q.endDate),
-    ...(q.signalName ? { equals: { signalName: q.signalName } } : {}),
-  });
-  return signals.map(signalView);
+  const query = { agentId: q.agentId, traceId: q.traceId, startMs: ms(q.startDate), endMs: ms(q.endDate), signalName: q.signalName };
+  const [result, total] = await Promise.all([store.signals.page(tenantId, query, page), store.signals.count(tenantId, query)]);
+  return { ...result, items: result.items.map(signalView), total: total.count, totalExact: total.exact };
 }
 
 export async function signalsOfTrace(store: ReadStore<'signals' | 'traces'>, tenantId: string, traceId: string) {
@@ -89,23 +166,13 @@ export async function signalSummary(store: ReadStore<'agents' | 'signals'>, tena
   await assertAgent(store, tenantId, q.agentId);
   const end = q.endDate ?? now;
   const start = q.startDate ?? new Date(end.getTime() - DEFAULT_SUMMARY_DAYS * DAY_MS);
-  const signals = await store.signals.list(tenantId, {
-    agentId: q.agentId,
-    startMs: start.getTime(),
-    endMs: end.getTime(),
-    ...(q.signalName ? { equals: { signalName: q.signalName } } : {}),
-  });
+  const signals = await store.signals.list(tenantId, { agentId: q.agentId, startMs: start.getTime(), endMs: end.getTime(), signalName: q.signalName });
   return { startDate: start.toISOString(), endDate: end.toISOString(), groups: summarizeSignals(signals) };
 }
 
-export async function listLogs(store: ReadStore<'agents' | 'logs'>, tenantId: string, q: z.infer<typeof logListQuery>) {
+export async function listLogs(store: ReadStore<'agents' | 'logs'>, tenantId: string, q: z.infer<typeof logListQuery>, page: PageInput) {
   await assertAgent(store, tenantId, q.agentId);
-  const logs = await store.logs.list(tenantId, {
-    agentId: q.agentId,
-    traceId: q.traceId,
-    startMs: ms(q.startDate),
-    endMs: ms(q.endDate),
-    equals: { ...(q.level && { level: q.level }), ...(q.eventName && { eventName: q.eventName }) },
-  });
-  return logs.map(logView);
+  const query = { agentId: q.agentId, traceId: q.traceId, startMs: ms(q.startDate), endMs: ms(q.endDate), level: q.level, eventName: q.eventName };
+  const [result, total] = await Promise.all([store.logs.page(tenantId, query, page), store.logs.count(tenantId, query)]);
+  return { ...result, items: result.items.map(logView), total: total.count, totalExact: total.exact };
 }

@@ -31,6 +31,9 @@ export interface TraceSummary {
   cost: number;
   model: string | null;
   models: string[];
+  /** Every tool its spans called and every error type its spans reported, distinct and sorted (what the list filters match). */
+  toolNames: string[];
+  errorTypes: string[];
   sessionId: string | null;
   userId: string | null;
   experimentId: string | null;
@@ -98,6 +101,7 @@ export function summarizeTrace(spans: readonly StoredSpan[]): TraceSummary {
     if (s.model && !tokenCovered.has(s.spanId)) tokensByModel.set(s.model, (tokensByModel.get(s.model) ?? 0) + (s.inputTokens ?? 0) + (s.outputTokens ?? 0));
   }
   const models = [...tokensByModel.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([m]) => m);
+  const distinctSorted = (pick: (s: StoredSpan) => string | null) => [...new Set(spans.map(pick).filter((v): v is string => v !== null))].sort();
 
   const startTimeMs = ordered[0]!.startTimeMs;
   const ends = spans.map((s) => s.endTimeMs).filter((e): e is number => e !== null);
@@ -123,6 +127,8 @@ export function summarizeTrace(spans: readonly StoredSpan[]): TraceSummary {
     cost: roundCost(cost),
     model: models[0] ?? null,
     models,
+    toolNames: distinctSorted((s) => s.toolName),
+    errorTypes: distinctSorted((s) => s.errorType),
     sessionId: first(ordered, (s) => s.sessionId),
     userId: first(ordered, (s) => s.userId),
     experimentId: first(ordered, (s) => s.experimentId),

@@ -3,8 +3,8 @@ import type { StoredSpan, TraceSummary } from './summary.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** A trace as lists show it. */
-export function traceView(t: TraceSummary) {
+/** A trace as lists show it; `alertTypes` are the types of the alerts raised on it (marked on its summary). */
+export function traceView(t: TraceSummary & { alertTypes?: ReadonlySet<string> }) {
   return {
     traceId: t.traceId,
     agentId: t.agentId,
@@ -22,6 +22,9 @@ export function traceView(t: TraceSummary) {
     cost: t.cost,
     model: t.model,
     models: t.models,
+    toolNames: t.toolNames ?? [],
+    errorTypes: t.errorTypes ?? [],
+    alertTypes: [...(t.alertTypes ?? [])].sort(),
     sessionId: t.sessionId,
     userId: t.userId,
     experimentId: t.experimentId,

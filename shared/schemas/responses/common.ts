@@ -28,10 +28,15 @@ export const fraction = z.number().min(0).max(1);
 export const usageAmount = z.number();
 
 export const pagination = z.strictObject({
-  total: count,
+  total: count.describe('Matching items: exact when totalExact, else a lower bound counted within a bounded read'),
   limit: z.number().int().min(1).max(100),
   skip: count,
   hasMore: z.boolean(),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe('Pass as `cursor` for the next page (same filters); null on the last page. Signed, bound to the tenant, the list and its filters; valid 24 hours'),
+  totalExact: z.boolean().describe('Whether total is exact (from counters or a count that read to the end) or a lower bound'),
 });
 
 export const errorBody = z.strictObject({
@@ -49,6 +54,12 @@ export const enveloped = (data: z.ZodType, status = 200): RouteResponse => ({
 export const paged = (item: z.ZodType): RouteResponse => ({
   status: 200,
   body: z.strictObject({ success: z.literal(true), data: z.array(item), pagination }),
+});
+
+/** `{ success: true, data: resource, pagination }`: a resource with a paged list inside (a session and its traces). */
+export const pagedResource = (data: z.ZodType): RouteResponse => ({
+  status: 200,
+  body: z.strictObject({ success: z.literal(true), data, pagination }),
 });
 
 /** A deletion's answer. */

@@ -42,6 +42,11 @@ export const traceSummary = z.strictObject({
   cost: usageAmount,
   model: z.string().nullable(),
   models: z.array(z.string()),
+  /** The tools its spans called and the error types they reported (what `toolName` and `errorType` match). */
+  toolNames: z.array(z.string()),
+  errorTypes: z.array(z.string()),
+  /** The types of the alerts raised on it (`hasAlert`). */
+  alertTypes: z.array(z.string()),
   sessionId: z.string().nullable(),
   userId: z.string().nullable(),
   experimentId: z.string().nullable(),
@@ -131,6 +136,8 @@ export const filterOptions = z.strictObject({
   statuses: z.array(z.enum(TRACE_STATUSES)),
   spanKinds: z.array(z.enum(SPAN_KINDS)),
   toolNames: z.array(z.string()),
+  errorTypes: z.array(z.string()),
+  traceNames: z.array(z.string()),
   signalNames: z.array(z.string()),
 });
 
@@ -150,4 +157,26 @@ export const signalSummary = z.strictObject({
       p95: z.number(),
     }),
   ),
+});
+
+/** A session (conversation) with its figures. */
+export const session = z.strictObject({
+  sessionId: z.string(),
+  agentId: z.string().nullable(),
+  agentName: z.string().nullable(),
+  userId: z.string().nullable(),
+  firstSeenAt: isoDateTime,
+  lastSeenAt: isoDateTime,
+  traceCount: count,
+  errorCount: count,
+  inputTokens: usageAmount,
+  outputTokens: usageAmount,
+  totalTokens: usageAmount,
+  cost: usageAmount,
+  durationMs: z.number().nonnegative(),
+});
+
+/** `GET /sessions/:sessionId`: the session and a page of its traces in start order, each with its input and output. */
+export const sessionDetail = session.extend({
+  traces: z.array(traceSummary.extend({ input: z.string().nullable(), output: z.string().nullable() })),
 });

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { chooseGranularity } from '../../../shared/domain/analytics/buckets.ts';
-import type { TracesRepository } from '../../../shared/store/traces.ts';
+import type { Db } from '../../../shared/store/client.ts';
+import { allSummaries } from '../../support/traces.ts';
 import type { TestService } from '../../support/service.ts';
 import { BenchFailure } from '../scenario.ts';
 import { collectGarbage, stopwatch } from '../stats.ts';
@@ -69,9 +70,9 @@ export interface ScanTiming {
 
 /**
  * The baseline: the six answers for the range computed without rollups, by reading every trace
- * summary of the range (`listSummaries`) and aggregating them exactly, `repetitions` times.
+ * summary of the range (`allSummaries`) and aggregating them exactly, `repetitions` times.
  */
-export async function timeScan(traces: TracesRepository, tenantId: string, range: QueryRange, repetitions: number): Promise<ScanTiming> {
+export async function timeScan(db: Db, tenantId: string, range: QueryRange, repetitions: number): Promise<ScanTiming> {
   const listSeconds: number[] = [];
   const totalSeconds: number[] = [];
   let answer: ExactAnswer | undefined;
@@ -79,7 +80,7 @@ export async function timeScan(traces: TracesRepository, tenantId: string, range
     answer = undefined;
     collectGarbage();
     const elapsed = stopwatch();
-    const summaries = await traces.listSummaries(tenantId, { startMs: range.startMs, endMs: range.endMs });
+    const summaries = await allSummaries(db, tenantId, { startMs: range.startMs, endMs: range.endMs });
     listSeconds.push(elapsed().seconds);
     answer = exactAnswer(summaries, range.startMs, range.endMs, chooseGranularity(range.startMs, range.endMs));
     totalSeconds.push(elapsed().seconds);

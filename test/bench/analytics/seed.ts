@@ -62,7 +62,7 @@ async function writeDay(db: Db, ctx: ItemContext, traces: readonly TraceSummary[
 }
 
 /** The agents as the worker creates them on first sight of their names. */
-async function createAgents(db: Db, tenantId: string, count: number): Promise<BenchAgent[]> {
+export async function createAgents(db: Db, tenantId: string, count: number): Promise<BenchAgent[]> {
   const agents = agentProfiles(count).map((profile) => ({ ...profile, id: randomIds.next('agt') }));
   const now = new Date().toISOString();
   const repository = agentsRepository(db);
@@ -73,7 +73,7 @@ async function createAgents(db: Db, tenantId: string, count: number): Promise<Be
 }
 
 /** Writes the items as BatchWriteItem calls of 25, `writers` calls in flight; answers the seconds it took. */
-async function timedWrite(db: Db, items: readonly Item[], writers: number): Promise<number> {
+export async function timedWrite(db: Db, items: readonly Item[], writers: number): Promise<number> {
   const elapsed = stopwatch();
   let next = 0;
   const writer = async () => {

@@ -65,6 +65,8 @@ function traceSummary(random: Random, agent: BenchAgent, startTimeMs: number): T
     cost: estimateCost(model, { inputTokens, outputTokens, cachedInputTokens: null }) ?? 0,
     model,
     models: model ? [model] : [],
+    toolNames: [],
+    errorTypes: failed ? ['ToolError'] : [],
     sessionId: null,
     userId: `user-${random.int(1, 2000)}`,
     experimentId: null,

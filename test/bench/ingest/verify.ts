@@ -1,4 +1,4 @@
-import { tracesRepository } from '../../../shared/store/traces.ts';
+import { allSummaries } from '../../support/traces.ts';
 import type { TestService } from '../../support/service.ts';
 import { expectStatus, serviceDb, type BenchAccount } from '../service.ts';
 import type { SentTrace } from './traces.ts';
@@ -25,7 +25,7 @@ export async function verifyStored(service: TestService, auth: Pick<BenchAccount
   const listedTraces = Number(expectStatus(await service.api('GET', '/spans/traces?limit=1', { apiKey: auth.apiKey }), 200, 'list traces').body.pagination.total);
   if (listedTraces !== sent.length) mismatches.push(`${sent.length} traces accepted, GET /spans/traces counts ${listedTraces}`);
 
-  const summaries = await tracesRepository(serviceDb()).listSummaries(auth.tenantId, {});
+  const summaries = await allSummaries(serviceDb(), auth.tenantId);
   const spanCounts = new Map(summaries.map((s) => [s.traceId, s.spanCount]));
   for (const trace of sent) {
     const stored = spanCounts.get(trace.traceId);

@@ -4,7 +4,9 @@ import { issueApiKey, newApiKeyId } from '../../../shared/domain/accounts/api-ke
 import { issueAccessToken } from '../../../shared/domain/accounts/jwt.ts';
 import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
 import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
-import { ok, paged } from '../../../shared/http/reply.ts';
+import type { PageInput } from '../../../shared/domain/paging/page.ts';
+import { listRoute } from '../../../shared/http/list-route.ts';
+import { ok } from '../../../shared/http/reply.ts';
 import { httpRoute, type RoutePorts } from '../../../shared/http/route.ts';
 import { authRoutes } from '../../../shared/schemas/routes/auth.ts';
 import { keysRoutes } from '../../../shared/schemas/routes/keys.ts';
@@ -84,22 +86,43 @@ describe('the HTTP stack', () => {
     expect(res.json.error.message).toMatch(/lastName: is required/);
   });
 
-  it('validates pagination: limit 1–100, skip ≥ 0, defaults 50/0', async () => {
+  it('validates pagination (limit 1–100, skip 0–10000, defaults 50/0) and continues a list only with its own cursor', async () => {
     const { ports } = fakePorts();
-    const seen: unknown[] = [];
-    const handler = httpRoute('keys/list', keysRoutes, () => ports, async ({ query }) => (seen.push(query), paged([], query)));
-    const token = await issueAccessToken(
-      { userId: 'usr_1', tenantId: 'tnt_1', email: 'a@b.c' }, signing, { issuer: 'urn:aos:local', audience: 'aos-api', ttlSeconds: 60 }, new Date(),
-    );
-    const auth = { authorization: `Bearer ${token.accessToken}` };
+    const seen: PageInput[] = [];
+    const handler = listRoute('keys/list', keysRoutes, () => ports, async (_request, page) => {
+      seen.push(page);
+      return { items: [{ id: 'k1' }], total: 3, totalExact: true, hasMore: true, next: 'position-1' };
+    });
+    const tokenOf = async (tenantId: string) =>
+      (await issueAccessToken({ userId: 'usr_1', tenantId, email: 'a@b.c' }, signing, { issuer: 'urn:aos:local', audience: 'aos-api', ttlSeconds: 60 }, new Date())).accessToken;
+    const auth = { authorization: `Bearer ${await tokenOf('tnt_1')}` };
+    const get = (query: Record<string, string>, headers = auth) => call(handler, httpEvent('GET', '/api/keys', { headers, query }));
     for (const [limit, expected] of [['0', 400], ['101', 400], ['abc', 400], ['-1', 400], ['100', 200]] as const) {
-      const res = await call(handler, httpEvent('GET', '/api/keys', { headers: auth, query: { limit } }));
+      const res = await get({ limit });
       expect(res.statusCode, `limit=${limit}`).toBe(expected);
       if (expected === 400) expect(res.json.error.message).toMatch(/limit/);
     }
-    const res = await call(handler, httpEvent('GET', '/api/keys', { headers: auth }));
-    expect(res.json.pagination).toEqual({ total: 0, limit: 50, skip: 0, hasMore: false });
+    const tooDeep = await get({ skip: '10001' });
+    expect(tooDeep.statusCode).toBe(400);
+    expect(tooDeep.json.error.message).toMatch(/skip: must be at most 10000; page deeper with cursor/);
+
+    const first = await get({});
+    expect(first.json.pagination).toEqual({ total: 3, limit: 50, skip: 0, hasMore: true, nextCursor: expect.any(String), totalExact: true });
     expect(seen.at(-1)).toEqual({ limit: 50, skip: 0 });
+    const cursor = first.json.pagination.nextCursor as string;
+    expect((await get({ cursor, limit: '10' })).statusCode).toBe(200);
+    expect(seen.at(-1)).toEqual({ limit: 10, skip: 0, after: 'position-1' });
+
+    const mac = cursor.split('.')[1];
+    const tampered = `${Buffer.from(JSON.stringify({ p: 'position-9', i: Date.now() })).toString('base64url')}.${mac}`;
+    for (const [what, res] of [
+      ['altered', await get({ cursor: tampered })],
+      ['not a cursor', await get({ cursor: 'nonsense' })],
+      ["another tenant's", await get({ cursor }, { authorization: `Bearer ${await tokenOf('tnt_2')}` })],
+    ] as const) {
+      expect(res.statusCode, what).toBe(400);
+      expect(res.json.error, what).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/cursor/) });
+    }
   });
 
   it('refuses a missing credential with 401 and still sends the rate-limit headers', async () => {

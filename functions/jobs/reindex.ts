@@ -1,0 +1,24 @@
+import { portsOf, type Ports } from '../../shared/adapters/ports.ts';
+import { reindexStep } from '../../shared/domain/maintenance/reindex.ts';
+import { instrumented } from '../../shared/observability/handler.ts';
+import { logger } from '../../shared/observability/logger.ts';
+import { agentsRepository } from '../../shared/store/agents.ts';
+import { reindexRepository } from '../../shared/store/reindex.ts';
+import { sessionsRepository } from '../../shared/store/sessions.ts';
+import { tracesRepository } from '../../shared/store/traces.ts';
+
+/** Each run may use most of a minute; the next run (a minute later) continues where it stopped. */
+const BUDGET_MS = 45_000;
+
+type ReindexPorts = Ports<'reindex' | 'traces' | 'sessions' | 'agents'>;
+
+/** Scheduled every minute: moves items written before the current index layout into it, then only checks that it is done. */
+export const reindexHandler =
+  (getPorts: () => ReindexPorts = portsOf({ reindex: reindexRepository, traces: tracesRepository, sessions: sessionsRepository, agents: agentsRepository })) =>
+  instrumented(async () => {
+    const result = await reindexStep(getPorts(), BUDGET_MS);
+    if (result.rewritten > 0) logger.info('reindex', result);
+    return result;
+  });
+
+export const handler = reindexHandler();

@@ -1,0 +1,66 @@
+import type { Clock } from '../../adapters/clock.ts';
+import type { Store } from '../../store/index.ts';
+import { noteAgentsSeen } from '../agents/agents.ts';
+import { recordSessions } from '../sessions/ingest.ts';
+import { summarizeTrace } from '../spans/summary.ts';
+
+/**
+ * The index layout of bounded lists (issue 18): traces listed by state for the tenant and the agent
+ * and by user, logs by level, signals by name, alerts by status, sessions, agents' `lastSeenAt`. Items
+ * written before it are moved into it once by `reindexStep`.
+ */
+export const LIST_LAYOUT = 'bounded-lists-1';
+
+/** Items a scan page reads (by default), and how many of them are rewritten at once. */
+const SCAN_PAGE = 200;
+const REWRITES_AT_ONCE = 16;
+
+export type ReindexDeps = { store: Pick<Store, 'reindex' | 'traces' | 'sessions' | 'agents'>; clock: Clock };
+
+/**
+ * Walks the table a scan page at a time until done or `budgetMs` is spent, rewriting what the current
+ * layout changed, and records where it stopped, so the next run goes on from there (resumable), and a
+ * finished walk costs a run one read. Idempotent: every rewrite is one the ingest worker could make
+ * (a summary recomputed from its spans, on the revision condition), and none brings back a deleted item.
+ */
+export async function reindexStep(deps: ReindexDeps, budgetMs: number, pageSize = SCAN_PAGE): Promise<{ rewritten: number; done: boolean }> {
+  const { reindex } = deps.store;
+  const deadline = deps.clock.now().getTime() + budgetMs;
+  const progress = await reindex.progress(LIST_LAYOUT);
+  let rewritten = 0;
+  // At least one page a run, however small the budget.
+  for (let first = true; !progress.done && (first || deps.clock.now().getTime() < deadline); first = false) {
+    const page = await reindex.scanPage(progress.startKey, pageSize);
+    for (let i = 0; i < page.items.length; i += REWRITES_AT_ONCE) await Promise.all(page.items.slice(i, i + REWRITES_AT_ONCE).map((item) => rewrite(item, deps)));
+    rewritten += page.items.length;
+    progress.items += page.items.length;
+    progress.done = page.next === undefined;
+    if (page.next) progress.startKey = page.next;
+    else delete progress.startKey;
+    await reindex.saveProgress(LIST_LAYOUT, progress);
+  }
+  return { rewritten, done: progress.done };
+}
+
+async function rewrite(item: Record<string, unknown>, deps: ReindexDeps): Promise<void> {
+  const tenantId = String(item['tenantId']);
+  switch (item['entity']) {
+    case 'traceSummary': {
+      // Recomputed from the spans, as the worker would: new fields (tools, error types), new index entries, its session, its agent's lastSeenAt.
+      const spans = await deps.store.traces.spansOf(tenantId, String(item['traceId']));
+      if (spans.length === 0) return;
+      const revision = spans.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
+      const summary = summarizeTrace(spans);
+      if (await deps.store.traces.putSummary(tenantId, summary, revision, Number(item['expiresAt']), { mustExist: true })) {
+        await recordSessions(tenantId, [{ summary, revision }], Number(item['expiresAt']), deps.store);
+        await noteAgentsSeen(tenantId, [summary], deps.store.agents);
+      }
+      return;
+    }
+    case 'log':
+    case 'signal':
+      return deps.store.reindex.rewriteTimelineEntry(item);
+    case 'alert':
+      return deps.store.reindex.rewriteAlert(item);
+  }
+}

@@ -1,0 +1,31 @@
+import type * as z from 'zod/mini';
+import type { sessionListQuery } from '../../schemas/routes/sessions.ts';
+import type { Store } from '../../store/index.ts';
+import { NotFoundError } from '../errors.ts';
+import type { PageInput } from '../paging/page.ts';
+import { assertAgent } from '../spans/queries.ts';
+import { traceView } from '../spans/views.ts';
+import { sessionView, traceConversation } from './sessions.ts';
+
+/** How many traces' spans a session page reads at once (for their inputs and outputs). */
+const SPAN_READS_AT_ONCE = 16;
+
+export async function listSessions(store: Pick<Store, 'agents' | 'sessions'>, tenantId: string, q: z.infer<typeof sessionListQuery>, page: PageInput) {
+  await assertAgent(store, tenantId, q.agentId);
+  const query = { agentId: q.agentId, userId: q.userId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() };
+  const [result, total] = await Promise.all([store.sessions.page(tenantId, query, page), store.sessions.count(tenantId, query)]);
+  return { ...result, items: result.items.map(sessionView), total: total.count, totalExact: total.exact };
+}
+
+/** The session and a page of its traces in start order, each with what it was asked and answered. */
+export async function getSession(store: Pick<Store, 'sessions' | 'traces'>, tenantId: string, sessionId: string, page: PageInput) {
+  const [session, result] = await Promise.all([store.sessions.get(tenantId, sessionId), store.sessions.tracesPage(tenantId, sessionId, {}, page, 'oldest-first')]);
+  if (!session) throw new NotFoundError('Session');
+  const traces = [];
+  for (let i = 0; i < result.items.length; i += SPAN_READS_AT_ONCE) {
+    const batch = result.items.slice(i, i + SPAN_READS_AT_ONCE);
+    const spans = await Promise.all(batch.map((t) => store.traces.spansOf(tenantId, t.traceId, false)));
+    traces.push(...batch.map((t, j) => ({ ...traceView(t), ...traceConversation(spans[j]!) })));
+  }
+  return { ...result, total: session.traceCount, totalExact: true, data: { ...sessionView(session), traces } };
+}

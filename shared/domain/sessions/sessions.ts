@@ -1,0 +1,101 @@
+import { roundCost } from '../pricing/estimate.ts';
+import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
+import { truncateText } from '../ingest/messages.ts';
+
+/**
+ * A session is a conversation: the traces that name the same `sessionId` (OTLP `gen_ai.conversation.id`).
+ * Its figures are recomputed from its traces' latest summaries whenever one changes, so they are the
+ * same whatever order the traces arrive in and however often a message is processed.
+ */
+export interface SessionFigures {
+  sessionId: string;
+  /** The agent and user of its earliest trace that names one. */
+  agentId: string | null;
+  agentName: string | null;
+  userId: string | null;
+  firstSeenMs: number;
+  /** When its latest trace ended (or started, when it has not ended). */
+  lastSeenMs: number;
+  traceCount: number;
+  /** Traces in error. */
+  errorCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  cost: number;
+  /** From its first trace's start to its last trace's end. */
+  durationMs: number;
+}
+
+/** What a session is listed under: a change of these moves its index entry. */
+export interface SessionListing {
+  firstSeenMs: number;
+  agentId: string | null;
+  userId: string | null;
+}
+
+const firstNamed = <K extends 'agentId' | 'userId'>(traces: readonly TraceSummary[], field: K) => traces.find((t) => t[field] !== null);
+
+export function sessionFigures(sessionId: string, traces: readonly TraceSummary[]): SessionFigures {
+  if (traces.length === 0) throw new Error('a session needs at least one trace');
+  const ordered = [...traces].sort((a, b) => a.startTimeMs - b.startTimeMs || (a.traceId < b.traceId ? -1 : 1));
+  const sum = (pick: (t: TraceSummary) => number) => ordered.reduce((total, t) => total + pick(t), 0);
+  const firstSeenMs = ordered[0]!.startTimeMs;
+  const lastSeenMs = Math.max(...ordered.map((t) => t.endTimeMs ?? t.startTimeMs));
+  const withAgent = firstNamed(ordered, 'agentId');
+  const inputTokens = sum((t) => t.inputTokens);
+  const outputTokens = sum((t) => t.outputTokens);
+  return {
+    sessionId,
+    agentId: withAgent?.agentId ?? null,
+    agentName: withAgent?.agentName ?? null,
+    userId: firstNamed(ordered, 'userId')?.userId ?? null,
+    firstSeenMs,
+    lastSeenMs,
+    traceCount: ordered.length,
+    errorCount: ordered.filter((t) => t.status === 'error').length,
+    inputTokens,
+    outputTokens,
+    totalTokens: inputTokens + outputTokens,
+    cost: roundCost(sum((t) => t.cost)),
+    durationMs: lastSeenMs - firstSeenMs,
+  };
+}
+
+export const listingOf = (f: SessionFigures): SessionListing => ({ firstSeenMs: f.firstSeenMs, agentId: f.agentId, userId: f.userId });
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function sessionView(f: SessionFigures) {
+  return {
+    sessionId: f.sessionId,
+    agentId: f.agentId,
+    agentName: f.agentName,
+    userId: f.userId,
+    firstSeenAt: iso(f.firstSeenMs),
+    lastSeenAt: iso(f.lastSeenMs),
+    traceCount: f.traceCount,
+    errorCount: f.errorCount,
+    inputTokens: f.inputTokens,
+    outputTokens: f.outputTokens,
+    totalTokens: f.totalTokens,
+    cost: f.cost,
+    durationMs: f.durationMs,
+  };
+}
+
+/** A session's view shows each trace's input and output this long at most; the trace itself has them whole. */
+export const SESSION_TEXT_CHARS = 4096;
+
+/**
+ * What a trace was asked and answered: its root span's input and output; without a root (or when the
+ * root has none), the earliest span's input and the last-ending span's output that have one.
+ */
+export function traceConversation(spans: readonly StoredSpan[]): { input: string | null; output: string | null } {
+  const byStart = [...spans].sort((a, b) => a.startTimeMs - b.startTimeMs);
+  const root = byStart.find((s) => s.parentSpanId === null);
+  const byEnd = [...spans].sort((a, b) => (b.endTimeMs ?? b.startTimeMs) - (a.endTimeMs ?? a.startTimeMs));
+  const input = root?.input ?? byStart.find((s) => s.input !== null)?.input ?? null;
+  const output = root?.output ?? byEnd.find((s) => s.output !== null)?.output ?? null;
+  return { input: truncateText(input, SESSION_TEXT_CHARS), output: truncateText(output, SESSION_TEXT_CHARS) };
+}

@@ -1,0 +1,240 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { PageInput, Total } from '../domain/paging/page.ts';
+import { listingOf, sessionFigures, type SessionFigures, type SessionListing } from '../domain/sessions/sessions.ts';
+import type { TraceStatus, TraceSummary } from '../domain/spans/summary.ts';
+import { batchGet, queryAll } from './batch.ts';
+import { isConditionFailure, type Db } from './client.ts';
+import * as keys from './keys.ts';
+import { SESSION_TRACE_PREFIX, stripKeys, timeSortKey } from './keys.ts';
+import { countItems, readPage, type Order, type Source } from './pages.ts';
+import { TABLE } from './table.ts';
+import { timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer, type StoredTraceSummary, type TraceFreeFilters } from './traces.ts';
+import { backoff, inTurn } from './turns.ts';
+
+const MAX_ATTEMPTS = 12;
+
+/** A session's figures as stored, with the version its optimistic updates check and the listing its index entry holds. */
+export interface SessionRecord extends SessionFigures {
+  version: number;
+  /** What the index entry was last written with (null: not yet). */
+  listed: SessionListing | null;
+}
+
+/** The session filters of a list: its agent or user, when it started. */
+export interface SessionQuery {
+  agentId?: string;
+  userId?: string;
+  startMs?: number;
+  endMs?: number;
+}
+
+/** Which of a session's traces a page shows: by agent, status, start time and the trace list's free filters. */
+export interface SessionTraceQuery extends TraceFreeFilters {
+  agentId?: string;
+  status?: TraceStatus;
+  startMs?: number;
+  endMs?: number;
+}
+
+type Item = Record<string, unknown>;
+
+const sameListing = (a: SessionListing | null, b: SessionListing) => a !== null && a.firstSeenMs === b.firstSeenMs && a.agentId === b.agentId && a.userId === b.userId;
+const sameFigures = (a: SessionFigures, b: SessionFigures) => (Object.keys(b) as Array<keyof SessionFigures>).every((field) => a[field] === b[field]);
+
+/** A session's index entry as the repository writes it: listed by first-seen time for the tenant, its agent and its user. */
+export function sessionIndexItem(tenantId: string, figures: SessionFigures, version: number, expiresAt: number): Item {
+  const { gsi1, gsi2, gsi3 } = TABLE.indexes;
+  const sortKey = timeSortKey(figures.firstSeenMs, figures.sessionId);
+  return {
+    ...keys.sessionIndex(tenantId, figures.sessionId),
+    [gsi1.partitionKey]: keys.tenantCollection(tenantId, 'SESSIONS'),
+    [gsi1.sortKey]: sortKey,
+    ...(figures.agentId ? { [gsi2.partitionKey]: keys.agentCollection(tenantId, figures.agentId, 'SESSIONS'), [gsi2.sortKey]: sortKey } : {}),
+    ...(figures.userId ? { [gsi3.partitionKey]: keys.userCollection(tenantId, figures.userId, 'SESSIONS'), [gsi3.sortKey]: sortKey } : {}),
+    entity: 'sessionIndex',
+    sessionId: figures.sessionId,
+    ...listingOf(figures),
+    aggregateVersion: version,
+    expiresAt,
+  };
+}
+
+/** A session's figures item as the repository writes it. */
+export const sessionItem = (tenantId: string, record: SessionRecord, expiresAt: number): Item => ({ ...keys.session(tenantId, record.sessionId), entity: 'session', ...record, expiresAt });
+
+/** A trace's contribution to its session as the repository writes it (a copy of its summary). */
+export const sessionTraceItem = (tenantId: string, summary: TraceSummary & { sessionId: string }, revision: number, expiresAt: number): Item => ({
+  ...keys.sessionTrace(tenantId, summary.sessionId, summary.startTimeMs, summary.traceId),
+  entity: 'sessionTrace',
+  ...summary,
+  tenantId,
+  revision,
+  expiresAt,
+});
+
+/**
+ * Sessions, maintained at ingestion. Each trace that names a session has a contribution in the
+ * session's partition (a copy of its summary, written on the same revision condition as the summary,
+ * keyed by start time so the session's traces read in order); the session's figures are recomputed
+ * from a strongly consistent read of the contributions and written conditional on a version
+ * (concurrent workers retry), and its index entry, which lists it by first-seen time for the tenant,
+ * its agent and its user, is written only when what it is listed under changes.
+ */
+export function sessionsRepository(db: Db) {
+  const { doc, tableName: TableName } = db;
+
+  /** The session's contributions, the latest of each trace; older ones (a trace whose start moved) are deleted. */
+  async function contributions(tenantId: string, sessionId: string): Promise<Array<{ summary: TraceSummary; expiresAt: number }>> {
+    const items = await queryAll(db, {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.sessionPartition(tenantId, sessionId), ':prefix': SESSION_TRACE_PREFIX },
+      ConsistentRead: true,
+    });
+    const latest = new Map<string, Item>();
+    const newer = (a: Item, b: Item) => Number(a['revision']) > Number(b['revision']) || (a['revision'] === b['revision'] && Number(a['spanCount']) > Number(b['spanCount']));
+    for (const item of items) {
+      const seen = latest.get(String(item['traceId']));
+      if (!seen || newer(item, seen)) latest.set(String(item['traceId']), item);
+    }
+    const stale = items.filter((item) => latest.get(String(item['traceId'])) !== item);
+    await Promise.all(
+      stale.map((item) =>
+        doc
+          .send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] }, ConditionExpression: 'revision = :r', ExpressionAttributeValues: { ':r': item['revision'] } }))
+          .catch((err: unknown) => {
+            if (!isConditionFailure(err)) throw err;
+          }),
+      ),
+    );
+    return [...latest.values()].map((item) => ({ summary: stripKeys<TraceSummary>(item), expiresAt: Number(item['expiresAt']) }));
+  }
+
+  async function getRecord(tenantId: string, sessionId: string, consistent = false): Promise<SessionRecord | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.session(tenantId, sessionId), ConsistentRead: consistent }));
+    return Item ? stripKeys<SessionRecord>(Item) : undefined;
+  }
+
+  async function refreshOnce(tenantId: string, sessionId: string): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const current = await getRecord(tenantId, sessionId, true);
+      const traces = await contributions(tenantId, sessionId);
+      const version = (current?.version ?? 0) + 1;
+      const versionCondition = current ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } } : { ConditionExpression: 'attribute_not_exists(PK)' };
+      try {
+        if (traces.length === 0) {
+          if (!current) return;
+          await doc.send(new DeleteCommand({ TableName, Key: keys.session(tenantId, sessionId), ...versionCondition }));
+          await doc.send(new DeleteCommand({ TableName, Key: keys.sessionIndex(tenantId, sessionId) }));
+          return;
+        }
+        const figures = sessionFigures(sessionId, traces.map((t) => t.summary));
+        const expiresAt = Math.max(...traces.map((t) => t.expiresAt));
+        // A redelivered message changes nothing: no write, unless the index entry's last write may be missing.
+        const unchanged = current !== undefined && sameFigures(current, figures);
+        if (!unchanged) {
+          const record: SessionRecord = { ...figures, version, listed: current?.listed ?? null };
+          await doc.send(new PutCommand({ TableName, Item: sessionItem(tenantId, record, expiresAt), ...versionCondition }));
+        }
+        await relist(tenantId, figures, unchanged ? current.version : version, current?.listed ?? null, expiresAt);
+        return;
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    }
+    throw new Error(`session ${sessionId} of tenant ${tenantId} stayed contended for ${MAX_ATTEMPTS} attempts`);
+  }
+
+  /**
+   * Writes the index entry when what the session is listed under changed (or the last write of it may
+   * not have happened), then notes on the figures that it did. An older version never overwrites a newer entry.
+   */
+  async function relist(tenantId: string, figures: SessionFigures, version: number, listed: SessionListing | null, expiresAt: number): Promise<void> {
+    const listing = listingOf(figures);
+    if (sameListing(listed, listing)) return;
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName,
+          Item: sessionIndexItem(tenantId, figures, version, expiresAt),
+          ConditionExpression: 'attribute_not_exists(PK) OR aggregateVersion <= :v',
+          ExpressionAttributeValues: { ':v': version },
+        }),
+      );
+      await doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.session(tenantId, figures.sessionId),
+          UpdateExpression: 'SET listed = :listing',
+          ConditionExpression: 'version = :v',
+          ExpressionAttributeValues: { ':listing': listing, ':v': version },
+        }),
+      );
+    } catch (err) {
+      // A newer version was written meanwhile: its writer lists the session.
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  const listSources = (tenantId: string, q: SessionQuery): Source[] => {
+    if (q.userId !== undefined) {
+      const filter = q.agentId === undefined ? undefined : { expression: '#sagent = :sagent', names: { '#sagent': 'agentId' }, values: { ':sagent': q.agentId } };
+      return [{ index: 'gsi3', partition: keys.userCollection(tenantId, q.userId, 'SESSIONS'), ...(filter ? { filter } : {}) }];
+    }
+    if (q.agentId !== undefined) return [{ index: 'gsi2', partition: keys.agentCollection(tenantId, q.agentId, 'SESSIONS') }];
+    return [{ index: 'gsi1', partition: keys.tenantCollection(tenantId, 'SESSIONS') }];
+  };
+
+  const traceRange = (q: { startMs?: number; endMs?: number }) => {
+    const { lower, upper } = timeRangeCondition(q.startMs, q.endMs);
+    return { lower: `${SESSION_TRACE_PREFIX}${lower}`, upper: `${SESSION_TRACE_PREFIX}${upper}` };
+  };
+  const traceSource = (tenantId: string, sessionId: string, q: SessionTraceQuery): Source => {
+    const filter = traceScopeCondition({ agentId: q.agentId, status: q.status });
+    return { index: 'table', partition: keys.sessionPartition(tenantId, sessionId), ...(filter ? { filter } : {}) };
+  };
+
+  return {
+    /** The trace's contribution to its session, unless a newer summary of it is there (as `putSummary`). */
+    async putTrace(tenantId: string, summary: TraceSummary & { sessionId: string }, revision: number, expiresAt: number): Promise<void> {
+      await updateUnlessNewer(db, sessionTraceItem(tenantId, summary, revision, expiresAt));
+    },
+
+    /** Recomputes the session's figures (and its listing) from its traces; concurrency-safe, idempotent. */
+    refresh(tenantId: string, sessionId: string): Promise<void> {
+      return inTurn(`session|${tenantId}|${sessionId}`, () => refreshOnce(tenantId, sessionId));
+    },
+
+    /** Takes a deleted trace out of its session (the session goes when it has no trace left). */
+    async removeTrace(tenantId: string, sessionId: string, traceId: string, startTimeMs: number): Promise<void> {
+      await doc.send(new DeleteCommand({ TableName, Key: keys.sessionTrace(tenantId, sessionId, startTimeMs, traceId) }));
+      await inTurn(`session|${tenantId}|${sessionId}`, () => refreshOnce(tenantId, sessionId));
+    },
+
+    get: (tenantId: string, sessionId: string) => getRecord(tenantId, sessionId),
+
+    /** One page of sessions, most recently started first, with their figures. */
+    async page(tenantId: string, q: SessionQuery, page: PageInput) {
+      const result = await readPage(db, { sources: listSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs), page });
+      const found = await batchGet(db, result.items.map((i) => keys.session(tenantId, String(i['sessionId']))));
+      const byId = new Map(found.map((item) => [String(item['sessionId']), stripKeys<SessionRecord>(item)]));
+      const items = result.items.flatMap((i) => byId.get(String(i['sessionId'])) ?? []);
+      return { ...result, items };
+    },
+
+    count(tenantId: string, q: SessionQuery): Promise<Total> {
+      return countItems(db, { sources: listSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs) });
+    },
+
+    /** One page of a session's traces (their summaries), in start order. */
+    async tracesPage(tenantId: string, sessionId: string, q: SessionTraceQuery, page: PageInput, order: Order) {
+      const result = await readPage(db, { sources: [traceSource(tenantId, sessionId, q)], range: traceRange(q), filter: traceFilterCondition(q), page, order });
+      return { ...result, items: result.items.map((i) => stripKeys<StoredTraceSummary>(i)) };
+    },
+
+    countTraces(tenantId: string, sessionId: string, q: SessionTraceQuery): Promise<Total> {
+      return countItems(db, { sources: [traceSource(tenantId, sessionId, q)], range: traceRange(q), filter: traceFilterCondition(q) });
+    },
+  };
+}
+export type SessionsRepository = ReturnType<typeof sessionsRepository>;

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchWrite, putRequests } from '../../shared/store/batch.ts';
+import type { Db } from '../../shared/store/client.ts';
+import { compareKeys, COUNT_BUDGET, countItems, readPage, READ_BUDGET, type Source } from '../../shared/store/pages.ts';
+import { startDynamo } from '../support/dynamo.ts';
+import { seededRandom } from '../support/random.ts';
+
+let db: Db;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  const dynamo = await startDynamo('aos-pages');
+  db = dynamo.db;
+  stop = dynamo.stop;
+});
+afterAll(() => stop());
+
+/** Items in three GSI1 partitions: `n` keys spread over them at random, every seventh one "red", every fiftieth "rare". */
+async function seed(prefix: string, n: number) {
+  const random = seededRandom(n);
+  const items = Array.from({ length: n }, (_, i) => {
+    const part = random.pick(['a', 'b', 'c']);
+    return { PK: `${prefix}#${i}`, SK: 'ITEM', GSI1PK: `${prefix}#${part}`, GSI1SK: `k${String(i).padStart(6, '0')}`, n: i, red: i % 7 === 0, rare: i % 50 === 0 };
+  });
+  await batchWrite(db, putRequests(items));
+  const sources: Source[] = ['a', 'b', 'c'].map((part) => ({ index: 'gsi1', partition: `${prefix}#${part}` }));
+  return { items, sources };
+}
+
+const red = { expression: '#red = :red', names: { '#red': 'red' }, values: { ':red': true } };
+const rare = { expression: '#rare = :rare', names: { '#rare': 'rare' }, values: { ':rare': true } };
+
+/** Every page of a list, by cursor: the items in order. */
+async function walk(request: Omit<Parameters<typeof readPage>[1], 'page'>, limit: number) {
+  const seen: number[] = [];
+  let after: string | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await readPage(db, { ...request, page: { limit, skip: 0, ...(after === undefined ? {} : { after }) } });
+    seen.push(...page.items.map((i) => Number(i['n'])));
+    if (!page.hasMore) return seen;
+    after = page.next;
+  }
+  throw new Error('the list did not end');
+}
+
+describe('pages of merged key-ordered lists', () => {
+  it('merge the sources in key order, newest first or oldest first, with skip and by cursor, each item once', async () => {
+    const { items, sources } = await seed('merge', 230);
+    const all = items.map((i) => i.n);
+    expect(await walk({ sources }, 17)).toEqual([...all].reverse());
+    expect(await walk({ sources, order: 'oldest-first' }, 50)).toEqual(all);
+    const skipped = await readPage(db, { sources, page: { limit: 10, skip: 95 } });
+    expect(skipped.items.map((i) => i['n'])).toEqual([...all].reverse().slice(95, 105));
+    const ranged = await walk({ sources, range: { lower: 'k000010', upper: 'k000019' } }, 4);
+    expect(ranged).toEqual([19, 18, 17, 16, 15, 14, 13, 12, 11, 10]);
+  });
+
+  it('read a filtered list within the budget: a short page and the position to go on from, never an item twice or out of order', async () => {
+    const { items, sources } = await seed('budget', 3 * READ_BUDGET);
+    const expected = items.filter((i) => i.rare).map((i) => i.n).reverse();
+    const first = await readPage(db, { sources, filter: rare, page: { limit: 50, skip: 0 } });
+    expect(first.hasMore).toBe(true);
+    expect(first.items.length).toBeLessThan(50);
+    expect(first.items.map((i) => i['n'])).toEqual(expected.slice(0, first.items.length));
+    expect(await walk({ sources, filter: rare }, 50)).toEqual(expected);
+    expect(await walk({ sources, filter: red }, 30)).toEqual(items.filter((i) => i.red).map((i) => i.n).reverse());
+  });
+
+  it('count exactly within the budget, and a lower bound past it', async () => {
+    const { items, sources } = await seed('count', COUNT_BUDGET + 300);
+    expect(await countItems(db, { sources, range: { lower: 'k000000', upper: 'k000099' } })).toEqual({ count: 100, exact: true });
+    expect(await countItems(db, { sources, filter: red, range: { lower: 'k000000', upper: 'k000699' } })).toEqual({ count: 100, exact: true });
+    const capped = await countItems(db, { sources });
+    expect(capped.exact).toBe(false);
+    expect(capped.count).toBeLessThan(items.length);
+    expect(capped.count).toBeGreaterThanOrEqual(COUNT_BUDGET - 3);
+  });
+
+  it('order keys as DynamoDB does (UTF-8 bytes), not as JavaScript compares UTF-16', () => {
+    expect(compareKeys('\u{1F600}', '\uFFFF')).toBe(1);
+    expect('\u{1F600}' < '\uFFFF').toBe(true);
+    expect(compareKeys('a#1', 'a#1')).toBe(0);
+    expect(compareKeys('a', 'a#')).toBe(-1);
+  });
+});

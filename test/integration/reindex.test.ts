@@ -1,0 +1,107 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIST_LAYOUT, reindexStep } from '../../shared/domain/maintenance/reindex.ts';
+import { summarizeTrace, type StoredSpan } from '../../shared/domain/spans/summary.ts';
+import type { Db } from '../../shared/store/client.ts';
+import type { Store } from '../../shared/store/index.ts';
+import { LAST_SEEN_RESOLUTION_MS } from '../../shared/store/agents.ts';
+import * as keys from '../../shared/store/keys.ts';
+import { timeSortKey } from '../../shared/store/keys.ts';
+import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
+import { startDynamo } from '../support/dynamo.ts';
+import { createStore } from '../support/store.ts';
+
+let store: Store;
+let db: Db;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  const dynamo = await startDynamo('aos-reindex');
+  db = dynamo.db;
+  store = createStore(dynamo.db);
+  stop = dynamo.stop;
+});
+afterAll(() => stop());
+
+const EXPIRES = 2_000_000_000;
+const T0 = Date.UTC(2026, 0, 5, 12);
+const tenantId = 'tnt_old';
+const FIRST = { limit: 50, skip: 0 };
+const clock = { now: () => new Date() };
+
+/** Sets an item's attributes as an earlier version of the service wrote them (its index entries, fields it lacked). */
+async function asWrittenBefore(key: Record<string, unknown>, set: Record<string, unknown>, remove: string[] = []) {
+  const names = Object.keys(set);
+  await db.doc.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: key,
+      UpdateExpression: [names.length ? `SET ${names.map((name, i) => `${name} = :v${i}`).join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : ''].join(' '),
+      ...(names.length ? { ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, set[name]])) } : {}),
+    }),
+  );
+}
+
+describe('re-indexing items written before the bounded-lists layout', () => {
+  it('moves every kind of item into its lists, builds the sessions, and then only checks it is done', async () => {
+    await store.agents.create({ id: 'agt_old', tenantId, name: 'old-bot', description: '', profileSettings: { learningEnabled: true }, source: 'implicit', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' });
+    const traceIds = Array.from({ length: 30 }, (_, i) => `tr-old-${i}`);
+    for (const [i, traceId] of traceIds.entries()) {
+      const spans: StoredSpan[] = spansOf(traceId, { input: 'q', steps: [tool('search', {}, 'r'), llm('a')], output: 'a' }, T0 + i * 1000).map((s) => ({
+        ...s, agentId: 'agt_old', sessionId: `sess-${i % 3}`, userId: 'user-old',
+      }));
+      await store.traces.putSpans(tenantId, spans, EXPIRES, 500);
+      await store.traces.putSummary(tenantId, summarizeTrace(spans), 500, EXPIRES);
+      await asWrittenBefore(
+        keys.traceSummary(tenantId, traceId),
+        { GSI2PK: `TENANT#${tenantId}#AGENT#agt_old#TRACES`, GSI2SK: timeSortKey(T0 + i * 1000, traceId) },
+        ['GSI1PK', 'GSI1SK', 'GSI3PK', 'GSI3SK', 'toolNames', 'errorTypes'],
+      );
+    }
+    await store.logs.put(tenantId, [{ id: 'log_1', timestampMs: T0, traceId: null, spanId: null, agentId: 'agt_old', agentName: 'old-bot', level: 'error', message: 'boom', attributes: {}, timestamp: new Date(T0).toISOString() }], EXPIRES);
+    await store.signals.put(tenantId, [{ id: 'sig_1', timestampMs: T0, traceId: null, spanId: null, agentId: 'agt_old', agentName: 'old-bot', signalName: 'score', value: 1, metadata: {}, timestamp: new Date(T0).toISOString() }], EXPIRES);
+    const { alert } = await store.alerts.recordOccurrence(
+      tenantId,
+      { agentId: 'agt_old', agentName: 'old-bot', type: 'error', category: 'threshold', severity: 'high', message: 'm', value: null, threshold: null, reasoning: null, traceId: traceIds[0]!, key: 'k', at: new Date(T0) },
+      () => 'alr_old',
+    );
+    const logKey = { PK: keys.untracedPartition(tenantId, 'LOGS', '2026-01-05'), SK: `LOG#${timeSortKey(T0, 'log_1')}` };
+    const signalKey = { PK: keys.untracedPartition(tenantId, 'SIGNALS', '2026-01-05'), SK: `SIGNAL#${timeSortKey(T0, 'sig_1')}` };
+    await asWrittenBefore(logKey, { GSI1PK: `TENANT#${tenantId}#LOGS`, GSI2PK: `TENANT#${tenantId}#AGENT#agt_old#LOGS` });
+    await asWrittenBefore(signalKey, {}, ['GSI3PK', 'GSI3SK']);
+    await asWrittenBefore(keys.alert(tenantId, alert.id), { GSI1PK: `TENANT#${tenantId}#ALERTS`, GSI2PK: `TENANT#${tenantId}#AGENT#agt_old#ALERTS` });
+
+    const listed = async () => ({
+      traces: (await store.traces.page(tenantId, { toolName: 'search' }, FIRST)).items.length,
+      agentTraces: (await store.traces.page(tenantId, { agentId: 'agt_old' }, FIRST)).items.length,
+      userTraces: (await store.traces.page(tenantId, { userId: 'user-old' }, FIRST)).items.length,
+      sessions: (await store.sessions.page(tenantId, {}, FIRST)).items.length,
+      errorLogs: (await store.logs.page(tenantId, { level: 'error' }, FIRST)).items.length,
+      scores: (await store.signals.page(tenantId, { signalName: 'score' }, FIRST)).items.length,
+      openAlerts: (await store.alerts.page(tenantId, { status: 'open' }, FIRST)).items.length,
+    });
+    expect(await listed()).toEqual({ traces: 0, agentTraces: 0, userTraces: 0, sessions: 0, errorLogs: 0, scores: 0, openAlerts: 0 });
+
+    // One small page a run: the walk goes on where the last run stopped.
+    let runs = 0;
+    for (let done = false; !done; runs++) done = (await reindexStep({ store, clock }, 0, 25)).done;
+    expect(runs).toBeGreaterThan(1);
+    expect(await listed()).toEqual({ traces: 30, agentTraces: 30, userTraces: 30, sessions: 3, errorLogs: 1, scores: 1, openAlerts: 1 });
+    expect(await store.sessions.get(tenantId, 'sess-0')).toMatchObject({ traceCount: 10 });
+    const lastSeenMs = Date.parse((await store.agents.get(tenantId, 'agt_old'))!.lastSeenAt!);
+    expect(T0 + 29_000 - lastSeenMs).toBeLessThan(LAST_SEEN_RESOLUTION_MS);
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, traceIds[0]!) }));
+    expect(Item?.['GSI2PK']).toBe(keys.agentCollection(tenantId, 'agt_old', 'TRACES', 'ok'));
+
+    expect(await reindexStep({ store, clock }, 60_000)).toEqual({ rewritten: 0, done: true });
+    expect(await store.reindex.progress(LIST_LAYOUT)).toMatchObject({ done: true });
+  });
+
+  it('never brings back a trace deleted while it walks', async () => {
+    const spans = spansOf('tr-gone', { input: 'q', steps: [llm('a')], output: 'a' }, T0);
+    await store.traces.putSpans('tnt_gone', spans, EXPIRES, 500);
+    const summary = summarizeTrace(spans);
+    await store.traces.deleteTrace('tnt_gone', 'tr-gone');
+    expect(await store.traces.putSummary('tnt_gone', summary, 500, EXPIRES, { mustExist: true })).toBe(false);
+    expect(await store.traces.getSummary('tnt_gone', 'tr-gone')).toBeUndefined();
+  });
+});

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordSessions } from '../../shared/domain/sessions/ingest.ts';
+import { getSession, listSessions } from '../../shared/domain/sessions/queries.ts';
+import { summarizeTrace, type StoredSpan, type TraceSummary } from '../../shared/domain/spans/summary.ts';
+import { NotFoundError } from '../../shared/domain/errors.ts';
+import type { Store } from '../../shared/store/index.ts';
+import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
+import { startDynamo } from '../support/dynamo.ts';
+import { createStore } from '../support/store.ts';
+
+let store: Store;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  const dynamo = await startDynamo('aos-sessions');
+  store = createStore(dynamo.db);
+  stop = dynamo.stop;
+});
+afterAll(() => stop());
+
+const EXPIRES = 2_000_000_000;
+const T0 = Date.UTC(2026, 3, 1, 9);
+const FIRST = { limit: 50, skip: 0 };
+let n = 0;
+const tenant = () => `tnt_sessions_${++n}`;
+
+/** A trace of a conversation turn: its spans (stored, for inputs and outputs) and its summary. */
+async function turn(tenantId: string, traceId: string, sessionId: string, startMs: number, over: Partial<TraceSummary> = {}, userId: string | null = 'user-1') {
+  const spans: StoredSpan[] = spansOf(traceId, { input: `question ${traceId}`, steps: [tool('search', { q: traceId }, 'found'), llm(`answer ${traceId}`)], output: `answer ${traceId}` }, startMs).map(
+    (s) => ({ ...s, sessionId, userId }),
+  );
+  await store.traces.putSpans(tenantId, spans, EXPIRES, 1000);
+  const summary = { ...summarizeTrace(spans), ...over };
+  await store.traces.putSummary(tenantId, summary, 1000, EXPIRES);
+  return { summary, revision: 1000 };
+}
+
+describe('sessions', () => {
+  it('sum up their traces whatever order they arrive in and however often, listed by first seen', async () => {
+    const t = tenant();
+    const at = new Date(T0).toISOString();
+    await store.agents.create({ id: 'agt_fixture', tenantId: t, name: 'fixture-bot', description: '', profileSettings: { learningEnabled: true }, source: 'implicit', createdAt: at, updatedAt: at });
+    const a = await turn(t, 'tr-1', 's-1', T0);
+    const b = await turn(t, 'tr-2', 's-1', T0 + 60_000, { status: 'error', cost: 0.25, inputTokens: 100, outputTokens: 10, totalTokens: 110 });
+    const c = await turn(t, 'tr-3', 's-2', T0 + 30_000, {}, 'user-2');
+    await recordSessions(t, [b], EXPIRES, store);
+    await recordSessions(t, [a, c], EXPIRES, store);
+    await recordSessions(t, [a, b], EXPIRES, store);
+    await Promise.all([recordSessions(t, [a], EXPIRES, store), recordSessions(t, [b], EXPIRES, store)]);
+
+    const s1 = await store.sessions.get(t, 's-1');
+    expect(s1).toMatchObject({
+      sessionId: 's-1', agentId: 'agt_fixture', userId: 'user-1', firstSeenMs: T0, traceCount: 2, errorCount: 1, cost: 0.25,
+      inputTokens: 100, outputTokens: 10, totalTokens: 110, lastSeenMs: b.summary.endTimeMs, durationMs: b.summary.endTimeMs! - T0,
+    });
+    const listed = await listSessions(store, t, { limit: 50, skip: 0 }, FIRST);
+    expect(listed.items.map((s) => s.sessionId)).toEqual(['s-2', 's-1']);
+    expect(listed).toMatchObject({ total: 2, totalExact: true, hasMore: false });
+    expect((await listSessions(store, t, { limit: 50, skip: 0, userId: 'user-2' }, FIRST)).items.map((s) => s.sessionId)).toEqual(['s-2']);
+    expect((await listSessions(store, t, { limit: 50, skip: 0, agentId: 'agt_fixture', startDate: new Date(T0 + 1) }, FIRST)).items.map((s) => s.sessionId)).toEqual(['s-2']);
+  });
+
+  it('show their traces in the order they started, each with what it was asked and answered', async () => {
+    const t = tenant();
+    const turns = [await turn(t, 'tr-b', 's', T0 + 5_000), await turn(t, 'tr-a', 's', T0), await turn(t, 'tr-c', 's', T0 + 9_000)];
+    await recordSessions(t, turns, EXPIRES, store);
+    const first = await getSession(store, t, 's', { limit: 2, skip: 0 });
+    expect(first.data.traces.map((tr) => [tr.traceId, tr.input, tr.output])).toEqual([
+      ['tr-a', 'question tr-a', 'answer tr-a'],
+      ['tr-b', 'question tr-b', 'answer tr-b'],
+    ]);
+    expect(first).toMatchObject({ total: 3, totalExact: true, hasMore: true });
+    const second = await getSession(store, t, 's', { limit: 2, skip: 0, after: first.next! });
+    expect(second.data.traces.map((tr) => tr.traceId)).toEqual(['tr-c']);
+    await expect(getSession(store, 'tnt_other', 's', FIRST)).rejects.toThrow(NotFoundError);
+  });
+
+  it('follow a trace whose start moves earlier, and lose a deleted trace (the session goes with its last one)', async () => {
+    const t = tenant();
+    const late = await turn(t, 'tr-x', 's', T0 + 10_000);
+    const other = await turn(t, 'tr-y', 's', T0 + 20_000);
+    await recordSessions(t, [late, other], EXPIRES, store);
+    const earlier = { summary: { ...late.summary, startTimeMs: T0 }, revision: 2000 };
+    await store.traces.putSummary(t, earlier.summary, earlier.revision, EXPIRES);
+    await recordSessions(t, [earlier], EXPIRES, store);
+    expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items.map((i) => [i.traceId, i.startTimeMs])).toEqual([
+      ['tr-x', T0],
+      ['tr-y', T0 + 20_000],
+    ]);
+    expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0, traceCount: 2 });
+
+    await store.sessions.removeTrace(t, 's', 'tr-x', T0);
+    expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0 + 20_000, traceCount: 1 });
+    expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items.map((s) => s.firstSeenAt)).toEqual([new Date(T0 + 20_000).toISOString()]);
+    await store.sessions.removeTrace(t, 's', 'tr-y', T0 + 20_000);
+    expect(await store.sessions.get(t, 's')).toBeUndefined();
+    expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toEqual([]);
+  });
+});

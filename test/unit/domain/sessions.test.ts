@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { SESSION_TEXT_CHARS, sessionFigures, traceConversation } from '../../../shared/domain/sessions/sessions.ts';
+import { llm, spansOf } from '../../fixtures/judge/build.ts';
+import { traceSummary } from '../analytics/fixtures.ts';
+
+const T0 = Date.UTC(2026, 4, 1, 9);
+
+describe('session figures', () => {
+  it('sum the traces and take the agent and user of the earliest that names them, whatever the order', () => {
+    const traces = [
+      traceSummary({ traceId: 'b', startTimeMs: T0 + 60_000, endTimeMs: T0 + 90_000, status: 'error', inputTokens: 10, outputTokens: 5, cost: 0.1, agentId: 'agt_2', userId: 'u-2' }),
+      traceSummary({ traceId: 'a', startTimeMs: T0, endTimeMs: T0 + 1000, inputTokens: 1, outputTokens: 2, cost: 0.2, agentId: null, agentName: null, userId: null }),
+      traceSummary({ traceId: 'c', startTimeMs: T0 + 30_000, endTimeMs: null, agentId: 'agt_1', agentName: 'first', userId: 'u-1' }),
+    ];
+    const figures = sessionFigures('s', traces);
+    expect(figures).toEqual({
+      sessionId: 's', agentId: 'agt_1', agentName: 'first', userId: 'u-1', firstSeenMs: T0, lastSeenMs: T0 + 90_000, traceCount: 3, errorCount: 1,
+      inputTokens: 11, outputTokens: 7, totalTokens: 18, cost: 0.3, durationMs: 90_000,
+    });
+    expect(sessionFigures('s', [...traces].reverse())).toEqual(figures);
+  });
+});
+
+describe('what a trace was asked and answered', () => {
+  it("is its root's input and output, cut for the session's view", () => {
+    const spans = spansOf('t', { input: 'q'.repeat(SESSION_TEXT_CHARS + 10), steps: [llm('inner')], output: 'final' });
+    const { input, output } = traceConversation(spans);
+    expect(input).toBe(`${'q'.repeat(SESSION_TEXT_CHARS)}…[truncated 10 characters]`);
+    expect(output).toBe('final');
+  });
+
+  it('without a root, the earliest input and the last output any span has', () => {
+    const [, first, second] = spansOf('t', { input: null, steps: [llm('one', { input: 'asked' }), llm('two')], output: null });
+    expect(traceConversation([second!, first!])).toEqual({ input: 'asked', output: 'two' });
+    expect(traceConversation([])).toEqual({ input: null, output: null });
+  });
+});

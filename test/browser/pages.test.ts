@@ -1,17 +1,23 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectAccessible, newEmail, startConsole, type ConsoleHarness } from '../support/browser.ts';
-import { consolePages, seedTenant, signInContext, type SeededTenant } from '../support/console-seed.ts';
+import { consolePages, seedTenant, SESSION_TURNS, SESSION_USER, signInContext, type SeededTenant } from '../support/console-seed.ts';
 
 let h: ConsoleHarness;
 let tenant: SeededTenant;
 let page: Page;
+/** What the page threw or logged as an error during the test (checked by the tests that clear it). */
+let pageErrors: string[] = [];
 beforeAll(async () => {
   h = await startConsole();
   tenant = await seedTenant(h.service, newEmail('pages'));
   const context = await h.newContext();
   await signInContext(context, h.origin, tenant);
   page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(`${error.name}: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text());
+  });
 }, 180_000);
 afterAll(() => h?.stop());
 
@@ -59,6 +65,155 @@ describe('the trace page', () => {
     await page.getByText('The answer apologises but gives the customer nothing to act on.').waitFor();
     await page.getByText('orders service timed out').waitFor();
     await page.getByRole('region', { name: 'Alerts' }).getByRole('link').first().waitFor();
+  });
+});
+
+/** The rows of the traces table as their trace ids, once the answer for the URL is shown. */
+async function traceRows() {
+  await page.locator('table.traces[aria-busy="false"]').waitFor();
+  return page.locator('table.traces tbody tr .mono').allTextContents();
+}
+
+describe('the traces explorer', () => {
+  beforeEach(() => {
+    pageErrors = [];
+  });
+  afterEach(() => {
+    expect(pageErrors, 'errors in the browser console').toEqual([]);
+  });
+
+  it('filters by a tool\'s error type typed in, holds it in the URL, and checks a number as the API does before asking', async () => {
+    await page.goto('/traces');
+    await page.getByLabel('Error type').fill('Timeout');
+    await page.getByLabel('Error type').press('Enter');
+    await page.waitForURL(/\/traces\?errorType=Timeout$/);
+    // The seed's failing runs (every fifth from the second) time out in their tool call.
+    await expect.poll(async () => (await traceRows()).sort()).toEqual(['trace-01', 'trace-06', 'trace-11', 'trace-16', 'trace-21']);
+    await page.getByTestId('page-position').filter({ hasText: 'Page 1 · 5 traces' }).waitFor();
+    await expectAccessible(page, 'the traces page filtered by error type');
+
+    // The link reproduces the view; a bad number is the API's own message, under its field, and nothing is asked.
+    const requests: string[] = [];
+    const onRequest = (r: { url(): string }) => r.url().includes('/api/spans/traces') && requests.push(r.url());
+    page.on('request', onRequest);
+    await page.getByLabel('Min duration (ms)').fill('2.5');
+    await page.getByLabel('Min duration (ms)').press('Enter');
+    await page.waitForURL(/minDurationMs=2\.5/);
+    await page.getByText('minDurationMs: must be a whole number').waitFor();
+    expect(await page.getByLabel(/^Min duration/).getAttribute('aria-invalid')).toBe('true');
+    page.off('request', onRequest);
+    expect(requests).toEqual([]);
+    await expectAccessible(page, 'the traces page with a filter the API would refuse');
+    await page.getByLabel(/^Min duration/).fill('2600');
+    await page.getByLabel(/^Min duration/).press('Enter');
+    await page.waitForURL(/minDurationMs=2600/);
+    await expect.poll(async () => (await traceRows()).length).toBe(5);
+    // Each of them raised an alert; none of them raised none.
+    await page.getByLabel(/^Alerts/).selectOption('false');
+    await page.waitForURL(/hasAlert=false/);
+    await page.getByText('No trace matches these filters.').waitFor();
+    await page.getByLabel(/^Alerts/).selectOption('true');
+    await page.waitForURL(/hasAlert=true/);
+    await expect.poll(async () => (await traceRows()).length).toBe(5);
+    await page.goBack();
+    await page.getByText('No trace matches these filters.').waitFor();
+  });
+
+  it('pages by cursor to the second page and back, the page in the URL', async () => {
+    await page.goto('/traces?range=24h&limit=10');
+    const first = await traceRows();
+    expect(first).toHaveLength(10);
+    // 24 runs and the trace of 2,000 spans, counted exactly.
+    await page.getByTestId('page-position').filter({ hasText: 'Page 1 · 25 traces' }).waitFor();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByTestId('page-position').filter({ hasText: 'Page 2 · 25 traces' }).waitFor();
+    const url = new URL(page.url());
+    expect(url.searchParams.get('cursor')).toBeTruthy();
+    // The preset range is pinned where the first page read it, so the cursor's query stays the same.
+    expect(url.searchParams.get('at')).toBeTruthy();
+    await expect.poll(async () => (await traceRows()).filter((id) => first.includes(id))).toEqual([]);
+    const second = await traceRows();
+    expect(second).toHaveLength(10);
+    expect(second.filter((id) => first.includes(id))).toEqual([]);
+    await expectAccessible(page, 'the second page of traces');
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await page.getByTestId('page-position').filter({ hasText: 'Page 1' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('cursor')).toBeNull();
+    await expect.poll(() => traceRows()).toEqual(first);
+
+    // A link to the second page reproduces it, and offers the first page.
+    await page.goto(url.pathname + url.search);
+    expect(await traceRows()).toEqual(second);
+    await page.getByRole('button', { name: 'First page' }).click();
+    await expect.poll(() => traceRows()).toEqual(first);
+  });
+});
+
+describe('sessions', () => {
+  beforeEach(() => {
+    pageErrors = [];
+  });
+  afterEach(() => {
+    expect(pageErrors, 'errors in the browser console').toEqual([]);
+  });
+
+  it('lists sessions with their figures, filters them by user, and pages them by cursor', async () => {
+    await page.goto('/sessions?limit=10');
+    await page.locator('table.sessions[aria-busy="false"]').waitFor();
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: tenant.sessionId, exact: true }) });
+    // Agent, user, first/last seen, traces, errors, tokens, cost, duration.
+    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual([
+      tenant.sessionId,
+      'support-bot',
+      SESSION_USER,
+      expect.any(String),
+      expect.any(String),
+      '4',
+      '1',
+      expect.stringMatching(/^[\d,]+$/),
+      expect.stringMatching(/^\$/),
+      expect.stringMatching(/min/),
+    ]);
+    await page.getByTestId('page-position').filter({ hasText: '6 sessions' }).waitFor();
+    await expectAccessible(page, 'the sessions list');
+
+    await page.getByLabel('User id').fill(SESSION_USER);
+    await page.getByLabel('User id').press('Enter');
+    await page.waitForURL(/userId=customer-311/);
+    await expect.poll(() => page.locator('table.sessions tbody tr').count()).toBe(1);
+
+    await page.goto('/sessions?limit=5');
+    await page.locator('table.sessions[aria-busy="false"]').waitFor();
+    const first = await page.locator('table.sessions tbody tr td:first-child').allTextContents();
+    expect(first).toHaveLength(5);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByTestId('page-position').filter({ hasText: 'Page 2' }).waitFor();
+    await expect.poll(() => page.locator('table.sessions tbody tr td:first-child').allTextContents()).toHaveLength(1);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await expect.poll(() => page.locator('table.sessions tbody tr td:first-child').allTextContents()).toEqual(first);
+  });
+
+  it('shows a session as a conversation, its turns in order, each linking to its trace and back', async () => {
+    await page.goto('/sessions');
+    await page.getByRole('link', { name: tenant.sessionId, exact: true }).click();
+    await page.waitForURL(new RegExp(`/sessions/${tenant.sessionId}$`));
+    await page.getByTestId('session-figures').getByText(SESSION_USER).waitFor();
+    const conversation = page.getByRole('region', { name: 'Conversation' });
+    const turns = conversation.locator('li.turn');
+    await expect.poll(() => turns.count()).toBe(4);
+    // Oldest first: what the customer asked, and what the agent answered, turn by turn.
+    for (const [i, { ask, answer }] of SESSION_TURNS.entries()) {
+      await turns.nth(i).locator('.message-user').getByText(ask).waitFor();
+      await turns.nth(i).locator('.message-assistant').getByText(answer).waitFor();
+    }
+    await turns.nth(2).getByText('Failed: Timeout').waitFor();
+    await expectAccessible(page, 'a session');
+
+    await turns.nth(2).getByRole('link', { name: 'answer ticket' }).click();
+    await page.waitForURL(/\/traces\/trace-01$/);
+    await page.getByRole('link', { name: tenant.sessionId }).click();
+    await page.waitForURL(new RegExp(`/sessions/${tenant.sessionId}$`));
+    await expect.poll(() => turns.count()).toBe(4);
   });
 });
 

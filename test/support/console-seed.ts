@@ -19,11 +19,17 @@ export interface SeededTenant {
 const MINUTE = 60_000;
 
 /** One agent run: a root, an LLM call with a conversation, tool calls, some failing. */
-function run(traceId: string, agentName: string, at: number, options: { fail?: boolean; sessionId?: string; experimentId?: string; variant?: string; model?: string }) {
-  const common = { traceId, agentName, ...(options.sessionId ? { sessionId: options.sessionId } : {}), ...(options.experimentId ? { experimentId: options.experimentId, variant: options.variant } : {}) };
+function run(traceId: string, agentName: string, at: number, options: { fail?: boolean; ask?: string; answer?: string; sessionId?: string; userId?: string; experimentId?: string; variant?: string; model?: string }) {
+  const common = {
+    traceId,
+    agentName,
+    ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    ...(options.userId ? { userId: options.userId } : {}),
+    ...(options.experimentId ? { experimentId: options.experimentId, variant: options.variant } : {}),
+  };
   const model = options.model ?? 'gpt-4o-mini';
   return [
-    { ...common, spanId: 'root', name: 'answer ticket', kind: 'agent', startTime: at, endTime: at + 2600, status: options.fail ? 'error' : 'ok', ...(options.fail ? { statusMessage: 'order lookup failed' } : {}), input: 'Where is my order #1042?', output: options.fail ? 'Sorry, I could not look it up.' : 'It ships tomorrow.' },
+    { ...common, spanId: 'root', name: 'answer ticket', kind: 'agent', startTime: at, endTime: at + 2600, status: options.fail ? 'error' : 'ok', ...(options.fail ? { statusMessage: 'order lookup failed' } : {}), input: options.ask ?? 'Where is my order #1042?', output: options.fail ? 'Sorry, I could not look it up.' : (options.answer ?? 'It ships tomorrow.') },
     {
       ...common,
       spanId: 'plan',
@@ -64,9 +70,25 @@ async function ok<T = any>(promise: Promise<{ status: number; body: any }>, what
   return res.body as T;
 }
 
+const SESSION_ID = 'chat-7781';
+/** The user of `chat-7781`, and of no other session. */
+export const SESSION_USER = 'customer-311';
+
+/** What the customer of `chat-7781` asked and was answered, turn by turn (the third turn fails). */
+export const SESSION_TURNS = [
+  { ask: 'Where is my order #1042?', answer: 'It ships tomorrow.' },
+  { ask: 'Can it go to my office instead?', answer: 'Done: order #1042 now goes to 5 Market Street.' },
+  { ask: 'When will it arrive there?', answer: 'Sorry, I could not look it up.' },
+  { ask: 'Please try once more.', answer: 'It arrives on Thursday before noon.' },
+];
+
+/** The session and user of the seed's i-th run (the newest first): the turns of `chat-7781`, then five sessions of up to three, then none. */
+const sessionOf = (i: number) =>
+  i < 4 ? { sessionId: SESSION_ID, userId: SESSION_USER, ...SESSION_TURNS[3 - i] } : i < 16 ? { sessionId: `chat-${7700 + Math.floor(i / 3)}`, userId: `customer-${200 + (Math.floor(i / 3) % 2)}` } : {};
+
 /**
- * A tenant with something on every page: two agents' traces over the last hour (some failing, one
- * session), evaluation signals and logs, the alert the failures raised, a running experiment and a
+ * A tenant with something on every page: two agents' traces over the last hour (some failing, six
+ * sessions with their users), evaluation signals and logs, the alert the failures raised, a running experiment and a
  * trace of 2,000 spans. Everything goes through the public API.
  */
 export async function seedTenant(service: TestService, email: string, options: { bigTraceSpans?: number } = {}): Promise<SeededTenant> {
@@ -85,9 +107,10 @@ export async function seedTenant(service: TestService, email: string, options: {
   for (let i = 0; i < 24; i++) {
     const at = now - (i + 1) * 2.5 * MINUTE;
     spans.push(
-      ...run(`trace-${String(i).padStart(2, '0')}`, i % 3 === 0 ? 'billing-bot' : 'support-bot', at, {
+      // The support bot answers the turns of chat-7781 and two of every three other runs.
+      ...run(`trace-${String(i).padStart(2, '0')}`, i >= 4 && i % 3 === 0 ? 'billing-bot' : 'support-bot', at, {
         fail: i % 5 === 1,
-        ...(i < 4 ? { sessionId: 'chat-7781' } : {}),
+        ...sessionOf(i),
         experimentId: experiment.id,
         variant: i % 2 ? 'terse' : 'control',
         model: i % 4 === 0 ? 'claude-3-5-haiku' : 'gpt-4o-mini',
@@ -123,7 +146,7 @@ export async function seedTenant(service: TestService, email: string, options: {
   const agents = (await ok(service.api('GET', '/agents', { apiKey }), 'GET /agents')).data as Array<{ id: string; name: string }>;
   const agentId = agents.find((a) => a.name === 'support-bot')!.id;
   const alerts = (await ok(service.api('GET', '/spans/alerts', { apiKey }), 'GET /spans/alerts')).data as Array<{ id: string }>;
-  return { email, apiKey, refreshToken, traceId, bigTraceId, sessionId: 'chat-7781', agentId, alertId: alerts[0]!.id, experimentId: experiment.id };
+  return { email, apiKey, refreshToken, traceId, bigTraceId, sessionId: SESSION_ID, agentId, alertId: alerts[0]!.id, experimentId: experiment.id };
 }
 
 /** Signs a browser context in as the seeded tenant, with the refresh cookie its registration set. */
@@ -135,6 +158,7 @@ export async function signInContext(context: BrowserContext, origin: string, ten
 export const consolePages = (t: SeededTenant) => [
   { name: 'overview', path: '/', heading: 'Overview' },
   { name: 'traces', path: '/traces?agentId=' + encodeURIComponent(t.agentId), heading: 'Traces' },
+  { name: 'traces-filtered', path: '/traces?errorType=Timeout&minDurationMs=2000&range=24h', heading: 'Traces' },
   { name: 'trace', path: `/traces/${t.traceId}?span=lookup`, heading: 'answer ticket' },
   { name: 'trace-2000-spans', path: `/traces/${t.bigTraceId}`, heading: 'long research task' },
   { name: 'sessions', path: '/sessions', heading: 'Sessions' },

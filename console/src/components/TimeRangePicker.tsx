@@ -1,9 +1,13 @@
 import { RANGES, isRangeKey, rangeDates } from './range';
 
-/** The time range a list page holds in its URL: a preset (`range=24h`) or explicit `from`/`to`. */
+/**
+ * The time range a list page holds in its URL: a preset (`range=24h`) or explicit `from`/`to`. A
+ * preset ends now, or at `at` once a page has been turned (see `pinnedRange`).
+ */
 export function rangeFromSearch(search: URLSearchParams): { startDate?: string; endDate?: string } {
   const range = search.get('range');
-  if (isRangeKey(range)) return rangeDates(range);
+  const at = Date.parse(search.get('at') ?? '');
+  if (isRangeKey(range)) return rangeDates(range, Number.isNaN(at) ? Date.now() : at);
   const from = search.get('from');
   const to = search.get('to');
   return { ...(from ? { startDate: new Date(from).toISOString() } : {}), ...(to ? { endDate: new Date(to).toISOString() } : {}) };
@@ -50,13 +54,24 @@ export function TimeRangePicker({ search, onChange }: { search: URLSearchParams;
   );
 }
 
-/** A URL search with some parameters changed (undefined removes one) and paging reset. */
+/**
+ * What keeps a preset range where it was while its pages are turned: its end, as `at`. A cursor
+ * continues only the query that returned it, dates included, and "the last hour" moves on every minute.
+ */
+export function pinnedRange(search: URLSearchParams, query: { endDate?: string }): Record<string, string> {
+  return isRangeKey(search.get('range')) && query.endDate ? { at: query.endDate } : {};
+}
+
+/** The parameters of the page a list shows; a change of anything else goes back to the first page. */
+const PAGE_PARAMETERS = ['cursor', 'at'];
+
+/** A URL search with some parameters changed (undefined removes one) and, unless `keepPage`, paging reset. */
 export function withChanges(search: URLSearchParams, changes: Record<string, string | undefined>, keepPage = false): URLSearchParams {
   const next = new URLSearchParams(search);
   for (const [name, value] of Object.entries(changes)) {
     if (value === undefined || value === '') next.delete(name);
     else next.set(name, value);
   }
-  if (!keepPage && !('skip' in changes)) next.delete('skip');
+  if (!keepPage) for (const name of PAGE_PARAMETERS) if (!(name in changes)) next.delete(name);
   return next;
 }

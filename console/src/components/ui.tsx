@@ -71,31 +71,6 @@ export const formatPercent = (ratio: number | null | undefined): string =>
 export const formatTime = (iso: string | null | undefined): string =>
   iso ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' }) : '—';
 
-/** Previous/next over a list answer's `pagination`. */
-export function Pager({
-  pagination,
-  onSkip,
-}: {
-  pagination: { total: number; limit: number; skip: number; hasMore: boolean } | undefined;
-  onSkip: (skip: number) => void;
-}) {
-  if (!pagination) return null;
-  const { skip, limit, hasMore, total } = pagination;
-  return (
-    <nav className="pager" aria-label="Pages">
-      <button type="button" disabled={skip === 0} onClick={() => onSkip(Math.max(0, skip - limit))}>
-        Previous
-      </button>
-      <span className="muted">
-        {total === 0 ? 'none' : `${skip + 1}–${Math.min(skip + limit, total)} of ${total.toLocaleString('en-US')}`}
-      </span>
-      <button type="button" disabled={!hasMore} onClick={() => onSkip(skip + limit)}>
-        Next
-      </button>
-    </nav>
-  );
-}
-
 export function Empty({ children }: { children: ReactNode }) {
   return <p className="empty">{children}</p>;
 }

@@ -2,15 +2,15 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
-import { withChanges } from '../components/TimeRangePicker';
-import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle, Pager } from '../components/ui';
+import { CursorPager } from '../components/CursorPager';
+import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle } from '../components/ui';
 
 export default function Agents() {
-  const [search, setSearch] = useSearchParams();
-  const skip = search.get('skip') ?? '0';
+  const [search] = useSearchParams();
+  const cursor = search.get('cursor');
   const agents = useQuery({
-    queryKey: ['agents', skip],
-    queryFn: async () => unwrap(await api.GET('/agents', { params: { query: { limit: '50', skip } } })),
+    queryKey: ['agents', cursor],
+    queryFn: async () => unwrap(await api.GET('/agents', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}) } } })),
     placeholderData: keepPreviousData,
   });
   return (
@@ -55,7 +55,7 @@ export default function Agents() {
               ))}
             </tbody>
           </table>
-          <Pager pagination={agents.data.pagination} onSkip={(s) => setSearch(withChanges(search, { skip: s ? String(s) : undefined }, true))} />
+          <CursorPager pagination={agents.data.pagination} noun="agents" />
         </>
       ) : null}
     </>

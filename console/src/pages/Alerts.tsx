@@ -4,11 +4,12 @@ import { LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES } from '../../../sha
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { AlertActions } from '../components/alert-actions';
-import { rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
-import { Badge, Empty, ErrorMessage, formatNumber, formatTime, Loading, PageTitle, Pager, statusTone } from '../components/ui';
+import { CursorPager } from '../components/CursorPager';
+import { pinnedRange, rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { Badge, Empty, ErrorMessage, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type AlertQuery = NonNullable<paths['/spans/alerts']['get']['parameters']['query']>;
-const FILTERS = ['status', 'type', 'severity', 'agentId', 'skip'] as const satisfies ReadonlyArray<keyof AlertQuery>;
+const FILTERS = ['status', 'type', 'severity', 'agentId', 'cursor'] as const satisfies ReadonlyArray<keyof AlertQuery>;
 
 export default function Alerts() {
   const [search, setSearch] = useSearchParams();
@@ -114,7 +115,7 @@ export default function Alerts() {
               ))}
             </tbody>
           </table>
-          <Pager pagination={alerts.data.pagination} onSkip={(s) => setSearch(withChanges(search, { skip: s ? String(s) : undefined }, true))} />
+          <CursorPager pagination={alerts.data.pagination} noun="alerts" pin={pinnedRange(search, query)} />
         </>
       ) : null}
     </>

@@ -2,16 +2,17 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { CursorPager } from '../components/CursorPager';
 import { withChanges } from '../components/TimeRangePicker';
-import { Badge, Empty, ErrorMessage, formatTime, Loading, PageTitle, Pager, statusTone } from '../components/ui';
+import { Badge, Empty, ErrorMessage, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 export default function Experiments() {
   const [search, setSearch] = useSearchParams();
-  const skip = search.get('skip') ?? '0';
+  const cursor = search.get('cursor');
   const status = search.get('status') ?? '';
   const experiments = useQuery({
-    queryKey: ['experiments', skip, status],
-    queryFn: async () => unwrap(await api.GET('/experiments', { params: { query: { limit: '50', skip, ...(status ? { status: status as 'running' } : {}) } } })),
+    queryKey: ['experiments', cursor, status],
+    queryFn: async () => unwrap(await api.GET('/experiments', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}), ...(status ? { status: status as 'running' } : {}) } } })),
     placeholderData: keepPreviousData,
   });
   return (
@@ -62,7 +63,7 @@ export default function Experiments() {
               ))}
             </tbody>
           </table>
-          <Pager pagination={experiments.data.pagination} onSkip={(s) => setSearch(withChanges(search, { skip: s ? String(s) : undefined }, true))} />
+          <CursorPager pagination={experiments.data.pagination} noun="experiments" />
         </>
       ) : null}
     </>

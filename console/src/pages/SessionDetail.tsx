@@ -1,34 +1,93 @@
-import { useQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
-import { api, unwrap } from '../api/client';
-import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api, unwrap, type Schemas } from '../api/client';
+import { Content } from '../components/Content';
+import { CursorPager } from '../components/CursorPager';
+import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
-/** One session: its traces in order, as the turns of a conversation. */
+type Turn = Schemas['SessionsGetResponse']['data']['traces'][number];
+
+/** One session: its figures, and its traces in the order they started as the turns of a conversation. */
 export default function SessionDetail() {
   const { sessionId = '' } = useParams();
-  const traces = useQuery({
-    queryKey: ['session', sessionId],
-    queryFn: async () => unwrap(await api.GET('/spans/traces', { params: { query: { sessionId, limit: '100' } } })).data,
+  const [search] = useSearchParams();
+  const cursor = search.get('cursor');
+  const query = { limit: '20', ...(cursor ? { cursor } : {}) };
+  const session = useQuery({
+    queryKey: ['session', sessionId, query],
+    queryFn: async () => unwrap(await api.GET('/sessions/{sessionId}', { params: { path: { sessionId }, query } })),
+    placeholderData: keepPreviousData,
   });
-  const turns = [...(traces.data ?? [])].reverse();
+  const s = session.data?.data;
   return (
     <>
-      <PageTitle title={`Session ${sessionId}`} />
-      <ErrorMessage error={traces.error} />
-      {traces.isLoading ? <Loading /> : null}
-      {traces.data?.length === 0 ? <Empty>No traces in this session.</Empty> : null}
-      <ol className="conversation turns">
-        {turns.map((t) => (
-          <li key={t.traceId} className="turn">
-            <p>
-              <Badge tone={statusTone(t.status)}>{t.status}</Badge> <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name}</Link>{' '}
-              <span className="muted small">
-                {formatTime(t.startTime)} · {formatDuration(t.durationMs)} · {formatCost(t.cost)} · {t.agentName ?? 'no agent'}
-              </span>
-            </p>
-          </li>
-        ))}
-      </ol>
+      <PageTitle title={`Session ${sessionId}`}>
+        <Link to={`/traces?sessionId=${encodeURIComponent(sessionId)}`}>Its traces in the explorer</Link>
+      </PageTitle>
+      <ErrorMessage error={session.error} />
+      {session.isLoading ? <Loading /> : null}
+      {s && session.data ? (
+        <>
+          <dl className="cards" data-testid="session-figures">
+            <Figure label="Agent" value={s.agentId ? <Link to={`/agents/${encodeURIComponent(s.agentId)}`}>{s.agentName ?? s.agentId}</Link> : '—'} />
+            <Figure label="User" value={s.userId ?? '—'} />
+            <Figure label="Traces" value={formatNumber(s.traceCount)} />
+            <Figure label="Errors" value={formatNumber(s.errorCount)} />
+            <Figure label="Tokens" value={formatNumber(s.totalTokens)} detail={`${formatNumber(s.inputTokens)} in / ${formatNumber(s.outputTokens)} out`} />
+            <Figure label="Cost" value={formatCost(s.cost)} />
+            <Figure label="Duration" value={formatDuration(s.durationMs)} />
+          </dl>
+          <p className="muted small">
+            First seen {formatTime(s.firstSeenAt)} · last seen {formatTime(s.lastSeenAt)}
+          </p>
+          <section aria-labelledby="conversation-title">
+            <h2 id="conversation-title">Conversation</h2>
+            {s.traces.length === 0 ? <Empty>No traces on this page of the session.</Empty> : null}
+            <ol className="turns" aria-busy={session.isPlaceholderData}>
+              {s.traces.map((t) => (
+                <TurnView key={t.traceId} turn={t} />
+              ))}
+            </ol>
+            <CursorPager pagination={session.data.pagination} noun="traces" />
+          </section>
+        </>
+      ) : null}
     </>
+  );
+}
+
+function Figure({ label, value, detail }: { label: string; value: React.ReactNode; detail?: string }) {
+  return (
+    <div className="card">
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+      {detail ? <dd className="detail">{detail}</dd> : null}
+    </div>
+  );
+}
+
+/** A trace as a turn: what it was asked and what it answered (cut at 4 KB; the trace has them whole). */
+function TurnView({ turn }: { turn: Turn }) {
+  return (
+    <li className="turn">
+      <p className="turn-head">
+        <Link to={`/traces/${encodeURIComponent(turn.traceId)}`}>{turn.name}</Link> <Badge tone={statusTone(turn.status)}>{turn.status}</Badge>{' '}
+        <span className="muted small">
+          {formatTime(turn.startTime)} · {formatDuration(turn.durationMs)} · {formatNumber(turn.totalTokens)} tokens · {formatCost(turn.cost)}
+          {turn.agentName ? ` · ${turn.agentName}` : ''}
+        </span>
+      </p>
+      <ol className="conversation">
+        <li className="message message-user">
+          <span className="role">Input</span>
+          {turn.input === null ? <p className="muted">No input recorded.</p> : <Content text={turn.input} />}
+        </li>
+        <li className="message message-assistant">
+          <span className="role">Output</span>
+          {turn.output === null ? <p className="muted">No output recorded.</p> : <Content text={turn.output} />}
+          {turn.errorTypes.length > 0 ? <p className="field-error">Failed: {turn.errorTypes.join(', ')}</p> : null}
+        </li>
+      </ol>
+    </li>
   );
 }

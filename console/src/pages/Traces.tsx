@@ -1,21 +1,38 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
+import { traceListQuery } from '../../../shared/schemas/routes/spans.ts';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
-import { rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
-import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, Pager, statusTone } from '../components/ui';
+import { CursorPager, pageSize } from '../components/CursorPager';
+import { ChoiceFilter, TextFilter } from '../components/filters';
+import { queryProblems } from '../components/query-problems';
+import { pinnedRange, rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type TraceQuery = NonNullable<paths['/spans/traces']['get']['parameters']['query']>;
+type FilterName = Exclude<keyof TraceQuery, 'limit' | 'skip' | 'cursor' | 'startDate' | 'endDate'>;
 
-/** The text filters of `GET /spans/traces` besides the ones with choices; typed by the API's own query. */
-const TEXT_FILTERS = [{ name: 'sessionId', label: 'Session id' }] as const satisfies ReadonlyArray<{ name: keyof TraceQuery; label: string }>;
+/** The typed filters of `GET /spans/traces`; `suggest` names the `GET /spans/filters` list offered while typing. */
+const TYPED_FILTERS = [
+  { name: 'toolName', label: 'Tool', suggest: 'toolNames' },
+  { name: 'errorType', label: 'Error type', suggest: 'errorTypes' },
+  { name: 'name', label: 'Trace name', suggest: 'traceNames' },
+  { name: 'userId', label: 'User id' },
+  { name: 'sessionId', label: 'Session id' },
+  { name: 'minDurationMs', label: 'Min duration (ms)', inputMode: 'numeric' },
+  { name: 'maxDurationMs', label: 'Max duration (ms)', inputMode: 'numeric' },
+  { name: 'minCost', label: 'Min cost ($)', inputMode: 'decimal' },
+  { name: 'minTokens', label: 'Min tokens', inputMode: 'numeric' },
+] as const satisfies ReadonlyArray<{ name: FilterName; label: string; suggest?: 'toolNames' | 'errorTypes' | 'traceNames'; inputMode?: 'numeric' | 'decimal' }>;
 
-const PAGE_SIZE = '50';
+const STATUSES = ['ok', 'error'] as const satisfies ReadonlyArray<NonNullable<TraceQuery['status']>>;
 
-/** The query the URL describes: everything the list endpoint takes, so a link reproduces the view. */
+const FILTERS: readonly FilterName[] = ['agentId', 'status', 'model', 'hasAlert', ...TYPED_FILTERS.map((f) => f.name)];
+
+/** The query the URL describes: every filter the list endpoint takes and the page, so a link reproduces the view. */
 function traceQuery(search: URLSearchParams): TraceQuery {
-  const query: Record<string, string> = { limit: PAGE_SIZE, ...rangeFromSearch(search) };
-  for (const name of ['agentId', 'status', 'model', 'skip', ...TEXT_FILTERS.map((f) => f.name)] as const) {
+  const query: Record<string, string> = { limit: pageSize(search), ...rangeFromSearch(search) };
+  for (const name of [...FILTERS, 'cursor']) {
     const value = search.get(name);
     if (value) query[name] = value;
   }
@@ -25,53 +42,56 @@ function traceQuery(search: URLSearchParams): TraceQuery {
 export default function Traces() {
   const [search, setSearch] = useSearchParams();
   const query = traceQuery(search);
+  const problems = queryProblems(traceListQuery, query);
   const filters = useQuery({ queryKey: ['filters'], queryFn: async () => unwrap(await api.GET('/spans/filters')).data, staleTime: 60_000 });
   const traces = useQuery({
     queryKey: ['traces', query],
     queryFn: async () => unwrap(await api.GET('/spans/traces', { params: { query } })),
     placeholderData: keepPreviousData,
+    enabled: problems.size === 0,
   });
   const change = (changes: Record<string, string | undefined>) => setSearch(withChanges(search, changes));
+  const value = (name: string) => search.get(name) ?? '';
+  const unplaced = [...problems].filter(([field]) => !(FILTERS as readonly string[]).includes(field)).map(([, problem]) => problem);
 
   return (
     <>
       <PageTitle title="Traces" />
       <form className="filters" aria-label="Trace filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Agent
-          <select value={search.get('agentId') ?? ''} onChange={(e) => change({ agentId: e.target.value })}>
-            <option value="">All agents</option>
-            {filters.data?.agents.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select value={search.get('status') ?? ''} onChange={(e) => change({ status: e.target.value })}>
-            <option value="">Any status</option>
-            <option value="ok">ok</option>
-            <option value="error">error</option>
-          </select>
-        </label>
-        <label>
-          Model
-          <select value={search.get('model') ?? ''} onChange={(e) => change({ model: e.target.value })}>
-            <option value="">Any model</option>
-            {filters.data?.models.map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
-            ))}
-          </select>
-        </label>
-        {TEXT_FILTERS.map((f) => (
-          <label key={f.name}>
-            {f.label}
-            <input type="search" defaultValue={search.get(f.name) ?? ''} onBlur={(e) => change({ [f.name]: e.target.value.trim() })} onKeyDown={(e) => e.key === 'Enter' && change({ [f.name]: e.currentTarget.value.trim() })} />
-          </label>
+        <ChoiceFilter
+          name="agentId"
+          label="Agent"
+          any="All agents"
+          value={value('agentId')}
+          choices={filters.data?.agents.map((a) => ({ value: a.id, label: a.name })) ?? []}
+          problem={problems.get('agentId')}
+          onChange={(v) => change({ agentId: v })}
+        />
+        <ChoiceFilter name="status" label="Status" any="Any status" value={value('status')} choices={STATUSES.map((s) => ({ value: s, label: s }))} problem={problems.get('status')} onChange={(v) => change({ status: v })} />
+        <ChoiceFilter name="model" label="Model" any="Any model" value={value('model')} choices={filters.data?.models.map((m) => ({ value: m, label: m })) ?? []} problem={problems.get('model')} onChange={(v) => change({ model: v })} />
+        <ChoiceFilter
+          name="hasAlert"
+          label="Alerts"
+          any="With or without"
+          value={value('hasAlert')}
+          choices={[
+            { value: 'true', label: 'Raised an alert' },
+            { value: 'false', label: 'Raised none' },
+          ]}
+          problem={problems.get('hasAlert')}
+          onChange={(v) => change({ hasAlert: v })}
+        />
+        {TYPED_FILTERS.map((f) => (
+          <TextFilter
+            key={f.name}
+            name={f.name}
+            label={f.label}
+            value={value(f.name)}
+            problem={problems.get(f.name)}
+            suggestions={'suggest' in f ? filters.data?.[f.suggest] : undefined}
+            {...('inputMode' in f ? { inputMode: f.inputMode } : {})}
+            onCommit={(v) => change({ [f.name]: v })}
+          />
         ))}
         <TimeRangePicker search={search} onChange={change} />
         {search.size > 0 ? (
@@ -80,13 +100,18 @@ export default function Traces() {
           </button>
         ) : null}
       </form>
+      {unplaced.length > 0 ? (
+        <p className="error" role="alert">
+          {unplaced.join('; ')}
+        </p>
+      ) : null}
       <ErrorMessage error={filters.error ?? traces.error} />
-      {traces.isLoading ? <Loading /> : null}
-      {traces.data ? (
-        traces.data.data.length === 0 ? (
-          <Empty>No trace matches these filters.</Empty>
-        ) : (
-          <>
+      {problems.size > 0 ? <Empty>Correct the filters above to see traces.</Empty> : traces.isLoading ? <Loading /> : null}
+      {traces.data && problems.size === 0 ? (
+        <>
+          {traces.data.data.length === 0 ? (
+            <Empty>{traces.data.pagination.nextCursor ? 'No trace on this stretch of the list; the next page reads on.' : 'No trace matches these filters.'}</Empty>
+          ) : (
             <table className="traces" aria-busy={traces.isPlaceholderData}>
               <thead>
                 <tr>
@@ -99,6 +124,7 @@ export default function Traces() {
                   <th scope="col">Tokens</th>
                   <th scope="col">Cost</th>
                   <th scope="col">Model</th>
+                  <th scope="col">Session</th>
                 </tr>
               </thead>
               <tbody>
@@ -112,19 +138,22 @@ export default function Traces() {
                     <td>{t.agentId ? <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>{t.agentName}</Link> : '—'}</td>
                     <td>
                       <Badge tone={statusTone(t.status)}>{t.status}</Badge>
+                      {t.errorTypes.length > 0 ? <div className="muted small">{t.errorTypes.join(', ')}</div> : null}
+                      {t.alertTypes.length > 0 ? <div className="small">alert: {t.alertTypes.join(', ')}</div> : null}
                     </td>
                     <td>{formatDuration(t.durationMs)}</td>
                     <td>{formatNumber(t.spanCount)}</td>
                     <td>{formatNumber(t.totalTokens)}</td>
                     <td>{formatCost(t.cost)}</td>
                     <td>{t.model ?? '—'}</td>
+                    <td>{t.sessionId ? <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`} aria-label={`Session ${t.sessionId}`}>{t.sessionId}</Link> : '—'}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
-            <Pager pagination={traces.data.pagination} onSkip={(skip) => setSearch(withChanges(search, { skip: skip ? String(skip) : undefined }, true))} />
-          </>
-        )
+          )}
+          <CursorPager pagination={traces.data.pagination} noun="traces" pin={pinnedRange(search, query)} sizes />
+        </>
       ) : null}
     </>
   );

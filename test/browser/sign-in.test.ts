@@ -69,6 +69,8 @@ describe('signing in', () => {
     const page = await (await h.newContext()).newPage();
     await page.goto('/login');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    // The page loads lazily: filling before it shows would fill the sign-in form's field.
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
     await page.getByLabel('E-mail').fill(email);
     await page.getByRole('button', { name: 'E-mail me a reset link' }).click();
     await page.getByText('a reset link is on its way').waitFor();

@@ -66,6 +66,19 @@ export function pinnedRange(search: URLSearchParams, query: { endDate?: string }
 const PAGE_PARAMETERS = ['cursor', 'at'];
 
 /** A URL search with some parameters changed (undefined removes one) and, unless `keepPage`, paging reset. */
+/**
+ * The query of a list the URL describes: its page size, its time range and the named parameters it
+ * holds (filters and the cursor), so that a link reproduces the view.
+ */
+export function listQueryFromSearch(search: URLSearchParams, names: readonly string[], limit: string): Record<string, string> {
+  const query: Record<string, string> = { limit, ...rangeFromSearch(search) };
+  for (const name of names) {
+    const value = search.get(name);
+    if (value) query[name] = value;
+  }
+  return query;
+}
+
 export function withChanges(search: URLSearchParams, changes: Record<string, string | undefined>, keepPage = false): URLSearchParams {
   const next = new URLSearchParams(search);
   for (const [name, value] of Object.entries(changes)) {

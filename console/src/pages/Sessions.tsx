@@ -7,25 +7,15 @@ import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';
 import { ChoiceFilter, TextFilter } from '../components/filters';
 import { queryProblems } from '../components/query-problems';
-import { pinnedRange, rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle } from '../components/ui';
 
 type SessionQuery = NonNullable<paths['/sessions']['get']['parameters']['query']>;
 
-/** The query the URL describes (agent, user, when sessions started, the page), so a link reproduces the view. */
-function sessionQuery(search: URLSearchParams): SessionQuery {
-  const query: Record<string, string> = { limit: pageSize(search), ...rangeFromSearch(search) };
-  for (const name of ['agentId', 'userId', 'cursor'] as const) {
-    const value = search.get(name);
-    if (value) query[name] = value;
-  }
-  return query as SessionQuery;
-}
-
 /** Conversations: the sessions most recently started first, with their figures. */
 export default function Sessions() {
   const [search, setSearch] = useSearchParams();
-  const query = sessionQuery(search);
+  const query = listQueryFromSearch(search, ['agentId', 'userId', 'cursor'], pageSize(search)) as SessionQuery;
   const problems = queryProblems(sessionListQuery, query);
   const filters = useQuery({ queryKey: ['filters'], queryFn: async () => unwrap(await api.GET('/spans/filters')).data, staleTime: 60_000 });
   const sessions = useQuery({

@@ -6,7 +6,7 @@ import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';
 import { ChoiceFilter, TextFilter } from '../components/filters';
 import { queryProblems } from '../components/query-problems';
-import { pinnedRange, rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type TraceQuery = NonNullable<paths['/spans/traces']['get']['parameters']['query']>;
@@ -29,19 +29,10 @@ const STATUSES = ['ok', 'error'] as const satisfies ReadonlyArray<NonNullable<Tr
 
 const FILTERS: readonly FilterName[] = ['agentId', 'status', 'model', 'hasAlert', ...TYPED_FILTERS.map((f) => f.name)];
 
-/** The query the URL describes: every filter the list endpoint takes and the page, so a link reproduces the view. */
-function traceQuery(search: URLSearchParams): TraceQuery {
-  const query: Record<string, string> = { limit: pageSize(search), ...rangeFromSearch(search) };
-  for (const name of [...FILTERS, 'cursor']) {
-    const value = search.get(name);
-    if (value) query[name] = value;
-  }
-  return query as TraceQuery;
-}
 
 export default function Traces() {
   const [search, setSearch] = useSearchParams();
-  const query = traceQuery(search);
+  const query = listQueryFromSearch(search, [...FILTERS, 'cursor'], pageSize(search)) as TraceQuery;
   const problems = queryProblems(traceListQuery, query);
   const filters = useQuery({ queryKey: ['filters'], queryFn: async () => unwrap(await api.GET('/spans/filters')).data, staleTime: 60_000 });
   const traces = useQuery({

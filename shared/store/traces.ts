@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
-import { batchWrite, deleteRequests, mapConcurrently, putRequests, queryAll } from './batch.ts';
+import { batchGet, batchWrite, deleteRequests, mapConcurrently, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { NO_AGENT, SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
@@ -50,6 +50,36 @@ const FACET_ATTRIBUTES = { models: 'models', kinds: 'kinds', toolNames: 'toolNam
 
 export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
 
+/** A stored summary and what it was computed from (`spanGroups` and `version` are absent on summaries written without a basis). */
+export interface StoredSummary {
+  summary: TraceSummary;
+  revision: number;
+  /** The span groups the summary was computed from. */
+  spanGroups?: string[];
+  /** Changes with every write (see `putSummary`). */
+  version?: string;
+}
+
+/** What a summary was computed from, and the stored summary it replaces (undefined: none is stored). */
+export interface SummaryBasis {
+  spanGroups: readonly string[];
+  replaces: StoredSummary | undefined;
+}
+
+/** One message's spans of one trace: a span group, stored as one item. */
+export interface SpanGroup {
+  traceId: string;
+  groupId: string;
+  spans: StoredSpan[];
+}
+
+/** The span groups of one message's spans: one per trace. */
+export function spanGroupsOf(spans: readonly StoredSpan[]): SpanGroup[] {
+  const byTrace = new Map<string, StoredSpan[]>();
+  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span]);
+  return [...byTrace].map(([traceId, group]) => ({ traceId, groupId: spanGroupId(group), spans: group }));
+}
+
 /**
  * Spans are stored per trace and arrival: the spans of one trace that one message brought form one
  * item holding them compressed (a trace's spans repeat its prompts, names and attribute keys, so the
@@ -57,10 +87,8 @@ export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
  * from the span ids, so a redelivered message overwrites its own items.
  */
 function spanGroupItems(tenantId: string, spans: readonly StoredSpan[], expiresAt: number, writtenAtMs: number) {
-  const byTrace = new Map<string, StoredSpan[]>();
-  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span]);
-  return [...byTrace].map(([traceId, group]) => ({
-    ...keys.spanGroup(tenantId, traceId, spanGroupId(group)),
+  return spanGroupsOf(spans).map(({ traceId, groupId, spans: group }) => ({
+    ...keys.spanGroup(tenantId, traceId, groupId),
     entity: 'spanGroup',
     traceId,
     spanCount: group.length,
@@ -124,8 +152,8 @@ export function spansFromItems(items: readonly Record<string, unknown>[]): Store
   return [...latest.values()];
 }
 
-/** A trace summary item as `putSummary` writes it. */
-export function summaryItem(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number): Record<string, unknown> {
+/** A trace summary item as `putSummary` writes it (with a basis: the span groups it was computed from and a new version). */
+export function summaryItem(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number, basis?: SummaryBasis): Record<string, unknown> {
   return {
     ...keys.traceSummary(tenantId, summary.traceId),
     ...traceIndexKeys(tenantId, summary.agentId, summary.startTimeMs, summary.traceId),
@@ -133,7 +161,37 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
     ...summary,
     tenantId,
     revision,
+    ...(basis ? { spanGroups: [...basis.spanGroups], version: randomBytes(12).toString('base64url') } : {}),
     expiresAt,
+  };
+}
+
+const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version'] as const;
+
+function storedSummary(item: Record<string, unknown>): StoredSummary {
+  const summary = stripKeys<Record<string, unknown>>(item);
+  for (const name of SUMMARY_BOOKKEEPING) delete summary[name];
+  return {
+    summary: summary as unknown as TraceSummary,
+    revision: Number(item['revision'] ?? 0),
+    ...(Array.isArray(item['spanGroups']) ? { spanGroups: (item['spanGroups'] as unknown[]).map(String) } : {}),
+    ...(item['version'] !== undefined ? { version: String(item['version']) } : {}),
+  };
+}
+
+/**
+ * The condition that a summary write replaces exactly the summary its basis read: none, the same
+ * version, or (written without a basis) the same revision and span count.
+ */
+function replacing(stored: StoredSummary | undefined) {
+  if (!stored) return { ConditionExpression: 'attribute_not_exists(PK)' };
+  if (stored.version !== undefined) {
+    return { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': stored.version } };
+  }
+  return {
+    ConditionExpression: 'attribute_not_exists(#version) AND revision = :revision AND spanCount = :count',
+    ExpressionAttributeNames: { '#version': 'version' },
+    ExpressionAttributeValues: { ':revision': stored.revision, ':count': stored.summary.spanCount },
   };
 }
 
@@ -190,33 +248,65 @@ export function tracesRepository(db: Db) {
     return page.Items ?? [];
   }
 
+  /** Every span group of a trace: their ids and spans (a strongly consistent query). */
+  async function spanGroupsOfTrace(tenantId: string, traceId: string): Promise<{ groupIds: string[]; spans: StoredSpanWrite[] }> {
+    const items = await queryAll(db, {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId), ':prefix': SPAN_GROUP_PREFIX },
+      ConsistentRead: true,
+    });
+    return { groupIds: items.map((i) => String(i['SK']).slice(SPAN_GROUP_PREFIX.length)), spans: spansFromItems(items) };
+  }
+
   return {
     /** Idempotent: a redelivered message writes the same span groups again (see `spanGroupItems`). */
     async putSpans(tenantId: string, spans: readonly StoredSpan[], expiresAt: number, writtenAtMs: number): Promise<void> {
       await batchWrite(db, putRequests(spanGroupItems(tenantId, spans, expiresAt, writtenAtMs)));
     },
 
-    async spansOf(tenantId: string, traceId: string): Promise<StoredSpanWrite[]> {
-      const items = await queryAll(db, {
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId), ':prefix': SPAN_GROUP_PREFIX },
-        ConsistentRead: true,
-      });
-      return spansFromItems(items);
+    /** `putSpans` of several messages' spans in one go. */
+    async putSpansOfMessages(tenantId: string, messages: ReadonlyArray<{ spans: readonly StoredSpan[]; expiresAt: number }>, writtenAtMs: number): Promise<void> {
+      await batchWrite(db, putRequests(messages.flatMap((m) => spanGroupItems(tenantId, m.spans, m.expiresAt, writtenAtMs))));
     },
+
+    /** The spans of these span groups, by trace id (strongly consistent reads, grouped). */
+    async spansOfGroups(tenantId: string, groups: ReadonlyArray<{ traceId: string; groupId: string }>): Promise<Map<string, StoredSpanWrite[]>> {
+      const items = await batchGet(db, groups.map((g) => keys.spanGroup(tenantId, g.traceId, g.groupId)), true);
+      const byTrace = new Map<string, Record<string, unknown>[]>();
+      for (const item of items) byTrace.set(String(item['traceId']), [...(byTrace.get(String(item['traceId'])) ?? []), item]);
+      return new Map([...byTrace].map(([traceId, traceItems]) => [traceId, spansFromItems(traceItems)]));
+    },
+
+    /** The stored summaries of these traces, by trace id (strongly consistent reads, grouped). */
+    async summaries(tenantId: string, traceIds: readonly string[]): Promise<Map<string, StoredSummary>> {
+      const items = await batchGet(db, traceIds.map((traceId) => keys.traceSummary(tenantId, traceId)), true);
+      return new Map(items.map((item) => [String(item['traceId']), storedSummary(item)]));
+    },
+
+    async spansOf(tenantId: string, traceId: string): Promise<StoredSpanWrite[]> {
+      return (await spanGroupsOfTrace(tenantId, traceId)).spans;
+    },
+
+    spanGroupsOfTrace,
 
     /**
      * Writes the summary unless a newer one is there: `revision` is the latest span write it saw,
-     * so a worker that read fewer spans cannot overwrite a more complete summary.
+     * so a worker that read fewer spans cannot overwrite a more complete summary. With a basis, only
+     * if the stored summary is still the one the basis read (optimistic concurrency: of two workers
+     * adding span groups to a trace at once, the one that read an older summary has to read again).
      */
-    async putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number): Promise<boolean> {
+    async putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number, basis?: SummaryBasis): Promise<boolean> {
       try {
         await doc.send(
           new PutCommand({
             TableName,
-            Item: summaryItem(tenantId, summary, revision, expiresAt),
-            ConditionExpression: 'attribute_not_exists(PK) OR revision < :revision OR (revision = :revision AND spanCount <= :count)',
-            ExpressionAttributeValues: { ':revision': revision, ':count': summary.spanCount },
+            Item: summaryItem(tenantId, summary, revision, expiresAt, basis),
+            ...(basis
+              ? replacing(basis.replaces)
+              : {
+                  ConditionExpression: 'attribute_not_exists(PK) OR revision < :revision OR (revision = :revision AND spanCount <= :count)',
+                  ExpressionAttributeValues: { ':revision': revision, ':count': summary.spanCount },
+                }),
           }),
         );
         return true;

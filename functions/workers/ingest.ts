@@ -5,7 +5,7 @@ import { sqsQueue } from '../../shared/adapters/queue.ts';
 import { config } from '../../shared/config.ts';
 import { count, METRIC } from '../../shared/observability/metrics.ts';
 import type { IngestMessage } from '../../shared/domain/ingest/messages.ts';
-import { persistTelemetry, purgeAgent } from '../../shared/domain/ingest/persist.ts';
+import { persistTelemetryBatch, purgeAgent } from '../../shared/domain/ingest/persist.ts';
 import { agentsRepository } from '../../shared/store/agents.ts';
 import { alertsRepository } from '../../shared/store/alerts.ts';
 import { experimentsRepository } from '../../shared/store/experiments.ts';
@@ -15,7 +15,7 @@ import { sessionsRepository } from '../../shared/store/sessions.ts';
 import { tenantsRepository } from '../../shared/store/tenants.ts';
 import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
 import { tracesRepository } from '../../shared/store/traces.ts';
-import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
+import { sqsGroupedBatchHandler } from '../../shared/workers/sqs-batch.ts';
 
 const ingestPorts = portsOf(
   {
@@ -37,25 +37,50 @@ const ingestPorts = portsOf(
   },
 );
 
-/** Persists accepted telemetry and purges deleted agents; failed records retry alone, then go to the DLQ. */
+/**
+ * Persists accepted telemetry, a batch's messages together, and purges deleted agents; failed records
+ * retry alone, then go to the DLQ.
+ */
 export type IngestPorts = ReturnType<typeof ingestPorts>;
 
+type Parsed = { message: IngestMessage } | { error: unknown };
+
+function parse(body: string): Parsed {
+  try {
+    const message: unknown = JSON.parse(body);
+    if (typeof message !== 'object' || message === null) throw new Error('an ingest message is a JSON object');
+    return { message: message as IngestMessage };
+  } catch (error) {
+    return { error };
+  }
+}
+
 export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
-  sqsBatchHandler(async (record) => {
+  sqsGroupedBatchHandler((records) => {
     const deps = getPorts();
-    const message = JSON.parse(record.body) as IngestMessage;
-    if (message.kind === 'telemetry') {
-      const { spansStored, alertsRaised } = await persistTelemetry(message, deps);
-      count(METRIC.spansIngested, spansStored);
-      count(METRIC.alertsRaised, alertsRaised);
-      return;
-    }
-    if (message.kind === 'purge-agent') {
-      const next = await purgeAgent(message, deps);
-      if (next) await deps.queue.send('ingest', [next.message], { delaySeconds: next.delayed ? config.purgeSweepDelaySeconds : 0 });
-      return;
-    }
-    throw new Error(`unknown ingest message kind ${String((message as { kind?: unknown }).kind)}`);
+    const parsed = new Map(records.map((r) => [r.messageId, parse(r.body)]));
+    const telemetry = [...parsed.values()].flatMap((p) => ('message' in p && p.message.kind === 'telemetry' ? [p.message] : []));
+    const persisted = persistTelemetryBatch(telemetry, deps).then((outcome) => {
+      count(METRIC.spansIngested, outcome.spansStored);
+      count(METRIC.alertsRaised, outcome.alertsRaised);
+      return outcome;
+    });
+    return async (record) => {
+      const p = parsed.get(record.messageId)!;
+      if ('error' in p) throw p.error;
+      const { message } = p;
+      if (message.kind === 'telemetry') {
+        const { failed } = await persisted;
+        if (failed.has(message)) throw failed.get(message);
+        return;
+      }
+      if (message.kind === 'purge-agent') {
+        const next = await purgeAgent(message, deps);
+        if (next) await deps.queue.send('ingest', [next.message], { delaySeconds: next.delayed ? config.purgeSweepDelaySeconds : 0 });
+        return;
+      }
+      throw new Error(`unknown ingest message kind ${String((message as { kind?: unknown }).kind)}`);
+    };
   });
 
 export const handler = ingestHandler();

@@ -3,30 +3,60 @@ import type { Db } from './client.ts';
 import { TABLE } from './table.ts';
 
 const BATCH_WRITE_LIMIT = 25;
+const BATCH_GET_LIMIT = 100;
 const MAX_ATTEMPTS = 8;
+/** Batch calls of one batchWrite or batchGet in flight at once. */
+const CALLS_AT_ONCE = 8;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Throttling backs off longer than a version race (`turns.ts`): capacity comes back in seconds. */
+const backoff = (attempt: number) => sleep(Math.random() * Math.min(2000, 25 * 2 ** attempt));
 
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
 
 /**
- * Writes every request, 25 at a time, retrying what DynamoDB leaves unprocessed (throttling) with
- * jittered exponential backoff; throws if some are still unprocessed after the last attempt.
+ * Writes every request, 25 a call (several calls at once), retrying what DynamoDB leaves unprocessed
+ * (throttling) with jittered exponential backoff; throws if some are still unprocessed after the last attempt.
  */
 export async function batchWrite(db: Db, all: readonly WriteRequest[]): Promise<void> {
-  const requests = lastPerKey(all);
-  for (let i = 0; i < requests.length; i += BATCH_WRITE_LIMIT) {
-    let pending = requests.slice(i, i + BATCH_WRITE_LIMIT);
+  await mapConcurrently(chunks(lastPerKey(all), BATCH_WRITE_LIMIT), CALLS_AT_ONCE, async (chunk) => {
+    let pending = chunk;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw new Error(`${pending.length} writes still unprocessed after ${MAX_ATTEMPTS} attempts`);
-      if (attempt > 0) await sleep(Math.random() * Math.min(2000, 25 * 2 ** attempt));
+      if (attempt > 0) await backoff(attempt);
       const { UnprocessedItems } = await db.doc.send(
         new BatchWriteCommand({ RequestItems: { [db.tableName]: pending as WriteRequest[] } }),
       );
       pending = (UnprocessedItems?.[db.tableName] ?? []) as WriteRequest[];
     }
-  }
+  });
 }
+
+/**
+ * The items with these keys that exist (in no particular order), 100 keys a call (several calls at
+ * once), retrying the keys DynamoDB leaves unprocessed like batchWrite; `consistent` for strongly consistent reads.
+ */
+export async function batchGet(db: Db, keys: readonly Record<string, unknown>[], consistent = false): Promise<Record<string, unknown>[]> {
+  const unique = [...new Map(keys.map((k) => [JSON.stringify([k[TABLE.partitionKey], k[TABLE.sortKey]]), k])).values()];
+  const found = await mapConcurrently(chunks(unique, BATCH_GET_LIMIT), CALLS_AT_ONCE, async (chunk) => {
+    const items: Record<string, unknown>[] = [];
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === MAX_ATTEMPTS) throw new Error(`${pending.length} reads still unprocessed after ${MAX_ATTEMPTS} attempts`);
+      if (attempt > 0) await backoff(attempt);
+      const { Responses, UnprocessedKeys } = await db.doc.send(
+        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: consistent } } }),
+      );
+      items.push(...(Responses?.[db.tableName] ?? []));
+      pending = UnprocessedKeys?.[db.tableName]?.Keys ?? [];
+    }
+    return items;
+  });
+  return found.flat();
+}
+
+const chunks = <T>(all: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(all.length / size) }, (_, i) => all.slice(i * size, (i + 1) * size));
 
 /**
  * BatchWriteItem refuses a call naming one key twice (two identical log records in a request have one
@@ -85,22 +115,4 @@ export async function countAll(db: Db, input: Omit<QueryCommandInput, 'TableName
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return count;
-}
-
-const BATCH_GET_LIMIT = 100;
-
-/** The items of these keys that exist (in no particular order), 100 keys a call, retrying what DynamoDB leaves unprocessed. */
-export async function batchGet(db: Db, keys: readonly Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  for (let i = 0; i < keys.length; i += BATCH_GET_LIMIT) {
-    let pending: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_LIMIT);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === MAX_ATTEMPTS) throw new Error(`${pending.length} reads still unprocessed after ${MAX_ATTEMPTS} attempts`);
-      if (attempt > 0) await sleep(Math.random() * Math.min(2000, 25 * 2 ** attempt));
-      const { Responses, UnprocessedKeys } = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending } } }));
-      found.push(...(Responses?.[db.tableName] ?? []));
-      pending = (UnprocessedKeys?.[db.tableName]?.Keys ?? []) as Record<string, unknown>[];
-    }
-  }
-  return found;
 }

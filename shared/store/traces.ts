@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import type { TraceStatus } from '../domain/spans/summary.ts';
-import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
+import { batchGet, batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys, TRACE_STATES, type TraceState } from './keys.ts';
@@ -61,6 +61,36 @@ const FACET_ATTRIBUTES = {
 
 export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
 
+/** A stored summary and what it was computed from (`spanGroups` and `version` are absent on summaries written without a basis). */
+export interface StoredSummary {
+  summary: TraceSummary;
+  revision: number;
+  /** The span groups the summary was computed from. */
+  spanGroups?: string[];
+  /** Changes with every write that has a basis (see `putSummary`). */
+  version?: string;
+}
+
+/** What a summary was computed from, and the stored summary it replaces (undefined: none is stored). */
+export interface SummaryBasis {
+  spanGroups: readonly string[];
+  replaces: StoredSummary | undefined;
+}
+
+/** One message's spans of one trace: a span group, stored as one item. */
+export interface SpanGroup {
+  traceId: string;
+  groupId: string;
+  spans: StoredSpan[];
+}
+
+/** The span groups of one message's spans: one per trace. */
+export function spanGroupsOf(spans: readonly StoredSpan[]): SpanGroup[] {
+  const byTrace = new Map<string, StoredSpan[]>();
+  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span]);
+  return [...byTrace].map(([traceId, group]) => ({ traceId, groupId: spanGroupId(group), spans: group }));
+}
+
 /**
  * Spans are stored per trace and arrival: the spans of one trace that one message brought form one
  * item holding them compressed (a trace's spans repeat its prompts, names and attribute keys, so the
@@ -68,10 +98,8 @@ export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
  * from the span ids, so a redelivered message overwrites its own items.
  */
 function spanGroupItems(tenantId: string, spans: readonly StoredSpan[], expiresAt: number, writtenAtMs: number) {
-  const byTrace = new Map<string, StoredSpan[]>();
-  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span]);
-  return [...byTrace].map(([traceId, group]) => ({
-    ...keys.spanGroup(tenantId, traceId, spanGroupId(group)),
+  return spanGroupsOf(spans).map(({ traceId, groupId, spans: group }) => ({
+    ...keys.spanGroup(tenantId, traceId, groupId),
     entity: 'spanGroup',
     traceId,
     spanCount: group.length,
@@ -135,8 +163,11 @@ export function spansFromItems(items: readonly Record<string, unknown>[]): Store
   return [...latest.values()];
 }
 
-/** A trace summary item as `putSummary` writes it (without the alert marks, which only `markAlerted` adds). */
-export function summaryItem(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number): Record<string, unknown> {
+/**
+ * A trace summary item as `putSummary` writes it (without the alert marks, which only `markAlerted`
+ * adds; with a basis, the span groups it was computed from and a new version).
+ */
+export function summaryItem(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number, basis?: SummaryBasis): Record<string, unknown> {
   return {
     ...keys.traceSummary(tenantId, summary.traceId),
     ...traceIndexKeys(tenantId, summary),
@@ -144,12 +175,48 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
     ...summary,
     tenantId,
     revision,
+    ...(basis ? { spanGroups: [...basis.spanGroups], version: randomBytes(12).toString('base64url') } : {}),
     expiresAt,
   };
 }
 
 /** A summary as stored: with the types of the alerts raised on the trace, which the judge may add after the summary was written. */
 export type StoredTraceSummary = TraceSummary & { alertTypes?: ReadonlySet<string> };
+
+/** What a summary item holds besides the summary: its write bookkeeping and the alert marks. */
+const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes'] as const;
+
+function storedSummary(item: Record<string, unknown>): StoredSummary {
+  const summary = stripKeys<Record<string, unknown>>(item);
+  for (const name of SUMMARY_BOOKKEEPING) delete summary[name];
+  return {
+    summary: summary as unknown as TraceSummary,
+    revision: Number(item['revision'] ?? 0),
+    ...(Array.isArray(item['spanGroups']) ? { spanGroups: (item['spanGroups'] as unknown[]).map(String) } : {}),
+    ...(item['version'] !== undefined ? { version: String(item['version']) } : {}),
+  };
+}
+
+/** A condition of an update: its expression, with the names and values it uses. */
+interface WriteCondition {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+/**
+ * The condition that a summary write replaces exactly the summary its basis read: none, the same
+ * version, or (one written without a basis) the same revision and span count.
+ */
+function replacing(stored: StoredSummary | undefined): WriteCondition {
+  if (!stored) return { expression: 'attribute_not_exists(PK)', names: {}, values: {} };
+  if (stored.version !== undefined) return { expression: '#version = :c_version', names: { '#version': 'version' }, values: { ':c_version': stored.version } };
+  return {
+    expression: 'attribute_not_exists(#version) AND #rev = :c_rev AND #spans = :c_spans',
+    names: { '#version': 'version', '#rev': 'revision', '#spans': 'spanCount' },
+    values: { ':c_rev': stored.revision, ':c_spans': stored.summary.spanCount },
+  };
+}
 
 /** Sort-key bounds of a time range over `timeSortKey` keys (inclusive of both ends, to the millisecond). */
 export function timeRangeCondition(startMs: number | undefined, endMs: number | undefined) {
@@ -239,13 +306,26 @@ const rangeOf = (q: { startMs?: number; endMs?: number }) => timeRangeCondition(
 /**
  * Writes an item made from a trace's spans (its summary, or its contribution to its session) unless
  * a newer one is there: `revision` is the latest span write it saw, so a worker that read fewer spans
- * cannot overwrite a more complete one. An update, not a put, so the alert marks stay. False when a
- * newer one was there (or, with `mustExist`, none: a rewrite must not bring back a deleted trace).
+ * cannot overwrite a more complete one. False when a newer one was there (or, with `mustExist`, none:
+ * a rewrite must not bring back a deleted trace).
  */
-export async function updateUnlessNewer(db: Db, item: Record<string, unknown>, { mustExist = false } = {}): Promise<boolean> {
+export function updateUnlessNewer(db: Db, item: Record<string, unknown>, { mustExist = false } = {}): Promise<boolean> {
+  const newer = '#rev < :c_rev OR (#rev = :c_rev AND #spans <= :c_spans)';
+  return updateIf(db, item, {
+    expression: mustExist ? `attribute_exists(PK) AND (${newer})` : `attribute_not_exists(PK) OR ${newer}`,
+    names: { '#rev': 'revision', '#spans': 'spanCount' },
+    values: { ':c_rev': item['revision'], ':c_spans': item['spanCount'] },
+  });
+}
+
+/**
+ * Writes the item's attributes when the condition holds; false when it does not. An update, not a
+ * put, so the alert marks stay; index entries the item no longer has (a trace without agent or user,
+ * or one written in an earlier layout) go.
+ */
+async function updateIf(db: Db, item: Record<string, unknown>, condition: WriteCondition): Promise<boolean> {
   const { PK, SK, ...attributes } = item;
   const names = Object.keys(attributes).filter((name) => attributes[name] !== undefined);
-  // Index entries it no longer has (a trace without agent or user, or one written in an earlier layout) go.
   const gone = Object.values(TABLE.indexes)
     .flatMap((index) => [index.partitionKey, index.sortKey])
     .filter((name) => attributes[name] === undefined);
@@ -255,11 +335,9 @@ export async function updateUnlessNewer(db: Db, item: Record<string, unknown>, {
         TableName: db.tableName,
         Key: { PK, SK },
         UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
-        ConditionExpression: mustExist
-          ? 'attribute_exists(PK) AND (#rev < :a_rev OR (#rev = :a_rev AND #spans <= :a_spans))'
-          : 'attribute_not_exists(PK) OR #rev < :a_rev OR (#rev = :a_rev AND #spans <= :a_spans)',
-        ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])), '#rev': 'revision', '#spans': 'spanCount' },
-        ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ':a_rev': attributes['revision'], ':a_spans': attributes['spanCount'] },
+        ConditionExpression: condition.expression,
+        ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])), ...condition.names },
+        ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ...condition.values },
       }),
     );
     return true;
@@ -277,28 +355,63 @@ export function tracesRepository(db: Db) {
   const agentPage = (tenantId: string, agentId: string, range: { lower: string; upper: string } | undefined, limit: number, states: readonly TraceState[]) =>
     readPage(db, { sources: traceSources(tenantId, { agentId }, states), ...(range ? { range } : {}), page: { limit, skip: 0 } });
 
+  /** Every span group of a trace: their ids and spans. */
+  async function spanGroupsOfTrace(tenantId: string, traceId: string, consistent = true): Promise<{ groupIds: string[]; spans: StoredSpanWrite[] }> {
+    const items = await queryAll(db, {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId), ':prefix': SPAN_GROUP_PREFIX },
+      ConsistentRead: consistent,
+    });
+    return { groupIds: items.map((i) => String(i['SK']).slice(SPAN_GROUP_PREFIX.length)), spans: spansFromItems(items) };
+  }
+
   return {
     /** Idempotent: a redelivered message writes the same span groups again (see `spanGroupItems`). */
     async putSpans(tenantId: string, spans: readonly StoredSpan[], expiresAt: number, writtenAtMs: number): Promise<void> {
       await batchWrite(db, putRequests(spanGroupItems(tenantId, spans, expiresAt, writtenAtMs)));
     },
 
+    /** `putSpans` of several messages' spans in one go. */
+    async putSpansOfMessages(tenantId: string, messages: ReadonlyArray<{ spans: readonly StoredSpan[]; expiresAt: number }>, writtenAtMs: number): Promise<void> {
+      await batchWrite(db, putRequests(messages.flatMap((m) => spanGroupItems(tenantId, m.spans, m.expiresAt, writtenAtMs))));
+    },
+
     async spansOf(tenantId: string, traceId: string, consistent = true): Promise<StoredSpanWrite[]> {
-      const items = await queryAll(db, {
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId), ':prefix': SPAN_GROUP_PREFIX },
-        ConsistentRead: consistent,
-      });
-      return spansFromItems(items);
+      return (await spanGroupsOfTrace(tenantId, traceId, consistent)).spans;
+    },
+
+    spanGroupsOfTrace,
+
+    /** The spans of these span groups, by trace id (strongly consistent reads, grouped). */
+    async spansOfGroups(tenantId: string, groups: ReadonlyArray<{ traceId: string; groupId: string }>): Promise<Map<string, StoredSpanWrite[]>> {
+      const items = await batchGet(db, groups.map((g) => keys.spanGroup(tenantId, g.traceId, g.groupId)), true);
+      const byTrace = new Map<string, Record<string, unknown>[]>();
+      for (const item of items) byTrace.set(String(item['traceId']), [...(byTrace.get(String(item['traceId'])) ?? []), item]);
+      return new Map([...byTrace].map(([traceId, traceItems]) => [traceId, spansFromItems(traceItems)]));
+    },
+
+    /** The stored summaries of these traces, by trace id (strongly consistent reads, grouped). */
+    async summaries(tenantId: string, traceIds: readonly string[]): Promise<Map<string, StoredSummary>> {
+      const items = await batchGet(db, traceIds.map((traceId) => keys.traceSummary(tenantId, traceId)), true);
+      return new Map(items.map((item) => [String(item['traceId']), storedSummary(item)]));
     },
 
     /**
      * Writes the summary unless a newer one is there: `revision` is the latest span write it saw,
-     * so a worker that read fewer spans cannot overwrite a more complete summary. An update, not a
-     * put, so the alert marks the judge may have added meanwhile stay.
+     * so a worker that read fewer spans cannot overwrite a more complete summary. With a basis, only
+     * if the stored summary is still the one the basis read (optimistic concurrency: of two workers
+     * adding span groups to a trace at once, the one that read an older summary has to read again).
+     * An update, not a put, so the alert marks the judge may have added meanwhile stay.
      */
-    async putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number, options: { mustExist?: boolean } = {}): Promise<boolean> {
-      return updateUnlessNewer(db, summaryItem(tenantId, summary, revision, expiresAt), options);
+    async putSummary(
+      tenantId: string,
+      summary: TraceSummary,
+      revision: number,
+      expiresAt: number,
+      options: { mustExist?: boolean; basis?: SummaryBasis } = {},
+    ): Promise<boolean> {
+      const item = summaryItem(tenantId, summary, revision, expiresAt, options.basis);
+      return options.basis ? updateIf(db, item, replacing(options.basis.replaces)) : updateUnlessNewer(db, item, options);
     },
 
     async getSummary(tenantId: string, traceId: string): Promise<StoredTraceSummary | undefined> {

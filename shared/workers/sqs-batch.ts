@@ -10,7 +10,16 @@ import { logger } from '../observability/logger.ts';
  * failures too rather than throwing, which SQS treats alike.
  */
 export function sqsBatchHandler(processRecord: (record: SQSRecord) => Promise<void>) {
-  const handleRecord = async (record: SQSRecord) => {
+  return sqsGroupedBatchHandler(() => processRecord);
+}
+
+/**
+ * `sqsBatchHandler` for a consumer that does some of a batch's work for all its records at once:
+ * `startBatch` sees the whole batch first and answers how each record is processed (typically by
+ * waiting for its part of the shared work). A record fails exactly when its processing throws.
+ */
+export function sqsGroupedBatchHandler(startBatch: (records: readonly SQSRecord[]) => (record: SQSRecord) => Promise<void>) {
+  const handleRecord = (processRecord: (record: SQSRecord) => Promise<void>) => async (record: SQSRecord) => {
     try {
       await processRecord(record);
     } catch (err) {
@@ -25,6 +34,6 @@ export function sqsBatchHandler(processRecord: (record: SQSRecord) => Promise<vo
   return instrumented(
     (event: SQSEvent, context): Promise<SQSBatchResponse> =>
       // A processor per invocation: locally one process runs a consumer's batches concurrently.
-      processPartialResponse(event, handleRecord, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }),
+      processPartialResponse(event, handleRecord(startBatch(event.Records)), new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }),
   );
 }

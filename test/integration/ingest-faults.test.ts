@@ -1,4 +1,5 @@
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -21,7 +22,7 @@ import { NotFoundError, ServiceUnavailableError } from '../../shared/domain/erro
 import { toIngestMessages } from '../../shared/domain/ingest/messages.ts';
 import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
 import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
-import { batchWrite, putRequests } from '../../shared/store/batch.ts';
+import { batchGet, batchWrite, putRequests } from '../../shared/store/batch.ts';
 import { agentsRepository } from '../../shared/store/agents.ts';
 import { createDb, type Db } from '../../shared/store/client.ts';
 import type { Store } from '../../shared/store/index.ts';
@@ -131,6 +132,79 @@ describe('the ingest worker under faults (dynalite)', () => {
     const result = await ingestHandler(() => portsWith(store))(sqsEvent([good, { kind: 'nonsense' }], ['ok', 'poison']), lambdaContext);
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }]);
     expect(await store.traces.getSummary(tenantId, 'good')).toBeDefined();
+  });
+
+  describe('a batch of messages', () => {
+    /** The store, counting the calls of some trace methods and letting a test step in before them. */
+    function watchedStore(before: Partial<Record<'summaries' | 'putSummary' | 'putSpansOfMessages', (...args: any[]) => Promise<void>>> = {}) {
+      const calls = { summaries: 0, putSummary: 0, putSpansOfMessages: 0 };
+      const watched = <K extends keyof typeof calls>(name: K) =>
+        (async (...args: any[]) => {
+          calls[name]++;
+          await before[name]?.(...args);
+          return (store.traces[name] as (...a: any[]) => Promise<unknown>)(...args);
+        }) as Store['traces'][K];
+      const traces = { ...store.traces, summaries: watched('summaries'), putSummary: watched('putSummary'), putSpansOfMessages: watched('putSpansOfMessages') };
+      return { store: { ...store, traces } as Store, calls };
+    }
+    const traceOf = (traceId: string, agentName = 'batched-agent') => [span(traceId, 'root', null, { kind: 'agent', agentName }), span(traceId, 'child', 'root', { agentName })];
+    const messagesOf = (tenantId: string, traces: CanonicalSpan[][]) =>
+      traces.map((spans) => toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })[0]);
+
+    it('reads and writes for all its traces together, and a redelivery writes no summary again', async () => {
+      const tenantId = await newTenant();
+      const messages = messagesOf(tenantId, Array.from({ length: 10 }, (_, m) => Array.from({ length: 5 }, (_, t) => traceOf(`b${m}-${t}`)).flat()));
+      const { store: watching, calls } = watchedStore();
+      const handler = ingestHandler(() => portsWith(watching));
+      expect((await handler(sqsEvent(messages), lambdaContext)).batchItemFailures).toEqual([]);
+      expect(calls).toEqual({ summaries: 1, putSpansOfMessages: 1, putSummary: 50 });
+      const summaries = await allSummaries(db, tenantId);
+      expect(summaries).toHaveLength(50);
+      expect(summaries.every((s) => s.spanCount === 2 && s.complete)).toBe(true);
+
+      expect((await handler(sqsEvent(messages), lambdaContext)).batchItemFailures).toEqual([]);
+      expect(calls).toEqual({ summaries: 2, putSpansOfMessages: 2, putSummary: 50 });
+    });
+
+    it('fails only the message that fails alone', async () => {
+      const tenantId = await newTenant();
+      const messages = messagesOf(tenantId, [traceOf('fine-1'), traceOf('poisoned'), traceOf('fine-2')]);
+      const { store: failing } = watchedStore({
+        putSpansOfMessages: async (_tenant: string, arrivals: Array<{ spans: CanonicalSpan[] }>) => {
+          if (arrivals.some((a) => a.spans.some((s) => s.traceId === 'poisoned'))) throw new Error('item too large');
+        },
+      });
+      const result = await ingestHandler(() => portsWith(failing))(sqsEvent(messages, ['fine-1', 'poisoned', 'fine-2']), lambdaContext);
+      expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'poisoned' }]);
+      expect(await store.traces.getSummary(tenantId, 'fine-1')).toMatchObject({ spanCount: 2 });
+      expect(await store.traces.getSummary(tenantId, 'fine-2')).toMatchObject({ spanCount: 2 });
+      expect(await store.traces.getSummary(tenantId, 'poisoned')).toBeUndefined();
+    });
+
+    it('of two workers adding spans to the same traces at once, the one that read an older summary reads again: every span counts', async () => {
+      const tenantId = await newTenant();
+      const traceIds = ['shared-1', 'shared-2', 'shared-3'];
+      const roots = messagesOf(tenantId, [traceIds.flatMap((id) => [span(id, 'root', null, { kind: 'agent', endTimeMs: T0 + 5000 })])]);
+      const children = messagesOf(tenantId, [traceIds.flatMap((id) => [span(id, 'a', 'root'), span(id, 'b', 'root')])]);
+      // Both workers read the summaries (none yet) before either writes one.
+      const writers = new Set<number>();
+      let release!: () => void;
+      const bothRead = new Promise<void>((resolve) => (release = resolve));
+      const { store: racing, calls } = watchedStore({
+        putSummary: async (_tenant: string, summary: { spanCount: number }) => {
+          writers.add(summary.spanCount); // 1: the roots' worker, 2: the children's
+          if (writers.has(1) && writers.has(2)) release();
+          await bothRead;
+        },
+      });
+      const handler = ingestHandler(() => portsWith(racing));
+      const results = await Promise.all([handler(sqsEvent(roots, ['roots']), lambdaContext), handler(sqsEvent(children, ['children']), lambdaContext)]);
+      expect(results.map((r) => r.batchItemFailures)).toEqual([[], []]);
+      expect(calls.summaries).toBeGreaterThan(2);
+      for (const traceId of traceIds) {
+        expect(await store.traces.getSummary(tenantId, traceId)).toMatchObject({ spanCount: 3, rootSpanId: 'root', complete: true });
+      }
+    });
   });
 
   describe('deleting an agent', () => {
@@ -244,6 +318,17 @@ describe('DynamoDB throttling (client mock)', () => {
     await batchWrite(mockedDb, putRequests(items));
     const calls = ddb.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems!['throttled']!.length);
     expect(calls).toEqual([3, 2, 1]);
+  });
+
+  it('reads again exactly the keys DynamoDB left unprocessed', async () => {
+    const keys = Array.from({ length: 3 }, (_, i) => ({ PK: `p${i}`, SK: 's' }));
+    ddb
+      .on(BatchGetCommand)
+      .resolvesOnce({ Responses: { throttled: [keys[0]!] }, UnprocessedKeys: { throttled: { Keys: keys.slice(1) } } })
+      .resolves({ Responses: { throttled: keys.slice(1) } });
+    expect(await batchGet(mockedDb, keys, true)).toEqual(keys);
+    const calls = ddb.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems!['throttled']!);
+    expect(calls.map((c) => [c.Keys!.length, c.ConsistentRead])).toEqual([[3, true], [2, true]]);
   });
 
   it('gives up loudly, never silently, when throttling does not end', async () => {

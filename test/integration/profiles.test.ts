@@ -88,7 +88,7 @@ async function send(tenantId: string, agentName: string, count: number, shape: T
   }
   const persistDeps = { store, clock, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink, lake };
   for (const message of toIngestMessages(tenantId, now.getTime(), { spans, signals: [], logs: [] })) {
-    if (message.kind === 'telemetry') await persistTelemetry(message, persistDeps);
+    if (message.kind === 'telemetry') await persistTelemetry([message], persistDeps);
   }
   await compactRollups({ store, clock }, 10_000);
   return ids;

@@ -1,25 +1,29 @@
 import type { Clock } from '../../adapters/clock.ts';
 import type { Ids } from '../../adapters/ids.ts';
+import type { LakeWriter } from '../../adapters/lake.ts';
+import type { MetricsSink } from '../../adapters/metrics-sink.ts';
+import type { QueuePort } from '../../adapters/queue.ts';
+import { isDeepStrictEqual } from 'node:util';
+import type { AgentRecord } from '../../store/agents.ts';
 import type { Store } from '../../store/index.ts';
+import type { TenantRecord } from '../../store/tenants.ts';
 import { contentId, type StoredLog, type StoredSignal } from '../../store/timeline.ts';
-import { PLANS } from '../plans/plans.ts';
-import { estimateCost } from '../pricing/estimate.ts';
-import { summarizeTrace, type StoredSpan, type TraceSummary } from '../spans/summary.ts';
+import { spanGroupsOf, type StoredSpanWrite, type StoredSummary } from '../../store/traces.ts';
+import { backoff } from '../../store/turns.ts';
+import { noteAgentsSeen } from '../agents/agents.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
 import { detectInSpan, detectInTrace, propagatedFailures, type Detection } from '../alerts/detect.ts';
 import { raiseAlerts } from '../alerts/service.ts';
 import { rollUpFinishedTraces } from '../analytics/ingest.ts';
-import { checkTracesAgainstProfiles } from '../profiles/ingest.ts';
 import { queueEvaluations } from '../evaluation/jobs.ts';
 import { recordExperimentObservations } from '../experiments/observations.ts';
-import type { AgentRecord } from '../../store/agents.ts';
-import type { MetricsSink } from '../../adapters/metrics-sink.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
-import type { LakeWriter } from '../../adapters/lake.ts';
 import { forgetAgentInLake, writeToLake } from '../lake/ingest.ts';
-import { effectiveAgentName } from '../spans/model.ts';
+import { PLANS } from '../plans/plans.ts';
+import { estimateCost } from '../pricing/estimate.ts';
+import { checkTracesAgainstProfiles } from '../profiles/ingest.ts';
 import { recordSessions } from '../sessions/ingest.ts';
-import { noteAgentsSeen } from '../agents/agents.ts';
+import { effectiveAgentName } from '../spans/model.ts';
+import { summarizeTrace, type StoredSpan, type TraceSummary } from '../spans/summary.ts';
 import type { IngestMessage } from './messages.ts';
 
 export interface PersistDeps {
@@ -36,6 +40,8 @@ type PurgeMessage = Extract<IngestMessage, { kind: 'purge-agent' }>;
 
 const DAY_SECONDS = 86_400;
 const PURGE_PAGE = 100;
+/** Rounds of reading and writing the summaries of traces that other workers write at the same time. */
+const SUMMARY_ATTEMPTS = 8;
 
 const distinct = <T>(values: Iterable<T | null | undefined>): T[] => [...new Set([...values].filter((v): v is T => v !== null && v !== undefined))];
 const nameKey = (name: string) => name.trim().toLowerCase();
@@ -77,87 +83,237 @@ function toStoredSpan(span: TelemetryMessage['spans'][number], agentIds: Map<str
   };
 }
 
-/**
- * Stores one queue message of telemetry. Every step is idempotent (span groups keyed by their span
- * ids, content ids, a summary recomputed from the stored spans, alert occurrence keys, minute rollups
- * that remember each trace they counted), so a message processed twice leaves the same state.
- */
-/** What a telemetry message added: the spans stored and the alerts they opened. */
+/** What telemetry messages added: the spans stored and the alerts they opened. */
 export interface PersistOutcome {
   spansStored: number;
   alertsRaised: number;
 }
 
-export async function persistTelemetry(message: TelemetryMessage, deps: PersistDeps): Promise<PersistOutcome> {
-  const { tenantId } = message;
-  const tenant = await deps.store.tenants.get(tenantId);
-  if (!tenant) return { spansStored: 0, alertsRaised: 0 }; // the account was deleted after the data was accepted
-  const retentionDays = PLANS[tenant.subscription.plan].features.retention;
-  const expiresAt = Math.floor(message.receivedAtMs / 1000) + retentionDays * DAY_SECONDS;
-  const nowMs = deps.clock.now().getTime();
+/** What a worker batch's telemetry added, and the messages that could not be stored (to be retried), with their errors. */
+export interface BatchOutcome extends PersistOutcome {
+  failed: Map<TelemetryMessage, unknown>;
+}
 
-  const names = [...message.spans.map(effectiveAgentName), ...message.signals.map((s) => s.agentName), ...message.logs.map((l) => l.agentName)];
-  const agentIds = await resolveAgents(tenantId, distinctNames(names), deps);
-  const agentIdOf = (name: string | null) => (name ? (agentIds.get(nameKey(name)) ?? null) : null);
-
-  const spans = message.spans.map((s) => toStoredSpan(s, agentIds));
-  const traces: StoredTrace[] = [];
-  let alertsRaised = 0;
-  if (spans.length > 0) {
-    await deps.store.traces.putSpans(tenantId, spans, expiresAt, nowMs);
-    for (const traceId of distinct(spans.map((s) => s.traceId))) {
-      const stored = await deps.store.traces.spansOf(tenantId, traceId);
-      const revision = stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
-      const summary = summarizeTrace(stored);
-      await deps.store.traces.putSummary(tenantId, summary, revision, expiresAt);
-      traces.push({ summary, revision, stored, arrived: spans.filter((s) => s.traceId === traceId) });
+/**
+ * Stores a worker batch of telemetry messages, each tenant's together. When a tenant's messages fail
+ * together, each is stored alone, so that only the ones that fail alone are retried.
+ */
+export async function persistTelemetryBatch(messages: readonly TelemetryMessage[], deps: PersistDeps): Promise<BatchOutcome> {
+  const outcome: BatchOutcome = { spansStored: 0, alertsRaised: 0, failed: new Map() };
+  const store = async (group: readonly TelemetryMessage[]): Promise<void> => {
+    try {
+      const { spansStored, alertsRaised } = await persistTelemetry(group, deps);
+      outcome.spansStored += spansStored;
+      outcome.alertsRaised += alertsRaised;
+    } catch (err) {
+      if (group.length === 1) outcome.failed.set(group[0]!, err);
+      else await Promise.all(group.map((message) => store([message])));
     }
+  };
+  const byTenant = new Map<string, TelemetryMessage[]>();
+  for (const m of messages) byTenant.set(m.tenantId, [...(byTenant.get(m.tenantId) ?? []), m]);
+  await Promise.all([...byTenant.values()].map(store));
+  return outcome;
+}
+
+/** One tenant's messages of a worker batch, as the stages of `persistTelemetry` share them. */
+interface TenantBatch {
+  tenant: TenantRecord;
+  tenantId: string;
+  messages: readonly TelemetryMessage[];
+  /** For what is not a message's own span groups: the latest expiry (the messages of a batch arrived moments apart). */
+  expiresAt: number;
+  nowMs: number;
+  /** The spans of each message, with the message's expiry. */
+  arrivals: Array<{ spans: StoredSpan[]; expiresAt: number }>;
+  agentIdOf(name: string | null): string | null;
+}
+
+/**
+ * Stores one tenant's telemetry messages of a worker batch, reading and writing for all their traces
+ * together, as a pipeline of stages. Every stage is idempotent (span groups keyed by their span ids,
+ * content ids, a summary recomputed from the stored spans, alert occurrence keys, minute rollups that
+ * remember each trace they counted), so messages processed twice leave the same state.
+ */
+export async function persistTelemetry(messages: readonly TelemetryMessage[], deps: PersistDeps): Promise<PersistOutcome> {
+  const batch = await openBatch(messages, deps);
+  if (!batch) return { spansStored: 0, alertsRaised: 0 }; // the account was deleted after the data was accepted
+  const { tenant, tenantId, expiresAt } = batch;
+
+  const traces = await storeSpans(batch, deps);
+  const finished = traces.filter((t) => t.summary.complete && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
+  let alertsRaised = 0;
+  if (traces.length > 0) {
     await recordSessions(tenantId, traces, expiresAt, deps.store);
     await noteAgentsSeen(tenantId, traces.map((t) => t.summary), deps.store.agents);
     alertsRaised = await checkThresholds(tenantId, traces, deps);
-    const finished = traces.filter((t) => t.summary.complete && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
     await rollUpFinishedTraces(tenantId, finished.map((t) => t.summary), expiresAt, deps.store.rollups);
     await checkTracesAgainstProfiles(tenantId, finished, expiresAt, deps);
     await queueEvaluations(tenant, finished.map((t) => t.summary), deps);
     await deps.metricsSink.writeTraces(tenantId, finished.map((t) => t.summary));
   }
-  const traceStatuses = traces.map((t) => t.summary.status);
+  const signals = await storeTimeline(batch, deps);
+  await recordExperimentObservations(tenantId, traces, signals, expiresAt, deps.store);
+  await writeToLake(tenantId, traces, signals, expiresAt, deps);
+  await recordFacets(batch, traces, signals, deps);
+  return { spansStored: batch.arrivals.reduce((n, a) => n + a.spans.length, 0), alertsRaised };
+}
 
-  // A signal or log that names a trace but no agent belongs to the trace's agent.
+/** The tenant's batch with its agents resolved (created when seen for the first time); undefined when the tenant is gone. */
+async function openBatch(messages: readonly TelemetryMessage[], deps: PersistDeps): Promise<TenantBatch | undefined> {
+  const { tenantId } = messages[0]!;
+  const tenant = await deps.store.tenants.get(tenantId);
+  if (!tenant) return undefined;
+  const retentionDays = PLANS[tenant.subscription.plan].features.retention;
+  const expiresAtOf = (message: TelemetryMessage) => Math.floor(message.receivedAtMs / 1000) + retentionDays * DAY_SECONDS;
+  const names = messages.flatMap((m) => [...m.spans.map(effectiveAgentName), ...m.signals.map((s) => s.agentName), ...m.logs.map((l) => l.agentName)]);
+  const agentIds = await resolveAgents(tenantId, distinctNames(names), deps);
+  return {
+    tenant,
+    tenantId,
+    messages,
+    expiresAt: Math.max(...messages.map(expiresAtOf)),
+    nowMs: deps.clock.now().getTime(),
+    arrivals: messages.map((m) => ({ spans: m.spans.map((s) => toStoredSpan(s, agentIds)), expiresAt: expiresAtOf(m) })),
+    agentIdOf: (name) => (name ? (agentIds.get(nameKey(name)) ?? null) : null),
+  };
+}
+
+/** Stage: the span groups written, then the summary of every trace they belong to. */
+async function storeSpans(batch: TenantBatch, deps: PersistDeps): Promise<StoredTrace[]> {
+  if (batch.arrivals.every((a) => a.spans.length === 0)) return [];
+  await deps.store.traces.putSpansOfMessages(batch.tenantId, batch.arrivals, batch.nowMs);
+  return summarizeTraces(batch.tenantId, batch.arrivals, batch.nowMs, deps);
+}
+
+/** Stage: the signals and logs, each attributed to its agent (one that names a trace but no agent belongs to the trace's agent). */
+async function storeTimeline(batch: TenantBatch, deps: PersistDeps): Promise<StoredSignal[]> {
+  const { tenantId, messages, expiresAt } = batch;
+  const timeline = messages.flatMap((m) => [...m.signals, ...m.logs]);
   const traceAgents = new Map<string, string | null>();
-  for (const traceId of distinct([...message.signals, ...message.logs].filter((i) => !i.agentName).map((i) => i.traceId))) {
-    traceAgents.set(traceId, (await deps.store.traces.getSummary(tenantId, traceId))?.agentId ?? null);
+  const tracesToLookUp = distinct(timeline.filter((i) => !i.agentName).map((i) => i.traceId));
+  if (tracesToLookUp.length > 0) {
+    const summaries = await deps.store.traces.summaries(tenantId, tracesToLookUp);
+    for (const traceId of tracesToLookUp) traceAgents.set(traceId, summaries.get(traceId)?.summary.agentId ?? null);
   }
   const agentOf = (i: { agentName: string | null; traceId: string | null }) =>
-    agentIdOf(i.agentName) ?? (i.traceId ? (traceAgents.get(i.traceId) ?? null) : null);
+    batch.agentIdOf(i.agentName) ?? (i.traceId ? (traceAgents.get(i.traceId) ?? null) : null);
 
-  const signals: StoredSignal[] = message.signals.map((s) => ({
+  const signals: StoredSignal[] = messages.flatMap((m) => m.signals).map((s) => ({
     ...s,
     id: contentId('sig', [s.signalName, s.value, s.traceId, s.spanId, s.agentName, s.timestampMs, s.metadata]),
     agentId: agentOf(s),
     timestamp: new Date(s.timestampMs).toISOString(),
   }));
-  const logs: StoredLog[] = message.logs.map((l) => ({
+  const logs: StoredLog[] = messages.flatMap((m) => m.logs).map((l) => ({
     ...l,
     id: contentId('log', [l.timestampMs, l.level, l.message, l.traceId, l.spanId, l.agentName]),
     agentId: agentOf(l),
     timestamp: new Date(l.timestampMs).toISOString(),
   }));
-  if (signals.length > 0) await deps.store.signals.put(tenantId, signals, expiresAt);
-  if (logs.length > 0) await deps.store.logs.put(tenantId, logs, expiresAt);
-  await recordExperimentObservations(tenantId, traces, signals, expiresAt, deps.store);
-  await writeToLake(tenantId, traces, signals, expiresAt, deps);
+  await Promise.all([
+    signals.length > 0 && deps.store.signals.put(tenantId, signals, expiresAt),
+    logs.length > 0 && deps.store.logs.put(tenantId, logs, expiresAt),
+  ]);
+  return signals;
+}
 
-  await deps.store.traces.addFacets(tenantId, {
+/** Stage: the values the filters offer (`GET /spans/filters`). */
+async function recordFacets(batch: TenantBatch, traces: readonly StoredTrace[], signals: readonly StoredSignal[], deps: PersistDeps): Promise<void> {
+  const spans = batch.arrivals.flatMap((a) => a.spans);
+  await deps.store.traces.addFacets(batch.tenantId, {
     models: distinct(spans.map((s) => s.model)),
     kinds: distinct(spans.map((s) => s.kind)),
     toolNames: distinct(spans.map((s) => s.toolName)),
     errorTypes: distinct(spans.map((s) => s.errorType)),
     traceNames: distinct(traces.map((t) => t.summary.name)),
-    statuses: distinct(traceStatuses),
+    statuses: distinct(traces.map((t) => t.summary.status)),
     signalNames: distinct(signals.map((s) => s.signalName)),
   });
-  return { spansStored: spans.length, alertsRaised };
+}
+
+/** The spans a batch brought of one trace, by span group, and the latest expiry of their messages. */
+interface Arrival {
+  groups: Map<string, StoredSpan[]>;
+  expiresAt: number;
+}
+
+/**
+ * The summary of every trace the spans belong to, computed from all its stored spans and written.
+ * The stored spans are those of the span groups the stored summary lists (read together for all the
+ * traces) and the groups just written; a summary written without that list has its trace's groups
+ * queried. A summary is written only if the stored one is still the one read (and not when nothing
+ * changed, as on a redelivery); the traces where another worker wrote in between are read and
+ * summarised again, so the last summary written holds every group.
+ */
+async function summarizeTraces(
+  tenantId: string,
+  arrivals: ReadonlyArray<{ spans: readonly StoredSpan[]; expiresAt: number }>,
+  nowMs: number,
+  deps: PersistDeps,
+): Promise<StoredTrace[]> {
+  const byTrace = new Map<string, Arrival>();
+  for (const { spans, expiresAt } of arrivals) {
+    for (const { traceId, groupId, spans: group } of spanGroupsOf(spans)) {
+      const arrival = byTrace.get(traceId) ?? { groups: new Map(), expiresAt };
+      arrival.groups.set(groupId, group);
+      arrival.expiresAt = Math.max(arrival.expiresAt, expiresAt);
+      byTrace.set(traceId, arrival);
+    }
+  }
+  const done: StoredTrace[] = [];
+  let pending = [...byTrace.keys()];
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt === SUMMARY_ATTEMPTS) throw new Error(`${pending.length} trace summaries stayed contended for ${SUMMARY_ATTEMPTS} attempts`);
+    if (attempt > 0) await backoff(attempt);
+    const storedSummaries = await deps.store.traces.summaries(tenantId, pending);
+    const earlier = await storedSpanGroups(tenantId, pending, storedSummaries, byTrace, deps);
+    const written = await Promise.all(
+      pending.map(async (traceId) => {
+        const arrival = byTrace.get(traceId)!;
+        const storedSummary = storedSummaries.get(traceId);
+        const latest = new Map<string, StoredSpanWrite>();
+        for (const span of earlier.get(traceId)?.spans ?? []) latest.set(span.spanId, span);
+        for (const span of [...arrival.groups.values()].flat()) latest.set(span.spanId, { ...span, writtenAtMs: nowMs });
+        const stored = [...latest.values()];
+        const spanGroups = distinct([...(earlier.get(traceId)?.groupIds ?? []), ...arrival.groups.keys()]).sort();
+        const revision = stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
+        const summary = summarizeTrace(stored);
+        const unchanged =
+          storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);
+        const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat() };
+        if (unchanged) return trace;
+        const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, { basis: { spanGroups, replaces: storedSummary } });
+        return put ? trace : undefined;
+      }),
+    );
+    done.push(...written.filter((t) => t !== undefined));
+    pending = pending.filter((_, i) => written[i] === undefined);
+  }
+  return done;
+}
+
+/** The span groups stored before this batch's of each trace, besides the batch's own: their ids and spans. */
+async function storedSpanGroups(
+  tenantId: string,
+  traceIds: readonly string[],
+  summaries: ReadonlyMap<string, StoredSummary>,
+  arrivals: ReadonlyMap<string, Arrival>,
+  deps: PersistDeps,
+): Promise<Map<string, { groupIds: string[]; spans: StoredSpanWrite[] }>> {
+  const listed = traceIds.flatMap((traceId) =>
+    (summaries.get(traceId)?.spanGroups ?? []).filter((groupId) => !arrivals.get(traceId)!.groups.has(groupId)).map((groupId) => ({ traceId, groupId })),
+  );
+  const unlisted = traceIds.filter((traceId) => summaries.has(traceId) && summaries.get(traceId)!.spanGroups === undefined);
+  const [listedSpans, queried] = await Promise.all([
+    listed.length > 0 ? deps.store.traces.spansOfGroups(tenantId, listed) : new Map<string, StoredSpanWrite[]>(),
+    Promise.all(unlisted.map((traceId) => deps.store.traces.spanGroupsOfTrace(tenantId, traceId))),
+  ]);
+  const found = new Map(unlisted.map((traceId, i) => [traceId, queried[i]!]));
+  for (const traceId of distinct(listed.map((g) => g.traceId))) {
+    found.set(traceId, { groupIds: listed.filter((g) => g.traceId === traceId).map((g) => g.groupId), spans: listedSpans.get(traceId) ?? [] });
+  }
+  return found;
 }
 
 interface StoredTrace {
@@ -166,7 +322,7 @@ interface StoredTrace {
   revision: number;
   /** Every span of the trace stored so far. */
   stored: StoredSpan[];
-  /** The spans this message brought. */
+  /** The spans this batch brought. */
   arrived: StoredSpan[];
 }
 

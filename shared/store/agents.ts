@@ -3,7 +3,7 @@ import type { AlertConfigPatch } from '../domain/alerts/config.ts';
 import { LONGEST_RETENTION_DAYS } from '../domain/plans/plans.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import { batchGet, countAll, queryAll } from './batch.ts';
-import { epochSeconds, isConditionFailure, type Db } from './client.ts';
+import { epochSeconds, ifWritten, isConditionFailure, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { DELETED_AGENT_PREFIX, stripKeys } from './keys.ts';
 import { countItems, readPage, type Source } from './pages.ts';
@@ -52,33 +52,23 @@ export function agentsRepository(db: Db) {
   }
 
   async function claimName(tenantId: string, name: string, agentId: string): Promise<boolean> {
-    try {
-      await doc.send(
-        new PutCommand({
-          TableName,
-          Item: { ...keys.agentName(tenantId, name), entity: 'agentName', agentId, name },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return written(doc.send(
+      new PutCommand({
+        TableName,
+        Item: { ...keys.agentName(tenantId, name), entity: 'agentName', agentId, name },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+      ));
   }
 
   async function putAgent(agent: AgentRecord): Promise<void> {
-    try {
-      await doc.send(
-        new PutCommand({
-          TableName,
-          Item: { ...keys.agent(agent.tenantId, agent.id), entity: 'agent', ...agent },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
+    await written(doc.send(
+      new PutCommand({
+        TableName,
+        Item: { ...keys.agent(agent.tenantId, agent.id), entity: 'agent', ...agent },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+      ));
   }
 
   return {
@@ -105,19 +95,15 @@ export function agentsRepository(db: Db) {
       lastSeen.set(key, startMs);
       if (lastSeen.size > 10_000) lastSeen.delete(lastSeen.keys().next().value!);
       const at = new Date(startMs).toISOString();
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName,
-            Key: keys.agent(tenantId, agentId),
-            UpdateExpression: 'SET lastSeenAt = :at',
-            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastSeenAt) OR lastSeenAt < :at)',
-            ExpressionAttributeValues: { ':at': at },
-          }),
-        );
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
+      await written(doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.agent(tenantId, agentId),
+          UpdateExpression: 'SET lastSeenAt = :at',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastSeenAt) OR lastSeenAt < :at)',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+        ));
     },
 
     /** Agents deleted within the longest retention, newest id order; `complete` is false when there are more than a list leaves out. */
@@ -201,8 +187,8 @@ export function agentsRepository(db: Db) {
 
     /** Stores the merged alert configuration; undefined when the agent is not the tenant's. */
     async setAlertConfig(tenantId: string, agentId: string, alertConfig: AlertConfigPatch, now: Date): Promise<AgentRecord | undefined> {
-      try {
-        const { Attributes } = await doc.send(
+      const updated = await ifWritten(
+        doc.send(
           new UpdateCommand({
             TableName,
             Key: keys.agent(tenantId, agentId),
@@ -211,12 +197,9 @@ export function agentsRepository(db: Db) {
             ExpressionAttributeValues: { ':config': alertConfig, ':now': now.toISOString() },
             ReturnValues: 'ALL_NEW',
           }),
-        );
-        return Attributes ? stripKeys<AgentRecord>(Attributes) : undefined;
-      } catch (err) {
-        if (isConditionFailure(err)) return undefined;
-        throw err;
-      }
+        ),
+      );
+      return updated?.Attributes ? stripKeys<AgentRecord>(updated.Attributes) : undefined;
     },
 
     /**
@@ -229,16 +212,16 @@ export function agentsRepository(db: Db) {
       // First: from now on tenant-wide trace lists leave its traces out, and totals take them out of the rollups.
       const forgetAt = epochSeconds(new Date()) + (LONGEST_RETENTION_DAYS + 1) * 86_400;
       await doc.send(new PutCommand({ TableName, Item: { ...keys.deletedAgent(tenantId, agentId), entity: 'deletedAgent', agentId, expiresAt: forgetAt } }));
-      await doc.send(
-        new DeleteCommand({
-          TableName,
-          Key: keys.agentName(tenantId, current.name),
-          ConditionExpression: 'agentId = :id',
-          ExpressionAttributeValues: { ':id': agentId },
-        }),
-      ).catch((err: unknown) => {
-        if (!isConditionFailure(err)) throw err;
-      });
+      await written(
+        doc.send(
+          new DeleteCommand({
+            TableName,
+            Key: keys.agentName(tenantId, current.name),
+            ConditionExpression: 'agentId = :id',
+            ExpressionAttributeValues: { ':id': agentId },
+          }),
+        ),
+      );
       await doc.send(new DeleteCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
       return current;
     },

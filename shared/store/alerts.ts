@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { ALERT_STATUSES, type AlertStatus } from '../domain/alerts/lifecycle.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import { queryAll } from './batch.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
 import { allOf, countItems, keysOf, readPage, type Condition, type Source } from './pages.ts';
@@ -103,39 +103,23 @@ export function alertsRepository(db: Db) {
   }
 
   async function putIfAbsent(key: Record<string, unknown>, attributes: Record<string, unknown>): Promise<boolean> {
-    try {
-      await doc.send(new PutCommand({ TableName, Item: { ...key, ...attributes }, ConditionExpression: 'attribute_not_exists(PK)' }));
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return written(doc.send(new PutCommand({ TableName, Item: { ...key, ...attributes }, ConditionExpression: 'attribute_not_exists(PK)' })));
   }
 
   async function deleteIf(key: Record<string, unknown>, alertId: string): Promise<void> {
-    try {
-      await doc.send(new DeleteCommand({ TableName, Key: key, ConditionExpression: 'alertId = :id', ExpressionAttributeValues: { ':id': alertId } }));
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
+    await written(doc.send(new DeleteCommand({ TableName, Key: key, ConditionExpression: 'alertId = :id', ExpressionAttributeValues: { ':id': alertId } })));
   }
 
   /** Replaces the alert only if nobody changed it since it was read (optimistic concurrency). */
   async function replace(next: AlertRecord, expectedVersion: number): Promise<boolean> {
-    try {
-      await doc.send(
-        new PutCommand({
-          TableName,
-          Item: alertItem(next),
-          ConditionExpression: 'version = :v',
-          ExpressionAttributeValues: { ':v': expectedVersion },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return written(doc.send(
+      new PutCommand({
+        TableName,
+        Item: alertItem(next),
+        ConditionExpression: 'version = :v',
+        ExpressionAttributeValues: { ':v': expectedVersion },
+      }),
+      ));
   }
 
   function newAlert(tenantId: string, alertId: string, o: Occurrence): AlertRecord {
@@ -290,21 +274,15 @@ export function alertsRepository(db: Db) {
      */
     async claimNotification(tenantId: string, agentId: string, type: string, jobId: string, now: Date, cooldownMinutes: number): Promise<boolean> {
       const cutoff = new Date(now.getTime() - cooldownMinutes * 60_000).toISOString();
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName,
-            Key: keys.alertCooldown(tenantId, agentId, type),
-            UpdateExpression: 'SET lastNotifiedAt = :now, lastJobId = :job, entity = :entity',
-            ConditionExpression: 'attribute_not_exists(lastNotifiedAt) OR lastNotifiedAt <= :cutoff OR lastJobId = :job',
-            ExpressionAttributeValues: { ':now': now.toISOString(), ':job': jobId, ':cutoff': cutoff, ':entity': 'alertCooldown' },
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return written(doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.alertCooldown(tenantId, agentId, type),
+          UpdateExpression: 'SET lastNotifiedAt = :now, lastJobId = :job, entity = :entity',
+          ConditionExpression: 'attribute_not_exists(lastNotifiedAt) OR lastNotifiedAt <= :cutoff OR lastJobId = :job',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':job': jobId, ':cutoff': cutoff, ':entity': 'alertCooldown' },
+        }),
+        ));
     },
   };
 }

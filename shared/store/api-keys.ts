@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from './batch.ts';
 import { TABLE } from './table.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { ifWritten, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { countItems, readPage } from './pages.ts';
@@ -49,8 +49,8 @@ export function apiKeysRepository(db: Db) {
   ): Promise<ApiKeyRecord | undefined> {
     const condition = ['attribute_exists(PK)', 'tenantId = :tenantId', update.condition].filter(Boolean).join(' AND ');
     const usesStatus = `${update.expression} ${condition}`.includes('#status');
-    try {
-      const { Attributes } = await doc.send(
+    const updated = await ifWritten(
+      doc.send(
         new UpdateCommand({
           TableName,
           Key: keys.apiKey(keyId),
@@ -60,12 +60,9 @@ export function apiKeysRepository(db: Db) {
           ExpressionAttributeValues: { ':tenantId': tenantId, ...update.values },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return Attributes ? stripKeys<ApiKeyRecord>(Attributes) : undefined;
-    } catch (err) {
-      if (isConditionFailure(err)) return undefined;
-      throw err;
-    }
+      ),
+    );
+    return updated?.Attributes ? stripKeys<ApiKeyRecord>(updated.Attributes) : undefined;
   }
 
   const list = (tenantId: string) => ({ sources: [{ index: 'gsi1', partition: keys.apiKeysOfTenantPartition(tenantId) } as const] });
@@ -123,37 +120,27 @@ export function apiKeysRepository(db: Db) {
     },
 
     async delete(keyId: string, tenantId: string): Promise<boolean> {
-      try {
-        await doc.send(
-          new DeleteCommand({
-            TableName,
-            Key: keys.apiKey(keyId),
-            ConditionExpression: 'attribute_exists(PK) AND tenantId = :tenantId',
-            ExpressionAttributeValues: { ':tenantId': tenantId },
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return written(doc.send(
+        new DeleteCommand({
+          TableName,
+          Key: keys.apiKey(keyId),
+          ConditionExpression: 'attribute_exists(PK) AND tenantId = :tenantId',
+          ExpressionAttributeValues: { ':tenantId': tenantId },
+        }),
+        ));
     },
 
     /** Records the use unless a use at or after `staleBefore` is already recorded. */
     async touchLastUsed(keyId: string, now: Date, staleBefore: Date): Promise<void> {
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName,
-            Key: keys.apiKey(keyId),
-            UpdateExpression: 'SET lastUsedAt = :now',
-            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
-            ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': staleBefore.toISOString(), ':null': null },
-          }),
-        );
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
+      await written(doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.apiKey(keyId),
+          UpdateExpression: 'SET lastUsedAt = :now',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': staleBefore.toISOString(), ':null': null },
+        }),
+        ));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, type Db } from './client.ts';
+import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 
 /** One tenant's evaluations in one UTC day, and what the judge's own model consumed for them. */
@@ -23,21 +23,15 @@ export function evaluationUsageRepository(db: Db) {
   return {
     /** Counts one evaluation against the day's budget; answers false, counting nothing, once `budget` have been counted. */
     async claim(tenantId: string, day: string, budget: number): Promise<boolean> {
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName,
-            Key: keys.evaluationUsage(tenantId, day),
-            UpdateExpression: 'ADD evaluations :one SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
-            ConditionExpression: 'attribute_not_exists(evaluations) OR evaluations < :budget',
-            ExpressionAttributeValues: { ':one': 1, ':budget': budget, ':expires': expiryOf(day), ':entity': 'evaluationUsage' },
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return written(doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.evaluationUsage(tenantId, day),
+          UpdateExpression: 'ADD evaluations :one SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
+          ConditionExpression: 'attribute_not_exists(evaluations) OR evaluations < :budget',
+          ExpressionAttributeValues: { ':one': 1, ':budget': budget, ':expires': expiryOf(day), ':entity': 'evaluationUsage' },
+        }),
+        ));
     },
 
     async addJudgeUsage(tenantId: string, day: string, usage: Omit<EvaluationUsage, 'evaluations'>): Promise<void> {

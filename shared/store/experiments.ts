@@ -2,7 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Variant } from '../domain/experiments/definition.ts';
 import type { ExperimentStatus } from '../domain/experiments/lifecycle.ts';
 import { batchWrite, putRequests, queryAll } from './batch.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
 import { countItems, readPage } from './pages.ts';
@@ -76,13 +76,7 @@ export function experimentsRepository(db: Db) {
 
   /** A put that loses (false) when its condition does not hold. */
   async function conditionalPut(input: ConstructorParameters<typeof PutCommand>[0]): Promise<boolean> {
-    try {
-      await doc.send(new PutCommand(input));
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return written(doc.send(new PutCommand(input)));
   }
 
   return {

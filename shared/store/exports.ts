@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ExportFormat } from '../domain/lake/sql.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
@@ -49,21 +49,15 @@ export function exportsRepository(db: Db) {
 
     /** Replaces the record while it is still in the status it was read in (false: it moved meanwhile). */
     async replaceIfStatus(next: ExportRecord, expected: ExportStatus): Promise<boolean> {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName,
-            Item: item(next),
-            ConditionExpression: '#status = :expected',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':expected': expected },
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+      return written(doc.send(
+        new PutCommand({
+          TableName,
+          Item: item(next),
+          ConditionExpression: '#status = :expected',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':expected': expected },
+        }),
+        ));
     },
 
     async delete(tenantId: string, exportId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TraceAnomaly } from '../domain/profiles/anomalies.ts';
 import type { LearningState } from '../domain/profiles/learning.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
@@ -38,20 +38,15 @@ export function profilesRepository(db: Db) {
     async save(state: LearningState): Promise<LearningState | undefined> {
       const saved = { ...state, version: state.version + 1 };
       const due = state.nextLearningAt === null ? {} : keys.profileLearningDue(state.nextLearningAt, state.tenantId, state.agentId);
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName,
-            Item: { ...keys.agentProfile(state.tenantId, state.agentId), ...due, entity: 'agentProfile', ...saved },
-            ConditionExpression: state.version === 0 ? 'attribute_not_exists(PK)' : 'version = :v',
-            ...(state.version === 0 ? {} : { ExpressionAttributeValues: { ':v': state.version } }),
-          }),
-        );
-        return saved;
-      } catch (err) {
-        if (isConditionFailure(err)) return undefined;
-        throw err;
-      }
+      const put = doc.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.agentProfile(state.tenantId, state.agentId), ...due, entity: 'agentProfile', ...saved },
+          ConditionExpression: state.version === 0 ? 'attribute_not_exists(PK)' : 'version = :v',
+          ...(state.version === 0 ? {} : { ExpressionAttributeValues: { ':v': state.version } }),
+        }),
+      );
+      return (await written(put)) ? saved : undefined;
     },
 
     async delete(tenantId: string, agentId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256 } from '../domain/accounts/secrets.ts';
-import { epochSeconds, isConditionFailure, type Db } from './client.ts';
+import { epochSeconds, ifWritten, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 
 /** One sign-in: the chain of refresh tokens that rotation hands out, revoked as a whole. */
@@ -53,19 +53,15 @@ export function refreshTokensRepository(db: Db) {
 
     /** Marks the family revoked: none of its tokens refreshes again (the items expire by TTL). */
     async revokeFamily(familyId: string, now: Date): Promise<void> {
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName,
-            Key: keys.refreshFamily(familyId),
-            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':now': now.toISOString() },
-          }),
-        );
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
+      await written(doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.refreshFamily(familyId),
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+        }),
+        ));
     },
 
     async put(token: string, record: RefreshTokenRecord): Promise<void> {
@@ -81,8 +77,8 @@ export function refreshTokensRepository(db: Db) {
     /** Uses a token: the first use marks it used; a later one finds it marked (reuse). */
     async use(token: string, now: Date): Promise<RefreshTokenUse> {
       const key = keys.refreshToken(sha256(token));
-      try {
-        const { Attributes } = await doc.send(
+      const first = await ifWritten(
+        doc.send(
           new UpdateCommand({
             TableName,
             Key: key,
@@ -91,11 +87,9 @@ export function refreshTokensRepository(db: Db) {
             ExpressionAttributeValues: { ':now': epochSeconds(now) },
             ReturnValues: 'ALL_NEW',
           }),
-        );
-        return { kind: 'first', token: tokenRecord(Attributes ?? {}) };
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
+        ),
+      );
+      if (first) return { kind: 'first', token: tokenRecord(first.Attributes ?? {}) };
       const { Item } = await doc.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }));
       return Item ? { kind: 'reused', token: tokenRecord(Item) } : { kind: 'unknown' };
     },

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AlertRecord } from './alerts.ts';
 import { alertIndexKeys } from './alerts.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
@@ -31,19 +31,15 @@ export function reindexRepository(db: Db) {
   async function setIndexKeys(key: Record<string, unknown>, entries: Record<string, unknown>, version?: number): Promise<void> {
     const set = Object.keys(entries);
     const gone = INDEX_ATTRIBUTES.filter((name) => !set.includes(name));
-    try {
-      await doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: key,
-          UpdateExpression: `SET ${set.map((name) => `${name} = :${name}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
-          ConditionExpression: version === undefined ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND version = :version',
-          ExpressionAttributeValues: { ...Object.fromEntries(set.map((name) => [`:${name}`, entries[name]])), ...(version === undefined ? {} : { ':version': version }) },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
+    await written(doc.send(
+      new UpdateCommand({
+        TableName,
+        Key: key,
+        UpdateExpression: `SET ${set.map((name) => `${name} = :${name}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
+        ConditionExpression: version === undefined ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND version = :version',
+        ExpressionAttributeValues: { ...Object.fromEntries(set.map((name) => [`:${name}`, entries[name]])), ...(version === undefined ? {} : { ':version': version }) },
+      }),
+      ));
   }
 
   return {

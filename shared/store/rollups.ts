@@ -4,7 +4,7 @@ import { BUCKET_MS, bucketStart, type BucketRef, type Granularity } from '../dom
 import { ALL_AGENTS, decodeRollup, decodeRollupCounts, encodeRollup, groupBy, mergeByAgent, mergeRollups, rollupOf, withoutModels, type Rollup, type TraceCounts } from '../domain/analytics/rollup.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { queryAll } from './batch.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { NO_AGENT, rollupDirtyBefore, rollupSortKey } from './keys.ts';
 import { backoff, inGatheredTurn } from './turns.ts';
@@ -236,19 +236,15 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
       if (!current && !hourIsOver) await markDirty(tenantId, hourStartMs, expiresAt);
       const version = Number(current?.['version'] ?? 0);
       const parts = mergeByAgent([decodeByAgent(current?.['parts']), minuteParts(fresh)]);
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName,
-            Item: rollupItems.minute(tenantId, minuteStartMs, parts, Buffer.concat([counted, ...freshKeys]), version + 1, Math.max(expiresAt, Number(current?.['expiresAt'] ?? 0))),
-            ConditionExpression: current ? 'version = :v' : 'attribute_not_exists(PK)',
-            ...(current ? { ExpressionAttributeValues: { ':v': version } } : {}),
-          }),
-        );
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-        continue;
-      }
+      const put = doc.send(
+        new PutCommand({
+          TableName,
+          Item: rollupItems.minute(tenantId, minuteStartMs, parts, Buffer.concat([counted, ...freshKeys]), version + 1, Math.max(expiresAt, Number(current?.['expiresAt'] ?? 0))),
+          ConditionExpression: current ? 'version = :v' : 'attribute_not_exists(PK)',
+          ...(current ? { ExpressionAttributeValues: { ':v': version } } : {}),
+        }),
+      );
+      if (!(await written(put))) continue;
       if (hourIsOver) await markDirty(tenantId, hourStartMs, expiresAt);
       return;
     }
@@ -306,19 +302,17 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
         const agents = await recomputeHour(tenantId, hourStartMs, expiresAt);
         await Promise.all([ALL_AGENTS, ...agents].map((scope) => recomputeDay(tenantId, scope, dayStartMs, expiresAt)));
         await noteDirtyHour(tenantId, hourStartMs, 'DELETE');
-        try {
-          await doc.send(
+        const cleared = await written(
+          doc.send(
             new DeleteCommand({
               TableName,
               Key: { PK: marker['PK'], SK: marker['SK'] },
               ConditionExpression: 'version = :v',
               ExpressionAttributeValues: { ':v': marker['version'] },
             }),
-          );
-        } catch (err) {
-          if (!isConditionFailure(err)) throw err;
-          await noteDirtyHour(tenantId, hourStartMs, 'ADD'); // dirtied again meanwhile: still stale
-        }
+          ),
+        );
+        if (!cleared) await noteDirtyHour(tenantId, hourStartMs, 'ADD'); // dirtied again meanwhile: still stale
       }
       return page.Items?.length ?? 0;
     },

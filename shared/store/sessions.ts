@@ -3,7 +3,7 @@ import type { PageInput, Total } from '../domain/paging/page.ts';
 import { listingOf, sessionFigures, type SessionFigures, type SessionListing } from '../domain/sessions/sessions.ts';
 import type { TraceStatus, TraceSummary } from '../domain/spans/summary.ts';
 import { batchGet, queryAll } from './batch.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { isConditionFailure, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { SESSION_TRACE_PREFIX, stripKeys, timeSortKey } from './keys.ts';
 import { countItems, readPage, type Order, type Source } from './pages.ts';
@@ -99,11 +99,9 @@ export function sessionsRepository(db: Db) {
     const stale = items.filter((item) => latest.get(String(item['traceId'])) !== item);
     await Promise.all(
       stale.map((item) =>
-        doc
-          .send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] }, ConditionExpression: 'revision = :r', ExpressionAttributeValues: { ':r': item['revision'] } }))
-          .catch((err: unknown) => {
-            if (!isConditionFailure(err)) throw err;
-          }),
+        written(
+          doc.send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] }, ConditionExpression: 'revision = :r', ExpressionAttributeValues: { ':r': item['revision'] } })),
+        ),
       ),
     );
     return [...latest.values()].map((item) => ({ summary: stripKeys<TraceSummary>(item), expiresAt: Number(item['expiresAt']) }));
@@ -152,16 +150,20 @@ export function sessionsRepository(db: Db) {
   async function relist(tenantId: string, figures: SessionFigures, version: number, listed: SessionListing | null, expiresAt: number): Promise<void> {
     const listing = listingOf(figures);
     if (sameListing(listed, listing)) return;
-    try {
-      await doc.send(
+    // When either condition fails, a newer version was written meanwhile: its writer lists the session.
+    const entryWritten = await written(
+      doc.send(
         new PutCommand({
           TableName,
           Item: sessionIndexItem(tenantId, figures, version, expiresAt),
           ConditionExpression: 'attribute_not_exists(PK) OR aggregateVersion <= :v',
           ExpressionAttributeValues: { ':v': version },
         }),
-      );
-      await doc.send(
+      ),
+    );
+    if (!entryWritten) return;
+    await written(
+      doc.send(
         new UpdateCommand({
           TableName,
           Key: keys.session(tenantId, figures.sessionId),
@@ -169,11 +171,8 @@ export function sessionsRepository(db: Db) {
           ConditionExpression: 'version = :v',
           ExpressionAttributeValues: { ':listing': listing, ':v': version },
         }),
-      );
-    } catch (err) {
-      // A newer version was written meanwhile: its writer lists the session.
-      if (!isConditionFailure(err)) throw err;
-    }
+      ),
+    );
   }
 
   const listSources = (tenantId: string, q: SessionQuery): Source[] => {

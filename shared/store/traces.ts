@@ -5,7 +5,7 @@ import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import type { TraceStatus } from '../domain/spans/summary.ts';
 import { batchGet, batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
-import { isConditionFailure, type Db } from './client.ts';
+import { ifWritten, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys, TRACE_STATES, type TraceState } from './keys.ts';
 import { allOf, countItems, readPage, type Condition, type Source } from './pages.ts';
@@ -329,22 +329,16 @@ async function updateIf(db: Db, item: Record<string, unknown>, condition: WriteC
   const gone = Object.values(TABLE.indexes)
     .flatMap((index) => [index.partitionKey, index.sortKey])
     .filter((name) => attributes[name] === undefined);
-  try {
-    await db.doc.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: { PK, SK },
-        UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
-        ConditionExpression: condition.expression,
-        ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])), ...condition.names },
-        ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ...condition.values },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  return written(db.doc.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: { PK, SK },
+      UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
+      ConditionExpression: condition.expression,
+      ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])), ...condition.names },
+      ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ...condition.values },
+    }),
+    ));
 }
 
 export function tracesRepository(db: Db) {
@@ -426,12 +420,10 @@ export function tracesRepository(db: Db) {
      */
     async markAlerted(tenantId: string, traceId: string, alertType: string): Promise<void> {
       const mark = { UpdateExpression: 'ADD alertTypes :type', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':type': new Set([alertType]) } };
-      try {
-        const { Attributes } = await doc.send(new UpdateCommand({ TableName, Key: keys.traceSummary(tenantId, traceId), ...mark, ReturnValues: 'ALL_NEW' }));
-        const sessionId = Attributes?.['sessionId'] as string | null | undefined;
-        if (sessionId) await doc.send(new UpdateCommand({ TableName, Key: keys.sessionTrace(tenantId, sessionId, Number(Attributes!['startTimeMs']), traceId), ...mark }));
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
+      const marked = await ifWritten(doc.send(new UpdateCommand({ TableName, Key: keys.traceSummary(tenantId, traceId), ...mark, ReturnValues: 'ALL_NEW' })));
+      const sessionId = marked?.Attributes?.['sessionId'] as string | null | undefined;
+      if (sessionId) {
+        await written(doc.send(new UpdateCommand({ TableName, Key: keys.sessionTrace(tenantId, sessionId, Number(marked!.Attributes!['startTimeMs']), traceId), ...mark })));
       }
     },
 

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, type Db } from './client.ts';
+import { isConditionFailure, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { normaliseEmail, stripKeys } from './keys.ts';
 
@@ -103,22 +103,18 @@ export function usersRepository(db: Db) {
 
     /** Links an external subject to a user; when another request linked it first, returns that user's id. */
     async linkExternalIdentity(issuer: string, subject: string, userId: string): Promise<string> {
-      try {
-        await doc.send(
+      const linked = await written(
+        doc.send(
           new PutCommand({
             TableName,
             Item: { ...keys.externalIdentity(issuer, subject), entity: 'externalIdentity', userId },
             ConditionExpression: 'attribute_not_exists(PK)',
           }),
-        );
-        return userId;
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-        const { Item } = await doc.send(
-          new GetCommand({ TableName, Key: keys.externalIdentity(issuer, subject), ConsistentRead: true }),
-        );
-        return String(Item?.['userId']);
-      }
+        ),
+      );
+      if (linked) return userId;
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.externalIdentity(issuer, subject), ConsistentRead: true }));
+      return String(Item?.['userId']);
     },
   };
 }

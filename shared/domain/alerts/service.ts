@@ -8,6 +8,7 @@ import { NotFoundError, ValidationError } from '../errors.ts';
 import type { AlertNotificationJob } from '../notifications/messages.ts';
 import { effectiveAlertConfig, merge, optionsOf, SEVERITIES, THRESHOLD_ALERT_TYPES, LLM_ALERT_TYPES, type AlertConfigPatch, type AlertType } from './config.ts';
 import type { Detection } from './detect.ts';
+import { changeStatus } from '../lifecycle.ts';
 import { ALERT_STATUSES, transition, type AlertAction } from './lifecycle.ts';
 import { agentId } from '../../schemas/common.ts';
 import type { PageInput } from '../paging/page.ts';
@@ -86,21 +87,17 @@ export async function getAlert(tenantId: string, alertId: string, deps: Pick<Ale
   return alertView(alert);
 }
 
-const MAX_STATUS_ATTEMPTS = 5;
-
 /** acknowledge / reopen / resolve, with the spec's transitions; a concurrent change is retried. */
 export async function changeAlertStatus(tenantId: string, alertId: string, action: AlertAction, deps: Pick<AlertDeps, 'store' | 'clock'>) {
-  for (let attempt = 0; attempt < MAX_STATUS_ATTEMPTS; attempt++) {
+  return changeStatus(`alert ${alertId}`, async () => {
     const current = await deps.store.alerts.get(tenantId, alertId, true);
     if (!current) throw new NotFoundError('Alert');
-    const next = transition(current.status, action);
-    const result = await deps.store.alerts.setStatus(current, next, deps.clock.now());
+    const result = await deps.store.alerts.setStatus(current, transition(current.status, action), deps.clock.now());
     if (result === 'conflict') {
       throw new ValidationError(`Cannot reopen: a newer ${current.type} alert of this agent is active; see it instead`);
     }
-    if (result !== 'changed') return alertView(result);
-  }
-  throw new Error(`alert ${alertId} kept changing while being updated`);
+    return result === 'changed' ? undefined : alertView(result);
+  });
 }
 
 const occurrenceKey = (d: { type: string; traceId: string; spanId: string | null }) => `${d.type}:${d.traceId}:${d.spanId ?? '-'}`;

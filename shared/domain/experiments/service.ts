@@ -6,6 +6,7 @@ import type { PageInput } from '../paging/page.ts';
 import { NotFoundError } from '../errors.ts';
 import { assignVariant } from './assignment.ts';
 import type { ExperimentDefinition } from './definition.ts';
+import { changeStatus } from '../lifecycle.ts';
 import { assertAssigning, transition, type ExperimentAction, type ExperimentStatus } from './lifecycle.ts';
 import { experimentResults } from './results.ts';
 
@@ -61,11 +62,9 @@ export async function getExperiment(tenantId: string, experimentId: string, deps
   return experimentView(await experimentOf(tenantId, experimentId, deps));
 }
 
-const MAX_STATUS_ATTEMPTS = 5;
-
 /** start / pause / stop. Written only if the status is still the one read, so concurrent changes cannot both win. */
 export async function changeExperimentStatus(tenantId: string, experimentId: string, action: ExperimentAction, deps: ExperimentDeps) {
-  for (let attempt = 0; attempt < MAX_STATUS_ATTEMPTS; attempt++) {
+  return changeStatus(`experiment ${experimentId}`, async () => {
     const current = await experimentOf(tenantId, experimentId, deps, true);
     const status = transition(current.status, action);
     const now = deps.clock.now().toISOString();
@@ -76,9 +75,8 @@ export async function changeExperimentStatus(tenantId: string, experimentId: str
       startedAt: current.startedAt ?? (status === 'running' ? now : null),
       stoppedAt: status === 'stopped' ? now : null,
     };
-    if (await deps.store.experiments.replaceIfStatus(next, current.status)) return experimentView(next);
-  }
-  throw new Error(`experiment ${experimentId} kept changing while being updated`);
+    return (await deps.store.experiments.replaceIfStatus(next, current.status)) ? experimentView(next) : undefined;
+  });
 }
 
 /** The subject's variant: one eventually consistent read, no write, the same answer on every instance. */

@@ -4,8 +4,7 @@ import { signingMaterialFromSeed } from '../../shared/domain/accounts/signing-ke
 import { forgotPassword, login, register, resetPassword, verifyEmail, type AccountsDeps } from '../../shared/domain/accounts/users.ts';
 import { UnauthorizedError, ValidationError } from '../../shared/domain/errors.ts';
 import type { OutboundMessage } from '../../shared/domain/notifications/messages.ts';
-import { createStore } from '../support/store.ts';
-import { startDynamo } from '../support/dynamo.ts';
+import { startStore } from '../support/dynamo.ts';
 
 let stop: () => Promise<void>;
 let deps: AccountsDeps;
@@ -15,11 +14,11 @@ const reported: string[] = [];
 let queueDown = false;
 
 beforeAll(async () => {
-  const dynamo = await startDynamo();
-  stop = dynamo.stop;
+  const started = await startStore();
+  stop = started.stop;
   const signing = await signingMaterialFromSeed('accounts-integration-seed-0123456789abcdef');
   deps = {
-    store: createStore(dynamo.db),
+    store: started.store,
     clock: { now: () => now },
     ids: randomIds,
     queue: {

@@ -11,8 +11,7 @@ import type { AlertNotificationJob, EmailMessage, SmsMessage } from '../../share
 import type { PlanKey } from '../../shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
 import type { Store } from '../../shared/store/index.ts';
-import { createStore } from '../support/store.ts';
-import { startDynamo } from '../support/dynamo.ts';
+import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 
 // No plan lacks the alerts entitlement today; here the starter plan has none, to prove it is honoured.
@@ -26,9 +25,7 @@ let store: Store;
 let stop: () => Promise<void>;
 const outboxDirs: string[] = [];
 beforeAll(async () => {
-  const dynamo = await startDynamo('aos-notify');
-  store = createStore(dynamo.db);
-  stop = dynamo.stop;
+  ({ store, stop } = await startStore('aos-notify'));
 });
 afterAll(async () => {
   await stop();

@@ -5,15 +5,12 @@ import { changeAlertStatus } from '../../shared/domain/alerts/service.ts';
 import { ValidationError } from '../../shared/domain/errors.ts';
 import type { Occurrence } from '../../shared/store/alerts.ts';
 import type { Store } from '../../shared/store/index.ts';
-import { createStore } from '../support/store.ts';
-import { startDynamo } from '../support/dynamo.ts';
+import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  const dynamo = await startDynamo('aos-alerts');
-  store = createStore(dynamo.db);
-  stop = dynamo.stop;
+  ({ store, stop } = await startStore('aos-alerts'));
 });
 afterAll(() => stop());
 

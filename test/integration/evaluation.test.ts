@@ -10,10 +10,9 @@ import { JudgeAnswerError, type Judge } from '../../shared/domain/evaluation/jud
 import type { PlanKey } from '../../shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
 import type { Store } from '../../shared/store/index.ts';
-import { createStore } from '../support/store.ts';
 import { traceOf, type TraceSpec } from '../fixtures/judge/build.ts';
 import { LABELLED_TRACES } from '../fixtures/judge/traces.ts';
-import { startDynamo } from '../support/dynamo.ts';
+import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 
 // Every plan includes evaluations today; here the starter plan does not, to prove the entitlement is honoured.
@@ -26,9 +25,7 @@ vi.mock('../../shared/domain/plans/plans.ts', async (importOriginal) => {
 let store: Store;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  const dynamo = await startDynamo('aos-evaluation');
-  store = createStore(dynamo.db);
-  stop = dynamo.stop;
+  ({ store, stop } = await startStore('aos-evaluation'));
 });
 afterAll(() => stop());
 

@@ -12,16 +12,13 @@ import {
 } from '../../shared/domain/experiments/service.ts';
 import type { StoredSignal } from '../../shared/store/timeline.ts';
 import type { Store } from '../../shared/store/index.ts';
-import { createStore } from '../support/store.ts';
-import { startDynamo } from '../support/dynamo.ts';
+import { startStore } from '../support/dynamo.ts';
 import { traceSummary } from '../unit/analytics/fixtures.ts';
 
 let store: Store;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  const dynamo = await startDynamo('aos-experiments');
-  store = createStore(dynamo.db);
-  stop = dynamo.stop;
+  ({ store, stop } = await startStore('aos-experiments'));
 });
 afterAll(() => stop());
 

@@ -28,7 +28,7 @@ import { createDb, type Db } from '../../shared/store/client.ts';
 import type { Store } from '../../shared/store/index.ts';
 import { createStore } from '../support/store.ts';
 import { allSummaries } from '../support/traces.ts';
-import { startDynamo } from '../support/dynamo.ts';
+import { startStore } from '../support/dynamo.ts';
 import { startTestLake } from '../support/lake.ts';
 import { startTestService } from '../support/service.ts';
 import { lambdaContext } from '../support/http-event.ts';
@@ -58,9 +58,7 @@ describe('the ingest worker under faults (dynalite)', () => {
   let stop: () => Promise<void>;
   let lake: Awaited<ReturnType<typeof startTestLake>>;
   beforeAll(async () => {
-    const dynamo = await startDynamo('aos-faults');
-    ({ db, stop } = dynamo);
-    store = createStore(db);
+    ({ db, store, stop } = await startStore('aos-faults'));
     lake = await startTestLake();
   });
   afterAll(async () => {

@@ -7,15 +7,12 @@ import { parseSpans } from '../../shared/domain/ingest/native-spans.ts';
 import { ServiceUnavailableError } from '../../shared/domain/errors.ts';
 import { currentPeriod, newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
 import type { Store } from '../../shared/store/index.ts';
-import { createStore } from '../support/store.ts';
-import { startDynamo } from '../support/dynamo.ts';
+import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  const dynamo = await startDynamo('aos-outage');
-  store = createStore(dynamo.db);
-  stop = dynamo.stop;
+  ({ store, stop } = await startStore('aos-outage'));
 });
 afterAll(async () => {
   sqs.restore();

@@ -19,8 +19,7 @@ import { DEFAULT_LEARNING_SETTINGS, type LearningSettings } from '../../shared/d
 import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
 import { getTrace } from '../../shared/domain/spans/queries.ts';
 import type { Store } from '../../shared/store/index.ts';
-import { createStore } from '../support/store.ts';
-import { startDynamo } from '../support/dynamo.ts';
+import { startStore } from '../support/dynamo.ts';
 import { startTestLake } from '../support/lake.ts';
 
 const MINUTE = 60_000;
@@ -30,9 +29,7 @@ let store: Store;
 let lake: Awaited<ReturnType<typeof startTestLake>>;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  const dynamo = await startDynamo('aos-profiles');
-  store = createStore(dynamo.db);
-  stop = dynamo.stop;
+  ({ store, stop } = await startStore('aos-profiles'));
   lake = await startTestLake();
 });
 afterAll(async () => {

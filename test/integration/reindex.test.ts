@@ -8,17 +8,13 @@ import { LAST_SEEN_RESOLUTION_MS } from '../../shared/store/agents.ts';
 import * as keys from '../../shared/store/keys.ts';
 import { timeSortKey } from '../../shared/store/keys.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
-import { startDynamo } from '../support/dynamo.ts';
-import { createStore } from '../support/store.ts';
+import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
 let db: Db;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  const dynamo = await startDynamo('aos-reindex');
-  db = dynamo.db;
-  store = createStore(dynamo.db);
-  stop = dynamo.stop;
+  ({ db, store, stop } = await startStore('aos-reindex'));
 });
 afterAll(() => stop());
 

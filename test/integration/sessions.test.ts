@@ -5,15 +5,12 @@ import { summarizeTrace, type StoredSpan, type TraceSummary } from '../../shared
 import { NotFoundError } from '../../shared/domain/errors.ts';
 import type { Store } from '../../shared/store/index.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
-import { startDynamo } from '../support/dynamo.ts';
-import { createStore } from '../support/store.ts';
+import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  const dynamo = await startDynamo('aos-sessions');
-  store = createStore(dynamo.db);
-  stop = dynamo.stop;
+  ({ store, stop } = await startStore('aos-sessions'));
 });
 afterAll(() => stop());
 

@@ -1,7 +1,6 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../shared/store/index.ts';
-import { createStore } from '../support/store.ts';
 import type { ApiKeyRecord } from '../../shared/store/api-keys.ts';
 import { EmailTakenError, type UserRecord } from '../../shared/store/users.ts';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -13,17 +12,14 @@ import type { TraceQuery } from '../../shared/store/traces.ts';
 import { summarizeTrace, type TraceSummary } from '../../shared/domain/spans/summary.ts';
 import type { PageInput } from '../../shared/domain/paging/page.ts';
 import type { AgentRecord } from '../../shared/store/agents.ts';
-import { startDynamo } from '../support/dynamo.ts';
+import { startStore } from '../support/dynamo.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 
 let store: Store;
 let db: Db;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  const dynamo = await startDynamo();
-  db = dynamo.db;
-  store = createStore(dynamo.db);
-  stop = dynamo.stop;
+  ({ db, store, stop } = await startStore());
 });
 afterAll(() => stop());
 

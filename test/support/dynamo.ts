@@ -1,26 +1,19 @@
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
-import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { startDynamoDb } from '../../infra/local/dynamodb.ts';
 import { createDb, type Db } from '../../shared/store/client.ts';
+import type { Store } from '../../shared/store/index.ts';
 import { createTableInput } from '../../shared/store/table.ts';
+import { createStore } from './store.ts';
 
-/** An in-memory dynalite with the service's table, for integration tests of the store. */
+/** An in-memory dynalite (as the local runtime starts it) with the service's table, for integration tests of the store. */
 export async function startDynamo(tableName = 'aos-it'): Promise<{ db: Db; client: DynamoDBClient; stop: () => Promise<void> }> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  const client = new DynamoDBClient({
-    endpoint: `http://127.0.0.1:${port}`,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const { client, stop } = await startDynamoDb();
   await client.send(new CreateTableCommand(createTableInput(tableName)));
-  return {
-    db: createDb(tableName, client),
-    client,
-    stop: async () => {
-      client.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { db: createDb(tableName, client), client, stop };
+}
+
+/** `startDynamo` with every repository over the table: `({ store, stop } = await startStore('aos-…'))` in a `beforeAll`. */
+export async function startStore(tableName?: string): Promise<{ db: Db; store: Store; stop: () => Promise<void> }> {
+  const { db, stop } = await startDynamo(tableName);
+  return { db, store: createStore(db), stop };
 }

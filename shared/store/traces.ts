@@ -17,6 +17,7 @@ export interface Facets {
   toolNames: string[];
   errorTypes: string[];
   traceNames: string[];
+  tags: string[];
   statuses: string[];
   signalNames: string[];
 }
@@ -55,6 +56,7 @@ const FACET_ATTRIBUTES = {
   toolNames: 'toolNames',
   errorTypes: 'errorTypes',
   traceNames: 'traceNames',
+  tags: 'tags',
   statuses: 'statuses',
   signalNames: 'signalNames',
 } as const satisfies Record<keyof Facets, string>;
@@ -231,6 +233,9 @@ export interface TraceFreeFilters {
   toolName?: string;
   errorType?: string;
   name?: string;
+  tag?: string;
+  /** A metadata key and the value (as text) it must hold. */
+  metadata?: { key: string; value: string };
   minDurationMs?: number;
   maxDurationMs?: number;
   minCost?: number;
@@ -250,7 +255,7 @@ export interface TraceQuery extends TraceFreeFilters {
 }
 
 export const hasFreeFilters = (q: TraceFreeFilters): boolean =>
-  [q.model, q.toolName, q.errorType, q.name, q.minDurationMs, q.maxDurationMs, q.minCost, q.minTokens, q.hasAlert].some((v) => v !== undefined);
+  [q.model, q.toolName, q.errorType, q.name, q.tag, q.metadata, q.minDurationMs, q.maxDurationMs, q.minCost, q.minTokens, q.hasAlert].some((v) => v !== undefined);
 
 /** The condition on an agent or status that the list read does not key on, and the deleted agents to leave out. */
 export function traceScopeCondition(q: { agentId?: string; status?: TraceStatus; excludeAgents?: readonly string[] }): Condition | undefined {
@@ -272,6 +277,9 @@ export function traceFilterCondition(q: TraceFreeFilters): Condition | undefined
   if (q.toolName !== undefined) add('contains(#ftools, :ftool)', { ':ftool': q.toolName }, { '#ftools': 'toolNames' });
   if (q.errorType !== undefined) add('contains(#ferrors, :ferror)', { ':ferror': q.errorType }, { '#ferrors': 'errorTypes' });
   if (q.name !== undefined) add('#fname = :fname', { ':fname': q.name }, { '#fname': 'name' });
+  if (q.tag !== undefined) add('contains(#ftags, :ftag)', { ':ftag': q.tag }, { '#ftags': 'tags' });
+  // The key is an attribute name placeholder, never part of the expression's text.
+  if (q.metadata !== undefined) add('#fmeta.#fmetakey = :fmetavalue', { ':fmetavalue': q.metadata.value }, { '#fmeta': 'metadata', '#fmetakey': q.metadata.key });
   if (q.minDurationMs !== undefined) add('#fduration >= :fmindur', { ':fmindur': q.minDurationMs }, { '#fduration': 'durationMs' });
   if (q.maxDurationMs !== undefined) add('#fduration <= :fmaxdur', { ':fmaxdur': q.maxDurationMs }, { '#fduration': 'durationMs' });
   if (q.minCost !== undefined) add('#fcost >= :fmincost', { ':fmincost': q.minCost }, { '#fcost': 'cost' });
@@ -518,6 +526,7 @@ export function tracesRepository(db: Db) {
         toolNames: list('toolNames'),
         errorTypes: list('errorTypes'),
         traceNames: list('traceNames'),
+        tags: list('tags'),
         statuses: list('statuses'),
         signalNames: list('signalNames'),
       };

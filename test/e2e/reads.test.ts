@@ -27,6 +27,8 @@ interface Sent {
   sessionId: string;
   userId: string;
   name: string;
+  tags: string[];
+  plan: string;
 }
 const sent: Sent[] = [];
 
@@ -35,6 +37,7 @@ function spansOf(t: Sent) {
   const root = {
     traceId: t.traceId, spanId: 'root', name: t.name, kind: 'agent', ...(t.agentName ? { agentName: t.agentName } : {}), startTime: t.startTimeMs,
     ...(t.finished ? { endTime: t.startTimeMs + t.durationMs } : {}), status: t.status, sessionId: t.sessionId, userId: t.userId,
+    tags: t.tags, metadata: { plan: t.plan },
     input: `question of ${t.traceId}`, output: `answer of ${t.traceId}`,
   };
   const call = {
@@ -67,6 +70,8 @@ function trace(random: ReturnType<typeof seededRandom>, startTimeMs: number): Se
     sessionId: `session-${random.int(1, 8)}`,
     userId: `user-${random.int(1, 4)}`,
     name: random.chance(0.5) ? 'answer ticket' : 'plan trip',
+    tags: made % 3 === 0 ? ['vip'] : [],
+    plan: made % 2 === 0 ? 'pro' : 'free',
   };
 }
 
@@ -174,6 +179,8 @@ describe('totals', () => {
       ['errorType=Timeout', (t: Sent) => t.errorType === 'Timeout'],
       ['name=plan%20trip', (t: Sent) => t.name === 'plan trip'],
       ['userId=user-2', (t: Sent) => t.userId === 'user-2'],
+      ['tag=vip', (t: Sent) => t.tags.includes('vip')],
+      ['metadata=plan%3Dpro&tag=vip', (t: Sent) => t.plan === 'pro' && t.tags.includes('vip')],
       ['minDurationMs=10000&status=ok', (t: Sent) => t.finished && t.durationMs >= 10_000 && t.status === 'ok'],
     ] as const) {
       const page = await get(`/spans/traces?limit=100&${query}`);
@@ -218,6 +225,9 @@ describe('refusals', () => {
     ['/spans/traces?minCost=-0.5', 'minCost'],
     ['/spans/traces?minTokens=1e3', 'minTokens'],
     ['/spans/traces?hasAlert=yes', 'hasAlert'],
+    ['/spans/traces?tag=', 'tag'],
+    ['/spans/traces?metadata=plan', 'metadata'],
+    ['/spans/traces?metadata==pro', 'metadata'],
     ['/spans/traces?sessionId=', 'sessionId'],
     ['/spans/traces?status=pending', 'status'],
     ['/spans/traces?skip=10001', 'skip'],

@@ -260,13 +260,13 @@ describe('trace summaries', () => {
     expect(await store.traces.completeStartBounds('tnt_none', {})).toBeUndefined();
   });
 
-  it('filter by what the summary holds: tools, error types, name, duration, cost, tokens, models and alerts', async () => {
+  it('filter by what the summary holds: tools, error types, name, tags, metadata, duration, cost, tokens, models and alerts', async () => {
     const tenant = 'tnt_filters';
     const base = { agentId: 'agt_f', status: 'ok' as const };
     const traces: Array<[string, Partial<TraceSummary>]> = [
       ['f1', { toolNames: ['search', 'orders.lookup'], durationMs: 100, cost: 0.5, totalTokens: 900, models: ['gpt-4o'], name: 'answer' }],
       ['f2', { errorTypes: ['Timeout'], durationMs: 9000, cost: 0.01, totalTokens: 50, models: ['claude'], name: 'plan' }],
-      ['f3', { toolNames: ['search'], durationMs: null, cost: 0, totalTokens: 0, models: [], name: 'answer' }],
+      ['f3', { toolNames: ['search'], durationMs: null, cost: 0, totalTokens: 0, models: [], name: 'answer', tags: ['vip'], metadata: { plan: 'pro', 'odd key.with:chars': 'x' } }],
     ];
     for (const [i, [traceId, over]] of traces.entries()) await store.traces.putSummary(tenant, { ...summaryOf(traceId, base.agentId, 1_000 + i, 'ok'), ...over }, 1, 2_000_000_000);
     await store.traces.markAlerted(tenant, 'f2', 'timeout');
@@ -278,6 +278,10 @@ describe('trace summaries', () => {
     expect(await ids(tenant, { minTokens: 100 })).toEqual(['f1']);
     expect(await ids(tenant, { model: 'claude' })).toEqual(['f2']);
     expect(await ids(tenant, { hasAlert: true })).toEqual(['f2']);
+    expect(await ids(tenant, { tag: 'vip' })).toEqual(['f3']);
+    expect(await ids(tenant, { metadata: { key: 'plan', value: 'pro' } })).toEqual(['f3']);
+    expect(await ids(tenant, { metadata: { key: 'odd key.with:chars', value: 'x' } })).toEqual(['f3']);
+    expect(await ids(tenant, { metadata: { key: 'plan', value: 'free' } })).toEqual([]);
     expect(await ids(tenant, { hasAlert: false, toolName: 'search' })).toEqual(['f3', 'f1']);
     expect(await store.traces.count(tenant, { toolName: 'search' })).toEqual({ count: 2, exact: true });
   });

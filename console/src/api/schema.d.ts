@@ -315,7 +315,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List traces (root spans), newest first. agentId, userId, sessionId, status and dates read key-ordered lists; toolName, errorType, name, model, duration, cost, tokens and hasAlert are filters read within a budget (a short page with nextCursor when matches are rare) */
+        /** List traces (root spans), newest first. agentId, userId, sessionId, status and dates read key-ordered lists; toolName, errorType, name, tag, metadata (key=value), model, duration, cost, tokens and hasAlert are filters read within a budget (a short page with nextCursor when matches are rare) */
         get: operations["spansListTraces"];
         put?: never;
         post?: never;
@@ -349,7 +349,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The values each trace filter can take: agents, models, statuses, span kinds, tools, error types, trace names, signal names */
+        /** The values each trace filter can take: agents, models, statuses, span kinds, tools, error types, trace names, tags, signal names */
         get: operations["spansFilters"];
         put?: never;
         post?: never;
@@ -1086,6 +1086,10 @@ export interface components {
             models: string[];
             toolNames: string[];
             errorTypes: string[];
+            tags: string[];
+            metadata: {
+                [key: string]: string;
+            };
             alertTypes: string[];
             sessionId: string | null;
             userId: string | null;
@@ -1781,6 +1785,10 @@ export interface components {
                 models: string[];
                 toolNames: string[];
                 errorTypes: string[];
+                tags: string[];
+                metadata: {
+                    [key: string]: string;
+                };
                 alertTypes: string[];
                 sessionId: string | null;
                 userId: string | null;
@@ -1811,6 +1819,7 @@ export interface components {
                 toolNames: string[];
                 errorTypes: string[];
                 traceNames: string[];
+                tags: string[];
                 signalNames: string[];
             };
         };
@@ -1860,6 +1869,10 @@ export interface components {
                     models: string[];
                     toolNames: string[];
                     errorTypes: string[];
+                    tags: string[];
+                    metadata: {
+                        [key: string]: string;
+                    };
                     alertTypes: string[];
                     sessionId: string | null;
                     userId: string | null;
@@ -4154,6 +4167,8 @@ export interface operations {
                 toolName?: string;
                 errorType?: string;
                 name?: string;
+                tag?: string;
+                metadata?: string;
                 minDurationMs?: string;
                 maxDurationMs?: string;
                 minCost?: string;

@@ -103,6 +103,10 @@ function TraceView({ trace }: { trace: Trace }) {
         <Fact label="Cost" value={formatCost(trace.cost)} />
         {trace.sessionId ? <Fact label="Session" value={<Link to={`/sessions/${encodeURIComponent(trace.sessionId)}`}>{trace.sessionId}</Link>} /> : null}
         {trace.userId ? <Fact label="User" value={trace.userId} /> : null}
+        {trace.tags.length > 0 ? <Fact label="Tags" value={trace.tags.join(', ')} /> : null}
+        {Object.entries(trace.metadata).map(([key, value]) => (
+          <Fact key={`metadata:${key}`} label={key} value={value} />
+        ))}
       </dl>
       <div className="trace-layout">
         <section className="waterfall" aria-labelledby="waterfall-title">

@@ -17,13 +17,15 @@ const TYPED_FILTERS = [
   { name: 'toolName', label: 'Tool', suggest: 'toolNames' },
   { name: 'errorType', label: 'Error type', suggest: 'errorTypes' },
   { name: 'name', label: 'Trace name', suggest: 'traceNames' },
+  { name: 'tag', label: 'Tag', suggest: 'tags' },
+  { name: 'metadata', label: 'Metadata (key=value)' },
   { name: 'userId', label: 'User id' },
   { name: 'sessionId', label: 'Session id' },
   { name: 'minDurationMs', label: 'Min duration (ms)', inputMode: 'numeric' },
   { name: 'maxDurationMs', label: 'Max duration (ms)', inputMode: 'numeric' },
   { name: 'minCost', label: 'Min cost ($)', inputMode: 'decimal' },
   { name: 'minTokens', label: 'Min tokens', inputMode: 'numeric' },
-] as const satisfies ReadonlyArray<{ name: FilterName; label: string; suggest?: 'toolNames' | 'errorTypes' | 'traceNames'; inputMode?: 'numeric' | 'decimal' }>;
+] as const satisfies ReadonlyArray<{ name: FilterName; label: string; suggest?: 'toolNames' | 'errorTypes' | 'traceNames' | 'tags'; inputMode?: 'numeric' | 'decimal' }>;
 
 const STATUSES = ['ok', 'error'] as const satisfies ReadonlyArray<NonNullable<TraceQuery['status']>>;
 
@@ -125,6 +127,15 @@ export default function Traces() {
                     <td>
                       <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name}</Link>
                       <div className="muted mono small">{t.traceId}</div>
+                      {t.tags.length > 0 ? (
+                        <div className="small">
+                          {t.tags.map((tag) => (
+                            <Badge key={tag} tone="info">
+                              {tag}
+                            </Badge>
+                          ))}
+                        </div>
+                      ) : null}
                     </td>
                     <td>{t.agentId ? <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>{t.agentName}</Link> : '—'}</td>
                     <td>

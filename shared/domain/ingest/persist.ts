@@ -227,6 +227,7 @@ async function recordFacets(batch: TenantBatch, traces: readonly StoredTrace[], 
     toolNames: distinct(spans.map((s) => s.toolName)),
     errorTypes: distinct(spans.map((s) => s.errorType)),
     traceNames: distinct(traces.map((t) => t.summary.name)),
+    tags: distinct(traces.flatMap((t) => t.summary.tags)),
     statuses: distinct(traces.map((t) => t.summary.status)),
     signalNames: distinct(signals.map((s) => s.signalName)),
   });

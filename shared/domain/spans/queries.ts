@@ -58,12 +58,20 @@ const traceFilters = (q: TraceListQuery) => ({
   toolName: q.toolName,
   errorType: q.errorType,
   name: q.name,
+  tag: q.tag,
+  metadata: q.metadata === undefined ? undefined : metadataPair(q.metadata),
   minDurationMs: q.minDurationMs,
   maxDurationMs: q.maxDurationMs,
   minCost: q.minCost,
   minTokens: q.minTokens,
   hasAlert: q.hasAlert,
 });
+
+/** `key=value` split at its first `=` (a key holds none). */
+const metadataPair = (filter: string) => {
+  const at = filter.indexOf('=');
+  return { key: filter.slice(0, at), value: filter.slice(at + 1) };
+};
 
 /** Ranges of start times longer than this are counted within a budget rather than from the rollups (a year and a bit of day buckets). */
 const MAX_COUNTED_DAYS = 400;
@@ -145,6 +153,7 @@ export async function filterOptions(store: ReadStore<'agents' | 'traces'>, tenan
     toolNames: facets.toolNames,
     errorTypes: facets.errorTypes,
     traceNames: facets.traceNames,
+    tags: facets.tags,
     signalNames: facets.signalNames,
   };
 }

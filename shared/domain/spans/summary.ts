@@ -34,6 +34,9 @@ export interface TraceSummary {
   /** Every tool its spans called and every error type its spans reported, distinct and sorted (what the list filters match). */
   toolNames: string[];
   errorTypes: string[];
+  /** Its spans' tags, distinct and sorted (the first MAX_TRACE_TAGS), and their metadata's text, number and boolean values as text, the root's first (what `tag` and `metadata` match). */
+  tags: string[];
+  metadata: Record<string, string>;
   sessionId: string | null;
   userId: string | null;
   experimentId: string | null;
@@ -60,6 +63,26 @@ function spansWithReportingDescendants(spans: readonly StoredSpan[], reports: (s
     }
   }
   return covered;
+}
+
+/** A trace keeps this many tags and metadata keys (the spans may carry more; the trace detail shows them all). */
+export const MAX_TRACE_TAGS = 50;
+export const MAX_TRACE_METADATA_KEYS = 50;
+/** Metadata values longer than this are no filter value (a prompt, a document): left out of the trace's metadata. */
+export const MAX_TRACE_METADATA_CHARS = 256;
+
+/** The trace's metadata as filters match it: scalar values as text, the top span's first, then in start order. */
+function traceMetadata(top: StoredSpan, ordered: readonly StoredSpan[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const span of [top, ...ordered]) {
+    for (const [key, value] of Object.entries(span.metadata ?? {})) {
+      if (Object.keys(out).length >= MAX_TRACE_METADATA_KEYS) return out;
+      if (Object.hasOwn(out, key) || value === null || typeof value === 'object') continue;
+      const text = String(value);
+      if (text.length <= MAX_TRACE_METADATA_CHARS) out[key] = text;
+    }
+  }
+  return out;
 }
 
 const first = <T>(spans: readonly StoredSpan[], pick: (s: StoredSpan) => T | null): T | null => {
@@ -129,6 +152,8 @@ export function summarizeTrace(spans: readonly StoredSpan[]): TraceSummary {
     models,
     toolNames: distinctSorted((s) => s.toolName),
     errorTypes: distinctSorted((s) => s.errorType),
+    tags: [...new Set(spans.flatMap((s) => s.tags ?? []))].sort().slice(0, MAX_TRACE_TAGS),
+    metadata: traceMetadata(top, ordered),
     sessionId: first(ordered, (s) => s.sessionId),
     userId: first(ordered, (s) => s.userId),
     experimentId: first(ordered, (s) => s.experimentId),

@@ -24,6 +24,8 @@ export function traceView(t: TraceSummary & { alertTypes?: ReadonlySet<string> }
     models: t.models,
     toolNames: t.toolNames ?? [],
     errorTypes: t.errorTypes ?? [],
+    tags: t.tags ?? [],
+    metadata: t.metadata ?? {},
     alertTypes: [...(t.alertTypes ?? [])].sort(),
     sessionId: t.sessionId,
     userId: t.userId,

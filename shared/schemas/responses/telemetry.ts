@@ -45,6 +45,9 @@ export const traceSummary = z.strictObject({
   /** The tools its spans called and the error types they reported (what `toolName` and `errorType` match). */
   toolNames: z.array(z.string()),
   errorTypes: z.array(z.string()),
+  /** Its spans' tags and their metadata's scalar values as text (what `tag` and `metadata` match). */
+  tags: z.array(z.string()),
+  metadata: z.record(z.string(), z.string()),
   /** The types of the alerts raised on it (`hasAlert`). */
   alertTypes: z.array(z.string()),
   sessionId: z.string().nullable(),
@@ -138,6 +141,7 @@ export const filterOptions = z.strictObject({
   toolNames: z.array(z.string()),
   errorTypes: z.array(z.string()),
   traceNames: z.array(z.string()),
+  tags: z.array(z.string()),
   signalNames: z.array(z.string()),
 });
 

@@ -67,6 +67,8 @@ function traceSummary(random: Random, agent: BenchAgent, startTimeMs: number): T
     models: model ? [model] : [],
     toolNames: [],
     errorTypes: failed ? ['ToolError'] : [],
+    tags: [],
+    metadata: {},
     sessionId: null,
     userId: `user-${random.int(1, 2000)}`,
     experimentId: null,

@@ -58,6 +58,8 @@ export function endpointsOf(facts: TenantFacts, agentTask: (agentId: string) => 
     traces('ErrorType', 'errorType', '&errorType=Timeout', false),
     traces('Name', 'name', `&name=${encodeURIComponent(agentTask(agentId))}`, false),
     traces('Model', 'model', '&model=gpt-4o-mini', false),
+    traces('Tag', 'tag', '&tag=vip', false),
+    traces('Metadata', 'metadata', `&metadata=${encodeURIComponent('plan=enterprise')}`, false),
     traces('MinDuration', 'minDurationMs=20000', '&minDurationMs=20000', false),
     traces('MaxDuration', 'maxDurationMs=100', '&maxDurationMs=100', false),
     traces('MinCost', 'minCost=0.05', '&minCost=0.05', false),

@@ -32,6 +32,9 @@ const LOG_LEVELS = [
   ['error', 0.07],
 ] as const;
 const SIGNAL_NAMES = ['eval.quality', 'thumbs', 'latency.user'] as const;
+/** One trace in ten carries the tag; every trace names its customer's plan in its metadata. */
+const TAGGED_RATE = 0.1;
+const CUSTOMER_PLANS = ['free', 'team', 'enterprise'] as const;
 /** One log and one signal per this many traces; one alert per ALERT_EVERY traces. */
 const TIMELINE_EVERY = 10;
 const ALERT_EVERY = 500;
@@ -94,6 +97,8 @@ function summaryOf(random: Random, session: OpenSession, startTimeMs: number): T
     models: [model],
     toolNames: tools,
     errorTypes: failed ? [random.pick(ERROR_TYPES)] : [],
+    tags: random.chance(TAGGED_RATE) ? ['vip'] : [],
+    metadata: { plan: random.pick(CUSTOMER_PLANS) },
     sessionId: session.id,
     userId: session.userId,
     experimentId: null,
@@ -233,6 +238,7 @@ function facetsItem(tenantId: string, agents: readonly BenchAgent[]): Item {
     toolNames: new Set(TOOLS),
     errorTypes: new Set(ERROR_TYPES),
     traceNames: new Set(agents.map((a) => a.task)),
+    tags: new Set(['vip']),
     statuses: new Set(['ok', 'error']),
     kinds: new Set(['agent', 'llm']),
     signalNames: new Set(SIGNAL_NAMES),

@@ -11,7 +11,7 @@ beforeEach(() => timestream.reset());
 
 const trace = (i: number): TraceSummary => ({
   traceId: `t${i}`, agentId: 'agt_1', agentName: 'bot', name: 'run', rootSpanId: 'r', status: i % 2 ? 'error' : 'ok', startTimeMs: 1000, endTimeMs: 3500,
-  durationMs: 2500, spanCount: 3, errorCount: 0, inputTokens: 100, outputTokens: 20, totalTokens: 120, cost: 0.0042, model: 'gpt-4o', models: ['gpt-4o'], toolNames: [], errorTypes: [],
+  durationMs: 2500, spanCount: 3, errorCount: 0, inputTokens: 100, outputTokens: 20, totalTokens: 120, cost: 0.0042, model: 'gpt-4o', models: ['gpt-4o'], toolNames: [], errorTypes: [], tags: [], metadata: {},
   sessionId: null, userId: null, experimentId: null, variant: null, complete: true,
 });
 

@@ -14,7 +14,7 @@ const span = (over: Partial<StoredSpan> = {}): StoredSpan => ({
 const trace = (durationMs: number, complete = true): TraceSummary => ({
   traceId: 't', agentId: 'agt', agentName: 'a', name: 'run', rootSpanId: 'root', status: 'ok', startTimeMs: 0, endTimeMs: durationMs,
   durationMs, spanCount: 1, errorCount: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, model: null, models: [],
-  toolNames: [], errorTypes: [], sessionId: null, userId: null, experimentId: null, variant: null, complete,
+  toolNames: [], errorTypes: [], tags: [], metadata: {}, sessionId: null, userId: null, experimentId: null, variant: null, complete,
 });
 const config = DEFAULT_ALERT_CONFIG;
 const types = (found: { type: string }[]) => found.map((d) => d.type);

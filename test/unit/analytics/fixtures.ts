@@ -11,7 +11,7 @@ export function traceSummary(over: Partial<TraceSummary> = {}): TraceSummary {
   return {
     traceId: 't1', agentId: 'agt_1', agentName: 'support-bot', name: 'answer', rootSpanId: 's1', status: 'ok',
     startTimeMs: Date.UTC(2024, 0, 1), endTimeMs: Date.UTC(2024, 0, 1) + 100, durationMs: 100, spanCount: 1, errorCount: 0,
-    inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, model: null, models: [], toolNames: [], errorTypes: [], sessionId: null, userId: null,
+    inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, model: null, models: [], toolNames: [], errorTypes: [], tags: [], metadata: {}, sessionId: null, userId: null,
     experimentId: null, variant: null, complete: true,
     ...over,
   };

@@ -31,6 +31,24 @@ describe('trace summary', () => {
     });
   });
 
+  it("keeps its spans' tags, distinct and sorted, and their scalar metadata as text, the root's first", () => {
+    const spans = agentTrace();
+    spans[0] = { ...spans[0]!, tags: ['vip', 'beta'], metadata: { plan: 'pro', seats: 12, trial: false, nested: { a: 1 }, prompt: 'x'.repeat(300) } };
+    spans[1] = { ...spans[1]!, tags: ['beta', 'eu'], metadata: { plan: 'free', region: 'eu-west-1', none: null } };
+    const summary = summarizeTrace(spans);
+    expect(summary.tags).toEqual(['beta', 'eu', 'vip']);
+    expect(summary.metadata).toEqual({ plan: 'pro', seats: '12', trial: 'false', region: 'eu-west-1' });
+  });
+
+  it('keeps at most 50 tags and 50 metadata keys', () => {
+    const spans = agentTrace();
+    spans[0] = { ...spans[0]!, tags: Array.from({ length: 80 }, (_, i) => `t${String(i).padStart(2, '0')}`), metadata: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`k${i}`, i])) };
+    const summary = summarizeTrace(spans);
+    expect(summary.tags).toHaveLength(50);
+    expect(summary.tags.at(-1)).toBe('t49');
+    expect(Object.keys(summary.metadata)).toHaveLength(50);
+  });
+
   it('is the same whatever order the spans arrive in', () => {
     const expected = summarizeTrace(agentTrace());
     for (const order of permutations(agentTrace())) expect(summarizeTrace(order)).toEqual(expected);

@@ -1,29 +1,12 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AgentNameTakenError, type AgentRecord, type AgentsRepository } from '../domain/agents/ports.ts';
 import type { AlertConfigPatch } from '../domain/alerts/config.ts';
 import { countAll, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 
-export const AGENT_SOURCES = ['implicit', 'explicit'] as const;
-
-export interface AgentRecord {
-  id: string;
-  tenantId: string;
-  name: string;
-  description: string;
-  profileSettings: { learningEnabled: boolean };
-  /** `implicit`: created on first sight of its name in ingested data; `explicit`: by POST /agents. */
-  source: (typeof AGENT_SOURCES)[number];
-  /** What the tenant set with PUT /agents/:id/alerts; defaults fill the rest (domain/alerts/config.ts). */
-  alertConfig?: AlertConfigPatch;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export class AgentNameTakenError extends Error {}
-
-export function agentsRepository(db: Db) {
+export function agentsRepository(db: Db): AgentsRepository {
   const { doc, tableName: TableName } = db;
 
   async function get(tenantId: string, agentId: string): Promise<AgentRecord | undefined> {
@@ -187,4 +170,3 @@ export function agentsRepository(db: Db) {
     },
   };
 }
-export type AgentsRepository = ReturnType<typeof agentsRepository>;

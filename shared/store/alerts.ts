@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AlertStatus } from '../domain/alerts/lifecycle.ts';
+import type { AlertRecord, AlertsRepository, Occurrence, OccurrenceOutcome } from '../domain/alerts/ports.ts';
 import { queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
@@ -8,60 +9,11 @@ import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 import { backoff, inTurn } from './turns.ts';
 
-export const ALERT_CATEGORIES = ['threshold', 'llm'] as const;
-export type AlertCategory = (typeof ALERT_CATEGORIES)[number];
-
-export interface AlertRecord {
-  id: string;
-  tenantId: string;
-  agentId: string;
-  agentName: string;
-  type: string;
-  category: AlertCategory;
-  severity: string;
-  status: AlertStatus;
-  message: string;
-  value: number | null;
-  threshold: number | null;
-  /** The judge's reasoning, for LLM-analysed alerts. */
-  reasoning: string | null;
-  occurrenceCount: number;
-  firstSeenAt: string;
-  lastSeenAt: string;
-  /** The latest 20 traces it occurred in, newest first. */
-  traceIds: string[];
-  acknowledgedAt: string | null;
-  resolvedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Keys of the latest occurrences, so a redelivered detection is not counted twice. */
-  occurrenceKeys: string[];
-  version: number;
-}
-
-export interface Occurrence {
-  agentId: string;
-  agentName: string;
-  type: string;
-  category: AlertCategory;
-  severity: string;
-  message: string;
-  value: number | null;
-  threshold: number | null;
-  reasoning: string | null;
-  traceId: string;
-  /** Identifies this occurrence (type + trace + span); the same key twice counts once. */
-  key: string;
-  at: Date;
-}
-
-export type OccurrenceOutcome = 'opened' | 'counted' | 'duplicate';
-
 const RECENT_TRACES = 20;
 const RECENT_KEYS = 50;
 const MAX_ATTEMPTS = 12;
 
-export function alertsRepository(db: Db) {
+export function alertsRepository(db: Db): AlertsRepository {
   const { doc, tableName: TableName } = db;
   const { gsi1, gsi2 } = TABLE.indexes;
 
@@ -272,4 +224,3 @@ export function alertsRepository(db: Db) {
     },
   };
 }
-export type AlertsRepository = ReturnType<typeof alertsRepository>;

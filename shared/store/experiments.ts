@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Variant } from '../domain/experiments/definition.ts';
 import type { ExperimentStatus } from '../domain/experiments/lifecycle.ts';
+import type { ExperimentRecord, ExperimentsRepository, SignalObservation, TraceObservation } from '../domain/experiments/ports.ts';
 import { batchWrite, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
@@ -8,44 +8,7 @@ import { collectionIndexKeys, stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 
-export interface ExperimentRecord {
-  id: string;
-  tenantId: string;
-  name: string;
-  description: string;
-  agentId: string | null;
-  variants: Variant[];
-  primaryMetric: string;
-  trafficPercentage: number;
-  status: ExperimentStatus;
-  createdAt: string;
-  updatedAt: string;
-  /** When it first started running. */
-  startedAt: string | null;
-  stoppedAt: string | null;
-}
-
-/** What results need of one finished or unfinished trace tagged with an experiment. */
-export interface TraceObservation {
-  traceId: string;
-  variant: string;
-  status: 'ok' | 'error';
-  durationMs: number | null;
-  totalTokens: number;
-  cost: number;
-  complete: boolean;
-}
-
-/** One signal value counted for an experiment's variant. */
-export interface SignalObservation {
-  signalId: string;
-  traceId: string | null;
-  variant: string;
-  signalName: string;
-  value: number;
-}
-
-export function experimentsRepository(db: Db) {
+export function experimentsRepository(db: Db): ExperimentsRepository {
   const { doc, tableName: TableName } = db;
   const { gsi1, gsi2 } = TABLE.indexes;
 
@@ -146,4 +109,3 @@ export function experimentsRepository(db: Db) {
     },
   };
 }
-export type ExperimentsRepository = ReturnType<typeof experimentsRepository>;

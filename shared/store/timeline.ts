@@ -1,6 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createHash } from 'node:crypto';
-import type { AttributeValue } from '../domain/spans/model.ts';
+import type { LogsRepository, SignalsRepository, StoredLog, StoredSignal, TimelineEntry, TimelineFilter, TimelineRepository } from '../domain/spans/ports.ts';
 import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import type { Db } from './client.ts';
 import * as keys from './keys.ts';
@@ -8,37 +7,13 @@ import { collectionIndexKeys, stripKeys, timeSortKey, type Collection } from './
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 
-/** What signals and logs share: a time, an optional trace and span, an optional agent. */
-export interface TimelineEntry {
-  id: string;
-  timestampMs: number;
-  traceId: string | null;
-  spanId: string | null;
-  agentId: string | null;
-  agentName: string | null;
-}
-
-export interface TimelineFilter {
-  agentId?: string;
-  traceId?: string;
-  startMs?: number;
-  endMs?: number;
-  /** Attribute equality filters, e.g. `{ signalName: 'eval.quality' }` or `{ level: 'error' }`. */
-  equals?: Record<string, string>;
-}
-
-/** A stable id from the content, so the same record written twice (a retried message) is stored once. */
-export function contentId(prefix: string, content: unknown): string {
-  return `${prefix}_${createHash('sha256').update(JSON.stringify(content)).digest('base64url').slice(0, 22)}`;
-}
-
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * Signals and logs: stored inside their trace's partition when they name a trace (so a trace reads in
  * one query), else in a per-day partition; listed through GSI1 (tenant) and GSI2 (agent) in time order.
  */
-export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNAL' | 'LOG') {
+export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNAL' | 'LOG'): TimelineRepository<T> {
   const collection: Collection = kind === 'SIGNAL' ? 'SIGNALS' : 'LOGS';
   const { gsi1, gsi2 } = TABLE.indexes;
 
@@ -117,21 +92,5 @@ export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNA
   };
 }
 
-export const signalsRepository = (db: Db) => timelineRepository<StoredSignal>(db, 'SIGNAL');
-export const logsRepository = (db: Db) => timelineRepository<StoredLog>(db, 'LOG');
-
-export interface StoredSignal extends TimelineEntry {
-  signalName: string;
-  value: number;
-  metadata: Record<string, AttributeValue>;
-  timestamp: string;
-}
-
-export interface StoredLog extends TimelineEntry {
-  level: string;
-  message: string;
-  /** The OpenTelemetry event name; absent on logs stored before event names were kept. */
-  eventName?: string | null;
-  attributes: Record<string, AttributeValue>;
-  timestamp: string;
-}
+export const signalsRepository = (db: Db): SignalsRepository => timelineRepository<StoredSignal>(db, 'SIGNAL');
+export const logsRepository = (db: Db): LogsRepository => timelineRepository<StoredLog>(db, 'LOG');

@@ -1,29 +1,14 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import type { TraceAnomalies } from '../domain/profiles/ports.ts';
+import type { Facets, StoredLog, StoredSignal, StoredSpanWrite, TraceContents, TraceFilter, TracesRepository } from '../domain/spans/ports.ts';
 import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
 import { batchWrite, deleteRequests, mapConcurrently, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { NO_AGENT, SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
 import { TABLE } from './table.ts';
-
-export interface TraceFilter {
-  agentId?: string;
-  startMs?: number;
-  endMs?: number;
-  status?: 'ok' | 'error';
-  model?: string;
-  sessionId?: string;
-}
-
-export interface Facets {
-  models: string[];
-  kinds: string[];
-  toolNames: string[];
-  statuses: string[];
-  signalNames: string[];
-}
 
 /** How long, and for how many tenants, a process trusts that the facet values it added are still stored. */
 const FACETS_REMEMBERED_MS = 10 * 60_000;
@@ -47,8 +32,6 @@ function recentMemory<T>(ttlMs: number, maxKeys: number) {
 }
 
 const FACET_ATTRIBUTES = { models: 'models', kinds: 'kinds', toolNames: 'toolNames', statuses: 'statuses', signalNames: 'signalNames' } as const;
-
-export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
 
 /**
  * Spans are stored per trace and arrival: the spans of one trace that one message brought form one
@@ -150,7 +133,15 @@ export function timeRangeCondition(startMs: number | undefined, endMs: number | 
   return { lower, upper };
 }
 
-export function tracesRepository(db: Db) {
+/** Every item of one trace (summary, spans, signals, logs, anomalies) in one query. */
+export function tracePartitionItems(db: Db, tenantId: string, traceId: string): Promise<Record<string, unknown>[]> {
+  return queryAll(db, {
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId) },
+  });
+}
+
+export function tracesRepository(db: Db): TracesRepository {
   const { doc, tableName: TableName } = db;
   const addedFacets = recentMemory<string>(FACETS_REMEMBERED_MS, FACETS_REMEMBERED_TENANTS);
   const { gsi1, gsi2 } = TABLE.indexes;
@@ -231,12 +222,15 @@ export function tracesRepository(db: Db) {
       return Item ? stripKeys<TraceSummary>(Item) : undefined;
     },
 
-    /** Every item of one trace (summary, spans, signals, logs) in one query. */
-    async tracePartition(tenantId: string, traceId: string): Promise<Record<string, unknown>[]> {
-      return queryAll(db, {
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId) },
-      });
+    async readTrace(tenantId: string, traceId: string): Promise<TraceContents> {
+      const items = await tracePartitionItems(db, tenantId, traceId);
+      return {
+        summary: items.find((i) => i['SK'] === 'SUMMARY') as TraceSummary | undefined,
+        spans: spansFromItems(items),
+        signals: items.filter((i) => String(i['SK']).startsWith('SIGNAL#')) as unknown as StoredSignal[],
+        logs: items.filter((i) => String(i['SK']).startsWith('LOG#')) as unknown as StoredLog[],
+        anomalies: items.find((i) => i['SK'] === 'ANOMALIES') as TraceAnomalies | undefined,
+      };
     },
 
     /**
@@ -336,4 +330,3 @@ export function tracesRepository(db: Db) {
     },
   };
 }
-export type TracesRepository = ReturnType<typeof tracesRepository>;

@@ -1,7 +1,7 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { Ids } from '../../adapters/ids.ts';
-import type { Store } from '../../store/index.ts';
-import { contentId, type StoredLog, type StoredSignal } from '../../store/timeline.ts';
+import type { Clock, Ids, MetricsSink, QueuePort } from '../ports.ts';
+import type { Store } from '../store.ts';
+import type { StoredLog, StoredSignal } from '../spans/ports.ts';
+import { contentId } from '../content-id.ts';
 import { PLANS } from '../plans/plans.ts';
 import { estimateCost } from '../pricing/estimate.ts';
 import { summarizeTrace, type StoredSpan, type TraceSummary } from '../spans/summary.ts';
@@ -12,9 +12,7 @@ import { rollUpFinishedTraces } from '../analytics/ingest.ts';
 import { checkTracesAgainstProfiles } from '../profiles/ingest.ts';
 import { queueEvaluations } from '../evaluation/jobs.ts';
 import { recordExperimentObservations } from '../experiments/observations.ts';
-import type { AgentRecord } from '../../store/agents.ts';
-import type { MetricsSink } from '../../adapters/metrics-sink.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
+import type { AgentRecord } from '../agents/ports.ts';
 import { effectiveAgentName } from '../spans/model.ts';
 import type { IngestMessage } from './messages.ts';
 

@@ -2,13 +2,8 @@ import type * as z from 'zod/mini';
 import type { logListQuery } from '../../schemas/routes/logs.ts';
 import type { signalListQuery, signalSummaryQuery } from '../../schemas/routes/signals.ts';
 import type { traceListQuery } from '../../schemas/routes/spans.ts';
-import type { Store } from '../../store/index.ts';
-import { spansFromItems } from '../../store/traces.ts';
-import type { StoredSignal } from '../../store/timeline.ts';
-import type { StoredLog } from '../../store/timeline.ts';
-import type { TraceAnomalies } from '../../store/profiles.ts';
 import { NotFoundError } from '../errors.ts';
-import type { StoredSpan, TraceSummary } from './summary.ts';
+import type { Store } from '../store.ts';
 import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
 
 /** The repositories one read takes. */
@@ -39,13 +34,8 @@ export async function listTraces(store: ReadStore<'agents' | 'traces'>, tenantId
 }
 
 export async function getTrace(store: ReadStore<'traces'>, tenantId: string, traceId: string) {
-  const items = await store.traces.tracePartition(tenantId, traceId);
-  const summary = items.find((i) => i['SK'] === 'SUMMARY') as TraceSummary | undefined;
+  const { summary, spans, signals, logs, anomalies } = await store.traces.readTrace(tenantId, traceId);
   if (!summary) throw new NotFoundError('Trace');
-  const spans = spansFromItems(items);
-  const signals = items.filter((i) => String(i['SK']).startsWith('SIGNAL#')) as unknown as StoredSignal[];
-  const logs = items.filter((i) => String(i['SK']).startsWith('LOG#')) as unknown as StoredLog[];
-  const anomalies = items.find((i) => i['SK'] === 'ANOMALIES') as TraceAnomalies | undefined;
   return {
     ...traceView(summary),
     anomalies: anomalies?.anomalies ?? [],

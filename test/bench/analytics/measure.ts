@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { chooseGranularity } from '../../../shared/domain/analytics/buckets.ts';
-import type { TracesRepository } from '../../../shared/store/traces.ts';
+import type { TracesRepository } from '../../../shared/domain/spans/ports.ts';
 import type { TestService } from '../../support/service.ts';
 import { BenchFailure } from '../scenario.ts';
 import { collectGarbage, stopwatch } from '../stats.ts';

@@ -1,0 +1,36 @@
+import type { AlertConfigPatch } from '../alerts/config.ts';
+
+export const AGENT_SOURCES = ['implicit', 'explicit'] as const;
+
+export interface AgentRecord {
+  id: string;
+  tenantId: string;
+  name: string;
+  description: string;
+  profileSettings: { learningEnabled: boolean };
+  /** `implicit`: created on first sight of its name in ingested data; `explicit`: by POST /agents. */
+  source: (typeof AGENT_SOURCES)[number];
+  /** What the tenant set with PUT /agents/:id/alerts; defaults fill the rest (domain/alerts/config.ts). */
+  alertConfig?: AlertConfigPatch;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class AgentNameTakenError extends Error {}
+
+export interface AgentsRepository {
+  get(tenantId: string, agentId: string): Promise<AgentRecord | undefined>;
+  idForName(tenantId: string, name: string, consistent?: boolean): Promise<string | undefined>;
+  list(tenantId: string): Promise<AgentRecord[]>;
+  /** Creates the agent unless its name is taken in the tenant (AgentNameTakenError). */
+  create(agent: AgentRecord): Promise<void>;
+  /** The id of the agent with this name, created if it is new; of two callers seeing a new name at once, both end with the same id. */
+  ensure(candidate: AgentRecord): Promise<string>;
+  /** Undefined when the agent is not the tenant's; AgentNameTakenError when the new name is taken. */
+  update(tenantId: string, agentId: string, change: { name?: string; description?: string; learningEnabled?: boolean }, now: Date): Promise<AgentRecord | undefined>;
+  /** Stores the merged alert configuration; undefined when the agent is not the tenant's. */
+  setAlertConfig(tenantId: string, agentId: string, alertConfig: AlertConfigPatch, now: Date): Promise<AgentRecord | undefined>;
+  /** Removes the agent and its name claim; its traces are purged separately. */
+  delete(tenantId: string, agentId: string): Promise<AgentRecord | undefined>;
+  count(tenantId: string): Promise<number>;
+}

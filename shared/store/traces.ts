@@ -1,25 +1,16 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
-import type { TraceStatus } from '../domain/spans/summary.ts';
+import type { TraceAnomalies } from '../domain/profiles/ports.ts';
+import { TRACE_STATES, type Facets, type StoredLog, type StoredSignal, type StoredSpanWrite, type StoredTraceSummary, type TraceContents, type TraceFreeFilters, type TraceQuery, type TracesRepository, type TraceState } from '../domain/spans/ports.ts';
+import type { StoredSpan, TraceStatus, TraceSummary } from '../domain/spans/summary.ts';
 import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import { isConditionFailure, type Db } from './client.ts';
 import * as keys from './keys.ts';
-import { SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys, TRACE_STATES, type TraceState } from './keys.ts';
+import { SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
 import { allOf, countItems, readPage, type Condition, type Source } from './pages.ts';
 import { TABLE } from './table.ts';
-
-export interface Facets {
-  models: string[];
-  kinds: string[];
-  toolNames: string[];
-  errorTypes: string[];
-  traceNames: string[];
-  statuses: string[];
-  signalNames: string[];
-}
 
 /**
  * Facets stay one item under DynamoDB's 400 KB: a value longer than FACET_VALUE_CHARS is no facet (an
@@ -58,8 +49,6 @@ const FACET_ATTRIBUTES = {
   statuses: 'statuses',
   signalNames: 'signalNames',
 } as const satisfies Record<keyof Facets, string>;
-
-export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
 
 /**
  * Spans are stored per trace and arrival: the spans of one trace that one message brought form one
@@ -148,42 +137,12 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
   };
 }
 
-/** A summary as stored: with the types of the alerts raised on the trace, which the judge may add after the summary was written. */
-export type StoredTraceSummary = TraceSummary & { alertTypes?: ReadonlySet<string> };
-
 /** Sort-key bounds of a time range over `timeSortKey` keys (inclusive of both ends, to the millisecond). */
 export function timeRangeCondition(startMs: number | undefined, endMs: number | undefined) {
   const lower = startMs === undefined ? '0' : new Date(startMs).toISOString();
   const upper = endMs === undefined ? '9' : `${new Date(endMs).toISOString()}~`;
   return { lower, upper };
 }
-
-/** The trace filters DynamoDB applies after reading (no index orders traces by them): pages that use them read within a budget. */
-export interface TraceFreeFilters {
-  model?: string;
-  toolName?: string;
-  errorType?: string;
-  name?: string;
-  minDurationMs?: number;
-  maxDurationMs?: number;
-  minCost?: number;
-  minTokens?: number;
-  hasAlert?: boolean;
-}
-
-/** What narrows a trace list: the key conditions (agent or user, status, start time) and the free filters. */
-export interface TraceQuery extends TraceFreeFilters {
-  agentId?: string;
-  userId?: string;
-  status?: TraceStatus;
-  startMs?: number;
-  endMs?: number;
-  /** Agents deleted lately, whose traces the purge may not have reached yet: left out of tenant-wide lists. */
-  excludeAgents?: readonly string[];
-}
-
-export const hasFreeFilters = (q: TraceFreeFilters): boolean =>
-  [q.model, q.toolName, q.errorType, q.name, q.minDurationMs, q.maxDurationMs, q.minCost, q.minTokens, q.hasAlert].some((v) => v !== undefined);
 
 /** The condition on an agent or status that the list read does not key on, and the deleted agents to leave out. */
 export function traceScopeCondition(q: { agentId?: string; status?: TraceStatus; excludeAgents?: readonly string[] }): Condition | undefined {
@@ -269,7 +228,15 @@ export async function updateUnlessNewer(db: Db, item: Record<string, unknown>, {
   }
 }
 
-export function tracesRepository(db: Db) {
+/** Every item of one trace (summary, spans, signals, logs, anomalies) in one query. */
+export function tracePartitionItems(db: Db, tenantId: string, traceId: string): Promise<Record<string, unknown>[]> {
+  return queryAll(db, {
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId) },
+  });
+}
+
+export function tracesRepository(db: Db): TracesRepository {
   const { doc, tableName: TableName } = db;
   const addedFacets = recentMemory<string>(FACETS_REMEMBERED_MS, FACETS_REMEMBERED_TENANTS);
 
@@ -322,12 +289,15 @@ export function tracesRepository(db: Db) {
       }
     },
 
-    /** Every item of one trace (summary, spans, signals, logs) in one query. */
-    async tracePartition(tenantId: string, traceId: string): Promise<Record<string, unknown>[]> {
-      return queryAll(db, {
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId) },
-      });
+    async readTrace(tenantId: string, traceId: string): Promise<TraceContents> {
+      const items = await tracePartitionItems(db, tenantId, traceId);
+      return {
+        summary: items.find((i) => i['SK'] === 'SUMMARY') as TraceSummary | undefined,
+        spans: spansFromItems(items),
+        signals: items.filter((i) => String(i['SK']).startsWith('SIGNAL#')) as unknown as StoredSignal[],
+        logs: items.filter((i) => String(i['SK']).startsWith('LOG#')) as unknown as StoredLog[],
+        anomalies: items.find((i) => i['SK'] === 'ANOMALIES') as TraceAnomalies | undefined,
+      };
     },
 
     /** One page of matching summaries, newest first (by start time), from the narrowest key-ordered lists; with `count`, and how many match (see `readPage`). */
@@ -419,4 +389,3 @@ export function tracesRepository(db: Db) {
     },
   };
 }
-export type TracesRepository = ReturnType<typeof tracesRepository>;

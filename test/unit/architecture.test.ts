@@ -24,11 +24,14 @@ const moduleSpecifiers = (source: string): string[] => ts.preProcessFile(source,
 
 const packageImports: Record<string, unknown> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).imports ?? {};
 
-/** The path (from the root) a specifier names, or undefined for a package; a `#` alias resolves through package.json `imports`. */
-function resolveSpecifier(fromFile: string, specifier: string): string | undefined {
+/**
+ * The path (from the root) a specifier names, or undefined for a package; a `#` alias resolves through
+ * package.json `imports`, and one that none of them maps fails the test rather than pass unchecked.
+ */
+function resolveSpecifier(fromFile: string, specifier: string, imports: Record<string, unknown>): string | undefined {
   if (specifier.startsWith('.')) return relative(ROOT, resolve(ROOT, dirname(fromFile), specifier)).split(sep).join('/');
   if (!specifier.startsWith('#')) return undefined;
-  for (const [pattern, target] of Object.entries(packageImports)) {
+  for (const [pattern, target] of Object.entries(imports)) {
     const [prefix, suffix = ''] = pattern.split('*');
     if (pattern.includes('*') ? specifier.startsWith(prefix!) && specifier.endsWith(suffix) : specifier === pattern) {
       if (typeof target !== 'string') throw new Error(`${fromFile}: ${specifier} maps to conditions this test does not resolve`);
@@ -42,11 +45,11 @@ function resolveSpecifier(fromFile: string, specifier: string): string | undefin
 const within = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
 
 /** The imports of one file (path from the root) that break a rule, as `file → specifier`. */
-function forbiddenImports(file: string, source: string): string[] {
+function forbiddenImports(file: string, source: string, imports: Record<string, unknown> = packageImports): string[] {
   const rules = RULES.filter((r) => within(file, r.from));
   return moduleSpecifiers(source)
     .filter((specifier) => {
-      const target = resolveSpecifier(file, specifier);
+      const target = resolveSpecifier(file, specifier, imports);
       return target !== undefined && rules.some((r) => r.never.some((dir) => within(target, dir)));
     })
     .map((specifier) => `${file} → ${specifier}`);
@@ -98,6 +101,21 @@ describe('architecture', () => {
       'shared/store/users.ts → ../http/reply.ts',
     ]);
     expect(forbiddenImports('shared/http/route.ts', "import type { Store } from '../domain/store.ts';\nimport { composeStore } from '../store/index.ts';")).toEqual([]);
+  });
+
+  it('resolve `#` aliases as package.json "imports" maps them, and refuse an alias nothing maps', () => {
+    const file = 'shared/domain/alerts/service.ts';
+    const imports = { '#shared/*': './shared/*', '#clock': './shared/adapters/clock.ts' };
+    const source = [
+      "import type { Store } from '#shared/domain/store.ts';",
+      "import { composeStore } from '#shared/store/index.ts';",
+      "import type { Route } from '#shared/http/route.ts';",
+      "import { systemClock } from '#clock';",
+      "import { PLANS } from '#shared/domain/plans/plans.ts';",
+    ].join('\n');
+    expect(forbiddenImports(file, source, imports)).toEqual([`${file} → #shared/store/index.ts`, `${file} → #shared/http/route.ts`, `${file} → #clock`]);
+    expect(() => forbiddenImports(file, "import { composeStore } from '#store/index.ts';", imports)).toThrow(/matches no entry/);
+    expect(() => forbiddenImports(file, "import { composeStore } from '#shared/store/index.ts';", {})).toThrow(/matches no entry/);
   });
 
   it('hold the rules for files that exist', () => {

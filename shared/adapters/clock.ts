@@ -1,4 +1,3 @@
-export interface Clock {
-  now(): Date;
-}
+import type { Clock } from '../domain/ports.ts';
+
 export const systemClock: Clock = { now: () => new Date() };

@@ -4,9 +4,8 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { athena } from '../domain/lake/dialects.ts';
 import { CONTENT_TYPES, fileNameOf, type ExportJob, type ExportRunner } from '../domain/lake/exports.ts';
 import { exportSql, type ExportFormat } from '../domain/lake/sql.ts';
-import type { ExportRecord } from '../store/exports.ts';
+import { LakeQueryError, type ExportRecord } from '../domain/lake/ports.ts';
 import type { athenaLake } from './lake-athena.ts';
-import { LakeQueryError } from './lake.ts';
 
 /**
  * Exports on AWS, written by Athena into the results bucket (encrypted; its lifecycle deletes them

@@ -12,7 +12,7 @@ import { ServiceUnavailableError } from '../domain/errors.ts';
 import { athena } from '../domain/lake/dialects.ts';
 import type { LakeRow } from '../domain/lake/schema.ts';
 import type { SqlParam, SqlStatement } from '../domain/lake/sql.ts';
-import { LakeQueryError, LakeScanLimitError, type LakeMaintenance, type LakeReader } from './lake.ts';
+import { LakeQueryError, LakeScanLimitError, type LakeMaintenance, type LakeReader } from '../domain/lake/ports.ts';
 
 /**
  * The lake's reader on AWS: Athena over the Iceberg tables, in the lake's workgroup, which caps the

@@ -3,7 +3,7 @@ import { duckdb } from '../domain/lake/dialects.ts';
 import type { LakeRows } from '../domain/lake/records.ts';
 import { LAKE_TABLES, type LakeColumnType, type LakeRow, type LakeTable } from '../domain/lake/schema.ts';
 import type { SqlStatement } from '../domain/lake/sql.ts';
-import { LakeQueryError, type LakeMaintenance, type LakeReader, type LakeWriter } from './lake.ts';
+import { LakeQueryError, type LakeMaintenance, type LakeReader, type LakeWriter } from '../domain/lake/ports.ts';
 
 /**
  * The local lake: DuckDB embedded in this process (`@duckdb/node-api`, whose npm package carries its

@@ -1,7 +1,7 @@
 import { FirehoseClient, PutRecordBatchCommand, type _Record } from '@aws-sdk/client-firehose';
 import type { LakeRows } from '../domain/lake/records.ts';
 import { LAKE_TABLES, type LakeRow } from '../domain/lake/schema.ts';
-import { LakeWriteError, type LakeWriter } from './lake.ts';
+import type { LakeWriter } from '../domain/lake/ports.ts';
 
 /**
  * The lake on AWS takes rows through one Amazon Data Firehose stream delivering to the lake's Apache
@@ -11,6 +11,9 @@ import { LakeWriteError, type LakeWriter } from './lake.ts';
  * (see the lake stack) before it commits, which is how long a trace takes to become searchable.
  */
 export const ROUTING_FIELD = 'lake_table';
+
+/** Firehose did not take some rows after retries: the ingest message fails and SQS delivers it again. */
+export class LakeWriteError extends Error {}
 
 /** PutRecordBatch takes at most 500 records and 4 MiB. */
 const MAX_RECORDS = 500;

@@ -6,7 +6,7 @@ import { lakeSettings, type LakeSettings } from '../lake-config.ts';
 import { bedrockTranslator } from './ask-bedrock.ts';
 import { athenaExportRunner } from './exports-athena.ts';
 import { localExportRunner } from './exports-local.ts';
-import type { LakeMaintenance, LakeReader } from './lake.ts';
+import type { LakeMaintenance, LakeReader } from '../domain/lake/ports.ts';
 import { athenaLake } from './lake-athena.ts';
 import { localLake, notConfigured } from './lake-writer.ts';
 

@@ -1,6 +1,6 @@
 import { ConfigError } from '../config.ts';
 import { lakeSettings, type LakeSettings } from '../lake-config.ts';
-import type { LakeWriter } from './lake.ts';
+import type { LakeWriter } from '../domain/lake/ports.ts';
 import { openLocalLake, type LocalLake } from './lake-duckdb.ts';
 import { firehoseLakeWriter } from './lake-firehose.ts';
 

@@ -2,18 +2,11 @@ import { BadRequestException, MessageRejected, SendEmailCommand, SESv2Client } f
 import { InvalidParameterException, InvalidParameterValueException, OptedOutException, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UndeliverableError } from '../domain/notifications/deliver.ts';
-import type { EmailMessage, OutboundMessage, SmsMessage } from '../domain/notifications/messages.ts';
+import type { OutboundMessage } from '../domain/notifications/messages.ts';
+import { UndeliverableError, type Mailer, type SmsSender } from '../domain/notifications/ports.ts';
+import type { Clock } from '../domain/ports.ts';
 import { traced } from '../observability/tracer.ts';
 import { clientSettings } from './aws-clients.ts';
-import type { Clock } from './clock.ts';
-
-export interface Mailer {
-  sendEmail(message: EmailMessage): Promise<void>;
-}
-export interface SmsSender {
-  sendSms(message: SmsMessage): Promise<void>;
-}
 
 /** Turns the provider's refusals of this one recipient (`refusal` names them) into UndeliverableError; every other error stays as it is. */
 async function refusedFor(send: () => Promise<unknown>, refusal: (err: unknown) => string | undefined, what: string): Promise<void> {

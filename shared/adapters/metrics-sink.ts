@@ -1,12 +1,8 @@
 import { TimestreamWriteClient, WriteRecordsCommand, type _Record } from '@aws-sdk/client-timestream-write';
+import type { MetricsSink } from '../domain/ports.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { traced } from '../observability/tracer.ts';
 import { clientSettings } from './aws-clients.ts';
-
-/** Where per-trace measures go besides the rollups: nowhere by default, Timestream when configured. */
-export interface MetricsSink {
-  writeTraces(tenantId: string, traces: readonly TraceSummary[]): Promise<void>;
-}
 
 export const noMetricsSink: MetricsSink = { writeTraces: async () => {} };
 

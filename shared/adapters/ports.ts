@@ -1,10 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { config } from '../config.ts';
+import type { Clock, Ids } from '../domain/ports.ts';
+import type { Store } from '../domain/store.ts';
 import { traced } from '../observability/tracer.ts';
 import { createDb, type Db } from '../store/client.ts';
-import { composeStore, type Repositories, type Store } from '../store/index.ts';
-import { systemClock, type Clock } from './clock.ts';
-import { randomIds, type Ids } from './ids.ts';
+import { composeStore, type Repositories } from '../store/index.ts';
+import { systemClock } from './clock.ts';
+import { randomIds } from './ids.ts';
 
 /**
  * The side effects a function may have: the repositories it names, the clock and ids, and whatever

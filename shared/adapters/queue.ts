@@ -1,17 +1,8 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { queueUrlEnv } from '../catalog.ts';
+import type { QueuePort } from '../domain/ports.ts';
 import { traced } from '../observability/tracer.ts';
 import { clientSettings, deadline, ROUTE_CALL_DEADLINE_MS } from './aws-clients.ts';
-
-export interface SendOptions {
-  /** Seconds before the messages can be received (SQS allows up to 900). */
-  delaySeconds?: number;
-}
-
-export interface QueuePort {
-  /** Resolves only once the queue has accepted every message; otherwise throws and nothing is acknowledged. */
-  send(queueId: string, messages: readonly unknown[], options?: SendOptions): Promise<void>;
-}
 
 export class QueueSendError extends Error {}
 

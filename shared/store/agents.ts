@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AgentNameTakenError, LAST_SEEN_RESOLUTION_MS, type AgentRecord, type AgentsRepository } from '../domain/agents/ports.ts';
 import type { AlertConfigPatch } from '../domain/alerts/config.ts';
 import { LONGEST_RETENTION_DAYS } from '../domain/plans/plans.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
@@ -8,32 +9,10 @@ import * as keys from './keys.ts';
 import { DELETED_AGENT_PREFIX, stripKeys } from './keys.ts';
 import { countItems, readPage, type Source } from './pages.ts';
 
-export const AGENT_SOURCES = ['implicit', 'explicit'] as const;
-
-export interface AgentRecord {
-  id: string;
-  tenantId: string;
-  name: string;
-  description: string;
-  profileSettings: { learningEnabled: boolean };
-  /** `implicit`: created on first sight of its name in ingested data; `explicit`: by POST /agents. */
-  source: (typeof AGENT_SOURCES)[number];
-  /** What the tenant set with PUT /agents/:id/alerts; defaults fill the rest (domain/alerts/config.ts). */
-  alertConfig?: AlertConfigPatch;
-  createdAt: string;
-  updatedAt: string;
-  /** When its newest trace started, to within LAST_SEEN_RESOLUTION_MS; kept by the ingest worker. */
-  lastSeenAt?: string;
-}
-
-/** `lastSeenAt` moves only when it would move by more than this: a busy agent's item is written about once a minute per worker, not per message. */
-export const LAST_SEEN_RESOLUTION_MS = 60_000;
 /** How many deleted agents a tenant-wide list leaves out by name (a FilterExpression's IN takes 100 values). */
 const DELETED_AGENTS_LEFT_OUT = 100;
 
-export class AgentNameTakenError extends Error {}
-
-export function agentsRepository(db: Db) {
+export function agentsRepository(db: Db): AgentsRepository {
   const { doc, tableName: TableName } = db;
   /** Per tenant and agent, the last `lastSeenAt` this process wrote or found newer. */
   const lastSeen = new Map<string, number>();
@@ -235,4 +214,3 @@ export function agentsRepository(db: Db) {
     },
   };
 }
-export type AgentsRepository = ReturnType<typeof agentsRepository>;

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ALERT_STATUSES, type AlertStatus } from '../domain/alerts/lifecycle.ts';
+import type { AlertQuery, AlertRecord, AlertsRepository, Occurrence, OccurrenceOutcome } from '../domain/alerts/ports.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import { queryAll } from './batch.ts';
 import { written, type Db } from './client.ts';
@@ -7,70 +8,12 @@ import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
 import { allOf, countItems, keysOf, readPage, type Condition, type Source } from './pages.ts';
 import { timeRangeCondition } from './traces.ts';
-import { backoff, inTurn } from './turns.ts';
-
-export const ALERT_CATEGORIES = ['threshold', 'llm'] as const;
-export type AlertCategory = (typeof ALERT_CATEGORIES)[number];
-
-export interface AlertRecord {
-  id: string;
-  tenantId: string;
-  agentId: string;
-  agentName: string;
-  type: string;
-  category: AlertCategory;
-  severity: string;
-  status: AlertStatus;
-  message: string;
-  value: number | null;
-  threshold: number | null;
-  /** The judge's reasoning, for LLM-analysed alerts. */
-  reasoning: string | null;
-  occurrenceCount: number;
-  firstSeenAt: string;
-  lastSeenAt: string;
-  /** The latest 20 traces it occurred in, newest first. */
-  traceIds: string[];
-  acknowledgedAt: string | null;
-  resolvedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Keys of the latest occurrences, so a redelivered detection is not counted twice. */
-  occurrenceKeys: string[];
-  version: number;
-}
-
-export interface Occurrence {
-  agentId: string;
-  agentName: string;
-  type: string;
-  category: AlertCategory;
-  severity: string;
-  message: string;
-  value: number | null;
-  threshold: number | null;
-  reasoning: string | null;
-  traceId: string;
-  /** Identifies this occurrence (type + trace + span); the same key twice counts once. */
-  key: string;
-  at: Date;
-}
-
-export type OccurrenceOutcome = 'opened' | 'counted' | 'duplicate';
+import { backoff } from '../domain/retry.ts';
+import { inTurn } from './turns.ts';
 
 const RECENT_TRACES = 20;
 const RECENT_KEYS = 50;
 const MAX_ATTEMPTS = 12;
-
-/** What narrows an alert list. */
-export interface AlertQuery {
-  agentId?: string;
-  status?: AlertStatus;
-  type?: string;
-  severity?: string;
-  startMs?: number;
-  endMs?: number;
-}
 
 /** An alert's index entries: in its tenant's and its agent's lists of its status, by creation time. */
 export const alertIndexKeys = (a: Pick<AlertRecord, 'tenantId' | 'agentId' | 'createdAt' | 'id' | 'status'>) =>
@@ -93,7 +36,7 @@ const alertCondition = (q: AlertQuery): Condition | undefined =>
     q.severity === undefined ? undefined : { expression: '#fseverity = :fseverity', names: { '#fseverity': 'severity' }, values: { ':fseverity': q.severity } },
   );
 
-export function alertsRepository(db: Db) {
+export function alertsRepository(db: Db): AlertsRepository {
   const { doc, tableName: TableName } = db;
 
 
@@ -286,4 +229,3 @@ export function alertsRepository(db: Db) {
     },
   };
 }
-export type AlertsRepository = ReturnType<typeof alertsRepository>;

@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyRecord, ApiKeysRepository } from '../domain/accounts/ports.ts';
 import { queryAll } from './batch.ts';
 import { TABLE } from './table.ts';
 import { ifWritten, written, type Db } from './client.ts';
@@ -7,27 +8,7 @@ import { stripKeys } from './keys.ts';
 import { countItems, readPage } from './pages.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 
-export const API_KEY_STATUSES = ['active', 'revoked'] as const;
-export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
-
-export interface ApiKeyRecord {
-  id: string;
-  tenantId: string;
-  createdBy: string;
-  name: string;
-  prefix: string;
-  lastFour: string;
-  /** HMAC-SHA256 of the secret under the deployment's pepper; the secret itself is never stored. */
-  secretHash: string;
-  status: ApiKeyStatus;
-  createdAt: string;
-  updatedAt: string;
-  lastUsedAt: string | null;
-  rotatedAt: string | null;
-  revokedAt: string | null;
-}
-
-export function apiKeysRepository(db: Db) {
+export function apiKeysRepository(db: Db): ApiKeysRepository {
   const { doc, tableName: TableName } = db;
   const gsi = TABLE.indexes.gsi1;
 
@@ -144,4 +125,3 @@ export function apiKeysRepository(db: Db) {
     },
   };
 }
-export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;

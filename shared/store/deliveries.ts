@@ -1,11 +1,12 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DeliveriesRepository } from '../domain/notifications/ports.ts';
 import { epochSeconds, type Db } from './client.ts';
 import * as keys from './keys.ts';
 
 const REMEMBER_DAYS = 7;
 
 /** Which outbound messages were already settled with SES/SNS, so a redelivered queue message is not sent twice. */
-export function deliveriesRepository(db: Db) {
+export function deliveriesRepository(db: Db): DeliveriesRepository {
   const { doc, tableName: TableName } = db;
   return {
     async wasDelivered(messageId: string): Promise<boolean> {
@@ -29,4 +30,3 @@ export function deliveriesRepository(db: Db) {
     },
   };
 }
-export type DeliveriesRepository = ReturnType<typeof deliveriesRepository>;

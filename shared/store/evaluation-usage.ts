@@ -1,15 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EvaluationUsage, EvaluationUsageRepository } from '../domain/evaluation/ports.ts';
 import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
-
-/** One tenant's evaluations in one UTC day, and what the judge's own model consumed for them. */
-export interface EvaluationUsage {
-  evaluations: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** US dollars, at list price. */
-  cost: number;
-}
 
 /** A year and a bit, so a year of daily judge costs can be looked back on. */
 const KEEP_DAYS = 400;
@@ -18,7 +10,7 @@ const DAY_SECONDS = 86_400;
 const expiryOf = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + KEEP_DAYS * DAY_SECONDS;
 
 /** Per tenant and UTC day (`YYYY-MM-DD`): the daily evaluation budget and the judge's token and cost ledger, in one item. */
-export function evaluationUsageRepository(db: Db) {
+export function evaluationUsageRepository(db: Db): EvaluationUsageRepository {
   const { doc, tableName: TableName } = db;
   return {
     /** Counts one evaluation against the day's budget; answers false, counting nothing, once `budget` have been counted. */
@@ -52,4 +44,3 @@ export function evaluationUsageRepository(db: Db) {
     },
   };
 }
-export type EvaluationUsageRepository = ReturnType<typeof evaluationUsageRepository>;

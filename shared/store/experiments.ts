@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Variant } from '../domain/experiments/definition.ts';
 import type { ExperimentStatus } from '../domain/experiments/lifecycle.ts';
+import type { ExperimentQuery, ExperimentRecord, ExperimentsRepository, SignalObservation, TraceObservation } from '../domain/experiments/ports.ts';
 import { batchWrite, putRequests, queryAll } from './batch.ts';
 import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
@@ -8,51 +8,6 @@ import { collectionIndexKeys, stripKeys } from './keys.ts';
 import { countItems, readPage } from './pages.ts';
 import { timeRangeCondition } from './traces.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
-
-export interface ExperimentRecord {
-  id: string;
-  tenantId: string;
-  name: string;
-  description: string;
-  agentId: string | null;
-  variants: Variant[];
-  primaryMetric: string;
-  trafficPercentage: number;
-  status: ExperimentStatus;
-  createdAt: string;
-  updatedAt: string;
-  /** When it first started running. */
-  startedAt: string | null;
-  stoppedAt: string | null;
-}
-
-/** What results need of one finished or unfinished trace tagged with an experiment. */
-export interface TraceObservation {
-  traceId: string;
-  variant: string;
-  status: 'ok' | 'error';
-  durationMs: number | null;
-  totalTokens: number;
-  cost: number;
-  complete: boolean;
-}
-
-/** One signal value counted for an experiment's variant. */
-export interface SignalObservation {
-  signalId: string;
-  traceId: string | null;
-  variant: string;
-  signalName: string;
-  value: number;
-}
-
-/** What narrows an experiment list. */
-export interface ExperimentQuery {
-  agentId?: string;
-  status?: ExperimentStatus;
-  startMs?: number;
-  endMs?: number;
-}
 
 const experimentList = (tenantId: string, q: ExperimentQuery) => ({
   sources: [
@@ -64,7 +19,7 @@ const experimentList = (tenantId: string, q: ExperimentQuery) => ({
   ...(q.status === undefined ? {} : { filter: { expression: '#fstatus = :fstatus', names: { '#fstatus': 'status' }, values: { ':fstatus': q.status } } }),
 });
 
-export function experimentsRepository(db: Db) {
+export function experimentsRepository(db: Db): ExperimentsRepository {
   const { doc, tableName: TableName } = db;
 
   const item = (e: ExperimentRecord) => ({
@@ -150,4 +105,3 @@ export function experimentsRepository(db: Db) {
     },
   };
 }
-export type ExperimentsRepository = ReturnType<typeof experimentsRepository>;

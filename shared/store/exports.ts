@@ -1,38 +1,11 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ExportFormat } from '../domain/lake/sql.ts';
+import type { ExportRecord, ExportsRepository, ExportStatus } from '../domain/lake/ports.ts';
 import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
 
-export const EXPORT_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
-export type ExportStatus = (typeof EXPORT_STATUSES)[number];
-
-/** An export job and, once it has run, its file. */
-export interface ExportRecord {
-  id: string;
-  tenantId: string;
-  status: ExportStatus;
-  format: ExportFormat;
-  /** The selection: [startDate, endDate] (ISO), an agent, a query in the search language. */
-  startDate: string;
-  endDate: string;
-  agentId: string | null;
-  q: string | null;
-  rows: number | null;
-  bytes: number | null;
-  /** Where the file is (an S3 key or a local path); never shown to clients. */
-  location: string | null;
-  /** Why it failed, in words for the user. */
-  error: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  /** The record, and its file, go after this (epoch seconds; the item's TTL). */
-  deleteAfter: number;
-}
-
-export function exportsRepository(db: Db) {
+export function exportsRepository(db: Db): ExportsRepository {
   const { doc, tableName: TableName } = db;
   const gsi = TABLE.indexes.gsi1;
   const item = (e: ExportRecord) => ({ ...keys.traceExport(e.tenantId, e.id), ...keys.exportsOfTenant(e.tenantId, e.createdAt, e.id), entity: 'export', ...e, expiresAt: e.deleteAfter });

@@ -1,3 +1,4 @@
+import type { TraceState } from '../domain/spans/ports.ts';
 import { TABLE } from './table.ts';
 
 /**
@@ -163,9 +164,6 @@ export function collectionIndexKeys(tenantId: string, agentId: string | null, co
 /** The agent scope of what names no agent (its part of a minute bucket): generated agent ids are `agt_…`, so none is `-`. */
 export const NO_AGENT = '-';
 
-/** Where a trace summary is listed: complete traces by status, the others (root missing or not ended) apart, as `pending`. */
-export const TRACE_STATES = ['ok', 'error', 'pending'] as const;
-export type TraceState = (typeof TRACE_STATES)[number];
 export const traceState = (summary: { complete: boolean; status: 'ok' | 'error' }): TraceState => (summary.complete ? summary.status : 'pending');
 
 /**

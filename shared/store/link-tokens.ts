@@ -1,18 +1,11 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { LinkTokenPurpose, LinkTokenRecord, LinkTokensRepository } from '../domain/accounts/ports.ts';
 import { sha256 } from '../domain/accounts/secrets.ts';
 import { epochSeconds, type Db } from './client.ts';
 import * as keys from './keys.ts';
 
-export type LinkTokenPurpose = 'password-reset' | 'email-verification';
-
-export interface LinkTokenRecord {
-  purpose: LinkTokenPurpose;
-  userId: string;
-  expiresAt: number;
-}
-
 /** Single-use tokens sent in e-mail links, stored only as their SHA-256. */
-export function linkTokensRepository(db: Db) {
+export function linkTokensRepository(db: Db): LinkTokensRepository {
   const { doc, tableName: TableName } = db;
   return {
     async put(token: string, purpose: LinkTokenPurpose, userId: string, expires: Date): Promise<void> {
@@ -39,4 +32,3 @@ export function linkTokensRepository(db: Db) {
     },
   };
 }
-export type LinkTokensRepository = ReturnType<typeof linkTokensRepository>;

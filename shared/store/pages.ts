@@ -1,5 +1,5 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PageInput, Total } from '../domain/paging/page.ts';
+import type { Order, PageInput, ReadPage, Total } from '../domain/paging/page.ts';
 import type { Db } from './client.ts';
 import { TABLE } from './table.ts';
 
@@ -37,8 +37,6 @@ export interface KeyRange {
   upper?: string;
 }
 
-export type Order = 'newest-first' | 'oldest-first';
-
 export interface PageRequest {
   sources: readonly Source[];
   range?: KeyRange;
@@ -50,14 +48,7 @@ export interface PageRequest {
   count?: boolean;
 }
 
-export interface PageOfItems {
-  items: Item[];
-  hasMore: boolean;
-  /** The position the next page starts after (the last item's sort key, or where a filtered read stopped). */
-  next?: string;
-  /** With `count`: the matches from the start of the read, exact when it read to the end. */
-  counted?: Total;
-}
+export type PageOfItems = ReadPage<Item>;
 
 /** Items a filtered page evaluates at most: a filter that matches rarely answers what it found so far, with a cursor to go on. */
 export const READ_BUDGET = 1000;

@@ -1,27 +1,17 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TraceAnomaly } from '../domain/profiles/anomalies.ts';
 import type { LearningState } from '../domain/profiles/learning.ts';
+import type { ProfilesRepository, TraceAnomalies } from '../domain/profiles/ports.ts';
 import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
-
-/** What the profile found unusual about one trace. */
-export interface TraceAnomalies {
-  traceId: string;
-  agentId: string;
-  /** The profile the trace was compared with. */
-  profileLearnedAt: string;
-  detectedAt: string;
-  anomalies: TraceAnomaly[];
-}
 
 /**
  * Agent profiles with their learning state: one item per agent in the tenant's partition, written
  * over the version it was read at. While a cycle is scheduled the item also sits in GSI1 under one
  * partition in due order, so the learning job reads only the agents that are due.
  */
-export function profilesRepository(db: Db) {
+export function profilesRepository(db: Db): ProfilesRepository {
   const { doc, tableName: TableName } = db;
   const { gsi1 } = TABLE.indexes;
 
@@ -81,4 +71,3 @@ export function profilesRepository(db: Db) {
     },
   };
 }
-export type ProfilesRepository = ReturnType<typeof profilesRepository>;

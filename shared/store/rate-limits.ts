@@ -1,9 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RateLimitsRepository } from '../domain/ports.ts';
 import type { Db } from './client.ts';
 import * as keys from './keys.ts';
 
 /** Fixed windows (a minute for request limits, an hour for alert notifications) counted with atomic ADD; each item expires two windows after its own. */
-export function rateLimitsRepository(db: Db) {
+export function rateLimitsRepository(db: Db): RateLimitsRepository {
   const { doc, tableName: TableName } = db;
   return {
     async hit(credential: string, tier: string, windowStartSeconds: number, windowSeconds: number): Promise<number> {
@@ -20,4 +21,3 @@ export function rateLimitsRepository(db: Db) {
     },
   };
 }
-export type RateLimitsRepository = ReturnType<typeof rateLimitsRepository>;

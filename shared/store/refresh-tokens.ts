@@ -1,26 +1,8 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RefreshFamilyRecord, RefreshTokenRecord, RefreshTokensRepository, RefreshTokenUse } from '../domain/accounts/ports.ts';
 import { sha256 } from '../domain/accounts/secrets.ts';
 import { epochSeconds, ifWritten, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
-
-/** One sign-in: the chain of refresh tokens that rotation hands out, revoked as a whole. */
-export interface RefreshFamilyRecord {
-  familyId: string;
-  userId: string;
-  /** Epoch seconds; no token of the family refreshes after it, however recently rotated. */
-  expiresAt: number;
-  revoked: boolean;
-}
-
-export interface RefreshTokenRecord {
-  familyId: string;
-  userId: string;
-  /** Epoch seconds. */
-  expiresAt: number;
-}
-
-/** The outcome of presenting a refresh token: its first use, a second one (reuse), or no such token. */
-export type RefreshTokenUse = { kind: 'first'; token: RefreshTokenRecord } | { kind: 'reused'; token: RefreshTokenRecord } | { kind: 'unknown' };
 
 const tokenRecord = (item: Record<string, unknown>): RefreshTokenRecord => ({
   familyId: String(item['familyId']),
@@ -32,7 +14,7 @@ const tokenRecord = (item: Record<string, unknown>): RefreshTokenRecord => ({
  * Refresh tokens (stored only as their SHA-256) and their families. A token is used once: the
  * first use marks it in one conditional write, so of two concurrent uses exactly one is the first.
  */
-export function refreshTokensRepository(db: Db) {
+export function refreshTokensRepository(db: Db): RefreshTokensRepository {
   const { doc, tableName: TableName } = db;
   return {
     async createFamily(family: Omit<RefreshFamilyRecord, 'revoked'>): Promise<void> {
@@ -95,4 +77,3 @@ export function refreshTokensRepository(db: Db) {
     },
   };
 }
-export type RefreshTokensRepository = ReturnType<typeof refreshTokensRepository>;

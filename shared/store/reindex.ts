@@ -1,21 +1,16 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AlertRecord } from './alerts.ts';
+import type { AlertRecord } from '../domain/alerts/ports.ts';
+import type { ReindexProgress, ReindexRepository } from '../domain/maintenance/ports.ts';
+import type { StoredLog, StoredSignal } from '../domain/spans/ports.ts';
 import { alertIndexKeys } from './alerts.ts';
 import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
-import { timelineIndexKeys, type StoredLog, type StoredSignal } from './timeline.ts';
+import { timelineIndexKeys } from './timeline.ts';
 
 /** The entities whose index entries the current layout changed, as their items name themselves. */
 export const REINDEXED_ENTITIES = ['traceSummary', 'log', 'signal', 'alert'] as const;
-
-export interface ReindexProgress {
-  /** Where the next scan page starts; absent at the start. */
-  startKey?: Record<string, unknown>;
-  done: boolean;
-  items: number;
-}
 
 const INDEX_ATTRIBUTES = Object.values(TABLE.indexes).flatMap((index) => [index.partitionKey, index.sortKey]);
 
@@ -24,7 +19,7 @@ const INDEX_ATTRIBUTES = Object.values(TABLE.indexes).flatMap((index) => [index.
  * progress of each layout, scan pages of the entities it concerns, and rewrites of index entries
  * that never bring back a deleted item (and, for alerts, never undo a change made meanwhile).
  */
-export function reindexRepository(db: Db) {
+export function reindexRepository(db: Db): ReindexRepository {
   const { doc, tableName: TableName } = db;
 
   /** Sets the item's index entries to these and removes the others, if it still exists (and `version` still holds). */
@@ -79,4 +74,3 @@ export function reindexRepository(db: Db) {
     },
   };
 }
-export type ReindexRepository = ReturnType<typeof reindexRepository>;

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BUCKET_MS, bucketStart, type BucketRef, type Granularity } from '../domain/analytics/buckets.ts';
+import { BUCKET_MS, bucketRefKey, bucketStart, type BucketRef, type Granularity } from '../domain/analytics/buckets.ts';
+import type { BucketRollup, RollupsRepository } from '../domain/analytics/ports.ts';
 import { ALL_AGENTS, decodeRollup, decodeRollupCounts, encodeRollup, groupBy, mergeByAgent, mergeRollups, rollupOf, withoutModels, type Rollup, type TraceCounts } from '../domain/analytics/rollup.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { queryAll } from './batch.ts';
 import { written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { NO_AGENT, rollupDirtyBefore, rollupSortKey } from './keys.ts';
-import { backoff, inGatheredTurn } from './turns.ts';
+import { backoff } from '../domain/retry.ts';
+import { inGatheredTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
 /** A counted trace is remembered in its minute bucket as the first 8 bytes of the SHA-256 of its id. */
@@ -23,14 +25,6 @@ const SETTLE_MS = 5 * 60_000;
 /** Rollups by agent id (NO_AGENT for the traces without one). */
 type ByAgent = ReadonlyMap<string, Rollup>;
 type Item = Record<string, unknown>;
-
-/** What a bucket holds for a query: the rollup of its scope and, for the tenant-wide scope, each agent's (which may leave out the usage by model). */
-export interface BucketRollup {
-  overall: Rollup;
-  byAgent: ByAgent;
-}
-
-const refKey = (r: BucketRef) => rollupSortKey(r.granularity, r.startMs);
 
 export const traceKey = (traceId: string): Uint8Array => createHash('sha256').update(traceId).digest().subarray(0, TRACE_KEY_BYTES);
 
@@ -106,7 +100,7 @@ export const rollupItems = {
  * `now` is the writers' clock: writes to the minutes of the current hour mark nothing beyond the
  * minute's creation, and the compaction waits until the hour has settled (SETTLE_MS).
  */
-export function rollupsRepository(db: Db, now: () => number = Date.now) {
+export function rollupsRepository(db: Db, now: () => number = Date.now): RollupsRepository {
   const { doc, tableName: TableName } = db;
 
   const put = (Item: Item) => doc.send(new PutCommand({ TableName, Item }));
@@ -347,12 +341,10 @@ export function rollupsRepository(db: Db, now: () => number = Date.now) {
       runs.forEach((run, i) => {
         for (const ref of run) {
           const bucket = results[i]!.get(ref.startMs);
-          if (bucket) out.set(refKey(ref), bucket);
+          if (bucket) out.set(bucketRefKey(ref), bucket);
         }
       });
       return out;
     },
   };
 }
-export type RollupsRepository = ReturnType<typeof rollupsRepository>;
-export { refKey as bucketRefKey };

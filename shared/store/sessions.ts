@@ -1,40 +1,20 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PageInput, Total } from '../domain/paging/page.ts';
+import type { Order, PageInput, Total } from '../domain/paging/page.ts';
+import type { SessionQuery, SessionRecord, SessionsRepository, SessionTraceQuery } from '../domain/sessions/ports.ts';
 import { listingOf, sessionFigures, type SessionFigures, type SessionListing } from '../domain/sessions/sessions.ts';
-import type { TraceStatus, TraceSummary } from '../domain/spans/summary.ts';
+import type { StoredTraceSummary } from '../domain/spans/ports.ts';
+import type { TraceSummary } from '../domain/spans/summary.ts';
 import { batchGet, queryAll } from './batch.ts';
 import { isConditionFailure, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { SESSION_TRACE_PREFIX, stripKeys, timeSortKey } from './keys.ts';
-import { countItems, readPage, type Order, type Source } from './pages.ts';
+import { countItems, readPage, type Source } from './pages.ts';
 import { TABLE } from './table.ts';
-import { timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer, type StoredTraceSummary, type TraceFreeFilters } from './traces.ts';
-import { backoff, inTurn } from './turns.ts';
+import { timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer } from './traces.ts';
+import { backoff } from '../domain/retry.ts';
+import { inTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
-
-/** A session's figures as stored, with the version its optimistic updates check and the listing its index entry holds. */
-export interface SessionRecord extends SessionFigures {
-  version: number;
-  /** What the index entry was last written with (null: not yet). */
-  listed: SessionListing | null;
-}
-
-/** The session filters of a list: its agent or user, when it started. */
-export interface SessionQuery {
-  agentId?: string;
-  userId?: string;
-  startMs?: number;
-  endMs?: number;
-}
-
-/** Which of a session's traces a page shows: by agent, status, start time and the trace list's free filters. */
-export interface SessionTraceQuery extends TraceFreeFilters {
-  agentId?: string;
-  status?: TraceStatus;
-  startMs?: number;
-  endMs?: number;
-}
 
 type Item = Record<string, unknown>;
 
@@ -80,7 +60,7 @@ export const sessionTraceItem = (tenantId: string, summary: TraceSummary & { ses
  * (concurrent workers retry), and its index entry, which lists it by first-seen time for the tenant,
  * its agent and its user, is written only when what it is listed under changes.
  */
-export function sessionsRepository(db: Db) {
+export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
 
   /** The session's contributions, the latest of each trace; older ones (a trace whose start moved) are deleted. */
@@ -236,4 +216,3 @@ export function sessionsRepository(db: Db) {
     },
   };
 }
-export type SessionsRepository = ReturnType<typeof sessionsRepository>;

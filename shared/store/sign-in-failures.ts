@@ -1,20 +1,15 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SignInFailures, SignInFailuresRepository } from '../domain/accounts/ports.ts';
 import { sha256 } from '../domain/accounts/secrets.ts';
 import type { Db } from './client.ts';
 import * as keys from './keys.ts';
 import { normaliseEmail } from './keys.ts';
 
-export interface SignInFailures {
-  /** Failed sign-ins in a row (since the last success, or since the count went stale). */
-  failures: number;
-  lastFailureAtMs: number;
-}
-
 /**
  * Failed sign-ins per e-mail address, whether or not an account has it (so the answers cannot tell),
  * keyed by the SHA-256 of the normalised address: no address is stored in clear.
  */
-export function signInFailuresRepository(db: Db) {
+export function signInFailuresRepository(db: Db): SignInFailuresRepository {
   const { doc, tableName: TableName } = db;
   const keyOf = (email: string) => keys.signInFailures(sha256(normaliseEmail(email)));
   return {
@@ -42,4 +37,3 @@ export function signInFailuresRepository(db: Db) {
     },
   };
 }
-export type SignInFailuresRepository = ReturnType<typeof signInFailuresRepository>;

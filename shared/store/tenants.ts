@@ -1,17 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SubscriptionRecord } from '../domain/plans/subscription.ts';
+import type { TenantRecord, TenantsRepository } from '../domain/accounts/ports.ts';
 import type { Db } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 
-export interface TenantRecord {
-  id: string;
-  ownerUserId: string;
-  subscription: SubscriptionRecord;
-  createdAt: string;
-}
-
-export function tenantsRepository(db: Db) {
+export function tenantsRepository(db: Db): TenantsRepository {
   const { doc, tableName: TableName } = db;
   return {
     async create(tenant: TenantRecord): Promise<void> {
@@ -52,4 +45,3 @@ export function tenantsRepository(db: Db) {
     },
   };
 }
-export type TenantsRepository = ReturnType<typeof tenantsRepository>;

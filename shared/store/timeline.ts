@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { PageInput, Total } from '../domain/paging/page.ts';
-import { LOG_LEVELS, type AttributeValue } from '../domain/spans/model.ts';
+import { LOG_LEVELS } from '../domain/spans/model.ts';
+import type { LogsRepository, SignalsRepository, StoredLog, StoredSignal, TimelineEntry, TimelineQuery, TimelineRepository } from '../domain/spans/ports.ts';
 import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import type { Db } from './client.ts';
 import * as keys from './keys.ts';
@@ -8,35 +8,6 @@ import { collectionIndexKeys, stripKeys, timeSortKey, type Collection } from './
 import { allOf, countItems, keysOf, readPage, type Condition, type KeyRange, type Source } from './pages.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
-
-/** What signals and logs share: a time, an optional trace and span, an optional agent. */
-export interface TimelineEntry {
-  id: string;
-  timestampMs: number;
-  traceId: string | null;
-  spanId: string | null;
-  agentId: string | null;
-  agentName: string | null;
-}
-
-/** What narrows a list of signals or logs: a trace, an agent, a time range, and the signal name or log level. */
-export interface TimelineQuery {
-  agentId?: string;
-  traceId?: string;
-  startMs?: number;
-  endMs?: number;
-  /** Logs: a level (each level has its lists). */
-  level?: string;
-  /** Logs: an OpenTelemetry event name (a filter within the lists read). */
-  eventName?: string;
-  /** Signals: a name (the tenant's signals of a name have a list of their own, GSI3). */
-  signalName?: string;
-}
-
-/** A stable id from the content, so the same record written twice (a retried message) is stored once. */
-export function contentId(prefix: string, content: unknown): string {
-  return `${prefix}_${createHash('sha256').update(JSON.stringify(content)).digest('base64url').slice(0, 22)}`;
-}
 
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
@@ -73,7 +44,7 @@ export function timelineItem(tenantId: string, kind: 'SIGNAL' | 'LOG', entry: Ti
   };
 }
 
-export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNAL' | 'LOG') {
+export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNAL' | 'LOG'): TimelineRepository<T> {
   const collection: Collection = kind === 'SIGNAL' ? 'SIGNALS' : 'LOGS';
 
   const equals = (name: string, value: string | undefined): Condition | undefined =>
@@ -142,21 +113,5 @@ export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNA
   };
 }
 
-export const signalsRepository = (db: Db) => timelineRepository<StoredSignal>(db, 'SIGNAL');
-export const logsRepository = (db: Db) => timelineRepository<StoredLog>(db, 'LOG');
-
-export interface StoredSignal extends TimelineEntry {
-  signalName: string;
-  value: number;
-  metadata: Record<string, AttributeValue>;
-  timestamp: string;
-}
-
-export interface StoredLog extends TimelineEntry {
-  level: string;
-  message: string;
-  /** The OpenTelemetry event name; absent on logs stored before event names were kept. */
-  eventName?: string | null;
-  attributes: Record<string, AttributeValue>;
-  timestamp: string;
-}
+export const signalsRepository = (db: Db): SignalsRepository => timelineRepository<StoredSignal>(db, 'SIGNAL');
+export const logsRepository = (db: Db): LogsRepository => timelineRepository<StoredLog>(db, 'LOG');

@@ -1,26 +1,31 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import type { StoredSpan, TraceSummary } from '../domain/spans/summary.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
-import type { TraceStatus } from '../domain/spans/summary.ts';
+import type { TraceAnomalies } from '../domain/profiles/ports.ts';
+import { spanGroupsOf } from '../domain/spans/span-groups.ts';
+import {
+  TRACE_STATES,
+  type Facets,
+  type StoredLog,
+  type StoredSignal,
+  type StoredSpanWrite,
+  type StoredSummary,
+  type StoredTraceSummary,
+  type SummaryBasis,
+  type TraceContents,
+  type TraceFreeFilters,
+  type TraceQuery,
+  type TracesRepository,
+  type TraceState,
+} from '../domain/spans/ports.ts';
+import type { StoredSpan, TraceStatus, TraceSummary } from '../domain/spans/summary.ts';
 import { batchGet, batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import { ifWritten, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
-import { SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys, TRACE_STATES, type TraceState } from './keys.ts';
+import { SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
 import { allOf, countItems, readPage, type Condition, type Source } from './pages.ts';
 import { TABLE } from './table.ts';
-
-export interface Facets {
-  models: string[];
-  kinds: string[];
-  toolNames: string[];
-  errorTypes: string[];
-  traceNames: string[];
-  tags: string[];
-  statuses: string[];
-  signalNames: string[];
-}
 
 /**
  * Facets stay one item under DynamoDB's 400 KB: a value longer than FACET_VALUE_CHARS is no facet (an
@@ -60,38 +65,6 @@ const FACET_ATTRIBUTES = {
   statuses: 'statuses',
   signalNames: 'signalNames',
 } as const satisfies Record<keyof Facets, string>;
-
-export type StoredSpanWrite = StoredSpan & { writtenAtMs: number };
-
-/** A stored summary and what it was computed from (`spanGroups` and `version` are absent on summaries written without a basis). */
-export interface StoredSummary {
-  summary: TraceSummary;
-  revision: number;
-  /** The span groups the summary was computed from. */
-  spanGroups?: string[];
-  /** Changes with every write that has a basis (see `putSummary`). */
-  version?: string;
-}
-
-/** What a summary was computed from, and the stored summary it replaces (undefined: none is stored). */
-export interface SummaryBasis {
-  spanGroups: readonly string[];
-  replaces: StoredSummary | undefined;
-}
-
-/** One message's spans of one trace: a span group, stored as one item. */
-export interface SpanGroup {
-  traceId: string;
-  groupId: string;
-  spans: StoredSpan[];
-}
-
-/** The span groups of one message's spans: one per trace. */
-export function spanGroupsOf(spans: readonly StoredSpan[]): SpanGroup[] {
-  const byTrace = new Map<string, StoredSpan[]>();
-  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span]);
-  return [...byTrace].map(([traceId, group]) => ({ traceId, groupId: spanGroupId(group), spans: group }));
-}
 
 /**
  * Spans are stored per trace and arrival: the spans of one trace that one message brought form one
@@ -141,12 +114,6 @@ const storedSpan = (compact: Partial<StoredSpan>, traceId: string): StoredSpan =
 /** Quality 5 compresses span JSON about 8% tighter than deflate at a similar speed. */
 const BROTLI_TEXT = { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } };
 
-const spanGroupId = (group: readonly StoredSpan[]): string =>
-  createHash('sha256')
-    .update(group.map((s) => s.spanId).sort().join('\n'))
-    .digest('base64url')
-    .slice(0, 22);
-
 /**
  * The spans in a trace partition's items (other items are ignored). A span sent again in another
  * grouping is in two items: the later write wins, as an overwrite would.
@@ -181,9 +148,6 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
     expiresAt,
   };
 }
-
-/** A summary as stored: with the types of the alerts raised on the trace, which the judge may add after the summary was written. */
-export type StoredTraceSummary = TraceSummary & { alertTypes?: ReadonlySet<string> };
 
 /** What a summary item holds besides the summary: its write bookkeeping and the alert marks. */
 const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes'] as const;
@@ -226,36 +190,6 @@ export function timeRangeCondition(startMs: number | undefined, endMs: number | 
   const upper = endMs === undefined ? '9' : `${new Date(endMs).toISOString()}~`;
   return { lower, upper };
 }
-
-/** The trace filters DynamoDB applies after reading (no index orders traces by them): pages that use them read within a budget. */
-export interface TraceFreeFilters {
-  model?: string;
-  toolName?: string;
-  errorType?: string;
-  name?: string;
-  tag?: string;
-  /** A metadata key and the value (as text) it must hold. */
-  metadata?: { key: string; value: string };
-  minDurationMs?: number;
-  maxDurationMs?: number;
-  minCost?: number;
-  minTokens?: number;
-  hasAlert?: boolean;
-}
-
-/** What narrows a trace list: the key conditions (agent or user, status, start time) and the free filters. */
-export interface TraceQuery extends TraceFreeFilters {
-  agentId?: string;
-  userId?: string;
-  status?: TraceStatus;
-  startMs?: number;
-  endMs?: number;
-  /** Agents deleted lately, whose traces the purge may not have reached yet: left out of tenant-wide lists. */
-  excludeAgents?: readonly string[];
-}
-
-export const hasFreeFilters = (q: TraceFreeFilters): boolean =>
-  [q.model, q.toolName, q.errorType, q.name, q.tag, q.metadata, q.minDurationMs, q.maxDurationMs, q.minCost, q.minTokens, q.hasAlert].some((v) => v !== undefined);
 
 /** The condition on an agent or status that the list read does not key on, and the deleted agents to leave out. */
 export function traceScopeCondition(q: { agentId?: string; status?: TraceStatus; excludeAgents?: readonly string[] }): Condition | undefined {
@@ -349,7 +283,15 @@ async function updateIf(db: Db, item: Record<string, unknown>, condition: WriteC
     ));
 }
 
-export function tracesRepository(db: Db) {
+/** Every item of one trace (summary, spans, signals, logs, anomalies) in one query. */
+export function tracePartitionItems(db: Db, tenantId: string, traceId: string): Promise<Record<string, unknown>[]> {
+  return queryAll(db, {
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId) },
+  });
+}
+
+export function tracesRepository(db: Db): TracesRepository {
   const { doc, tableName: TableName } = db;
   const addedFacets = recentMemory<string>(FACETS_REMEMBERED_MS, FACETS_REMEMBERED_TENANTS);
 
@@ -435,12 +377,15 @@ export function tracesRepository(db: Db) {
       }
     },
 
-    /** Every item of one trace (summary, spans, signals, logs) in one query. */
-    async tracePartition(tenantId: string, traceId: string): Promise<Record<string, unknown>[]> {
-      return queryAll(db, {
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId) },
-      });
+    async readTrace(tenantId: string, traceId: string): Promise<TraceContents> {
+      const items = await tracePartitionItems(db, tenantId, traceId);
+      return {
+        summary: items.find((i) => i['SK'] === 'SUMMARY') as TraceSummary | undefined,
+        spans: spansFromItems(items),
+        signals: items.filter((i) => String(i['SK']).startsWith('SIGNAL#')) as unknown as StoredSignal[],
+        logs: items.filter((i) => String(i['SK']).startsWith('LOG#')) as unknown as StoredLog[],
+        anomalies: items.find((i) => i['SK'] === 'ANOMALIES') as TraceAnomalies | undefined,
+      };
     },
 
     /** One page of matching summaries, newest first (by start time), from the narrowest key-ordered lists; with `count`, and how many match (see `readPage`). */
@@ -533,4 +478,3 @@ export function tracesRepository(db: Db) {
     },
   };
 }
-export type TracesRepository = ReturnType<typeof tracesRepository>;

@@ -17,9 +17,6 @@ export function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
   return mine;
 }
 
-export const backoff = (attempt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1000, 10 * 2 ** attempt)));
-
 const gathering = new Map<string, { items: unknown[]; done: Promise<unknown> }>();
 
 /**

@@ -1,32 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { EmailTakenError, type UserRecord, type UsersRepository } from '../domain/accounts/ports.ts';
 import { isConditionFailure, written, type Db } from './client.ts';
 import * as keys from './keys.ts';
 import { normaliseEmail, stripKeys } from './keys.ts';
 
-export const PROVIDERS = ['local', 'google', 'github'] as const;
-export type Provider = (typeof PROVIDERS)[number];
-
-export interface UserRecord {
-  id: string;
-  tenantId: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  company: string | null;
-  image: string | null;
-  provider: Provider;
-  /** Absent for users who sign in through an external identity provider. */
-  passwordHash?: string;
-  isActive: boolean;
-  isAdmin: boolean;
-  isEmailVerified: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export class EmailTakenError extends Error {}
-
-export function usersRepository(db: Db) {
+export function usersRepository(db: Db): UsersRepository {
   const { doc, tableName: TableName } = db;
 
   async function get(userId: string): Promise<UserRecord | undefined> {
@@ -118,4 +96,3 @@ export function usersRepository(db: Db) {
     },
   };
 }
-export type UsersRepository = ReturnType<typeof usersRepository>;

@@ -10,7 +10,7 @@ import type { AlertConfigPatch } from '../../shared/domain/alerts/config.ts';
 import type { AlertNotificationJob, EmailMessage, SmsMessage } from '../../shared/domain/notifications/messages.ts';
 import type { PlanKey } from '../../shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
-import type { Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 

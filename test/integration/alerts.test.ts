@@ -3,8 +3,8 @@ import { randomIds } from '../../shared/adapters/ids.ts';
 import { autoResolveQuietAlerts } from '../../shared/domain/alerts/auto-resolve.ts';
 import { changeAlertStatus } from '../../shared/domain/alerts/service.ts';
 import { ValidationError } from '../../shared/domain/errors.ts';
-import type { Occurrence } from '../../shared/store/alerts.ts';
-import type { Store } from '../../shared/store/index.ts';
+import type { Occurrence } from '../../shared/domain/alerts/ports.ts';
+import type { Store } from '../../shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let store: Store;

@@ -10,8 +10,8 @@ import {
   listExperiments,
   resultsOfExperiment,
 } from '../../shared/domain/experiments/service.ts';
-import type { StoredSignal } from '../../shared/store/timeline.ts';
-import type { Store } from '../../shared/store/index.ts';
+import type { StoredSignal } from '../../shared/domain/spans/ports.ts';
+import type { Store } from '../../shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 import { traceSummary } from '../unit/analytics/fixtures.ts';
 

@@ -25,7 +25,7 @@ import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
 import { batchGet, batchWrite, putRequests } from '../../shared/store/batch.ts';
 import { agentsRepository } from '../../shared/store/agents.ts';
 import { createDb, type Db } from '../../shared/store/client.ts';
-import type { Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/domain/store.ts';
 import { createStore } from '../support/store.ts';
 import { allSummaries } from '../support/traces.ts';
 import { startStore } from '../support/dynamo.ts';

@@ -6,7 +6,7 @@ import { acceptTelemetry } from '../../shared/domain/ingest/accept.ts';
 import { parseSpans } from '../../shared/domain/ingest/native-spans.ts';
 import { ServiceUnavailableError } from '../../shared/domain/errors.ts';
 import { currentPeriod, newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
-import type { Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let store: Store;

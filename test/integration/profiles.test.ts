@@ -18,7 +18,7 @@ import {
 import { DEFAULT_LEARNING_SETTINGS, type LearningSettings } from '../../shared/domain/profiles/settings.ts';
 import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
 import { getTrace } from '../../shared/domain/spans/queries.ts';
-import type { Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 import { startTestLake } from '../support/lake.ts';
 

@@ -1,17 +1,17 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../shared/store/index.ts';
-import type { ApiKeyRecord } from '../../shared/store/api-keys.ts';
-import { EmailTakenError, type UserRecord } from '../../shared/store/users.ts';
+import type { Store } from '../../shared/domain/store.ts';
+import { type ApiKeyRecord, EmailTakenError, type UserRecord } from '../../shared/domain/accounts/ports.ts';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWrite, putRequests } from '../../shared/store/batch.ts';
 import type { Db } from '../../shared/store/client.ts';
 import * as keys from '../../shared/store/keys.ts';
 import { timeSortKey } from '../../shared/store/keys.ts';
-import type { TraceQuery } from '../../shared/store/traces.ts';
+import { tracePartitionItems } from '../../shared/store/traces.ts';
+import type { TraceQuery } from '../../shared/domain/spans/ports.ts';
 import { summarizeTrace, type TraceSummary } from '../../shared/domain/spans/summary.ts';
 import type { PageInput } from '../../shared/domain/paging/page.ts';
-import type { AgentRecord } from '../../shared/store/agents.ts';
+import type { AgentRecord } from '../../shared/domain/agents/ports.ts';
 import { startStore } from '../support/dynamo.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 
@@ -127,7 +127,7 @@ describe('spans', () => {
   it("store a trace's spans that arrived together as one compressed item, and read them back whole", async () => {
     const spans = [...trace('tr-group-1'), ...trace('tr-group-2')];
     await store.traces.putSpans('tnt_spans', spans, 2_000_000_000, 1000);
-    const items = await store.traces.tracePartition('tnt_spans', 'tr-group-1');
+    const items = await tracePartitionItems(db, 'tnt_spans', 'tr-group-1');
     expect(items).toHaveLength(1);
     expect(items[0]!['spans']).toBeInstanceOf(Uint8Array);
     expect((items[0]!['spans'] as Uint8Array).byteLength).toBeLessThan(JSON.stringify(trace('tr-group-1')).length);
@@ -140,7 +140,7 @@ describe('spans', () => {
     const spans = trace('tr-redelivered');
     await store.traces.putSpans('tnt_spans', spans, 2_000_000_000, 1000);
     await store.traces.putSpans('tnt_spans', spans, 2_000_000_000, 2000);
-    expect(await store.traces.tracePartition('tnt_spans', 'tr-redelivered')).toHaveLength(1);
+    expect(await tracePartitionItems(db, 'tnt_spans', 'tr-redelivered')).toHaveLength(1);
     expect((await store.traces.spansOf('tnt_spans', 'tr-redelivered')).map((s) => s.writtenAtMs)).toEqual(spans.map(() => 2000));
   });
 
@@ -157,7 +157,7 @@ describe('spans', () => {
   it('hold each span without its trace id and null fields, and read back spans stored whole as well', async () => {
     const spans = trace('tr-compact');
     await store.traces.putSpans('tnt_spans', spans, 2_000_000_000, 1000);
-    const [item] = await store.traces.tracePartition('tnt_spans', 'tr-compact');
+    const [item] = await tracePartitionItems(db, 'tnt_spans', 'tr-compact');
     const held = JSON.parse(brotliDecompressSync(item!['spans'] as Uint8Array).toString('utf8')) as Record<string, unknown>[];
     expect(held.some((s) => 'traceId' in s || Object.values(s).includes(null))).toBe(false);
 

@@ -1,7 +1,7 @@
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynamoDb } from '../../infra/local/dynamodb.ts';
 import { createDb, type Db } from '../../shared/store/client.ts';
-import type { Store } from '../../shared/store/index.ts';
+import type { Store } from '../../shared/domain/store.ts';
 import { createTableInput } from '../../shared/store/table.ts';
 import { createStore } from './store.ts';
 

@@ -1,8 +1,8 @@
-import type { StoredTraceSummary } from '../../shared/store/traces.ts';
+import { TRACE_STATES, type StoredTraceSummary } from '../../shared/domain/spans/ports.ts';
 import { queryAll } from '../../shared/store/batch.ts';
 import type { Db } from '../../shared/store/client.ts';
 import * as keys from '../../shared/store/keys.ts';
-import { stripKeys, TRACE_STATES } from '../../shared/store/keys.ts';
+import { stripKeys } from '../../shared/store/keys.ts';
 import { TABLE } from '../../shared/store/table.ts';
 import { timeRangeCondition } from '../../shared/store/traces.ts';
 

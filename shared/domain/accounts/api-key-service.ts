@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
-import type { Clock } from '../../adapters/clock.ts';
+import type { Clock } from '../ports.ts';
 import type { createKeyBody } from '../../schemas/routes/keys.ts';
-import type { ApiKeyRecord, ApiKeysRepository } from '../../store/api-keys.ts';
+import type { ApiKeyRecord, ApiKeysRepository } from './ports.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
 import type { PageInput } from '../paging/page.ts';
 import { apiKeySecretMatches, displayPrefix, issueApiKey, newApiKeyId, parseApiKey } from './api-keys.ts';

@@ -1,7 +1,6 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { Ids } from '../../adapters/ids.ts';
-import type { Store } from '../../store/index.ts';
-import type { UserRecord } from '../../store/users.ts';
+import type { Clock, Ids } from '../ports.ts';
+import type { Store } from '../store.ts';
+import type { UserRecord } from './ports.ts';
 import { UnauthorizedError } from '../errors.ts';
 import { issueAccessToken, type JwtSettings } from './jwt.ts';
 import { newLinkToken } from './secrets.ts';

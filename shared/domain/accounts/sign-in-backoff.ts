@@ -1,7 +1,6 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
-import type { Store } from '../../store/index.ts';
-import type { SignInFailures } from '../../store/sign-in-failures.ts';
+import type { Clock, QueuePort } from '../ports.ts';
+import type { Store } from '../store.ts';
+import type { SignInFailures } from './ports.ts';
 import { RateLimitedError } from '../errors.ts';
 import { deliver, type DeliveryDeps, type DeliveryOutcome } from '../notifications/deliver.ts';
 import type { SignInLockoutJob } from '../notifications/messages.ts';

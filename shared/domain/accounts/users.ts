@@ -1,10 +1,8 @@
 import type * as z from 'zod/mini';
-import type { Clock } from '../../adapters/clock.ts';
-import type { Ids } from '../../adapters/ids.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
 import type { forgotPasswordBody, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from '../../schemas/routes/auth.ts';
-import type { Store } from '../../store/index.ts';
-import { EmailTakenError, type Provider, type UserRecord } from '../../store/users.ts';
+import type { Store } from '../store.ts';
+import { EmailTakenError, type Provider, type UserRecord } from './ports.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
 import type { OutboundMessage } from '../notifications/messages.ts';
 import { currentPeriod, newTrialSubscription, subscriptionView } from '../plans/subscription.ts';

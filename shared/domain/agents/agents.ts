@@ -1,10 +1,8 @@
 import type * as z from 'zod/mini';
-import type { Clock } from '../../adapters/clock.ts';
-import type { Ids } from '../../adapters/ids.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
 import type { createAgentBody, updateAgentBody } from '../../schemas/routes/agents.ts';
-import { AgentNameTakenError, type AgentRecord } from '../../store/agents.ts';
-import type { Store } from '../../store/index.ts';
+import { AgentNameTakenError, type AgentRecord } from './ports.ts';
+import type { Store } from '../store.ts';
 import { ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import type { IngestMessage } from '../ingest/messages.ts';
 import { PLANS, UNLIMITED } from '../plans/plans.ts';

@@ -1,5 +1,5 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { Store } from '../../store/index.ts';
+import type { Clock } from '../ports.ts';
+import type { Store } from '../store.ts';
 import { changeAlertStatus } from './service.ts';
 
 const PAGE = 100;

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../adapters/clock.ts';
-import type { Mailer, SmsSender } from '../../adapters/mailer.ts';
-import type { AgentsRepository } from '../../store/agents.ts';
-import type { AlertRecord, AlertsRepository } from '../../store/alerts.ts';
-import type { DeliveriesRepository } from '../../store/deliveries.ts';
-import type { RateLimitsRepository } from '../../store/rate-limits.ts';
-import type { TenantsRepository } from '../../store/tenants.ts';
+import type { Clock, RateLimitsRepository } from '../ports.ts';
+import type { DeliveriesRepository, Mailer, SmsSender } from '../notifications/ports.ts';
+import type { AgentsRepository } from '../agents/ports.ts';
+import type { AlertRecord, AlertsRepository } from './ports.ts';
+import type { TenantsRepository } from '../accounts/ports.ts';
 import { deliver, type DeliveryOutcome } from '../notifications/deliver.ts';
 import type { AlertNotificationJob, OutboundMessage } from '../notifications/messages.ts';
 import { PLANS } from '../plans/plans.ts';

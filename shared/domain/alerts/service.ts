@@ -1,9 +1,7 @@
 import * as z from 'zod/mini';
-import type { Clock } from '../../adapters/clock.ts';
-import type { Ids } from '../../adapters/ids.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
-import type { AlertRecord, Occurrence } from '../../store/alerts.ts';
-import type { Store } from '../../store/index.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
+import type { AlertRecord, Occurrence } from './ports.ts';
+import type { Store } from '../store.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import type { AlertNotificationJob } from '../notifications/messages.ts';
 import { effectiveAlertConfig, merge, optionsOf, SEVERITIES, THRESHOLD_ALERT_TYPES, LLM_ALERT_TYPES, type AlertConfigPatch, type AlertType } from './config.ts';

@@ -17,6 +17,9 @@ export interface BucketRef {
   startMs: number;
 }
 
+/** Names a bucket among others, e.g. in the answer of `RollupsRepository.read`. */
+export const bucketRefKey = (r: BucketRef): string => `${r.granularity}#${new Date(r.startMs).toISOString()}`;
+
 export const isGranularity = (value: string): value is Granularity => (GRANULARITIES as readonly string[]).includes(value);
 
 export const bucketStart = (ms: number, granularity: Granularity): number =>

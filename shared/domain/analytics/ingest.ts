@@ -1,4 +1,4 @@
-import type { RollupsRepository } from '../../store/rollups.ts';
+import type { RollupsRepository } from './ports.ts';
 import type { TraceSummary } from '../spans/summary.ts';
 import { tracesByBucket } from './rollup.ts';
 

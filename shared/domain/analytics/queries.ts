@@ -1,9 +1,8 @@
-import type { Clock } from '../../adapters/clock.ts';
+import type { Clock } from '../ports.ts';
 import type { AnalyticsQueryInput } from '../../schemas/analytics.ts';
-import type { Store } from '../../store/index.ts';
-import { bucketRefKey } from '../../store/rollups.ts';
+import type { Store } from '../store.ts';
 import { NotFoundError } from '../errors.ts';
-import { BUCKET_MS, bucketStart, bucketsBetween, coveringBuckets, seriesPlan, type BucketRef } from './buckets.ts';
+import { BUCKET_MS, bucketRefKey, bucketStart, bucketsBetween, coveringBuckets, seriesPlan, type BucketRef } from './buckets.ts';
 import { ALL_AGENTS, emptyRollup, mergeByAgent, mergeRollups, type Rollup } from './rollup.ts';
 import type { AgentRollup, AnalyticsInput } from './views.ts';
 import { analyticsWindow } from './window.ts';

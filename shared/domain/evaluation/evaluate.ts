@@ -1,8 +1,7 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { Ids } from '../../adapters/ids.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
-import type { Store } from '../../store/index.ts';
-import { contentId, type StoredSignal } from '../../store/timeline.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
+import type { Store } from '../store.ts';
+import type { StoredSignal } from '../spans/ports.ts';
+import { contentId } from '../content-id.ts';
 import { effectiveAlertConfig, type LlmAlertType } from '../alerts/config.ts';
 import { raiseAlerts } from '../alerts/service.ts';
 import { PLANS } from '../plans/plans.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import type { QueuePort } from '../../adapters/queue.ts';
-import type { Store } from '../../store/index.ts';
-import type { TenantRecord } from '../../store/tenants.ts';
+import type { QueuePort } from '../ports.ts';
+import type { Store } from '../store.ts';
+import type { TenantRecord } from '../accounts/ports.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
 import { PLANS } from '../plans/plans.ts';
 import type { TraceSummary } from '../spans/summary.ts';

@@ -1,6 +1,6 @@
-import type { Store } from '../../store/index.ts';
-import type { SignalObservation } from '../../store/experiments.ts';
-import type { StoredSignal } from '../../store/timeline.ts';
+import type { Store } from '../store.ts';
+import type { SignalObservation } from './ports.ts';
+import type { StoredSignal } from '../spans/ports.ts';
 import type { AttributeValue } from '../spans/model.ts';
 import type { TraceSummary } from '../spans/summary.ts';
 

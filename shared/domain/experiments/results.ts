@@ -1,4 +1,4 @@
-import type { ExperimentRecord, SignalObservation, TraceObservation } from '../../store/experiments.ts';
+import type { ExperimentRecord, SignalObservation, TraceObservation } from './ports.ts';
 import { quantile } from '../spans/views.ts';
 import { isTraceMetric, type TraceMetric } from './definition.ts';
 import { chiSquareGoodnessOfFit, sampleOf, twoProportionTest, welchTest, type Comparison } from './statistics.ts';

@@ -1,7 +1,6 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { Ids } from '../../adapters/ids.ts';
-import type { ExperimentRecord } from '../../store/experiments.ts';
-import type { Store } from '../../store/index.ts';
+import type { Clock, Ids } from '../ports.ts';
+import type { ExperimentRecord } from './ports.ts';
+import type { Store } from '../store.ts';
 import type { PageInput } from '../paging/page.ts';
 import { NotFoundError } from '../errors.ts';
 import { assignVariant } from './assignment.ts';

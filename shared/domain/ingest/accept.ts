@@ -1,6 +1,5 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
-import type { Store } from '../../store/index.ts';
+import type { Clock, QueuePort } from '../ports.ts';
+import type { Store } from '../store.ts';
 import { ForbiddenError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import { PLANS, UNLIMITED } from '../plans/plans.ts';
 import { currentPeriod } from '../plans/subscription.ts';

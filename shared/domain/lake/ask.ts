@@ -1,4 +1,4 @@
-import type { Store } from '../../store/index.ts';
+import type { Store } from '../store.ts';
 import { ValidationError } from '../errors.ts';
 import { requireFeature } from '../plans/entitlements.ts';
 import { formatSearchQuery, parseSearchQuery, QuerySyntaxError } from './query.ts';

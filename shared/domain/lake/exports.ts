@@ -1,13 +1,10 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { Ids } from '../../adapters/ids.ts';
-import { LakeScanLimitError } from '../../adapters/lake.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
-import type { Store } from '../../store/index.ts';
-import type { ExportRecord } from '../../store/exports.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
+import type { Store } from '../store.ts';
 import { NotFoundError, RateLimitedError, ServiceUnavailableError } from '../errors.ts';
 import { requireFeature } from '../plans/entitlements.ts';
 import { decodeCursor, encodeCursor, type CursorKey } from './cursor.ts';
 import { LAKE_QUEUE, type LakeMessage } from './ingest.ts';
+import { LakeScanLimitError, type ExportRecord } from './ports.ts';
 import { formatSearchQuery, parseSearchQuery } from './query.ts';
 import { planOf } from './search.ts';
 import type { ExportFormat, ExportSelection } from './sql.ts';

@@ -1,5 +1,5 @@
-import type { LakeWriter } from '../../adapters/lake.ts';
-import type { QueuePort } from '../../adapters/queue.ts';
+import type { QueuePort } from '../ports.ts';
+import type { LakeWriter } from './ports.ts';
 import { lakeRowsOf, type LakeSignalInput, type LakeTraceInput } from './records.ts';
 
 /** What the ingest worker hands the lake: the traces it stored (with every span so far) and the signals. */

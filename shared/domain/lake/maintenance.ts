@@ -1,6 +1,6 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { LakeMaintenance } from '../../adapters/lake.ts';
+import type { Clock } from '../ports.ts';
 import type { LakeMessage } from './ingest.ts';
+import type { LakeMaintenance } from './ports.ts';
 import { expireSql, forgetAgentSql } from './sql.ts';
 
 /** A deleted agent's rows leave every lake table (the lake worker, after the table's purge). */

@@ -1,12 +1,12 @@
-import type { Clock } from '../../adapters/clock.ts';
-import { LakeScanLimitError, type LakeReader } from '../../adapters/lake.ts';
-import type { Store } from '../../store/index.ts';
+import type { Clock } from '../ports.ts';
+import type { Store } from '../store.ts';
 import type { SigningMaterial } from '../accounts/signing-keys.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { requireFeature } from '../plans/entitlements.ts';
 import { PLANS, type PlanKey } from '../plans/plans.ts';
 import { decodeCursor, encodeCursor, requestFingerprint, type CursorKey } from './cursor.ts';
 import { formatSearchQuery, parseSearchQuery, type SearchQuery } from './query.ts';
+import { LakeScanLimitError, type LakeReader } from './ports.ts';
 import type { LakeRow } from './schema.ts';
 import { matchOf, type SearchMatch } from './snippets.ts';
 import { spansOfTracesSql, traceSearchSql } from './sql.ts';

@@ -1,5 +1,5 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { Store } from '../../store/index.ts';
+import type { Clock } from '../ports.ts';
+import type { Store } from '../store.ts';
 import { noteAgentsSeen } from '../agents/agents.ts';
 import { recordSessions } from '../sessions/ingest.ts';
 import { summarizeTrace } from '../spans/summary.ts';

@@ -1,7 +1,6 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { Mailer, SmsSender } from '../../adapters/mailer.ts';
-import type { DeliveriesRepository } from '../../store/deliveries.ts';
+import type { Clock } from '../ports.ts';
 import type { OutboundMessage } from './messages.ts';
+import { UndeliverableError, type DeliveriesRepository, type Mailer, type SmsSender } from './ports.ts';
 
 export interface DeliveryDeps {
   mailer: Mailer;
@@ -9,13 +8,6 @@ export interface DeliveryDeps {
   deliveries: DeliveriesRepository;
   clock: Clock;
 }
-
-/**
- * The provider refused this message for good: the address or number is invalid, rejected or opted
- * out. Retrying cannot help, so the message is settled as undeliverable rather than dead-lettered,
- * which keeps the dead-letter queue for real faults (throttling, outages, configuration).
- */
-export class UndeliverableError extends Error {}
 
 export type DeliveryOutcome = 'sent' | 'duplicate' | 'undeliverable';
 

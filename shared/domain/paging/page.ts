@@ -19,6 +19,18 @@ export interface ListPage<T> {
   next?: string;
 }
 
+/** One page as a repository reads it, in the list's key order. */
+export interface ReadPage<T> {
+  items: T[];
+  hasMore: boolean;
+  /** The position the next page starts after (the last item's sort key, or where a filtered read stopped). */
+  next?: string;
+  /** When the read was asked to count: the matches from the start of the read, exact when it read to the end. */
+  counted?: Total;
+}
+
+export type Order = 'newest-first' | 'oldest-first';
+
 export const mapPage = <T, U>(page: ListPage<T>, view: (item: T) => U): ListPage<U> => ({ ...page, items: page.items.map(view) });
 
 /** A list's total: exact, or a lower bound when the count stopped at its budget. */

@@ -1,5 +1,5 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { Store } from '../../store/index.ts';
+import type { Clock } from '../ports.ts';
+import type { Store } from '../store.ts';
 import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
 import { detectTraceAnomalies } from './anomalies.ts';
 import { anomalyBaseline, newLearningState, onTracesArrived } from './learning.ts';

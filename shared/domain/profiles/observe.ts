@@ -2,8 +2,8 @@
  * Reads what learning needs, never more than a window's rollups and a bounded sample of traces: the
  * rollups answer counts, errors, latency and cost exactly; the sample's spans show tools and errors.
  */
-import type { Clock } from '../../adapters/clock.ts';
-import type { Store } from '../../store/index.ts';
+import type { Clock } from '../ports.ts';
+import type { Store } from '../store.ts';
 import { BUCKET_MS, bucketStart } from '../analytics/buckets.ts';
 import { analyticsInput } from '../analytics/queries.ts';
 import type { TraceSummary } from '../spans/summary.ts';

@@ -1,6 +1,6 @@
-import type { Clock } from '../../adapters/clock.ts';
-import type { AgentRecord } from '../../store/agents.ts';
-import type { Store } from '../../store/index.ts';
+import type { Clock } from '../ports.ts';
+import type { AgentRecord } from '../agents/ports.ts';
+import type { Store } from '../store.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import type { ProfileEdit } from '../../schemas/profiles.ts';
 import { applyProfileEdit } from './edit.ts';

@@ -1,4 +1,4 @@
-import type { AgentRecord } from '../../store/agents.ts';
+import type { AgentRecord } from '../agents/ports.ts';
 import type { LearningState } from './learning.ts';
 
 /** The answer of the profile endpoints: the profile (null before the first), its anchors and the learning state. */

@@ -1,4 +1,4 @@
-import type { Store } from '../../store/index.ts';
+import type { Store } from '../store.ts';
 import type { TraceSummary } from '../spans/summary.ts';
 
 /**

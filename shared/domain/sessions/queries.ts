@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { sessionListQuery } from '../../schemas/routes/sessions.ts';
-import type { Store } from '../../store/index.ts';
+import type { Store } from '../store.ts';
 import { NotFoundError } from '../errors.ts';
 import type { PageInput } from '../paging/page.ts';
 import { assertAgent } from '../spans/queries.ts';

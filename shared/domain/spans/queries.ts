@@ -2,19 +2,14 @@ import type * as z from 'zod/mini';
 import type { logListQuery } from '../../schemas/routes/logs.ts';
 import type { signalListQuery, signalSummaryQuery } from '../../schemas/routes/signals.ts';
 import type { traceListQuery } from '../../schemas/routes/spans.ts';
-import type { Clock } from '../../adapters/clock.ts';
-import type { Store } from '../../store/index.ts';
-import type { Order } from '../../store/pages.ts';
-import { hasFreeFilters, spansFromItems, type TraceQuery } from '../../store/traces.ts';
+import type { Clock } from '../ports.ts';
 import { BUCKET_MS, bucketStart } from '../analytics/buckets.ts';
 import { finishedTraceCount } from '../analytics/queries.ts';
 import { ALL_AGENTS } from '../analytics/rollup.ts';
-import type { ListPage, PageInput, Total } from '../paging/page.ts';
-import type { StoredSignal } from '../../store/timeline.ts';
-import type { StoredLog } from '../../store/timeline.ts';
-import type { TraceAnomalies } from '../../store/profiles.ts';
+import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
+import { hasFreeFilters, type TraceQuery } from './ports.ts';
 import { NotFoundError } from '../errors.ts';
-import type { StoredSpan, TraceSummary } from './summary.ts';
+import type { Store } from '../store.ts';
 import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
 
 /** The repositories one read takes. */
@@ -124,13 +119,8 @@ async function sessionTraces(store: ReadStore<'sessions'>, tenantId: string, ses
 }
 
 export async function getTrace(store: ReadStore<'traces'>, tenantId: string, traceId: string) {
-  const items = await store.traces.tracePartition(tenantId, traceId);
-  const summary = items.find((i) => i['SK'] === 'SUMMARY') as TraceSummary | undefined;
+  const { summary, spans, signals, logs, anomalies } = await store.traces.readTrace(tenantId, traceId);
   if (!summary) throw new NotFoundError('Trace');
-  const spans = spansFromItems(items);
-  const signals = items.filter((i) => String(i['SK']).startsWith('SIGNAL#')) as unknown as StoredSignal[];
-  const logs = items.filter((i) => String(i['SK']).startsWith('LOG#')) as unknown as StoredLog[];
-  const anomalies = items.find((i) => i['SK'] === 'ANOMALIES') as TraceAnomalies | undefined;
   return {
     ...traceView(summary),
     anomalies: anomalies?.anomalies ?? [],

@@ -1,4 +1,4 @@
-import type { StoredLog, StoredSignal } from '../../store/timeline.ts';
+import type { StoredLog, StoredSignal } from './ports.ts';
 import type { StoredSpan, TraceSummary } from './summary.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

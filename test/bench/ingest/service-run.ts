@@ -1,5 +1,5 @@
 import { SPAN_GROUP_PREFIX } from '../../../shared/store/keys.ts';
-import { tracesRepository } from '../../../shared/store/traces.ts';
+import { tracePartitionItems } from '../../../shared/store/traces.ts';
 import { BenchFailure } from '../scenario.ts';
 import { serviceDb, signUp, startBenchService, type BenchAccount, type BenchService } from '../service.ts';
 import { collectGarbage, stopwatch, type Elapsed } from '../stats.ts';
@@ -54,8 +54,8 @@ export async function startIngestTarget(concurrency: number) {
 
     /** Span group items of the first accepted traces, as the worker stored them. */
     async storedSpanItems(traces: number): Promise<Record<string, unknown>[]> {
-      const traceStore = tracesRepository(serviceDb());
-      const partitions = await Promise.all(accepted.slice(0, traces).map((t) => traceStore.tracePartition(account.tenantId, t.traceId)));
+      const db = serviceDb();
+      const partitions = await Promise.all(accepted.slice(0, traces).map((t) => tracePartitionItems(db, account.tenantId, t.traceId)));
       return partitions.flat().filter((item) => String(item['SK']).startsWith(SPAN_GROUP_PREFIX));
     },
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authenticateApiKey, type ApiKeyDeps } from '../../../shared/domain/accounts/api-key-service.ts';
 import { apiKeySecretMatches, issueApiKey, newApiKeyId, parseApiKey } from '../../../shared/domain/accounts/api-keys.ts';
-import type { ApiKeyRecord } from '../../../shared/store/api-keys.ts';
+import type { ApiKeyRecord } from '../../../shared/domain/accounts/ports.ts';
 import { hashPassword, verifyPassword } from '../../../shared/domain/accounts/passwords.ts';
 import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
 

@@ -11,7 +11,7 @@ import { httpRoute, type RoutePorts } from '../../../shared/http/route.ts';
 import { authRoutes } from '../../../shared/schemas/routes/auth.ts';
 import { keysRoutes } from '../../../shared/schemas/routes/keys.ts';
 import { systemRoutes } from '../../../shared/schemas/routes/system.ts';
-import type { ApiKeyRecord } from '../../../shared/store/api-keys.ts';
+import type { ApiKeyRecord } from '../../../shared/domain/accounts/ports.ts';
 import { httpEvent, lambdaContext } from '../../support/http-event.ts';
 
 const signing = await signingMaterialFromSeed(process.env.SIGNING_SEED!);

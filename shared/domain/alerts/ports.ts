@@ -1,0 +1,93 @@
+import type { PageInput, ReadPage, Total } from '../paging/page.ts';
+import type { AlertStatus } from './lifecycle.ts';
+
+export const ALERT_CATEGORIES = ['threshold', 'llm'] as const;
+export type AlertCategory = (typeof ALERT_CATEGORIES)[number];
+
+export interface AlertRecord {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  agentName: string;
+  type: string;
+  category: AlertCategory;
+  severity: string;
+  status: AlertStatus;
+  message: string;
+  value: number | null;
+  threshold: number | null;
+  /** The judge's reasoning, for LLM-analysed alerts. */
+  reasoning: string | null;
+  occurrenceCount: number;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  /** The latest 20 traces it occurred in, newest first. */
+  traceIds: string[];
+  acknowledgedAt: string | null;
+  resolvedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Keys of the latest occurrences, so a redelivered detection is not counted twice. */
+  occurrenceKeys: string[];
+  version: number;
+}
+
+export interface Occurrence {
+  agentId: string;
+  agentName: string;
+  type: string;
+  category: AlertCategory;
+  severity: string;
+  message: string;
+  value: number | null;
+  threshold: number | null;
+  reasoning: string | null;
+  traceId: string;
+  /** Identifies this occurrence (type + trace + span); the same key twice counts once. */
+  key: string;
+  at: Date;
+}
+
+export type OccurrenceOutcome = 'opened' | 'counted' | 'duplicate';
+
+/** What narrows an alert list. */
+export interface AlertQuery {
+  agentId?: string;
+  status?: AlertStatus;
+  type?: string;
+  severity?: string;
+  startMs?: number;
+  endMs?: number;
+}
+
+export interface AlertsRepository {
+  get(tenantId: string, alertId: string, consistent?: boolean): Promise<AlertRecord | undefined>;
+  /**
+   * Adds one occurrence to the agent's active alert of this type, opening one if there is none; a key
+   * already counted is not counted again.
+   */
+  recordOccurrence(tenantId: string, o: Occurrence, newId: () => string): Promise<{ alert: AlertRecord; outcome: OccurrenceOutcome }>;
+  /**
+   * Moves an alert to `status` (the caller has checked the transition). Resolving releases the
+   * agent + type, so the next occurrence opens a new alert; reopening a resolved alert claims it
+   * back, which fails (`conflict`) when a newer alert of the type is active; `changed`: someone else
+   * changed the alert since it was read.
+   */
+  setStatus(current: AlertRecord, status: AlertStatus, now: Date): Promise<AlertRecord | 'conflict' | 'changed'>;
+  /** One page of alerts, newest first. */
+  page(tenantId: string, q: AlertQuery, page: PageInput): Promise<ReadPage<AlertRecord>>;
+  count(tenantId: string, q: AlertQuery): Promise<Total>;
+  /** Every alert of a tenant or one agent created in the range (the per-agent summary counts them all). */
+  list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]>;
+  /** A page of active alerts across tenants (the auto-resolve job walks them). */
+  activePage(
+    startAfter: Record<string, unknown> | undefined,
+    limit: number,
+  ): Promise<{ refs: { tenantId: string; alertId: string }[]; next: Record<string, any> | undefined }>;
+  forgetActive(tenantId: string, alertId: string): Promise<void>;
+  /**
+   * Claims the right to notify for an agent + type: at most once per cooldown. The same job claiming
+   * again (a retried message) succeeds, so a retry still sends what the first attempt did not.
+   */
+  claimNotification(tenantId: string, agentId: string, type: string, jobId: string, now: Date, cooldownMinutes: number): Promise<boolean>;
+}

@@ -1,0 +1,36 @@
+import type { TraceSummary } from '../spans/summary.ts';
+import type { BucketRef } from './buckets.ts';
+import type { Rollup, TraceCounts } from './rollup.ts';
+
+/** What a bucket holds for a query: the rollup of its scope and, for the tenant-wide scope, each agent's (which may leave out the usage by model). */
+export interface BucketRollup {
+  overall: Rollup;
+  /** Rollups by agent id. */
+  byAgent: ReadonlyMap<string, Rollup>;
+}
+
+/**
+ * Rollup buckets: each finished trace counted once into its tenant's minute, hour and day buckets
+ * recomputed from the minutes.
+ */
+export interface RollupsRepository {
+  /** Counts finished traces that started in one minute into the tenant's minute bucket, each trace once. */
+  countTraces(tenantId: string, minuteStartMs: number, traces: readonly TraceSummary[], expiresAt: number): Promise<void>;
+  /** Notes that an hour (and so its day) must be recomputed. */
+  markDirty(tenantId: string, hourStartMs: number, expiresAt: number): Promise<void>;
+  /** Recomputes up to `limit` dirty hours that have settled (oldest first) and their days; answers how many. */
+  compactDirty(limit: number, expiresAtOf: (tenantId: string) => Promise<number>, nowMs: number): Promise<number>;
+  /** The tenant's hours whose hour and day buckets are not recomputed yet (their minutes are the truth). */
+  dirtyHours(tenantId: string): Promise<number[]>;
+  /**
+   * How many traces the given buckets of a scope count (ok, in error, all), without those of the
+   * `leaveOut` agents.
+   */
+  counts(tenantId: string, scope: string, refs: readonly BucketRef[], leaveOut?: ReadonlySet<string>): Promise<TraceCounts>;
+  /**
+   * The rollups of the given buckets of a scope by `bucketRefKey` (missing buckets are simply absent:
+   * nothing happened then); with `byAgent`, a tenant-wide bucket also answers each agent's rollup
+   * (of the `agents` only, when named).
+   */
+  read(tenantId: string, scope: string, refs: readonly BucketRef[], options?: { byAgent?: boolean; agents?: ReadonlySet<string> }): Promise<Map<string, BucketRollup>>;
+}

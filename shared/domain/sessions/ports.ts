@@ -1,0 +1,47 @@
+import type { Order, PageInput, ReadPage, Total } from '../paging/page.ts';
+import type { StoredTraceSummary, TraceFreeFilters } from '../spans/ports.ts';
+import type { TraceStatus, TraceSummary } from '../spans/summary.ts';
+import type { SessionFigures, SessionListing } from './sessions.ts';
+
+/** A session's figures as stored, with the version its optimistic updates check and the listing its index entry holds. */
+export interface SessionRecord extends SessionFigures {
+  version: number;
+  /** What the index entry was last written with (null: not yet). */
+  listed: SessionListing | null;
+}
+
+/** The session filters of a list: its agent or user, when it started. */
+export interface SessionQuery {
+  agentId?: string;
+  userId?: string;
+  startMs?: number;
+  endMs?: number;
+}
+
+/** Which of a session's traces a page shows: by agent, status, start time and the trace list's free filters. */
+export interface SessionTraceQuery extends TraceFreeFilters {
+  agentId?: string;
+  status?: TraceStatus;
+  startMs?: number;
+  endMs?: number;
+}
+
+/**
+ * Sessions, maintained at ingestion: each trace that names a session contributes a copy of its
+ * summary, and the session's figures are recomputed from its contributions.
+ */
+export interface SessionsRepository {
+  /** The trace's contribution to its session, unless a newer summary of it is there (as `putSummary`). */
+  putTrace(tenantId: string, summary: TraceSummary & { sessionId: string }, revision: number, expiresAt: number): Promise<void>;
+  /** Recomputes the session's figures (and its listing) from its traces; concurrency-safe, idempotent. */
+  refresh(tenantId: string, sessionId: string): Promise<void>;
+  /** Takes a deleted trace out of its session (the session goes when it has no trace left). */
+  removeTrace(tenantId: string, sessionId: string, traceId: string, startTimeMs: number): Promise<void>;
+  get(tenantId: string, sessionId: string): Promise<SessionRecord | undefined>;
+  /** One page of sessions, most recently started first, with their figures. */
+  page(tenantId: string, q: SessionQuery, page: PageInput): Promise<ReadPage<SessionRecord>>;
+  count(tenantId: string, q: SessionQuery): Promise<Total>;
+  /** One page of a session's traces (their summaries), in start order. */
+  tracesPage(tenantId: string, sessionId: string, q: SessionTraceQuery, page: PageInput, order: Order): Promise<ReadPage<StoredTraceSummary>>;
+  countTraces(tenantId: string, sessionId: string, q: SessionTraceQuery): Promise<Total>;
+}

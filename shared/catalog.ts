@@ -178,7 +178,7 @@ export const fallbackRoute = {
 export type RouteId = (typeof routes)[number]['id'] | typeof fallbackRoute.id;
 
 export interface QueueDef {
-  /** Logical name; the queue URL reaches functions as env `QUEUE_URL_<ID upper-cased>`. */
+  /** Logical name (the service's queues are the domain's `QueueMessages`, checked in `adapters/queue.ts`); the queue URL reaches functions as env `QUEUE_URL_<ID upper-cased>`. */
   readonly id: string;
   /** Consumer module below `functions/workers/`. */
   readonly consumer: string;

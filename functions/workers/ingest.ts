@@ -5,6 +5,7 @@ import { sqsQueue } from '../../shared/adapters/queue.ts';
 import { config } from '../../shared/config.ts';
 import { count, METRIC } from '../../shared/observability/metrics.ts';
 import type { IngestMessage } from '../../shared/domain/ingest/messages.ts';
+import { ingestMessageSchema } from '../../shared/domain/ingest/message-schema.ts';
 import { persistTelemetryBatch, purgeAgent } from '../../shared/domain/ingest/persist.ts';
 import { agentsRepository } from '../../shared/store/agents.ts';
 import { alertsRepository } from '../../shared/store/alerts.ts';
@@ -47,9 +48,7 @@ type Parsed = { message: IngestMessage } | { error: unknown };
 
 function parse(body: string): Parsed {
   try {
-    const message: unknown = JSON.parse(body);
-    if (typeof message !== 'object' || message === null) throw new Error('an ingest message is a JSON object');
-    return { message: message as IngestMessage };
+    return { message: ingestMessageSchema.parse(JSON.parse(body)) };
   } catch (error) {
     return { error };
   }
@@ -74,12 +73,8 @@ export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
         if (failed.has(message)) throw failed.get(message);
         return;
       }
-      if (message.kind === 'purge-agent') {
-        const next = await purgeAgent(message, deps);
-        if (next) await deps.queue.send('ingest', [next.message], { delaySeconds: next.delayed ? config.purgeSweepDelaySeconds : 0 });
-        return;
-      }
-      throw new Error(`unknown ingest message kind ${String((message as { kind?: unknown }).kind)}`);
+      const next = await purgeAgent(message, deps);
+      if (next) await deps.queue.send('ingest', [next.message], { delaySeconds: next.delayed ? config.purgeSweepDelaySeconds : 0 });
     };
   });
 

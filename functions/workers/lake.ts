@@ -1,7 +1,7 @@
 import { exportRunner, lakeMaintenance } from '../../shared/adapters/lake-ports.ts';
 import { portsOf } from '../../shared/adapters/ports.ts';
 import { runExport } from '../../shared/domain/lake/exports.ts';
-import type { LakeMessage } from '../../shared/domain/lake/ingest.ts';
+import { lakeMessageSchema } from '../../shared/domain/lake/ingest.ts';
 import { forgetAgent } from '../../shared/domain/lake/maintenance.ts';
 import { logger, thrown } from '../../shared/observability/logger.ts';
 import { exportsRepository } from '../../shared/store/exports.ts';
@@ -15,10 +15,9 @@ export type LakePorts = ReturnType<typeof lakePorts>;
 export const lakeHandler = (getPorts: () => LakePorts = lakePorts) =>
   sqsBatchHandler(async (record) => {
     const ports = getPorts();
-    const message = JSON.parse(record.body) as LakeMessage;
+    const message = lakeMessageSchema.parse(JSON.parse(record.body));
     if (message.kind === 'export') return runExport(message, { ...ports, reportError: (text, err) => logger.error(text, thrown(err)) });
-    if (message.kind === 'forget-agent') return forgetAgent(message, ports);
-    throw new Error(`unknown lake message kind ${String((message as { kind?: unknown }).kind)}`);
+    return forgetAgent(message, ports);
   });
 
 export const handler = lakeHandler();

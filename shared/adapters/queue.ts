@@ -1,10 +1,15 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { queueUrlEnv } from '../catalog.ts';
+import { queueUrlEnv, type QueueId } from '../catalog.ts';
 import type { QueuePort } from '../domain/ports.ts';
+import type { QueueName } from '../domain/queues.ts';
 import { traced } from '../observability/tracer.ts';
 import { clientSettings, deadline, ROUTE_CALL_DEADLINE_MS } from './aws-clients.ts';
 
 export class QueueSendError extends Error {}
+
+/** The catalog's queues are the domain's: every queue the domain sends to has its queue and consumer there, and no other. */
+const queuesAgree: [Exclude<QueueName, QueueId>, Exclude<QueueId, QueueName>] extends [never, never] ? true : never = true;
+void queuesAgree;
 
 const MAX_ENTRIES = 10;
 /** SendMessageBatch takes at most 256 KiB across all of its entries. */

@@ -1,3 +1,4 @@
+import type { QueueMessages, QueueName } from './queues.ts';
 import type { TraceSummary } from './spans/summary.ts';
 
 /** The adapters' ports: the domain declares what it needs, `shared/adapters` implements it. */
@@ -18,7 +19,7 @@ export interface SendOptions {
 
 export interface QueuePort {
   /** Resolves only once the queue has accepted every message; otherwise throws and nothing is acknowledged. */
-  send(queueId: string, messages: readonly unknown[], options?: SendOptions): Promise<void>;
+  send<Q extends QueueName>(queueId: Q, messages: readonly QueueMessages[Q][], options?: SendOptions): Promise<void>;
 }
 
 /** Where per-trace measures go besides the rollups: nowhere by default, Timestream when configured. */

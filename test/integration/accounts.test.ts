@@ -22,7 +22,7 @@ beforeAll(async () => {
     clock: { now: () => now },
     ids: randomIds,
     queue: {
-      send: async (_queue, messages) => {
+      send: async (_queue: string, messages: readonly unknown[]) => {
         if (queueDown) throw new Error('SQS unavailable');
         queued.push(...(messages as OutboundMessage[]));
       },

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import type { QueuePort } from '../ports.ts';
 import type { LakeWriter } from './ports.ts';
 import { lakeRowsOf, type LakeSignalInput, type LakeTraceInput } from './records.ts';
@@ -8,9 +9,16 @@ export interface LakeIngestDeps {
 }
 
 /** The lake's own queue: exports to run, deleted agents to forget. */
-export const LAKE_QUEUE = 'lake';
+export const LAKE_QUEUE = 'lake' as const;
 
-export type LakeMessage = { kind: 'export'; tenantId: string; exportId: string } | { kind: 'forget-agent'; tenantId: string; agentId: string };
+const id = z.string().check(z.minLength(1));
+
+/** What the lake queue carries: an export to run, a deleted agent's rows to remove. */
+export const lakeMessageSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('export'), tenantId: id, exportId: id }),
+  z.object({ kind: z.literal('forget-agent'), tenantId: id, agentId: id }),
+]);
+export type LakeMessage = z.infer<typeof lakeMessageSchema>;
 
 /**
  * Writes to the lake every finished trace (its root has arrived and ended) that this message touched,

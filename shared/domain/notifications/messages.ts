@@ -51,3 +51,4 @@ export type SignInLockoutJob = z.infer<typeof signInLockoutJobSchema>;
 
 /** Everything the notify queue carries. */
 export const notifyQueueMessageSchema = z.union([alertNotificationJobSchema, signInLockoutJobSchema, outboundMessageSchema]);
+export type NotifyQueueMessage = z.infer<typeof notifyQueueMessageSchema>;

@@ -22,6 +22,9 @@ const email = { id: 'msg_1', channel: 'email' as const, to: 'ops@example.com', s
 const sms = { id: 'msg_2', channel: 'sms' as const, to: '+14155550100', text: 'Alert' };
 const metadata = { $metadata: {} };
 
+/** The i-th of several notify queue messages: what the SQS port sends matters, not what they say. */
+const nthSms = (i: number) => ({ ...sms, id: `msg_${i}`, text: `message ${i}` });
+
 describe('SES mailer (SES v2 SendEmail)', () => {
   it('sends a plain-text UTF-8 e-mail from the configured sender', async () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
@@ -94,11 +97,11 @@ describe('SQS queue port (SendMessageBatch)', () => {
 
   it('sends each batch to the queue URL, with the delay asked for, under the route deadline', async () => {
     sqs.on(SendMessageBatchCommand).callsFake(acceptAll);
-    await queue().send('notify', Array.from({ length: 12 }, (_, i) => ({ i })), { delaySeconds: 30 });
+    await queue().send('notify', Array.from({ length: 12 }, (_, i) => nthSms(i)), { delaySeconds: 30 });
     expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 2);
     expect(sqs).toHaveReceivedNthCommandWith(SendMessageBatchCommand, 1, {
       QueueUrl: env.QUEUE_URL_NOTIFY,
-      Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: JSON.stringify({ i }), DelaySeconds: 30 })),
+      Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: JSON.stringify(nthSms(i)), DelaySeconds: 30 })),
     });
     const [, options] = sqs.commandCalls(SendMessageBatchCommand)[0]!.args as unknown as [unknown, { abortSignal?: AbortSignal }];
     expect(options.abortSignal).toBeInstanceOf(AbortSignal);
@@ -111,20 +114,20 @@ describe('SQS queue port (SendMessageBatch)', () => {
       if (call > 1) return acceptAll(input);
       return { Successful: [{ Id: '0', MessageId: 'm', MD5OfMessageBody: 'x' }], Failed: [{ Id: '1', Code: 'InternalError', SenderFault: false }] };
     });
-    await queue().send('notify', [{ a: 1 }, { b: 2 }]);
-    expect(sqs).toHaveReceivedNthCommandWith(SendMessageBatchCommand, 2, { Entries: [{ Id: '1', MessageBody: '{"b":2}' }] });
+    await queue().send('notify', [nthSms(1), nthSms(2)]);
+    expect(sqs).toHaveReceivedNthCommandWith(SendMessageBatchCommand, 2, { Entries: [{ Id: '1', MessageBody: JSON.stringify(nthSms(2)) }] });
 
     sqs.reset();
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', Code: 'InternalError', SenderFault: false }] });
-    await expect(queue().send('notify', [{ a: 1 }])).rejects.toBeInstanceOf(QueueSendError);
+    await expect(queue().send('notify', [nthSms(1)])).rejects.toBeInstanceOf(QueueSendError);
     expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 3);
   });
 
   it("refuses at once when a failure was the sender's, and when the queue has no URL", async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [{ Id: '0', Code: 'InvalidMessageContents', SenderFault: true }] });
-    await expect(queue().send('notify', [{ a: 1 }])).rejects.toBeInstanceOf(QueueSendError);
+    await expect(queue().send('notify', [nthSms(1)])).rejects.toBeInstanceOf(QueueSendError);
     expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 1);
-    await expect(sqsQueue({}, { client: new SQSClient({}) }).send('notify', [{}])).rejects.toThrow(/no URL configured for queue notify/);
+    await expect(sqsQueue({}, { client: new SQSClient({}) }).send('notify', [nthSms(0)])).rejects.toThrow(/no URL configured for queue notify/);
   });
 });
 
@@ -143,7 +146,7 @@ describe('SQS queue port against a hung endpoint (the real SDK client, as the ro
     const url = `http://127.0.0.1:${port}/000000000000/aos-ingest`;
     sqs.restore(); // the last test of the file: the real client from here on
     const started = Date.now();
-    const outcome = await sqsQueue({ QUEUE_URL_INGEST: url }, { deadlineMs: 1500 }).send('ingest', [{ a: 1 }]).catch((err: unknown) => err);
+    const outcome = await sqsQueue({ QUEUE_URL_INGEST: url }, { deadlineMs: 1500 }).send('ingest', [{ kind: 'purge-agent', tenantId: 'tnt_1', agentId: 'agt_1' }]).catch((err: unknown) => err);
     expect(outcome).toBeInstanceOf(Error);
     expect((outcome as Error).name).toMatch(/AbortError|TimeoutError/);
     expect(Date.now() - started).toBeLessThan(5000);

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { sqsQueue } from '../../../shared/adapters/queue.ts';
 import { emptyQueueUsage, meterSqs, type QueueUsage } from '../../bench/cost/sqs-meter.ts';
 
+const sms = (text: string) => ({ id: 'msg_1', channel: 'sms' as const, to: '+15550100', text });
+
 describe("the cost bench's SQS meter (test/bench/cost/sqs-meter.ts)", () => {
   it("counts the queue adapter's sends while recording, billed per 64 KB of bodies, by catalog queue", async () => {
     const sqs = mockClient(SQSClient);
@@ -14,9 +16,9 @@ describe("the cost bench's SQS meter (test/bench/cost/sqs-meter.ts)", () => {
     meterSqs({ recording: () => recording, usage: (queueId) => usage.get(queueId) ?? usage.set(queueId, emptyQueueUsage()).get(queueId)! });
     try {
       const queue = sqsQueue({ QUEUE_URL_NOTIFY: 'http://127.0.0.1:9324/000000000000/aos-local-notify' }, { client: new SQSClient({}) });
-      await queue.send('notify', [{ before: 'recording' }]);
+      await queue.send('notify', [sms('before recording')]);
       recording = true;
-      await queue.send('notify', [{ a: 'x'.repeat(70 * 1024) }, ...Array.from({ length: 11 }, (_, i) => ({ i }))]);
+      await queue.send('notify', [sms('x'.repeat(70 * 1024)), ...Array.from({ length: 11 }, (_, i) => sms(`message ${i}`))]);
     } finally {
       SQSClient.prototype.send = sendBefore;
       sqs.restore();

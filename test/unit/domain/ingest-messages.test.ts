@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ingestMessageSchema } from '../../../shared/domain/ingest/message-schema.ts';
 import { fitSpan, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '../../../shared/domain/ingest/messages.ts';
 import { parseSignals } from '../../../shared/domain/ingest/native-signals.ts';
 import { parseSpans } from '../../../shared/domain/ingest/native-spans.ts';
@@ -102,5 +103,26 @@ describe('native validation', () => {
     ]);
     expect(items[0]).toMatchObject({ startTimeMs: 1767225600000, endTimeMs: 1767225601000, kind: 'other', status: 'unset' });
     expect(errors).toEqual([{ index: 1, message: 'endTime: must not be before startTime' }]);
+  });
+});
+
+describe('the ingest queue message schema', () => {
+  it('parses what the service queues, as it was queued', () => {
+    const spans = [span(1, { tags: ['vip'], metadata: { plan: 'pro', nested: { deep: [1, 'two', null] } }, events: [{ name: 'e', timeMs: 1, attributes: { a: true } }] })];
+    const signals = [{ signalName: 'quality', value: 0.9, traceId: 't', spanId: null, agentName: null, metadata: {}, timestampMs: 5 }];
+    const logs = [{ timestampMs: 6, level: 'info' as const, message: 'hello', eventName: null, traceId: 't', spanId: 's1', agentName: 'bot', attributes: {} }];
+    for (const message of [...toIngestMessages('tnt', 1, { spans, signals, logs }), { kind: 'purge-agent' as const, tenantId: 'tnt', agentId: 'agt', finalSweep: true as const }]) {
+      expect(ingestMessageSchema.parse(JSON.parse(JSON.stringify(message)))).toEqual(message);
+    }
+  });
+
+  it('refuses a message that is not one, naming what is wrong', () => {
+    const [message] = toIngestMessages('tnt', 1, { spans: [span(1)], signals: [], logs: [] });
+    const corrupt = { ...message, spans: [{ ...span(1), kind: 'wizard' }] };
+    const result = ingestMessageSchema.safeParse(corrupt);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['spans', 0, 'kind']);
+    expect(ingestMessageSchema.safeParse({ kind: 'nonsense' }).success).toBe(false);
+    expect(ingestMessageSchema.safeParse({ kind: 'purge-agent', tenantId: '', agentId: 'a' }).success).toBe(false);
   });
 });

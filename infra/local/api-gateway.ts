@@ -155,7 +155,7 @@ export function fromHandlerResult(result: unknown): HttpResponse {
   const headers: Record<string, string[]> = {};
   const add = (name: string, value: string | number | boolean) => (headers[name.toLowerCase()] ??= []).push(String(value));
   for (const [name, value] of Object.entries(result.headers ?? {})) add(name, value);
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) values.forEach((v) => add(name, v));
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) for (const v of values) add(name, v);
   for (const cookie of result.cookies ?? []) add('set-cookie', cookie);
   const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
   return { statusCode: result.statusCode ?? 200, headers, body, ...(typeof result.localFile === 'string' && { file: result.localFile }) };

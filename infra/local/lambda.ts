@@ -12,7 +12,7 @@ import {
 import { LOCAL_ACCOUNT } from './local-account.ts';
 
 /** Imports a repository module (a path such as `functions/http/system/health.ts`). */
-export type LoadModule = (modulePath: string) => Promise<any>;
+export type LoadModule = (modulePath: string) => Promise<unknown>;
 
 type Handler = (event: unknown, context: Context) => unknown;
 
@@ -66,9 +66,10 @@ export function createInvoker(loadModule: LoadModule): Invoke {
   function handlerOf(modulePath: string): Promise<Handler> {
     let handler = handlers.get(modulePath);
     if (!handler) {
-      handler = loadModule(modulePath).then((mod: { handler?: unknown } | undefined) => {
-        if (typeof mod?.handler !== 'function') throw new Error(`${modulePath} does not export a handler function`);
-        return mod.handler as Handler;
+      handler = loadModule(modulePath).then((mod) => {
+        const exported = (mod as { handler?: unknown } | undefined)?.handler;
+        if (typeof exported !== 'function') throw new Error(`${modulePath} does not export a handler function`);
+        return exported as Handler;
       });
       handlers.set(modulePath, handler);
       handler.catch(() => handlers.delete(modulePath));

@@ -131,7 +131,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     running.pollers = running.queues.map((q) =>
       startQueuePoller(sqs.client, q, (event) => invoke(workerFunction(q.def), event), log),
     );
-    sqs.onSend(() => running.pollers.forEach((p) => p.wake()));
+    sqs.onSend(() => {
+      for (const poller of running.pollers) poller.wake();
+    });
     const runSchedule = (id: string) => runJob(catalog, invoke, id);
     const sweepExpired = async () => (await lake.sweepExports(Date.now())) + (await sweepExpiredItems(dynamoDb.client, TABLE_NAME));
     const sweepTableSlice = incrementalSweeper(dynamoDb.client, TABLE_NAME, TTL_SWEEP_SLICE_ITEMS);
@@ -217,7 +219,7 @@ async function drain(sqs: LocalSqs, running: Running, timeoutMs: number): Promis
   const deadline = Date.now() + timeoutMs;
   // Empty twice in a row: a consumer may have sent to a queue that was looked at before its own.
   for (let emptyChecks = 0; ; ) {
-    running.pollers.forEach((p) => p.wake());
+    for (const poller of running.pollers) poller.wake();
     const empty = await Promise.all(running.queues.map((q) => isQueueEmpty(sqs.client, q.url)));
     const busy = running.queues.filter((_, i) => !empty[i]).map((q) => q.def.id);
     emptyChecks = busy.length === 0 ? emptyChecks + 1 : 0;

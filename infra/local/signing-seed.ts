@@ -14,7 +14,7 @@ export async function loadSigningSeed(dataDir: string | undefined): Promise<stri
   const file = join(dir, 'signing-seed');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   try {
-    await writeFile(file, randomBase62(SEED_LENGTH) + '\n', { flag: 'wx', mode: 0o600 });
+    await writeFile(file, `${randomBase62(SEED_LENGTH)}\n`, { flag: 'wx', mode: 0o600 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }

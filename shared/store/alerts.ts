@@ -108,6 +108,7 @@ export function alertsRepository(db: Db): AlertsRepository {
       const next: AlertRecord = {
         ...current,
         occurrenceCount: current.occurrenceCount + 1,
+        // biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as text.
         lastSeenAt: at > current.lastSeenAt ? at : current.lastSeenAt,
         message: o.message,
         value: o.value,

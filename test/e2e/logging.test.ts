@@ -19,7 +19,7 @@ beforeAll(async () => {
   service = await startTestService();
 });
 afterAll(async () => {
-  streams.forEach((stream, i) => (stream.write = originalWrites[i]!));
+  for (const [i, stream] of streams.entries()) stream.write = originalWrites[i]!;
   await service?.stop();
 });
 

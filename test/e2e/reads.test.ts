@@ -215,7 +215,7 @@ describe('sessions', () => {
 describe('refusals', () => {
   it.each([
     ['/spans/traces?toolName=', 'toolName'],
-    ['/spans/traces?errorType=' + 'x'.repeat(257), 'errorType'],
+    [`/spans/traces?errorType=${'x'.repeat(257)}`, 'errorType'],
     ['/spans/traces?userId=', 'userId'],
     ['/spans/traces?name=', 'name'],
     ['/spans/traces?minDurationMs=1.5', 'minDurationMs'],

@@ -95,7 +95,7 @@ async function tenantWithAgent(alertConfig: AlertConfigPatch, options: { plan?: 
     /** The outbox entries written since the last call. */
     async newMessages(): Promise<OutboxEntry[]> {
       const files = (await readdir(dir)).filter((f) => !seen.has(f)).sort();
-      files.forEach((f) => seen.add(f));
+      for (const f of files) seen.add(f);
       return Promise.all(files.map(async (f) => JSON.parse(await readFile(join(dir, f), 'utf8')) as OutboxEntry));
     },
   };

@@ -5,7 +5,6 @@ import {
   SendMessageBatchCommand,
   SendMessageCommand,
   SQSServiceException,
-  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

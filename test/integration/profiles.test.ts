@@ -81,7 +81,7 @@ async function send(tenantId: string, agentName: string, count: number, shape: T
     const start = now.getTime() - HOUR + Math.floor((i * (HOUR - MINUTE)) / count);
     ids.push(traceId);
     spans.push(span(traceId, 'root', agentName, start, { endTimeMs: start + durationMs, status: errorType ? 'error' : 'ok', errorType: errorType ?? null }));
-    tools.forEach((tool, t) => spans.push(span(traceId, `tool-${t}`, agentName, start + t + 1, { parentSpanId: 'root', kind: 'tool', name: tool, toolName: tool, cost: null })));
+    spans.push(...tools.map((tool, t) => span(traceId, `tool-${t}`, agentName, start + t + 1, { parentSpanId: 'root', kind: 'tool', name: tool, toolName: tool, cost: null })));
   }
   const persistDeps = { store, clock, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink, lake };
   for (const message of toIngestMessages(tenantId, now.getTime(), { spans, signals: [], logs: [] })) {

@@ -27,16 +27,17 @@ export async function bundleModules<W extends boolean>(modules: readonly string[
     groups.set(key, [...(groups.get(key) ?? []), module]);
   }
   const results = await Promise.all([...groups.values()].map((group) => buildGroup(group, { outdir, write })));
-  return results.reduce((merged, result) => ({
-    ...merged,
-    errors: [...merged.errors, ...result.errors],
-    warnings: [...merged.warnings, ...result.warnings],
-    outputFiles: merged.outputFiles && result.outputFiles && [...merged.outputFiles, ...result.outputFiles],
+  const [first, ...rest] = results;
+  return {
+    ...first!,
+    errors: results.flatMap((r) => r.errors),
+    warnings: results.flatMap((r) => r.warnings),
+    outputFiles: results.every((r) => r.outputFiles) ? results.flatMap((r) => r.outputFiles!) : undefined,
     metafile: {
-      inputs: { ...merged.metafile.inputs, ...result.metafile.inputs },
-      outputs: { ...merged.metafile.outputs, ...result.metafile.outputs },
+      inputs: Object.assign({}, first!.metafile.inputs, ...rest.map((r) => r.metafile.inputs)),
+      outputs: Object.assign({}, first!.metafile.outputs, ...rest.map((r) => r.metafile.outputs)),
     },
-  }) as Bundled<W>);
+  } as Bundled<W>;
 }
 
 function buildGroup<W extends boolean>(modules: readonly string[], { outdir, write }: { outdir: string; write: W }): Promise<Bundled<W>> {

@@ -157,7 +157,7 @@ export async function signInContext(context: BrowserContext, origin: string, ten
 /** Every page of the console, as a link opens it, with the heading it shows. */
 export const consolePages = (t: SeededTenant) => [
   { name: 'overview', path: '/', heading: 'Overview' },
-  { name: 'traces', path: '/traces?agentId=' + encodeURIComponent(t.agentId), heading: 'Traces' },
+  { name: 'traces', path: `/traces?agentId=${encodeURIComponent(t.agentId)}`, heading: 'Traces' },
   { name: 'traces-filtered', path: '/traces?errorType=Timeout&minDurationMs=2000&range=24h', heading: 'Traces' },
   { name: 'trace', path: `/traces/${t.traceId}?span=lookup`, heading: 'answer ticket' },
   { name: 'trace-2000-spans', path: `/traces/${t.bigTraceId}`, heading: 'long research task' },

@@ -83,7 +83,7 @@ export interface AlertsRepository {
   activePage(
     startAfter: Record<string, unknown> | undefined,
     limit: number,
-  ): Promise<{ refs: { tenantId: string; alertId: string }[]; next: Record<string, any> | undefined }>;
+  ): Promise<{ refs: { tenantId: string; alertId: string }[]; next: Record<string, unknown> | undefined }>;
   forgetActive(tenantId: string, alertId: string): Promise<void>;
   /**
    * Claims the right to notify for an agent + type: at most once per cooldown. The same job claiming

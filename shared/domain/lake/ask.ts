@@ -241,7 +241,7 @@ export async function ask(tenantId: string, input: { question: string; limit: nu
   if (!translation.understood) {
     throw new ValidationError(`question: not understood (${translation.reason}); ask for example "${ASK_EXAMPLES[0]}", or search with GET /search/traces?q=`);
   }
-  let query;
+  let query: ReturnType<typeof parseSearchQuery>;
   try {
     query = parseSearchQuery(translation.q);
   } catch (err) {

@@ -184,7 +184,7 @@ function numberTerm(field: NumberField, raw: RawTerm): NumberTerm {
 }
 
 /** A field term's value as written (without a trailing * for a prefix); the SQL builder folds names, not ids. */
-function valueOf(raw: RawTerm, field: string): { value: string; prefix: boolean } {
+function termValue(raw: RawTerm, field: string): { value: string; prefix: boolean } {
   const prefix = !raw.quoted && raw.value.endsWith('*');
   const value = (prefix ? raw.value.slice(0, -1) : raw.value).trim();
   if (keywordOf(value) === '') throw new QuerySyntaxError(raw.source, raw.position, `${field}: needs a value, e.g. ${field}:${field === 'agent' ? 'support-bot' : 'value'}`);
@@ -203,11 +203,11 @@ function fieldTerm(raw: RawTerm): Term {
     return { kind: 'status', value, negated: raw.negated };
   }
   if (field === 'error') return textTerm('error', raw);
-  if ((KEYWORD_FIELDS as readonly string[]).includes(field)) return { kind: 'keyword', field: field as KeywordField, ...valueOf(raw, field), negated: raw.negated };
+  if ((KEYWORD_FIELDS as readonly string[]).includes(field)) return { kind: 'keyword', field: field as KeywordField, ...termValue(raw, field), negated: raw.negated };
   if (field.startsWith('attr.')) {
     const key = raw.field!.slice('attr.'.length);
     if (keywordOf(key) === '' || key.length > MAX_WORD_CHARS) throw fail('attr. needs a key, e.g. attr.customer.tier:gold');
-    return { kind: 'attribute', key, ...valueOf(raw, raw.field!), negated: raw.negated };
+    return { kind: 'attribute', key, ...termValue(raw, raw.field!), negated: raw.negated };
   }
   throw fail(`unknown field "${raw.field}"; ${FIELDS_HELP}; put the term in quotes to search for it as text`);
 }

@@ -65,6 +65,7 @@ export function foldWithOrigins(text: string): FoldedWithOrigins {
  * newline) and other control characters turned into spaces. Lists are stored as `\nvalue\nvalue\n`,
  * so `\nvalue\n` matches a whole value and `\nval` a prefix.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a keyword leaves out.
 export const keywordOf = (value: string): string => fold(value).replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 
 export const KEYWORD_SEPARATOR = '\n';

@@ -24,7 +24,7 @@ async function sampleOf(tenantId: string, summaries: readonly TraceSummary[], de
   for (let i = 0; i < finished.length; i += SPAN_READS_IN_PARALLEL) {
     const batch = finished.slice(i, i + SPAN_READS_IN_PARALLEL);
     const spans = await Promise.all(batch.map((s) => deps.store.traces.spansOf(tenantId, s.traceId)));
-    batch.forEach((summary, j) => sampled.push(sampleTrace(summary, spans[j]!)));
+    sampled.push(...batch.map((summary, j) => sampleTrace(summary, spans[j]!)));
   }
   return sampled;
 }

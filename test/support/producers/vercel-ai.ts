@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { pause } from './context.ts';
 
 type MockOptions = NonNullable<ConstructorParameters<typeof MockLanguageModelV3>[0]>;
-type GenerateResult = Exclude<MockOptions['doGenerate'], Function | unknown[] | undefined>;
+type GenerateResult = Exclude<MockOptions['doGenerate'], ((...args: never[]) => unknown) | unknown[] | undefined>;
 
 const usage = (input: number, cacheRead: number, output: number, reasoning: number): GenerateResult['usage'] => ({
   inputTokens: { total: input, noCache: input - cacheRead, cacheRead, cacheWrite: undefined },

@@ -33,7 +33,7 @@ describe('variant assignment', () => {
   ])('over 100,000 subjects follows the weights %j to within 1 point', (weights) => {
     const { assigned, percent } = shares(experiment(weights));
     expect(assigned).toBe(SUBJECTS);
-    weights.forEach((weight, i) => expect(Math.abs(percent[String.fromCharCode(65 + i)]! - weight)).toBeLessThan(1));
+    for (const [i, weight] of weights.entries()) expect(Math.abs(percent[String.fromCharCode(65 + i)]! - weight)).toBeLessThan(1);
   });
 
   it('takes trafficPercentage of the subjects, and splits those by the weights', () => {

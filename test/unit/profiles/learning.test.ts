@@ -115,7 +115,7 @@ describe('bootstrap', () => {
     expect(newToolSeen).toBe(true);
     expect(state).toMatchObject({ phase: 'steady-state', stableCycles: settings.convergenceCycles });
     expect(intervals.length).toBeGreaterThanOrEqual(3);
-    intervals.forEach((minutes, i) => expect(minutes).toBe(settings.bootstrapFirstIntervalMinutes * settings.bootstrapGrowthFactor ** i));
+    for (const [i, minutes] of intervals.entries()) expect(minutes).toBe(settings.bootstrapFirstIntervalMinutes * settings.bootstrapGrowthFactor ** i);
     expect(minutesUntilNext(state)).toBe(settings.checkIntervalMinutes);
   });
 

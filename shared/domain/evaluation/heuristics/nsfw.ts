@@ -4,9 +4,9 @@ import { NSFW_LEXICON } from './nsfw-lexicon.ts';
 
 const WEIGHTS = { explicit: 0.85, mild: 0.35 } as const;
 
-const escape = (term: string) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[ -]+/g, '[\\s-]+');
+const termPattern = (term: string) => term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[ -]+/g, '[\\s-]+');
 /** Whole words only: a letter or digit on either side is a different word. */
-const patternOf = (term: string) => new RegExp(`(?<![\\p{L}\\p{N}])${escape(term)}(?:e?s)?(?![\\p{L}\\p{N}])`, 'iu');
+const patternOf = (term: string) => new RegExp(`(?<![\\p{L}\\p{N}])${termPattern(term)}(?:e?s)?(?![\\p{L}\\p{N}])`, 'iu');
 
 const TERMS = (Object.keys(NSFW_LEXICON) as Array<keyof typeof NSFW_LEXICON>).flatMap((tier) =>
   NSFW_LEXICON[tier].map((term) => ({ term, tier, pattern: patternOf(term) })),

@@ -5,7 +5,7 @@ import { builtinJudge } from '../../shared/domain/evaluation/heuristics/index.ts
 import type { Judge } from '../../shared/domain/evaluation/judge.ts';
 import { config } from '../../shared/config.ts';
 import { evaluateTrace, type EvaluationSettings } from '../../shared/domain/evaluation/evaluate.ts';
-import { evaluationJobSchema } from '../../shared/domain/evaluation/jobs.ts';
+import { evaluationJobSchema } from '../../shared/domain/evaluation/job-message.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { count, dollars, METRIC } from '../../shared/observability/metrics.ts';
 import { agentsRepository } from '../../shared/store/agents.ts';

@@ -1,6 +1,6 @@
-import type { EvaluationJob } from './evaluation/jobs.ts';
+import type { EvaluationJob } from './evaluation/job-message.ts';
 import type { IngestMessage } from './ingest/messages.ts';
-import type { LakeMessage } from './lake/ingest.ts';
+import type { LakeMessage } from './lake/messages.ts';
 import type { NotifyQueueMessage } from './notifications/messages.ts';
 
 /**

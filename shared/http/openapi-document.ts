@@ -1,13 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { API_BASE_PATH } from '../catalog.ts';
-
-/** The OpenAPI document apart from `servers`, which depends on where the service answers. */
-export interface ApiDescription {
-  openapi: string;
-  info: Record<string, unknown>;
-  paths: Record<string, Record<string, unknown>>;
-  components: Record<string, unknown>;
-}
+import type { ApiDescription } from '../schemas/openapi.ts';
 
 /** The complete document of a service that answers at `serverUrl` (with or without the `/api` base path). */
 export function withServer({ openapi, info, ...rest }: ApiDescription, serverUrl: string) {

@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { routes, type RouteDef } from '../catalog.ts';
-import type { ApiDescription } from '../http/openapi-document.ts';
 import { responseComponents, routeResponses, type RouteResponse } from './responses.ts';
 import type { RouteSchemas } from './route-schemas.ts';
 import { routeSchemas } from './routes.ts';
@@ -130,6 +129,14 @@ function operation(route: Route) {
       ...((route as RouteDef).sendsTo?.some((queue) => queue === 'ingest' || queue === 'lake') ? { '503': errorResponse('INTERNAL_ERROR with status 503: the queue is unavailable and nothing was changed; retry after Retry-After') } : {}),
     },
   };
+}
+
+/** The OpenAPI document apart from `servers`, which depends on where the service answers. */
+export interface ApiDescription {
+  openapi: string;
+  info: Record<string, unknown>;
+  paths: Record<string, Record<string, unknown>>;
+  components: Record<string, unknown>;
 }
 
 /**

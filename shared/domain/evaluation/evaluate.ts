@@ -7,7 +7,7 @@ import { raiseAlerts } from '../alerts/service.ts';
 import { PLANS } from '../plans/plans.ts';
 import { estimateCost, roundCost } from '../pricing/estimate.ts';
 import type { TraceSummary } from '../spans/summary.ts';
-import type { EvaluationJob } from './jobs.ts';
+import type { EvaluationJob } from './job-message.ts';
 import { JudgeAnswerError, type Judge, type JudgeUsage, type Verdict } from './judge.ts';
 import { typesToEvaluate } from './policy.ts';
 import { profileContext } from '../profiles/context.ts';

@@ -1,19 +1,12 @@
-import * as z from 'zod/mini';
 import type { QueuePort } from '../ports.ts';
 import type { Store } from '../store.ts';
 import type { TenantRecord } from '../accounts/ports.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
 import { PLANS } from '../plans/plans.ts';
 import type { TraceSummary } from '../spans/summary.ts';
+import type { EvaluationJob } from './job-message.ts';
 import { typesToEvaluate } from './policy.ts';
 
-/** What the evaluate queue carries: one finished trace to judge. */
-export const evaluationJobSchema = z.object({
-  kind: z.literal('evaluate-trace'),
-  tenantId: z.string().check(z.minLength(1)),
-  traceId: z.string().check(z.minLength(1)),
-});
-export type EvaluationJob = z.infer<typeof evaluationJobSchema>;
 
 /**
  * Queues an evaluation of each finished trace whose agent has LLM analysis on (and the trace in its

@@ -3,7 +3,7 @@ import type { Store } from '../store.ts';
 import { NotFoundError, RateLimitedError, ServiceUnavailableError } from '../errors.ts';
 import { requireFeature } from '../plans/entitlements.ts';
 import { decodeCursor, encodeCursor, type CursorKey } from './cursor.ts';
-import { LAKE_QUEUE, type LakeMessage } from './ingest.ts';
+import { LAKE_QUEUE, type LakeMessage } from './messages.ts';
 import { LakeScanLimitError, type ExportRecord } from './ports.ts';
 import { formatSearchQuery, parseSearchQuery } from './query.ts';
 import { planOf } from './search.ts';

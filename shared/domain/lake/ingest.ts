@@ -1,24 +1,12 @@
-import * as z from 'zod/mini';
 import type { QueuePort } from '../ports.ts';
 import type { LakeWriter } from './ports.ts';
+import { LAKE_QUEUE, type LakeMessage } from './messages.ts';
 import { lakeRowsOf, type LakeSignalInput, type LakeTraceInput } from './records.ts';
 
 /** What the ingest worker hands the lake: the traces it stored (with every span so far) and the signals. */
 export interface LakeIngestDeps {
   lake: LakeWriter;
 }
-
-/** The lake's own queue: exports to run, deleted agents to forget. */
-export const LAKE_QUEUE = 'lake' as const;
-
-const id = z.string().check(z.minLength(1));
-
-/** What the lake queue carries: an export to run, a deleted agent's rows to remove. */
-export const lakeMessageSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('export'), tenantId: id, exportId: id }),
-  z.object({ kind: z.literal('forget-agent'), tenantId: id, agentId: id }),
-]);
-export type LakeMessage = z.infer<typeof lakeMessageSchema>;
 
 /**
  * Writes to the lake every finished trace (its root has arrived and ended) that this message touched,

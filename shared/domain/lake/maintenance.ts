@@ -1,5 +1,5 @@
 import type { Clock } from '../ports.ts';
-import type { LakeMessage } from './ingest.ts';
+import type { LakeMessage } from './messages.ts';
 import type { LakeMaintenance } from './ports.ts';
 import { expireSql, forgetAgentSql } from './sql.ts';
 

@@ -3,8 +3,11 @@ import {
   GetQueryExecutionCommand,
   GetQueryResultsCommand,
   GetQueryRuntimeStatisticsCommand,
+  InternalServerException,
+  InvalidRequestException,
   StartQueryExecutionCommand,
   StopQueryExecutionCommand,
+  TooManyRequestsException,
   type GetQueryExecutionCommandOutput,
   type QueryExecutionState,
   type StartQueryExecutionCommandInput,
@@ -22,6 +25,7 @@ import { expireSql, forgetAgentSql, spansOfTracesSql, traceSearchSql } from '../
 const client = mockClient(AthenaClient);
 beforeEach(() => client.reset());
 
+const metadata = { $metadata: {} };
 const settings = { database: 'aos_lake', workgroup: 'aos_lake_wg', timeoutMs: 5000, reuseMinutes: 5 };
 const lake = () => athenaLake(settings, new AthenaClient({}));
 const TENANT = 'tnt_alpha';
@@ -167,6 +171,37 @@ describe('Athena lake reader: waiting for a query', () => {
   it('refuses an answer without a query id', async () => {
     client.on(StartQueryExecutionCommand).resolves({});
     await expect(lake().run(searchOf('refund'))).rejects.toBeInstanceOf(LakeQueryError);
+  });
+});
+
+describe('Athena lake reader: errors of the calls themselves', () => {
+  const calls = [
+    ['StartQueryExecution', StartQueryExecutionCommand],
+    ['GetQueryExecution', GetQueryExecutionCommand],
+    ['GetQueryResults', GetQueryResultsCommand],
+  ] as const;
+
+  it.each(calls)('maps throttling and a server fault of %s to ServiceUnavailableError, the cause kept', async (_name, command) => {
+    for (const failure of [new TooManyRequestsException({ message: 'Rate exceeded', ...metadata }), new InternalServerException({ message: 'We encountered an internal error', ...metadata })]) {
+      client.reset();
+      queryGoesThrough(execution('SUCCEEDED'));
+      client.on(GetQueryResultsCommand).resolves({ ResultSet: { Rows: [], ResultSetMetadata: { ColumnInfo: [] } } });
+      client.on(command).rejects(failure);
+      const err = await lake().query(searchOf('refund')).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ServiceUnavailableError);
+      expect((err as Error).cause).toBe(failure);
+      expect((err as Error).message).not.toContain(failure.message);
+    }
+  });
+
+  it.each(calls)("maps a refusal of %s (a statement or setting of ours) to LakeQueryError, Athena's words only in the cause", async (_name, command) => {
+    queryGoesThrough(execution('SUCCEEDED'));
+    client.on(GetQueryResultsCommand).resolves({ ResultSet: { Rows: [], ResultSetMetadata: { ColumnInfo: [] } } });
+    const refusal = new InvalidRequestException({ message: 'line 1:1: mismatched input', AthenaErrorCode: 'MALFORMED_QUERY', ...metadata });
+    client.on(command).rejects(refusal);
+    const err = await lake().query(searchOf('refund')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LakeQueryError);
+    expect((err as Error).cause).toBe(refusal);
   });
 });
 

@@ -175,18 +175,18 @@ describe('Athena lake reader: waiting for a query', () => {
 });
 
 describe('Athena lake reader: errors of the calls themselves', () => {
-  const calls = [
-    ['StartQueryExecution', StartQueryExecutionCommand],
-    ['GetQueryExecution', GetQueryExecutionCommand],
-    ['GetQueryResults', GetQueryResultsCommand],
-  ] as const;
+  const calls: Array<[string, (failure: Error) => void]> = [
+    ['StartQueryExecution', (failure) => client.on(StartQueryExecutionCommand).rejects(failure)],
+    ['GetQueryExecution', (failure) => client.on(GetQueryExecutionCommand).rejects(failure)],
+    ['GetQueryResults', (failure) => client.on(GetQueryResultsCommand).rejects(failure)],
+  ];
 
-  it.each(calls)('maps throttling and a server fault of %s to ServiceUnavailableError, the cause kept', async (_name, command) => {
+  it.each(calls)('maps throttling and a server fault of %s to ServiceUnavailableError, the cause kept', async (_name, failWith) => {
     for (const failure of [new TooManyRequestsException({ message: 'Rate exceeded', ...metadata }), new InternalServerException({ message: 'We encountered an internal error', ...metadata })]) {
       client.reset();
       queryGoesThrough(execution('SUCCEEDED'));
       client.on(GetQueryResultsCommand).resolves({ ResultSet: { Rows: [], ResultSetMetadata: { ColumnInfo: [] } } });
-      client.on(command).rejects(failure);
+      failWith(failure);
       const err = await lake().query(searchOf('refund')).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ServiceUnavailableError);
       expect((err as Error).cause).toBe(failure);
@@ -194,11 +194,11 @@ describe('Athena lake reader: errors of the calls themselves', () => {
     }
   });
 
-  it.each(calls)("maps a refusal of %s (a statement or setting of ours) to LakeQueryError, Athena's words only in the cause", async (_name, command) => {
+  it.each(calls)("maps a refusal of %s (a statement or setting of ours) to LakeQueryError, Athena's words only in the cause", async (_name, failWith) => {
     queryGoesThrough(execution('SUCCEEDED'));
     client.on(GetQueryResultsCommand).resolves({ ResultSet: { Rows: [], ResultSetMetadata: { ColumnInfo: [] } } });
     const refusal = new InvalidRequestException({ message: 'line 1:1: mismatched input', AthenaErrorCode: 'MALFORMED_QUERY', ...metadata });
-    client.on(command).rejects(refusal);
+    failWith(refusal);
     const err = await lake().query(searchOf('refund')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LakeQueryError);
     expect((err as Error).cause).toBe(refusal);

@@ -6,6 +6,7 @@ import * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
+import { QUERY_RESULTS_PREFIX } from '../../shared/adapters/exports-athena.ts';
 import { ROUTING_FIELD } from '../../shared/adapters/lake-firehose.ts';
 import { LAKE_TABLES, type LakeColumnType, type LakeTable } from '../../shared/domain/lake/schema.ts';
 import { LOG_RETENTION, type ServiceFunction } from './service-function.ts';
@@ -25,7 +26,7 @@ import { LOG_RETENTION, type ServiceFunction } from './service-function.ts';
  *   60 by default): how long after ingestion a trace becomes searchable.
  * - An Athena workgroup (engine 3) that enforces its settings: a per-query scan limit (context
  *   `lakeScanLimitGb`, 10 GB by default) and results written, encrypted, to a results bucket whose
- *   lifecycle deletes them after 7 days; exports are written there too, under `exports/`.
+ *   lifecycle deletes them after 7 days; exports are query results too (a CSV SELECT's, a CTAS table's files).
  *
  * The functions reach it through `connect` (names and grants per function, LAKE_ACCESS below).
  */
@@ -61,7 +62,6 @@ const TENANT_BUCKETS = 16;
 const DAY_MS = 86_400_000;
 const TABLES_PREFIX = 'tables';
 const FIREHOSE_ERRORS_PREFIX = 'firehose-errors';
-const EXPORTS_PREFIX = 'exports';
 
 const ICEBERG_TYPES: Record<LakeColumnType, string> = { string: 'string', long: 'long', double: 'double', boolean: 'boolean' };
 
@@ -174,7 +174,7 @@ export class LakeStack extends Stack implements LakeResources {
         publishCloudWatchMetricsEnabled: true,
         engineVersion: { selectedEngineVersion: 'Athena engine version 3' },
         resultConfiguration: {
-          outputLocation: this.resultsBucket.s3UrlForObject('athena/'),
+          outputLocation: this.resultsBucket.s3UrlForObject(QUERY_RESULTS_PREFIX),
           encryptionConfiguration: { encryptionOption: 'SSE_S3' },
         },
       },
@@ -371,8 +371,8 @@ export class LakeStack extends Stack implements LakeResources {
         { actions: ['glue:GetCatalog', 'glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartitions'], resources: this.tableArns(stack) },
         { actions: ['s3:ListBucket', 's3:GetBucketLocation'], resources: [this.s3Arn('dataBucket'), this.s3Arn('resultsBucket')] },
         { actions: ['s3:GetObject'], resources: [this.s3Arn('dataBucket', `${TABLES_PREFIX}/*`)] },
-        // Athena writes a query's results with the caller's credentials.
-        { actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'], resources: [this.s3Arn('resultsBucket', 'athena/*')] },
+        // Athena writes a query's results with the caller's credentials (a CTAS's table files too, under tables/).
+        { actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'], resources: [this.s3Arn('resultsBucket', `${QUERY_RESULTS_PREFIX}*`)] },
       );
     }
     if (uses.includes('delete')) {
@@ -391,12 +391,11 @@ export class LakeStack extends Stack implements LakeResources {
             stack.formatArn({ service: 'glue', resource: 'table', resourceName: `${this.exportsDatabase}/export_*` }),
           ],
         },
-        { actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'], resources: [this.s3Arn('resultsBucket', `${EXPORTS_PREFIX}/*`)] },
       );
     }
     if (uses.includes('link')) {
-      // A presigned URL works with the signer's rights: reading the exports, and CSV exports' query results.
-      grants.push({ actions: ['s3:GetObject'], resources: [this.s3Arn('resultsBucket', `${EXPORTS_PREFIX}/*`), this.s3Arn('resultsBucket', 'athena/*')] });
+      // A presigned URL works with the signer's rights: reading the exports, which are query results.
+      grants.push({ actions: ['s3:GetObject'], resources: [this.s3Arn('resultsBucket', `${QUERY_RESULTS_PREFIX}*`)] });
     }
     // On the function's own role, in its stack: ARNs built from the lake's fixed names, not references to it.
     for (const grant of grants) fn.addToRolePolicy(new iam.PolicyStatement(grant));
@@ -405,7 +404,7 @@ export class LakeStack extends Stack implements LakeResources {
       Validations.of(fn.role).acknowledge(
         ...wildcards.map((id) => ({
           id,
-          reason: "Athena and Iceberg read and write files of their own naming: the tables' files under tables/, query results under athena/, exports under exports/ and their short-lived tables export_*; each grant is limited to its prefix.",
+          reason: `Athena and Iceberg read and write files of their own naming: the tables' files under ${TABLES_PREFIX}/, query results and exports under ${QUERY_RESULTS_PREFIX} and the exports' short-lived tables export_*; each grant is limited to its prefix.`,
         })),
       );
     }

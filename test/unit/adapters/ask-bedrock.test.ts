@@ -1,8 +1,9 @@
-import { AccessDeniedException, BedrockRuntimeClient, ConverseCommand, type ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
+import { AccessDeniedException, BedrockRuntimeClient, ConverseCommand, InternalServerException, ThrottlingException, type ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bedrockTranslator } from '../../../shared/adapters/ask-bedrock.ts';
+import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
 import type { AskContext } from '../../../shared/domain/lake/ask.ts';
 
 const bedrock = mockClient(BedrockRuntimeClient);
@@ -82,6 +83,17 @@ describe('the Bedrock ask translator: reading the answer', () => {
 });
 
 describe('the Bedrock ask translator: Bedrock failing', () => {
+  it('turns throttling and a fault of Bedrock into ServiceUnavailableError (503, retry), the cause kept and not shown', async () => {
+    for (const failure of [new ThrottlingException({ message: 'Too many requests, please wait', ...metadata }), new InternalServerException({ message: 'internal', ...metadata })]) {
+      bedrock.reset();
+      bedrock.on(ConverseCommand).rejects(failure);
+      const err = await translator().translate('refunds', context).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ServiceUnavailableError);
+      expect((err as Error).cause).toBe(failure);
+      expect((err as Error).message).not.toContain(failure.message);
+    }
+  });
+
   it("lets a refusal of ours (no access to the model) surface as the SDK's exception: a fault, answered 500 without detail", async () => {
     const refusal = new AccessDeniedException({ message: 'You do not have access to the model', ...metadata });
     bedrock.on(ConverseCommand).rejects(refusal);

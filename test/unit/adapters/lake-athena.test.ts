@@ -17,9 +17,11 @@ import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LakeQueryError, LakeScanLimitError } from '../../../shared/adapters/lake.ts';
 import { athenaLake, inlined } from '../../../shared/adapters/lake-athena.ts';
-import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
+import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
+import { AppError, ServiceUnavailableError, ValidationError } from '../../../shared/domain/errors.ts';
 import { athena } from '../../../shared/domain/lake/dialects.ts';
 import { parseSearchQuery } from '../../../shared/domain/lake/query.ts';
+import { findTraces } from '../../../shared/domain/lake/search.ts';
 import { expireSql, forgetAgentSql, spansOfTracesSql, traceSearchSql } from '../../../shared/domain/lake/sql.ts';
 
 const client = mockClient(AthenaClient);
@@ -241,5 +243,32 @@ describe('Athena lake reader: results', () => {
     expect(await lake().rowsWritten('q-1')).toBe(4321);
     expect(await lake().rowsWritten('q-1')).toBe(0);
     expect(client).toHaveReceivedCommandWith(GetQueryRuntimeStatisticsCommand, { QueryExecutionId: 'q-1' });
+  });
+});
+
+describe('Athena lake reader under the search (findTraces): failures reach the client as the domain says', () => {
+  const ports = async () => ({
+    lake: lake(),
+    store: {} as never,
+    clock: { now: () => new Date(1_702_592_000_000) },
+    signing: (material => async () => material)(await signingMaterialFromSeed('a-test-seed-of-enough-length-for-the-derivation')),
+  });
+  const find = async () => findTraces(TENANT, 'pro', parseSearchQuery('refund'), { limit: 50 }, await ports());
+
+  it('a search stopped at the scan limit is a 400 on startDate asking for less', async () => {
+    queryGoesThrough(execution('CANCELLED', { reason: 'Bytes scanned limit was exceeded' }));
+    const err = await find().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toMatch(/^startDate: .*narrow the dates/);
+  });
+
+  it('Athena throttling is a 503 to retry, and a refusal of ours a fault (500 without detail)', async () => {
+    client.on(StartQueryExecutionCommand).rejects(new TooManyRequestsException({ message: 'Rate exceeded', ...metadata }));
+    await expect(find()).rejects.toBeInstanceOf(ServiceUnavailableError);
+    client.reset();
+    queryGoesThrough(execution('FAILED', { reason: 'TABLE_NOT_FOUND: line 1:1: Table lake_traces does not exist', retryable: false }));
+    const err = await find().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LakeQueryError);
+    expect(err).not.toBeInstanceOf(AppError);
   });
 });

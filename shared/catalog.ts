@@ -37,9 +37,19 @@ export interface RouteDef {
  * What a function may reach beyond the table and queues, granted per function from the catalog:
  * `messageDelivery` e-mail (SES) and SMS (SNS); `judge` the evaluation model (Bedrock); `narrator` the
  * profile narratives' model (Bedrock, when the operator names one); `metricsSink` the optional
- * Timestream table of per-trace measures.
+ * Timestream table of per-trace measures; `askModel` the model that turns questions into search
+ * queries (Bedrock); and the trace lake's (`LakeCapability`).
  */
-export type Capability = 'messageDelivery' | 'judge' | 'narrator' | 'metricsSink';
+export type Capability = 'messageDelivery' | 'judge' | 'narrator' | 'metricsSink' | 'askModel' | LakeCapability;
+
+/**
+ * The trace lake (Firehose, Iceberg tables in S3, Athena on AWS): `lakeWrite` puts finished traces in it
+ * (its Firehose stream); `lakeRead` searches it (Athena queries in the lake's workgroup); `lakeDelete`
+ * removes rows (a deleted agent's, expired ones: Athena DELETEs); `lakeExport` writes exports (Athena
+ * CREATE TABLE AS SELECT into the exports database); `exportLinks` hands out links to written exports
+ * (presigned S3 URLs).
+ */
+export type LakeCapability = 'lakeWrite' | 'lakeRead' | 'lakeDelete' | 'lakeExport' | 'exportLinks';
 
 export const API_BASE_PATH = '/api';
 
@@ -154,15 +164,15 @@ export const experimentsRouteDefs = [
 ] as const satisfies readonly RouteDef[];
 
 export const searchRouteDefs = [
-  { id: 'search/traces', method: 'GET', path: '/search/traces', auth: 'any', tier: 'standard', timeoutSeconds: 28 },
-  { id: 'search/ask', method: 'POST', path: '/search/ask', auth: 'any', tier: 'standard', timeoutSeconds: 28, memoryMb: 512 },
+  { id: 'search/traces', method: 'GET', path: '/search/traces', auth: 'any', tier: 'standard', timeoutSeconds: 28, uses: ['lakeRead'] },
+  { id: 'search/ask', method: 'POST', path: '/search/ask', auth: 'any', tier: 'standard', timeoutSeconds: 28, memoryMb: 512, uses: ['lakeRead', 'askModel'] },
 ] as const satisfies readonly RouteDef[];
 
 export const exportsRouteDefs = [
   { id: 'exports/create', method: 'POST', path: '/exports', auth: 'any', tier: 'standard', sendsTo: ['lake'] },
-  { id: 'exports/list', method: 'GET', path: '/exports', auth: 'any', tier: 'standard' },
-  { id: 'exports/get', method: 'GET', path: '/exports/{id}', auth: 'any', tier: 'standard' },
-  { id: 'exports/download', method: 'GET', path: '/exports/{id}/download', auth: 'any', tier: 'standard' },
+  { id: 'exports/list', method: 'GET', path: '/exports', auth: 'any', tier: 'standard', uses: ['exportLinks'] },
+  { id: 'exports/get', method: 'GET', path: '/exports/{id}', auth: 'any', tier: 'standard', uses: ['exportLinks'] },
+  { id: 'exports/download', method: 'GET', path: '/exports/{id}/download', auth: 'any', tier: 'standard', uses: ['exportLinks'] },
 ] as const satisfies readonly RouteDef[];
 
 /** Every route: the areas' tables in order. Pure, so a bundle that uses none of it drops it. */
@@ -203,13 +213,13 @@ export const queues = [
     maxReceiveCount: 5,
     sendsTo: ['ingest', 'notify', 'evaluate', 'lake'],
     memoryMb: 1024,
-    uses: ['metricsSink'],
+    uses: ['metricsSink', 'lakeWrite'],
   },
   { id: 'notify', consumer: 'notify', batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5, uses: ['messageDelivery'] },
   // A batch judges its traces in parallel, each with one Bedrock call per type (plus retries): a 90 s consumer.
   { id: 'evaluate', consumer: 'evaluate', batchSize: 5, visibilityTimeoutSeconds: 540, maxReceiveCount: 5, sendsTo: ['notify'], uses: ['judge'] },
   // Exports and deleted agents' rows: Athena statements that may run for minutes, one message at a time (15-minute consumer).
-  { id: 'lake', consumer: 'lake', batchSize: 1, visibilityTimeoutSeconds: 5400, maxReceiveCount: 3, memoryMb: 1024 },
+  { id: 'lake', consumer: 'lake', batchSize: 1, visibilityTimeoutSeconds: 5400, maxReceiveCount: 3, memoryMb: 1024, uses: ['lakeRead', 'lakeDelete', 'lakeExport'] },
 ] as const satisfies readonly QueueDef[];
 
 export type QueueId = (typeof queues)[number]['id'];
@@ -229,7 +239,7 @@ export const schedules = [
   { id: 'profile-learning', job: 'profile-learning', everyMinutes: 5, uses: ['narrator'] },
   // Moves items written before the current index layout into it (a one-off walk); then one read a run.
   { id: 'reindex', job: 'reindex', everyMinutes: 1 },
-  { id: 'lake-retention', job: 'lake-retention', everyMinutes: 60 },
+  { id: 'lake-retention', job: 'lake-retention', everyMinutes: 60, uses: ['lakeRead', 'lakeDelete'] },
 ] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {

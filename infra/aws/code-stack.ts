@@ -14,8 +14,8 @@ import { grantTableData, type StatefulResources } from './stateful-stack.ts';
 export interface CodeStackProps extends StackProps {
   readonly stateful: StatefulResources;
   readonly api: ApiResources;
-  /** The trace lake, which the functions that search, export or write it are connected to. */
-  readonly lake?: LakeResources;
+  /** The trace lake, which the functions whose catalog rows name a lake capability reach. */
+  readonly lake: LakeResources;
 }
 
 export interface FunctionSpec {
@@ -41,7 +41,7 @@ const INFERENCE_PROFILE_ID = /^(?:us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 export abstract class CodeStack extends Stack {
   protected readonly stateful: StatefulResources;
   protected readonly settings: DeploymentSettings;
-  protected readonly lake: LakeResources | undefined;
+  protected readonly lake: LakeResources;
   private readonly functionEnvironment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: CodeStackProps) {
@@ -79,7 +79,6 @@ export abstract class CodeStack extends Stack {
       },
     });
     grantTableData(table, fn);
-    this.lake?.connect(name, fn);
     if (spec.signingKey) signingSeed.grantRead(fn);
     for (const { queue } of sendsTo) queue.grantSendMessages(fn);
     for (const capability of spec.uses ?? []) this.grantCapability(fn, constructId(name), capability);
@@ -104,6 +103,16 @@ export abstract class CodeStack extends Stack {
       case 'metricsSink':
         if (this.settings.timestream) this.useTimestream(fn, name, this.settings.timestream);
         return;
+      case 'askModel':
+        fn.addEnvironment('ASK_TRANSLATOR', 'bedrock');
+        fn.addEnvironment('ASK_MODEL_ID', this.settings.askModelId);
+        return this.allowBedrockModel(`${name}AskModelPolicy`, fn, this.settings.askModelId);
+      case 'lakeWrite':
+      case 'lakeRead':
+      case 'lakeDelete':
+      case 'lakeExport':
+      case 'exportLinks':
+        return this.lake.grant(fn, capability);
     }
   }
 
@@ -155,17 +164,6 @@ export abstract class CodeStack extends Stack {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'timestream:DescribeEndpoints (endpoint discovery, required before WriteRecords) supports no resource-level permissions.',
     });
-  }
-
-  /** Questions to the search turned into queries by a Bedrock model, for those of the functions (by catalog id) that take them. */
-  protected askBedrock(functions: ReadonlyMap<string, ServiceFunction>): void {
-    if (!this.lake) return;
-    const askers = [...functions].filter(([id]) => this.lake!.uses(id).includes('ask')).map(([, fn]) => fn);
-    for (const fn of askers) {
-      fn.addEnvironment('ASK_TRANSLATOR', 'bedrock');
-      fn.addEnvironment('ASK_MODEL_ID', this.lake.askModelId);
-      this.allowBedrockModel(`${fn.node.id}AskModelPolicy`, fn, this.lake.askModelId);
-    }
   }
 
   /**

@@ -6,7 +6,9 @@ import * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
+import { QUERY_RESULTS_PREFIX } from '../../shared/adapters/exports-athena.ts';
 import { ROUTING_FIELD } from '../../shared/adapters/lake-firehose.ts';
+import type { LakeCapability } from '../../shared/catalog.ts';
 import { LAKE_TABLES, type LakeColumnType, type LakeTable } from '../../shared/domain/lake/schema.ts';
 import { LOG_RETENTION, type ServiceFunction } from './service-function.ts';
 
@@ -25,35 +27,18 @@ import { LOG_RETENTION, type ServiceFunction } from './service-function.ts';
  *   60 by default): how long after ingestion a trace becomes searchable.
  * - An Athena workgroup (engine 3) that enforces its settings: a per-query scan limit (context
  *   `lakeScanLimitGb`, 10 GB by default) and results written, encrypted, to a results bucket whose
- *   lifecycle deletes them after 7 days; exports are written there too, under `exports/`.
+ *   lifecycle deletes them after 7 days; exports are query results too (a CSV SELECT's, a CTAS table's files).
  *
- * The functions reach it through `connect` (names and grants per function, LAKE_ACCESS below).
+ * A function reaches it through the lake capabilities its catalog row names (`LakeCapability`: write,
+ * read, delete, export, export links), each granted by `grant` on the function's own role.
  */
 export interface LakeResources {
-  /** The Bedrock model that turns questions into queries (context `askModelId`). */
-  readonly askModelId: string;
-  /** What a function of the service (by its name in its code stack) does with the lake. */
-  uses(functionName: string): readonly LakeUse[];
-  /** Gives a function of the service what the lake asks of it (environment and grants), if it uses the lake; Bedrock's grant is its code stack's (`askBedrock`). */
-  connect(functionName: string, fn: ServiceFunction): void;
+  /** Gives a function what one of its lake capabilities needs: the lake's names in its environment, and the grants. */
+  grant(fn: ServiceFunction, capability: LakeCapability): void;
 }
-
-/** What each function of the service does with the lake, by its name in its code stack. */
-export type LakeUse = 'write' | 'read' | 'delete' | 'export' | 'link' | 'ask';
-export const LAKE_ACCESS: Readonly<Record<string, readonly LakeUse[]>> = {
-  'ingest-worker': ['write'],
-  'search/traces': ['read'],
-  'search/ask': ['read', 'ask'],
-  'exports/get': ['link'],
-  'exports/list': ['link'],
-  'exports/download': ['link'],
-  'lake-worker': ['read', 'delete', 'export'],
-  'lake-retention-job': ['read', 'delete'],
-};
 
 const DEFAULT_BUFFER_SECONDS = 60;
 const DEFAULT_SCAN_LIMIT_GB = 10;
-const DEFAULT_ASK_MODEL = 'amazon.nova-lite-v1:0';
 const RESULTS_LIFETIME = Duration.days(7);
 /** Iceberg field ids: the columns count from 1, partition fields from 1000 (Iceberg's convention). */
 const FIRST_PARTITION_FIELD_ID = 1000;
@@ -61,7 +46,6 @@ const TENANT_BUCKETS = 16;
 const DAY_MS = 86_400_000;
 const TABLES_PREFIX = 'tables';
 const FIREHOSE_ERRORS_PREFIX = 'firehose-errors';
-const EXPORTS_PREFIX = 'exports';
 
 const ICEBERG_TYPES: Record<LakeColumnType, string> = { string: 'string', long: 'long', double: 'double', boolean: 'boolean' };
 
@@ -100,14 +84,12 @@ export class LakeStack extends Stack implements LakeResources {
   readonly deliveryStream: firehose.CfnDeliveryStream;
   readonly bufferSeconds: number;
   readonly scanLimitBytes: number;
-  readonly askModelId: string;
   private readonly tables: Array<{ table: LakeTable; resource: glue.CfnTable }> = [];
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, props);
     this.bufferSeconds = numberContext(this, 'lakeBufferSeconds', DEFAULT_BUFFER_SECONDS, 0, 900);
     this.scanLimitBytes = Math.round(numberContext(this, 'lakeScanLimitGb', DEFAULT_SCAN_LIMIT_GB, 0.01, 1024) * 1024 ** 3);
-    this.askModelId = (this.node.tryGetContext('askModelId') as string | undefined) || DEFAULT_ASK_MODEL;
     this.database = glueName(`${this.stackName}_lake`);
     this.exportsDatabase = glueName(`${this.stackName}_lake_exports`);
     const base = this.stackName.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
@@ -174,7 +156,7 @@ export class LakeStack extends Stack implements LakeResources {
         publishCloudWatchMetricsEnabled: true,
         engineVersion: { selectedEngineVersion: 'Athena engine version 3' },
         resultConfiguration: {
-          outputLocation: this.resultsBucket.s3UrlForObject('athena/'),
+          outputLocation: this.resultsBucket.s3UrlForObject(QUERY_RESULTS_PREFIX),
           encryptionConfiguration: { encryptionOption: 'SSE_S3' },
         },
       },
@@ -342,72 +324,71 @@ export class LakeStack extends Stack implements LakeResources {
     return stream;
   }
 
-  uses(functionName: string): readonly LakeUse[] {
-    return LAKE_ACCESS[functionName] ?? [];
-  }
-
-  connect(functionName: string, fn: ServiceFunction): void {
-    const uses = this.uses(functionName);
-    if (uses.length === 0) return;
+  grant(fn: ServiceFunction, capability: LakeCapability): void {
     const stack = Stack.of(fn);
     fn.addEnvironment('LAKE', 'athena');
-    const grants: Array<{ actions: string[]; resources: string[] }> = [];
-    if (uses.includes('write')) {
+    if (capability === 'lakeWrite') {
       fn.addEnvironment('LAKE_FIREHOSE_STREAM', this.names.stream);
-      grants.push({ actions: ['firehose:PutRecordBatch'], resources: [stack.formatArn({ service: 'firehose', resource: 'deliverystream', resourceName: this.names.stream })] });
-    }
-    if (uses.some((u) => u !== 'write' && u !== 'ask')) {
+    } else {
       fn.addEnvironment('LAKE_DATABASE', this.database);
       fn.addEnvironment('LAKE_WORKGROUP', this.names.workgroup);
       fn.addEnvironment('LAKE_EXPORTS_BUCKET', this.names.resultsBucket);
       fn.addEnvironment('LAKE_EXPORTS_DATABASE', this.exportsDatabase);
     }
-    if (uses.some((u) => u === 'read' || u === 'delete' || u === 'export')) {
-      grants.push(
-        {
-          actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults', 'athena:StopQueryExecution', 'athena:GetQueryRuntimeStatistics'],
-          resources: [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: this.names.workgroup })],
-        },
-        { actions: ['glue:GetCatalog', 'glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartitions'], resources: this.tableArns(stack) },
-        { actions: ['s3:ListBucket', 's3:GetBucketLocation'], resources: [this.s3Arn('dataBucket'), this.s3Arn('resultsBucket')] },
-        { actions: ['s3:GetObject'], resources: [this.s3Arn('dataBucket', `${TABLES_PREFIX}/*`)] },
-        // Athena writes a query's results with the caller's credentials.
-        { actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'], resources: [this.s3Arn('resultsBucket', 'athena/*')] },
-      );
-    }
-    if (uses.includes('delete')) {
-      grants.push(
-        { actions: ['glue:UpdateTable'], resources: this.tableArns(stack) },
-        { actions: ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], resources: [this.s3Arn('dataBucket', `${TABLES_PREFIX}/*`)] },
-      );
-    }
-    if (uses.includes('export')) {
-      grants.push(
-        {
-          actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:CreateTable', 'glue:DeleteTable'],
-          resources: [
-            stack.formatArn({ service: 'glue', resource: 'catalog' }),
-            stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.exportsDatabase }),
-            stack.formatArn({ service: 'glue', resource: 'table', resourceName: `${this.exportsDatabase}/export_*` }),
-          ],
-        },
-        { actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'], resources: [this.s3Arn('resultsBucket', `${EXPORTS_PREFIX}/*`)] },
-      );
-    }
-    if (uses.includes('link')) {
-      // A presigned URL works with the signer's rights: reading the exports, and CSV exports' query results.
-      grants.push({ actions: ['s3:GetObject'], resources: [this.s3Arn('resultsBucket', `${EXPORTS_PREFIX}/*`), this.s3Arn('resultsBucket', 'athena/*')] });
-    }
     // On the function's own role, in its stack: ARNs built from the lake's fixed names, not references to it.
+    const grants = this.grantsOf(capability, stack);
     for (const grant of grants) fn.addToRolePolicy(new iam.PolicyStatement(grant));
     const wildcards = [...new Set(grants.flatMap((g) => g.resources).map((r) => wildcardFinding(stack, r)).filter((finding) => finding.includes('*')))];
     if (wildcards.length > 0) {
       Validations.of(fn.role).acknowledge(
         ...wildcards.map((id) => ({
           id,
-          reason: "Athena and Iceberg read and write files of their own naming: the tables' files under tables/, query results under athena/, exports under exports/ and their short-lived tables export_*; each grant is limited to its prefix.",
+          reason: `Athena and Iceberg read and write files of their own naming: the tables' files under ${TABLES_PREFIX}/, query results and exports under ${QUERY_RESULTS_PREFIX} and the exports' short-lived tables export_*; each grant is limited to its prefix.`,
         })),
       );
+    }
+  }
+
+  /** The statements a lake capability needs, as `stack` writes the ARNs. */
+  private grantsOf(capability: LakeCapability, stack: Stack): Array<{ actions: string[]; resources: string[] }> {
+    // Running an Athena query over the lake: the workgroup, the tables' metadata and files, and the results Athena writes with the caller's credentials.
+    const queries = [
+      {
+        actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults', 'athena:StopQueryExecution', 'athena:GetQueryRuntimeStatistics'],
+        resources: [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: this.names.workgroup })],
+      },
+      { actions: ['glue:GetCatalog', 'glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartitions'], resources: this.tableArns(stack) },
+      { actions: ['s3:ListBucket', 's3:GetBucketLocation'], resources: [this.s3Arn('dataBucket'), this.s3Arn('resultsBucket')] },
+      { actions: ['s3:GetObject'], resources: [this.s3Arn('dataBucket', `${TABLES_PREFIX}/*`)] },
+      // A CTAS's table files too, under tables/.
+      { actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'], resources: [this.s3Arn('resultsBucket', `${QUERY_RESULTS_PREFIX}*`)] },
+    ];
+    switch (capability) {
+      case 'lakeWrite':
+        return [{ actions: ['firehose:PutRecordBatch'], resources: [stack.formatArn({ service: 'firehose', resource: 'deliverystream', resourceName: this.names.stream })] }];
+      case 'lakeRead':
+        return queries;
+      case 'lakeDelete':
+        return [
+          ...queries,
+          { actions: ['glue:UpdateTable'], resources: this.tableArns(stack) },
+          { actions: ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], resources: [this.s3Arn('dataBucket', `${TABLES_PREFIX}/*`)] },
+        ];
+      case 'lakeExport':
+        return [
+          ...queries,
+          {
+            actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:CreateTable', 'glue:DeleteTable'],
+            resources: [
+              stack.formatArn({ service: 'glue', resource: 'catalog' }),
+              stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.exportsDatabase }),
+              stack.formatArn({ service: 'glue', resource: 'table', resourceName: `${this.exportsDatabase}/export_*` }),
+            ],
+          },
+        ];
+      case 'exportLinks':
+        // A presigned URL works with the signer's rights: reading the exports, which are query results.
+        return [{ actions: ['s3:GetObject'], resources: [this.s3Arn('resultsBucket', `${QUERY_RESULTS_PREFIX}*`)] }];
     }
   }
 }

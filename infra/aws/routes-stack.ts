@@ -43,7 +43,6 @@ export class RoutesStack extends CodeStack {
       // The fallback answers 404 to anyone: public, and it signs nothing.
       this.addRoute(props.fallbackRoute.id, HttpRouteKey.DEFAULT, { module: httpHandlerModule(props.fallbackRoute.id), timeout: HTTP_FUNCTION_TIMEOUT });
     }
-    this.askBedrock(this.routeFunctions);
   }
 
   private addRoute(routeId: string, routeKey: HttpRouteKey, spec: FunctionSpec): void {

@@ -17,8 +17,11 @@ import { logLevelOf } from '../../shared/observability/logger.ts';
  * | `logLevel`           | `INFO`; `DEBUG`, `INFO`, `WARN`, `ERROR` or `SILENT`, checked at synth | `LOG_LEVEL` |
  * | `bedrockModelId`     | `amazon.nova-micro-v1:0`; a foundation model or inference profile id | the evaluate worker's `BEDROCK_MODEL_ID` (and its IAM grant) |
  * | `profileNarratorModelId` | unset: profiles' narratives come from a template | the regenerate route's and learning job's `PROFILE_NARRATOR_MODEL_ID` (and their IAM grant) |
+ * | `askModelId`         | `amazon.nova-lite-v1:0`; a foundation model or inference profile id | `ASK_MODEL_ID` of the routes that turn questions into searches (and their IAM grant) |
  * | `timestreamDatabase`, `timestreamTable` | unset: no Timestream sink | the ingest worker's `TIMESTREAM_DATABASE`/`TIMESTREAM_TABLE` (and its IAM grant) |
  */
+const DEFAULT_ASK_MODEL = 'amazon.nova-lite-v1:0';
+
 export interface DeploymentSettings {
   readonly corsAllowOrigins: string[];
   readonly jwtIssuer: string;
@@ -30,6 +33,8 @@ export interface DeploymentSettings {
   /** The LLM judge's model on Bedrock. */
   readonly bedrockModelId: string;
   readonly profileNarratorModelId: string | undefined;
+  /** The model that turns questions into search queries (`POST /search/ask`). */
+  readonly askModelId: string;
   readonly timestream: { database: string; table: string } | undefined;
 }
 
@@ -43,6 +48,7 @@ export function deploymentSettings(stack: Stack): DeploymentSettings {
     logLevel: logLevelOf({ LOG_LEVEL: stringContext(stack, 'logLevel') }),
     bedrockModelId: stringContext(stack, 'bedrockModelId') ?? DEFAULT_JUDGE_MODEL,
     profileNarratorModelId: stringContext(stack, 'profileNarratorModelId'),
+    askModelId: stringContext(stack, 'askModelId') ?? DEFAULT_ASK_MODEL,
     timestream: timestreamContext(stack),
   };
 }

@@ -1,13 +1,17 @@
 import { BedrockRuntimeClient, ConverseCommand, type Message } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import * as z from 'zod/mini';
+import { ServiceUnavailableError } from '../domain/errors.ts';
 import type { AskContext, QueryTranslator, Translation } from '../domain/lake/ask.ts';
 import { parseSearchQuery } from '../domain/lake/query.ts';
+import { mayPassLater } from './aws-clients.ts';
 
 /**
  * Questions turned into the search language by a Bedrock model (Converse, temperature 0). The model
  * answers JSON; the answer is checked against the schema and the query grammar, and an invalid one is
  * sent back once with what was wrong. A second invalid answer means the question was not understood.
+ * Bedrock busy or failing (throttling, its own fault, the network) answers 503 to retry; a refusal of
+ * ours (access, a wrong model id) surfaces as the SDK's exception, a fault answered 500 without detail.
  */
 const SYSTEM = `You turn a question about an AI agent's traces into a search query for an observability service.
 Answer with one JSON object and nothing else:
@@ -69,9 +73,10 @@ export function bedrockTranslator(modelId: string, client: BedrockRuntimeClient 
       };
       const messages: Message[] = [{ role: 'user', content: [{ text: `Context: ${JSON.stringify(facts)}\nQuestion: ${JSON.stringify(question)}` }] }];
       for (let round = 1; ; round++) {
-        const answer = await client.send(
-          new ConverseCommand({ modelId, system: [{ text: SYSTEM }], messages, inferenceConfig: { temperature: 0, maxTokens: 400 } }),
-        );
+        const command = new ConverseCommand({ modelId, system: [{ text: SYSTEM }], messages, inferenceConfig: { temperature: 0, maxTokens: 400 } });
+        const answer = await client.send(command).catch((err: unknown) => {
+          throw mayPassLater(err) ? new ServiceUnavailableError(5, { cause: err }) : err;
+        });
         const text = (answer.output?.message?.content ?? []).map((block) => block.text ?? '').join('');
         try {
           return readAnswer(text);

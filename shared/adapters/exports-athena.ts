@@ -15,7 +15,9 @@ import type { athenaLake } from './lake-athena.ts';
  *   header, which is the export (spans and signals as JSON text).
  * - JSON lines and Parquet: a CREATE TABLE AS SELECT into a table of the exports database with one
  *   bucket, so Athena writes exactly one file (UNLOAD would write several, which a single download link
- *   cannot carry); the table is dropped afterwards, its file kept.
+ *   cannot carry); the table is dropped afterwards, its file kept. The workgroup enforces its result
+ *   location, and Athena then refuses a CTAS that names one (`external_location`): it writes the
+ *   table's files under `<the workgroup's location>tables/<query id>/`.
  *
  * Either way Athena streams the rows to S3 itself: the worker only starts the query and waits.
  */
@@ -27,6 +29,8 @@ export interface AthenaExportSettings {
 }
 
 export const LINK_LIFETIME_SECONDS = 3600;
+/** Where in the results bucket the lake's workgroup has Athena write every query's results (the lake stack sets it). */
+export const QUERY_RESULTS_PREFIX = 'athena/';
 
 type Athena = ReturnType<typeof athenaLake>;
 
@@ -45,8 +49,6 @@ const parseS3Uri = (uri: string) => {
 };
 
 export function athenaExportRunner(lake: Athena, settings: AthenaExportSettings, s3: S3Client = new S3Client({})): ExportRunner {
-  const prefixOf = (job: Pick<ExportJob, 'tenantId' | 'exportId'>) => `exports/${encodeURIComponent(job.tenantId)}/${encodeURIComponent(job.exportId)}/`;
-
   async function sizeOf(bucket: string, key: string): Promise<number> {
     return (await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).ContentLength ?? 0;
   }
@@ -60,17 +62,15 @@ export function athenaExportRunner(lake: Athena, settings: AthenaExportSettings,
 
   async function viaTable(job: ExportJob, format: Exclude<ExportFormat, 'csv'>) {
     const table = `${settings.exportsDatabase}.${exportTableOf(job.exportId)}`;
-    const prefix = prefixOf(job);
     const select = exportSql(athena, { ...job.selection, nested: true });
-    // A retried job starts from a clean slate: a table left by a stopped attempt is dropped (its files stay, under a new prefix per attempt).
+    // A retried job starts from a clean slate: a table left by a stopped attempt is dropped (its files stay, under that attempt's query id).
     await lake.run({ sql: `DROP TABLE IF EXISTS ${table}`, params: [] }, { inline: true });
-    const attempt = `${prefix}${Date.now()}/`;
     const { queryExecutionId } = await lake.run({
-      sql: `CREATE TABLE ${table} WITH (${CTAS_FORMAT[format]}, external_location = 's3://${settings.bucket}/${attempt}', bucketed_by = ARRAY['trace_id'], bucket_count = 1) AS ${select.sql}`,
+      sql: `CREATE TABLE ${table} WITH (${CTAS_FORMAT[format]}, bucketed_by = ARRAY['trace_id'], bucket_count = 1) AS ${select.sql}`,
       params: select.params,
     });
     await lake.run({ sql: `DROP TABLE IF EXISTS ${table}`, params: [] }, { inline: true });
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: settings.bucket, Prefix: attempt }));
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: settings.bucket, Prefix: `${QUERY_RESULTS_PREFIX}tables/${queryExecutionId}/` }));
     const files = (listed.Contents ?? []).filter((o) => o.Key && (o.Size ?? 0) > 0);
     if (files.length !== 1) throw new LakeQueryError(`export ${job.exportId} wrote ${files.length} files, expected one`);
     return { rows: await lake.rowsWritten(queryExecutionId), bytes: files[0]!.Size ?? 0, location: `s3://${settings.bucket}/${files[0]!.Key}` };

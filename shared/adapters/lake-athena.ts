@@ -5,7 +5,6 @@ import {
   GetQueryRuntimeStatisticsCommand,
   StartQueryExecutionCommand,
   StopQueryExecutionCommand,
-  TooManyRequestsException,
   type ColumnInfo,
 } from '@aws-sdk/client-athena';
 import { ServiceUnavailableError } from '../domain/errors.ts';
@@ -13,6 +12,7 @@ import { athena } from '../domain/lake/dialects.ts';
 import type { LakeRow } from '../domain/lake/schema.ts';
 import type { SqlParam, SqlStatement } from '../domain/lake/sql.ts';
 import { LakeQueryError, LakeScanLimitError, type LakeMaintenance, type LakeReader } from '../domain/lake/ports.ts';
+import { mayPassLater } from './aws-clients.ts';
 
 /**
  * The lake's reader on AWS: Athena over the Iceberg tables, in the lake's workgroup, which caps the
@@ -85,28 +85,35 @@ function valueOf(text: string | undefined, column: ColumnInfo | undefined): Lake
   }
 }
 
+/**
+ * One call to Athena. A failure that may pass later (throttling, a fault of Athena's, the network)
+ * becomes ServiceUnavailableError (a route answers 503 with Retry-After), any other refusal — of a
+ * statement or setting of ours — LakeQueryError. Athena's words stay in the cause: logged, never shown.
+ */
+async function calling<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (mayPassLater(err)) throw new ServiceUnavailableError(2, { cause: err });
+    throw new LakeQueryError(`Athena refused ${what}`, { cause: err });
+  }
+}
+
 export function athenaLake(settings: AthenaLakeSettings, client: AthenaClient = new AthenaClient({})): LakeReader & LakeMaintenance & { run(statement: SqlStatement, options?: { inline?: boolean; reuse?: boolean }): Promise<AthenaRun>; rowsWritten(queryExecutionId: string): Promise<number> } {
   /** Starts a statement and waits for it; answers its id and what it scanned, or throws why it failed. */
   async function run(statement: SqlStatement, { inline = false, reuse = false } = {}): Promise<AthenaRun> {
-    let queryExecutionId: string | undefined;
-    try {
-      ({ QueryExecutionId: queryExecutionId } = await client.send(
-        new StartQueryExecutionCommand({
-          QueryString: inline ? inlined(statement) : statement.sql,
-          ...(!inline && statement.params.length > 0 && { ExecutionParameters: statement.params.map(literalOf) }),
-          WorkGroup: settings.workgroup,
-          QueryExecutionContext: { Database: settings.database },
-          ...(reuse && settings.reuseMinutes && { ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: settings.reuseMinutes } } }),
-        }),
-      ));
-    } catch (err) {
-      if (err instanceof TooManyRequestsException) throw new ServiceUnavailableError(2, { cause: err });
-      throw err;
-    }
+    const command = new StartQueryExecutionCommand({
+      QueryString: inline ? inlined(statement) : statement.sql,
+      ...(!inline && statement.params.length > 0 && { ExecutionParameters: statement.params.map(literalOf) }),
+      WorkGroup: settings.workgroup,
+      QueryExecutionContext: { Database: settings.database },
+      ...(reuse && settings.reuseMinutes && { ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: settings.reuseMinutes } } }),
+    });
+    const { QueryExecutionId: queryExecutionId } = await calling('a query', () => client.send(command));
     if (!queryExecutionId) throw new LakeQueryError('Athena started a query without an id');
     const deadline = Date.now() + settings.timeoutMs;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
-      const { QueryExecution } = await client.send(new GetQueryExecutionCommand({ QueryExecutionId: queryExecutionId }));
+      const { QueryExecution } = await calling("a query's state", () => client.send(new GetQueryExecutionCommand({ QueryExecutionId: queryExecutionId })));
       const state = QueryExecution?.Status?.State;
       if (state === 'SUCCEEDED') {
         return { queryExecutionId, scannedBytes: QueryExecution?.Statistics?.DataScannedInBytes ?? 0, outputLocation: QueryExecution?.ResultConfiguration?.OutputLocation };
@@ -135,7 +142,7 @@ export function athenaLake(settings: AthenaLakeSettings, client: AthenaClient = 
       let NextToken: string | undefined;
       let header = true;
       do {
-        const page = await client.send(new GetQueryResultsCommand({ QueryExecutionId: queryExecutionId, MaxResults: 1000, NextToken }));
+        const page = await calling("a query's results", () => client.send(new GetQueryResultsCommand({ QueryExecutionId: queryExecutionId, MaxResults: 1000, NextToken })));
         columns ??= page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? [];
         for (const row of page.ResultSet?.Rows ?? []) {
           // The first row of a SELECT's results names the columns.
@@ -153,7 +160,7 @@ export function athenaLake(settings: AthenaLakeSettings, client: AthenaClient = 
       for (const statement of statements) await run(statement, { inline: true });
     },
     async rowsWritten(queryExecutionId) {
-      const { QueryRuntimeStatistics } = await client.send(new GetQueryRuntimeStatisticsCommand({ QueryExecutionId: queryExecutionId }));
+      const { QueryRuntimeStatistics } = await calling("a query's statistics", () => client.send(new GetQueryRuntimeStatisticsCommand({ QueryExecutionId: queryExecutionId })));
       return QueryRuntimeStatistics?.Rows?.OutputRows ?? 0;
     },
   };

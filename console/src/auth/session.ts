@@ -116,11 +116,9 @@ function createSession() {
       set({ status: 'signed-out' });
     },
     async signOut() {
-      const ending = renewal;
-      forget();
-      // Leaving for the provider's logout: the page goes, and its sign-in page comes back.
-      if (await ending.end()) return;
-      set({ status: 'signed-out' });
+      // Leaving for the provider's logout: the page goes, and the provider sends the visitor back to sign in.
+      if (await renewal.end()) return;
+      this.signedOut();
     },
   };
 }

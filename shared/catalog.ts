@@ -74,6 +74,7 @@ export const authRouteDefs = [
   { id: 'auth/verify-email', method: 'GET', path: '/auth/verify-email', auth: 'public', tier: 'auth' },
   { id: 'auth/refresh', method: 'POST', path: '/auth/refresh', auth: 'public', tier: 'auth', usesSigningKey: true },
   { id: 'auth/logout', method: 'POST', path: '/auth/logout', auth: 'public', tier: 'auth' },
+  { id: 'auth/hosted-sign-in', method: 'GET', path: '/auth/hosted-sign-in', auth: 'public', tier: 'standard' },
 ] as const satisfies readonly RouteDef[];
 
 export const usersRouteDefs = [

@@ -1,26 +1,15 @@
 import * as z from 'zod/mini';
-import { isTrustedKeysUrl, keysUrlOf } from './domain/accounts/jwt.ts';
+import { isTrustedKeysUrl } from './domain/accounts/jwt.ts';
 import { DEFAULT_JUDGE_MODEL } from './domain/evaluation/judge.ts';
 import { DEFAULT_LEARNING_SETTINGS, learningSettings } from './domain/profiles/settings.ts';
+import { externalIssuers } from './external-issuers.ts';
 import './schemas/messages.ts';
 
 const positiveInt = z.coerce.number().check(z.int(), z.positive());
 const nonEmpty = z.string().check(z.minLength(1));
 const url = z.string().check(z.url());
 
-const externalIssuer = z.object({
-  /** Expected `iss` claim, e.g. https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf */
-  issuer: url,
-  /** Defaults to `<issuer>/.well-known/jwks.json`, where Cognito publishes its keys. */
-  jwksUrl: z.optional(url),
-  /**
-   * The audiences accepted: a Cognito pool's app client ids (its access tokens' `client_id`), another
-   * issuer's `aud` values. At least one: an issuer whose every audience were accepted would let any app
-   * of its users call this API.
-   */
-  audiences: z.array(nonEmpty).check(z.minLength(1, 'name at least one accepted audience (app client id)')),
-}).check(z.refine((issuer) => isTrustedKeysUrl(keysUrlOf(issuer)), 'its keys must be read over https (plain http only from 127.0.0.1 or localhost)'));
-export type ExternalIssuer = z.infer<typeof externalIssuer>;
+export type { ExternalIssuer } from './external-issuers.ts';
 
 const rateLimits = z.object({
   standard: z._default(positiveInt, 100),
@@ -58,7 +47,8 @@ const envSchema = z.object({
   JWT_ISSUER: z._default(nonEmpty, 'urn:aos:local'),
   JWT_AUDIENCE: z._default(nonEmpty, 'aos-api'),
   JWT_TTL_SECONDS: z._default(positiveInt, 3600),
-  JWT_EXTERNAL_ISSUERS: jsonOf(z._default(z.array(externalIssuer), [])),
+  /** Identity providers whose access tokens are accepted, and their hosted sign-ins for the console (external-issuers.ts). */
+  JWT_EXTERNAL_ISSUERS: jsonOf(z._default(externalIssuers, [])),
   RATE_LIMITS: jsonOf(z._default(rateLimits, rateLimits.parse({}))),
   /** Where links in e-mails point (reset and verification pages). */
   PUBLIC_APP_URL: z._default(url, 'http://127.0.0.1:3000'),
@@ -106,6 +96,9 @@ export function parseConfig(env: Record<string, string | undefined>) {
   const e = parsed.data;
   if ((e.MAIL_TRANSPORT === 'outbox' || e.SMS_TRANSPORT === 'outbox') && !e.OUTBOX_DIR) {
     throw new ConfigError('invalid configuration: the outbox transport needs OUTBOX_DIR');
+  }
+  if ((e.JWT_EXTERNAL_ISSUERS ?? []).some((i) => i.hostedSignIn && !i.hostedSignIn.redirectUri) && !isTrustedKeysUrl(e.PUBLIC_APP_URL)) {
+    throw new ConfigError('invalid configuration: a hosted sign-in without redirectUri answers at PUBLIC_APP_URL/auth/callback, so PUBLIC_APP_URL must be https (plain http only on 127.0.0.1 or localhost)');
   }
   return {
     tableName: e.TABLE_NAME,

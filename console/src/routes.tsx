@@ -17,6 +17,7 @@ export const router = createBrowserRouter([
   { path: '/forgot-password', ...page(() => import('./pages/auth/ForgotPassword')) },
   { path: '/reset-password', ...page(() => import('./pages/auth/ResetPassword')) },
   { path: '/verify-email', ...page(() => import('./pages/auth/VerifyEmail')) },
+  { path: '/auth/callback', ...page(() => import('./pages/auth/AuthCallback')) },
   {
     element: <RequireSignIn />,
     children: [

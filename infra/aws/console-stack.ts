@@ -8,8 +8,10 @@ import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { Construct } from 'constructs';
-import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../console/security-headers.ts';
+import { consoleContentSecurityPolicy } from '../../console/security-headers.ts';
 import { API_BASE_PATH } from '../../shared/catalog.ts';
+import { hostedSignInOrigins, parseExternalIssuers } from '../../shared/external-issuers.ts';
+import { deploymentSettings } from './settings.ts';
 
 /** The wildcards of the grant CDK's BucketDeployment gives its copying function (s3 sync, then an invalidation). */
 const COPIER_WILDCARDS = [
@@ -81,10 +83,12 @@ export class ConsoleStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // The hosted sign-ins (context jwtExternalIssuers) the console exchanges codes with: checked here, so a bad one fails synth.
+    const signInOrigins = hostedSignInOrigins(parseExternalIssuers(deploymentSettings(this).jwtExternalIssuers));
     const headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'Agent Observability console: CSP, HSTS, no framing, no sniffing',
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy(signInOrigins), override: true },
         strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, preload: true, override: true },
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
         contentTypeOptions: { override: true },

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { API_BASE_PATH } from '../../shared/catalog.ts';
 import type { HttpResponse } from './api-gateway.ts';
-import { CONSOLE_SECURITY_HEADERS } from '../../console/security-headers.ts';
+import { consoleSecurityHeaders } from '../../console/security-headers.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -24,10 +24,12 @@ export const isConsoleRequest = (rawPath: string): boolean =>
 /**
  * The console's files, as CloudFront serves them from S3 on AWS: a file of the build by its path
  * (hashed assets cached for good, the rest revalidated), any other page path the app itself
- * (`index.html`, whose router shows the page), and the same security headers.
+ * (`index.html`, whose router shows the page), and the same security headers (whose CSP lets the
+ * page call the hosted sign-ins' token endpoints, `signInOrigins`).
  */
-export function createConsoleSite(distDir: string) {
+export function createConsoleSite(distDir: string, signInOrigins: readonly string[] = []) {
   const root = normalize(distDir + sep);
+  const securityHeaders = consoleSecurityHeaders(signInOrigins);
 
   async function file(path: string): Promise<Buffer | undefined> {
     const full = normalize(join(root, path));
@@ -42,7 +44,7 @@ export function createConsoleSite(distDir: string) {
 
   return async function serve(req: IncomingMessage, rawPath: string): Promise<HttpResponse> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return { statusCode: 405, headers: { allow: 'GET, HEAD', ...CONSOLE_SECURITY_HEADERS }, body: Buffer.alloc(0) };
+      return { statusCode: 405, headers: { allow: 'GET, HEAD', ...securityHeaders }, body: Buffer.alloc(0) };
     }
     let path: string;
     try {
@@ -58,7 +60,7 @@ export function createConsoleSite(distDir: string) {
         headers: {
           'content-type': CONTENT_TYPES[extname(path)] ?? 'application/octet-stream',
           'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-          ...CONSOLE_SECURITY_HEADERS,
+          ...securityHeaders,
         },
         body: asset,
       };
@@ -66,11 +68,11 @@ export function createConsoleSite(distDir: string) {
     // A missing hashed asset is a stale page asking for an old build: a 404, not the app.
     const index = path.startsWith('/assets/') ? undefined : await file('index.html');
     if (!index) {
-      return { statusCode: 404, headers: { 'content-type': 'text/plain; charset=utf-8', ...CONSOLE_SECURITY_HEADERS }, body: Buffer.from('Not found') };
+      return { statusCode: 404, headers: { 'content-type': 'text/plain; charset=utf-8', ...securityHeaders }, body: Buffer.from('Not found') };
     }
     return {
       statusCode: 200,
-      headers: { 'content-type': CONTENT_TYPES['.html']!, 'cache-control': 'no-cache', ...CONSOLE_SECURITY_HEADERS },
+      headers: { 'content-type': CONTENT_TYPES['.html']!, 'cache-control': 'no-cache', ...securityHeaders },
       body: index,
     };
   };

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { API_BASE_PATH, catalog as serviceCatalog, queueUrlEnv, type Catalog } from '../../shared/catalog.ts';
+import { hostedSignInOrigins, parseExternalIssuers } from '../../shared/external-issuers.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { ensureTable, incrementalSweeper, localTableName, startDynamoDb, sweepExpiredItems, type LocalDynamoDb } from './dynamodb.ts';
 import { createConsoleSite } from './console-site.ts';
@@ -121,7 +122,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       : (running.temporaryOutbox = await mkdtemp(join(tmpdir(), 'aos-outbox-')));
 
     const invoke = createInvoker(options.loadModule ?? importFromRepo);
-    const consoleSite = options.consoleDir === undefined ? undefined : createConsoleSite(options.consoleDir);
+    const signInOrigins = hostedSignInOrigins(parseExternalIssuers(options.env?.['JWT_EXTERNAL_ISSUERS'] ?? process.env['JWT_EXTERNAL_ISSUERS']));
+    const consoleSite = options.consoleDir === undefined ? undefined : createConsoleSite(options.consoleDir, signInOrigins);
     const api = (running.api = createApiServer(createRouter(catalog), invoke, log, consoleSite));
     const appOrigin = origin(host, await listen(api.server, port, host));
     // Synchronously after listen resolves, so before any request can load a handler.

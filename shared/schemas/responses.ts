@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import type { RouteId } from '../catalog.ts';
-import { apiKey, emailVerified, issuedApiKey, jwksDocument, session, user, userProfileBody } from './responses/accounts.ts';
+import { apiKey, emailVerified, hostedSignIn, hostedSignInProvider, issuedApiKey, jwksDocument, session, user, userProfileBody } from './responses/accounts.ts';
 import { agent, alert, alertConfig, alertSummary, profileView } from './responses/agents.ts';
 import { agentMetrics, costs, dashboardMetrics, latencyPercentiles, requestsOverTime, successFailure, tokenUsage } from './responses/analytics.ts';
 import { deleted, enveloped, errorBody, jsonValue, message, paged, pagedResource, pagination, type RouteResponse } from './responses/common.ts';
@@ -49,6 +49,7 @@ export const routeResponses = {
   'auth/verify-email': enveloped(emailVerified),
   'auth/refresh': enveloped(session),
   'auth/logout': enveloped(message),
+  'auth/hosted-sign-in': enveloped(hostedSignIn),
   'users/profile': { status: 200, body: userProfileBody },
   'keys/create': enveloped(issuedApiKey, 201),
   'keys/list': paged(apiKey),
@@ -129,6 +130,7 @@ export const responseComponents = {
   /** Recursive, so it must be named: a nameless recursive schema has nowhere to point its `$ref`. */
   JsonValue: jsonValue,
   User: user,
+  HostedSignInProvider: hostedSignInProvider,
   ApiKey: apiKey,
   AcceptedTelemetry: acceptedTelemetry,
   TraceSummary: traceSummary,

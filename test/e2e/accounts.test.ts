@@ -353,6 +353,10 @@ describe('public system routes', () => {
     expect(openapi.body.paths['/auth/register'].post.requestBody).toBeDefined();
   });
 
+  it('offers no hosted sign-in when no issuer has one (the pool here only has its tokens accepted)', async () => {
+    expect((await service.api('GET', '/auth/hosted-sign-in')).body).toEqual({ success: true, data: { providers: [] } });
+  });
+
   it('answers an unknown route with the 404 envelope and rate-limit headers', async () => {
     const res = await service.api('GET', '/no/such/route');
     expect(res.status).toBe(404);

@@ -33,6 +33,7 @@ const PROBES: Record<string, ((ids: Ids) => Probe) | null> = {
   // The refresh token is the credential: it names its own sign-in, never another's (test/e2e/sign-in-sessions.test.ts).
   'auth/refresh': null,
   'auth/logout': null,
+  'auth/hosted-sign-in': null,
   'users/profile': null,
   'keys/create': null,
   'keys/list': null,

@@ -171,6 +171,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/hosted-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identity providers' hosted sign-in pages the console offers (a Cognito user pool's, from JWT_EXTERNAL_ISSUERS): public OAuth 2.0 client settings, no secret */
+        get: operations["authHostedSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/profile": {
         parameters: {
             query?: never;
@@ -1041,6 +1058,39 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        HostedSignInProvider: {
+            /** @description What the sign-in button names: "Sign in with <name>" */
+            name: string;
+            /**
+             * Format: uri
+             * @description The tokens' `iss`: the user pool
+             */
+            issuer: string;
+            /** @description The public app client (authorization code grant with PKCE) */
+            clientId: string;
+            /** Format: uri */
+            authorizationEndpoint: string;
+            /** Format: uri */
+            tokenEndpoint: string;
+            /** Format: uri */
+            revocationEndpoint: string;
+            /**
+             * Format: uri
+             * @description Ends the provider's own session (Cognito's `/logout`)
+             */
+            logoutEndpoint: string;
+            /**
+             * Format: uri
+             * @description The console's `/auth/callback`
+             */
+            redirectUri: string;
+            /**
+             * Format: uri
+             * @description Where the provider's logout returns to
+             */
+            logoutUri: string;
+            scopes: string[];
+        };
         ApiKey: {
             id: string;
             name: string;
@@ -1583,6 +1633,13 @@ export interface components {
             success: true;
             data: {
                 message: string;
+            };
+        };
+        AuthHostedSignInResponse: {
+            /** @constant */
+            success: true;
+            data: {
+                providers: components["schemas"]["HostedSignInProvider"][];
             };
         };
         UsersProfileResponse: {
@@ -3174,6 +3231,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthLogoutResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the message names the offending field */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; see Retry-After */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    authHostedSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthHostedSignInResponse"];
                 };
             };
             /** @description VALIDATION_ERROR: the message names the offending field */

@@ -9,14 +9,43 @@ export interface SessionState {
   user?: User;
 }
 
+/** A new access token; the user too when the answer carries it. */
+export interface Renewed {
+  accessToken: string;
+  expiresIn: number;
+  user?: User;
+}
+
+/** How a sign-in is renewed and ended: by the service's refresh cookie, or by the hosted provider it was made with. */
+export interface Renewal {
+  /** A new access token, or undefined when the sign-in is over (the visitor signs in again). */
+  renew(): Promise<Renewed | undefined>;
+  /** Ends the sign-in; true when the page is leaving for the provider to end its own session there. */
+  end(): Promise<boolean>;
+}
+
+/** The service's own sign-in: the refresh token is in a cookie scripts cannot read (HttpOnly). */
+const cookieRenewal: Renewal = {
+  async renew() {
+    const res = await fetch('/api/auth/refresh', { method: 'POST', credentials: 'same-origin' });
+    return res.ok ? ((await res.json()) as { data: SessionBody }).data : undefined;
+  },
+  async end() {
+    await fetch('/api/auth/logout', { method: 'POST', credentials: 'same-origin' }).catch(() => undefined);
+    return false;
+  },
+};
+
 /**
- * The signed-in user. The access token lives in this module's memory only; what keeps a user signed
- * in across reloads is the refresh token, in a cookie scripts cannot read (HttpOnly), which
- * `POST /api/auth/refresh` exchanges for a new access token.
+ * The signed-in user. The access token lives in this module's memory only. A password sign-in stays
+ * across reloads through the refresh token in a cookie scripts cannot read (HttpOnly), which
+ * `POST /api/auth/refresh` exchanges for a new access token; a hosted sign-in renews with its
+ * provider (auth/hosted.ts).
  */
 function createSession() {
   let state: SessionState = { status: 'unknown' };
   let accessToken: string | undefined;
+  let renewal = cookieRenewal;
   let refreshing: Promise<boolean> | undefined;
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   const listeners = new Set<() => void>();
@@ -26,22 +55,33 @@ function createSession() {
     listeners.forEach((listener) => listener());
   };
 
-  function accept(body: SessionBody) {
+  function accept(body: Renewed & { user: User }, by: Renewal = cookieRenewal) {
+    renewal = by;
+    renewed(body);
+  }
+
+  function renewed(body: Renewed) {
     accessToken = body.accessToken;
     clearTimeout(expiryTimer);
     // Refresh a minute before the access token expires, so a page left open keeps working.
     expiryTimer = setTimeout(() => void refresh(), Math.max(body.expiresIn - 60, 30) * 1000);
-    set({ status: 'signed-in', user: body.user });
+    set({ status: 'signed-in', user: body.user ?? state.user });
+  }
+
+  function forget() {
+    accessToken = undefined;
+    renewal = cookieRenewal;
+    clearTimeout(expiryTimer);
   }
 
   async function exchange(): Promise<boolean> {
-    const res = await fetch('/api/auth/refresh', { method: 'POST', credentials: 'same-origin' });
-    if (!res.ok) {
-      accessToken = undefined;
+    const body = await renewal.renew();
+    if (!body) {
+      forget();
       set({ status: 'signed-out' });
       return false;
     }
-    accept(((await res.json()) as { data: SessionBody }).data);
+    renewed(body);
     return true;
   }
 
@@ -72,12 +112,12 @@ function createSession() {
     refresh,
     /** The API refused the credential: forget it, so the pages send the visitor to sign in. */
     signedOut() {
-      accessToken = undefined;
-      clearTimeout(expiryTimer);
+      forget();
       set({ status: 'signed-out' });
     },
     async signOut() {
-      await fetch('/api/auth/logout', { method: 'POST', credentials: 'same-origin' }).catch(() => undefined);
+      // Leaving for the provider's logout: the page goes, and the provider sends the visitor back to sign in.
+      if (await renewal.end()) return;
       this.signedOut();
     },
   };

@@ -85,6 +85,22 @@ export const userProfileBody = z.strictObject({
 
 export const emailVerified = z.strictObject({ message: z.string(), isEmailVerified: z.literal(true) });
 
+/** A hosted sign-in the console offers: a public OAuth 2.0 client's settings (no secret) and the provider's endpoints. */
+export const hostedSignInProvider = z.strictObject({
+  name: z.string().describe('What the sign-in button names: "Sign in with <name>"'),
+  issuer: z.url().describe("The tokens' `iss`: the user pool"),
+  clientId: z.string().describe('The public app client (authorization code grant with PKCE)'),
+  authorizationEndpoint: z.url(),
+  tokenEndpoint: z.url(),
+  revocationEndpoint: z.url(),
+  logoutEndpoint: z.url().describe("Ends the provider's own session (Cognito's `/logout`)"),
+  redirectUri: z.url().describe("The console's `/auth/callback`"),
+  logoutUri: z.url().describe("Where the provider's logout returns to"),
+  scopes: z.array(z.string()),
+});
+
+export const hostedSignIn = z.strictObject({ providers: z.array(hostedSignInProvider) });
+
 /** An API key as listings show it: never the secret. */
 export const apiKey = z.strictObject({
   id: z.string(),

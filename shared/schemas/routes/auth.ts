@@ -27,4 +27,7 @@ export const authRoutes = /* @__PURE__ */ areaRoutes(authRouteDefs, {
     summary: 'Exchange the refresh-token cookie (set by login and register) for an access token and the next refresh token; a reused token ends its sign-in',
   },
   'auth/logout': { summary: 'End the sign-in of the refresh-token cookie and delete the cookie' },
+  'auth/hosted-sign-in': {
+    summary: "The identity providers' hosted sign-in pages the console offers (a Cognito user pool's, from JWT_EXTERNAL_ISSUERS): public OAuth 2.0 client settings, no secret",
+  },
 } as const satisfies AreaRouteSchemas<'auth'>);

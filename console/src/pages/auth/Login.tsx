@@ -6,6 +6,7 @@ import { session } from '../../auth/session';
 import { useSession } from '../../components/Layout';
 import { ErrorMessage } from '../../components/ui';
 import { AuthFrame, nextPath } from './AuthFrame';
+import { HostedSignIn } from './HostedSignIn';
 
 export default function Login() {
   const [search] = useSearchParams();
@@ -27,6 +28,7 @@ export default function Login() {
   };
   return (
     <AuthFrame title="Sign in">
+      <HostedSignIn next={nextPath(search)} />
       <form onSubmit={submit} className="form">
         <label>
           E-mail

@@ -66,7 +66,7 @@ export function inlined(statement: SqlStatement): string {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function valueOf(text: string | undefined, column: ColumnInfo | undefined): LakeRow[string] {
+function cellValue(text: string | undefined, column: ColumnInfo | undefined): LakeRow[string] {
   if (text === undefined) return null;
   switch (column?.Type) {
     case 'bigint':
@@ -150,7 +150,7 @@ export function athenaLake(settings: AthenaLakeSettings, client: AthenaClient = 
             header = false;
             continue;
           }
-          rows.push(Object.fromEntries(columns.map((column, i) => [column.Name ?? String(i), valueOf(row.Data?.[i]?.VarCharValue, column)])));
+          rows.push(Object.fromEntries(columns.map((column, i) => [column.Name ?? String(i), cellValue(row.Data?.[i]?.VarCharValue, column)])));
         }
         NextToken = page.NextToken;
       } while (NextToken);

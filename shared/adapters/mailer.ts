@@ -72,7 +72,7 @@ export function outbox(dir: string, clock: Clock): Mailer & SmsSender {
     const createdAt = clock.now().toISOString();
     const { id, ...rest } = m;
     const file = join(dir, `${createdAt.replace(/[:.]/g, '-')}-${m.channel}-${id.replace(/[^\w-]/g, '')}.json`);
-    await writeFile(file, JSON.stringify({ ...rest, createdAt }, null, 2) + '\n');
+    await writeFile(file, `${JSON.stringify({ ...rest, createdAt }, null, 2)}\n`);
   }
   return { sendEmail: write, sendSms: write };
 }

@@ -52,7 +52,7 @@ function createSession() {
 
   const set = (next: SessionState) => {
     state = next;
-    listeners.forEach((listener) => listener());
+    for (const listener of listeners) listener();
   };
 
   function accept(body: Renewed & { user: User }, by: Renewal = cookieRenewal) {

@@ -171,6 +171,7 @@ function Profile() {
           <strong>{s.planName}</strong> <Badge tone={statusTone(s.status === 'active' || s.status === 'trialing' ? 'ok' : 'error')}>{s.status}</Badge>
           {'trialDaysRemaining' in s ? <span> · {s.trialExpired ? 'trial expired' : `${s.trialDaysRemaining} trial days left`}</span> : null}
         </p>
+        {/* biome-ignore lint/a11y/noLabelWithoutControl: the label names the progress element inside it. */}
         <label className="usage">
           Spans this period: {formatNumber(s.spansUsed)} of {unlimited ? 'unlimited' : formatNumber(s.spansLimit)}
           {!unlimited ? <progress max={100} value={s.usagePercentage} /> : null}

@@ -120,6 +120,7 @@ function TraceView({ trace }: { trace: Trace }) {
               </span>
             ))}
           </div>
+          {/* biome-ignore lint/a11y/noStaticElementInteractions: the arrow keys move through the virtualised list of span buttons inside. */}
           <div className="waterfall-rows" ref={scroller} onKeyDown={onKeyDown} data-testid="waterfall">
             <ul style={{ height: virtualizer.getTotalSize() }} aria-label="Spans">
               {virtualizer.getVirtualItems().map((item) => {
@@ -139,7 +140,7 @@ function TraceView({ trace }: { trace: Trace }) {
                       )}
                       <button type="button" id={`span-${span.spanId}`} className="span-select" aria-pressed={isSelected} onClick={() => select(span.spanId)}>
                         <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> {span.name}
-                        {span.status === 'error' ? <span className="error-dot" aria-label="failed"> ●</span> : null}
+                        {span.status === 'error' ? <span className="error-dot" role="img" aria-label="failed"> ●</span> : null}
                       </button>
                     </span>
                     <span className="span-bar-track" aria-hidden="true">

@@ -18,5 +18,5 @@ export function AuthFrame({ title, children }: { title: string; children: ReactN
 /** Where to go after signing in: the page the visitor came from, if it is one of ours. */
 export function nextPath(search: URLSearchParams): string {
   const next = search.get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  return next?.startsWith('/') && !next.startsWith('//') ? next : '/';
 }

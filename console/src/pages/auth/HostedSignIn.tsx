@@ -25,6 +25,7 @@ export function HostedSignIn({ next }: { next: string }) {
   };
   const remembered = providers.data?.find((p) => p.name === rememberedProvider());
   // Once the providers are known (they are fetched once: the same object after).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `start` is made anew each render; the sign-in starts once per provider.
   useEffect(() => {
     if (remembered) start(remembered);
   }, [remembered]);

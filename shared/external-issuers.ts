@@ -120,17 +120,17 @@ export function hostedSignInProviders(issuers: readonly ExternalIssuer[], public
 /** The origins the console calls besides its own (each hosted sign-in's token and revocation endpoints): its CSP's `connect-src`. */
 export const hostedSignInOrigins = (issuers: readonly ExternalIssuer[]): string[] => [...new Set(issuers.flatMap((i) => (i.hostedSignIn ? [new URL(i.hostedSignIn.domain).origin] : [])))];
 
-/** `JWT_EXTERNAL_ISSUERS` as JSON text (unset or blank: none), checked; throws naming what is wrong. */
-export function parseExternalIssuers(json: string | undefined): ExternalIssuer[] {
+/** `JWT_EXTERNAL_ISSUERS` as JSON text (unset or blank: none), checked; throws naming `source` and what is wrong. */
+export function parseExternalIssuers(json: string | undefined, source = 'JWT_EXTERNAL_ISSUERS'): ExternalIssuer[] {
   if (json === undefined || json.trim() === '') return [];
   let raw: unknown;
   try {
     raw = JSON.parse(json);
   } catch {
-    throw new Error('JWT_EXTERNAL_ISSUERS is not valid JSON');
+    throw new Error(`${source} is not valid JSON`);
   }
   const parsed = z.safeParse(externalIssuers, raw);
-  if (!parsed.success) throw new Error(`JWT_EXTERNAL_ISSUERS: ${parsed.error.issues.map((issue) => describeIssue(issue)).join('; ')}`);
+  if (!parsed.success) throw new Error(`${source}: ${parsed.error.issues.map((issue) => describeIssue(issue)).join('; ')}`);
   return parsed.data;
 }
 

@@ -84,7 +84,7 @@ export class ConsoleStack extends Stack {
     });
 
     // The hosted sign-ins (context jwtExternalIssuers) the console exchanges codes with: checked here, so a bad one fails synth.
-    const signInOrigins = hostedSignInOrigins(parseExternalIssuers(deploymentSettings(this).jwtExternalIssuers));
+    const signInOrigins = hostedSignInOrigins(parseExternalIssuers(deploymentSettings(this).jwtExternalIssuers, 'context jwtExternalIssuers'));
     const headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'Agent Observability console: CSP, HSTS, no framing, no sniffing',
       securityHeadersBehavior: {

@@ -11,7 +11,7 @@ import { logLevelOf } from '../../shared/observability/logger.ts';
  * |----------------------|-------------------------------------|--------------------------|
  * | `corsAllowOrigins`   | `*`; an array or a comma-separated string | the HTTP API's CORS configuration |
  * | `jwtIssuer`          | `urn:aos:<API stack name>` (`urn:aos:AgentObservability-Stateless`) | `JWT_ISSUER` |
- * | `jwtExternalIssuers` | `[]`; an array or JSON string of `{issuer, jwksUrl?, audiences}`, e.g. a Cognito user pool | `JWT_EXTERNAL_ISSUERS` |
+ * | `jwtExternalIssuers` | `[]`; an array or JSON string of `{issuer, jwksUrl?, audiences, hostedSignIn?}`, e.g. a Cognito user pool and its hosted sign-in for the console (checked whole by the console stack) | `JWT_EXTERNAL_ISSUERS` |
  * | `publicAppUrl`       | the API's own endpoint, so e-mailed `/api/...` links work; set it when a dashboard serves `/reset-password` | `PUBLIC_APP_URL` |
  * | `mailFrom`           | the functions' built-in sender; set an SES-verified identity | `MAIL_FROM` |
  * | `logLevel`           | `INFO`; `DEBUG`, `INFO`, `WARN`, `ERROR` or `SILENT`, checked at synth | `LOG_LEVEL` |

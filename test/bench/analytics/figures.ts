@@ -28,7 +28,8 @@ export function figures(run: AnalyticsRun): Figure[] {
   ];
 }
 
-function seedingFigures({ agents, items, seconds }: Seeded): Figure[] {
+/** How the tenant was seeded: its size, the buckets, and where the time went (the console scenario seeds the same way). */
+export function seedingFigures({ agents, items, seconds }: Seeded): Figure[] {
   return [
     { key: 'tracesSeeded', label: 'traces seeded (one tenant, 30 days)', value: items.summaries },
     { key: 'agents', label: 'agents', value: agents.length },

@@ -1,22 +1,22 @@
-import { noMetricsSink, timestreamSink } from '../../shared/adapters/metrics-sink.ts';
-import { lakeWriter } from '../../shared/adapters/lake-writer.ts';
-import { portsOf } from '../../shared/adapters/ports.ts';
-import { sqsQueue } from '../../shared/adapters/queue.ts';
-import { config } from '../../shared/config.ts';
-import { count, METRIC } from '../../shared/observability/metrics.ts';
-import type { IngestMessage } from '../../shared/domain/ingest/messages.ts';
-import { ingestMessageSchema } from '../../shared/domain/ingest/message-schema.ts';
-import { persistTelemetryBatch, purgeAgent } from '../../shared/domain/ingest/persist.ts';
-import { agentsRepository } from '../../shared/store/agents.ts';
-import { alertsRepository } from '../../shared/store/alerts.ts';
-import { experimentsRepository } from '../../shared/store/experiments.ts';
-import { profilesRepository } from '../../shared/store/profiles.ts';
-import { rollupsRepository } from '../../shared/store/rollups.ts';
-import { sessionsRepository } from '../../shared/store/sessions.ts';
-import { tenantsRepository } from '../../shared/store/tenants.ts';
-import { logsRepository, signalsRepository } from '../../shared/store/timeline.ts';
-import { tracesRepository } from '../../shared/store/traces.ts';
-import { sqsGroupedBatchHandler } from '../../shared/workers/sqs-batch.ts';
+import { noMetricsSink, timestreamSink } from '#shared/adapters/metrics-sink.ts';
+import { lakeWriter } from '#shared/adapters/lake-writer.ts';
+import { portsOf } from '#shared/adapters/ports.ts';
+import { sqsQueue } from '#shared/adapters/queue.ts';
+import { config } from '#shared/config.ts';
+import { count, METRIC } from '#shared/observability/metrics.ts';
+import type { IngestMessage } from '#shared/domain/ingest/messages.ts';
+import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
+import { persistTelemetryBatch, purgeAgent } from '#shared/domain/ingest/persist.ts';
+import { agentsRepository } from '#shared/store/agents.ts';
+import { alertsRepository } from '#shared/store/alerts.ts';
+import { experimentsRepository } from '#shared/store/experiments.ts';
+import { profilesRepository } from '#shared/store/profiles.ts';
+import { rollupsRepository } from '#shared/store/rollups.ts';
+import { sessionsRepository } from '#shared/store/sessions.ts';
+import { tenantsRepository } from '#shared/store/tenants.ts';
+import { logsRepository, signalsRepository } from '#shared/store/timeline.ts';
+import { tracesRepository } from '#shared/store/traces.ts';
+import { sqsGroupedBatchHandler } from '#shared/workers/sqs-batch.ts';
 
 const ingestPorts = portsOf(
   {

@@ -1,20 +1,20 @@
-import { systemClock } from '../../shared/adapters/clock.ts';
-import { configuredMessaging, type MessagingPorts } from '../../shared/adapters/mailer.ts';
-import { portsOf } from '../../shared/adapters/ports.ts';
-import { config } from '../../shared/config.ts';
-import { noticeSignInLockout } from '../../shared/domain/accounts/sign-in-backoff.ts';
-import { processAlertNotification, type NotificationSettings } from '../../shared/domain/alerts/notify.ts';
-import { deliver } from '../../shared/domain/notifications/deliver.ts';
-import { notifyQueueMessageSchema } from '../../shared/domain/notifications/messages.ts';
-import { logger } from '../../shared/observability/logger.ts';
-import { count, METRIC } from '../../shared/observability/metrics.ts';
-import { agentsRepository } from '../../shared/store/agents.ts';
-import { alertsRepository } from '../../shared/store/alerts.ts';
-import { deliveriesRepository } from '../../shared/store/deliveries.ts';
-import { rateLimitsRepository } from '../../shared/store/rate-limits.ts';
-import { tenantsRepository } from '../../shared/store/tenants.ts';
-import { usersRepository } from '../../shared/store/users.ts';
-import { sqsBatchHandler } from '../../shared/workers/sqs-batch.ts';
+import { systemClock } from '#shared/adapters/clock.ts';
+import { configuredMessaging, type MessagingPorts } from '#shared/adapters/mailer.ts';
+import { portsOf } from '#shared/adapters/ports.ts';
+import { config } from '#shared/config.ts';
+import { noticeSignInLockout } from '#shared/domain/accounts/sign-in-backoff.ts';
+import { processAlertNotification, type NotificationSettings } from '#shared/domain/alerts/notify.ts';
+import { deliver } from '#shared/domain/notifications/deliver.ts';
+import { notifyQueueMessageSchema } from '#shared/domain/notifications/messages.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { count, METRIC } from '#shared/observability/metrics.ts';
+import { agentsRepository } from '#shared/store/agents.ts';
+import { alertsRepository } from '#shared/store/alerts.ts';
+import { deliveriesRepository } from '#shared/store/deliveries.ts';
+import { rateLimitsRepository } from '#shared/store/rate-limits.ts';
+import { tenantsRepository } from '#shared/store/tenants.ts';
+import { usersRepository } from '#shared/store/users.ts';
+import { sqsBatchHandler } from '#shared/workers/sqs-batch.ts';
 
 const configuredSettings: NotificationSettings = { publicAppUrl: config.publicAppUrl, notificationsPerHour: config.alerts.notificationsPerHour };
 

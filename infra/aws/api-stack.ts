@@ -3,7 +3,7 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { CorsHttpMethod, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { API_BASE_PATH, type Catalog } from '../../shared/catalog.ts';
+import { API_BASE_PATH, type Catalog } from '#shared/catalog.ts';
 import { LOG_RETENTION } from './service-function.ts';
 import { deploymentSettings, type DeploymentSettings } from './settings.ts';
 

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { App, Validations, type Stack } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { catalog as defaultCatalog, type Catalog } from '../../shared/catalog.ts';
+import { catalog as defaultCatalog, type Catalog } from '#shared/catalog.ts';
 import { ApiStack } from './api-stack.ts';
 import { ConsoleStack } from './console-stack.ts';
 import { LakeStack } from './lake-stack.ts';

@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { queueUrlEnv, type Capability } from '../../shared/catalog.ts';
+import { queueUrlEnv, type Capability } from '#shared/catalog.ts';
 import type { ApiResources } from './api-stack.ts';
 import type { LakeResources } from './lake-stack.ts';
 import { constructId } from './names.ts';

@@ -9,8 +9,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { Construct } from 'constructs';
 import { consoleContentSecurityPolicy } from '../../console/security-headers.ts';
-import { API_BASE_PATH } from '../../shared/catalog.ts';
-import { hostedSignInOrigins, parseExternalIssuers } from '../../shared/external-issuers.ts';
+import { API_BASE_PATH } from '#shared/catalog.ts';
+import { hostedSignInOrigins, parseExternalIssuers } from '#shared/external-issuers.ts';
 import { deploymentSettings } from './settings.ts';
 
 /** The wildcards of the grant CDK's BucketDeployment gives its copying function (s3 sync, then an invalidation). */

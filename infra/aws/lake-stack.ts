@@ -6,10 +6,10 @@ import * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { QUERY_RESULTS_PREFIX } from '../../shared/adapters/exports-athena.ts';
-import { ROUTING_FIELD } from '../../shared/adapters/lake-firehose.ts';
-import type { LakeCapability } from '../../shared/catalog.ts';
-import { LAKE_TABLES, type LakeColumnType, type LakeTable } from '../../shared/domain/lake/schema.ts';
+import { QUERY_RESULTS_PREFIX } from '#shared/adapters/exports-athena.ts';
+import { ROUTING_FIELD } from '#shared/adapters/lake-firehose.ts';
+import type { LakeCapability } from '#shared/catalog.ts';
+import { LAKE_TABLES, type LakeColumnType, type LakeTable } from '#shared/domain/lake/schema.ts';
 import { LOG_RETENTION, type ServiceFunction } from './service-function.ts';
 
 /**

@@ -6,9 +6,9 @@ import { Architecture, type RecursiveLoop, Runtime, Tracing } from 'aws-cdk-lib/
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { httpHandlerModule } from '../../shared/catalog.ts';
-import { PACKED_DESCRIPTION_GLOBAL, packApiDescription } from '../../shared/http/openapi-document.ts';
-import { apiDescription } from '../../shared/schemas/openapi.ts';
+import { httpHandlerModule } from '#shared/catalog.ts';
+import { PACKED_DESCRIPTION_GLOBAL, packApiDescription } from '#shared/http/openapi-document.ts';
+import { apiDescription } from '#shared/schemas/openapi.ts';
 
 /** The repository root: esbuild resolves from here, and package-lock.json lives here. */
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,7 +1,7 @@
 import type { Stack } from 'aws-cdk-lib';
-import { DEFAULT_JUDGE_MODEL } from '../../shared/domain/evaluation/judge.ts';
-import { isTrustedKeysUrl, keysUrlOf } from '../../shared/domain/accounts/jwt.ts';
-import { logLevelOf } from '../../shared/observability/logger.ts';
+import { DEFAULT_JUDGE_MODEL } from '#shared/domain/evaluation/judge.ts';
+import { isTrustedKeysUrl, keysUrlOf } from '#shared/domain/accounts/jwt.ts';
+import { logLevelOf } from '#shared/observability/logger.ts';
 
 /**
  * Deployment settings, read from CDK context (`cdk deploy -c mailFrom=alerts@example.com`, or the `context`

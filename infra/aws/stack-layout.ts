@@ -1,4 +1,4 @@
-import { areaOf, type Catalog, type RouteDef } from '../../shared/catalog.ts';
+import { areaOf, type Catalog, type RouteDef } from '#shared/catalog.ts';
 import { constructId } from './names.ts';
 
 /**

@@ -4,8 +4,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { catalog as defaultCatalog, type Catalog } from '../../shared/catalog.ts';
-import { TABLE } from '../../shared/store/table.ts';
+import { catalog as defaultCatalog, type Catalog } from '#shared/catalog.ts';
+import { TABLE } from '#shared/store/table.ts';
 import { constructId } from './names.ts';
 
 /** What the stateless stack builds on: the data and the channels that outlive any deployment of the code. */

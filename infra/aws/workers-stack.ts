@@ -3,7 +3,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { jobModule, workerModule, type Catalog } from '../../shared/catalog.ts';
+import { jobModule, workerModule, type Catalog } from '#shared/catalog.ts';
 import { CodeStack, type CodeStackProps } from './code-stack.ts';
 import { constructId } from './names.ts';
 import type { ServiceFunction } from './service-function.ts';

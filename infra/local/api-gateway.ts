@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { RESPONSE_SECURITY_HEADERS } from '../../shared/http/response-headers.ts';
+import { RESPONSE_SECURITY_HEADERS } from '#shared/http/response-headers.ts';
 import { LOCAL_ACCOUNT } from './local-account.ts';
 import type { RouteMatch } from './router.ts';
 

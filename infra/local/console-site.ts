@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-import { API_BASE_PATH } from '../../shared/catalog.ts';
+import { API_BASE_PATH } from '#shared/catalog.ts';
 import type { HttpResponse } from './api-gateway.ts';
 import { consoleSecurityHeaders } from '../../console/security-headers.ts';
 

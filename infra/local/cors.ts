@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { RESPONSE_SECURITY_HEADERS } from '../../shared/http/response-headers.ts';
+import { RESPONSE_SECURITY_HEADERS } from '#shared/http/response-headers.ts';
 import type { HttpResponse } from './api-gateway.ts';
 
 /**

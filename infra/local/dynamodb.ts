@@ -14,7 +14,7 @@ import {
 import { createHash } from 'node:crypto';
 import dynalite from 'dynalite';
 import { mkdir } from 'node:fs/promises';
-import { createTableInput, TABLE } from '../../shared/store/table.ts';
+import { createTableInput, TABLE } from '#shared/store/table.ts';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS } from './local-account.ts';
 import { close, listen, origin } from './servers.ts';
 

@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closeLocalLake, openLocalLake } from '../../shared/adapters/lake-duckdb.ts';
-import { EXPORT_LIFETIME_DAYS } from '../../shared/domain/lake/exports.ts';
+import { closeLocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
+import { EXPORT_LIFETIME_DAYS } from '#shared/domain/lake/exports.ts';
 
 export interface LocalLakeService {
   /** What the handlers need to reach it (shared/lake-config.ts). */

@@ -8,7 +8,7 @@ import {
   type QueueDef,
   type RouteDef,
   type ScheduleDef,
-} from '../../shared/catalog.ts';
+} from '#shared/catalog.ts';
 import { LOCAL_ACCOUNT } from './local-account.ts';
 
 /** Imports a repository module (a path such as `functions/http/system/health.ts`). */

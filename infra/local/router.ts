@@ -1,4 +1,4 @@
-import { API_BASE_PATH, type Catalog, type RouteDef } from '../../shared/catalog.ts';
+import { API_BASE_PATH, type Catalog, type RouteDef } from '#shared/catalog.ts';
 
 export interface RouteMatch {
   /** The catalog route, or the fallback route when nothing matched. */

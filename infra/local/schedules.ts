@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import type { ScheduleDef } from '../../shared/catalog.ts';
+import type { ScheduleDef } from '#shared/catalog.ts';
 import { LOCAL_ACCOUNT } from './local-account.ts';
 
 /** The event an EventBridge scheduled rule delivers to its target. */

@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBase62 } from '../../shared/domain/accounts/secrets.ts';
+import { randomBase62 } from '#shared/domain/accounts/secrets.ts';
 
 const SEED_LENGTH = 64;
 

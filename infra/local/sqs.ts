@@ -5,7 +5,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { QueueDef } from '../../shared/catalog.ts';
+import type { QueueDef } from '#shared/catalog.ts';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS } from './local-account.ts';
 import { md5Of, QueueStore, QueueStoreError, type MessageAttributes, type QueueAttributes, type ReceivedMessage } from './queue-store.ts';
 import { close, listen, origin } from './servers.ts';

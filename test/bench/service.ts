@@ -1,10 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
-import type { PlanKey } from '../../shared/domain/plans/plans.ts';
-import { createDb, type Db } from '../../shared/store/client.ts';
-import * as keys from '../../shared/store/keys.ts';
-import { reindexRepository } from '../../shared/store/reindex.ts';
-import { LIST_LAYOUT } from '../../shared/domain/maintenance/reindex.ts';
+import type { PlanKey } from '#shared/domain/plans/plans.ts';
+import { createDb, type Db } from '#shared/store/client.ts';
+import * as keys from '#shared/store/keys.ts';
+import { reindexRepository } from '#shared/store/reindex.ts';
+import { LIST_LAYOUT } from '#shared/domain/maintenance/reindex.ts';
 import { startTestService, type ApiResponse, type TestService } from '../support/service.ts';
 
 /** What the local runtime logs when a queue consumer fails a message (it then waits for its visibility timeout). */

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { quantile } from '../../shared/domain/spans/views.ts';
+import { quantile } from '#shared/domain/spans/views.ts';
 
 /** The nearest-rank percentile (q in 0–1) of the values, in any order. */
 export const percentile = (values: readonly number[], q: number): number => quantile([...values].sort((a, b) => a - b), q)!;

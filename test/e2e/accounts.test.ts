@@ -2,8 +2,8 @@ import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } fro
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueAccessToken } from '../../shared/domain/accounts/jwt.ts';
-import { signingMaterialFromSeed } from '../../shared/domain/accounts/signing-keys.ts';
+import { issueAccessToken } from '#shared/domain/accounts/jwt.ts';
+import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { startTestService } from '../support/service.ts';
 
 type Service = Awaited<ReturnType<typeof startTestService>>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TraceSummary } from '../../shared/domain/spans/summary.ts';
-import { quantile } from '../../shared/domain/spans/views.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
+import { quantile } from '#shared/domain/spans/views.ts';
 import { seededRandom } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { agentMetrics, withinRelativeError } from '../unit/analytics/fixtures.ts';

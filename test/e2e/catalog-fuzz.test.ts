@@ -1,10 +1,10 @@
 import { DynamoDBClient, ScanCommand, type AttributeValue, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, type RouteDef } from '../../shared/catalog.ts';
-import type { RouteSchemas } from '../../shared/schemas/route-schemas.ts';
-import { routeSchemas } from '../../shared/schemas/routes.ts';
+import { catalog, type RouteDef } from '#shared/catalog.ts';
+import type { RouteSchemas } from '#shared/schemas/route-schemas.ts';
+import { routeSchemas } from '#shared/schemas/routes.ts';
 import { exampleOf, jsonSchemaOf } from '../support/examples.ts';
-import { isStorableNumber } from '../../shared/domain/spans/model.ts';
+import { isStorableNumber } from '#shared/domain/spans/model.ts';
 import { leafPaths, mutate, nested, OUT_OF_RANGE_NUMBERS, randomJson, withValueAt, type JsonPath } from '../support/fuzz.ts';
 import { seededRandom, type Random } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';

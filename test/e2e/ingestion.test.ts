@@ -8,7 +8,7 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as keys from '../../shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_FAILURES } from '../../shared/domain/accounts/sign-in-backoff.ts';
+import { FREE_FAILURES } from '#shared/domain/accounts/sign-in-backoff.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /** Every sign-in checks a password with scrypt (N=2^17), a second or so each on a busy machine. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, type RouteDef } from '../../shared/catalog.ts';
-import { issueAccessToken } from '../../shared/domain/accounts/jwt.ts';
-import { signingMaterialFromSeed } from '../../shared/domain/accounts/signing-keys.ts';
+import { catalog, type RouteDef } from '#shared/catalog.ts';
+import { issueAccessToken } from '#shared/domain/accounts/jwt.ts';
+import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /** Real ids of the first tenant's resources. */

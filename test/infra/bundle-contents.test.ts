@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fallbackRoute, httpHandlerModule, routes } from '../../shared/catalog.ts';
+import { fallbackRoute, httpHandlerModule, routes } from '#shared/catalog.ts';
 import { bundleModules, functionModules, PROJECT_ROOT as ROOT } from '../support/bundles.ts';
 
 /** The functions that read or write rollups: only they carry the latency sketch. */

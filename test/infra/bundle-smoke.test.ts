@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpHandlerModule } from '../../shared/catalog.ts';
-import { withServer } from '../../shared/http/openapi-document.ts';
-import { apiDescription } from '../../shared/schemas/openapi.ts';
+import { httpHandlerModule } from '#shared/catalog.ts';
+import { withServer } from '#shared/http/openapi-document.ts';
+import { apiDescription } from '#shared/schemas/openapi.ts';
 import { bundleModules, PROJECT_ROOT } from '../support/bundles.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceFunction } from '../../infra/aws/service-function.ts';
-import { QUERY_RESULTS_PREFIX } from '../../shared/adapters/exports-athena.ts';
-import { catalog, type Capability, type LakeCapability } from '../../shared/catalog.ts';
+import { QUERY_RESULTS_PREFIX } from '#shared/adapters/exports-athena.ts';
+import { catalog, type Capability, type LakeCapability } from '#shared/catalog.ts';
 import { actionsOf, buildTestApp, environmentOf, functionsOf, statementsOf, templateOf, type Statement } from './service-app.ts';
 
 const app = buildTestApp();

@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { buildApp, type BuildAppOptions, type ServiceApp } from '../../infra/aws/app.ts';
 import type { ServiceFunction } from '../../infra/aws/service-function.ts';
-import { catalog, type Catalog } from '../../shared/catalog.ts';
+import { catalog, type Catalog } from '#shared/catalog.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ROUTE_STACK_AREAS, routeStackLayout, type RouteStackPlan } from '../../infra/aws/stack-layout.ts';
-import { catalog, type Catalog, type RouteDef } from '../../shared/catalog.ts';
+import { catalog, type Catalog, type RouteDef } from '#shared/catalog.ts';
 
 const stackOf = (layout: RouteStackPlan[], routeId: string): string | undefined =>
   layout.find((plan) => plan.routes.some((route) => route.id === routeId))?.name;

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { catalog } from '../../shared/catalog.ts';
-import { createTableInput, TABLE } from '../../shared/store/table.ts';
+import { catalog } from '#shared/catalog.ts';
+import { createTableInput, TABLE } from '#shared/store/table.ts';
 import { buildTestApp, logicalIdOf } from './service-app.ts';
 
 const { stateful } = buildTestApp();

@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ServiceFunction } from '../../infra/aws/service-function.ts';
-import { API_BASE_PATH, areaOf, catalog, needsSigningKey, queueUrlEnv } from '../../shared/catalog.ts';
+import { API_BASE_PATH, areaOf, catalog, needsSigningKey, queueUrlEnv } from '#shared/catalog.ts';
 import {
   actionsOf,
   buildTestApp,

@@ -4,19 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { notifyHandler, type NotifyPorts } from '../../functions/workers/notify.ts';
-import { randomIds } from '../../shared/adapters/ids.ts';
-import { outbox } from '../../shared/adapters/mailer.ts';
-import type { AlertConfigPatch } from '../../shared/domain/alerts/config.ts';
-import type { AlertNotificationJob, EmailMessage, SmsMessage } from '../../shared/domain/notifications/messages.ts';
-import type { PlanKey } from '../../shared/domain/plans/plans.ts';
-import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
-import type { Store } from '../../shared/domain/store.ts';
+import { randomIds } from '#shared/adapters/ids.ts';
+import { outbox } from '#shared/adapters/mailer.ts';
+import type { AlertConfigPatch } from '#shared/domain/alerts/config.ts';
+import type { AlertNotificationJob, EmailMessage, SmsMessage } from '#shared/domain/notifications/messages.ts';
+import type { PlanKey } from '#shared/domain/plans/plans.ts';
+import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import type { Store } from '#shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 
 // No plan lacks the alerts entitlement today; here the starter plan has none, to prove it is honoured.
-vi.mock('../../shared/domain/plans/plans.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../shared/domain/plans/plans.ts')>();
+vi.mock('#shared/domain/plans/plans.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('#shared/domain/plans/plans.ts')>();
   const starter = { ...actual.PLANS.starter, features: { ...actual.PLANS.starter.features, alerts: false } };
   return { ...actual, PLANS: { ...actual.PLANS, starter } };
 });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomIds } from '../../shared/adapters/ids.ts';
-import { autoResolveQuietAlerts } from '../../shared/domain/alerts/auto-resolve.ts';
-import { changeAlertStatus } from '../../shared/domain/alerts/service.ts';
-import { ValidationError } from '../../shared/domain/errors.ts';
-import type { Occurrence } from '../../shared/domain/alerts/ports.ts';
-import type { Store } from '../../shared/domain/store.ts';
+import { randomIds } from '#shared/adapters/ids.ts';
+import { autoResolveQuietAlerts } from '#shared/domain/alerts/auto-resolve.ts';
+import { changeAlertStatus } from '#shared/domain/alerts/service.ts';
+import { ValidationError } from '#shared/domain/errors.ts';
+import type { Occurrence } from '#shared/domain/alerts/ports.ts';
+import type { Store } from '#shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let store: Store;

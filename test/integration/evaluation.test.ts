@@ -1,23 +1,23 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evaluateHandler, type EvaluatePorts } from '../../functions/workers/evaluate.ts';
-import { randomIds } from '../../shared/adapters/ids.ts';
-import type { QueuePort } from '../../shared/domain/ports.ts';
-import type { AlertConfigPatch, LlmAlertType } from '../../shared/domain/alerts/config.ts';
-import { evaluateTrace, type EvaluationDeps, type EvaluationSettings } from '../../shared/domain/evaluation/evaluate.ts';
-import { builtinJudge } from '../../shared/domain/evaluation/heuristics/index.ts';
-import { JudgeAnswerError, type Judge } from '../../shared/domain/evaluation/judge.ts';
-import type { PlanKey } from '../../shared/domain/plans/plans.ts';
-import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
-import type { Store } from '../../shared/domain/store.ts';
+import { randomIds } from '#shared/adapters/ids.ts';
+import type { QueuePort } from '#shared/domain/ports.ts';
+import type { AlertConfigPatch, LlmAlertType } from '#shared/domain/alerts/config.ts';
+import { evaluateTrace, type EvaluationDeps, type EvaluationSettings } from '#shared/domain/evaluation/evaluate.ts';
+import { builtinJudge } from '#shared/domain/evaluation/heuristics/index.ts';
+import { JudgeAnswerError, type Judge } from '#shared/domain/evaluation/judge.ts';
+import type { PlanKey } from '#shared/domain/plans/plans.ts';
+import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import type { Store } from '#shared/domain/store.ts';
 import { traceOf, type TraceSpec } from '../fixtures/judge/build.ts';
 import { LABELLED_TRACES } from '../fixtures/judge/traces.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 
 // Every plan includes evaluations today; here the starter plan does not, to prove the entitlement is honoured.
-vi.mock('../../shared/domain/plans/plans.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../shared/domain/plans/plans.ts')>();
+vi.mock('#shared/domain/plans/plans.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('#shared/domain/plans/plans.ts')>();
   const starter = { ...actual.PLANS.starter, features: { ...actual.PLANS.starter.features, evaluations: false } };
   return { ...actual, PLANS: { ...actual.PLANS, starter } };
 });

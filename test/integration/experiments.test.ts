@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomIds } from '../../shared/adapters/ids.ts';
-import { NotFoundError, ValidationError } from '../../shared/domain/errors.ts';
-import { recordExperimentObservations } from '../../shared/domain/experiments/observations.ts';
+import { randomIds } from '#shared/adapters/ids.ts';
+import { NotFoundError, ValidationError } from '#shared/domain/errors.ts';
+import { recordExperimentObservations } from '#shared/domain/experiments/observations.ts';
 import {
   assignSubject,
   changeExperimentStatus,
@@ -9,9 +9,9 @@ import {
   getExperiment,
   listExperiments,
   resultsOfExperiment,
-} from '../../shared/domain/experiments/service.ts';
-import type { StoredSignal } from '../../shared/domain/spans/ports.ts';
-import type { Store } from '../../shared/domain/store.ts';
+} from '#shared/domain/experiments/service.ts';
+import type { StoredSignal } from '#shared/domain/spans/ports.ts';
+import type { Store } from '#shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 import { traceSummary } from '../unit/analytics/fixtures.ts';
 

@@ -1,12 +1,12 @@
 import { SendMessageBatchCommand, SQSClient, SQSServiceException, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sqsQueue } from '../../shared/adapters/queue.ts';
-import { acceptTelemetry } from '../../shared/domain/ingest/accept.ts';
-import { parseSpans } from '../../shared/domain/ingest/native-spans.ts';
-import { ServiceUnavailableError } from '../../shared/domain/errors.ts';
-import { currentPeriod, newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
-import type { Store } from '../../shared/domain/store.ts';
+import { sqsQueue } from '#shared/adapters/queue.ts';
+import { acceptTelemetry } from '#shared/domain/ingest/accept.ts';
+import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
+import { ServiceUnavailableError } from '#shared/domain/errors.ts';
+import { currentPeriod, newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import type { Store } from '#shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let store: Store;

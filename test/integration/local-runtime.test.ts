@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { queueUrlEnv, type Catalog } from '../../shared/catalog.ts';
+import { queueUrlEnv, type Catalog } from '#shared/catalog.ts';
 import { incrementalSweeper, startDynamoDb, waitUntilActive } from '../../infra/local/dynamodb.ts';
 import { startLocalService } from '../../infra/local/runtime.ts';
-import { createTableInput } from '../../shared/store/table.ts';
+import { createTableInput } from '#shared/store/table.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const quiet = () => {};

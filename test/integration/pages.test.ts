@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchWrite, putRequests } from '../../shared/store/batch.ts';
-import type { Db } from '../../shared/store/client.ts';
-import { compareKeys, COUNT_BUDGET, countItems, readPage, READ_BUDGET, type Source } from '../../shared/store/pages.ts';
+import { batchWrite, putRequests } from '#shared/store/batch.ts';
+import type { Db } from '#shared/store/client.ts';
+import { compareKeys, COUNT_BUDGET, countItems, readPage, READ_BUDGET, type Source } from '#shared/store/pages.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { seededRandom } from '../support/random.ts';
 

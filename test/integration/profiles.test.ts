@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomIds } from '../../shared/adapters/ids.ts';
-import { noMetricsSink } from '../../shared/adapters/metrics-sink.ts';
-import { compactRollups } from '../../shared/domain/analytics/compaction.ts';
-import { NotFoundError, ValidationError } from '../../shared/domain/errors.ts';
-import { toIngestMessages } from '../../shared/domain/ingest/messages.ts';
-import { persistTelemetry } from '../../shared/domain/ingest/persist.ts';
-import { newTrialSubscription } from '../../shared/domain/plans/subscription.ts';
-import { templateNarrator, type Narrator } from '../../shared/domain/profiles/narrative.ts';
+import { randomIds } from '#shared/adapters/ids.ts';
+import { noMetricsSink } from '#shared/adapters/metrics-sink.ts';
+import { compactRollups } from '#shared/domain/analytics/compaction.ts';
+import { NotFoundError, ValidationError } from '#shared/domain/errors.ts';
+import { toIngestMessages } from '#shared/domain/ingest/messages.ts';
+import { persistTelemetry } from '#shared/domain/ingest/persist.ts';
+import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import { templateNarrator, type Narrator } from '#shared/domain/profiles/narrative.ts';
 import {
   editAgentProfile,
   getAgentProfile,
@@ -14,11 +14,11 @@ import {
   resetAgentTraining,
   runDueLearningCycles,
   type LearningDeps,
-} from '../../shared/domain/profiles/service.ts';
-import { DEFAULT_LEARNING_SETTINGS, type LearningSettings } from '../../shared/domain/profiles/settings.ts';
-import type { CanonicalSpan } from '../../shared/domain/spans/model.ts';
-import { getTrace } from '../../shared/domain/spans/queries.ts';
-import type { Store } from '../../shared/domain/store.ts';
+} from '#shared/domain/profiles/service.ts';
+import { DEFAULT_LEARNING_SETTINGS, type LearningSettings } from '#shared/domain/profiles/settings.ts';
+import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
+import { getTrace } from '#shared/domain/spans/queries.ts';
+import type { Store } from '#shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 import { startTestLake } from '../support/lake.ts';
 

@@ -1,12 +1,12 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIST_LAYOUT, reindexStep } from '../../shared/domain/maintenance/reindex.ts';
-import { summarizeTrace, type StoredSpan } from '../../shared/domain/spans/summary.ts';
-import type { Db } from '../../shared/store/client.ts';
-import type { Store } from '../../shared/domain/store.ts';
-import { LAST_SEEN_RESOLUTION_MS } from '../../shared/domain/agents/ports.ts';
-import * as keys from '../../shared/store/keys.ts';
-import { timeSortKey } from '../../shared/store/keys.ts';
+import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
+import { summarizeTrace, type StoredSpan } from '#shared/domain/spans/summary.ts';
+import type { Db } from '#shared/store/client.ts';
+import type { Store } from '#shared/domain/store.ts';
+import { LAST_SEEN_RESOLUTION_MS } from '#shared/domain/agents/ports.ts';
+import * as keys from '#shared/store/keys.ts';
+import { timeSortKey } from '#shared/store/keys.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 import { startStore } from '../support/dynamo.ts';
 

@@ -1,12 +1,12 @@
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKET_MS, bucketRefKey, type BucketRef } from '../../shared/domain/analytics/buckets.ts';
-import { ALL_AGENTS, encodeRollup, groupBy, rollupOf, withoutModels, type Rollup } from '../../shared/domain/analytics/rollup.ts';
-import type { TraceSummary } from '../../shared/domain/spans/summary.ts';
-import type { Db } from '../../shared/store/client.ts';
-import * as keys from '../../shared/store/keys.ts';
-import type { BucketRollup } from '../../shared/domain/analytics/ports.ts';
-import { rollupsRepository } from '../../shared/store/rollups.ts';
+import { BUCKET_MS, bucketRefKey, type BucketRef } from '#shared/domain/analytics/buckets.ts';
+import { ALL_AGENTS, encodeRollup, groupBy, rollupOf, withoutModels, type Rollup } from '#shared/domain/analytics/rollup.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
+import type { Db } from '#shared/store/client.ts';
+import * as keys from '#shared/store/keys.ts';
+import type { BucketRollup } from '#shared/domain/analytics/ports.ts';
+import { rollupsRepository } from '#shared/store/rollups.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { randomTraces, seededRandom, traceSummary } from '../unit/analytics/fixtures.ts';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordSessions } from '../../shared/domain/sessions/ingest.ts';
-import { getSession, listSessions } from '../../shared/domain/sessions/queries.ts';
-import { summarizeTrace, type StoredSpan, type TraceSummary } from '../../shared/domain/spans/summary.ts';
-import { NotFoundError } from '../../shared/domain/errors.ts';
-import type { Store } from '../../shared/domain/store.ts';
+import { recordSessions } from '#shared/domain/sessions/ingest.ts';
+import { getSession, listSessions } from '#shared/domain/sessions/queries.ts';
+import { summarizeTrace, type StoredSpan, type TraceSummary } from '#shared/domain/spans/summary.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
+import type { Store } from '#shared/domain/store.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 import { startStore } from '../support/dynamo.ts';
 

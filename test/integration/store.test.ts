@@ -1,17 +1,17 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../shared/domain/store.ts';
-import { type ApiKeyRecord, EmailTakenError, type UserRecord } from '../../shared/domain/accounts/ports.ts';
+import type { Store } from '#shared/domain/store.ts';
+import { type ApiKeyRecord, EmailTakenError, type UserRecord } from '#shared/domain/accounts/ports.ts';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWrite, putRequests } from '../../shared/store/batch.ts';
-import type { Db } from '../../shared/store/client.ts';
-import * as keys from '../../shared/store/keys.ts';
-import { timeSortKey } from '../../shared/store/keys.ts';
-import { tracePartitionItems } from '../../shared/store/traces.ts';
-import type { TraceQuery } from '../../shared/domain/spans/ports.ts';
-import { summarizeTrace, type TraceSummary } from '../../shared/domain/spans/summary.ts';
-import type { PageInput } from '../../shared/domain/paging/page.ts';
-import type { AgentRecord } from '../../shared/domain/agents/ports.ts';
+import { batchWrite, putRequests } from '#shared/store/batch.ts';
+import type { Db } from '#shared/store/client.ts';
+import * as keys from '#shared/store/keys.ts';
+import { timeSortKey } from '#shared/store/keys.ts';
+import { tracePartitionItems } from '#shared/store/traces.ts';
+import type { TraceQuery } from '#shared/domain/spans/ports.ts';
+import { summarizeTrace, type TraceSummary } from '#shared/domain/spans/summary.ts';
+import type { PageInput } from '#shared/domain/paging/page.ts';
+import type { AgentRecord } from '#shared/domain/agents/ports.ts';
 import { startStore } from '../support/dynamo.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 

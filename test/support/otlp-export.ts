@@ -6,7 +6,7 @@ import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type * as z from 'zod';
-import type { span } from '../../shared/schemas/responses/telemetry.ts';
+import type { span } from '#shared/schemas/responses/telemetry.ts';
 import { recordingProvider } from './producers/context.ts';
 import type { TestService } from './service.ts';
 

@@ -1,6 +1,6 @@
 import { createRouter } from '../../infra/local/router.ts';
-import { catalog, type RouteId } from '../../shared/catalog.ts';
-import { routeResponses, type RouteResponse } from '../../shared/schemas/responses.ts';
+import { catalog, type RouteId } from '#shared/catalog.ts';
+import { routeResponses, type RouteResponse } from '#shared/schemas/responses.ts';
 
 /** The catalog route a request reaches, found the way the local runtime finds it. */
 const routeOf = createRouter(catalog);

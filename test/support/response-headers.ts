@@ -1,4 +1,4 @@
-import { RESPONSE_SECURITY_HEADERS } from '../../shared/http/response-headers.ts';
+import { RESPONSE_SECURITY_HEADERS } from '#shared/http/response-headers.ts';
 
 /** The routes whose answers may be cached, and how (everything else answers `Cache-Control: no-store`). */
 const CACHEABLE: Record<string, string> = {

@@ -1,10 +1,10 @@
-import { TRACE_STATES, type StoredTraceSummary } from '../../shared/domain/spans/ports.ts';
-import { queryAll } from '../../shared/store/batch.ts';
-import type { Db } from '../../shared/store/client.ts';
-import * as keys from '../../shared/store/keys.ts';
-import { stripKeys } from '../../shared/store/keys.ts';
-import { TABLE } from '../../shared/store/table.ts';
-import { timeRangeCondition } from '../../shared/store/traces.ts';
+import { TRACE_STATES, type StoredTraceSummary } from '#shared/domain/spans/ports.ts';
+import { queryAll } from '#shared/store/batch.ts';
+import type { Db } from '#shared/store/client.ts';
+import * as keys from '#shared/store/keys.ts';
+import { stripKeys } from '#shared/store/keys.ts';
+import { TABLE } from '#shared/store/table.ts';
+import { timeRangeCondition } from '#shared/store/traces.ts';
 
 /**
  * Every trace summary of a tenant that started in [startMs, endMs], newest first, read whole from its

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { catalog, httpHandlerModule, jobModule, workerModule } from '../../shared/catalog.ts';
-import { routeSchemas } from '../../shared/schemas/routes.ts';
+import { catalog, httpHandlerModule, jobModule, workerModule } from '#shared/catalog.ts';
+import { routeSchemas } from '#shared/schemas/routes.ts';
 
 const root = join(import.meta.dirname, '../..');
 const filesUnder = (dir: string): string[] =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { signingMaterialLoader } from '../../shared/adapters/signing.ts';
+import { signingMaterialLoader } from '#shared/adapters/signing.ts';
 import { consoleContentSecurityPolicy } from '../../console/security-headers.ts';
-import { ConfigError, parseConfig } from '../../shared/config.ts';
-import { hostedSignInOrigins, hostedSignInProviders, parseExternalIssuers } from '../../shared/external-issuers.ts';
+import { ConfigError, parseConfig } from '#shared/config.ts';
+import { hostedSignInOrigins, hostedSignInProviders, parseExternalIssuers } from '#shared/external-issuers.ts';
 
 describe('configuration', () => {
   it('needs only the table name, with documented defaults for the rest', () => {

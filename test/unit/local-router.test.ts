@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRouter } from '../../infra/local/router.ts';
-import { API_BASE_PATH, catalog } from '../../shared/catalog.ts';
+import { API_BASE_PATH, catalog } from '#shared/catalog.ts';
 
 const route = createRouter(catalog);
 

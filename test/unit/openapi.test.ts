@@ -2,12 +2,12 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { API_BASE_PATH, catalog, fallbackRoute, httpHandlerModule, routes, type RouteId } from '../../shared/catalog.ts';
-import { NotFoundError } from '../../shared/domain/errors.ts';
-import { accepted, created, cursorPaged, fileAttachment, ok, paged } from '../../shared/http/reply.ts';
-import { withServer } from '../../shared/http/openapi-document.ts';
-import { apiDescription } from '../../shared/schemas/openapi.ts';
-import { routeResponses, type RouteResponse } from '../../shared/schemas/responses.ts';
+import { API_BASE_PATH, catalog, fallbackRoute, httpHandlerModule, routes, type RouteId } from '#shared/catalog.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
+import { accepted, created, cursorPaged, fileAttachment, ok, paged } from '#shared/http/reply.ts';
+import { withServer } from '#shared/http/openapi-document.ts';
+import { apiDescription } from '#shared/schemas/openapi.ts';
+import { routeResponses, type RouteResponse } from '#shared/schemas/responses.ts';
 import { assertDocumentedResponse } from '../support/response-contract.ts';
 
 const document = withServer(apiDescription(), 'https://api.example.com');

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import * as z from 'zod/mini';
-import { CHANNELS, LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES, alertConfigPatch } from '../../../shared/domain/alerts/config.ts';
-import { describeIssue } from '../../../shared/schemas/messages.ts';
+import { CHANNELS, LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES, alertConfigPatch } from '#shared/domain/alerts/config.ts';
+import { describeIssue } from '#shared/schemas/messages.ts';
 import { api, unwrap, type Schemas } from '../api/client';
 import { ErrorMessage } from './ui';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { describeIssue } from '../../../shared/schemas/messages.ts';
+import { describeIssue } from '#shared/schemas/messages.ts';
 
 /**
  * A list's query as the URL holds it, checked with the very zod schema the API validates it with:

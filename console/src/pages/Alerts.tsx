@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
-import { LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES } from '../../../shared/domain/alerts/config.ts';
+import { LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES } from '#shared/domain/alerts/config.ts';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { AlertActions } from '../components/alert-actions';

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { sessionListQuery } from '../../../shared/schemas/routes/sessions.ts';
+import { sessionListQuery } from '#shared/schemas/routes/sessions.ts';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';

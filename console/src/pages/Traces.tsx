@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
-import { traceListQuery } from '../../../shared/schemas/routes/spans.ts';
+import { traceListQuery } from '#shared/schemas/routes/spans.ts';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';

@@ -1,9 +1,9 @@
-import { createAgent } from '../../../shared/domain/agents/agents.ts';
-import { tenantOf } from '../../../shared/http/auth.ts';
-import { AGENT_REPOSITORIES } from '../../../shared/http/agent-deps.ts';
-import { created } from '../../../shared/http/reply.ts';
-import { httpRoute, routePorts } from '../../../shared/http/route.ts';
-import { agentsRoutes } from '../../../shared/schemas/routes/agents.ts';
+import { createAgent } from '#shared/domain/agents/agents.ts';
+import { tenantOf } from '#shared/http/auth.ts';
+import { AGENT_REPOSITORIES } from '#shared/http/agent-deps.ts';
+import { created } from '#shared/http/reply.ts';
+import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { agentsRoutes } from '#shared/schemas/routes/agents.ts';
 
 export const handler = httpRoute('agents/create', agentsRoutes, routePorts(AGENT_REPOSITORIES), async ({ body, principal }, ports) =>
   created(await createAgent(tenantOf(principal), body, ports)),

@@ -1,3 +1,3 @@
-import { alertStatusRoute } from '../../../shared/http/alert-status-route.ts';
+import { alertStatusRoute } from '#shared/http/alert-status-route.ts';
 
 export const handler = alertStatusRoute('acknowledge');

@@ -1,3 +1,3 @@
-import { analyticsRoute } from '../../../shared/http/analytics-route.ts';
+import { analyticsRoute } from '#shared/http/analytics-route.ts';
 
 export const handler = analyticsRoute('analytics/requests-over-time');

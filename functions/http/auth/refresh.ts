@@ -1,12 +1,12 @@
-import { UnauthorizedError } from '../../../shared/domain/errors.ts';
-import { refreshSignIn } from '../../../shared/domain/accounts/sessions.ts';
-import { refreshCookie, refreshTokenOf, withCookie } from '../../../shared/http/cookies.ts';
-import { accountsDeps } from '../../../shared/http/deps.ts';
-import { ok, raw } from '../../../shared/http/reply.ts';
-import { httpRoute, routePorts } from '../../../shared/http/route.ts';
-import { authRoutes } from '../../../shared/schemas/routes/auth.ts';
-import { refreshTokensRepository } from '../../../shared/store/refresh-tokens.ts';
-import { usersRepository } from '../../../shared/store/users.ts';
+import { UnauthorizedError } from '#shared/domain/errors.ts';
+import { refreshSignIn } from '#shared/domain/accounts/sessions.ts';
+import { refreshCookie, refreshTokenOf, withCookie } from '#shared/http/cookies.ts';
+import { accountsDeps } from '#shared/http/deps.ts';
+import { ok, raw } from '#shared/http/reply.ts';
+import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { authRoutes } from '#shared/schemas/routes/auth.ts';
+import { refreshTokensRepository } from '#shared/store/refresh-tokens.ts';
+import { usersRepository } from '#shared/store/users.ts';
 
 export const handler = httpRoute('auth/refresh', authRoutes, routePorts({ users: usersRepository, refreshTokens: refreshTokensRepository }), async ({ event }, ports) => {
   try {

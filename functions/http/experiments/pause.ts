@@ -1,3 +1,3 @@
-import { experimentStatusRoute } from '../../../shared/http/experiment-status-route.ts';
+import { experimentStatusRoute } from '#shared/http/experiment-status-route.ts';
 
 export const handler = experimentStatusRoute('pause');

@@ -1,10 +1,10 @@
-import { resultsOfExperiment } from '../../../shared/domain/experiments/service.ts';
-import { tenantOf } from '../../../shared/http/auth.ts';
-import { ok } from '../../../shared/http/reply.ts';
-import { httpRoute, routePorts } from '../../../shared/http/route.ts';
-import { experimentsRoutes } from '../../../shared/schemas/routes/experiments.ts';
-import { agentsRepository } from '../../../shared/store/agents.ts';
-import { experimentsRepository } from '../../../shared/store/experiments.ts';
+import { resultsOfExperiment } from '#shared/domain/experiments/service.ts';
+import { tenantOf } from '#shared/http/auth.ts';
+import { ok } from '#shared/http/reply.ts';
+import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { experimentsRoutes } from '#shared/schemas/routes/experiments.ts';
+import { agentsRepository } from '#shared/store/agents.ts';
+import { experimentsRepository } from '#shared/store/experiments.ts';
 
 export const handler = httpRoute('experiments/results', experimentsRoutes, routePorts({ experiments: experimentsRepository, agents: agentsRepository }), async ({ params, principal }, ports) =>
   ok(await resultsOfExperiment(tenantOf(principal), params.id, ports)),

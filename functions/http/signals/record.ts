@@ -1,12 +1,12 @@
-import { sqsQueue } from '../../../shared/adapters/queue.ts';
-import { acceptTelemetry } from '../../../shared/domain/ingest/accept.ts';
-import { signalFromNative } from '../../../shared/domain/ingest/native-signals.ts';
-import { tenantOf } from '../../../shared/http/auth.ts';
-import { accepted } from '../../../shared/http/reply.ts';
-import { httpRoute, routePorts } from '../../../shared/http/route.ts';
-import { signalsRoutes } from '../../../shared/schemas/routes/signals.ts';
-import { agentsRepository } from '../../../shared/store/agents.ts';
-import { tenantsRepository } from '../../../shared/store/tenants.ts';
+import { sqsQueue } from '#shared/adapters/queue.ts';
+import { acceptTelemetry } from '#shared/domain/ingest/accept.ts';
+import { signalFromNative } from '#shared/domain/ingest/native-signals.ts';
+import { tenantOf } from '#shared/http/auth.ts';
+import { accepted } from '#shared/http/reply.ts';
+import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { signalsRoutes } from '#shared/schemas/routes/signals.ts';
+import { agentsRepository } from '#shared/store/agents.ts';
+import { tenantsRepository } from '#shared/store/tenants.ts';
 
 export const handler = httpRoute('signals/record', signalsRoutes, routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) => {
   const signal = signalFromNative(ports.clock.now().getTime())(body);

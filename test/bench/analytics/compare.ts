@@ -1,4 +1,4 @@
-import { quantile } from '../../../shared/domain/spans/views.ts';
+import { quantile } from '#shared/domain/spans/views.ts';
 import { withinRelativeError } from '../../unit/analytics/fixtures.ts';
 import { NO_TRACES, type ExactAnswer, type ExactTotals } from './exact.ts';
 import type { Endpoint, EndpointTiming, QueryRange, ScanTiming } from './measure.ts';

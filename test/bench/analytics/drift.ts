@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isDeepStrictEqual } from 'node:util';
-import { bucketStart, type Granularity } from '../../../shared/domain/analytics/buckets.ts';
-import { ALL_AGENTS } from '../../../shared/domain/analytics/rollup.ts';
-import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
-import type { Db } from '../../../shared/store/client.ts';
-import * as keys from '../../../shared/store/keys.ts';
-import { rollupsRepository } from '../../../shared/store/rollups.ts';
-import { tracesRepository } from '../../../shared/store/traces.ts';
+import { bucketStart, type Granularity } from '#shared/domain/analytics/buckets.ts';
+import { ALL_AGENTS } from '#shared/domain/analytics/rollup.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
+import type { Db } from '#shared/store/client.ts';
+import * as keys from '#shared/store/keys.ts';
+import { rollupsRepository } from '#shared/store/rollups.ts';
+import { tracesRepository } from '#shared/store/traces.ts';
 import { minuteItem, summaryItem, type Item, type ItemContext } from './items.ts';
 
 /*

@@ -1,5 +1,5 @@
-import { bucketStart, type Granularity } from '../../../shared/domain/analytics/buckets.ts';
-import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
+import { bucketStart, type Granularity } from '#shared/domain/analytics/buckets.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 import { agentMetrics } from '../../unit/analytics/fixtures.ts';
 
 /** What a set of traces adds up to, computed exactly from the trace summaries. */

@@ -1,7 +1,7 @@
-import { ALL_AGENTS, rollupOf, tracesByBucket } from '../../../shared/domain/analytics/rollup.ts';
-import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
-import { minuteParts, rollupItems, traceKey } from '../../../shared/store/rollups.ts';
-import { summaryItem as storedSummaryItem } from '../../../shared/store/traces.ts';
+import { ALL_AGENTS, rollupOf, tracesByBucket } from '#shared/domain/analytics/rollup.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
+import { minuteParts, rollupItems, traceKey } from '#shared/store/rollups.ts';
+import { summaryItem as storedSummaryItem } from '#shared/store/traces.ts';
 
 export type Item = Record<string, unknown>;
 

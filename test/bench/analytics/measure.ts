@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { chooseGranularity } from '../../../shared/domain/analytics/buckets.ts';
-import type { Db } from '../../../shared/store/client.ts';
+import { chooseGranularity } from '#shared/domain/analytics/buckets.ts';
+import type { Db } from '#shared/store/client.ts';
 import { allSummaries } from '../../support/traces.ts';
 import type { TestService } from '../../support/service.ts';
 import { BenchFailure } from '../scenario.ts';

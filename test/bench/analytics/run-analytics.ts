@@ -1,7 +1,7 @@
-import { BUCKET_MS, bucketStart } from '../../../shared/domain/analytics/buckets.ts';
-import { ALL_AGENTS } from '../../../shared/domain/analytics/rollup.ts';
-import { PLANS } from '../../../shared/domain/plans/plans.ts';
-import { epochSeconds } from '../../../shared/store/client.ts';
+import { BUCKET_MS, bucketStart } from '#shared/domain/analytics/buckets.ts';
+import { ALL_AGENTS } from '#shared/domain/analytics/rollup.ts';
+import { PLANS } from '#shared/domain/plans/plans.ts';
+import { epochSeconds } from '#shared/store/client.ts';
 import type { ScenarioResult } from '../scenario.ts';
 import { serviceDb, signUp, startBenchService, type BenchService } from '../service.ts';
 import { stopwatch } from '../stats.ts';

@@ -1,8 +1,8 @@
-import { randomIds } from '../../../shared/adapters/ids.ts';
-import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
-import { agentsRepository } from '../../../shared/store/agents.ts';
-import { batchWrite, putRequests } from '../../../shared/store/batch.ts';
-import type { Db } from '../../../shared/store/client.ts';
+import { randomIds } from '#shared/adapters/ids.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
+import { agentsRepository } from '#shared/store/agents.ts';
+import { batchWrite, putRequests } from '#shared/store/batch.ts';
+import type { Db } from '#shared/store/client.ts';
 import { seededRandom } from '../../support/random.ts';
 import { stopwatch } from '../stats.ts';
 import { bulkShapeMismatches } from './drift.ts';

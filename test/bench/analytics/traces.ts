@@ -1,6 +1,6 @@
-import { BUCKET_MS } from '../../../shared/domain/analytics/buckets.ts';
-import { estimateCost } from '../../../shared/domain/pricing/estimate.ts';
-import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
+import { BUCKET_MS } from '#shared/domain/analytics/buckets.ts';
+import { estimateCost } from '#shared/domain/pricing/estimate.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Random } from '../../support/random.ts';
 
 export interface BenchAgent {

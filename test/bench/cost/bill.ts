@@ -1,5 +1,5 @@
-import { catalog, jobModule, workerModule } from '../../../shared/catalog.ts';
-import { priceTable } from '../../../shared/domain/pricing/estimate.ts';
+import { catalog, jobModule, workerModule } from '#shared/catalog.ts';
+import { priceTable } from '#shared/domain/pricing/estimate.ts';
 import type { Deployment } from './deployment.ts';
 import type { DynamoUsage } from './dynamodb-meter.ts';
 import type { FunctionUsage, Usage } from './meter.ts';

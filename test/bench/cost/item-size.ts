@@ -1,4 +1,4 @@
-import { createTableInput } from '../../../shared/store/table.ts';
+import { createTableInput } from '#shared/store/table.ts';
 
 /**
  * DynamoDB's size rules, for items as the DocumentClient sends and returns them (native values):

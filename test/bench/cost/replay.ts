@@ -1,4 +1,4 @@
-import { catalog } from '../../../shared/catalog.ts';
+import { catalog } from '#shared/catalog.ts';
 import type { OutboxMessage, TestService } from '../../support/service.ts';
 import { postBatches } from '../ingest/load.ts';
 import { drainOrFail } from '../load/drain.ts';

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { priceTable } from '../../../shared/domain/pricing/estimate.ts';
+import { priceTable } from '#shared/domain/pricing/estimate.ts';
 import { totalOf, type Bill, type CostLine } from './bill.ts';
 import type { Deployment } from './deployment.ts';
 import type { Usage } from './meter.ts';

@@ -8,7 +8,7 @@ import {
   SQSClient,
   type Message,
 } from '@aws-sdk/client-sqs';
-import { queues } from '../../../shared/catalog.ts';
+import { queues } from '#shared/catalog.ts';
 import { PRICES } from './prices.ts';
 
 /** One queue's requests, as SQS bills them. */

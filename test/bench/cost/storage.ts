@@ -1,5 +1,5 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from '../../../shared/store/client.ts';
+import type { Db } from '#shared/store/client.ts';
 import { indexesOf, itemSize, kindOf, STORAGE_OVERHEAD_BYTES } from './item-size.ts';
 
 /** Average days in a month, as storage is billed per GB-month. */

@@ -1,4 +1,4 @@
-import type { PlanKey } from '../../../shared/domain/plans/plans.ts';
+import type { PlanKey } from '#shared/domain/plans/plans.ts';
 import { seededRandom, spanBatches, type NativeSpanInput, type SentTrace, type SpanBatch } from '../ingest/traces.ts';
 
 /**

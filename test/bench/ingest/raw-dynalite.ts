@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { batchWrite, putRequests } from '../../../shared/store/batch.ts';
-import type { Db } from '../../../shared/store/client.ts';
+import { batchWrite, putRequests } from '#shared/store/batch.ts';
+import type { Db } from '#shared/store/client.ts';
 import { startDynamo } from '../../support/dynamo.ts';
 import { collectGarbage, stopwatch, type Elapsed } from '../stats.ts';
 

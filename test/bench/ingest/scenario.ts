@@ -1,5 +1,5 @@
-import { PLANS } from '../../../shared/domain/plans/plans.ts';
-import { MAX_SPANS_PER_REQUEST } from '../../../shared/schemas/spans.ts';
+import { PLANS } from '#shared/domain/plans/plans.ts';
+import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
 import { UsageError, type Figure, type Range, type Scenario, type ScenarioResult } from '../scenario.ts';
 import { median, percentile, round, type Elapsed } from '../stats.ts';
 import { startRawBaseline, type RawRound } from './raw-dynalite.ts';

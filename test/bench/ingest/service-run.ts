@@ -1,5 +1,5 @@
-import { SPAN_GROUP_PREFIX } from '../../../shared/store/keys.ts';
-import { tracePartitionItems } from '../../../shared/store/traces.ts';
+import { SPAN_GROUP_PREFIX } from '#shared/store/keys.ts';
+import { tracePartitionItems } from '#shared/store/traces.ts';
 import { BenchFailure } from '../scenario.ts';
 import { serviceDb, signUp, startBenchService, type BenchAccount, type BenchService } from '../service.ts';
 import { collectGarbage, stopwatch, type Elapsed } from '../stats.ts';

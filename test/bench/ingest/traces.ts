@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import type { nativeSpan } from '../../../shared/schemas/spans.ts';
+import type { nativeSpan } from '#shared/schemas/spans.ts';
 
 /** A span as an SDK sends it to `POST /api/spans`. */
 export type NativeSpanInput = z.input<typeof nativeSpan>;

@@ -1,4 +1,4 @@
-import type { PlanKey } from '../../../shared/domain/plans/plans.ts';
+import type { PlanKey } from '#shared/domain/plans/plans.ts';
 import type { SentTrace } from '../ingest/traces.ts';
 import type { Verification } from '../ingest/verify.ts';
 

@@ -1,5 +1,5 @@
-import { PLANS } from '../../../shared/domain/plans/plans.ts';
-import { MAX_SPANS_PER_REQUEST } from '../../../shared/schemas/spans.ts';
+import { PLANS } from '#shared/domain/plans/plans.ts';
+import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
 import type { Verification } from '../ingest/verify.ts';
 import { UsageError, type Figure, type Scenario, type ScenarioResult } from '../scenario.ts';
 import { median, percentile, round } from '../stats.ts';

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUCKET_MS, bucketStart } from '../../../shared/domain/analytics/buckets.ts';
-import { PLANS } from '../../../shared/domain/plans/plans.ts';
-import { epochSeconds } from '../../../shared/store/client.ts';
+import { BUCKET_MS, bucketStart } from '#shared/domain/analytics/buckets.ts';
+import { PLANS } from '#shared/domain/plans/plans.ts';
+import { epochSeconds } from '#shared/store/client.ts';
 import { seededRandom } from '../../support/random.ts';
 import { createAgents } from '../analytics/seed.ts';
 import type { ScenarioResult } from '../scenario.ts';

@@ -1,6 +1,6 @@
-import type { LakeTraceInput } from '../../../shared/domain/lake/records.ts';
-import { estimateCost } from '../../../shared/domain/pricing/estimate.ts';
-import { summarizeTrace, type StoredSpan } from '../../../shared/domain/spans/summary.ts';
+import type { LakeTraceInput } from '#shared/domain/lake/records.ts';
+import { estimateCost } from '#shared/domain/pricing/estimate.ts';
+import { summarizeTrace, type StoredSpan } from '#shared/domain/spans/summary.ts';
 import type { Random } from '../../support/random.ts';
 
 /**

@@ -1,6 +1,6 @@
 // Builds the lake rows of the seeded traces off the main thread, a batch per request, in order.
 import { parentPort, workerData } from 'node:worker_threads';
-import { lakeRowsOf } from '../../../shared/domain/lake/records.ts';
+import { lakeRowsOf } from '#shared/domain/lake/records.ts';
 import { seededRandom } from '../../support/random.ts';
 import { corpusTrace, type CorpusAgent } from './corpus.ts';
 

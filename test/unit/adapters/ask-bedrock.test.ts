@@ -2,9 +2,9 @@ import { AccessDeniedException, BedrockRuntimeClient, ConverseCommand, InternalS
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { bedrockTranslator } from '../../../shared/adapters/ask-bedrock.ts';
-import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
-import type { AskContext } from '../../../shared/domain/lake/ask.ts';
+import { bedrockTranslator } from '#shared/adapters/ask-bedrock.ts';
+import { ServiceUnavailableError } from '#shared/domain/errors.ts';
+import type { AskContext } from '#shared/domain/lake/ask.ts';
 
 const bedrock = mockClient(BedrockRuntimeClient);
 beforeEach(() => bedrock.reset());

@@ -5,9 +5,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { sesMailer, snsSmsSender } from '../../../shared/adapters/mailer.ts';
-import { QueueSendError, batchesOf, sqsQueue } from '../../../shared/adapters/queue.ts';
-import { UndeliverableError } from '../../../shared/domain/notifications/ports.ts';
+import { sesMailer, snsSmsSender } from '#shared/adapters/mailer.ts';
+import { QueueSendError, batchesOf, sqsQueue } from '#shared/adapters/queue.ts';
+import { UndeliverableError } from '#shared/domain/notifications/ports.ts';
 
 const ses = mockClient(SESv2Client);
 const sns = mockClient(SNSClient);

@@ -4,8 +4,8 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { bedrockConverse, type ConverseRequest } from '../../../shared/adapters/bedrock-converse.ts';
-import { judgeClient } from '../../../shared/adapters/judge-bedrock.ts';
+import { bedrockConverse, type ConverseRequest } from '#shared/adapters/bedrock-converse.ts';
+import { judgeClient } from '#shared/adapters/judge-bedrock.ts';
 
 const bedrock = mockClient(BedrockRuntimeClient);
 beforeEach(() => bedrock.reset());

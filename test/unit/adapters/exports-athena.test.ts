@@ -3,12 +3,12 @@ import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clie
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { athenaExportRunner, exportTableOf, LINK_LIFETIME_SECONDS, QUERY_RESULTS_PREFIX } from '../../../shared/adapters/exports-athena.ts';
-import { LakeQueryError, LakeScanLimitError } from '../../../shared/domain/lake/ports.ts';
-import { athenaLake } from '../../../shared/adapters/lake-athena.ts';
-import type { ExportJob } from '../../../shared/domain/lake/exports.ts';
-import { parseSearchQuery } from '../../../shared/domain/lake/query.ts';
-import type { ExportRecord } from '../../../shared/domain/lake/ports.ts';
+import { athenaExportRunner, exportTableOf, LINK_LIFETIME_SECONDS, QUERY_RESULTS_PREFIX } from '#shared/adapters/exports-athena.ts';
+import { LakeQueryError, LakeScanLimitError } from '#shared/domain/lake/ports.ts';
+import { athenaLake } from '#shared/adapters/lake-athena.ts';
+import type { ExportJob } from '#shared/domain/lake/exports.ts';
+import { parseSearchQuery } from '#shared/domain/lake/query.ts';
+import type { ExportRecord } from '#shared/domain/lake/ports.ts';
 
 const athenaClient = mockClient(AthenaClient);
 const s3Client = mockClient(S3Client);

@@ -15,14 +15,14 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LakeQueryError, LakeScanLimitError } from '../../../shared/domain/lake/ports.ts';
-import { athenaLake, inlined } from '../../../shared/adapters/lake-athena.ts';
-import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
-import { AppError, ServiceUnavailableError, ValidationError } from '../../../shared/domain/errors.ts';
-import { athena } from '../../../shared/domain/lake/dialects.ts';
-import { parseSearchQuery } from '../../../shared/domain/lake/query.ts';
-import { findTraces } from '../../../shared/domain/lake/search.ts';
-import { expireSql, forgetAgentSql, spansOfTracesSql, traceSearchSql } from '../../../shared/domain/lake/sql.ts';
+import { LakeQueryError, LakeScanLimitError } from '#shared/domain/lake/ports.ts';
+import { athenaLake, inlined } from '#shared/adapters/lake-athena.ts';
+import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
+import { AppError, ServiceUnavailableError, ValidationError } from '#shared/domain/errors.ts';
+import { athena } from '#shared/domain/lake/dialects.ts';
+import { parseSearchQuery } from '#shared/domain/lake/query.ts';
+import { findTraces } from '#shared/domain/lake/search.ts';
+import { expireSql, forgetAgentSql, spansOfTracesSql, traceSearchSql } from '#shared/domain/lake/sql.ts';
 
 const client = mockClient(AthenaClient);
 beforeEach(() => client.reset());

@@ -2,9 +2,9 @@ import { FirehoseClient, PutRecordBatchCommand, ServiceUnavailableException, typ
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LakeWriteError } from '../../../shared/adapters/lake-firehose.ts';
-import { batchesOf, firehoseLakeWriter, recordsOf, ROUTING_FIELD } from '../../../shared/adapters/lake-firehose.ts';
-import type { LakeRows } from '../../../shared/domain/lake/records.ts';
+import { LakeWriteError } from '#shared/adapters/lake-firehose.ts';
+import { batchesOf, firehoseLakeWriter, recordsOf, ROUTING_FIELD } from '#shared/adapters/lake-firehose.ts';
+import type { LakeRows } from '#shared/domain/lake/records.ts';
 
 const firehose = mockClient(FirehoseClient);
 beforeEach(() => firehose.reset());

@@ -2,9 +2,9 @@ import { RejectedRecordsException, TimestreamWriteClient, WriteRecordsCommand } 
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { timestreamSink } from '../../../shared/adapters/metrics-sink.ts';
-import { parseConfig } from '../../../shared/config.ts';
-import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
+import { timestreamSink } from '#shared/adapters/metrics-sink.ts';
+import { parseConfig } from '#shared/config.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 
 const timestream = mockClient(TimestreamWriteClient);
 beforeEach(() => timestream.reset());

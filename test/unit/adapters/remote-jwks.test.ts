@@ -2,7 +2,7 @@ import { exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK } from 'jose';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { remoteKeySet, type RemoteKeySetOptions } from '../../../shared/adapters/signing.ts';
+import { remoteKeySet, type RemoteKeySetOptions } from '#shared/adapters/signing.ts';
 
 // An issuer's JWKS on loopback, read through jose's createRemoteJWKSet with the service's fetch rules.
 let server: Server;

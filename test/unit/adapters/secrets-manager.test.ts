@@ -2,9 +2,9 @@ import { DecryptionFailure, GetSecretValueCommand, InternalServiceError, Resourc
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { getSecretString, SecretValueError } from '../../../shared/adapters/secrets-manager.ts';
-import { signingMaterialLoader } from '../../../shared/adapters/signing.ts';
-import { ServiceUnavailableError } from '../../../shared/domain/errors.ts';
+import { getSecretString, SecretValueError } from '#shared/adapters/secrets-manager.ts';
+import { signingMaterialLoader } from '#shared/adapters/signing.ts';
+import { ServiceUnavailableError } from '#shared/domain/errors.ts';
 
 const secrets = mockClient(SecretsManagerClient);
 beforeEach(() => secrets.reset());

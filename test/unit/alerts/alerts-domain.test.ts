@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { alertConfigPatch, DEFAULT_ALERT_CONFIG, effectiveAlertConfig } from '../../../shared/domain/alerts/config.ts';
-import { detectInSpan, detectInTrace, propagatedFailures } from '../../../shared/domain/alerts/detect.ts';
-import { transition, type AlertAction, type AlertStatus } from '../../../shared/domain/alerts/lifecycle.ts';
-import { ValidationError } from '../../../shared/domain/errors.ts';
-import type { StoredSpan, TraceSummary } from '../../../shared/domain/spans/summary.ts';
+import { alertConfigPatch, DEFAULT_ALERT_CONFIG, effectiveAlertConfig } from '#shared/domain/alerts/config.ts';
+import { detectInSpan, detectInTrace, propagatedFailures } from '#shared/domain/alerts/detect.ts';
+import { transition, type AlertAction, type AlertStatus } from '#shared/domain/alerts/lifecycle.ts';
+import { ValidationError } from '#shared/domain/errors.ts';
+import type { StoredSpan, TraceSummary } from '#shared/domain/spans/summary.ts';
 
 const span = (over: Partial<StoredSpan> = {}): StoredSpan => ({
   traceId: 't', spanId: 's', parentSpanId: 'root', name: 'call', kind: 'llm', agentName: 'a', agentNameFromService: false, agentId: 'agt',

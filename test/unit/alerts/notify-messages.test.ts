@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALERT_CONFIG } from '../../../shared/domain/alerts/config.ts';
-import { alertEmail, alertSms, formatMeasure, messageId, recipientsOf, truncate, typeLabel } from '../../../shared/domain/alerts/notify.ts';
-import { outboundMessageSchema } from '../../../shared/domain/notifications/messages.ts';
+import { DEFAULT_ALERT_CONFIG } from '#shared/domain/alerts/config.ts';
+import { alertEmail, alertSms, formatMeasure, messageId, recipientsOf, truncate, typeLabel } from '#shared/domain/alerts/notify.ts';
+import { outboundMessageSchema } from '#shared/domain/notifications/messages.ts';
 import { alertRecord } from './notify-world.ts';
 
 const APP = 'https://app.example.com';

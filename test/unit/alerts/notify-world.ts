@@ -1,12 +1,12 @@
-import type { AlertNotificationDeps } from '../../../shared/domain/alerts/notify.ts';
-import type { AlertConfigPatch } from '../../../shared/domain/alerts/config.ts';
-import type { EmailMessage, SmsMessage } from '../../../shared/domain/notifications/messages.ts';
-import type { PlanKey } from '../../../shared/domain/plans/plans.ts';
-import { newTrialSubscription } from '../../../shared/domain/plans/subscription.ts';
-import type { AgentRecord } from '../../../shared/domain/agents/ports.ts';
-import type { AlertRecord } from '../../../shared/domain/alerts/ports.ts';
-import type { TenantRecord } from '../../../shared/domain/accounts/ports.ts';
-import { UndeliverableError } from '../../../shared/domain/notifications/ports.ts';
+import type { AlertNotificationDeps } from '#shared/domain/alerts/notify.ts';
+import type { AlertConfigPatch } from '#shared/domain/alerts/config.ts';
+import type { EmailMessage, SmsMessage } from '#shared/domain/notifications/messages.ts';
+import type { PlanKey } from '#shared/domain/plans/plans.ts';
+import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import type { AgentRecord } from '#shared/domain/agents/ports.ts';
+import type { AlertRecord } from '#shared/domain/alerts/ports.ts';
+import type { TenantRecord } from '#shared/domain/accounts/ports.ts';
+import { UndeliverableError } from '#shared/domain/notifications/ports.ts';
 
 export const T0 = Date.parse('2026-11-20T10:00:00Z');
 export const TENANT = 'tnt_1';

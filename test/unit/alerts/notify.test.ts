@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { processAlertNotification } from '../../../shared/domain/alerts/notify.ts';
-import type { AlertNotificationJob } from '../../../shared/domain/notifications/messages.ts';
+import { processAlertNotification } from '#shared/domain/alerts/notify.ts';
+import type { AlertNotificationJob } from '#shared/domain/notifications/messages.ts';
 import { TENANT, agentRecord, alertRecord, notifyWorld } from './notify-world.ts';
 
 // No plan lacks the alerts entitlement today; here the starter plan has none, to prove it is honoured.
-vi.mock('../../../shared/domain/plans/plans.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../../shared/domain/plans/plans.ts')>();
+vi.mock('#shared/domain/plans/plans.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('#shared/domain/plans/plans.ts')>();
   const starter = { ...actual.PLANS.starter, features: { ...actual.PLANS.starter.features, alerts: false } };
   return { ...actual, PLANS: { ...actual.PLANS, starter } };
 });

@@ -1,6 +1,6 @@
 import protobuf from 'protobufjs/minimal.js';
 import { describe, expect, it } from 'vitest';
-import { ByteReader, ByteWriter } from '../../../shared/domain/binary.ts';
+import { ByteReader, ByteWriter } from '#shared/domain/binary.ts';
 import { seededRandom } from '../../support/random.ts';
 
 // protobufjs is the reference the rollups' binary encoding (protobuf's wire primitives, no field tags) is held to.

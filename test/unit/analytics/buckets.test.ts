@@ -9,7 +9,7 @@ import {
   seriesLength,
   seriesPlan,
   type BucketRef,
-} from '../../../shared/domain/analytics/buckets.ts';
+} from '#shared/domain/analytics/buckets.ts';
 import { seededRandom } from './fixtures.ts';
 
 const at = (iso: string) => Date.parse(iso);

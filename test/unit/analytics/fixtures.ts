@@ -1,6 +1,6 @@
-import { quantile } from '../../../shared/domain/spans/views.ts';
-import { roundCost } from '../../../shared/domain/pricing/estimate.ts';
-import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
+import { quantile } from '#shared/domain/spans/views.ts';
+import { roundCost } from '#shared/domain/pricing/estimate.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 
 import type { Random } from '../../support/random.ts';
 export type { Random };

@@ -11,9 +11,9 @@ import {
   rollupsByBucket,
   withoutModels,
   type Rollup,
-} from '../../../shared/domain/analytics/rollup.ts';
-import { bucketStart } from '../../../shared/domain/analytics/buckets.ts';
-import { LatencySketch } from '../../../shared/domain/analytics/sketch.ts';
+} from '#shared/domain/analytics/rollup.ts';
+import { bucketStart } from '#shared/domain/analytics/buckets.ts';
+import { LatencySketch } from '#shared/domain/analytics/sketch.ts';
 import { randomTraces, seededRandom, traceSummary, type Random } from './fixtures.ts';
 
 const JAN = Date.UTC(2024, 0, 1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BUCKET_MS, bucketStart, coveringBuckets, GRANULARITIES, seriesPlan, type BucketRef, type Granularity } from '../../../shared/domain/analytics/buckets.ts';
-import { decodeRollup, emptyRollup, encodeRollup, mergeRollups, rollupOf, rollupsByBucket, type Rollup } from '../../../shared/domain/analytics/rollup.ts';
+import { BUCKET_MS, bucketStart, coveringBuckets, GRANULARITIES, seriesPlan, type BucketRef, type Granularity } from '#shared/domain/analytics/buckets.ts';
+import { decodeRollup, emptyRollup, encodeRollup, mergeRollups, rollupOf, rollupsByBucket, type Rollup } from '#shared/domain/analytics/rollup.ts';
 import {
   agentMetricsOf,
   costsView,
@@ -10,11 +10,11 @@ import {
   successFailureView,
   tokenUsageView,
   type AnalyticsInput,
-} from '../../../shared/domain/analytics/views.ts';
-import type { AnalyticsWindow } from '../../../shared/domain/analytics/window.ts';
-import { roundCost } from '../../../shared/domain/pricing/estimate.ts';
-import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
-import { quantile } from '../../../shared/domain/spans/views.ts';
+} from '#shared/domain/analytics/views.ts';
+import type { AnalyticsWindow } from '#shared/domain/analytics/window.ts';
+import { roundCost } from '#shared/domain/pricing/estimate.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
+import { quantile } from '#shared/domain/spans/views.ts';
 import { agentMetrics, randomTraces, seededRandom, traceSummary, withinRelativeError } from './fixtures.ts';
 
 const HOUR = BUCKET_MS.hour;

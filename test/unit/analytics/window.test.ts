@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyticsWindow, resolveGranularity, resolveRange } from '../../../shared/domain/analytics/window.ts';
-import { ValidationError } from '../../../shared/domain/errors.ts';
+import { analyticsWindow, resolveGranularity, resolveRange } from '#shared/domain/analytics/window.ts';
+import { ValidationError } from '#shared/domain/errors.ts';
 
 const DAY = 86_400_000;
 const now = new Date('2024-06-15T12:00:00Z');

@@ -1,7 +1,7 @@
 import { SendMessageBatchCommand, SQSClient, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { sqsQueue } from '../../../shared/adapters/queue.ts';
+import { sqsQueue } from '#shared/adapters/queue.ts';
 import { emptyQueueUsage, meterSqs, type QueueUsage } from '../../bench/cost/sqs-meter.ts';
 
 const sms = (text: string) => ({ id: 'msg_1', channel: 'sms' as const, to: '+15550100', text });

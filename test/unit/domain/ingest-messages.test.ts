@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ingestMessageSchema } from '../../../shared/domain/ingest/message-schema.ts';
-import { fitSpan, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '../../../shared/domain/ingest/messages.ts';
-import { parseSignals } from '../../../shared/domain/ingest/native-signals.ts';
-import { parseSpans } from '../../../shared/domain/ingest/native-spans.ts';
-import { isStorableNumber, type CanonicalSpan } from '../../../shared/domain/spans/model.ts';
+import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
+import { fitSpan, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '#shared/domain/ingest/messages.ts';
+import { parseSignals } from '#shared/domain/ingest/native-signals.ts';
+import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
+import { isStorableNumber, type CanonicalSpan } from '#shared/domain/spans/model.ts';
 
 const span = (i: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
   traceId: 't', spanId: `s${i}`, parentSpanId: null, name: 'n', kind: 'other', agentName: null, agentNameFromService: false,

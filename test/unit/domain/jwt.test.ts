@@ -2,9 +2,9 @@ import { SignJWT, calculateJwkThumbprint, createLocalJWKSet, exportJWK, generate
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../support/random.ts';
-import { isCognitoIssuer, isTrustedKeysUrl, issueAccessToken, keysUrlOf, providerOf, verifyAccessToken, type VerifierDeps } from '../../../shared/domain/accounts/jwt.ts';
-import { signingMaterialFromSeed } from '../../../shared/domain/accounts/signing-keys.ts';
-import { UnauthorizedError } from '../../../shared/domain/errors.ts';
+import { isCognitoIssuer, isTrustedKeysUrl, issueAccessToken, keysUrlOf, providerOf, verifyAccessToken, type VerifierDeps } from '#shared/domain/accounts/jwt.ts';
+import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
+import { UnauthorizedError } from '#shared/domain/errors.ts';
 
 const settings = { issuer: 'urn:aos:test', audience: 'aos-api', ttlSeconds: 3600 };
 const COGNITO = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Test';

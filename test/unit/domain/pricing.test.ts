@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateCost, priceTable } from '../../../shared/domain/pricing/estimate.ts';
-import { MODEL_PRICES } from '../../../shared/domain/pricing/model-prices.ts';
+import { estimateCost, priceTable } from '#shared/domain/pricing/estimate.ts';
+import { MODEL_PRICES } from '#shared/domain/pricing/model-prices.ts';
 
 const usage = (inputTokens: number, outputTokens: number, cachedInputTokens = 0) => ({ inputTokens, outputTokens, cachedInputTokens });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_TEXT_CHARS, sessionFigures, traceConversation } from '../../../shared/domain/sessions/sessions.ts';
+import { SESSION_TEXT_CHARS, sessionFigures, traceConversation } from '#shared/domain/sessions/sessions.ts';
 import { llm, spansOf } from '../../fixtures/judge/build.ts';
 import { traceSummary } from '../analytics/fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAILURES_FORGOTTEN_AFTER_MS, FREE_FAILURES, lockAfter, lockedUntil } from '../../../shared/domain/accounts/sign-in-backoff.ts';
+import { FAILURES_FORGOTTEN_AFTER_MS, FREE_FAILURES, lockAfter, lockedUntil } from '#shared/domain/accounts/sign-in-backoff.ts';
 
 describe('sign-in backoff', () => {
   it('locks after the free failures, doubling the lock with each further failure up to an hour', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeTrace, type StoredSpan } from '../../../shared/domain/spans/summary.ts';
+import { summarizeTrace, type StoredSpan } from '#shared/domain/spans/summary.ts';
 
 const span = (spanId: string, parentSpanId: string | null, over: Partial<StoredSpan> = {}): StoredSpan => ({
   traceId: 't1', spanId, parentSpanId, name: spanId, kind: 'other', agentName: 'support-bot', agentNameFromService: false, agentId: 'agt_1',

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AccessDeniedException, ThrottlingException, ValidationException } from '@aws-sdk/client-bedrock-runtime';
-import type { ConverseAnswer, ConverseRequest } from '../../../shared/adapters/bedrock-converse.ts';
-import { backoffMs, bedrockJudge } from '../../../shared/adapters/judge-bedrock.ts';
-import { JudgeAnswerError } from '../../../shared/domain/evaluation/judge.ts';
-import type { Trajectory } from '../../../shared/domain/evaluation/trajectory.ts';
+import type { ConverseAnswer, ConverseRequest } from '#shared/adapters/bedrock-converse.ts';
+import { backoffMs, bedrockJudge } from '#shared/adapters/judge-bedrock.ts';
+import { JudgeAnswerError } from '#shared/domain/evaluation/judge.ts';
+import type { Trajectory } from '#shared/domain/evaluation/trajectory.ts';
 
 const MODEL = 'amazon.nova-micro-v1:0';
 const trajectory: Trajectory = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LlmAlertType } from '../../../shared/domain/alerts/config.ts';
-import { builtinJudge } from '../../../shared/domain/evaluation/heuristics/index.ts';
-import { buildTrajectory } from '../../../shared/domain/evaluation/trajectory.ts';
+import type { LlmAlertType } from '#shared/domain/alerts/config.ts';
+import { builtinJudge } from '#shared/domain/evaluation/heuristics/index.ts';
+import { buildTrajectory } from '#shared/domain/evaluation/trajectory.ts';
 import { llm, tool, traceOf, type TraceSpec } from '../../fixtures/judge/build.ts';
 import { measure } from '../../fixtures/judge/measure.ts';
 import { LABELLED_TRACES } from '../../fixtures/judge/traces.ts';

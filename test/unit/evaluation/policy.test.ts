@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { QueuePort } from '../../../shared/domain/ports.ts';
-import { effectiveAlertConfig, type AlertConfigPatch } from '../../../shared/domain/alerts/config.ts';
-import { queueEvaluations } from '../../../shared/domain/evaluation/jobs.ts';
-import { isSampled, typesToEvaluate } from '../../../shared/domain/evaluation/policy.ts';
-import { newTrialSubscription } from '../../../shared/domain/plans/subscription.ts';
-import type { TraceSummary } from '../../../shared/domain/spans/summary.ts';
-import type { AgentRecord } from '../../../shared/domain/agents/ports.ts';
-import type { TenantRecord } from '../../../shared/domain/accounts/ports.ts';
+import type { QueuePort } from '#shared/domain/ports.ts';
+import { effectiveAlertConfig, type AlertConfigPatch } from '#shared/domain/alerts/config.ts';
+import { queueEvaluations } from '#shared/domain/evaluation/jobs.ts';
+import { isSampled, typesToEvaluate } from '#shared/domain/evaluation/policy.ts';
+import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
+import type { AgentRecord } from '#shared/domain/agents/ports.ts';
+import type { TenantRecord } from '#shared/domain/accounts/ports.ts';
 
 const entitled = { evaluations: true };
 const on = (patch: AlertConfigPatch['llmAnalysis'] = {}) => effectiveAlertConfig({ llmAnalysis: { enabled: true, ...patch } });

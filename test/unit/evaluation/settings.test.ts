@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../shared/config.ts';
+import { parseConfig } from '#shared/config.ts';
 
 describe('judge settings', () => {
   it('default to the built-in judge, a small Bedrock model, 1000 evaluations a day and 6000 input tokens', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { judgePrompt, parseVerdict } from '../../../shared/domain/evaluation/prompts.ts';
-import { buildTrajectory, estimateTokens, serializeTrajectory } from '../../../shared/domain/evaluation/trajectory.ts';
-import { summarizeTrace } from '../../../shared/domain/spans/summary.ts';
+import { judgePrompt, parseVerdict } from '#shared/domain/evaluation/prompts.ts';
+import { buildTrajectory, estimateTokens, serializeTrajectory } from '#shared/domain/evaluation/trajectory.ts';
+import { summarizeTrace } from '#shared/domain/spans/summary.ts';
 import { llm, spansOf, tool, traceOf } from '../../fixtures/judge/build.ts';
 
 describe('the trajectory the judge reads', () => {

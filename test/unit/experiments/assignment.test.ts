@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { assignVariant, type AssignableExperiment } from '../../../shared/domain/experiments/assignment.ts';
+import { assignVariant, type AssignableExperiment } from '#shared/domain/experiments/assignment.ts';
 
 const SUBJECTS = 100_000;
 const subjects = Array.from({ length: SUBJECTS }, (_, i) => `subject-${i}`);
@@ -82,7 +82,7 @@ describe('stickiness', () => {
   it('gives the same answers from a freshly loaded module (a new Lambda instance)', async () => {
     const before = subjects.slice(0, 2000).map((s) => assignVariant(golden, s)?.key);
     vi.resetModules();
-    const fresh = await import('../../../shared/domain/experiments/assignment.ts');
+    const fresh = await import('#shared/domain/experiments/assignment.ts');
     expect(fresh.assignVariant).not.toBe(assignVariant);
     expect(subjects.slice(0, 2000).map((s) => fresh.assignVariant(golden, s)?.key)).toEqual(before);
   });

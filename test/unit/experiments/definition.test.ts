@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createExperimentBody } from '../../../shared/domain/experiments/definition.ts';
-import { parseOrThrow } from '../../../shared/http/validation.ts';
+import { createExperimentBody } from '#shared/domain/experiments/definition.ts';
+import { parseOrThrow } from '#shared/http/validation.ts';
 
 const valid = {
   name: 'Shorter system prompt',

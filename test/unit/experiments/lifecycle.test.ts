@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../shared/domain/errors.ts';
+import { ValidationError } from '#shared/domain/errors.ts';
 import {
   assertAssigning,
   EXPERIMENT_ACTIONS,
@@ -7,7 +7,7 @@ import {
   transition,
   type ExperimentAction,
   type ExperimentStatus,
-} from '../../../shared/domain/experiments/lifecycle.ts';
+} from '#shared/domain/experiments/lifecycle.ts';
 
 /** Every status × action: the next status, or null when the action is refused. */
 const TABLE: Record<ExperimentStatus, Record<ExperimentAction, ExperimentStatus | null>> = {

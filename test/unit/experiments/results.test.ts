@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { experimentResults } from '../../../shared/domain/experiments/results.ts';
-import type { ExperimentRecord, SignalObservation, TraceObservation } from '../../../shared/domain/experiments/ports.ts';
+import { experimentResults } from '#shared/domain/experiments/results.ts';
+import type { ExperimentRecord, SignalObservation, TraceObservation } from '#shared/domain/experiments/ports.ts';
 
 const experiment = (over: Partial<ExperimentRecord> = {}): ExperimentRecord => ({
   id: 'exp_results',

@@ -8,7 +8,7 @@ import {
   studentTQuantile,
   twoProportionTest,
   welchTest,
-} from '../../../shared/domain/experiments/statistics.ts';
+} from '#shared/domain/experiments/statistics.ts';
 
 describe('distributions', () => {
   it('normal CDF matches the standard table', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { builtinTranslator, stemOf, type AskContext } from '../../../shared/domain/lake/ask.ts';
-import { parseSearchQuery } from '../../../shared/domain/lake/query.ts';
+import { builtinTranslator, stemOf, type AskContext } from '#shared/domain/lake/ask.ts';
+import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 
 const context: AskContext = {
   now: new Date('2026-03-18T15:30:00Z'), // a Wednesday

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CursorError, decodeCursor, encodeCursor, requestFingerprint } from '../../../shared/domain/lake/cursor.ts';
+import { CursorError, decodeCursor, encodeCursor, requestFingerprint } from '#shared/domain/lake/cursor.ts';
 
 const key = Buffer.alloc(32, 7);
 const mine = { key, tenantId: 'tnt_a' };

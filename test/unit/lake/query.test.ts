@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../shared/domain/errors.ts';
-import { formatSearchQuery, MAX_TERMS, parseSearchQuery, QuerySyntaxError } from '../../../shared/domain/lake/query.ts';
+import { ValidationError } from '#shared/domain/errors.ts';
+import { formatSearchQuery, MAX_TERMS, parseSearchQuery, QuerySyntaxError } from '#shared/domain/lake/query.ts';
 
 const terms = (q: string) => parseSearchQuery(q).terms;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { athena, duckdb } from '../../../shared/domain/lake/dialects.ts';
-import { parseSearchQuery } from '../../../shared/domain/lake/query.ts';
-import { anchorWord, exportSql, forgetAgentSql, spansOfTracesSql, traceSearchSql, type TraceSearch } from '../../../shared/domain/lake/sql.ts';
-import { SIGNATURE_COLUMN_NAMES, signatureSlot } from '../../../shared/domain/lake/text.ts';
+import { athena, duckdb } from '#shared/domain/lake/dialects.ts';
+import { parseSearchQuery } from '#shared/domain/lake/query.ts';
+import { anchorWord, exportSql, forgetAgentSql, spansOfTracesSql, traceSearchSql, type TraceSearch } from '#shared/domain/lake/sql.ts';
+import { SIGNATURE_COLUMN_NAMES, signatureSlot } from '#shared/domain/lake/text.ts';
 
 const search = (q: string, extra: Partial<TraceSearch> = {}): TraceSearch => ({
   tenantId: 'tnt_a',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { matchOf, snippetOf } from '../../../shared/domain/lake/snippets.ts';
-import { parseSearchQuery } from '../../../shared/domain/lake/query.ts';
-import { foldText, foldWithOrigins, keywordList, SIGNATURE_BITS, SIGNATURE_COLUMNS, signatureOf, signatureSlot } from '../../../shared/domain/lake/text.ts';
+import { matchOf, snippetOf } from '#shared/domain/lake/snippets.ts';
+import { parseSearchQuery } from '#shared/domain/lake/query.ts';
+import { foldText, foldWithOrigins, keywordList, SIGNATURE_BITS, SIGNATURE_COLUMNS, signatureOf, signatureSlot } from '#shared/domain/lake/text.ts';
 import { seededRandom } from '../../support/random.ts';
 
 describe('folding text for search', () => {

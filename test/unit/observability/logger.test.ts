@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger, logLevelOf, thrown } from '../../../shared/observability/logger.ts';
+import { createLogger, logLevelOf, thrown } from '#shared/observability/logger.ts';
 
 /** The lines a logger made here writes (warnings and errors to stderr, the rest to stdout), parsed; every entry is one JSON line. */
 function capture(level: Parameters<typeof createLogger>[0] = 'INFO') {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { count, dollars, METRIC, metrics, publishMetrics } from '../../../shared/observability/metrics.ts';
+import { count, dollars, METRIC, metrics, publishMetrics } from '#shared/observability/metrics.ts';
 
 /** What is written to stdout while `act` runs. */
 function stdoutOf(act: () => void): string[] {

@@ -1,8 +1,8 @@
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../shared/domain/errors.ts';
-import { decodeLogsRequest, decodeTraceRequest, type OtlpFormat } from '../../../shared/domain/otlp/decode.ts';
+import { ValidationError } from '#shared/domain/errors.ts';
+import { decodeLogsRequest, decodeTraceRequest, type OtlpFormat } from '#shared/domain/otlp/decode.ts';
 import { jsonBody, keyValues, span, traceRequest } from './otlp-json.ts';
 import { agentRunSpans, at, recordSpans, serializeLogRecords, serializeSpans } from './sdk-payloads.ts';
 

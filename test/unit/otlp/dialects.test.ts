@@ -1,7 +1,7 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeTraceRequest } from '../../../shared/domain/otlp/decode.ts';
+import { decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
 import {
   CACHED_INPUT_TOKEN_KEYS,
   COST_KEYS,
@@ -28,9 +28,9 @@ import {
   VERCEL_OBJECT_KEYS,
   VERCEL_TEXT_KEYS,
   VERCEL_TOOL_CALLS_KEYS,
-} from '../../../shared/domain/otlp/span-fields.ts';
-import { mapTraceRequest } from '../../../shared/domain/otlp/traces.ts';
-import type { CanonicalSpan } from '../../../shared/domain/spans/model.ts';
+} from '#shared/domain/otlp/span-fields.ts';
+import { mapTraceRequest } from '#shared/domain/otlp/traces.ts';
+import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import { recordingProvider } from '../../support/producers/context.ts';
 import { langfuseRun, LANGFUSE_TOOL_FAILURE, LANGFUSE_TRACE_NAME } from '../../support/producers/langfuse.ts';
 import { MCP_AGENT, MCP_TOOL_FAILURE, mcpRun } from '../../support/producers/mcp.ts';

@@ -1,8 +1,8 @@
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { describe, expect, it } from 'vitest';
-import { decodeLogsRequest } from '../../../shared/domain/otlp/decode.ts';
-import { mapLogsRequest } from '../../../shared/domain/otlp/logs.ts';
+import { decodeLogsRequest } from '#shared/domain/otlp/decode.ts';
+import { mapLogsRequest } from '#shared/domain/otlp/logs.ts';
 import { anyValue, keyValues, logsRequest, mapLogsJson, RECEIVED_AT_MS, SPAN_ID, START_MS, START_NANOS, TRACE_ID } from './otlp-json.ts';
 import { at, serializeLogRecords, T0_MS } from './sdk-payloads.ts';
 

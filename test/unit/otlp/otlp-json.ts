@@ -1,7 +1,7 @@
 /** Hand-written OTLP/JSON requests, for the cases an SDK does not produce. */
-import { decodeLogsRequest, decodeTraceRequest } from '../../../shared/domain/otlp/decode.ts';
-import { mapLogsRequest } from '../../../shared/domain/otlp/logs.ts';
-import { mapTraceRequest } from '../../../shared/domain/otlp/traces.ts';
+import { decodeLogsRequest, decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
+import { mapLogsRequest } from '#shared/domain/otlp/logs.ts';
+import { mapTraceRequest } from '#shared/domain/otlp/traces.ts';
 
 export type Json = Record<string, unknown>;
 

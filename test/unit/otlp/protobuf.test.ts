@@ -1,9 +1,9 @@
 import { ROOT_CONTEXT, SpanStatusCode, trace, type AttributeValue } from '@opentelemetry/api';
 import type { AnyValue } from '@opentelemetry/api-logs';
 import { describe, expect, it } from 'vitest';
-import { ByteWriter } from '../../../shared/domain/binary.ts';
-import { ValidationError } from '../../../shared/domain/errors.ts';
-import { decodeLogsRequest, decodeTraceRequest } from '../../../shared/domain/otlp/decode.ts';
+import { ByteWriter } from '#shared/domain/binary.ts';
+import { ValidationError } from '#shared/domain/errors.ts';
+import { decodeLogsRequest, decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
 import { seededRandom, type Random } from '../../support/random.ts';
 import { at, childOf, recordSpans, serializeLogRecords, serializeSpans } from './sdk-payloads.ts';
 

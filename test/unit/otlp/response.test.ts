@@ -1,6 +1,6 @@
 import { ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { describe, expect, it } from 'vitest';
-import { encodeExportResponse } from '../../../shared/domain/otlp/response.ts';
+import { encodeExportResponse } from '#shared/domain/otlp/response.ts';
 
 const bytesOf = (body: Buffer | string): Buffer => (typeof body === 'string' ? Buffer.from(body) : body);
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeLogsRequest, decodeTraceRequest, mapLogsRequest, mapTraceRequest } from '../../../shared/domain/otlp/index.ts';
+import { decodeLogsRequest, decodeTraceRequest, mapLogsRequest, mapTraceRequest } from '#shared/domain/otlp/index.ts';
 
 const sample = (name: string): Buffer => readFileSync(new URL(`../../../events/otlp/${name}`, import.meta.url));
 const RECEIVED_AT_MS = 1_748_779_300_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTraceRequest } from '../../../shared/domain/otlp/decode.ts';
-import { mapTraceRequest } from '../../../shared/domain/otlp/traces.ts';
+import { decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
+import { mapTraceRequest } from '#shared/domain/otlp/traces.ts';
 import {
   type Json,
   keyValues,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateAnchors, generateAnchors, mostAnchorsFailing, rebaseAnchors, type Anchor } from '../../../shared/domain/profiles/anchors.ts';
-import { profileEditBody } from '../../../shared/schemas/profiles.ts';
+import { evaluateAnchors, generateAnchors, mostAnchorsFailing, rebaseAnchors, type Anchor } from '#shared/domain/profiles/anchors.ts';
+import { profileEditBody } from '#shared/schemas/profiles.ts';
 import { AgentWorld, HOUR, MINUTE, profileOf, settings } from './fixtures.ts';
 
 const T0 = Date.UTC(2026, 2, 2, 8);

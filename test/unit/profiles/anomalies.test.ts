@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { detectTraceAnomalies } from '../../../shared/domain/profiles/anomalies.ts';
-import { generateAnchors } from '../../../shared/domain/profiles/anchors.ts';
-import { profileContext } from '../../../shared/domain/profiles/context.ts';
-import { newLearningState } from '../../../shared/domain/profiles/learning.ts';
+import { detectTraceAnomalies } from '#shared/domain/profiles/anomalies.ts';
+import { generateAnchors } from '#shared/domain/profiles/anchors.ts';
+import { profileContext } from '#shared/domain/profiles/context.ts';
+import { newLearningState } from '#shared/domain/profiles/learning.ts';
 import { AgentWorld, DAY, HOUR, MINUTE, agentTrace, profileOf, type Shape } from './fixtures.ts';
 
 const MONDAY = Date.UTC(2026, 2, 2);

@@ -1,10 +1,10 @@
-import { rollupOf, rollupsByBucket } from '../../../shared/domain/analytics/rollup.ts';
-import { measureWindow, type WindowMeasurement } from '../../../shared/domain/profiles/measurement.ts';
-import { templateNarrative } from '../../../shared/domain/profiles/narrative.ts';
-import { assembleProfile, type AgentProfile } from '../../../shared/domain/profiles/profile.ts';
-import { DEFAULT_LEARNING_SETTINGS } from '../../../shared/domain/profiles/settings.ts';
-import { profileStatistics, sampleTrace, type LearningEvidence } from '../../../shared/domain/profiles/statistics.ts';
-import type { StoredSpan, TraceSummary } from '../../../shared/domain/spans/summary.ts';
+import { rollupOf, rollupsByBucket } from '#shared/domain/analytics/rollup.ts';
+import { measureWindow, type WindowMeasurement } from '#shared/domain/profiles/measurement.ts';
+import { templateNarrative } from '#shared/domain/profiles/narrative.ts';
+import { assembleProfile, type AgentProfile } from '#shared/domain/profiles/profile.ts';
+import { DEFAULT_LEARNING_SETTINGS } from '#shared/domain/profiles/settings.ts';
+import { profileStatistics, sampleTrace, type LearningEvidence } from '#shared/domain/profiles/statistics.ts';
+import type { StoredSpan, TraceSummary } from '#shared/domain/spans/summary.ts';
 import { traceSummary } from '../analytics/fixtures.ts';
 
 export const HOUR = 3_600_000;

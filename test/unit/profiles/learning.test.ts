@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { failedCycleRetryMs } from '../../../shared/domain/profiles/service.ts';
-import { detectTraceAnomalies } from '../../../shared/domain/profiles/anomalies.ts';
-import { applyProfileEdit } from '../../../shared/domain/profiles/edit.ts';
+import { failedCycleRetryMs } from '#shared/domain/profiles/service.ts';
+import { detectTraceAnomalies } from '#shared/domain/profiles/anomalies.ts';
+import { applyProfileEdit } from '#shared/domain/profiles/edit.ts';
 import {
   anomalyBaseline,
   bootstrapInterval,
@@ -17,8 +17,8 @@ import {
   trainingWindowStart,
   type CyclePlan,
   type LearningState,
-} from '../../../shared/domain/profiles/learning.ts';
-import { measureWindow } from '../../../shared/domain/profiles/measurement.ts';
+} from '#shared/domain/profiles/learning.ts';
+import { measureWindow } from '#shared/domain/profiles/measurement.ts';
 import { AgentWorld, DAY, HOUR, MINUTE, agentTrace, fakeClock, profileOf, settings, type Shape } from './fixtures.ts';
 
 /**

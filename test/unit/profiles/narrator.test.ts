@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ThrottlingException } from '@aws-sdk/client-bedrock-runtime';
-import type { Converse, ConverseRequest } from '../../../shared/adapters/bedrock-converse.ts';
-import { bedrockNarrator } from '../../../shared/adapters/narrator.ts';
-import { profileStatistics } from '../../../shared/domain/profiles/statistics.ts';
+import type { Converse, ConverseRequest } from '#shared/adapters/bedrock-converse.ts';
+import { bedrockNarrator } from '#shared/adapters/narrator.ts';
+import { profileStatistics } from '#shared/domain/profiles/statistics.ts';
 import { AgentWorld, HOUR, MINUTE } from './fixtures.ts';
 
 const T0 = Date.UTC(2026, 2, 2, 8);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../../shared/config.ts';
-import { DEFAULT_LEARNING_SETTINGS } from '../../../shared/domain/profiles/settings.ts';
+import { ConfigError, parseConfig } from '#shared/config.ts';
+import { DEFAULT_LEARNING_SETTINGS } from '#shared/domain/profiles/settings.ts';
 
 const env = { TABLE_NAME: 't', SIGNING_SEED: 'x'.repeat(32) };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_INSIGHTS, MIN_INSIGHTS, templateNarrative } from '../../../shared/domain/profiles/narrative.ts';
-import { sampleAllocation } from '../../../shared/domain/profiles/observe.ts';
-import { profileStatistics, sampleTrace } from '../../../shared/domain/profiles/statistics.ts';
+import { MAX_INSIGHTS, MIN_INSIGHTS, templateNarrative } from '#shared/domain/profiles/narrative.ts';
+import { sampleAllocation } from '#shared/domain/profiles/observe.ts';
+import { profileStatistics, sampleTrace } from '#shared/domain/profiles/statistics.ts';
 import { AgentWorld, DAY, HOUR, MINUTE, storedSpan, type Shape } from './fixtures.ts';
 import { traceSummary } from '../analytics/fixtures.ts';
 

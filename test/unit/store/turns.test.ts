@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inGatheredTurn } from '../../../shared/store/turns.ts';
+import { inGatheredTurn } from '#shared/store/turns.ts';
 
 describe('gathered turns', () => {
   it('does the work arriving while a turn is taken in one go, and every caller gets the outcome of its go', async () => {

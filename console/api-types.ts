@@ -1,7 +1,7 @@
-import openapiTS, { astToString } from 'openapi-typescript';
 import { fileURLToPath } from 'node:url';
-import { apiDescription } from '#shared/schemas/openapi.ts';
+import openapiTS, { astToString } from 'openapi-typescript';
 import { withServer } from '#shared/http/openapi-document.ts';
+import { apiDescription } from '#shared/schemas/openapi.ts';
 
 export const apiTypesFile = fileURLToPath(new URL('./src/api/schema.d.ts', import.meta.url));
 

@@ -1,6 +1,6 @@
 import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BUILD_INPUTS_FILE, consoleDir, hashInputs, type BuildInputs } from './build-inputs.ts';
+import { BUILD_INPUTS_FILE, type BuildInputs, consoleDir, hashInputs } from './build-inputs.ts';
 
 export const consoleDistDir = join(consoleDir, 'dist');
 

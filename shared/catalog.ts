@@ -177,7 +177,24 @@ export const exportsRouteDefs = [
 ] as const satisfies readonly RouteDef[];
 
 /** Every route: the areas' tables in order. Pure, so a bundle that uses none of it drops it. */
-export const routes = /* @__PURE__ */ joinAreas(systemRouteDefs, authRouteDefs, usersRouteDefs, keysRouteDefs, otlpRouteDefs, spansRouteDefs, sessionsRouteDefs, logsRouteDefs, signalsRouteDefs, agentsRouteDefs, profilesRouteDefs, analyticsRouteDefs, alertsRouteDefs, experimentsRouteDefs, searchRouteDefs, exportsRouteDefs);
+export const routes = /* @__PURE__ */ joinAreas(
+  systemRouteDefs,
+  authRouteDefs,
+  usersRouteDefs,
+  keysRouteDefs,
+  otlpRouteDefs,
+  spansRouteDefs,
+  sessionsRouteDefs,
+  logsRouteDefs,
+  signalsRouteDefs,
+  agentsRouteDefs,
+  profilesRouteDefs,
+  analyticsRouteDefs,
+  alertsRouteDefs,
+  experimentsRouteDefs,
+  searchRouteDefs,
+  exportsRouteDefs,
+);
 
 /** Answers every request no route matches (API Gateway's `$default` route; the local router's fallback). */
 export const fallbackRoute = {
@@ -220,7 +237,15 @@ export const queues = [
   // A batch judges its traces in parallel, each with one Bedrock call per type (plus retries): a 90 s consumer.
   { id: 'evaluate', consumer: 'evaluate', batchSize: 5, visibilityTimeoutSeconds: 540, maxReceiveCount: 5, sendsTo: ['notify'], uses: ['judge'] },
   // Exports and deleted agents' rows: Athena statements that may run for minutes, one message at a time (15-minute consumer).
-  { id: 'lake', consumer: 'lake', batchSize: 1, visibilityTimeoutSeconds: 5400, maxReceiveCount: 3, memoryMb: 1024, uses: ['lakeRead', 'lakeDelete', 'lakeExport'] },
+  {
+    id: 'lake',
+    consumer: 'lake',
+    batchSize: 1,
+    visibilityTimeoutSeconds: 5400,
+    maxReceiveCount: 3,
+    memoryMb: 1024,
+    uses: ['lakeRead', 'lakeDelete', 'lakeExport'],
+  },
 ] as const satisfies readonly QueueDef[];
 
 export type QueueId = (typeof queues)[number]['id'];

@@ -98,7 +98,9 @@ export function parseConfig(env: Record<string, string | undefined>) {
     throw new ConfigError('invalid configuration: the outbox transport needs OUTBOX_DIR');
   }
   if ((e.JWT_EXTERNAL_ISSUERS ?? []).some((i) => i.hostedSignIn && !i.hostedSignIn.redirectUri) && !isTrustedKeysUrl(e.PUBLIC_APP_URL)) {
-    throw new ConfigError('invalid configuration: a hosted sign-in without redirectUri answers at PUBLIC_APP_URL/auth/callback, so PUBLIC_APP_URL must be https (plain http only on 127.0.0.1 or localhost)');
+    throw new ConfigError(
+      'invalid configuration: a hosted sign-in without redirectUri answers at PUBLIC_APP_URL/auth/callback, so PUBLIC_APP_URL must be https (plain http only on 127.0.0.1 or localhost)',
+    );
   }
   return {
     tableName: e.TABLE_NAME,

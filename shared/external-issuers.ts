@@ -118,7 +118,9 @@ export function hostedSignInProviders(issuers: readonly ExternalIssuer[], public
 }
 
 /** The origins the console calls besides its own (each hosted sign-in's token and revocation endpoints): its CSP's `connect-src`. */
-export const hostedSignInOrigins = (issuers: readonly ExternalIssuer[]): string[] => [...new Set(issuers.flatMap((i) => (i.hostedSignIn ? [new URL(i.hostedSignIn.domain).origin] : [])))];
+export const hostedSignInOrigins = (issuers: readonly ExternalIssuer[]): string[] => [
+  ...new Set(issuers.flatMap((i) => (i.hostedSignIn ? [new URL(i.hostedSignIn.domain).origin] : []))),
+];
 
 /** `JWT_EXTERNAL_ISSUERS` as JSON text (unset or blank: none), checked; throws naming `source` and what is wrong. */
 export function parseExternalIssuers(json: string | undefined, source = 'JWT_EXTERNAL_ISSUERS'): ExternalIssuer[] {
@@ -133,4 +135,3 @@ export function parseExternalIssuers(json: string | undefined, source = 'JWT_EXT
   if (!parsed.success) throw new Error(`${source}: ${parsed.error.issues.map((issue) => describeIssue(issue)).join('; ')}`);
   return parsed.data;
 }
-

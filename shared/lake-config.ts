@@ -52,7 +52,10 @@ export function parseLakeSettings(env: Record<string, string | undefined>) {
   return {
     engine: e.LAKE,
     /** The local lake; present when LAKE=duckdb. */
-    local: e.LAKE === 'duckdb' ? { path: required('LAKE_DUCKDB_PATH'), memoryLimit: e.LAKE_MEMORY_LIMIT, threads: e.LAKE_THREADS, exportsDir: required('EXPORTS_DIR') } : undefined,
+    local:
+      e.LAKE === 'duckdb'
+        ? { path: required('LAKE_DUCKDB_PATH'), memoryLimit: e.LAKE_MEMORY_LIMIT, threads: e.LAKE_THREADS, exportsDir: required('EXPORTS_DIR') }
+        : undefined,
     /** The AWS lake; each function gets the names it uses. */
     aws:
       e.LAKE === 'athena'

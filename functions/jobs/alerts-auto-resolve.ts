@@ -1,4 +1,4 @@
-import { portsOf, type Ports } from '#shared/adapters/ports.ts';
+import { type Ports, portsOf } from '#shared/adapters/ports.ts';
 import { config } from '#shared/config.ts';
 import { autoResolveQuietAlerts } from '#shared/domain/alerts/auto-resolve.ts';
 import { instrumented } from '#shared/observability/handler.ts';

@@ -1,4 +1,4 @@
-import { portsOf, type Ports } from '#shared/adapters/ports.ts';
+import { type Ports, portsOf } from '#shared/adapters/ports.ts';
 import { compactRollups } from '#shared/domain/analytics/compaction.ts';
 import { instrumented } from '#shared/observability/handler.ts';
 import { logger } from '#shared/observability/logger.ts';

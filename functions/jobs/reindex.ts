@@ -1,4 +1,4 @@
-import { portsOf, type Ports } from '#shared/adapters/ports.ts';
+import { type Ports, portsOf } from '#shared/adapters/ports.ts';
 import { reindexStep } from '#shared/domain/maintenance/reindex.ts';
 import { instrumented } from '#shared/observability/handler.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -13,8 +13,9 @@ const BUDGET_MS = 45_000;
 type ReindexPorts = Ports<'reindex' | 'traces' | 'sessions' | 'agents'>;
 
 /** Scheduled every minute: moves items written before the current index layout into it, then only checks that it is done. */
-export const reindexHandler =
-  (getPorts: () => ReindexPorts = portsOf({ reindex: reindexRepository, traces: tracesRepository, sessions: sessionsRepository, agents: agentsRepository })) =>
+export const reindexHandler = (
+  getPorts: () => ReindexPorts = portsOf({ reindex: reindexRepository, traces: tracesRepository, sessions: sessionsRepository, agents: agentsRepository }),
+) =>
   instrumented(async () => {
     const result = await reindexStep(getPorts(), BUDGET_MS);
     if (result.rewritten > 0) logger.info('reindex', result);

@@ -1,11 +1,11 @@
 import { bedrockJudge } from '#shared/adapters/judge-bedrock.ts';
 import { portsOf } from '#shared/adapters/ports.ts';
 import { sqsQueue } from '#shared/adapters/queue.ts';
-import { builtinJudge } from '#shared/domain/evaluation/heuristics/index.ts';
-import type { Judge } from '#shared/domain/evaluation/judge.ts';
 import { config } from '#shared/config.ts';
-import { evaluateTrace, type EvaluationSettings } from '#shared/domain/evaluation/evaluate.ts';
+import { type EvaluationSettings, evaluateTrace } from '#shared/domain/evaluation/evaluate.ts';
+import { builtinJudge } from '#shared/domain/evaluation/heuristics/index.ts';
 import { evaluationJobSchema } from '#shared/domain/evaluation/job-message.ts';
+import type { Judge } from '#shared/domain/evaluation/judge.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { count, dollars, METRIC } from '#shared/observability/metrics.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
@@ -49,7 +49,12 @@ export const evaluateHandler = (getPorts: () => EvaluatePorts = evaluatePorts, s
       count(METRIC.alertsRaised, result.alertsRaised);
     }
     // Scores and outcomes only: the trace's content and the judge's reasoning stay out of the logs.
-    logger[result.outcome === 'over-budget' ? 'warn' : 'info']('trace evaluation', { tenantId: job.tenantId, traceId: job.traceId, judge: judge.name, ...result });
+    logger[result.outcome === 'over-budget' ? 'warn' : 'info']('trace evaluation', {
+      tenantId: job.tenantId,
+      traceId: job.traceId,
+      judge: judge.name,
+      ...result,
+    });
   });
 
 export const handler = evaluateHandler();

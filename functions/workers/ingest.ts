@@ -1,12 +1,12 @@
-import { noMetricsSink, timestreamSink } from '#shared/adapters/metrics-sink.ts';
 import { lakeWriter } from '#shared/adapters/lake-writer.ts';
+import { noMetricsSink, timestreamSink } from '#shared/adapters/metrics-sink.ts';
 import { portsOf } from '#shared/adapters/ports.ts';
 import { sqsQueue } from '#shared/adapters/queue.ts';
 import { config } from '#shared/config.ts';
-import { count, METRIC } from '#shared/observability/metrics.ts';
-import type { IngestMessage } from '#shared/domain/ingest/messages.ts';
 import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
+import type { IngestMessage } from '#shared/domain/ingest/messages.ts';
 import { persistTelemetryBatch, purgeAgent } from '#shared/domain/ingest/persist.ts';
+import { count, METRIC } from '#shared/observability/metrics.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { alertsRepository } from '#shared/store/alerts.ts';
 import { experimentsRepository } from '#shared/store/experiments.ts';

@@ -3,7 +3,7 @@ import { configuredMessaging, type MessagingPorts } from '#shared/adapters/maile
 import { portsOf } from '#shared/adapters/ports.ts';
 import { config } from '#shared/config.ts';
 import { noticeSignInLockout } from '#shared/domain/accounts/sign-in-backoff.ts';
-import { processAlertNotification, type NotificationSettings } from '#shared/domain/alerts/notify.ts';
+import { type NotificationSettings, processAlertNotification } from '#shared/domain/alerts/notify.ts';
 import { deliver } from '#shared/domain/notifications/deliver.ts';
 import { notifyQueueMessageSchema } from '#shared/domain/notifications/messages.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -47,7 +47,14 @@ export const notifyHandler = (getPorts: () => NotifyPorts = notifyPorts, setting
     const { store, mailer, sms, clock } = getPorts();
     const message = notifyQueueMessageSchema.parse(JSON.parse(record.body));
     if ('kind' in message && message.kind === 'sign-in-lockout') {
-      const outcome = await noticeSignInLockout(message, { users: store.users, deliveries: store.deliveries, mailer, sms, clock, publicAppUrl: settings.publicAppUrl });
+      const outcome = await noticeSignInLockout(message, {
+        users: store.users,
+        deliveries: store.deliveries,
+        mailer,
+        sms,
+        clock,
+        publicAppUrl: settings.publicAppUrl,
+      });
       logger.info('sign-in lockout notice processed', { outcome });
       return;
     }
@@ -61,7 +68,8 @@ export const notifyHandler = (getPorts: () => NotifyPorts = notifyPorts, setting
     }
     const outcome = await deliver(message, { mailer, sms, deliveries: store.deliveries, clock });
     if (outcome === 'sent') count(METRIC.notificationsSent, 1);
-    if (outcome === 'undeliverable') logger.warn('message refused for good by the provider; settled, not retried', { messageId: message.id, channel: message.channel });
+    if (outcome === 'undeliverable')
+      logger.warn('message refused for good by the provider; settled, not retried', { messageId: message.id, channel: message.channel });
   });
 
 export const handler = notifyHandler();

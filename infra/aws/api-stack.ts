@@ -5,7 +5,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { API_BASE_PATH, type Catalog } from '#shared/catalog.ts';
 import { LOG_RETENTION } from './service-function.ts';
-import { deploymentSettings, type DeploymentSettings } from './settings.ts';
+import { type DeploymentSettings, deploymentSettings } from './settings.ts';
 
 /** What the code stacks build on besides the stateful resources: the API their routes join, and the settings. */
 export interface ApiResources {

@@ -1,8 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { App, Validations, type Stack } from 'aws-cdk-lib';
+import { App, type Stack, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { catalog as defaultCatalog, type Catalog } from '#shared/catalog.ts';
+import { type Catalog, catalog as defaultCatalog } from '#shared/catalog.ts';
 import { ApiStack } from './api-stack.ts';
 import { ConsoleStack } from './console-stack.ts';
 import { LakeStack } from './lake-stack.ts';

@@ -1,9 +1,9 @@
-import { Stack, Validations, type Duration, type StackProps } from 'aws-cdk-lib';
+import { type Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { queueUrlEnv, type Capability } from '#shared/catalog.ts';
+import { type Capability, queueUrlEnv } from '#shared/catalog.ts';
 import type { ApiResources } from './api-stack.ts';
 import type { LakeResources } from './lake-stack.ts';
 import { constructId } from './names.ts';
@@ -171,7 +171,8 @@ export abstract class CodeStack extends Stack {
    * each call to the model in one of its geography's Regions, so it needs the profile and that model in any Region.
    */
   private allowBedrockModel(policyId: string, fn: ServiceFunction, modelId: string): void {
-    const foundationModel = (region: string, id: string) => this.formatArn({ service: 'bedrock', region, account: '', resource: 'foundation-model', resourceName: id });
+    const foundationModel = (region: string, id: string) =>
+      this.formatArn({ service: 'bedrock', region, account: '', resource: 'foundation-model', resourceName: id });
     const profile = INFERENCE_PROFILE_ID.exec(modelId);
     const resources = profile
       ? [this.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel('*', profile[1]!)]

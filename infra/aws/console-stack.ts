@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssetHashType, CfnOutput, DockerImage, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { AssetHashType, CfnOutput, DockerImage, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { Construct } from 'constructs';
-import { consoleContentSecurityPolicy } from '../../console/security-headers.ts';
 import { API_BASE_PATH } from '#shared/catalog.ts';
 import { hostedSignInOrigins, parseExternalIssuers } from '#shared/external-issuers.ts';
+import { consoleContentSecurityPolicy } from '../../console/security-headers.ts';
 import { deploymentSettings } from './settings.ts';
 
 /** The wildcards of the grant CDK's BucketDeployment gives its copying function (s3 sync, then an invalidation). */
@@ -71,7 +71,10 @@ export class ConsoleStack extends Stack {
       lifecycleRules: [{ expiration: Duration.days(90) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(logs).acknowledge({ id: 'AwsSolutions-S1', reason: 'This bucket is where the access logs go; logging its own access would log the logging.' });
+    Validations.of(logs).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This bucket is where the access logs go; logging its own access would log the logging.',
+    });
 
     const site = new s3.Bucket(this, 'Site', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -123,7 +126,10 @@ export class ConsoleStack extends Stack {
       },
       additionalBehaviors: {
         [`${API_BASE_PATH}/*`]: {
-          origin: new HttpOrigin(apiDomain, { protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY, originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2] }),
+          origin: new HttpOrigin(apiDomain, {
+            protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+            originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+          }),
           viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
           // Never cached; with caching off, every viewer header (Authorization too) and cookie reaches the API, less Host.
@@ -136,8 +142,16 @@ export class ConsoleStack extends Stack {
     });
     Validations.of(this.distribution).acknowledge(
       { id: 'AwsSolutions-CFR1', reason: 'The console and API serve customers wherever they are; access is by sign-in, not by country.' },
-      { id: 'AwsSolutions-CFR2', reason: 'Abuse is limited per credential and per client address by the API\'s own rate limits (and the HTTP API stage\'s throttle); a WAF web ACL is an account-level choice left to the operator.' },
-      { id: 'AwsSolutions-CFR4', reason: "The distribution uses CloudFront's default certificate, whose *.cloudfront.net domain CloudFront serves with TLS 1.2+ for modern viewers; a custom domain with its own certificate and policy is the operator's choice." },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason:
+          "Abuse is limited per credential and per client address by the API's own rate limits (and the HTTP API stage's throttle); a WAF web ACL is an account-level choice left to the operator.",
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason:
+          "The distribution uses CloudFront's default certificate, whose *.cloudfront.net domain CloudFront serves with TLS 1.2+ for modern viewers; a custom domain with its own certificate and policy is the operator's choice.",
+      },
     );
 
     const deployment = new BucketDeployment(this, 'Deploy', {
@@ -157,7 +171,8 @@ export class ConsoleStack extends Stack {
         },
         ...COPIER_WILDCARDS.map((wildcard) => ({
           id: `AwsSolutions-IAM5[${wildcard}]`,
-          reason: "CDK's BucketDeployment grant: read the staged asset in the CDK assets bucket, write and delete the console's objects in its own bucket, invalidate this distribution.",
+          reason:
+            "CDK's BucketDeployment grant: read the staged asset in the CDK assets bucket, write and delete the console's objects in its own bucket, invalidate this distribution.",
         })),
         { id: 'AwsSolutions-L1', reason: "CDK's BucketDeployment function pins the runtime its bundled AWS CLI layer supports." },
       );

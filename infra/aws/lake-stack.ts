@@ -1,4 +1,4 @@
-import { ArnFormat, Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -50,7 +50,11 @@ const FIREHOSE_ERRORS_PREFIX = 'firehose-errors';
 const ICEBERG_TYPES: Record<LakeColumnType, string> = { string: 'string', long: 'long', double: 'double', boolean: 'boolean' };
 
 /** A Glue name from the stack's: lower case, letters, digits and underscores. */
-const glueName = (text: string) => text.toLowerCase().replace(/[^a-z0-9_]+/g, '_').slice(0, 200);
+const glueName = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .slice(0, 200);
 
 function numberContext(stack: Stack, key: string, fallback: number, min: number, max: number): number {
   const value: unknown = stack.node.tryGetContext(key);
@@ -66,7 +70,9 @@ function wildcardFinding(stack: Stack, resource: string): string {
   const text =
     typeof resolved === 'string'
       ? resolved
-      : (resolved as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`)).join('');
+      : (resolved as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1]
+          .map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`))
+          .join('');
   return `AwsSolutions-IAM5[Resource::${text}]`;
 }
 
@@ -108,7 +114,10 @@ export class LakeStack extends Stack implements LakeResources {
       lifecycleRules: [{ expiration: Duration.days(90) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(accessLogs).acknowledge({ id: 'AwsSolutions-S1', reason: 'This bucket receives the lake buckets\' server access logs; logging it into itself would loop.' });
+    Validations.of(accessLogs).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: "This bucket receives the lake buckets' server access logs; logging it into itself would loop.",
+    });
     const bucket = (name: string, props: s3.BucketProps) =>
       new s3.Bucket(this, name, {
         encryption: s3.BucketEncryption.S3_MANAGED,
@@ -122,10 +131,7 @@ export class LakeStack extends Stack implements LakeResources {
       bucketName: this.names.dataBucket,
       // The lake is data, not code: a new deployment of the stacks must never delete it.
       removalPolicy: RemovalPolicy.RETAIN,
-      lifecycleRules: [
-        { prefix: `${FIREHOSE_ERRORS_PREFIX}/`, expiration: Duration.days(30) },
-        { abortIncompleteMultipartUploadAfter: Duration.days(1) },
-      ],
+      lifecycleRules: [{ prefix: `${FIREHOSE_ERRORS_PREFIX}/`, expiration: Duration.days(30) }, { abortIncompleteMultipartUploadAfter: Duration.days(1) }],
     });
     this.resultsBucket = bucket('Results', {
       bucketName: this.names.resultsBucket,
@@ -214,12 +220,17 @@ export class LakeStack extends Stack implements LakeResources {
       statements: [
         new iam.PolicyStatement({
           actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],
-          resources: [this.formatArn({ service: 'logs', resource: 'log-group', resourceName: '/aws-glue/iceberg-*', arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+          resources: [
+            this.formatArn({ service: 'logs', resource: 'log-group', resourceName: '/aws-glue/iceberg-*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+          ],
         }),
       ],
     });
     Validations.of(policy).acknowledge({
-      id: wildcardFinding(this, this.formatArn({ service: 'logs', resource: 'log-group', resourceName: '/aws-glue/iceberg-*', arnFormat: ArnFormat.COLON_RESOURCE_NAME })),
+      id: wildcardFinding(
+        this,
+        this.formatArn({ service: 'logs', resource: 'log-group', resourceName: '/aws-glue/iceberg-*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+      ),
       reason: "Glue names the optimizers' log groups and streams itself, under /aws-glue/iceberg-*.",
     });
     for (const { table, resource } of this.tables) {
@@ -236,7 +247,9 @@ export class LakeStack extends Stack implements LakeResources {
         o.node.addDependency(role);
       };
       optimizer('compaction', {});
-      optimizer('retention', { retentionConfiguration: { icebergConfiguration: { snapshotRetentionPeriodInDays: 1, numberOfSnapshotsToRetain: 1, cleanExpiredFiles: true } } });
+      optimizer('retention', {
+        retentionConfiguration: { icebergConfiguration: { snapshotRetentionPeriodInDays: 1, numberOfSnapshotsToRetain: 1, cleanExpiredFiles: true } },
+      });
       optimizer('orphan_file_deletion', { orphanFileDeletionConfiguration: { icebergConfiguration: { orphanFileRetentionPeriodInDays: 3 } } });
     }
   }
@@ -261,7 +274,10 @@ export class LakeStack extends Stack implements LakeResources {
     const policy = new iam.Policy(this, id, {
       roles: [role],
       statements: [
-        new iam.PolicyStatement({ actions: ['glue:GetCatalog', 'glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:UpdateTable'], resources: this.tableArns(this) }),
+        new iam.PolicyStatement({
+          actions: ['glue:GetCatalog', 'glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:UpdateTable'],
+          resources: this.tableArns(this),
+        }),
         new iam.PolicyStatement({ actions: ['s3:ListBucket', 's3:GetBucketLocation'], resources: [this.s3Arn('dataBucket')] }),
         new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'], resources: objects }),
       ],
@@ -269,14 +285,17 @@ export class LakeStack extends Stack implements LakeResources {
     Validations.of(policy).acknowledge(
       ...objects.map((resource) => ({
         id: wildcardFinding(this, resource),
-        reason: "Iceberg writes data, delete and metadata files of its own naming under each table's location; the grant is limited to the lake's table and error prefixes.",
+        reason:
+          "Iceberg writes data, delete and metadata files of its own naming under each table's location; the grant is limited to the lake's table and error prefixes.",
       })),
     );
   }
 
-
   private firehoseStream(): firehose.CfnDeliveryStream {
-    const role = new iam.Role(this, 'DeliveryRole', { assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com'), description: 'Delivers trace lake records to the Iceberg tables' });
+    const role = new iam.Role(this, 'DeliveryRole', {
+      assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com'),
+      description: 'Delivers trace lake records to the Iceberg tables',
+    });
     this.grantTablesReadWrite('DeliveryTables', role);
     const logGroup = new logs.LogGroup(this, 'DeliveryLogs', { retention: LOG_RETENTION });
     const logStream = new logs.LogStream(this, 'DeliveryErrors', { logGroup });
@@ -305,7 +324,10 @@ export class LakeStack extends Stack implements LakeResources {
             {
               type: 'MetadataExtraction',
               parameters: [
-                { parameterName: 'MetadataExtractionQuery', parameterValue: `{destinationDatabaseName: "${this.database}", destinationTableName: .${ROUTING_FIELD}, operation: "update"}` },
+                {
+                  parameterName: 'MetadataExtractionQuery',
+                  parameterValue: `{destinationDatabaseName: "${this.database}", destinationTableName: .${ROUTING_FIELD}, operation: "update"}`,
+                },
                 { parameterName: 'JsonParsingEngine', parameterValue: 'JQ-1.6' },
               ],
             },
@@ -338,7 +360,14 @@ export class LakeStack extends Stack implements LakeResources {
     // On the function's own role, in its stack: ARNs built from the lake's fixed names, not references to it.
     const grants = this.grantsOf(capability, stack);
     for (const grant of grants) fn.addToRolePolicy(new iam.PolicyStatement(grant));
-    const wildcards = [...new Set(grants.flatMap((g) => g.resources).map((r) => wildcardFinding(stack, r)).filter((finding) => finding.includes('*')))];
+    const wildcards = [
+      ...new Set(
+        grants
+          .flatMap((g) => g.resources)
+          .map((r) => wildcardFinding(stack, r))
+          .filter((finding) => finding.includes('*')),
+      ),
+    ];
     if (wildcards.length > 0) {
       Validations.of(fn.role).acknowledge(
         ...wildcards.map((id) => ({
@@ -354,7 +383,13 @@ export class LakeStack extends Stack implements LakeResources {
     // Running an Athena query over the lake: the workgroup, the tables' metadata and files, and the results Athena writes with the caller's credentials.
     const queries = [
       {
-        actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults', 'athena:StopQueryExecution', 'athena:GetQueryRuntimeStatistics'],
+        actions: [
+          'athena:StartQueryExecution',
+          'athena:GetQueryExecution',
+          'athena:GetQueryResults',
+          'athena:StopQueryExecution',
+          'athena:GetQueryRuntimeStatistics',
+        ],
         resources: [stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: this.names.workgroup })],
       },
       { actions: ['glue:GetCatalog', 'glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartitions'], resources: this.tableArns(stack) },
@@ -365,7 +400,12 @@ export class LakeStack extends Stack implements LakeResources {
     ];
     switch (capability) {
       case 'lakeWrite':
-        return [{ actions: ['firehose:PutRecordBatch'], resources: [stack.formatArn({ service: 'firehose', resource: 'deliverystream', resourceName: this.names.stream })] }];
+        return [
+          {
+            actions: ['firehose:PutRecordBatch'],
+            resources: [stack.formatArn({ service: 'firehose', resource: 'deliverystream', resourceName: this.names.stream })],
+          },
+        ];
       case 'lakeRead':
         return queries;
       case 'lakeDelete':

@@ -1,8 +1,8 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { HttpMethod, HttpRoute, HttpRouteKey, PayloadFormatVersion, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type HttpApi, HttpMethod, HttpRoute, HttpRouteKey, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Construct } from 'constructs';
-import { API_BASE_PATH, httpHandlerModule, needsSigningKey, type Catalog, type RouteDef } from '#shared/catalog.ts';
+import { API_BASE_PATH, type Catalog, httpHandlerModule, needsSigningKey, type RouteDef } from '#shared/catalog.ts';
 import { CodeStack, type CodeStackProps, type FunctionSpec } from './code-stack.ts';
 import { constructId } from './names.ts';
 import type { ServiceFunction } from './service-function.ts';

@@ -17,8 +17,7 @@ const DEFAULT_MEMORY_MB = 256;
 export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
 /** ESM bundles have no `require`; some CommonJS dependencies bundled into them still call it. */
-const CREATE_REQUIRE_BANNER =
-  "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);";
+const CREATE_REQUIRE_BANNER = "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);";
 
 /** esbuild settings of a function, as the CDK and the bundle reports (test/infra, the cold-start bench) pass them. */
 export interface Bundling {

@@ -1,6 +1,6 @@
 import type { Stack } from 'aws-cdk-lib';
-import { DEFAULT_JUDGE_MODEL } from '#shared/domain/evaluation/judge.ts';
 import { isTrustedKeysUrl, keysUrlOf } from '#shared/domain/accounts/jwt.ts';
+import { DEFAULT_JUDGE_MODEL } from '#shared/domain/evaluation/judge.ts';
 import { logLevelOf } from '#shared/observability/logger.ts';
 
 /**

@@ -1,10 +1,10 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { catalog as defaultCatalog, type Catalog } from '#shared/catalog.ts';
+import { type Catalog, catalog as defaultCatalog } from '#shared/catalog.ts';
 import { TABLE } from '#shared/store/table.ts';
 import { constructId } from './names.ts';
 
@@ -82,8 +82,7 @@ export class StatefulStack extends Stack implements StatefulResources {
     });
     Validations.of(this.signingSeed).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason:
-        'The seed derives the API-key pepper, so a new seed invalidates every issued API key; it is re-keyed deliberately, never on a rotation schedule.',
+      reason: 'The seed derives the API-key pepper, so a new seed invalidates every issued API key; it is re-keyed deliberately, never on a rotation schedule.',
     });
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

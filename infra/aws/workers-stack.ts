@@ -3,7 +3,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { jobModule, workerModule, type Catalog } from '#shared/catalog.ts';
+import { type Catalog, jobModule, workerModule } from '#shared/catalog.ts';
 import { CodeStack, type CodeStackProps } from './code-stack.ts';
 import { constructId } from './names.ts';
 import type { ServiceFunction } from './service-function.ts';
@@ -39,9 +39,7 @@ export class WorkersStack extends CodeStack {
         feedsItself: queue.sendsTo?.includes(queue.id),
         uses: queue.uses,
       });
-      fn.addEventSource(
-        new SqsEventSource(this.queue(queue.id), { batchSize: queue.batchSize, reportBatchItemFailures: true }),
-      );
+      fn.addEventSource(new SqsEventSource(this.queue(queue.id), { batchSize: queue.batchSize, reportBatchItemFailures: true }));
       this.consumerFunctions.set(queue.id, fn);
     }
   }

@@ -1,6 +1,6 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { RESPONSE_SECURITY_HEADERS } from '#shared/http/response-headers.ts';
 import { LOCAL_ACCOUNT } from './local-account.ts';
 import type { RouteMatch } from './router.ts';
@@ -15,19 +15,11 @@ export const newRequestId = (): string => randomBytes(11).toString('base64');
 
 export function splitUrl(url = '/'): { rawPath: string; rawQueryString: string } {
   const queryStart = url.indexOf('?');
-  return queryStart === -1
-    ? { rawPath: url, rawQueryString: '' }
-    : { rawPath: url.slice(0, queryStart), rawQueryString: url.slice(queryStart + 1) };
+  return queryStart === -1 ? { rawPath: url, rawQueryString: '' } : { rawPath: url.slice(0, queryStart), rawQueryString: url.slice(queryStart + 1) };
 }
 
 /** The API Gateway HTTP API payload format 2.0 event for a request whose body has been read. */
-export function toHttpApiEvent(
-  req: IncomingMessage,
-  body: Buffer,
-  match: RouteMatch,
-  requestId: string,
-  now = new Date(),
-): APIGatewayProxyEventV2 {
+export function toHttpApiEvent(req: IncomingMessage, body: Buffer, match: RouteMatch, requestId: string, now = new Date()): APIGatewayProxyEventV2 {
   const { rawPath, rawQueryString } = splitUrl(req.url);
   const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
   const headers = gatewayHeaders(req, sourceIp, now);
@@ -110,11 +102,7 @@ function encodeBody(body: Buffer, headers: Record<string, string>): Pick<APIGate
 function isTextual(contentType: string | undefined): boolean {
   if (!contentType) return false;
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  return (
-    type.startsWith('text/') ||
-    /^application\/(json|xml|javascript|x-www-form-urlencoded|graphql)$/.test(type) ||
-    /\+(json|xml)$/.test(type)
-  );
+  return type.startsWith('text/') || /^application\/(json|xml|javascript|x-www-form-urlencoded|graphql)$/.test(type) || /\+(json|xml)$/.test(type);
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -126,8 +114,7 @@ function clfTime(d: Date): string {
   return `${date}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
 }
 
-const traceId = (now: Date) =>
-  `Root=1-${Math.floor(now.getTime() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+const traceId = (now: Date) => `Root=1-${Math.floor(now.getTime() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
 
 export interface HttpResponse {
   statusCode: number;
@@ -161,8 +148,7 @@ export function fromHandlerResult(result: unknown): HttpResponse {
   return { statusCode: result.statusCode ?? 200, headers, body, ...(typeof result.localFile === 'string' && { file: result.localFile }) };
 }
 
-const isStructured = (result: unknown): result is HandlerResult =>
-  typeof result === 'object' && result !== null && 'statusCode' in result;
+const isStructured = (result: unknown): result is HandlerResult => typeof result === 'object' && result !== null && 'statusCode' in result;
 
 export function envelopeResponse(statusCode: number, code: string, message: string): HttpResponse {
   return {

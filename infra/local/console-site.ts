@@ -2,8 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { API_BASE_PATH } from '#shared/catalog.ts';
-import type { HttpResponse } from './api-gateway.ts';
 import { consoleSecurityHeaders } from '../../console/security-headers.ts';
+import type { HttpResponse } from './api-gateway.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -18,8 +18,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** Whether a request is the console's (everything outside the API's base path). */
-export const isConsoleRequest = (rawPath: string): boolean =>
-  rawPath !== API_BASE_PATH && !rawPath.startsWith(`${API_BASE_PATH}/`);
+export const isConsoleRequest = (rawPath: string): boolean => rawPath !== API_BASE_PATH && !rawPath.startsWith(`${API_BASE_PATH}/`);
 
 /**
  * The console's files, as CloudFront serves them from S3 on AWS: a file of the build by its path

@@ -14,8 +14,7 @@ export const CORS = {
   exposeHeaders: ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-request-id'],
 } as const;
 
-export const isPreflight = (req: IncomingMessage): boolean =>
-  req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+export const isPreflight = (req: IncomingMessage): boolean => req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
 
 export function preflightResponse(): HttpResponse {
   return {

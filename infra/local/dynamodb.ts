@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import {
   type AttributeValue,
   ConditionalCheckFailedException,
@@ -11,9 +13,7 @@ import {
   ResourceNotFoundException,
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
-import { createHash } from 'node:crypto';
 import dynalite from 'dynalite';
-import { mkdir } from 'node:fs/promises';
 import { createTableInput, TABLE } from '#shared/store/table.ts';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS } from './local-account.ts';
 import { close, listen, origin } from './servers.ts';
@@ -46,7 +46,10 @@ export async function startDynamoDb(dir?: string): Promise<LocalDynamoDb> {
  * copied into it: a data directory from an earlier version keeps its data.
  */
 export function localTableName(prefix: string): string {
-  const fingerprint = createHash('sha256').update(JSON.stringify(createTableInput(prefix))).digest('hex').slice(0, 8);
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify(createTableInput(prefix)))
+    .digest('hex')
+    .slice(0, 8);
   return `${prefix}-${fingerprint}`;
 }
 

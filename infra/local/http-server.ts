@@ -1,16 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import {
-  envelopeResponse,
-  fromHandlerResult,
-  MAX_BODY_BYTES,
-  newRequestId,
-  splitUrl,
-  toHttpApiEvent,
-  type HttpResponse,
-} from './api-gateway.ts';
-import { isConsoleRequest, type ConsoleSite } from './console-site.ts';
+import { envelopeResponse, fromHandlerResult, type HttpResponse, MAX_BODY_BYTES, newRequestId, splitUrl, toHttpApiEvent } from './api-gateway.ts';
+import { type ConsoleSite, isConsoleRequest } from './console-site.ts';
 import { corsResponseHeaders, isPreflight, preflightResponse } from './cors.ts';
 import { httpFunction, type Invoke } from './lambda.ts';
 import { errorText, type Log } from './log.ts';
@@ -27,12 +19,7 @@ export interface ApiServer {
  * What API Gateway does in front of the route functions, on a plain node:http server; with a console
  * site, what CloudFront does too: every path outside `/api` is the console's.
  */
-export function createApiServer(
-  route: (method: string, rawPath: string) => RouteMatch,
-  invoke: Invoke,
-  log: Log,
-  consoleSite?: ConsoleSite,
-): ApiServer {
+export function createApiServer(route: (method: string, rawPath: string) => RouteMatch, invoke: Invoke, log: Log, consoleSite?: ConsoleSite): ApiServer {
   let closing = false;
 
   async function respond(req: IncomingMessage, requestId: string): Promise<HttpResponse> {

@@ -1,14 +1,6 @@
-import type { Context } from 'aws-lambda';
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  httpHandlerModule,
-  jobModule,
-  workerModule,
-  type Catalog,
-  type QueueDef,
-  type RouteDef,
-  type ScheduleDef,
-} from '#shared/catalog.ts';
+import type { Context } from 'aws-lambda';
+import { type Catalog, httpHandlerModule, jobModule, type QueueDef, type RouteDef, type ScheduleDef, workerModule } from '#shared/catalog.ts';
 import { LOCAL_ACCOUNT } from './local-account.ts';
 
 /** Imports a repository module (a path such as `functions/http/system/health.ts`). */

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { ensureConsoleBuild } from '../../console/build.ts';
 import { DataDirInUseError } from './data-dir-lock.ts';
-import { startLocalService, type LocalService } from './runtime.ts';
+import { type LocalService, startLocalService } from './runtime.ts';
 
 // Lambda runs Node 22+; the SDK's notice that its Node 20 support ends is noise on a laptop.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

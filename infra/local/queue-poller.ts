@@ -1,9 +1,4 @@
-import {
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  type Message,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import { LOCAL_ACCOUNT } from './local-account.ts';
 import { errorText, type Log } from './log.ts';
@@ -30,12 +25,7 @@ const IDLE_PAUSE_MS = 1000;
  * when the consumer throws) reappear after the visibility timeout; the queue's redrive policy moves
  * them to the DLQ after maxReceiveCount receives.
  */
-export function startQueuePoller(
-  sqs: SQSClient,
-  queue: LocalQueue,
-  consume: (event: SQSEvent) => Promise<unknown>,
-  log: Log,
-): QueuePoller {
+export function startQueuePoller(sqs: SQSClient, queue: LocalQueue, consume: (event: SQSEvent) => Promise<unknown>, log: Log): QueuePoller {
   const label = `[queue ${queue.def.id}]`;
   const pause = wakeablePause();
   let stopping = false;
@@ -69,7 +59,11 @@ export function startQueuePoller(
   async function failedMessageIds(records: SQSRecord[]): Promise<Set<string>> {
     try {
       const failed = reportedFailures(await consume({ Records: records }), records);
-      if (failed.size > 0) logFailures(records.filter((r) => failed.has(r.messageId)), 'reported as failed');
+      if (failed.size > 0)
+        logFailures(
+          records.filter((r) => failed.has(r.messageId)),
+          'reported as failed',
+        );
       return failed;
     } catch (err) {
       log(`${label} consumer threw: ${errorText(err)}`);
@@ -82,8 +76,7 @@ export function startQueuePoller(
     const { visibilityTimeoutSeconds, maxReceiveCount } = queue.def;
     for (const r of records) {
       const attempt = Number(r.attributes.ApproximateReceiveCount);
-      const next =
-        attempt >= maxReceiveCount ? 'it goes to the dead-letter queue' : `retry after ${visibilityTimeoutSeconds}s`;
+      const next = attempt >= maxReceiveCount ? 'it goes to the dead-letter queue' : `retry after ${visibilityTimeoutSeconds}s`;
       log(`${label} message ${r.messageId} ${how} (receive ${attempt} of ${maxReceiveCount}); ${next}`);
     }
   }
@@ -115,8 +108,7 @@ export function startQueuePoller(
  * naming an id that is not in the batch fails the whole batch.
  */
 function reportedFailures(response: unknown, records: SQSRecord[]): Set<string> {
-  const failures = (response as { batchItemFailures?: Array<{ itemIdentifier?: unknown }> } | null | undefined)
-    ?.batchItemFailures;
+  const failures = (response as { batchItemFailures?: Array<{ itemIdentifier?: unknown }> } | null | undefined)?.batchItemFailures;
   const inBatch = new Set(records.map((r) => r.messageId));
   const ids = (failures ?? []).map((f) => f.itemIdentifier);
   if (ids.some((id) => typeof id !== 'string' || !inBatch.has(id))) return inBatch;

@@ -1,9 +1,9 @@
-import type { AbstractLevel } from 'abstract-level';
-import { ClassicLevel } from 'classic-level';
-import { MemoryLevel } from 'memory-level';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
+import type { AbstractLevel } from 'abstract-level';
+import { ClassicLevel } from 'classic-level';
+import { MemoryLevel } from 'memory-level';
 
 /**
  * The local queues' messages, kept in LevelDB under the data directory (in memory without one), with
@@ -169,7 +169,10 @@ export class QueueStore {
   }
 
   /** Stores the bodies as one atomic write; resolves with the message ids once they are stored. */
-  async send(name: string, messages: readonly { body: string; delaySeconds?: number; attributes?: MessageAttributes }[]): Promise<{ id: string; md5: string }[]> {
+  async send(
+    name: string,
+    messages: readonly { body: string; delaySeconds?: number; attributes?: MessageAttributes }[],
+  ): Promise<{ id: string; md5: string }[]> {
     const { attributes } = this.queueOf(name);
     const now = Date.now();
     const records = messages.map(({ body, delaySeconds = attributes.DelaySeconds, attributes: messageAttributes }): MessageRecord => {
@@ -217,7 +220,10 @@ export class QueueStore {
           ops.push(...this.deleteOps(name, message));
         } else if (redrive && message.receiveCount >= redrive.maxReceiveCount && this.queues.has(queueNameOfArn(redrive.deadLetterTargetArn))) {
           const deadLetters = queueNameOfArn(redrive.deadLetterTargetArn);
-          ops.push(...this.deleteOps(name, message), ...this.putOps(deadLetters, { ...message, visibleAtMs: now, receiveCount: 0, receipt: undefined, firstReceivedAtMs: undefined }));
+          ops.push(
+            ...this.deleteOps(name, message),
+            ...this.putOps(deadLetters, { ...message, visibleAtMs: now, receiveCount: 0, receipt: undefined, firstReceivedAtMs: undefined }),
+          );
           moved.add(deadLetters);
         } else {
           const delivered: MessageRecord = {

@@ -2,30 +2,22 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { API_BASE_PATH, catalog as serviceCatalog, queueUrlEnv, type Catalog } from '#shared/catalog.ts';
+import { API_BASE_PATH, type Catalog, queueUrlEnv, catalog as serviceCatalog } from '#shared/catalog.ts';
 import { hostedSignInOrigins, parseExternalIssuers } from '#shared/external-issuers.ts';
-import { lockDataDir } from './data-dir-lock.ts';
-import { ensureTable, incrementalSweeper, localTableName, startDynamoDb, sweepExpiredItems, type LocalDynamoDb } from './dynamodb.ts';
 import { createConsoleSite } from './console-site.ts';
-import { createApiServer, type ApiServer } from './http-server.ts';
-import { startLocalLake, type LocalLakeService } from './lake.ts';
-import {
-  createInvoker,
-  functionFor,
-  jobFunction,
-  workerFunction,
-  type FunctionKind,
-  type Invoke,
-  type LoadModule,
-} from './lambda.ts';
+import { lockDataDir } from './data-dir-lock.ts';
+import { ensureTable, incrementalSweeper, type LocalDynamoDb, localTableName, startDynamoDb, sweepExpiredItems } from './dynamodb.ts';
+import { type ApiServer, createApiServer } from './http-server.ts';
+import { type LocalLakeService, startLocalLake } from './lake.ts';
+import { createInvoker, type FunctionKind, functionFor, type Invoke, jobFunction, type LoadModule, workerFunction } from './lambda.ts';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS } from './local-account.ts';
 import { errorText, type Log } from './log.ts';
-import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
+import { type QueuePoller, startQueuePoller } from './queue-poller.ts';
 import { createRouter } from './router.ts';
 import { createTimers, scheduledEvent, type Timers } from './schedules.ts';
 import { listen, origin } from './servers.ts';
 import { loadSigningSeed } from './signing-seed.ts';
-import { createQueue, isQueueEmpty, startSqs, type LocalQueue, type LocalSqs } from './sqs.ts';
+import { createQueue, isQueueEmpty, type LocalQueue, type LocalSqs, startSqs } from './sqs.ts';
 
 export interface LocalServiceOptions {
   /** Interface to listen on (default 127.0.0.1). */
@@ -117,9 +109,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const sqs = (running.sqs = await startSqs(dataDir && join(dataDir, 'queues')));
     for (const def of catalog.queues) running.queues.push(await createQueue(sqs.client, TABLE_NAME, def));
     const signingSeed = await loadSigningSeed(dataDir);
-    const outboxDir = dataDir
-      ? await mkdirp(join(dataDir, 'outbox'))
-      : (running.temporaryOutbox = await mkdtemp(join(tmpdir(), 'aos-outbox-')));
+    const outboxDir = dataDir ? await mkdirp(join(dataDir, 'outbox')) : (running.temporaryOutbox = await mkdtemp(join(tmpdir(), 'aos-outbox-')));
 
     const invoke = createInvoker(options.loadModule ?? importFromRepo);
     const signInOrigins = hostedSignInOrigins(parseExternalIssuers(options.env?.['JWT_EXTERNAL_ISSUERS'] ?? process.env['JWT_EXTERNAL_ISSUERS']));
@@ -130,9 +120,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const env = { ...handlerEnvironment({ dynamoDb, sqs, signingSeed, outboxDir, appOrigin }, running.queues), ...lake.environment };
     Object.assign(process.env, env, options.env);
 
-    running.pollers = running.queues.map((q) =>
-      startQueuePoller(sqs.client, q, (event) => invoke(workerFunction(q.def), event), log),
-    );
+    running.pollers = running.queues.map((q) => startQueuePoller(sqs.client, q, (event) => invoke(workerFunction(q.def), event), log));
     sqs.onSend(() => {
       for (const poller of running.pollers) poller.wake();
     });
@@ -204,9 +192,7 @@ function startTimers(
   log: Log,
 ) {
   for (const { id, everyMinutes } of catalog.schedules) {
-    timers.every(everyMinutes * 60_000, () =>
-      runSchedule(id).catch((err) => log(`[schedule ${id}] failed: ${errorText(err)}`)),
-    );
+    timers.every(everyMinutes * 60_000, () => runSchedule(id).catch((err) => log(`[schedule ${id}] failed: ${errorText(err)}`)));
   }
   if (!sweep) return;
   timers.every(sweep.everyMs, () =>

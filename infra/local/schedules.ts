@@ -1,5 +1,5 @@
-import type { ScheduledEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
+import type { ScheduledEvent } from 'aws-lambda';
 import type { ScheduleDef } from '#shared/catalog.ts';
 import { LOCAL_ACCOUNT } from './local-account.ts';
 

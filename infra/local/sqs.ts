@@ -1,13 +1,8 @@
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  QueueAttributeName,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { CreateQueueCommand, GetQueueAttributesCommand, QueueAttributeName, SQSClient } from '@aws-sdk/client-sqs';
 import type { QueueDef } from '#shared/catalog.ts';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS } from './local-account.ts';
-import { md5Of, QueueStore, QueueStoreError, type MessageAttributes, type QueueAttributes, type ReceivedMessage } from './queue-store.ts';
+import { type MessageAttributes, md5Of, type QueueAttributes, QueueStore, QueueStoreError, type ReceivedMessage } from './queue-store.ts';
 import { close, listen, origin } from './servers.ts';
 
 export interface LocalSqs {
@@ -170,7 +165,11 @@ const ACTIONS: Record<string, Action> = {
     const entries = batchEntries(input.Entries);
     const total = entries.reduce((sum, e) => sum + Buffer.byteLength(String(e.MessageBody ?? '')), 0);
     if (total > store.attributesOf(name).attributes.MaximumMessageSize) {
-      throw new SqsError('BatchRequestTooLong', `The batch's messages add up to ${total} bytes, over the queue's maximum`, 'AWS.SimpleQueueService.BatchRequestTooLong');
+      throw new SqsError(
+        'BatchRequestTooLong',
+        `The batch's messages add up to ${total} bytes, over the queue's maximum`,
+        'AWS.SimpleQueueService.BatchRequestTooLong',
+      );
     }
     const failed: { Id: string; SenderFault: true; Code: string; Message: string }[] = [];
     const valid: { entry: Record<string, unknown>; message: { body: string; delaySeconds?: number } }[] = [];
@@ -182,9 +181,17 @@ const ACTIONS: Record<string, Action> = {
         failed.push({ Id: String(entry.Id), SenderFault: true, Code: err.code, Message: err.message });
       }
     }
-    const sent = await store.send(name, valid.map((v) => v.message));
+    const sent = await store.send(
+      name,
+      valid.map((v) => v.message),
+    );
     return {
-      Successful: valid.map(({ entry }, i) => ({ Id: String(entry.Id), MessageId: sent[i]!.id, MD5OfMessageBody: sent[i]!.md5, ...attributesDigest(entry.MessageAttributes) })),
+      Successful: valid.map(({ entry }, i) => ({
+        Id: String(entry.Id),
+        MessageId: sent[i]!.id,
+        MD5OfMessageBody: sent[i]!.md5,
+        ...attributesDigest(entry.MessageAttributes),
+      })),
       Failed: failed,
     };
   },
@@ -193,7 +200,8 @@ const ACTIONS: Record<string, Action> = {
     const name = queueNameOf(input);
     const max = optionalInteger(input.MaxNumberOfMessages, 'MaxNumberOfMessages', 1, MAX_RECEIVE) ?? 1;
     const visibility = optionalInteger(input.VisibilityTimeout, 'VisibilityTimeout', 0, 43_200);
-    const waitSeconds = optionalInteger(input.WaitTimeSeconds, 'WaitTimeSeconds', 0, MAX_WAIT_SECONDS) ?? store.attributesOf(name).attributes.ReceiveMessageWaitTimeSeconds;
+    const waitSeconds =
+      optionalInteger(input.WaitTimeSeconds, 'WaitTimeSeconds', 0, MAX_WAIT_SECONDS) ?? store.attributesOf(name).attributes.ReceiveMessageWaitTimeSeconds;
     const messages = await receiveWaiting(store, name, max, visibility, Date.now() + waitSeconds * 1000);
     const systemNames = [...stringList(input.AttributeNames), ...stringList(input.MessageSystemAttributeNames)];
     const attributeNames = stringList(input.MessageAttributeNames);
@@ -243,17 +251,29 @@ function optionalInteger(value: unknown, field: string, min: number, max: number
 }
 
 function batchEntries(value: unknown): Record<string, unknown>[] {
-  if (!Array.isArray(value) || value.length === 0) throw new SqsError('EmptyBatchRequest', 'The batch holds no entries', 'AWS.SimpleQueueService.EmptyBatchRequest');
-  if (value.length > MAX_BATCH_ENTRIES) throw new SqsError('TooManyEntriesInBatchRequest', `A batch holds at most ${MAX_BATCH_ENTRIES} entries`, 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest');
+  if (!Array.isArray(value) || value.length === 0)
+    throw new SqsError('EmptyBatchRequest', 'The batch holds no entries', 'AWS.SimpleQueueService.EmptyBatchRequest');
+  if (value.length > MAX_BATCH_ENTRIES)
+    throw new SqsError(
+      'TooManyEntriesInBatchRequest',
+      `A batch holds at most ${MAX_BATCH_ENTRIES} entries`,
+      'AWS.SimpleQueueService.TooManyEntriesInBatchRequest',
+    );
   const ids = value.map((e) => String((e as { Id?: unknown }).Id ?? ''));
-  if (new Set(ids).size !== ids.length) throw new SqsError('BatchEntryIdsNotDistinct', 'The batch entries must have distinct ids', 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct');
+  if (new Set(ids).size !== ids.length)
+    throw new SqsError('BatchEntryIdsNotDistinct', 'The batch entries must have distinct ids', 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct');
   return value as Record<string, unknown>[];
 }
 
-function checkedMessage(store: QueueStore, queue: string, input: Record<string, unknown>): { body: string; delaySeconds?: number; attributes?: MessageAttributes } {
+function checkedMessage(
+  store: QueueStore,
+  queue: string,
+  input: Record<string, unknown>,
+): { body: string; delaySeconds?: number; attributes?: MessageAttributes } {
   const body = input.MessageBody;
   if (typeof body !== 'string' || body.length === 0) throw invalid('MessageBody must be a non-empty string');
-  if (INVALID_BODY_CHARACTERS.test(body)) throw new SqsError('InvalidMessageContents', 'The message body holds characters SQS does not allow', 'InvalidMessageContents');
+  if (INVALID_BODY_CHARACTERS.test(body))
+    throw new SqsError('InvalidMessageContents', 'The message body holds characters SQS does not allow', 'InvalidMessageContents');
   const attributes = messageAttributesFrom(input.MessageAttributes);
   const size = Buffer.byteLength(body) + attributesSize(attributes);
   const { MaximumMessageSize } = store.attributesOf(queue).attributes;
@@ -272,16 +292,21 @@ function messageAttributesFrom(value: unknown): MessageAttributes | undefined {
     const DataType = String(attribute?.DataType ?? '');
     const base = DataType.split('.')[0];
     if (base === 'Binary' && typeof attribute.BinaryValue === 'string') attributes[name] = { DataType, BinaryValue: attribute.BinaryValue };
-    else if ((base === 'String' || base === 'Number') && typeof attribute.StringValue === 'string') attributes[name] = { DataType, StringValue: attribute.StringValue };
+    else if ((base === 'String' || base === 'Number') && typeof attribute.StringValue === 'string')
+      attributes[name] = { DataType, StringValue: attribute.StringValue };
     else throw invalid(`Message attribute ${name} must be a String, Number or Binary with its value`);
   }
   return attributes;
 }
 
-const attributeBytes = (a: MessageAttributes[string]) => (a.BinaryValue !== undefined ? Buffer.from(a.BinaryValue, 'base64') : Buffer.from(a.StringValue ?? '', 'utf8'));
+const attributeBytes = (a: MessageAttributes[string]) =>
+  a.BinaryValue !== undefined ? Buffer.from(a.BinaryValue, 'base64') : Buffer.from(a.StringValue ?? '', 'utf8');
 
 function attributesSize(attributes: MessageAttributes | undefined): number {
-  return Object.entries(attributes ?? {}).reduce((sum, [name, a]) => sum + Buffer.byteLength(name) + Buffer.byteLength(a.DataType) + attributeBytes(a).length, 0);
+  return Object.entries(attributes ?? {}).reduce(
+    (sum, [name, a]) => sum + Buffer.byteLength(name) + Buffer.byteLength(a.DataType) + attributeBytes(a).length,
+    0,
+  );
 }
 
 /** SQS's MD5 of message attributes: each, by name, as length-prefixed name, type, transport byte and value. */
@@ -321,14 +346,16 @@ function attributesFrom(value: unknown): Partial<QueueAttributes> {
   for (const [name, min, max] of numeric) {
     if (given[name] === undefined) continue;
     const n = Number(given[name]);
-    if (!Number.isInteger(n) || n < min || n > max) throw new SqsError('InvalidAttributeValue', `${name} must be an integer from ${min} to ${max}`, 'InvalidAttributeValue');
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new SqsError('InvalidAttributeValue', `${name} must be an integer from ${min} to ${max}`, 'InvalidAttributeValue');
     attributes[name] = n;
   }
   if (given.RedrivePolicy !== undefined) {
     try {
       const policy = JSON.parse(String(given.RedrivePolicy)) as { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown };
       const maxReceiveCount = Number(policy.maxReceiveCount);
-      if (typeof policy.deadLetterTargetArn !== 'string' || !Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000) throw new Error();
+      if (typeof policy.deadLetterTargetArn !== 'string' || !Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000)
+        throw new Error();
       attributes.RedrivePolicy = { deadLetterTargetArn: policy.deadLetterTargetArn, maxReceiveCount };
     } catch {
       throw new SqsError('InvalidAttributeValue', 'RedrivePolicy must be {"deadLetterTargetArn","maxReceiveCount" 1–1000}', 'InvalidAttributeValue');
@@ -417,9 +444,7 @@ export async function createQueue(client: SQSClient, namePrefix: string, def: Qu
 }
 
 async function queueArn(client: SQSClient, url: string): Promise<string> {
-  const { Attributes } = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [QueueAttributeName.QueueArn] }),
-  );
+  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [QueueAttributeName.QueueArn] }));
   return Attributes!.QueueArn!;
 }
 

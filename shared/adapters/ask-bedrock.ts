@@ -61,7 +61,10 @@ function readAnswer(text: string): Translation {
   return { understood: true, q: answer.q, ...(startDate && { startDate }), ...(endDate && { endDate }), ignored: [] };
 }
 
-export function bedrockTranslator(modelId: string, client: BedrockRuntimeClient = new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler() })): QueryTranslator {
+export function bedrockTranslator(
+  modelId: string,
+  client: BedrockRuntimeClient = new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler() }),
+): QueryTranslator {
   return {
     name: 'bedrock',
     async translate(question: string, context: AskContext): Promise<Translation> {
@@ -83,7 +86,10 @@ export function bedrockTranslator(modelId: string, client: BedrockRuntimeClient 
         } catch (err) {
           const problem = err instanceof Error ? err.message : String(err);
           if (round === 2) return { understood: false, reason: `the model's answer was not a valid query twice (${problem})` };
-          messages.push({ role: 'assistant', content: [{ text }] }, { role: 'user', content: [{ text: `That answer is not valid: ${problem}. Answer again with only the JSON object.` }] });
+          messages.push(
+            { role: 'assistant', content: [{ text }] },
+            { role: 'user', content: [{ text: `That answer is not valid: ${problem}. Answer again with only the JSON object.` }] },
+          );
         }
       }
     },

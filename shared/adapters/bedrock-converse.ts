@@ -1,6 +1,6 @@
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { traced } from '../observability/tracer.ts';
-import { clientSettings, type CallPolicy } from './aws-clients.ts';
+import { type CallPolicy, clientSettings } from './aws-clients.ts';
 
 export interface ConverseMessage {
   role: 'user' | 'assistant';

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { athena } from '../domain/lake/dialects.ts';
-import { CONTENT_TYPES, fileNameOf, type ExportJob, type ExportRunner } from '../domain/lake/exports.ts';
-import { exportSql, type ExportFormat } from '../domain/lake/sql.ts';
-import { LakeQueryError, type ExportRecord } from '../domain/lake/ports.ts';
+import { CONTENT_TYPES, type ExportJob, type ExportRunner, fileNameOf } from '../domain/lake/exports.ts';
+import { type ExportRecord, LakeQueryError } from '../domain/lake/ports.ts';
+import { type ExportFormat, exportSql } from '../domain/lake/sql.ts';
 import type { athenaLake } from './lake-athena.ts';
 
 /**

@@ -3,8 +3,8 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { duckdb } from '../domain/lake/dialects.ts';
-import { CONTENT_TYPES, fileNameOf, type ExportJob, type ExportRunner } from '../domain/lake/exports.ts';
-import { exportHoursSql, exportSql, type ExportFormat, type SqlStatement } from '../domain/lake/sql.ts';
+import { CONTENT_TYPES, type ExportJob, type ExportRunner, fileNameOf } from '../domain/lake/exports.ts';
+import { type ExportFormat, exportHoursSql, exportSql, type SqlStatement } from '../domain/lake/sql.ts';
 import type { LocalLake } from './lake-duckdb.ts';
 
 /**
@@ -23,7 +23,12 @@ const COPY_OPTIONS: Record<ExportFormat, string> = {
 };
 
 /** `[startMs, endMs)` windows of whole hours, newest first, each holding at most about `perPiece` traces. */
-export function piecesOf(hours: ReadonlyArray<{ hour: number; traces: number }>, startMs: number, endMs: number, perPiece: number): Array<{ startMs: number; endMs: number }> {
+export function piecesOf(
+  hours: ReadonlyArray<{ hour: number; traces: number }>,
+  startMs: number,
+  endMs: number,
+  perPiece: number,
+): Array<{ startMs: number; endMs: number }> {
   const pieces: Array<{ startMs: number; endMs: number }> = [];
   let upper = endMs;
   let count = 0;
@@ -43,7 +48,8 @@ export function piecesOf(hours: ReadonlyArray<{ hour: number; traces: number }>,
 const quoted = (path: string) => `'${path.replace(/'/g, "''")}'`;
 
 export function localExportRunner(openLake: () => Promise<LocalLake>, settings: { exportsDir: string; publicAppUrl: string }): ExportRunner {
-  const fileOf = (tenantId: string, exportId: string, format: ExportFormat) => join(settings.exportsDir, encodeURIComponent(tenantId), `${encodeURIComponent(exportId)}.${format}`);
+  const fileOf = (tenantId: string, exportId: string, format: ExportFormat) =>
+    join(settings.exportsDir, encodeURIComponent(tenantId), `${encodeURIComponent(exportId)}.${format}`);
 
   return {
     async run({ tenantId, exportId, format, selection }: ExportJob) {

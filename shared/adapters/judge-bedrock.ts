@@ -1,5 +1,5 @@
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
-import { JudgeAnswerError, type Judge, type JudgeUsage } from '../domain/evaluation/judge.ts';
+import { type Judge, JudgeAnswerError, type JudgeUsage } from '../domain/evaluation/judge.ts';
 import { correctionPrompt, judgePrompt, parseVerdict } from '../domain/evaluation/prompts.ts';
 import { bedrockConverse, bedrockRuntimeClient, type Converse, type ConverseMessage } from './bedrock-converse.ts';
 
@@ -58,7 +58,10 @@ export function bedrockJudge({ modelId, converse = bedrockConverse(judgeClient()
         const parsed = parseVerdict(type, answer);
         if (parsed.ok) return { verdict: parsed.verdict, usage };
         problem = parsed.problem;
-        messages.push({ role: 'assistant', content: [{ text: answer || '(no answer)' }] }, { role: 'user', content: [{ text: correctionPrompt(type, problem) }] });
+        messages.push(
+          { role: 'assistant', content: [{ text: answer || '(no answer)' }] },
+          { role: 'user', content: [{ text: correctionPrompt(type, problem) }] },
+        );
       }
       throw new JudgeAnswerError(`${modelId} gave no valid ${type} verdict in two answers (${problem})`, usage);
     },

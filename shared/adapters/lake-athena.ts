@@ -1,17 +1,17 @@
 import {
   AthenaClient,
+  type ColumnInfo,
   GetQueryExecutionCommand,
   GetQueryResultsCommand,
   GetQueryRuntimeStatisticsCommand,
   StartQueryExecutionCommand,
   StopQueryExecutionCommand,
-  type ColumnInfo,
 } from '@aws-sdk/client-athena';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import { athena } from '../domain/lake/dialects.ts';
+import { type LakeMaintenance, LakeQueryError, type LakeReader, LakeScanLimitError } from '../domain/lake/ports.ts';
 import type { LakeRow } from '../domain/lake/schema.ts';
 import type { SqlParam, SqlStatement } from '../domain/lake/sql.ts';
-import { LakeQueryError, LakeScanLimitError, type LakeMaintenance, type LakeReader } from '../domain/lake/ports.ts';
 import { mayPassLater } from './aws-clients.ts';
 
 /**
@@ -99,7 +99,14 @@ async function calling<T>(what: string, call: () => Promise<T>): Promise<T> {
   }
 }
 
-export function athenaLake(settings: AthenaLakeSettings, client: AthenaClient = new AthenaClient({})): LakeReader & LakeMaintenance & { run(statement: SqlStatement, options?: { inline?: boolean; reuse?: boolean }): Promise<AthenaRun>; rowsWritten(queryExecutionId: string): Promise<number> } {
+export function athenaLake(
+  settings: AthenaLakeSettings,
+  client: AthenaClient = new AthenaClient({}),
+): LakeReader &
+  LakeMaintenance & {
+    run(statement: SqlStatement, options?: { inline?: boolean; reuse?: boolean }): Promise<AthenaRun>;
+    rowsWritten(queryExecutionId: string): Promise<number>;
+  } {
   /** Starts a statement and waits for it; answers its id and what it scanned, or throws why it failed. */
   async function run(statement: SqlStatement, { inline = false, reuse = false } = {}): Promise<AthenaRun> {
     const command = new StartQueryExecutionCommand({
@@ -107,7 +114,8 @@ export function athenaLake(settings: AthenaLakeSettings, client: AthenaClient = 
       ...(!inline && statement.params.length > 0 && { ExecutionParameters: statement.params.map(literalOf) }),
       WorkGroup: settings.workgroup,
       QueryExecutionContext: { Database: settings.database },
-      ...(reuse && settings.reuseMinutes && { ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: settings.reuseMinutes } } }),
+      ...(reuse &&
+        settings.reuseMinutes && { ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: settings.reuseMinutes } } }),
     });
     const { QueryExecutionId: queryExecutionId } = await calling('a query', () => client.send(command));
     if (!queryExecutionId) throw new LakeQueryError('Athena started a query without an id');
@@ -116,7 +124,11 @@ export function athenaLake(settings: AthenaLakeSettings, client: AthenaClient = 
       const { QueryExecution } = await calling("a query's state", () => client.send(new GetQueryExecutionCommand({ QueryExecutionId: queryExecutionId })));
       const state = QueryExecution?.Status?.State;
       if (state === 'SUCCEEDED') {
-        return { queryExecutionId, scannedBytes: QueryExecution?.Statistics?.DataScannedInBytes ?? 0, outputLocation: QueryExecution?.ResultConfiguration?.OutputLocation };
+        return {
+          queryExecutionId,
+          scannedBytes: QueryExecution?.Statistics?.DataScannedInBytes ?? 0,
+          outputLocation: QueryExecution?.ResultConfiguration?.OutputLocation,
+        };
       }
       if (state === 'FAILED' || state === 'CANCELLED') {
         const reason = QueryExecution?.Status?.StateChangeReason ?? state;
@@ -142,7 +154,9 @@ export function athenaLake(settings: AthenaLakeSettings, client: AthenaClient = 
       let NextToken: string | undefined;
       let header = true;
       do {
-        const page = await calling("a query's results", () => client.send(new GetQueryResultsCommand({ QueryExecutionId: queryExecutionId, MaxResults: 1000, NextToken })));
+        const page = await calling("a query's results", () =>
+          client.send(new GetQueryResultsCommand({ QueryExecutionId: queryExecutionId, MaxResults: 1000, NextToken })),
+        );
         columns ??= page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? [];
         for (const row of page.ResultSet?.Rows ?? []) {
           // The first row of a SELECT's results names the columns.
@@ -160,7 +174,9 @@ export function athenaLake(settings: AthenaLakeSettings, client: AthenaClient = 
       for (const statement of statements) await run(statement, { inline: true });
     },
     async rowsWritten(queryExecutionId) {
-      const { QueryRuntimeStatistics } = await calling("a query's statistics", () => client.send(new GetQueryRuntimeStatisticsCommand({ QueryExecutionId: queryExecutionId })));
+      const { QueryRuntimeStatistics } = await calling("a query's statistics", () =>
+        client.send(new GetQueryRuntimeStatisticsCommand({ QueryExecutionId: queryExecutionId })),
+      );
       return QueryRuntimeStatistics?.Rows?.OutputRows ?? 0;
     },
   };

@@ -1,9 +1,9 @@
 import type { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from '../domain/lake/dialects.ts';
+import { type LakeMaintenance, LakeQueryError, type LakeReader, type LakeWriter } from '../domain/lake/ports.ts';
 import type { LakeRows } from '../domain/lake/records.ts';
 import { LAKE_TABLES, type LakeColumnType, type LakeRow, type LakeTable } from '../domain/lake/schema.ts';
 import type { SqlStatement } from '../domain/lake/sql.ts';
-import { LakeQueryError, type LakeMaintenance, type LakeReader, type LakeWriter } from '../domain/lake/ports.ts';
 
 /**
  * The local lake: DuckDB embedded in this process (`@duckdb/node-api`, whose npm package carries its

@@ -1,7 +1,7 @@
-import { FirehoseClient, PutRecordBatchCommand, type _Record } from '@aws-sdk/client-firehose';
+import { type _Record, FirehoseClient, PutRecordBatchCommand } from '@aws-sdk/client-firehose';
+import type { LakeWriter } from '../domain/lake/ports.ts';
 import type { LakeRows } from '../domain/lake/records.ts';
 import { LAKE_TABLES, type LakeRow } from '../domain/lake/schema.ts';
-import type { LakeWriter } from '../domain/lake/ports.ts';
 
 /**
  * The lake on AWS takes rows through one Amazon Data Firehose stream delivering to the lake's Apache

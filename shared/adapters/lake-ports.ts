@@ -1,12 +1,12 @@
+import { config } from '../config.ts';
 import { builtinTranslator, type QueryTranslator } from '../domain/lake/ask.ts';
 import { duckdb } from '../domain/lake/dialects.ts';
 import type { ExportRunner } from '../domain/lake/exports.ts';
-import { config } from '../config.ts';
-import { lakeSettings, type LakeSettings } from '../lake-config.ts';
+import type { LakeMaintenance, LakeReader } from '../domain/lake/ports.ts';
+import { type LakeSettings, lakeSettings } from '../lake-config.ts';
 import { bedrockTranslator } from './ask-bedrock.ts';
 import { athenaExportRunner } from './exports-athena.ts';
 import { localExportRunner } from './exports-local.ts';
-import type { LakeMaintenance, LakeReader } from '../domain/lake/ports.ts';
 import { athenaLake } from './lake-athena.ts';
 import { localLake, notConfigured } from './lake-writer.ts';
 

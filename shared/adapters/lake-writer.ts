@@ -1,7 +1,7 @@
 import { ConfigError } from '../config.ts';
-import { lakeSettings, type LakeSettings } from '../lake-config.ts';
 import type { LakeWriter } from '../domain/lake/ports.ts';
-import { openLocalLake, type LocalLake } from './lake-duckdb.ts';
+import { type LakeSettings, lakeSettings } from '../lake-config.ts';
+import { type LocalLake, openLocalLake } from './lake-duckdb.ts';
 import { firehoseLakeWriter } from './lake-firehose.ts';
 
 /** Writing to the lake (the ingest worker): Firehose on AWS, DuckDB in this process locally; the readers' ports are in lake-ports.ts. */
@@ -20,4 +20,3 @@ export function lakeWriter(settings: LakeSettings = lakeSettings): LakeWriter {
   const open = localLake(settings);
   return { write: async (rows) => (await open()).write(rows) };
 }
-

@@ -1,9 +1,9 @@
-import { BadRequestException, MessageRejected, SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { InvalidParameterException, InvalidParameterValueException, OptedOutException, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BadRequestException, MessageRejected, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { InvalidParameterException, InvalidParameterValueException, OptedOutException, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import type { OutboundMessage } from '../domain/notifications/messages.ts';
-import { UndeliverableError, type Mailer, type SmsSender } from '../domain/notifications/ports.ts';
+import { type Mailer, type SmsSender, UndeliverableError } from '../domain/notifications/ports.ts';
 import type { Clock } from '../domain/ports.ts';
 import { traced } from '../observability/tracer.ts';
 import { clientSettings } from './aws-clients.ts';
@@ -51,13 +51,18 @@ export function sesMailer(from: string, client: SESv2Client = messagingClient(SE
 export function snsSmsSender(client: SNSClient = messagingClient(SNSClient)): SmsSender {
   return {
     async sendSms(m) {
-      await refusedFor(() => client.send(
-        new PublishCommand({
-          PhoneNumber: m.to,
-          Message: m.text,
-          MessageAttributes: { 'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' } },
-        }),
-      ), snsRefusal, 'SMS');
+      await refusedFor(
+        () =>
+          client.send(
+            new PublishCommand({
+              PhoneNumber: m.to,
+              Message: m.text,
+              MessageAttributes: { 'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' } },
+            }),
+          ),
+        snsRefusal,
+        'SMS',
+      );
     },
   };
 }
@@ -83,7 +88,10 @@ export interface MessagingPorts {
 }
 
 /** SES and SNS on AWS, the outbox locally, as configured (the notify worker's adapters). */
-export function configuredMessaging(settings: { outboxDir?: string; mailTransport: 'ses' | 'outbox'; smsTransport: 'sns' | 'outbox'; mailFrom: string }, clock: Clock): MessagingPorts {
+export function configuredMessaging(
+  settings: { outboxDir?: string; mailTransport: 'ses' | 'outbox'; smsTransport: 'sns' | 'outbox'; mailFrom: string },
+  clock: Clock,
+): MessagingPorts {
   const localOutbox = settings.outboxDir ? outbox(settings.outboxDir, clock) : undefined;
   return {
     mailer: settings.mailTransport === 'outbox' && localOutbox ? localOutbox : sesMailer(settings.mailFrom),

@@ -1,4 +1,4 @@
-import { TimestreamWriteClient, WriteRecordsCommand, type _Record } from '@aws-sdk/client-timestream-write';
+import { type _Record, TimestreamWriteClient, WriteRecordsCommand } from '@aws-sdk/client-timestream-write';
 import type { MetricsSink } from '../domain/ports.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { traced } from '../observability/tracer.ts';

@@ -1,5 +1,5 @@
+import { MAX_INSIGHTS, MIN_INSIGHTS, type Narrator, profileNarrative } from '../domain/profiles/narrative.ts';
 import { bedrockConverse, bedrockRuntimeClient, type Converse } from './bedrock-converse.ts';
-import { MAX_INSIGHTS, MIN_INSIGHTS, profileNarrative, type Narrator } from '../domain/profiles/narrative.ts';
 import '../schemas/messages.ts';
 
 /** A narrative is a few sentences; a regenerate request waits for it, so it must come quickly or not at all. */

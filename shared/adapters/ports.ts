@@ -31,10 +31,7 @@ let db: Db | undefined;
  * local runtime): the named repositories over the table, the system clock and random ids, and one of
  * each named adapter.
  */
-export function portsOf<K extends keyof Store, E extends object = object>(
-  repositories: Repositories<K>,
-  adapters?: Adapters<E>,
-): () => Ports<K> & E {
+export function portsOf<K extends keyof Store, E extends object = object>(repositories: Repositories<K>, adapters?: Adapters<E>): () => Ports<K> & E {
   let ports: (Ports<K> & E) | undefined;
   return () => {
     if (ports) return ports;

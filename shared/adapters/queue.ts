@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { queueUrlEnv, type QueueId } from '../catalog.ts';
+import { type QueueId, queueUrlEnv } from '../catalog.ts';
 import type { QueuePort } from '../domain/ports.ts';
 import type { QueueName } from '../domain/queues.ts';
 import { traced } from '../observability/tracer.ts';
@@ -49,7 +49,10 @@ interface BatchEntry {
  */
 export function sqsQueue(
   env: Record<string, string | undefined> = process.env,
-  { client = traced(new SQSClient(clientSettings({ attempts: 3, attemptTimeoutMs: 3000 }))), deadlineMs = ROUTE_CALL_DEADLINE_MS }: { client?: SQSClient; deadlineMs?: number } = {},
+  {
+    client = traced(new SQSClient(clientSettings({ attempts: 3, attemptTimeoutMs: 3000 }))),
+    deadlineMs = ROUTE_CALL_DEADLINE_MS,
+  }: { client?: SQSClient; deadlineMs?: number } = {},
 ): QueuePort {
   return {
     async send(queueId, messages, { delaySeconds = 0 } = {}) {
@@ -57,7 +60,11 @@ export function sqsQueue(
       if (!QueueUrl) throw new QueueSendError(`no URL configured for queue ${queueId}`);
       const options = deadline(deadlineMs);
       for (const batch of batchesOf(messages.map((m) => JSON.stringify(m)))) {
-        let entries: BatchEntry[] = batch.map((MessageBody, j) => ({ Id: String(j), MessageBody, ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}) }));
+        let entries: BatchEntry[] = batch.map((MessageBody, j) => ({
+          Id: String(j),
+          MessageBody,
+          ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}),
+        }));
         for (let attempt = 0; entries.length > 0; attempt++) {
           const { Successful = [], Failed = [] } = await client.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }), options);
           const accepted = new Set(Successful.map((s) => s.Id));

@@ -10,7 +10,8 @@ export class SecretValueError extends Error {}
 const clients = new Map<string, SecretsManagerClient>();
 /** One client per region, made on first use: the secret is read in its own region. */
 const clientIn = (region: string) =>
-  clients.get(region) ?? clients.set(region, traced(new SecretsManagerClient({ region, ...clientSettings({ attempts: 3, attemptTimeoutMs: 3000 }) }))).get(region)!;
+  clients.get(region) ??
+  clients.set(region, traced(new SecretsManagerClient({ region, ...clientSettings({ attempts: 3, attemptTimeoutMs: 3000 }) }))).get(region)!;
 
 /**
  * The secret's string value (SecretString), asked in the secret's own region within the routes' call

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JSONWebKeySet } from 'jose';
 import type { ExternalIssuer } from '../config.ts';
-import { keysUrlOf, type ExternalKeySet } from '../domain/accounts/jwt.ts';
-import { signingMaterialFromSeed, type SigningMaterial } from '../domain/accounts/signing-keys.ts';
+import { type ExternalKeySet, keysUrlOf } from '../domain/accounts/jwt.ts';
+import { type SigningMaterial, signingMaterialFromSeed } from '../domain/accounts/signing-keys.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import { mayPassLater } from './aws-clients.ts';
 import { getSecretString } from './secrets-manager.ts';

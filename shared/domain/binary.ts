@@ -96,7 +96,7 @@ export class ByteReader {
     for (let i = 0; i < 10; i++) {
       const byte = this.byte();
       if (i < 5) low += (byte & 0x7f) * 2 ** (7 * i);
-      if (byte < 0x80) return low % TWO_POW_32 | 0;
+      if (byte < 0x80) return (low % TWO_POW_32) | 0;
     }
     throw new RangeError('varint longer than 10 bytes');
   }

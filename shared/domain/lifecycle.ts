@@ -11,7 +11,8 @@ export function lifecycle<S extends string, A extends string>(noun: string, move
   return {
     transition(current: S, action: A): S {
       const { from, to } = moves[action];
-      if (!from.includes(current)) throw new ValidationError(`Cannot ${action} ${article(noun)} ${noun} that is ${current}; ${action} applies to ${from.join(' or ')} ${noun}s`);
+      if (!from.includes(current))
+        throw new ValidationError(`Cannot ${action} ${article(noun)} ${noun} that is ${current}; ${action} applies to ${from.join(' or ')} ${noun}s`);
       return to;
     },
   };

@@ -9,8 +9,7 @@ export interface RateDecision {
   allowed: boolean;
 }
 
-export const windowStart = (nowMs: number): number =>
-  Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+export const windowStart = (nowMs: number): number => Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
 
 export function decide(hits: number, limit: number, windowStartSeconds: number): RateDecision {
   return {

@@ -1,6 +1,13 @@
+import type {
+  ApiKeysRepository,
+  LinkTokensRepository,
+  RefreshTokensRepository,
+  SignInFailuresRepository,
+  TenantsRepository,
+  UsersRepository,
+} from './accounts/ports.ts';
 import type { AgentsRepository } from './agents/ports.ts';
 import type { AlertsRepository } from './alerts/ports.ts';
-import type { ApiKeysRepository, LinkTokensRepository, RefreshTokensRepository, SignInFailuresRepository, TenantsRepository, UsersRepository } from './accounts/ports.ts';
 import type { RollupsRepository } from './analytics/ports.ts';
 import type { EvaluationUsageRepository } from './evaluation/ports.ts';
 import type { ExperimentsRepository } from './experiments/ports.ts';

@@ -1,10 +1,18 @@
 import { analyticsInput } from '../domain/analytics/queries.ts';
-import { costsView, latencyPercentilesView, metricsView, requestsOverTimeView, successFailureView, tokenUsageView, type AnalyticsInput } from '../domain/analytics/views.ts';
-import { tenantOf } from './auth.ts';
-import { ok } from './reply.ts';
+import {
+  type AnalyticsInput,
+  costsView,
+  latencyPercentilesView,
+  metricsView,
+  requestsOverTimeView,
+  successFailureView,
+  tokenUsageView,
+} from '../domain/analytics/views.ts';
 import { analyticsRoutes } from '../schemas/routes/analytics.ts';
 import { agentsRepository } from '../store/agents.ts';
 import { rollupsRepository } from '../store/rollups.ts';
+import { tenantOf } from './auth.ts';
+import { ok } from './reply.ts';
 import { httpRoute, routePorts } from './route.ts';
 
 /** What each analytics endpoint reads (series points, per-agent rollups) and how it shapes them. */

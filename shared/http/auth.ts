@@ -3,15 +3,13 @@ import type { Ports } from '../adapters/ports.ts';
 import type { AuthMode } from '../catalog.ts';
 import { config, type ExternalIssuer } from '../config.ts';
 import { authenticateApiKey } from '../domain/accounts/api-key-service.ts';
-import { verifyAccessToken, type ExternalKeySet } from '../domain/accounts/jwt.ts';
-import { userForExternalToken } from '../domain/accounts/users.ts';
+import { type ExternalKeySet, verifyAccessToken } from '../domain/accounts/jwt.ts';
 import type { SigningMaterial } from '../domain/accounts/signing-keys.ts';
+import { userForExternalToken } from '../domain/accounts/users.ts';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
 
 /** Who is calling. Every read and write is scoped by `tenantId`, which comes only from here. */
-export type Principal =
-  | { kind: 'user'; tenantId: string; userId: string; email: string }
-  | { kind: 'apiKey'; tenantId: string; keyId: string };
+export type Principal = { kind: 'user'; tenantId: string; userId: string; email: string } | { kind: 'apiKey'; tenantId: string; keyId: string };
 
 function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
   const header = event.headers['authorization'];
@@ -45,11 +43,7 @@ async function userFromToken(token: string, ports: AuthPorts): Promise<Principal
 }
 
 /** Resolves the caller for a route's auth mode; undefined only for public routes. */
-export async function authenticate(
-  event: APIGatewayProxyEventV2,
-  mode: AuthMode,
-  ports: AuthPorts,
-): Promise<Principal | undefined> {
+export async function authenticate(event: APIGatewayProxyEventV2, mode: AuthMode, ports: AuthPorts): Promise<Principal | undefined> {
   if (mode === 'public') return undefined;
   const token = bearerToken(event);
   const apiKey = event.headers['x-api-key'];

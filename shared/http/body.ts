@@ -1,5 +1,5 @@
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { gunzipSync } from 'node:zlib';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ValidationError } from '../domain/errors.ts';
 
 const megabytes = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`);

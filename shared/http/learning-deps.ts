@@ -1,7 +1,7 @@
 import { bedrockNarrator } from '../adapters/narrator.ts';
 import type { Ports } from '../adapters/ports.ts';
 import { config } from '../config.ts';
-import { templateNarrator, type Narrator } from '../domain/profiles/narrative.ts';
+import { type Narrator, templateNarrator } from '../domain/profiles/narrative.ts';
 import type { LearningDeps } from '../domain/profiles/service.ts';
 import { rollupsRepository } from '../store/rollups.ts';
 import { tracesRepository } from '../store/traces.ts';

@@ -1,9 +1,9 @@
 import type { Ports } from '../adapters/ports.ts';
 import { config } from '../config.ts';
 import type { ProfileDeps } from '../domain/profiles/service.ts';
+import { logger, thrown } from '../observability/logger.ts';
 import { agentsRepository } from '../store/agents.ts';
 import { profilesRepository } from '../store/profiles.ts';
-import { logger, thrown } from '../observability/logger.ts';
 
 /** The repositories reading, editing and resetting a profile use. */
 export const PROFILE_REPOSITORIES = { profiles: profilesRepository, agents: agentsRepository };

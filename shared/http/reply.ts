@@ -20,11 +20,7 @@ export const accepted = (data: unknown): Reply => ({ status: 202, body: { succes
  * `pagination` says where it sits in the whole: `total` (exact when `totalExact`, else a lower bound
  * from a bounded count), `hasMore`, and `nextCursor`, which the next request passes as `cursor`.
  */
-export function paged(
-  result: ListPage<unknown> & { data?: unknown },
-  page: { limit: number; skip: number },
-  nextCursor: string | null,
-): Reply {
+export function paged(result: ListPage<unknown> & { data?: unknown }, page: { limit: number; skip: number }, nextCursor: string | null): Reply {
   const total = result.totalExact ? result.total : Math.max(result.total, page.skip + result.items.length + (result.hasMore ? 1 : 0));
   return {
     status: 200,
@@ -57,7 +53,12 @@ export const cursorPaged = (data: readonly unknown[], pagination: { limit: numbe
   body: { success: true, data, pagination },
 });
 
-export const redirect = (location: string): Reply => ({ status: 302, body: '', headers: { Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, encoded: true });
+export const redirect = (location: string): Reply => ({
+  status: 302,
+  body: '',
+  headers: { Location: location, 'Content-Type': 'text/plain; charset=utf-8' },
+  encoded: true,
+});
 
 /**
  * A local file as an attachment. Lambda has no such answer: only the local runtime, whose export

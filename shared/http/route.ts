@@ -1,26 +1,26 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { portsOf, type Adapters, type Ports } from '../adapters/ports.ts';
+import { type Adapters, type Ports, portsOf } from '../adapters/ports.ts';
 import { remoteKeySets, signingMaterialLoader } from '../adapters/signing.ts';
 import type { RouteId } from '../catalog.ts';
 import { config } from '../config.ts';
 import { AppError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../domain/errors.ts';
-import { decide, rateLimitHeaders, windowStart, WINDOW_SECONDS } from '../domain/rate-limit.ts';
-import { apiKeysRepository } from '../store/api-keys.ts';
+import { decide, rateLimitHeaders, WINDOW_SECONDS, windowStart } from '../domain/rate-limit.ts';
 import type { Store } from '../domain/store.ts';
+import { observability } from '../observability/handler.ts';
+import { logger, thrown } from '../observability/logger.ts';
+import { type AreaRoute, DEFAULT_MAX_BODY_BYTES, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
+import { apiKeysRepository } from '../store/api-keys.ts';
 import type { Repositories } from '../store/index.ts';
 import { rateLimitsRepository } from '../store/rate-limits.ts';
 import { tenantsRepository } from '../store/tenants.ts';
 import { usersRepository } from '../store/users.ts';
-import { authenticate, rateLimitSubject, type CredentialPorts, type Principal } from './auth.ts';
+import { authenticate, type CredentialPorts, type Principal, rateLimitSubject } from './auth.ts';
 import { jsonBody } from './body.ts';
-import { observability } from '../observability/handler.ts';
-import { logger, thrown } from '../observability/logger.ts';
-import { raw, type Reply } from './reply.ts';
+import { type Reply, raw } from './reply.ts';
 import { RESPONSE_SECURITY_HEADERS } from './response-headers.ts';
 import { parseOrThrow, refuseUnstorable } from './validation.ts';
-import { DEFAULT_MAX_BODY_BYTES, type AreaRoute, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
 
 type Schema = z.ZodMiniType;
 type Parsed<S extends Schema | undefined> = S extends Schema ? z.infer<S> : undefined;
@@ -53,7 +53,10 @@ export function routePorts<K extends keyof Store = never, E extends object = obj
     signing: () => signingMaterialLoader({ seed: config.signingSeed, secretArn: config.signingSeedSecretArn }),
     externalKeySet: remoteKeySets,
   };
-  return portsOf({ ...GUARD_REPOSITORIES, ...repositories } as Repositories<K | GuardRepository>, { ...credentials, ...adapters } as Adapters<CredentialPorts & E>);
+  return portsOf(
+    { ...GUARD_REPOSITORIES, ...repositories } as Repositories<K | GuardRepository>,
+    { ...credentials, ...adapters } as Adapters<CredentialPorts & E>,
+  );
 }
 
 type Event = APIGatewayProxyEventV2;

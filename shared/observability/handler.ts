@@ -1,7 +1,7 @@
-import type { MiddlewareObj } from '@middy/core';
-import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { MiddlewareObj } from '@middy/core';
+import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { logger } from './logger.ts';
 import { publishMetrics } from './metrics.ts';

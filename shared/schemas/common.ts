@@ -36,7 +36,10 @@ export const queryDecimal = (min: number, max: number) =>
   );
 
 /** `true` or `false` in a query string. */
-export const queryBoolean = z.pipe(z.enum(['true', 'false']), z.transform((v: 'true' | 'false') => v === 'true'));
+export const queryBoolean = z.pipe(
+  z.enum(['true', 'false']),
+  z.transform((v: 'true' | 'false') => v === 'true'),
+);
 
 /**
  * `limit` 1–100 (default 50), `skip` 0–MAX_SKIP (default 0) and `cursor` (a page's `nextCursor`), as

@@ -13,12 +13,17 @@ export const storable = z.number().check(z.refine(isStorableNumber, 'must be 0 o
 export const instant = z.pipe(
   z.union([
     z.number().check(z.nonnegative(), z.lte(8.64e15)),
-    z.string().check(z.maxLength(40), z.refine((s: string) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time or epoch milliseconds')),
+    z.string().check(
+      z.maxLength(40),
+      z.refine((s: string) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time or epoch milliseconds'),
+    ),
   ]),
   z.transform((v: number | string) => (typeof v === 'number' ? Math.floor(v) : Date.parse(v))),
 );
 
-export const attributes = z.record(z.string().check(z.maxLength(256)), z.unknown()).check(z.refine((o: Record<string, unknown>) => Object.keys(o).length <= 256, 'at most 256 attributes'));
+export const attributes = z
+  .record(z.string().check(z.maxLength(256)), z.unknown())
+  .check(z.refine((o: Record<string, unknown>) => Object.keys(o).length <= 256, 'at most 256 attributes'));
 
 export const traceIdParams = z.object({ traceId: telemetryId });
 export const agentIdParams = z.object({ agentId });

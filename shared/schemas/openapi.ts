@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { routes, type RouteDef } from '../catalog.ts';
-import { responseComponents, routeResponses, type RouteResponse } from './responses.ts';
+import { type RouteDef, routes } from '../catalog.ts';
+import { type RouteResponse, responseComponents, routeResponses } from './responses.ts';
 import type { RouteSchemas } from './route-schemas.ts';
 import { routeSchemas } from './routes.ts';
 
@@ -66,7 +66,10 @@ const errorResponse = (description: string) => ({
 
 function parameters(schemas: RouteSchemas) {
   const out: JsonSchema[] = [];
-  for (const [where, schema] of [['query', schemas.query], ['path', schemas.params]] as const) {
+  for (const [where, schema] of [
+    ['query', schemas.query],
+    ['path', schemas.params],
+  ] as const) {
     if (!schema) continue;
     const object = jsonSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, property] of Object.entries(object.properties ?? {})) {
@@ -105,8 +108,7 @@ function successResponse(route: Route) {
 
 function operation(route: Route) {
   const schemas: RouteSchemas = routeSchemas[route.id];
-  const security =
-    route.auth === 'public' ? [] : route.auth === 'jwt' ? [{ bearerAuth: [] }] : [{ bearerAuth: [] }, { apiKey: [] }];
+  const security = route.auth === 'public' ? [] : route.auth === 'jwt' ? [{ bearerAuth: [] }] : [{ bearerAuth: [] }, { apiKey: [] }];
   return {
     operationId: operationId(route),
     summary: schemas.summary,
@@ -114,9 +116,7 @@ function operation(route: Route) {
     security,
     'x-rate-limit-tier': route.tier,
     parameters: parameters(schemas),
-    ...(schemas.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(schemas.body) } } } }
-      : {}),
+    ...(schemas.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(schemas.body) } } } } : {}),
     ...(schemas.rawBody ? { requestBody: { content: Object.fromEntries(schemas.rawBody.contentTypes.map((type) => [type, {}])) } } : {}),
     responses: {
       ...successResponse(route),
@@ -126,7 +126,9 @@ function operation(route: Route) {
       '429': errorResponse('RATE_LIMITED; see Retry-After'),
       '500': errorResponse('INTERNAL_ERROR'),
       // What the ingest queue takes is stored at least once: when it cannot take it, nothing changed.
-      ...((route as RouteDef).sendsTo?.some((queue) => queue === 'ingest' || queue === 'lake') ? { '503': errorResponse('INTERNAL_ERROR with status 503: the queue is unavailable and nothing was changed; retry after Retry-After') } : {}),
+      ...((route as RouteDef).sendsTo?.some((queue) => queue === 'ingest' || queue === 'lake')
+        ? { '503': errorResponse('INTERNAL_ERROR with status 503: the queue is unavailable and nothing was changed; retry after Retry-After') }
+        : {}),
     },
   };
 }

@@ -14,7 +14,11 @@ export const profileEditBody = z
   .strictObject({
     identity: z.optional(
       z.partial(
-        z.strictObject({ useCase: profileNarrative.shape.useCase, maturityLevel: z.enum(MATURITY_LEVELS), behaviouralSummary: profileNarrative.shape.behaviouralSummary }),
+        z.strictObject({
+          useCase: profileNarrative.shape.useCase,
+          maturityLevel: z.enum(MATURITY_LEVELS),
+          behaviouralSummary: profileNarrative.shape.behaviouralSummary,
+        }),
       ),
     ),
     insights: z.optional(profileNarrative.shape.insights),

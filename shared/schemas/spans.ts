@@ -49,5 +49,7 @@ export const nativeSpan = z
 
 /** The batch shape; spans are validated one by one so one bad span does not refuse the rest. */
 export const spansBatchBody = z.object({
-  spans: z.array(z.unknown()).check(z.minLength(1, 'must hold at least one span'), z.maxLength(MAX_SPANS_PER_REQUEST, `at most ${MAX_SPANS_PER_REQUEST} spans per request`)),
+  spans: z
+    .array(z.unknown())
+    .check(z.minLength(1, 'must hold at least one span'), z.maxLength(MAX_SPANS_PER_REQUEST, `at most ${MAX_SPANS_PER_REQUEST} spans per request`)),
 });

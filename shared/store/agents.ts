@@ -1,10 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AgentNameTakenError, LAST_SEEN_RESOLUTION_MS, type AgentRecord, type AgentsRepository } from '../domain/agents/ports.ts';
+import { AgentNameTakenError, type AgentRecord, type AgentsRepository, LAST_SEEN_RESOLUTION_MS } from '../domain/agents/ports.ts';
 import type { AlertConfigPatch } from '../domain/alerts/config.ts';
-import { LONGEST_RETENTION_DAYS } from '../domain/plans/plans.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
+import { LONGEST_RETENTION_DAYS } from '../domain/plans/plans.ts';
 import { batchGet, countAll, queryAll } from './batch.ts';
-import { epochSeconds, ifWritten, isConditionFailure, written, type Db } from './client.ts';
+import { type Db, epochSeconds, ifWritten, isConditionFailure, written } from './client.ts';
 import * as keys from './keys.ts';
 import { DELETED_AGENT_PREFIX, stripKeys } from './keys.ts';
 import { countItems, readPage, type Source } from './pages.ts';
@@ -24,30 +24,32 @@ export function agentsRepository(db: Db): AgentsRepository {
   }
 
   async function idForName(tenantId: string, name: string, consistent = false): Promise<string | undefined> {
-    const { Item } = await doc.send(
-      new GetCommand({ TableName, Key: keys.agentName(tenantId, name), ConsistentRead: consistent }),
-    );
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.agentName(tenantId, name), ConsistentRead: consistent }));
     return Item ? String(Item['agentId']) : undefined;
   }
 
   async function claimName(tenantId: string, name: string, agentId: string): Promise<boolean> {
-    return written(doc.send(
-      new PutCommand({
-        TableName,
-        Item: { ...keys.agentName(tenantId, name), entity: 'agentName', agentId, name },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-      ));
+    return written(
+      doc.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.agentName(tenantId, name), entity: 'agentName', agentId, name },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ),
+    );
   }
 
   async function putAgent(agent: AgentRecord): Promise<void> {
-    await written(doc.send(
-      new PutCommand({
-        TableName,
-        Item: { ...keys.agent(agent.tenantId, agent.id), entity: 'agent', ...agent },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-      ));
+    await written(
+      doc.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.agent(agent.tenantId, agent.id), entity: 'agent', ...agent },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ),
+    );
   }
 
   return {
@@ -57,7 +59,10 @@ export function agentsRepository(db: Db): AgentsRepository {
     /** One page of the tenant's agents in name order (their name claims are ordered by name). */
     async page(tenantId: string, page: PageInput) {
       const claims = await readPage(db, { sources: byName(tenantId), range: keys.agentNameRange, order: 'oldest-first', page });
-      const found = await batchGet(db, claims.items.map((claim) => keys.agent(tenantId, String(claim['agentId']))));
+      const found = await batchGet(
+        db,
+        claims.items.map((claim) => keys.agent(tenantId, String(claim['agentId']))),
+      );
       const byId = new Map(found.map((item) => [String(item['id']), stripKeys<AgentRecord>(item)]));
       return { ...claims, items: claims.items.flatMap((claim) => byId.get(String(claim['agentId'])) ?? []) };
     },
@@ -74,15 +79,17 @@ export function agentsRepository(db: Db): AgentsRepository {
       lastSeen.set(key, startMs);
       if (lastSeen.size > 10_000) lastSeen.delete(lastSeen.keys().next().value!);
       const at = new Date(startMs).toISOString();
-      await written(doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.agent(tenantId, agentId),
-          UpdateExpression: 'SET lastSeenAt = :at',
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastSeenAt) OR lastSeenAt < :at)',
-          ExpressionAttributeValues: { ':at': at },
-        }),
-        ));
+      await written(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.agent(tenantId, agentId),
+            UpdateExpression: 'SET lastSeenAt = :at',
+            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastSeenAt) OR lastSeenAt < :at)',
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        ),
+      );
     },
 
     /** Agents deleted within the longest retention, newest id order; `complete` is false when there are more than a list leaves out. */

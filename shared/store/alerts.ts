@@ -2,13 +2,13 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { ALERT_STATUSES, type AlertStatus } from '../domain/alerts/lifecycle.ts';
 import type { AlertQuery, AlertRecord, AlertsRepository, Occurrence, OccurrenceOutcome } from '../domain/alerts/ports.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
+import { backoff } from '../domain/retry.ts';
 import { queryAll } from './batch.ts';
-import { written, type Db } from './client.ts';
+import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
-import { allOf, countItems, keysOf, readPage, type Condition, type Source } from './pages.ts';
+import { allOf, type Condition, countItems, keysOf, readPage, type Source } from './pages.ts';
 import { timeRangeCondition } from './traces.ts';
-import { backoff } from '../domain/retry.ts';
 import { inTurn } from './turns.ts';
 
 const RECENT_TRACES = 20;
@@ -39,7 +39,6 @@ const alertCondition = (q: AlertQuery): Condition | undefined =>
 export function alertsRepository(db: Db): AlertsRepository {
   const { doc, tableName: TableName } = db;
 
-
   async function get(tenantId: string, alertId: string, consistent = false): Promise<AlertRecord | undefined> {
     const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.alert(tenantId, alertId), ConsistentRead: consistent }));
     return Item ? stripKeys<AlertRecord>(Item) : undefined;
@@ -55,23 +54,43 @@ export function alertsRepository(db: Db): AlertsRepository {
 
   /** Replaces the alert only if nobody changed it since it was read (optimistic concurrency). */
   async function replace(next: AlertRecord, expectedVersion: number): Promise<boolean> {
-    return written(doc.send(
-      new PutCommand({
-        TableName,
-        Item: alertItem(next),
-        ConditionExpression: 'version = :v',
-        ExpressionAttributeValues: { ':v': expectedVersion },
-      }),
-      ));
+    return written(
+      doc.send(
+        new PutCommand({
+          TableName,
+          Item: alertItem(next),
+          ConditionExpression: 'version = :v',
+          ExpressionAttributeValues: { ':v': expectedVersion },
+        }),
+      ),
+    );
   }
 
   function newAlert(tenantId: string, alertId: string, o: Occurrence): AlertRecord {
     const at = o.at.toISOString();
     return {
-      id: alertId, tenantId, agentId: o.agentId, agentName: o.agentName, type: o.type, category: o.category, severity: o.severity,
-      status: 'open', message: o.message, value: o.value, threshold: o.threshold, reasoning: o.reasoning, occurrenceCount: 1,
-      firstSeenAt: at, lastSeenAt: at, traceIds: [o.traceId], acknowledgedAt: null, resolvedAt: null, createdAt: at, updatedAt: at,
-      occurrenceKeys: [o.key], version: 1,
+      id: alertId,
+      tenantId,
+      agentId: o.agentId,
+      agentName: o.agentName,
+      type: o.type,
+      category: o.category,
+      severity: o.severity,
+      status: 'open',
+      message: o.message,
+      value: o.value,
+      threshold: o.threshold,
+      reasoning: o.reasoning,
+      occurrenceCount: 1,
+      firstSeenAt: at,
+      lastSeenAt: at,
+      traceIds: [o.traceId],
+      acknowledgedAt: null,
+      resolvedAt: null,
+      createdAt: at,
+      updatedAt: at,
+      occurrenceKeys: [o.key],
+      version: 1,
     };
   }
 
@@ -120,7 +139,7 @@ export function alertsRepository(db: Db): AlertsRepository {
         version: current.version + 1,
       };
       if (await replace(next, current.version)) return { alert: next, outcome: 'counted' };
-      }
+    }
     throw new Error(`could not record an occurrence of ${o.type} after ${MAX_ATTEMPTS} attempts of contention`);
   }
 
@@ -218,15 +237,17 @@ export function alertsRepository(db: Db): AlertsRepository {
      */
     async claimNotification(tenantId: string, agentId: string, type: string, jobId: string, now: Date, cooldownMinutes: number): Promise<boolean> {
       const cutoff = new Date(now.getTime() - cooldownMinutes * 60_000).toISOString();
-      return written(doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.alertCooldown(tenantId, agentId, type),
-          UpdateExpression: 'SET lastNotifiedAt = :now, lastJobId = :job, entity = :entity',
-          ConditionExpression: 'attribute_not_exists(lastNotifiedAt) OR lastNotifiedAt <= :cutoff OR lastJobId = :job',
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':job': jobId, ':cutoff': cutoff, ':entity': 'alertCooldown' },
-        }),
-        ));
+      return written(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.alertCooldown(tenantId, agentId, type),
+            UpdateExpression: 'SET lastNotifiedAt = :now, lastJobId = :job, entity = :entity',
+            ConditionExpression: 'attribute_not_exists(lastNotifiedAt) OR lastNotifiedAt <= :cutoff OR lastJobId = :job',
+            ExpressionAttributeValues: { ':now': now.toISOString(), ':job': jobId, ':cutoff': cutoff, ':entity': 'alertCooldown' },
+          }),
+        ),
+      );
     },
   };
 }

@@ -1,12 +1,12 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeysRepository } from '../domain/accounts/ports.ts';
+import type { PageInput, Total } from '../domain/paging/page.ts';
 import { queryAll } from './batch.ts';
-import { TABLE } from './table.ts';
-import { ifWritten, written, type Db } from './client.ts';
+import { type Db, ifWritten, written } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { countItems, readPage } from './pages.ts';
-import type { PageInput, Total } from '../domain/paging/page.ts';
+import { TABLE } from './table.ts';
 
 export function apiKeysRepository(db: Db): ApiKeysRepository {
   const { doc, tableName: TableName } = db;
@@ -101,27 +101,31 @@ export function apiKeysRepository(db: Db): ApiKeysRepository {
     },
 
     async delete(keyId: string, tenantId: string): Promise<boolean> {
-      return written(doc.send(
-        new DeleteCommand({
-          TableName,
-          Key: keys.apiKey(keyId),
-          ConditionExpression: 'attribute_exists(PK) AND tenantId = :tenantId',
-          ExpressionAttributeValues: { ':tenantId': tenantId },
-        }),
-        ));
+      return written(
+        doc.send(
+          new DeleteCommand({
+            TableName,
+            Key: keys.apiKey(keyId),
+            ConditionExpression: 'attribute_exists(PK) AND tenantId = :tenantId',
+            ExpressionAttributeValues: { ':tenantId': tenantId },
+          }),
+        ),
+      );
     },
 
     /** Records the use unless a use at or after `staleBefore` is already recorded. */
     async touchLastUsed(keyId: string, now: Date, staleBefore: Date): Promise<void> {
-      await written(doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.apiKey(keyId),
-          UpdateExpression: 'SET lastUsedAt = :now',
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': staleBefore.toISOString(), ':null': null },
-        }),
-        ));
+      await written(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.apiKey(keyId),
+            UpdateExpression: 'SET lastUsedAt = :now',
+            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
+            ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': staleBefore.toISOString(), ':null': null },
+          }),
+        ),
+      );
     },
   };
 }

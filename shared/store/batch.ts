@@ -24,9 +24,7 @@ export async function batchWrite(db: Db, all: readonly WriteRequest[]): Promise<
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw new Error(`${pending.length} writes still unprocessed after ${MAX_ATTEMPTS} attempts`);
       if (attempt > 0) await backoff(attempt);
-      const { UnprocessedItems } = await db.doc.send(
-        new BatchWriteCommand({ RequestItems: { [db.tableName]: pending as WriteRequest[] } }),
-      );
+      const { UnprocessedItems } = await db.doc.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: pending as WriteRequest[] } }));
       pending = (UnprocessedItems?.[db.tableName] ?? []) as WriteRequest[];
     }
   });
@@ -73,11 +71,9 @@ function lastPerKey(requests: readonly WriteRequest[]): WriteRequest[] {
   return [...byKey.values()];
 }
 
-export const putRequests = (items: readonly Record<string, unknown>[]): WriteRequest[] =>
-  items.map((Item) => ({ PutRequest: { Item } }));
+export const putRequests = (items: readonly Record<string, unknown>[]): WriteRequest[] => items.map((Item) => ({ PutRequest: { Item } }));
 
-export const deleteRequests = (keys: readonly Record<string, unknown>[]): WriteRequest[] =>
-  keys.map((Key) => ({ DeleteRequest: { Key } }));
+export const deleteRequests = (keys: readonly Record<string, unknown>[]): WriteRequest[] => keys.map((Key) => ({ DeleteRequest: { Key } }));
 
 /** `fn` of every item, at most `limit` running at once; the results in the items' order. */
 export async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

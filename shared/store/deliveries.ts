@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveriesRepository } from '../domain/notifications/ports.ts';
-import { epochSeconds, type Db } from './client.ts';
+import { type Db, epochSeconds } from './client.ts';
 import * as keys from './keys.ts';
 
 const REMEMBER_DAYS = 7;

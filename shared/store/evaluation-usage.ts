@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EvaluationUsage, EvaluationUsageRepository } from '../domain/evaluation/ports.ts';
-import { written, type Db } from './client.ts';
+import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 
 /** A year and a bit, so a year of daily judge costs can be looked back on. */
@@ -15,15 +15,17 @@ export function evaluationUsageRepository(db: Db): EvaluationUsageRepository {
   return {
     /** Counts one evaluation against the day's budget; answers false, counting nothing, once `budget` have been counted. */
     async claim(tenantId: string, day: string, budget: number): Promise<boolean> {
-      return written(doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.evaluationUsage(tenantId, day),
-          UpdateExpression: 'ADD evaluations :one SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
-          ConditionExpression: 'attribute_not_exists(evaluations) OR evaluations < :budget',
-          ExpressionAttributeValues: { ':one': 1, ':budget': budget, ':expires': expiryOf(day), ':entity': 'evaluationUsage' },
-        }),
-        ));
+      return written(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.evaluationUsage(tenantId, day),
+            UpdateExpression: 'ADD evaluations :one SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
+            ConditionExpression: 'attribute_not_exists(evaluations) OR evaluations < :budget',
+            ExpressionAttributeValues: { ':one': 1, ':budget': budget, ':expires': expiryOf(day), ':entity': 'evaluationUsage' },
+          }),
+        ),
+      );
     },
 
     async addJudgeUsage(tenantId: string, day: string, usage: Omit<EvaluationUsage, 'evaluations'>): Promise<void> {
@@ -32,7 +34,13 @@ export function evaluationUsageRepository(db: Db): EvaluationUsageRepository {
           TableName,
           Key: keys.evaluationUsage(tenantId, day),
           UpdateExpression: 'ADD inputTokens :input, outputTokens :output, cost :cost SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
-          ExpressionAttributeValues: { ':input': usage.inputTokens, ':output': usage.outputTokens, ':cost': usage.cost, ':expires': expiryOf(day), ':entity': 'evaluationUsage' },
+          ExpressionAttributeValues: {
+            ':input': usage.inputTokens,
+            ':output': usage.outputTokens,
+            ':cost': usage.cost,
+            ':expires': expiryOf(day),
+            ':entity': 'evaluationUsage',
+          },
         }),
       );
     },

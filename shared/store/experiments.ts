@@ -1,13 +1,13 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ExperimentStatus } from '../domain/experiments/lifecycle.ts';
 import type { ExperimentQuery, ExperimentRecord, ExperimentsRepository, SignalObservation, TraceObservation } from '../domain/experiments/ports.ts';
+import type { PageInput, Total } from '../domain/paging/page.ts';
 import { batchWrite, putRequests, queryAll } from './batch.ts';
-import { written, type Db } from './client.ts';
+import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
 import { countItems, readPage } from './pages.ts';
 import { timeRangeCondition } from './traces.ts';
-import type { PageInput, Total } from '../domain/paging/page.ts';
 
 const experimentList = (tenantId: string, q: ExperimentQuery) => ({
   sources: [

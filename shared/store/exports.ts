@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ExportRecord, ExportsRepository, ExportStatus } from '../domain/lake/ports.ts';
-import { written, type Db } from './client.ts';
+import type { ExportRecord, ExportStatus, ExportsRepository } from '../domain/lake/ports.ts';
+import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
@@ -8,7 +8,13 @@ import { TABLE } from './table.ts';
 export function exportsRepository(db: Db): ExportsRepository {
   const { doc, tableName: TableName } = db;
   const gsi = TABLE.indexes.gsi1;
-  const item = (e: ExportRecord) => ({ ...keys.traceExport(e.tenantId, e.id), ...keys.exportsOfTenant(e.tenantId, e.createdAt, e.id), entity: 'export', ...e, expiresAt: e.deleteAfter });
+  const item = (e: ExportRecord) => ({
+    ...keys.traceExport(e.tenantId, e.id),
+    ...keys.exportsOfTenant(e.tenantId, e.createdAt, e.id),
+    entity: 'export',
+    ...e,
+    expiresAt: e.deleteAfter,
+  });
 
   return {
     async create(e: ExportRecord): Promise<void> {
@@ -22,15 +28,17 @@ export function exportsRepository(db: Db): ExportsRepository {
 
     /** Replaces the record while it is still in the status it was read in (false: it moved meanwhile). */
     async replaceIfStatus(next: ExportRecord, expected: ExportStatus): Promise<boolean> {
-      return written(doc.send(
-        new PutCommand({
-          TableName,
-          Item: item(next),
-          ConditionExpression: '#status = :expected',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':expected': expected },
-        }),
-        ));
+      return written(
+        doc.send(
+          new PutCommand({
+            TableName,
+            Item: item(next),
+            ConditionExpression: '#status = :expected',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':expected': expected },
+          }),
+        ),
+      );
     },
 
     async delete(tenantId: string, exportId: string): Promise<void> {

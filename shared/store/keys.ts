@@ -45,7 +45,8 @@ export const tenantCollection = (tenantId: string, collection: Collection, part?
 export const agentCollection = (tenantId: string, agentId: string, collection: Collection, part?: string) =>
   `TENANT#${enc(tenantId)}#AGENT#${enc(agentId)}#${collection}${part ? `#${part}` : ''}`;
 /** GSI3: a user's traces or sessions. */
-export const userCollection = (tenantId: string, userId: string, collection: 'TRACES' | 'SESSIONS') => `TENANT#${enc(tenantId)}#USER#${enc(userId)}#${collection}`;
+export const userCollection = (tenantId: string, userId: string, collection: 'TRACES' | 'SESSIONS') =>
+  `TENANT#${enc(tenantId)}#USER#${enc(userId)}#${collection}`;
 /** GSI3: a tenant's signals of one name. */
 export const signalNameCollection = (tenantId: string, signalName: string) => `TENANT#${enc(tenantId)}#SIGNALNAME#${enc(signalName)}`;
 export const apiKey = (keyId: string) => ({ PK: `APIKEY#${enc(keyId)}`, SK: 'APIKEY' });
@@ -80,7 +81,10 @@ export const rollup = (tenantId: string, scope: string, granularity: string, sta
   SK: rollupSortKey(granularity, startMs),
 });
 /** Hours of a tenant whose minute buckets changed since the hour (and its day) were last recomputed, oldest first. */
-export const rollupDirty = (tenantId: string, hourStartMs: number) => ({ PK: rollupDirtyPartition(), SK: `${rollupDirtyBefore(hourStartMs)}#${enc(tenantId)}` });
+export const rollupDirty = (tenantId: string, hourStartMs: number) => ({
+  PK: rollupDirtyPartition(),
+  SK: `${rollupDirtyBefore(hourStartMs)}#${enc(tenantId)}`,
+});
 export const rollupDirtyPartition = () => 'ROLLUPDIRTY';
 /** The same hours of one tenant, as one set: what a read needs to know which hour and day buckets are stale. */
 export const rollupDirtyHours = (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'ROLLUPDIRTYHOURS' });
@@ -140,7 +144,6 @@ export const rateWindow = (credential: string, tier: string, windowStart: number
   SK: String(windowStart),
 });
 
-
 export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS' | 'EXPERIMENTS' | 'SESSIONS';
 
 /** Sort key of time-ordered collections: ISO time then id, so ranges and newest-first pages are key conditions. */
@@ -172,7 +175,10 @@ export const traceState = (summary: { complete: boolean; status: 'ok' | 'error' 
  * user's (GSI3) when it names one. The attributes live on the summary, so they move with it when a
  * later span changes its state or start.
  */
-export function traceIndexKeys(tenantId: string, summary: { agentId: string | null; userId: string | null; startTimeMs: number; traceId: string; complete: boolean; status: 'ok' | 'error' }) {
+export function traceIndexKeys(
+  tenantId: string,
+  summary: { agentId: string | null; userId: string | null; startTimeMs: number; traceId: string; complete: boolean; status: 'ok' | 'error' },
+) {
   const { gsi3 } = TABLE.indexes;
   const sortKey = timeSortKey(summary.startTimeMs, summary.traceId);
   return {

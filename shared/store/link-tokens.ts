@@ -1,7 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { LinkTokenPurpose, LinkTokenRecord, LinkTokensRepository } from '../domain/accounts/ports.ts';
 import { sha256 } from '../domain/accounts/secrets.ts';
-import { epochSeconds, type Db } from './client.ts';
+import { type Db, epochSeconds } from './client.ts';
 import * as keys from './keys.ts';
 
 /** Single-use tokens sent in e-mail links, stored only as their SHA-256. */
@@ -20,9 +20,7 @@ export function linkTokensRepository(db: Db): LinkTokensRepository {
 
     /** Deletes and returns the token in one atomic step, so two concurrent uses cannot both succeed. */
     async consume(token: string): Promise<LinkTokenRecord | undefined> {
-      const { Attributes } = await doc.send(
-        new DeleteCommand({ TableName, Key: keys.linkToken(sha256(token)), ReturnValues: 'ALL_OLD' }),
-      );
+      const { Attributes } = await doc.send(new DeleteCommand({ TableName, Key: keys.linkToken(sha256(token)), ReturnValues: 'ALL_OLD' }));
       if (!Attributes) return undefined;
       return {
         purpose: Attributes['purpose'] as LinkTokenPurpose,

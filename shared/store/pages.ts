@@ -100,7 +100,13 @@ function sourceQuery(db: Db, source: Source, range: KeyRange, order: Order, afte
   const upper = order === 'newest-first' ? minKey(range.upper, after) : range.upper;
   if (lower !== undefined && upper !== undefined && compareKeys(lower, upper) > 0) return undefined;
   const sortCondition =
-    lower !== undefined && upper !== undefined ? ` AND #ksk BETWEEN :klo AND :khi` : lower !== undefined ? ' AND #ksk >= :klo' : upper !== undefined ? ' AND #ksk <= :khi' : '';
+    lower !== undefined && upper !== undefined
+      ? ` AND #ksk BETWEEN :klo AND :khi`
+      : lower !== undefined
+        ? ' AND #ksk >= :klo'
+        : upper !== undefined
+          ? ' AND #ksk <= :khi'
+          : '';
   const condition = allOf(source.filter, filter);
   const input: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey' | 'Select'> = {
     TableName: db.tableName,
@@ -221,7 +227,9 @@ export async function countItems(db: Db, request: CountRequest): Promise<Total> 
       let spent = 0;
       const share = Math.max(1, Math.floor(budget / queries.length));
       do {
-        const result = await db.doc.send(new QueryCommand({ ...query.input, Select: 'COUNT', Limit: share - spent, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+        const result = await db.doc.send(
+          new QueryCommand({ ...query.input, Select: 'COUNT', Limit: share - spent, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+        );
         count += result.Count ?? 0;
         spent += result.ScannedCount ?? 0;
         startKey = result.LastEvaluatedKey;

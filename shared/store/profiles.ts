@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LearningState } from '../domain/profiles/learning.ts';
 import type { ProfilesRepository, TraceAnomalies } from '../domain/profiles/ports.ts';
-import { written, type Db } from './client.ts';
+import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
@@ -60,9 +60,7 @@ export function profilesRepository(db: Db): ProfilesRepository {
 
     /** Idempotent: detecting the same trace again writes the same item. Expires with the trace. */
     async putAnomalies(tenantId: string, found: TraceAnomalies, expiresAt: number): Promise<void> {
-      await doc.send(
-        new PutCommand({ TableName, Item: { ...keys.traceAnomalies(tenantId, found.traceId), entity: 'traceAnomalies', ...found, expiresAt } }),
-      );
+      await doc.send(new PutCommand({ TableName, Item: { ...keys.traceAnomalies(tenantId, found.traceId), entity: 'traceAnomalies', ...found, expiresAt } }));
     },
 
     async anomaliesOf(tenantId: string, traceId: string): Promise<TraceAnomalies | undefined> {

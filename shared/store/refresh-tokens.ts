@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RefreshFamilyRecord, RefreshTokenRecord, RefreshTokensRepository, RefreshTokenUse } from '../domain/accounts/ports.ts';
 import { sha256 } from '../domain/accounts/secrets.ts';
-import { epochSeconds, ifWritten, written, type Db } from './client.ts';
+import { type Db, epochSeconds, ifWritten, written } from './client.ts';
 import * as keys from './keys.ts';
 
 const tokenRecord = (item: Record<string, unknown>): RefreshTokenRecord => ({
@@ -35,15 +35,17 @@ export function refreshTokensRepository(db: Db): RefreshTokensRepository {
 
     /** Marks the family revoked: none of its tokens refreshes again (the items expire by TTL). */
     async revokeFamily(familyId: string, now: Date): Promise<void> {
-      await written(doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.refreshFamily(familyId),
-          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':now': now.toISOString() },
-        }),
-        ));
+      await written(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.refreshFamily(familyId),
+            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':now': now.toISOString() },
+          }),
+        ),
+      );
     },
 
     async put(token: string, record: RefreshTokenRecord): Promise<void> {

@@ -3,7 +3,7 @@ import type { AlertRecord } from '../domain/alerts/ports.ts';
 import type { ReindexProgress, ReindexRepository } from '../domain/maintenance/ports.ts';
 import type { StoredLog, StoredSignal } from '../domain/spans/ports.ts';
 import { alertIndexKeys } from './alerts.ts';
-import { written, type Db } from './client.ts';
+import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 import { TABLE } from './table.ts';
@@ -26,21 +26,28 @@ export function reindexRepository(db: Db): ReindexRepository {
   async function setIndexKeys(key: Record<string, unknown>, entries: Record<string, unknown>, version?: number): Promise<void> {
     const set = Object.keys(entries);
     const gone = INDEX_ATTRIBUTES.filter((name) => !set.includes(name));
-    await written(doc.send(
-      new UpdateCommand({
-        TableName,
-        Key: key,
-        UpdateExpression: `SET ${set.map((name) => `${name} = :${name}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
-        ConditionExpression: version === undefined ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND version = :version',
-        ExpressionAttributeValues: { ...Object.fromEntries(set.map((name) => [`:${name}`, entries[name]])), ...(version === undefined ? {} : { ':version': version }) },
-      }),
-      ));
+    await written(
+      doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: key,
+          UpdateExpression: `SET ${set.map((name) => `${name} = :${name}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
+          ConditionExpression: version === undefined ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND version = :version',
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(set.map((name) => [`:${name}`, entries[name]])),
+            ...(version === undefined ? {} : { ':version': version }),
+          },
+        }),
+      ),
+    );
   }
 
   return {
     async progress(layout: string): Promise<ReindexProgress> {
       const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.reindexProgress(layout), ConsistentRead: true }));
-      return Item ? { ...(Item['startKey'] ? { startKey: Item['startKey'] as Record<string, unknown> } : {}), done: Item['done'] === true, items: Number(Item['items']) } : { done: false, items: 0 };
+      return Item
+        ? { ...(Item['startKey'] ? { startKey: Item['startKey'] as Record<string, unknown> } : {}), done: Item['done'] === true, items: Number(Item['items']) }
+        : { done: false, items: 0 };
     },
 
     async saveProgress(layout: string, progress: ReindexProgress): Promise<void> {

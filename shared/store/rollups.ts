@@ -1,14 +1,26 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BUCKET_MS, bucketRefKey, bucketStart, type BucketRef, type Granularity } from '../domain/analytics/buckets.ts';
+import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, type Granularity } from '../domain/analytics/buckets.ts';
 import type { BucketRollup, RollupsRepository } from '../domain/analytics/ports.ts';
-import { ALL_AGENTS, decodeRollup, decodeRollupCounts, encodeRollup, groupBy, mergeByAgent, mergeRollups, rollupOf, withoutModels, type Rollup, type TraceCounts } from '../domain/analytics/rollup.ts';
+import {
+  ALL_AGENTS,
+  decodeRollup,
+  decodeRollupCounts,
+  encodeRollup,
+  groupBy,
+  mergeByAgent,
+  mergeRollups,
+  type Rollup,
+  rollupOf,
+  type TraceCounts,
+  withoutModels,
+} from '../domain/analytics/rollup.ts';
+import { backoff } from '../domain/retry.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { queryAll } from './batch.ts';
-import { written, type Db } from './client.ts';
+import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { NO_AGENT, rollupDirtyBefore, rollupSortKey } from './keys.ts';
-import { backoff } from '../domain/retry.ts';
 import { inGatheredTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
@@ -125,21 +137,41 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
   }
 
   /** The hour or day buckets of a scope in [fromMs, toMs), by start; `byAgent` only when asked for (tenant-wide ones), of `agents` when given. */
-  async function coarse(tenantId: string, scope: string, g: 'hour' | 'day', fromMs: number, toMs: number, byAgent: boolean, agents?: ReadonlySet<string>): Promise<Map<number, BucketRollup>> {
+  async function coarse(
+    tenantId: string,
+    scope: string,
+    g: 'hour' | 'day',
+    fromMs: number,
+    toMs: number,
+    byAgent: boolean,
+    agents?: ReadonlySet<string>,
+  ): Promise<Map<number, BucketRollup>> {
     const items = await query(tenantId, scope, g, fromMs, toMs, byAgent ? ['startMs', 'rollup', 'agents'] : ['startMs', 'rollup']);
     return new Map(items.map((i) => [Number(i['startMs']), { overall: decodeRollup(i['rollup'] as Uint8Array), byAgent: decodeByAgent(i['agents'], agents) }]));
   }
 
   /** The buckets of one scope in [fromMs, toMs) of one granularity, by start. */
-  async function range(tenantId: string, scope: string, g: Granularity, fromMs: number, toMs: number, byAgent: boolean, agents?: ReadonlySet<string>): Promise<Map<number, BucketRollup>> {
+  async function range(
+    tenantId: string,
+    scope: string,
+    g: Granularity,
+    fromMs: number,
+    toMs: number,
+    byAgent: boolean,
+    agents?: ReadonlySet<string>,
+  ): Promise<Map<number, BucketRollup>> {
     if (g !== 'minute') return coarse(tenantId, scope, g, fromMs, toMs, byAgent, agents);
     const out = new Map<number, BucketRollup>();
     if (scope !== ALL_AGENTS) {
-      for (const [startMs, parts] of await minutes(tenantId, fromMs, toMs, new Set([scope]))) if (parts.has(scope)) out.set(startMs, { overall: parts.get(scope)!, byAgent: new Map() });
+      for (const [startMs, parts] of await minutes(tenantId, fromMs, toMs, new Set([scope])))
+        if (parts.has(scope)) out.set(startMs, { overall: parts.get(scope)!, byAgent: new Map() });
       return out;
     }
     for (const [startMs, parts] of await minutes(tenantId, fromMs, toMs)) {
-      out.set(startMs, { overall: mergeRollups([...parts.values()]), byAgent: byAgent ? new Map([...agentsOnly(parts)].filter(([agent]) => !agents || agents.has(agent))) : new Map() });
+      out.set(startMs, {
+        overall: mergeRollups([...parts.values()]),
+        byAgent: byAgent ? new Map([...agentsOnly(parts)].filter(([agent]) => !agents || agents.has(agent))) : new Map(),
+      });
     }
     return out;
   }
@@ -157,7 +189,8 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     const g = run[0]!.granularity;
     if (g === 'minute') {
       for (const item of await query(tenantId, ALL_AGENTS, 'minute', run[0]!.startMs, runEnd(run), ['parts'])) {
-        for (const [agent, bytes] of Object.entries(item['parts'] as Record<string, Uint8Array>)) if (scope === ALL_AGENTS ? !leaveOut.has(agent) : agent === scope) add(bytes, 1);
+        for (const [agent, bytes] of Object.entries(item['parts'] as Record<string, Uint8Array>))
+          if (scope === ALL_AGENTS ? !leaveOut.has(agent) : agent === scope) add(bytes, 1);
       }
       return total;
     }
@@ -233,7 +266,14 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
       const put = doc.send(
         new PutCommand({
           TableName,
-          Item: rollupItems.minute(tenantId, minuteStartMs, parts, Buffer.concat([counted, ...freshKeys]), version + 1, Math.max(expiresAt, Number(current?.['expiresAt'] ?? 0))),
+          Item: rollupItems.minute(
+            tenantId,
+            minuteStartMs,
+            parts,
+            Buffer.concat([counted, ...freshKeys]),
+            version + 1,
+            Math.max(expiresAt, Number(current?.['expiresAt'] ?? 0)),
+          ),
           ConditionExpression: current ? 'version = :v' : 'attribute_not_exists(PK)',
           ...(current ? { ExpressionAttributeValues: { ':v': version } } : {}),
         }),
@@ -323,18 +363,30 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
      */
     async counts(tenantId: string, scope: string, refs: readonly BucketRef[], leaveOut: ReadonlySet<string> = new Set()): Promise<TraceCounts> {
       const runs = await Promise.all(runsOf(refs).map((run) => runCounts(tenantId, scope, run, leaveOut)));
-      return runs.reduce((sum, c) => ({ requestCount: sum.requestCount + c.requestCount, successCount: sum.successCount + c.successCount, errorCount: sum.errorCount + c.errorCount }), {
-        requestCount: 0,
-        successCount: 0,
-        errorCount: 0,
-      });
+      return runs.reduce(
+        (sum, c) => ({
+          requestCount: sum.requestCount + c.requestCount,
+          successCount: sum.successCount + c.successCount,
+          errorCount: sum.errorCount + c.errorCount,
+        }),
+        {
+          requestCount: 0,
+          successCount: 0,
+          errorCount: 0,
+        },
+      );
     },
 
     /**
      * The rollups of the given buckets of a scope (missing buckets are simply absent: nothing happened
      * then); with `byAgent`, a tenant-wide bucket also answers each agent's rollup.
      */
-    async read(tenantId: string, scope: string, refs: readonly BucketRef[], { byAgent = false, agents }: { byAgent?: boolean; agents?: ReadonlySet<string> } = {}): Promise<Map<string, BucketRollup>> {
+    async read(
+      tenantId: string,
+      scope: string,
+      refs: readonly BucketRef[],
+      { byAgent = false, agents }: { byAgent?: boolean; agents?: ReadonlySet<string> } = {},
+    ): Promise<Map<string, BucketRollup>> {
       const out = new Map<string, BucketRollup>();
       const runs = runsOf(refs);
       const results = await Promise.all(runs.map((run) => range(tenantId, scope, run[0]!.granularity, run[0]!.startMs, runEnd(run), byAgent, agents)));

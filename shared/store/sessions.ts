@@ -1,24 +1,25 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Order, PageInput, Total } from '../domain/paging/page.ts';
+import { backoff } from '../domain/retry.ts';
 import type { SessionQuery, SessionRecord, SessionsRepository, SessionTraceQuery } from '../domain/sessions/ports.ts';
-import { listingOf, sessionFigures, type SessionFigures, type SessionListing } from '../domain/sessions/sessions.ts';
+import { listingOf, type SessionFigures, type SessionListing, sessionFigures } from '../domain/sessions/sessions.ts';
 import type { StoredTraceSummary } from '../domain/spans/ports.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
 import { batchGet, queryAll } from './batch.ts';
-import { isConditionFailure, written, type Db } from './client.ts';
+import { type Db, isConditionFailure, written } from './client.ts';
 import * as keys from './keys.ts';
 import { SESSION_TRACE_PREFIX, stripKeys, timeSortKey } from './keys.ts';
 import { countItems, readPage, type Source } from './pages.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer } from './traces.ts';
-import { backoff } from '../domain/retry.ts';
 import { inTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
 
 type Item = Record<string, unknown>;
 
-const sameListing = (a: SessionListing | null, b: SessionListing) => a !== null && a.firstSeenMs === b.firstSeenMs && a.agentId === b.agentId && a.userId === b.userId;
+const sameListing = (a: SessionListing | null, b: SessionListing) =>
+  a !== null && a.firstSeenMs === b.firstSeenMs && a.agentId === b.agentId && a.userId === b.userId;
 const sameFigures = (a: SessionFigures, b: SessionFigures) => (Object.keys(b) as Array<keyof SessionFigures>).every((field) => a[field] === b[field]);
 
 /** A session's index entry as the repository writes it: listed by first-seen time for the tenant, its agent and its user. */
@@ -40,7 +41,12 @@ export function sessionIndexItem(tenantId: string, figures: SessionFigures, vers
 }
 
 /** A session's figures item as the repository writes it. */
-export const sessionItem = (tenantId: string, record: SessionRecord, expiresAt: number): Item => ({ ...keys.session(tenantId, record.sessionId), entity: 'session', ...record, expiresAt });
+export const sessionItem = (tenantId: string, record: SessionRecord, expiresAt: number): Item => ({
+  ...keys.session(tenantId, record.sessionId),
+  entity: 'session',
+  ...record,
+  expiresAt,
+});
 
 /** A trace's contribution to its session as the repository writes it (a copy of its summary). */
 export const sessionTraceItem = (tenantId: string, summary: TraceSummary & { sessionId: string }, revision: number, expiresAt: number): Item => ({
@@ -71,7 +77,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
       ConsistentRead: true,
     });
     const latest = new Map<string, Item>();
-    const newer = (a: Item, b: Item) => Number(a['revision']) > Number(b['revision']) || (a['revision'] === b['revision'] && Number(a['spanCount']) > Number(b['spanCount']));
+    const newer = (a: Item, b: Item) =>
+      Number(a['revision']) > Number(b['revision']) || (a['revision'] === b['revision'] && Number(a['spanCount']) > Number(b['spanCount']));
     for (const item of items) {
       const seen = latest.get(String(item['traceId']));
       if (!seen || newer(item, seen)) latest.set(String(item['traceId']), item);
@@ -80,7 +87,14 @@ export function sessionsRepository(db: Db): SessionsRepository {
     await Promise.all(
       stale.map((item) =>
         written(
-          doc.send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] }, ConditionExpression: 'revision = :r', ExpressionAttributeValues: { ':r': item['revision'] } })),
+          doc.send(
+            new DeleteCommand({
+              TableName,
+              Key: { PK: item['PK'], SK: item['SK'] },
+              ConditionExpression: 'revision = :r',
+              ExpressionAttributeValues: { ':r': item['revision'] },
+            }),
+          ),
         ),
       ),
     );
@@ -98,7 +112,9 @@ export function sessionsRepository(db: Db): SessionsRepository {
       const current = await getRecord(tenantId, sessionId, true);
       const traces = await contributions(tenantId, sessionId);
       const version = (current?.version ?? 0) + 1;
-      const versionCondition = current ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } } : { ConditionExpression: 'attribute_not_exists(PK)' };
+      const versionCondition = current
+        ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } }
+        : { ConditionExpression: 'attribute_not_exists(PK)' };
       try {
         if (traces.length === 0) {
           if (!current) return;
@@ -106,7 +122,10 @@ export function sessionsRepository(db: Db): SessionsRepository {
           await doc.send(new DeleteCommand({ TableName, Key: keys.sessionIndex(tenantId, sessionId) }));
           return;
         }
-        const figures = sessionFigures(sessionId, traces.map((t) => t.summary));
+        const figures = sessionFigures(
+          sessionId,
+          traces.map((t) => t.summary),
+        );
         const expiresAt = Math.max(...traces.map((t) => t.expiresAt));
         // A redelivered message changes nothing: no write, unless the index entry's last write may be missing.
         const unchanged = current !== undefined && sameFigures(current, figures);
@@ -157,7 +176,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
 
   const listSources = (tenantId: string, q: SessionQuery): Source[] => {
     if (q.userId !== undefined) {
-      const filter = q.agentId === undefined ? undefined : { expression: '#sagent = :sagent', names: { '#sagent': 'agentId' }, values: { ':sagent': q.agentId } };
+      const filter =
+        q.agentId === undefined ? undefined : { expression: '#sagent = :sagent', names: { '#sagent': 'agentId' }, values: { ':sagent': q.agentId } };
       return [{ index: 'gsi3', partition: keys.userCollection(tenantId, q.userId, 'SESSIONS'), ...(filter ? { filter } : {}) }];
     }
     if (q.agentId !== undefined) return [{ index: 'gsi2', partition: keys.agentCollection(tenantId, q.agentId, 'SESSIONS') }];
@@ -195,7 +215,10 @@ export function sessionsRepository(db: Db): SessionsRepository {
     /** One page of sessions, most recently started first, with their figures. */
     async page(tenantId: string, q: SessionQuery, page: PageInput) {
       const result = await readPage(db, { sources: listSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs), page });
-      const found = await batchGet(db, result.items.map((i) => keys.session(tenantId, String(i['sessionId']))));
+      const found = await batchGet(
+        db,
+        result.items.map((i) => keys.session(tenantId, String(i['sessionId']))),
+      );
       const byId = new Map(found.map((item) => [String(item['sessionId']), stripKeys<SessionRecord>(item)]));
       const items = result.items.flatMap((i) => byId.get(String(i['sessionId'])) ?? []);
       return { ...result, items };

@@ -4,8 +4,8 @@ import type { LogsRepository, SignalsRepository, StoredLog, StoredSignal, Timeli
 import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import type { Db } from './client.ts';
 import * as keys from './keys.ts';
-import { collectionIndexKeys, stripKeys, timeSortKey, type Collection } from './keys.ts';
-import { allOf, countItems, keysOf, readPage, type Condition, type KeyRange, type Source } from './pages.ts';
+import { type Collection, collectionIndexKeys, stripKeys, timeSortKey } from './keys.ts';
+import { allOf, type Condition, countItems, type KeyRange, keysOf, readPage, type Source } from './pages.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 
@@ -57,17 +57,26 @@ export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNA
     const attributeFilter = allOf(equals('level', q.level), equals('signalName', q.signalName), eventNameFilter);
     if (q.traceId !== undefined) {
       const filter = allOf(equals('agentId', q.agentId), attributeFilter);
-      return { sources: [{ index: 'table', partition: keys.tracePartition(tenantId, q.traceId) }], range: { lower: `${kind}#${lower}`, upper: `${kind}#${upper}` }, ...(filter ? { filter } : {}) };
+      return {
+        sources: [{ index: 'table', partition: keys.tracePartition(tenantId, q.traceId) }],
+        range: { lower: `${kind}#${lower}`, upper: `${kind}#${upper}` },
+        ...(filter ? { filter } : {}),
+      };
     }
     if (q.signalName !== undefined) {
       const filter = equals('agentId', q.agentId);
-      return { sources: [{ index: 'gsi3', partition: keys.signalNameCollection(tenantId, q.signalName) }], range: { lower, upper }, ...(filter ? { filter } : {}) };
+      return {
+        sources: [{ index: 'gsi3', partition: keys.signalNameCollection(tenantId, q.signalName) }],
+        range: { lower, upper },
+        ...(filter ? { filter } : {}),
+      };
     }
     const parts = kind === 'LOG' ? LOG_LEVELS.filter((level) => q.level === undefined || level === q.level) : [undefined];
-    const sources = parts.map((part): Source =>
-      q.agentId === undefined
-        ? { index: 'gsi1', partition: keys.tenantCollection(tenantId, collection, part) }
-        : { index: 'gsi2', partition: keys.agentCollection(tenantId, q.agentId, collection, part) },
+    const sources = parts.map(
+      (part): Source =>
+        q.agentId === undefined
+          ? { index: 'gsi1', partition: keys.tenantCollection(tenantId, collection, part) }
+          : { index: 'gsi2', partition: keys.agentCollection(tenantId, q.agentId, collection, part) },
     );
     return { sources, range: { lower, upper }, ...(eventNameFilter ? { filter: eventNameFilter } : {}) };
   }

@@ -1,11 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import type { TraceAnomalies } from '../domain/profiles/ports.ts';
-import { spanGroupsOf } from '../domain/spans/span-groups.ts';
 import {
-  TRACE_STATES,
   type Facets,
   type StoredLog,
   type StoredSignal,
@@ -13,18 +11,20 @@ import {
   type StoredSummary,
   type StoredTraceSummary,
   type SummaryBasis,
+  TRACE_STATES,
   type TraceContents,
   type TraceFreeFilters,
   type TraceQuery,
-  type TracesRepository,
   type TraceState,
+  type TracesRepository,
 } from '../domain/spans/ports.ts';
+import { spanGroupsOf } from '../domain/spans/span-groups.ts';
 import type { StoredSpan, TraceStatus, TraceSummary } from '../domain/spans/summary.ts';
 import { batchGet, batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
-import { ifWritten, written, type Db } from './client.ts';
+import { type Db, ifWritten, written } from './client.ts';
 import * as keys from './keys.ts';
 import { SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
-import { allOf, countItems, readPage, type Condition, type Source } from './pages.ts';
+import { allOf, type Condition, countItems, readPage, type Source } from './pages.ts';
 import { TABLE } from './table.ts';
 
 /**
@@ -88,9 +88,28 @@ type NullableSpanField = { [K in keyof StoredSpan]-?: null extends StoredSpan[K]
 
 /** Every field of a stored span that may be null (the compiler checks the list is whole). */
 const NULL_FIELDS: { readonly [K in NullableSpanField]: null } = {
-  parentSpanId: null, agentName: null, endTimeMs: null, statusMessage: null, errorType: null, model: null, provider: null,
-  operation: null, inputTokens: null, outputTokens: null, cachedInputTokens: null, reasoningTokens: null, cost: null, input: null, output: null,
-  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, agentId: null, durationMs: null,
+  parentSpanId: null,
+  agentName: null,
+  endTimeMs: null,
+  statusMessage: null,
+  errorType: null,
+  model: null,
+  provider: null,
+  operation: null,
+  inputTokens: null,
+  outputTokens: null,
+  cachedInputTokens: null,
+  reasoningTokens: null,
+  cost: null,
+  input: null,
+  output: null,
+  toolName: null,
+  sessionId: null,
+  userId: null,
+  experimentId: null,
+  variant: null,
+  agentId: null,
+  durationMs: null,
 };
 
 /** Fields most spans leave empty: left out when empty, like the null fields (and absent from spans written before they existed). */
@@ -109,7 +128,8 @@ function compactSpan({ traceId: _traceId, ...span }: StoredSpan): Partial<Stored
 }
 
 /** A span read from a group item; spans written whole (before `compactSpan`) read the same. */
-const storedSpan = (compact: Partial<StoredSpan>, traceId: string): StoredSpan => ({ ...NULL_FIELDS, tags: [], metadata: {}, traceId, ...compact }) as StoredSpan;
+const storedSpan = (compact: Partial<StoredSpan>, traceId: string): StoredSpan =>
+  ({ ...NULL_FIELDS, tags: [], metadata: {}, traceId, ...compact }) as StoredSpan;
 
 /** Quality 5 compresses span JSON about 8% tighter than deflate at a similar speed. */
 const BROTLI_TEXT = { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } };
@@ -213,7 +233,8 @@ export function traceFilterCondition(q: TraceFreeFilters): Condition | undefined
   if (q.name !== undefined) add('#fname = :fname', { ':fname': q.name }, { '#fname': 'name' });
   if (q.tag !== undefined) add('contains(#ftags, :ftag)', { ':ftag': q.tag }, { '#ftags': 'tags' });
   // The key is an attribute name placeholder, never part of the expression's text.
-  if (q.metadata !== undefined) add('#fmeta.#fmetakey = :fmetavalue', { ':fmetavalue': q.metadata.value }, { '#fmeta': 'metadata', '#fmetakey': q.metadata.key });
+  if (q.metadata !== undefined)
+    add('#fmeta.#fmetakey = :fmetavalue', { ':fmetavalue': q.metadata.value }, { '#fmeta': 'metadata', '#fmetakey': q.metadata.key });
   if (q.minDurationMs !== undefined) add('#fduration >= :fmindur', { ':fmindur': q.minDurationMs }, { '#fduration': 'durationMs' });
   if (q.maxDurationMs !== undefined) add('#fduration <= :fmaxdur', { ':fmaxdur': q.maxDurationMs }, { '#fduration': 'durationMs' });
   if (q.minCost !== undefined) add('#fcost >= :fmincost', { ':fmincost': q.minCost }, { '#fcost': 'cost' });
@@ -271,16 +292,18 @@ async function updateIf(db: Db, item: Record<string, unknown>, condition: WriteC
   const gone = Object.values(TABLE.indexes)
     .flatMap((index) => [index.partitionKey, index.sortKey])
     .filter((name) => attributes[name] === undefined);
-  return written(db.doc.send(
-    new UpdateCommand({
-      TableName: db.tableName,
-      Key: { PK, SK },
-      UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
-      ConditionExpression: condition.expression,
-      ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])), ...condition.names },
-      ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ...condition.values },
-    }),
-    ));
+  return written(
+    db.doc.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: { PK, SK },
+        UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
+        ConditionExpression: condition.expression,
+        ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])), ...condition.names },
+        ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ...condition.values },
+      }),
+    ),
+  );
 }
 
 /** Every item of one trace (summary, spans, signals, logs, anomalies) in one query. */
@@ -316,7 +339,11 @@ export function tracesRepository(db: Db): TracesRepository {
     },
 
     /** `putSpans` of several messages' spans in one go. */
-    async putSpansOfMessages(tenantId: string, messages: ReadonlyArray<{ spans: readonly StoredSpan[]; expiresAt: number }>, writtenAtMs: number): Promise<void> {
+    async putSpansOfMessages(
+      tenantId: string,
+      messages: ReadonlyArray<{ spans: readonly StoredSpan[]; expiresAt: number }>,
+      writtenAtMs: number,
+    ): Promise<void> {
       await batchWrite(db, putRequests(messages.flatMap((m) => spanGroupItems(tenantId, m.spans, m.expiresAt, writtenAtMs))));
     },
 
@@ -328,7 +355,11 @@ export function tracesRepository(db: Db): TracesRepository {
 
     /** The spans of these span groups, by trace id (strongly consistent reads, grouped). */
     async spansOfGroups(tenantId: string, groups: ReadonlyArray<{ traceId: string; groupId: string }>): Promise<Map<string, StoredSpanWrite[]>> {
-      const items = await batchGet(db, groups.map((g) => keys.spanGroup(tenantId, g.traceId, g.groupId)), true);
+      const items = await batchGet(
+        db,
+        groups.map((g) => keys.spanGroup(tenantId, g.traceId, g.groupId)),
+        true,
+      );
       const byTrace = new Map<string, Record<string, unknown>[]>();
       for (const item of items) byTrace.set(String(item['traceId']), [...(byTrace.get(String(item['traceId'])) ?? []), item]);
       return new Map([...byTrace].map(([traceId, traceItems]) => [traceId, spansFromItems(traceItems)]));
@@ -336,7 +367,11 @@ export function tracesRepository(db: Db): TracesRepository {
 
     /** The stored summaries of these traces, by trace id (strongly consistent reads, grouped). */
     async summaries(tenantId: string, traceIds: readonly string[]): Promise<Map<string, StoredSummary>> {
-      const items = await batchGet(db, traceIds.map((traceId) => keys.traceSummary(tenantId, traceId)), true);
+      const items = await batchGet(
+        db,
+        traceIds.map((traceId) => keys.traceSummary(tenantId, traceId)),
+        true,
+      );
       return new Map(items.map((item) => [String(item['traceId']), storedSummary(item)]));
     },
 
@@ -369,11 +404,17 @@ export function tracesRepository(db: Db): TracesRepository {
      * Both are written by updates that keep the mark.
      */
     async markAlerted(tenantId: string, traceId: string, alertType: string): Promise<void> {
-      const mark = { UpdateExpression: 'ADD alertTypes :type', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':type': new Set([alertType]) } };
+      const mark = {
+        UpdateExpression: 'ADD alertTypes :type',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':type': new Set([alertType]) },
+      };
       const marked = await ifWritten(doc.send(new UpdateCommand({ TableName, Key: keys.traceSummary(tenantId, traceId), ...mark, ReturnValues: 'ALL_NEW' })));
       const sessionId = marked?.Attributes?.['sessionId'] as string | null | undefined;
       if (sessionId) {
-        await written(doc.send(new UpdateCommand({ TableName, Key: keys.sessionTrace(tenantId, sessionId, Number(marked!.Attributes!['startTimeMs']), traceId), ...mark })));
+        await written(
+          doc.send(new UpdateCommand({ TableName, Key: keys.sessionTrace(tenantId, sessionId, Number(marked!.Attributes!['startTimeMs']), traceId), ...mark })),
+        );
       }
     },
 

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { EmailTakenError, type UserRecord, type UsersRepository } from '../domain/accounts/ports.ts';
-import { isConditionFailure, written, type Db } from './client.ts';
+import { type Db, isConditionFailure, written } from './client.ts';
 import * as keys from './keys.ts';
 import { normaliseEmail, stripKeys } from './keys.ts';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { UsageError, type NumberFlag, type Scenario } from './scenario.ts';
+import { type NumberFlag, type Scenario, UsageError } from './scenario.ts';
 
 export interface Selection {
   scenario: Scenario;

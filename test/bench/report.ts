@@ -11,7 +11,14 @@ export const BENCHMARKS_DOC = join(dirname(fileURLToPath(import.meta.url)), '..'
 const formatNumber = (n: number) => n.toLocaleString('en-US');
 
 function formatValue({ value, unit }: Figure): string {
-  const text = typeof value === 'boolean' ? (value ? 'yes' : 'NO') : typeof value === 'number' ? formatNumber(value) : `${formatNumber(value.min)}–${formatNumber(value.max)}`;
+  const text =
+    typeof value === 'boolean'
+      ? value
+        ? 'yes'
+        : 'NO'
+      : typeof value === 'number'
+        ? formatNumber(value)
+        : `${formatNumber(value.min)}–${formatNumber(value.max)}`;
   return unit ? `${text} ${unit}` : text;
 }
 
@@ -90,7 +97,9 @@ const markers = (name: string) => [`<!-- bench:${name}:begin -->`, `<!-- bench:$
 /** A scenario's section: its summary, when and where it ran, its parameters, then its figures as a table. */
 export function benchmarkSection(name: string, summary: string, result: ScenarioResult, measuredAt: Date, machine = machineOf()): string {
   const [begin, end] = markers(name);
-  const parameters = Object.entries(result.parameters).map(([flag, value]) => `--${flag} ${value}`).join(' ');
+  const parameters = Object.entries(result.parameters)
+    .map(([flag, value]) => `--${flag} ${value}`)
+    .join(' ');
   const rows = result.figures.map((f) => `| ${f.label.replaceAll('|', '\\|')} | ${formatValue(f)} |`);
   const failures = result.failures.map((f) => `- **FAILED**: ${f}`);
   return [

@@ -3,7 +3,7 @@ import '../support/env.ts';
 import { relative } from 'node:path';
 import { parseCommandLine, usage } from './cli.ts';
 import { benchmarkSection, formatReport, writeBenchmarkSection, writeResults } from './report.ts';
-import { BenchFailure, UsageError, type Scenario, type ScenarioResult } from './scenario.ts';
+import { BenchFailure, type Scenario, type ScenarioResult, UsageError } from './scenario.ts';
 import { scenarios } from './scenarios.ts';
 
 /**

@@ -10,4 +10,14 @@ import type { Scenario } from './scenario.ts';
 import { searchScenario } from './search/scenario.ts';
 
 /** Every scenario `npm run bench` knows, in the order a run without `--scenario` runs them. */
-export const scenarios: readonly Scenario[] = [ingestScenario, otlpDecodeScenario, loadScenario, analyticsScenario, readsScenario, coldStartScenario, consoleScenario, memoryScenario, searchScenario];
+export const scenarios: readonly Scenario[] = [
+  ingestScenario,
+  otlpDecodeScenario,
+  loadScenario,
+  analyticsScenario,
+  readsScenario,
+  coldStartScenario,
+  consoleScenario,
+  memoryScenario,
+  searchScenario,
+];

@@ -1,11 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
+import { LIST_LAYOUT } from '#shared/domain/maintenance/reindex.ts';
 import type { PlanKey } from '#shared/domain/plans/plans.ts';
 import { createDb, type Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { reindexRepository } from '#shared/store/reindex.ts';
-import { LIST_LAYOUT } from '#shared/domain/maintenance/reindex.ts';
-import { startTestService, type ApiResponse, type TestService } from '../support/service.ts';
+import { type ApiResponse, startTestService, type TestService } from '../support/service.ts';
 
 /** What the local runtime logs when a queue consumer fails a message (it then waits for its visibility timeout). */
 const CONSUMER_FAILURE = /reported as failed|consumer threw|dead-letter/;
@@ -47,8 +47,7 @@ export async function signUp(service: TestService, plan: PlanKey): Promise<Bench
     'register',
   );
   const token = registered.body.data.accessToken as string;
-  const apiKey = expectStatus(await service.api('POST', '/keys', { token, body: { name: 'bench' } }), 201, 'create an API key').body.data
-    .key as string;
+  const apiKey = expectStatus(await service.api('POST', '/keys', { token, body: { name: 'bench' } }), 201, 'create an API key').body.data.key as string;
   const tenantId = String(decodeJwt(token)['tid']);
   await setPlan(tenantId, plan);
   return { token, apiKey, tenantId };

@@ -4,7 +4,11 @@ import { runInNewContext } from 'node:vm';
 import { quantile } from '#shared/domain/spans/views.ts';
 
 /** The nearest-rank percentile (q in 0–1) of the values, in any order. */
-export const percentile = (values: readonly number[], q: number): number => quantile([...values].sort((a, b) => a - b), q)!;
+export const percentile = (values: readonly number[], q: number): number =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    q,
+  )!;
 export const median = (values: readonly number[]): number => percentile(values, 0.5);
 
 export interface Elapsed {

@@ -1,4 +1,4 @@
-import { chromium, type BrowserServer } from 'playwright-core';
+import { type BrowserServer, chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
 import { ensureConsoleBuild } from '../../console/build.ts';
 import { chromiumLaunchOptions } from '../support/chromium.ts';

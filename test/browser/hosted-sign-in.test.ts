@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, newEmail, startConsole, type ConsoleHarness } from '../support/browser.ts';
-import { startOAuthStandIn, type OAuthStandIn } from '../support/oauth-stand-in.ts';
+import { type ConsoleHarness, expectAccessible, newEmail, startConsole } from '../support/browser.ts';
+import { type OAuthStandIn, startOAuthStandIn } from '../support/oauth-stand-in.ts';
 
 const PROVIDER = 'Stand-in SSO';
 
@@ -97,7 +97,9 @@ describe('signing in through a hosted sign-in (a stand-in Cognito pool)', () => 
     const at = Date.now() - 60_000;
     const sent = await h.service.api('POST', '/spans', {
       apiKey,
-      body: { spans: [{ traceId: 'hosted-trace-1', spanId: 'root', name: 'hosted run', kind: 'agent', agentName: 'sso-bot', startTime: at, endTime: at + 800 }] },
+      body: {
+        spans: [{ traceId: 'hosted-trace-1', spanId: 'root', name: 'hosted run', kind: 'agent', agentName: 'sso-bot', startTime: at, endTime: at + 800 }],
+      },
     });
     expect(sent.status).toBe(202);
     await page.getByText('Your first trace arrived.').waitFor({ timeout: 20_000 });
@@ -134,7 +136,9 @@ describe('signing in through a hosted sign-in (a stand-in Cognito pool)', () => 
     // An answer whose state is not the one this tab sent (a forged or crossed callback).
     await goToProvider(page);
     await page.goto(`/auth/callback?code=forged&state=forged`);
-    await expect.poll(() => failure(page)).toBe(`The answer from ${PROVIDER} does not belong to the sign-in started here (its state does not match), so it was not used. Start again.`);
+    await expect
+      .poll(() => failure(page))
+      .toBe(`The answer from ${PROVIDER} does not belong to the sign-in started here (its state does not match), so it was not used. Start again.`);
 
     // The same answer a second time: the sign-in it belonged to is over.
     await page.goto(`/auth/callback?code=forged&state=forged`);

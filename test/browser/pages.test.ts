@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectAccessible, newEmail, startConsole, type ConsoleHarness } from '../support/browser.ts';
-import { consolePages, seedTenant, SESSION_TURNS, SESSION_USER, signInContext, type SeededTenant } from '../support/console-seed.ts';
+import { type ConsoleHarness, expectAccessible, newEmail, startConsole } from '../support/browser.ts';
+import { consolePages, SESSION_TURNS, SESSION_USER, type SeededTenant, seedTenant, signInContext } from '../support/console-seed.ts';
 
 let h: ConsoleHarness;
 let tenant: SeededTenant;
@@ -26,7 +26,10 @@ describe('every page opens at its own URL with no serious or critical accessibil
   it.each(names)('%s', async (name) => {
     const { path, heading } = consolePages(tenant).find((p) => p.name === name)!;
     await page.goto(path);
-    await page.getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) }).first().waitFor();
+    await page
+      .getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) })
+      .first()
+      .waitFor();
     await page.waitForLoadState('networkidle');
     expect(await page.getByRole('alert').count(), `${name}: an error is shown`).toBe(0);
     await expectAccessible(page, `${name} (${path})`);
@@ -48,7 +51,10 @@ describe('the trace page', () => {
     expect(await waterfall.locator('li').count()).toBeLessThan(80);
     await waterfall.evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await waterfall.getByRole('button', { name: /step 1999$/ }).click();
-    await page.getByRole('complementary', { name: 'Selected span' }).getByRole('heading', { name: /step 1999/ }).waitFor();
+    await page
+      .getByRole('complementary', { name: 'Selected span' })
+      .getByRole('heading', { name: /step 1999/ })
+      .waitFor();
     expect(new URL(page.url()).searchParams.get('span')).toBe('s1999');
     // Keyboard: up from the last span selects the one before it.
     await page.keyboard.press('ArrowUp');
@@ -60,7 +66,7 @@ describe('the trace page', () => {
     expect(await waterfall.getByRole('button', { name: /step 2$/ }).count()).toBe(0);
   });
 
-  it('shows the judge\'s reasoning, logs and the alert of the trace', async () => {
+  it("shows the judge's reasoning, logs and the alert of the trace", async () => {
     await page.goto(`/traces/${tenant.traceId}`);
     await page.getByText('The answer apologises but gives the customer nothing to act on.').waitFor();
     await page.getByText('orders service timed out').waitFor();
@@ -82,7 +88,7 @@ describe('the traces explorer', () => {
     expect(pageErrors, 'errors in the browser console').toEqual([]);
   });
 
-  it('filters by a tool\'s error type typed in, holds it in the URL, and checks a number as the API does before asking', async () => {
+  it("filters by a tool's error type typed in, holds it in the URL, and checks a number as the API does before asking", async () => {
     await page.goto('/traces');
     await page.getByLabel('Error type').fill('Timeout');
     await page.getByLabel('Error type').press('Enter');
@@ -162,18 +168,20 @@ describe('sessions', () => {
     await page.locator('table.sessions[aria-busy="false"]').waitFor();
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: tenant.sessionId, exact: true }) });
     // Agent, user, first/last seen, traces, errors, tokens, cost, duration.
-    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual([
-      tenant.sessionId,
-      'support-bot',
-      SESSION_USER,
-      expect.any(String),
-      expect.any(String),
-      '4',
-      '1',
-      expect.stringMatching(/^[\d,]+$/),
-      expect.stringMatching(/^\$/),
-      expect.stringMatching(/min/),
-    ]);
+    await expect
+      .poll(() => row.getByRole('cell').allTextContents())
+      .toEqual([
+        tenant.sessionId,
+        'support-bot',
+        SESSION_USER,
+        expect.any(String),
+        expect.any(String),
+        '4',
+        '1',
+        expect.stringMatching(/^[\d,]+$/),
+        expect.stringMatching(/^\$/),
+        expect.stringMatching(/min/),
+      ]);
     await page.getByTestId('page-position').filter({ hasText: '6 sessions' }).waitFor();
     await expectAccessible(page, 'the sessions list');
 
@@ -217,8 +225,8 @@ describe('sessions', () => {
   });
 });
 
-describe('the API\'s errors', () => {
-  it('are shown with the envelope\'s message next to the form that caused them', async () => {
+describe("the API's errors", () => {
+  it("are shown with the envelope's message next to the form that caused them", async () => {
     await page.goto('/experiments');
     await page.getByRole('button', { name: 'New experiment' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Unbalanced');
@@ -227,9 +235,12 @@ describe('the API\'s errors', () => {
     await page.getByRole('alert').filter({ hasText: 'variants: weights must sum to 100 (they sum to 70)' }).waitFor();
   });
 
-  it('a missing or foreign id is the API\'s 404 message', async () => {
+  it("a missing or foreign id is the API's 404 message", async () => {
     await page.goto('/traces/no-such-trace');
-    await page.getByRole('alert').filter({ hasText: /not found/i }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /not found/i })
+      .waitFor();
   });
 });
 

@@ -11,13 +11,22 @@ import '../support/env.ts';
 const OUT = new URL('../../docs/screenshots/', import.meta.url);
 
 const { dir } = await ensureConsoleBuild();
-const service = await startTestService({ consoleDir: dir, env: { RATE_LIMITS: JSON.stringify({ auth: 1000, standard: 10_000, strict: 1000, ingestion: 10_000 }) } });
+const service = await startTestService({
+  consoleDir: dir,
+  env: { RATE_LIMITS: JSON.stringify({ auth: 1000, standard: 10_000, strict: 1000, ingestion: 10_000 }) },
+});
 const browser = await chromium.launch(await chromiumLaunchOptions());
 try {
   await mkdir(OUT, { recursive: true });
   const origin = service.baseUrl.replace(/\/api$/, '');
   const tenant = await seedTenant(service, 'ada@example.com');
-  const context = await browser.newContext({ baseURL: origin, viewport: { width: 1440, height: 900 }, locale: 'en-US', timezoneId: 'UTC', deviceScaleFactor: 1 });
+  const context = await browser.newContext({
+    baseURL: origin,
+    viewport: { width: 1440, height: 900 },
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    deviceScaleFactor: 1,
+  });
   const page = await context.newPage();
   await page.goto('/login');
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -25,7 +34,10 @@ try {
   await signInContext(context, origin, tenant);
   for (const { name, path, heading } of consolePages(tenant)) {
     await page.goto(path);
-    await page.getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) }).first().waitFor();
+    await page
+      .getByRole('heading', { level: 1, ...(heading ? { name: heading } : {}) })
+      .first()
+      .waitFor();
     await page.waitForLoadState('networkidle');
     await page.screenshot({ path: new URL(`${name}.png`, OUT).pathname });
     console.log(`docs/screenshots/${name}.png`);

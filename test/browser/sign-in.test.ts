@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, newEmail, PASSWORD, registerInBrowser, startConsole, type ConsoleHarness } from '../support/browser.ts';
+import { type ConsoleHarness, expectAccessible, newEmail, PASSWORD, registerInBrowser, startConsole } from '../support/browser.ts';
 
 let h: ConsoleHarness;
 beforeAll(async () => {
@@ -51,7 +51,13 @@ describe('signing in', () => {
     await registerInBrowser(page, email);
     // The sign-in ends elsewhere (the refresh cookie is gone, the access token refused).
     await context.clearCookies();
-    await page.route('**/api/agents?**', (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ success: false, error: { code: 'UNAUTHORIZED', message: 'Missing or invalid authentication' } }) }));
+    await page.route('**/api/agents?**', (route) =>
+      route.fulfill({
+        status: 401,
+        contentType: 'application/json',
+        body: JSON.stringify({ success: false, error: { code: 'UNAUTHORIZED', message: 'Missing or invalid authentication' } }),
+      }),
+    );
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.waitForURL(/\/login\?next=%2Fagents/);
     await page.unroute('**/api/agents?**');

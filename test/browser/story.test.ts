@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { expectAccessible, newEmail, registerInBrowser, startConsole, type ConsoleHarness } from '../support/browser.ts';
+import { type ConsoleHarness, expectAccessible, newEmail, registerInBrowser, startConsole } from '../support/browser.ts';
 
 let h: ConsoleHarness;
 beforeAll(async () => {
@@ -11,7 +11,20 @@ afterAll(() => h?.stop());
 function failingRun(traceId: string, at: number) {
   return {
     spans: [
-      { traceId, spanId: 'root', name: 'answer ticket', kind: 'agent', agentName: 'support-bot', sessionId: 'chat-42', status: 'error', statusMessage: 'order lookup failed', startTime: at, endTime: at + 3200, input: 'Where is my order?', output: 'Sorry, I could not look it up.' },
+      {
+        traceId,
+        spanId: 'root',
+        name: 'answer ticket',
+        kind: 'agent',
+        agentName: 'support-bot',
+        sessionId: 'chat-42',
+        status: 'error',
+        statusMessage: 'order lookup failed',
+        startTime: at,
+        endTime: at + 3200,
+        input: 'Where is my order?',
+        output: 'Sorry, I could not look it up.',
+      },
       {
         traceId,
         spanId: 'llm',
@@ -30,7 +43,20 @@ function failingRun(traceId: string, at: number) {
         ]),
         output: JSON.stringify([{ role: 'assistant', content: 'Let me look that up.' }]),
       },
-      { traceId, spanId: 'tool', parentSpanId: 'root', name: 'lookup order', kind: 'tool', toolName: 'orders.lookup', agentName: 'support-bot', status: 'error', errorType: 'Timeout', statusMessage: 'upstream timed out', startTime: at + 2000, endTime: at + 3000 },
+      {
+        traceId,
+        spanId: 'tool',
+        parentSpanId: 'root',
+        name: 'lookup order',
+        kind: 'tool',
+        toolName: 'orders.lookup',
+        agentName: 'support-bot',
+        status: 'error',
+        errorType: 'Timeout',
+        statusMessage: 'upstream timed out',
+        startTime: at + 2000,
+        endTime: at + 3000,
+      },
     ],
   };
 }
@@ -110,8 +136,14 @@ it('walks the story: register, make a key, send a trace, find it, open its water
   const traceLink = /(http:\/\/\S+\/traces\/\S+)/.exec(mail.text)![1]!;
   expect(alertLink.startsWith(h.origin)).toBe(true);
   await page.goto(alertLink);
-  await page.getByRole('heading', { name: /Timeout|failed|error/i }).first().waitFor();
+  await page
+    .getByRole('heading', { name: /Timeout|failed|error/i })
+    .first()
+    .waitFor();
   await page.getByRole('link', { name: 'story-trace-2' }).waitFor();
   await page.goto(traceLink);
-  await page.getByTestId('waterfall').getByRole('button', { name: /lookup order/ }).waitFor();
+  await page
+    .getByTestId('waterfall')
+    .getByRole('button', { name: /lookup order/ })
+    .waitFor();
 }, 400_000);

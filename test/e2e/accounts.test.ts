@@ -1,6 +1,6 @@
-import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAccessToken } from '#shared/domain/accounts/jwt.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
@@ -169,18 +169,59 @@ describe('GET /users/profile', () => {
     const res = await service.api('GET', '/users/profile', { token });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(
-      ['success', 'id', 'email', 'firstName', 'lastName', 'name', 'image', 'company', 'provider', 'isActive', 'isAdmin',
-        'isEmailVerified', 'createdAt', 'updatedAt', 'subscription', 'resources'].sort(),
+      [
+        'success',
+        'id',
+        'email',
+        'firstName',
+        'lastName',
+        'name',
+        'image',
+        'company',
+        'provider',
+        'isActive',
+        'isAdmin',
+        'isEmailVerified',
+        'createdAt',
+        'updatedAt',
+        'subscription',
+        'resources',
+      ].sort(),
     );
     expect(res.body).toMatchObject({
-      success: true, email, name: 'Ada Lovelace', image: null, company: 'Analytical Engines', provider: 'local',
-      isActive: true, isAdmin: false, resources: { agentCount: 0, activeApiKeyCount: 0 },
+      success: true,
+      email,
+      name: 'Ada Lovelace',
+      image: null,
+      company: 'Analytical Engines',
+      provider: 'local',
+      isActive: true,
+      isAdmin: false,
+      resources: { agentCount: 0, activeApiKeyCount: 0 },
     });
     expect(res.body.subscription).toMatchObject({
-      plan: 'trial', planName: 'Free Trial', status: 'trialing', spansUsed: 0, spansLimit: 10000, usagePercentage: 0,
-      cancelAtPeriodEnd: false, trialDaysRemaining: 14, trialExpired: false,
-      features: { spans: 10000, agents: 10, retention: 14, alerts: true, evaluations: true, exports: true, deepSearch: false,
-        semanticSearch: false, smartSearch: false, support: 'community', trialDays: 14 },
+      plan: 'trial',
+      planName: 'Free Trial',
+      status: 'trialing',
+      spansUsed: 0,
+      spansLimit: 10000,
+      usagePercentage: 0,
+      cancelAtPeriodEnd: false,
+      trialDaysRemaining: 14,
+      trialExpired: false,
+      features: {
+        spans: 10000,
+        agents: 10,
+        retention: 14,
+        alerts: true,
+        evaluations: true,
+        exports: true,
+        deepSearch: false,
+        semanticSearch: false,
+        smartSearch: false,
+        support: 'community',
+        trialDays: 14,
+      },
     });
     expect(Date.parse(res.body.subscription.trialEndDate) - Date.parse(res.body.createdAt)).toBe(14 * 86_400_000);
     expect(res.body.subscription.currentPeriodEnd).toBe(res.body.subscription.trialEndDate);
@@ -198,7 +239,8 @@ describe('GET /users/profile', () => {
   it('refuses missing, malformed, expired, unsigned, forged and re-signed tokens with 401', async () => {
     const { token, user } = await registered();
     const keys = await signing();
-    const expired = (await issueAccessToken({ userId: user.id, tenantId: 't', email: user.email }, keys, settings(), new Date(Date.now() - 7200_000))).accessToken;
+    const expired = (await issueAccessToken({ userId: user.id, tenantId: 't', email: user.email }, keys, settings(), new Date(Date.now() - 7200_000)))
+      .accessToken;
     const [h, p, s] = token.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
     const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${p}.`;
@@ -233,7 +275,13 @@ describe('GET /users/profile', () => {
     // The profile claims a pool's pre-token-generation trigger adds to its access tokens.
     const profile = { email, email_verified: true, given_name: 'Grace', family_name: 'Hopper', identities: [{ providerName: 'Google' }] };
     const poolToken = (claims: Record<string, unknown>, subject = 'cognito-sub-42') =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'pool-key' }).setIssuer(cognitoIssuer).setSubject(subject).setIssuedAt().setExpirationTime('10m').sign(cognito.privateKey);
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', kid: 'pool-key' })
+        .setIssuer(cognitoIssuer)
+        .setSubject(subject)
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign(cognito.privateKey);
     const accessToken = () => poolToken({ ...profile, token_use: 'access', client_id: 'dashboard-client', scope: 'aws.cognito.signin.user.admin' });
 
     const first = await service.api('GET', '/users/profile', { token: await accessToken() });
@@ -303,7 +351,11 @@ describe('API keys', () => {
     const other = await registered();
     const key = (await service.api('POST', '/keys', { token: owner.token, body: { name: 'mine' } })).body.data;
     const missing = await service.api('POST', '/keys/doesNotExist0000/revoke', { token: other.token });
-    for (const [method, path] of [['PUT', `/keys/${key.id}/refresh`], ['POST', `/keys/${key.id}/revoke`], ['DELETE', `/keys/${key.id}`]] as const) {
+    for (const [method, path] of [
+      ['PUT', `/keys/${key.id}/refresh`],
+      ['POST', `/keys/${key.id}/revoke`],
+      ['DELETE', `/keys/${key.id}`],
+    ] as const) {
       const res = await service.api(method, path, { token: other.token });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body).toEqual(missing.body);

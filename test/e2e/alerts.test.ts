@@ -16,7 +16,20 @@ let n = 0;
 /** A one-span trace of ops-bot; `over` shapes the crossing. */
 async function send(over: Record<string, unknown>) {
   const traceId = `trace-${++n}`;
-  const span = { traceId, spanId: 'root', name: 'handle', kind: 'llm', agentName: 'ops-bot', model: 'gpt-4o', startTime: T0, endTime: T0 + 100, inputTokens: 10, outputTokens: 10, cost: 0.001, ...over };
+  const span = {
+    traceId,
+    spanId: 'root',
+    name: 'handle',
+    kind: 'llm',
+    agentName: 'ops-bot',
+    model: 'gpt-4o',
+    startTime: T0,
+    endTime: T0 + 100,
+    inputTokens: 10,
+    outputTokens: 10,
+    cost: 0.001,
+    ...over,
+  };
   expect((await service.api('POST', '/spans', { apiKey, body: { spans: [span] } })).status).toBe(202);
   await service.drainQueues();
   return traceId;
@@ -35,13 +48,23 @@ describe('alert configuration', () => {
       body: {
         thresholds: { duration: 1000, inputTokens: 500, outputTokens: 100, cost: 0.05, timeout: 10_000 },
         alertTypes: { error: { channels: ['email', 'sms'], severity: 'critical' }, highCost: { enabled: false } },
-        contacts: { email: [{ address: 'oncall@example.com', enabled: true }, { address: 'muted@example.com', enabled: false }], sms: [{ phoneNumber: '+14155550100', enabled: true }] },
+        contacts: {
+          email: [
+            { address: 'oncall@example.com', enabled: true },
+            { address: 'muted@example.com', enabled: false },
+          ],
+          sms: [{ phoneNumber: '+14155550100', enabled: true }],
+        },
       },
     });
     expect(res.status).toBe(200);
     expect(res.body.data.thresholds).toEqual({ duration: 1000, inputTokens: 500, outputTokens: 100, cost: 0.05, timeout: 10000 });
     const partial = await service.api('PUT', `/agents/${agentId}/alerts`, { apiKey, body: { llmAnalysis: { enabled: true } } });
-    expect(partial.body.data).toMatchObject({ llmAnalysis: { enabled: true }, thresholds: { duration: 1000 }, alertTypes: { error: { severity: 'critical' } } });
+    expect(partial.body.data).toMatchObject({
+      llmAnalysis: { enabled: true },
+      thresholds: { duration: 1000 },
+      alertTypes: { error: { severity: 'critical' } },
+    });
 
     for (const [body, field] of [
       [{ llmAnalysis: { alertTypes: { stuck: { threshold: 1.5 } } } }, 'llmAnalysis.alertTypes.stuck.threshold'],
@@ -72,14 +95,27 @@ describe('threshold alerts and notifications', () => {
 
     const byType = Object.fromEntries((await alerts()).map((a) => [a.type, a]));
     expect(Object.keys(byType).sort()).toEqual(['error', 'highDuration', 'highInputTokens', 'highOutputTokens', 'timeout']);
-    expect(byType.error).toMatchObject({ agentId, agentName: 'ops-bot', category: 'threshold', severity: 'critical', status: 'open', occurrenceCount: 1, traceIds: [failed] });
+    expect(byType.error).toMatchObject({
+      agentId,
+      agentName: 'ops-bot',
+      category: 'threshold',
+      severity: 'critical',
+      status: 'open',
+      occurrenceCount: 1,
+      traceIds: [failed],
+    });
     expect(byType.highInputTokens).toMatchObject({ value: 501, threshold: 500, severity: 'warning' });
     expect(byType.timeout).toMatchObject({ value: 10_000, threshold: 10_000, traceIds: [slow] });
 
     const mail = await contactMail();
     expect(mail.filter((m) => m.to === 'muted@example.com')).toEqual([]);
-    expect(mail.filter((m) => m.channel === 'sms')).toEqual([expect.objectContaining({ to: '+14155550100', text: expect.stringMatching(/^\[CRITICAL\] ops-bot error/) })]);
-    const subjects = mail.filter((m) => m.channel === 'email').map((m) => m.subject).sort();
+    expect(mail.filter((m) => m.channel === 'sms')).toEqual([
+      expect.objectContaining({ to: '+14155550100', text: expect.stringMatching(/^\[CRITICAL\] ops-bot error/) }),
+    ]);
+    const subjects = mail
+      .filter((m) => m.channel === 'email')
+      .map((m) => m.subject)
+      .sort();
     expect(subjects).toHaveLength(5);
     expect(subjects.every((s) => s!.includes('ops-bot'))).toBe(true);
     const errorMail = mail.find((m) => m.subject?.startsWith('[CRITICAL]'));
@@ -127,7 +163,12 @@ describe('threshold alerts and notifications', () => {
     const { token } = await service.signUp('intruder@example.com');
     const [alert] = await alerts();
     const missing = await service.api('GET', '/spans/alerts/alr_missing', { token });
-    for (const [method, path] of [['GET', ''], ['PUT', '/acknowledge'], ['PUT', '/resolve'], ['PUT', '/reopen']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['PUT', '/acknowledge'],
+      ['PUT', '/resolve'],
+      ['PUT', '/reopen'],
+    ] as const) {
       const res = await service.api(method, `/spans/alerts/${alert!.id}${path}`, { token });
       expect(res.status).toBe(404);
       expect(res.body).toEqual(missing.body);

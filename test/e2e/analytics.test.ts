@@ -15,7 +15,9 @@ const AGENTS = ['planner', 'researcher', 'writer'] as const;
 let service: TestService;
 let apiKey: string;
 /** The exact truth, per trace, as the generator made it. */
-const truth: Array<Pick<TraceSummary, 'traceId' | 'agentName' | 'status' | 'startTimeMs' | 'durationMs' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost' | 'model'>> = [];
+const truth: Array<
+  Pick<TraceSummary, 'traceId' | 'agentName' | 'status' | 'startTimeMs' | 'durationMs' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost' | 'model'>
+> = [];
 const now = Date.now();
 
 beforeAll(async () => {
@@ -37,7 +39,20 @@ beforeAll(async () => {
     const traceId = `trace-${i}`;
     spans.push(
       { traceId, spanId: 'root', name: 'run', kind: 'agent', agentName, startTime: startTimeMs, endTime: startTimeMs + durationMs, status },
-      { traceId, spanId: 'llm', parentSpanId: 'root', name: 'call', kind: 'llm', agentName, model, inputTokens, outputTokens, cost, startTime: startTimeMs, endTime: startTimeMs + Math.floor(durationMs / 2) },
+      {
+        traceId,
+        spanId: 'llm',
+        parentSpanId: 'root',
+        name: 'call',
+        kind: 'llm',
+        agentName,
+        model,
+        inputTokens,
+        outputTokens,
+        cost,
+        startTime: startTimeMs,
+        endTime: startTimeMs + Math.floor(durationMs / 2),
+      },
     );
     truth.push({ traceId, agentName, status, startTimeMs, durationMs, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, cost, model });
   }
@@ -82,14 +97,23 @@ describe(`analytics equal an exact computation over the raw traces (seed ${SEED}
     expect(m.totalTokens).toBe(exact.totalTokens);
     expect(m.totalCost).toBeCloseTo(exact.estimatedCost, 9);
     const latencies = traces.map((t) => t.durationMs!).sort((a, b) => a - b);
-    for (const [key, q] of [['p50LatencyMs', 0.5], ['p95LatencyMs', 0.95], ['p99LatencyMs', 0.99]] as const) {
+    for (const [key, q] of [
+      ['p50LatencyMs', 0.5],
+      ['p95LatencyMs', 0.95],
+      ['p99LatencyMs', 0.99],
+    ] as const) {
       expect(withinRelativeError(m[key], quantile(latencies, q), 0.0005), `${key}: ${m[key]} vs ${quantile(latencies, q)}`).toBe(true);
     }
     expect(m.activeAgents).toBe(new Set(traces.map((t) => t.agentName)).size);
     for (const agentName of AGENTS) {
       const row = m.byAgent.find((a: { agentName: string }) => a.agentName === agentName);
       const mine = agentMetrics(within(startMs, endMs, agentName) as TraceSummary[]);
-      expect(row, agentName).toMatchObject({ requestCount: mine.requestCount, successRate: mine.successRate, errorRate: mine.errorRate, totalTokens: mine.totalTokens });
+      expect(row, agentName).toMatchObject({
+        requestCount: mine.requestCount,
+        successRate: mine.successRate,
+        errorRate: mine.errorRate,
+        totalTokens: mine.totalTokens,
+      });
       expect(row.estimatedCost, agentName).toBeCloseTo(mine.estimatedCost, 9);
       expect(Math.abs(row.avgLatencyMs - mine.avgLatencyMs!), agentName).toBeLessThanOrEqual(0.0505);
       expect(withinRelativeError(row.p95LatencyMs, mine.p95LatencyMs, 0.0005), `${agentName} p95: ${row.p95LatencyMs} vs ${mine.p95LatencyMs}`).toBe(true);
@@ -111,12 +135,18 @@ describe(`analytics equal an exact computation over the raw traces (seed ${SEED}
     }
     const costs = (await service.api('GET', `/analytics/costs?${q}`, { apiKey })).body.data;
     expect(costs.currency).toBe('USD');
-    expect(costs.totalCost).toBeCloseTo(traces.reduce((s, t) => s + t.cost, 0), 9);
+    expect(costs.totalCost).toBeCloseTo(
+      traces.reduce((s, t) => s + t.cost, 0),
+      9,
+    );
     for (const agentName of AGENTS) {
       const row = costs.byAgent.find((a: { agentName: string }) => a.agentName === agentName);
       const mine = within(startMs, endMs, agentName);
       expect(row.requestCount, agentName).toBe(mine.length);
-      expect(row.cost, agentName).toBeCloseTo(mine.reduce((s, t) => s + t.cost, 0), 9);
+      expect(row.cost, agentName).toBeCloseTo(
+        mine.reduce((s, t) => s + t.cost, 0),
+        9,
+      );
     }
     const latency = (await service.api('GET', `/analytics/traces/latency-percentiles?${q}`, { apiKey })).body.data;
     const sorted = traces.map((t) => t.durationMs!).sort((a, b) => a - b);
@@ -148,8 +178,31 @@ describe(`analytics equal an exact computation over the raw traces (seed ${SEED}
 
   it('counts a late trace in an hour already compacted, once, also when it is sent again', async () => {
     const startTimeMs = floorMinute(now) - 2 * DAY + 7 * MINUTE + 123;
-    const late = { traceId: 'trace-late', agentName: 'writer', status: 'ok', startTimeMs, durationMs: 777, inputTokens: 11, outputTokens: 22, totalTokens: 33, cost: 0.000042, model: 'gpt-4o' } as const;
-    const span = { traceId: late.traceId, spanId: 'root', name: 'run', kind: 'agent', agentName: late.agentName, model: late.model, inputTokens: 11, outputTokens: 22, cost: late.cost, startTime: startTimeMs, endTime: startTimeMs + late.durationMs };
+    const late = {
+      traceId: 'trace-late',
+      agentName: 'writer',
+      status: 'ok',
+      startTimeMs,
+      durationMs: 777,
+      inputTokens: 11,
+      outputTokens: 22,
+      totalTokens: 33,
+      cost: 0.000042,
+      model: 'gpt-4o',
+    } as const;
+    const span = {
+      traceId: late.traceId,
+      spanId: 'root',
+      name: 'run',
+      kind: 'agent',
+      agentName: late.agentName,
+      model: late.model,
+      inputTokens: 11,
+      outputTokens: 22,
+      cost: late.cost,
+      startTime: startTimeMs,
+      endTime: startTimeMs + late.durationMs,
+    };
     const q = `startDate=${new Date(floorMinute(now) - 3 * DAY).toISOString()}&endDate=${new Date(floorMinute(now) - DAY).toISOString()}`;
     const before = (await service.api('GET', `/analytics/metrics?${q}`, { apiKey })).body.data;
     const writer = (m: typeof before) => m.byAgent.find((a: { agentName: string }) => a.agentName === 'writer');
@@ -167,7 +220,15 @@ describe(`analytics equal an exact computation over the raw traces (seed ${SEED}
 
   it('counts a trace once when its batch is sent again', async () => {
     const before = (await service.api('GET', '/analytics/metrics', { apiKey })).body.data.totalTraces;
-    const span = { traceId: 'trace-0', spanId: 'root', name: 'run', kind: 'agent', agentName: truth[0]!.agentName, startTime: truth[0]!.startTimeMs, endTime: truth[0]!.startTimeMs + truth[0]!.durationMs! };
+    const span = {
+      traceId: 'trace-0',
+      spanId: 'root',
+      name: 'run',
+      kind: 'agent',
+      agentName: truth[0]!.agentName,
+      startTime: truth[0]!.startTimeMs,
+      endTime: truth[0]!.startTimeMs + truth[0]!.durationMs!,
+    };
     await service.api('POST', '/spans', { apiKey, body: { spans: [span] } });
     await service.drainQueues();
     await service.runSchedule('analytics-compaction');

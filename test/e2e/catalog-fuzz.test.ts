@@ -1,12 +1,12 @@
-import { DynamoDBClient, ScanCommand, type AttributeValue, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, type RouteDef } from '#shared/catalog.ts';
+import { isStorableNumber } from '#shared/domain/spans/model.ts';
 import type { RouteSchemas } from '#shared/schemas/route-schemas.ts';
 import { routeSchemas } from '#shared/schemas/routes.ts';
 import { exampleOf, jsonSchemaOf } from '../support/examples.ts';
-import { isStorableNumber } from '#shared/domain/spans/model.ts';
-import { leafPaths, mutate, nested, OUT_OF_RANGE_NUMBERS, randomJson, withValueAt, type JsonPath } from '../support/fuzz.ts';
-import { seededRandom, type Random } from '../support/random.ts';
+import { type JsonPath, leafPaths, mutate, nested, OUT_OF_RANGE_NUMBERS, randomJson, withValueAt } from '../support/fuzz.ts';
+import { type Random, seededRandom } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 9091);
@@ -63,39 +63,51 @@ function bodyOf(schemas: RouteSchemas, r: Random): string | undefined {
   if (pick < 0.1) return '{"unterminated": ';
   if (pick < 0.2) return '';
   if (pick < 0.5) return JSON.stringify(randomJson(r)) ?? 'null';
-  return JSON.stringify(typeof valid === 'object' && valid !== null && Object.keys(valid).length > 0 ? mutate(r, valid as Record<string, unknown>) : randomJson(r));
+  return JSON.stringify(
+    typeof valid === 'object' && valid !== null && Object.keys(valid).length > 0 ? mutate(r, valid as Record<string, unknown>) : randomJson(r),
+  );
 }
 
 // Routes whose success deliberately changes state the fuzzer cannot predict are still fuzzed; only
 // refused requests are held to "nothing changed".
 describe(`every catalog route under random input (seed ${SEED}, ${CASES} cases each)`, () => {
-  it.each(catalog.routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s never answers 5xx, always the envelope', async (_name, route) => {
-    const r = seededRandom(SEED + route.id.length * 31 + route.path.length);
-    const schemas: RouteSchemas = routeSchemas[route.id as keyof typeof routeSchemas];
-    let settled = true;
-    // The store as the last refused request left it: still the state before the next request.
-    let unchanged: string[] | undefined;
-    for (let i = 0; i < CASES; i++) {
-      const credential = route.auth === 'public' ? {} : r.chance(0.15) ? {} : route.auth === 'jwt' || r.chance(0.5) ? { token } : { apiKey };
-      const url = pathOf(route, r) + queryOf(schemas, r);
-      const rawBody = route.method === 'GET' ? undefined : bodyOf(schemas, r);
-      const contentType = r.chance(0.9) ? 'application/json' : r.pick(['text/plain', 'application/x-protobuf', 'multipart/form-data']);
-      if (!settled) await service.drainQueues(30_000);
-      const before = unchanged ?? (await storeState());
-      const res = await service.api(route.method, url, { ...credential, ...(rawBody !== undefined ? { rawBody, headers: { 'content-type': contentType } } : {}) });
-      const what = `${route.method} ${url} ${rawBody?.slice(0, 150) ?? ''} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
-      expect(res.status, what).toBeLessThan(500);
-      settled = res.status >= 400;
-      if (res.status >= 400) {
-        expect(res.body?.success, what).toBe(false);
-        expect(res.body?.error?.code, what).toMatch(/^(VALIDATION_ERROR|UNAUTHORIZED|FORBIDDEN|NOT_FOUND|RATE_LIMITED)$/);
-        const after = await storeState();
-        expect(after.filter((x) => !before.includes(x)), `a refused request changed the store: ${what}`).toEqual([]);
-        expect(after.length, what).toBe(before.length);
+  it.each(catalog.routes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s never answers 5xx, always the envelope',
+    async (_name, route) => {
+      const r = seededRandom(SEED + route.id.length * 31 + route.path.length);
+      const schemas: RouteSchemas = routeSchemas[route.id as keyof typeof routeSchemas];
+      let settled = true;
+      // The store as the last refused request left it: still the state before the next request.
+      let unchanged: string[] | undefined;
+      for (let i = 0; i < CASES; i++) {
+        const credential = route.auth === 'public' ? {} : r.chance(0.15) ? {} : route.auth === 'jwt' || r.chance(0.5) ? { token } : { apiKey };
+        const url = pathOf(route, r) + queryOf(schemas, r);
+        const rawBody = route.method === 'GET' ? undefined : bodyOf(schemas, r);
+        const contentType = r.chance(0.9) ? 'application/json' : r.pick(['text/plain', 'application/x-protobuf', 'multipart/form-data']);
+        if (!settled) await service.drainQueues(30_000);
+        const before = unchanged ?? (await storeState());
+        const res = await service.api(route.method, url, {
+          ...credential,
+          ...(rawBody !== undefined ? { rawBody, headers: { 'content-type': contentType } } : {}),
+        });
+        const what = `${route.method} ${url} ${rawBody?.slice(0, 150) ?? ''} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
+        expect(res.status, what).toBeLessThan(500);
+        settled = res.status >= 400;
+        if (res.status >= 400) {
+          expect(res.body?.success, what).toBe(false);
+          expect(res.body?.error?.code, what).toMatch(/^(VALIDATION_ERROR|UNAUTHORIZED|FORBIDDEN|NOT_FOUND|RATE_LIMITED)$/);
+          const after = await storeState();
+          expect(
+            after.filter((x) => !before.includes(x)),
+            `a refused request changed the store: ${what}`,
+          ).toEqual([]);
+          expect(after.length, what).toBe(before.length);
+        }
+        unchanged = settled ? before : undefined;
       }
-      unchanged = settled ? before : undefined;
-    }
-  }, caseTimeoutMs(CASES));
+    },
+    caseTimeoutMs(CASES),
+  );
 
   it('left every accepted message processable (nothing stuck failing in a queue)', async () => {
     await service.drainQueues(30_000);
@@ -111,26 +123,30 @@ describe("every number and every nesting level of every route's body", () => {
   const bodyRoutes = catalog.routes.filter((route) => (routeSchemas[route.id as keyof typeof routeSchemas] as RouteSchemas).body !== undefined);
   const DEEP = nested(40, 1);
 
-  it.each(bodyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_name, route) => {
-    const schemas: RouteSchemas = routeSchemas[route.id as keyof typeof routeSchemas];
-    const example = exampleOf(jsonSchemaOf(schemas.body!), 0, true);
-    const credential = route.auth === 'public' ? {} : route.auth === 'jwt' ? { token } : { apiKey };
-    const path = route.path.replace(/\{\w+\}/g, 'missing-id');
-    const cases: [JsonPath, unknown][] = [
-      ...leafPaths(example, (v) => typeof v === 'number').flatMap((leaf) => OUT_OF_RANGE_NUMBERS.map((n): [JsonPath, unknown] => [leaf, n])),
-      ...leafPaths(example, () => true).map((leaf): [JsonPath, unknown] => [leaf, DEEP]),
-    ];
-    expect(cases.length).toBeGreaterThan(0);
-    for (const [leaf, value] of cases) {
-      const res = await service.api(route.method, path, { ...credential, body: withValueAt(example, leaf, value) });
-      const what = `${route.method} ${path} with ${leaf.join('.')} = ${typeof value === 'number' ? value : 'nested 40 deep'} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
-      expect(res.status, what).toBeLessThan(500);
-      const storable = typeof value === 'number' && isStorableNumber(value);
-      if (!storable && !schemas.convertsUnstorableValues) {
-        expect(res.status, what).toBe(400);
-        expect(res.body.error.message, what).toContain(leaf.join('.'));
+  it.each(bodyRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s',
+    async (_name, route) => {
+      const schemas: RouteSchemas = routeSchemas[route.id as keyof typeof routeSchemas];
+      const example = exampleOf(jsonSchemaOf(schemas.body!), 0, true);
+      const credential = route.auth === 'public' ? {} : route.auth === 'jwt' ? { token } : { apiKey };
+      const path = route.path.replace(/\{\w+\}/g, 'missing-id');
+      const cases: [JsonPath, unknown][] = [
+        ...leafPaths(example, (v) => typeof v === 'number').flatMap((leaf) => OUT_OF_RANGE_NUMBERS.map((n): [JsonPath, unknown] => [leaf, n])),
+        ...leafPaths(example, () => true).map((leaf): [JsonPath, unknown] => [leaf, DEEP]),
+      ];
+      expect(cases.length).toBeGreaterThan(0);
+      for (const [leaf, value] of cases) {
+        const res = await service.api(route.method, path, { ...credential, body: withValueAt(example, leaf, value) });
+        const what = `${route.method} ${path} with ${leaf.join('.')} = ${typeof value === 'number' ? value : 'nested 40 deep'} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+        expect(res.status, what).toBeLessThan(500);
+        const storable = typeof value === 'number' && isStorableNumber(value);
+        if (!storable && !schemas.convertsUnstorableValues) {
+          expect(res.status, what).toBe(400);
+          expect(res.body.error.message, what).toContain(leaf.join('.'));
+        }
       }
-    }
-    await service.drainQueues(30_000);
-  }, 120_000);
+      await service.drainQueues(30_000);
+    },
+    120_000,
+  );
 });

@@ -28,17 +28,33 @@ let n = 0;
 async function send(spec: TraceSpec, agentName = 'support-bot') {
   const traceId = `eval-trace-${++n}`;
   const spans = spansOf(traceId, spec, Date.now() - 60_000).map((s) => ({
-    traceId, spanId: s.spanId, parentSpanId: s.parentSpanId, name: s.name, kind: s.kind, agentName, startTime: s.startTimeMs, endTime: s.endTimeMs,
-    status: s.status, errorType: s.errorType, statusMessage: s.statusMessage, input: s.input, output: s.output, toolName: s.toolName, attributes: s.attributes,
+    traceId,
+    spanId: s.spanId,
+    parentSpanId: s.parentSpanId,
+    name: s.name,
+    kind: s.kind,
+    agentName,
+    startTime: s.startTimeMs,
+    endTime: s.endTimeMs,
+    status: s.status,
+    errorType: s.errorType,
+    statusMessage: s.statusMessage,
+    input: s.input,
+    output: s.output,
+    toolName: s.toolName,
+    attributes: s.attributes,
   }));
   expect((await service.api('POST', '/spans', { apiKey, body: { spans } })).status).toBe(202);
   await service.drainQueues();
   return traceId;
 }
-const llmAlerts = async () => ((await service.api('GET', `/spans/alerts?agentId=${agentId}`, { apiKey })).body.data as Array<Record<string, any>>).filter((a) => a.category === 'llm');
+const llmAlerts = async () =>
+  ((await service.api('GET', `/spans/alerts?agentId=${agentId}`, { apiKey })).body.data as Array<Record<string, any>>).filter((a) => a.category === 'llm');
 const mailAbout = async (type: string) => (await service.readOutbox()).filter((m) => m.to === 'oncall@example.com' && m.subject?.includes(`${type} alert`));
 const evaluationsOf = async (traceId: string) =>
-  Object.fromEntries(((await service.api('GET', `/signals/trace/${traceId}`, { apiKey })).body.data as Array<Record<string, any>>).map((s) => [s.signalName, s]));
+  Object.fromEntries(
+    ((await service.api('GET', `/signals/trace/${traceId}`, { apiKey })).body.data as Array<Record<string, any>>).map((s) => [s.signalName, s]),
+  );
 
 describe('LLM-judged alerts with the built-in judge', () => {
   it('a clean trace raises nothing, and its four evaluations show on the trace', async () => {
@@ -52,7 +68,15 @@ describe('LLM-judged alerts with the built-in judge', () => {
   it('a looping trace raises stuck, with the judge’s reasoning, and notifies once within the cooldown', async () => {
     const first = await send(fixture('stuck-same-search'));
     const [stuck] = await llmAlerts();
-    expect(stuck).toMatchObject({ type: 'stuck', severity: 'warning', status: 'open', value: 0.8, threshold: 0.7, traceIds: [first], reasoning: expect.stringMatching(/^Built-in heuristic: 4 identical calls to web\.search/) });
+    expect(stuck).toMatchObject({
+      type: 'stuck',
+      severity: 'warning',
+      status: 'open',
+      value: 0.8,
+      threshold: 0.7,
+      traceIds: [first],
+      reasoning: expect.stringMatching(/^Built-in heuristic: 4 identical calls to web\.search/),
+    });
     const [mail] = await mailAbout('stuck');
     expect(mail!.text).toContain("Judge's reasoning:");
     expect(mail!.text).toMatch(/Confidence: +0\.80 \(threshold 0\.70\)/);
@@ -83,6 +107,8 @@ describe('LLM-judged alerts with the built-in judge', () => {
     await service.api('PUT', `/agents/${other}/alerts`, { apiKey, body: { llmAnalysis: { enabled: true, samplingRate: 0 } } });
     const traceId = await send(fixture('stuck-same-search'), 'unsampled-bot');
     expect(await evaluationsOf(traceId)).toEqual({});
-    expect((await service.api('PUT', `/agents/${other}/alerts`, { apiKey, body: { llmAnalysis: { samplingRate: 1.5 } } })).body.error.message).toContain('llmAnalysis.samplingRate');
+    expect((await service.api('PUT', `/agents/${other}/alerts`, { apiKey, body: { llmAnalysis: { samplingRate: 1.5 } } })).body.error.message).toContain(
+      'llmAnalysis.samplingRate',
+    );
   });
 });

@@ -56,8 +56,14 @@ describe('an experiment over HTTP', () => {
     expect(created.status).toBe(201);
     const experiment = created.body.data;
     expect(experiment).toMatchObject({
-      id: expect.stringMatching(/^exp_/), status: 'draft', agentId: agent.id, trafficPercentage: 100, primaryMetric: 'successRate',
-      variants: definition.variants, startedAt: null, stoppedAt: null,
+      id: expect.stringMatching(/^exp_/),
+      status: 'draft',
+      agentId: agent.id,
+      trafficPercentage: 100,
+      primaryMetric: 'successRate',
+      variants: definition.variants,
+      startedAt: null,
+      stoppedAt: null,
     });
     const id = experiment.id as string;
     expect((await service.api('GET', `/experiments/${id}`, { token })).body.data).toEqual(experiment);
@@ -76,7 +82,9 @@ describe('an experiment over HTTP', () => {
     expect(first.headers.get('cache-control')).toBe('private, max-age=30');
     expect(first.headers.get('x-ratelimit-limit')).toBe('100000');
     expect(first.body.data).toEqual({
-      experimentId: id, subjectId: 'user-1', variant: expect.stringMatching(/^(control|terse)$/),
+      experimentId: id,
+      subjectId: 'user-1',
+      variant: expect.stringMatching(/^(control|terse)$/),
       config: expect.objectContaining({ prompt: expect.any(String) }),
     });
     const subjects = Array.from({ length: 40 }, (_, i) => `user-${i}`);
@@ -104,16 +112,32 @@ describe('an experiment over HTTP', () => {
     const results = await service.api('GET', `/experiments/${id}/results`, { token });
     expect(results.status).toBe(200);
     const data = results.body.data;
-    expect(data).toMatchObject({ experimentId: id, status: 'running', primaryMetric: 'successRate', control: 'control', traces: { finished: 80, unfinished: 0, unknownVariant: 1 } });
+    expect(data).toMatchObject({
+      experimentId: id,
+      status: 'running',
+      primaryMetric: 'successRate',
+      control: 'control',
+      traces: { finished: 80, unfinished: 0, unknownVariant: 1 },
+    });
     expect(data.variants).toEqual([
       {
-        key: 'control', weight: 50, traces: 40, successRate: 0.5,
-        latencyMs: { avg: 2200, p50: 2200, p95: 2400 }, avgTokens: 1400, avgCost: 0.002,
+        key: 'control',
+        weight: 50,
+        traces: 40,
+        successRate: 0.5,
+        latencyMs: { avg: 2200, p50: 2200, p95: 2400 },
+        avgTokens: 1400,
+        avgCost: 0.002,
         signals: { helpfulness: { count: 4, avg: 0.5 } },
       },
       {
-        key: 'terse', weight: 50, traces: 40, successRate: 0.9,
-        latencyMs: { avg: 1700, p50: 1700, p95: 1900 }, avgTokens: 1000, avgCost: 0.0015,
+        key: 'terse',
+        weight: 50,
+        traces: 40,
+        successRate: 0.9,
+        latencyMs: { avg: 1700, p50: 1700, p95: 1900 },
+        avgTokens: 1000,
+        avgCost: 0.0015,
         signals: { helpfulness: { count: 5, avg: 0.8 } },
       },
     ]);
@@ -137,7 +161,10 @@ describe('an experiment over HTTP', () => {
       code: 'VALIDATION_ERROR',
       message: 'Cannot pause an experiment that is paused; pause applies to running experiments',
     });
-    expect((await service.api('POST', `/experiments/${id}/start`, { apiKey })).body.data).toMatchObject({ status: 'running', startedAt: started.body.data.startedAt });
+    expect((await service.api('POST', `/experiments/${id}/start`, { apiKey })).body.data).toMatchObject({
+      status: 'running',
+      startedAt: started.body.data.startedAt,
+    });
     for (const subject of subjects) expect((await assign(subject)).body.data.variant).toBe(assigned.get(subject));
 
     // Stop: final.
@@ -154,8 +181,11 @@ describe('an experiment over HTTP', () => {
     const id = (await service.api('POST', '/experiments', { apiKey, body: definition })).body.data.id;
     await service.api('POST', `/experiments/${id}/start`, { apiKey });
     const span = (variant: string, error: boolean) => ({
-      traceId: hex(16), spanId: hex(8), name: 'invoke_agent',
-      startTimeUnixNano: `${T0}000000`, endTimeUnixNano: `${T0 + 1000}000000`,
+      traceId: hex(16),
+      spanId: hex(8),
+      name: 'invoke_agent',
+      startTimeUnixNano: `${T0}000000`,
+      endTimeUnixNano: `${T0 + 1000}000000`,
       attributes: [
         { key: 'gen_ai.agent.name', value: { stringValue: 'otel-bot' } },
         { key: 'experiment.id', value: { stringValue: id } },
@@ -163,11 +193,18 @@ describe('an experiment over HTTP', () => {
       ],
       status: { code: error ? 2 : 1 },
     });
-    const body = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: {}, spans: [span('control', false), span('terse', true), span('terse', false)] }] }] };
+    const body = {
+      resourceSpans: [
+        { resource: { attributes: [] }, scopeSpans: [{ scope: {}, spans: [span('control', false), span('terse', true), span('terse', false)] }] },
+      ],
+    };
     expect((await service.api('POST', '/v1/traces', { apiKey, body })).status).toBe(200);
     await service.drainQueues();
     const data = (await service.api('GET', `/experiments/${id}/results`, { apiKey })).body.data;
-    expect(data.variants.map((v: { key: string; traces: number; successRate: number }) => [v.key, v.traces, v.successRate])).toEqual([['control', 1, 1], ['terse', 2, 0.5]]);
+    expect(data.variants.map((v: { key: string; traces: number; successRate: number }) => [v.key, v.traces, v.successRate])).toEqual([
+      ['control', 1, 1],
+      ['terse', 2, 0.5],
+    ]);
     expect(data.verdict.outcome).toBe('insufficient_data');
   });
 
@@ -190,11 +227,27 @@ describe('an experiment over HTTP', () => {
     const other = await tenant();
     const create = (body: unknown) => service.api('POST', '/experiments', { apiKey, body });
 
-    const badWeights = await create({ ...definition, variants: [{ key: 'a', weight: 60 }, { key: 'b', weight: 30 }] });
+    const badWeights = await create({
+      ...definition,
+      variants: [
+        { key: 'a', weight: 60 },
+        { key: 'b', weight: 30 },
+      ],
+    });
     expect(badWeights.status).toBe(400);
     expect(badWeights.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'Invalid body: variants: weights must sum to 100 (they sum to 90)' });
     expect((await create({ ...definition, variants: [{ key: 'a', weight: 100 }] })).body.error.message).toMatch(/variants: must have 2 to 10 variants/);
-    expect((await create({ ...definition, variants: [{ key: 'a', weight: 50 }, { key: 'a', weight: 50 }] })).body.error.message).toMatch(/variants: keys must be unique/);
+    expect(
+      (
+        await create({
+          ...definition,
+          variants: [
+            { key: 'a', weight: 50 },
+            { key: 'a', weight: 50 },
+          ],
+        })
+      ).body.error.message,
+    ).toMatch(/variants: keys must be unique/);
     expect((await create({ ...definition, trafficPercentage: 150 })).body.error.message).toMatch(/trafficPercentage/);
     expect((await create({ ...definition, name: '' })).body.error.message).toMatch(/name/);
 
@@ -272,7 +325,9 @@ describe('stickiness across a restart', () => {
     try {
       const subjects = Array.from({ length: 30 }, (_, i) => `subject-${i}`);
       const before = await startServiceProcess(dataDir);
-      const reg = await before.call('POST', '/auth/register', { body: { email: 'sticky@example.com', password: 'password-123', firstName: 'S', lastName: 'T' } });
+      const reg = await before.call('POST', '/auth/register', {
+        body: { email: 'sticky@example.com', password: 'password-123', firstName: 'S', lastName: 'T' },
+      });
       const apiKey = (await before.call('POST', '/keys', { token: reg.data.accessToken, body: { name: 'sdk' } })).data.key as string;
       const id = (await before.call('POST', '/experiments', { apiKey, body: { ...definition, trafficPercentage: 70 } })).data.id as string;
       await before.call('POST', `/experiments/${id}/start`, { apiKey });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leafPaths, mutate, nested, OUT_OF_RANGE_NUMBERS, randomJson, withValueAt, type JsonPath } from '../support/fuzz.ts';
+import { type JsonPath, leafPaths, mutate, nested, OUT_OF_RANGE_NUMBERS, randomJson, withValueAt } from '../support/fuzz.ts';
 import { seededRandom as prng } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -18,11 +18,35 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 const validBodies: Record<string, Record<string, unknown>> = {
-  '/spans': { spans: [{ traceId: 't', spanId: 's', name: 'n', startTime: 1_735_689_600_000, kind: 'llm', model: 'gpt-4o', inputTokens: 1, attributes: { a: 1 } }] },
+  '/spans': {
+    spans: [{ traceId: 't', spanId: 's', name: 'n', startTime: 1_735_689_600_000, kind: 'llm', model: 'gpt-4o', inputTokens: 1, attributes: { a: 1 } }],
+  },
   '/signals': { signalName: 'x', value: 1, traceId: 't', metadata: { k: 'v' } },
   '/signals/batch': { signals: [{ signalName: 'x', value: 1 }] },
   '/logs': { logs: [{ timestamp: 1_735_689_600_000, level: 'info', message: 'm', attributes: {} }] },
-  '/v1/traces': { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeSpans: [{ spans: [{ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', name: 'n', startTimeUnixNano: '1735689600000000000', attributes: [{ key: 'gen_ai.usage.input_tokens', value: { intValue: 3 } }, { key: 'score', value: { doubleValue: 0.5 } }] }] }] }] },
+  '/v1/traces': {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] },
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: '0af7651916cd43dd8448eb211c80319c',
+                spanId: 'b7ad6b7169203331',
+                name: 'n',
+                startTimeUnixNano: '1735689600000000000',
+                attributes: [
+                  { key: 'gen_ai.usage.input_tokens', value: { intValue: 3 } },
+                  { key: 'score', value: { doubleValue: 0.5 } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  },
   '/v1/logs': { resourceLogs: [{ resource: {}, scopeLogs: [{ logRecords: [{ timeUnixNano: '1735689600000000000', body: { stringValue: 'x' } }] }] }] },
 };
 
@@ -32,55 +56,78 @@ function expectHandled(res: { status: number; body: any }, what: string) {
 }
 
 describe(`ingestion fuzz (seed ${SEED})`, () => {
-  it.each(Object.keys(validBodies))('POST %s never answers 5xx to random or mutated JSON', async (path) => {
-    const r = prng(SEED + path.length);
-    for (let i = 0; i < CASES; i++) {
-      const body = i % 2 === 0 ? randomJson(r) : mutate(r, validBodies[path]!);
-      const res = await service.api('POST', path, { apiKey, rawBody: JSON.stringify(body) ?? 'undefined', headers: { 'content-type': 'application/json' } });
-      expectHandled(res, `${path} case ${i}: ${JSON.stringify(body)?.slice(0, 200)}`);
-    }
-  }, TIMEOUT_MS);
-
-  it.each(Object.keys(validBodies))('POST %s never answers 5xx to numbers the store cannot hold or nesting it cannot keep, anywhere', async (path) => {
-    const valid = validBodies[path]!;
-    const cases: [JsonPath, unknown][] = [
-      ...leafPaths(valid, (v) => typeof v === 'number').flatMap((leaf) => OUT_OF_RANGE_NUMBERS.map((n): [JsonPath, unknown] => [leaf, n])),
-      ...leafPaths(valid, () => true).map((leaf): [JsonPath, unknown] => [leaf, nested(40, 1.5)]),
-    ];
-    for (const [leaf, value] of cases) {
-      const body = withValueAt(valid, leaf, value);
-      const res = await service.api('POST', path, { apiKey, body });
-      expectHandled(res, `${path} with ${leaf.join('.')} = ${typeof value === 'number' ? value : 'nested 40 deep'}: ${JSON.stringify(res.body).slice(0, 200)}`);
-    }
-  }, TIMEOUT_MS);
-
-  it('OTLP protobuf endpoints never answer 5xx to random bytes', async () => {
-    const r = prng(SEED);
-    for (let i = 0; i < CASES; i++) {
-      const bytes = randomBytes(r.below(2000));
-      for (const path of ['/v1/traces', '/v1/logs']) {
-        const res = await service.api('POST', path, { apiKey, rawBody: bytes, headers: { 'content-type': 'application/x-protobuf' } });
-        expectHandled(res, `${path} case ${i}`);
+  it.each(Object.keys(validBodies))(
+    'POST %s never answers 5xx to random or mutated JSON',
+    async (path) => {
+      const r = prng(SEED + path.length);
+      for (let i = 0; i < CASES; i++) {
+        const body = i % 2 === 0 ? randomJson(r) : mutate(r, validBodies[path]!);
+        const res = await service.api('POST', path, { apiKey, rawBody: JSON.stringify(body) ?? 'undefined', headers: { 'content-type': 'application/json' } });
+        expectHandled(res, `${path} case ${i}: ${JSON.stringify(body)?.slice(0, 200)}`);
       }
-    }
-  }, TIMEOUT_MS);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('list endpoints never answer 5xx to random query strings', async () => {
-    const r = prng(SEED + 1);
-    const params = ['limit', 'skip', 'startDate', 'endDate', 'agentId', 'status', 'model', 'sessionId', 'traceId', 'signalName', 'level', '__proto__'];
-    for (let i = 0; i < CASES; i++) {
-      const query = new URLSearchParams();
-      for (let j = r.below(4); j >= 0; j--) query.append(r.pick(params), String(randomJson(r, 5)).slice(0, 500));
-      for (const path of ['/spans/traces', '/signals', '/logs', '/signals/summary', '/agents', '/spans/filters']) {
-        const res = await service.api('GET', `${path}?${query}`, { apiKey });
-        expectHandled(res, `${path}?${query}`);
+  it.each(Object.keys(validBodies))(
+    'POST %s never answers 5xx to numbers the store cannot hold or nesting it cannot keep, anywhere',
+    async (path) => {
+      const valid = validBodies[path]!;
+      const cases: [JsonPath, unknown][] = [
+        ...leafPaths(valid, (v) => typeof v === 'number').flatMap((leaf) => OUT_OF_RANGE_NUMBERS.map((n): [JsonPath, unknown] => [leaf, n])),
+        ...leafPaths(valid, () => true).map((leaf): [JsonPath, unknown] => [leaf, nested(40, 1.5)]),
+      ];
+      for (const [leaf, value] of cases) {
+        const body = withValueAt(valid, leaf, value);
+        const res = await service.api('POST', path, { apiKey, body });
+        expectHandled(
+          res,
+          `${path} with ${leaf.join('.')} = ${typeof value === 'number' ? value : 'nested 40 deep'}: ${JSON.stringify(res.body).slice(0, 200)}`,
+        );
       }
-      const id = encodeURIComponent(String(randomJson(r, 5)).slice(0, 200));
-      for (const path of [`/spans/traces/${id}`, `/signals/trace/${id}`, `/agents/${id}`]) expectHandled(await service.api('GET', path, { apiKey }), path);
-    }
-  }, TIMEOUT_MS * 9);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('the worker persists everything that was accepted (no record left failing in the queue)', async () => {
-    await service.drainQueues(TIMEOUT_MS);
-  }, TIMEOUT_MS + 5_000);
+  it(
+    'OTLP protobuf endpoints never answer 5xx to random bytes',
+    async () => {
+      const r = prng(SEED);
+      for (let i = 0; i < CASES; i++) {
+        const bytes = randomBytes(r.below(2000));
+        for (const path of ['/v1/traces', '/v1/logs']) {
+          const res = await service.api('POST', path, { apiKey, rawBody: bytes, headers: { 'content-type': 'application/x-protobuf' } });
+          expectHandled(res, `${path} case ${i}`);
+        }
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'list endpoints never answer 5xx to random query strings',
+    async () => {
+      const r = prng(SEED + 1);
+      const params = ['limit', 'skip', 'startDate', 'endDate', 'agentId', 'status', 'model', 'sessionId', 'traceId', 'signalName', 'level', '__proto__'];
+      for (let i = 0; i < CASES; i++) {
+        const query = new URLSearchParams();
+        for (let j = r.below(4); j >= 0; j--) query.append(r.pick(params), String(randomJson(r, 5)).slice(0, 500));
+        for (const path of ['/spans/traces', '/signals', '/logs', '/signals/summary', '/agents', '/spans/filters']) {
+          const res = await service.api('GET', `${path}?${query}`, { apiKey });
+          expectHandled(res, `${path}?${query}`);
+        }
+        const id = encodeURIComponent(String(randomJson(r, 5)).slice(0, 200));
+        for (const path of [`/spans/traces/${id}`, `/signals/trace/${id}`, `/agents/${id}`]) expectHandled(await service.api('GET', path, { apiKey }), path);
+      }
+    },
+    TIMEOUT_MS * 9,
+  );
+
+  it(
+    'the worker persists everything that was accepted (no record left failing in the queue)',
+    async () => {
+      await service.drainQueues(TIMEOUT_MS);
+    },
+    TIMEOUT_MS + 5_000,
+  );
 });

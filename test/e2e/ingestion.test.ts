@@ -1,12 +1,12 @@
-import { SpanStatusCode, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { randomBytes } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as keys from '#shared/store/keys.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -29,17 +29,71 @@ async function waitForTrace(auth: { apiKey?: string; token?: string }, traceId: 
   for (;;) {
     const res = await service.api('GET', `/spans/traces/${traceId}`, auth);
     if (res.status === 200 && res.body.data.spanCount === spanCount) return res.body.data;
-    if (Date.now() > deadline) throw new Error(`trace ${traceId} did not reach ${spanCount} spans in ${timeoutMs} ms (last ${res.status} ${JSON.stringify(res.body).slice(0, 200)})`);
+    if (Date.now() > deadline)
+      throw new Error(`trace ${traceId} did not reach ${spanCount} spans in ${timeoutMs} ms (last ${res.status} ${JSON.stringify(res.body).slice(0, 200)})`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
 function nativeTrace(traceId: string, agentName = 'support-bot') {
   return [
-    { traceId, spanId: 'root', name: 'answer ticket', kind: 'agent', agentName, startTime: T0, endTime: T0 + 4000, status: 'ok', input: { question: 'Where is my order?' }, output: 'It ships tomorrow.', sessionId: 'sess-1' },
-    { traceId, spanId: 'llm-1', parentSpanId: 'root', name: 'chat', kind: 'llm', agentName, startTime: new Date(T0 + 100).toISOString(), endTime: T0 + 1500, model: 'gpt-4o-mini', inputTokens: 1000, outputTokens: 200 },
-    { traceId, spanId: 'tool-1', parentSpanId: 'root', name: 'lookup order', kind: 'tool', toolName: 'orders.lookup', agentName, startTime: T0 + 1600, endTime: T0 + 2100, status: 'error', errorType: 'Timeout', statusMessage: 'upstream timed out' },
-    { traceId, spanId: 'llm-2', parentSpanId: 'root', name: 'chat', kind: 'llm', agentName, startTime: T0 + 2200, endTime: T0 + 3900, model: 'claude-sonnet-4-5', inputTokens: 2000, outputTokens: 300, reasoningTokens: 120, cost: 0.5, tags: ['vip'], metadata: { tier: 'gold' } },
+    {
+      traceId,
+      spanId: 'root',
+      name: 'answer ticket',
+      kind: 'agent',
+      agentName,
+      startTime: T0,
+      endTime: T0 + 4000,
+      status: 'ok',
+      input: { question: 'Where is my order?' },
+      output: 'It ships tomorrow.',
+      sessionId: 'sess-1',
+    },
+    {
+      traceId,
+      spanId: 'llm-1',
+      parentSpanId: 'root',
+      name: 'chat',
+      kind: 'llm',
+      agentName,
+      startTime: new Date(T0 + 100).toISOString(),
+      endTime: T0 + 1500,
+      model: 'gpt-4o-mini',
+      inputTokens: 1000,
+      outputTokens: 200,
+    },
+    {
+      traceId,
+      spanId: 'tool-1',
+      parentSpanId: 'root',
+      name: 'lookup order',
+      kind: 'tool',
+      toolName: 'orders.lookup',
+      agentName,
+      startTime: T0 + 1600,
+      endTime: T0 + 2100,
+      status: 'error',
+      errorType: 'Timeout',
+      statusMessage: 'upstream timed out',
+    },
+    {
+      traceId,
+      spanId: 'llm-2',
+      parentSpanId: 'root',
+      name: 'chat',
+      kind: 'llm',
+      agentName,
+      startTime: T0 + 2200,
+      endTime: T0 + 3900,
+      model: 'claude-sonnet-4-5',
+      inputTokens: 2000,
+      outputTokens: 300,
+      reasoningTokens: 120,
+      cost: 0.5,
+      tags: ['vip'],
+      metadata: { tier: 'gold' },
+    },
   ];
 }
 
@@ -54,11 +108,27 @@ describe('native span ingestion', () => {
     const detail = await waitForTrace({ apiKey }, traceId, 4);
     // gpt-4o-mini: 1000 × 0.15 + 200 × 0.60 per million = 0.00027; the Sonnet call brought its own cost.
     expect(detail).toMatchObject({
-      traceId, name: 'answer ticket', agentName: 'support-bot', status: 'ok', durationMs: 4000, spanCount: 4, errorCount: 1,
-      inputTokens: 3000, outputTokens: 500, totalTokens: 3500, cost: 0.50027, sessionId: 'sess-1',
-      startTime: new Date(T0).toISOString(), endTime: new Date(T0 + 4000).toISOString(),
+      traceId,
+      name: 'answer ticket',
+      agentName: 'support-bot',
+      status: 'ok',
+      durationMs: 4000,
+      spanCount: 4,
+      errorCount: 1,
+      inputTokens: 3000,
+      outputTokens: 500,
+      totalTokens: 3500,
+      cost: 0.50027,
+      sessionId: 'sess-1',
+      startTime: new Date(T0).toISOString(),
+      endTime: new Date(T0 + 4000).toISOString(),
     });
-    expect(detail.spans.map((s: { spanId: string; depth: number }) => [s.spanId, s.depth])).toEqual([['root', 0], ['llm-1', 1], ['tool-1', 1], ['llm-2', 1]]);
+    expect(detail.spans.map((s: { spanId: string; depth: number }) => [s.spanId, s.depth])).toEqual([
+      ['root', 0],
+      ['llm-1', 1],
+      ['tool-1', 1],
+      ['llm-2', 1],
+    ]);
     expect(detail.spans[1]).toMatchObject({ cost: 0.00027, costEstimated: true, parentSpanId: 'root' });
     expect(detail.spans[0].input).toBe('{"question":"Where is my order?"}');
     expect(detail.spans[0]).toMatchObject({ reasoningTokens: null, tags: [], metadata: {} });
@@ -112,10 +182,21 @@ describe('native span ingestion', () => {
     ['malformed JSON', { rawBody: '{"spans": [', headers: { 'content-type': 'application/json' } }, /Malformed JSON/],
     ['no spans array', { body: { span: [] } }, /spans/],
     ['an empty batch', { body: { spans: [] } }, /at least one span/],
-    ['1001 spans', { body: { spans: Array.from({ length: 1001 }, (_, i) => ({ traceId: 't', spanId: `s${i}`, name: 'n', startTime: T0 })) } }, /at most 1000 spans/],
+    [
+      '1001 spans',
+      { body: { spans: Array.from({ length: 1001 }, (_, i) => ({ traceId: 't', spanId: `s${i}`, name: 'n', startTime: T0 })) } },
+      /at most 1000 spans/,
+    ],
     ['only invalid spans', { body: { spans: [{ traceId: 't' }] } }, /every item is invalid/],
     ['wrong types', { body: { spans: [{ traceId: 5, spanId: true, name: [], startTime: 'yesterday' }] } }, /invalid/],
-    ['a body over 5 MB', { rawBody: JSON.stringify({ spans: [{ traceId: 't', spanId: 's', name: 'n', startTime: T0, input: 'x'.repeat(5.5 * 1024 * 1024) }] }), headers: { 'content-type': 'application/json' } }, /exceeds 5 MB/],
+    [
+      'a body over 5 MB',
+      {
+        rawBody: JSON.stringify({ spans: [{ traceId: 't', spanId: 's', name: 'n', startTime: T0, input: 'x'.repeat(5.5 * 1024 * 1024) }] }),
+        headers: { 'content-type': 'application/json' },
+      },
+      /exceeds 5 MB/,
+    ],
   ])('refuses %s with 400 and stores nothing', async (_what, request, message) => {
     const { apiKey } = await tenant();
     const res = await service.api('POST', '/spans', { apiKey, ...request });
@@ -169,12 +250,24 @@ describe('OpenTelemetry SDK exporters, unchanged', () => {
       spanProcessors: [new SimpleSpanProcessor(makeExporter(`${service.baseUrl}/v1/traces`, { 'x-api-key': apiKey }))],
     });
     const tracer = provider.getTracer('e2e');
-    const agent = tracer.startSpan('invoke_agent planner', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner', 'gen_ai.conversation.id': 'conv-1' } });
+    const agent = tracer.startSpan('invoke_agent planner', {
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner', 'gen_ai.conversation.id': 'conv-1' },
+    });
     const ctx = trace.setSpan(ROOT_CONTEXT, agent);
-    const llm = tracer.startSpan('chat gpt-4o', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 1000, 'gen_ai.usage.output_tokens': 100 } }, ctx);
+    const llm = tracer.startSpan(
+      'chat gpt-4o',
+      {
+        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 1000, 'gen_ai.usage.output_tokens': 100 },
+      },
+      ctx,
+    );
     llm.addEvent('gen_ai.evaluation.result', { 'gen_ai.evaluation.name': 'relevance', 'gen_ai.evaluation.score.value': 0.8 });
     llm.end();
-    const tool = tracer.startSpan('execute_tool get_weather', { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather' } }, ctx);
+    const tool = tracer.startSpan(
+      'execute_tool get_weather',
+      { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather' } },
+      ctx,
+    );
     tool.setStatus({ code: SpanStatusCode.ERROR, message: 'boom' });
     tool.end();
     agent.end();
@@ -190,7 +283,16 @@ describe('OpenTelemetry SDK exporters, unchanged', () => {
     const { apiKey } = await tenant();
     const traceId = await exportWith(makeExporter, apiKey);
     const detail = await waitForTrace({ apiKey }, traceId, 3);
-    expect(detail).toMatchObject({ agentName: 'planner', name: 'invoke_agent planner', inputTokens: 1000, outputTokens: 100, cost: 0.0035, sessionId: 'conv-1', status: 'ok', errorCount: 1 });
+    expect(detail).toMatchObject({
+      agentName: 'planner',
+      name: 'invoke_agent planner',
+      inputTokens: 1000,
+      outputTokens: 100,
+      cost: 0.0035,
+      sessionId: 'conv-1',
+      status: 'ok',
+      errorCount: 1,
+    });
     expect(detail.spans.map((s: { kind: string }) => s.kind)).toEqual(['agent', 'llm', 'tool']);
     expect(detail.signals).toEqual([expect.objectContaining({ signalName: 'relevance', value: 0.8 })]);
     const agents = (await service.api('GET', '/agents', { apiKey })).body.data.map((a: { name: string }) => a.name);
@@ -200,15 +302,29 @@ describe('OpenTelemetry SDK exporters, unchanged', () => {
   it('answers partialSuccess for spans refused individually, in the request encoding', async () => {
     const { apiKey } = await tenant();
     const body = {
-      resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: {}, spans: [
-        { traceId: hex(16), spanId: hex(8), name: 'ok', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000001000000000' },
-        { traceId: 'zz', spanId: hex(8), name: 'bad id', startTimeUnixNano: '1700000000000000000' },
-      ] }] }],
+      resourceSpans: [
+        {
+          resource: { attributes: [] },
+          scopeSpans: [
+            {
+              scope: {},
+              spans: [
+                { traceId: hex(16), spanId: hex(8), name: 'ok', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000001000000000' },
+                { traceId: 'zz', spanId: hex(8), name: 'bad id', startTimeUnixNano: '1700000000000000000' },
+              ],
+            },
+          ],
+        },
+      ],
     };
     const res = await service.api('POST', '/v1/traces', { apiKey, body });
     expect(res.status).toBe(200);
     expect(res.body.partialSuccess).toMatchObject({ rejectedSpans: '1', errorMessage: expect.stringMatching(/traceId/) });
-    const bad = await service.api('POST', '/v1/traces', { apiKey, rawBody: Buffer.from([0x0a, 0xff, 0xff]), headers: { 'content-type': 'application/x-protobuf' } });
+    const bad = await service.api('POST', '/v1/traces', {
+      apiKey,
+      rawBody: Buffer.from([0x0a, 0xff, 0xff]),
+      headers: { 'content-type': 'application/x-protobuf' },
+    });
     expect(bad.status).toBe(400);
     const wrongType = await service.api('POST', '/v1/traces', { apiKey, rawBody: 'x', headers: { 'content-type': 'text/plain' } });
     expect(wrongType.status).toBe(400);
@@ -222,38 +338,73 @@ describe('logs and signals', () => {
     await service.api('POST', '/spans', { apiKey, body: { spans: nativeTrace(traceId) } });
     await waitForTrace({ apiKey }, traceId, 4);
     const now = Date.now();
-    expect((await service.api('POST', '/logs', { apiKey, body: { logs: [
-      { timestamp: now, level: 'error', message: 'tool timed out', traceId, spanId: 'tool-1' },
-      { timestamp: now + 1, level: 'info', message: 'started', agentName: 'support-bot', eventName: 'session.start' },
-    ] } })).status).toBe(202);
+    expect(
+      (
+        await service.api('POST', '/logs', {
+          apiKey,
+          body: {
+            logs: [
+              { timestamp: now, level: 'error', message: 'tool timed out', traceId, spanId: 'tool-1' },
+              { timestamp: now + 1, level: 'info', message: 'started', agentName: 'support-bot', eventName: 'session.start' },
+            ],
+          },
+        })
+      ).status,
+    ).toBe(202);
     expect((await service.api('POST', '/signals', { apiKey, body: { signalName: 'user.feedback', value: 1, traceId } })).status).toBe(202);
-    expect((await service.api('POST', '/signals/batch', { apiKey, body: { signals: [1, 2, 3, 4].map((value) => ({ signalName: 'latency.score', value, agentName: 'support-bot' })) } })).status).toBe(202);
+    expect(
+      (
+        await service.api('POST', '/signals/batch', {
+          apiKey,
+          body: { signals: [1, 2, 3, 4].map((value) => ({ signalName: 'latency.score', value, agentName: 'support-bot' })) },
+        })
+      ).status,
+    ).toBe(202);
     await service.drainQueues();
 
     const logs = await service.api('GET', '/logs?level=error', { apiKey });
     expect(logs.body.data).toEqual([expect.objectContaining({ message: 'tool timed out', traceId, agentName: null, agentId: expect.stringMatching(/^agt_/) })]);
     expect((await service.api('GET', `/logs?traceId=${traceId}`, { apiKey })).body.pagination.total).toBe(1);
-    expect((await service.api('GET', '/logs?eventName=session.start', { apiKey })).body.data).toEqual([expect.objectContaining({ message: 'started', eventName: 'session.start' })]);
+    expect((await service.api('GET', '/logs?eventName=session.start', { apiKey })).body.data).toEqual([
+      expect.objectContaining({ message: 'started', eventName: 'session.start' }),
+    ]);
     const ofTrace = await service.api('GET', `/signals/trace/${traceId}`, { apiKey });
     expect(ofTrace.body.data).toEqual([expect.objectContaining({ signalName: 'user.feedback', value: 1, agentId: expect.stringMatching(/^agt_/) })]);
     const summary = await service.api('GET', '/signals/summary?signalName=latency.score', { apiKey });
-    expect(summary.body.data.groups).toEqual([expect.objectContaining({ signalName: 'latency.score', agentName: 'support-bot', count: 4, avg: 2.5, min: 1, max: 4, p50: 2, p95: 4 })]);
+    expect(summary.body.data.groups).toEqual([
+      expect.objectContaining({ signalName: 'latency.score', agentName: 'support-bot', count: 4, avg: 2.5, min: 1, max: 4, p50: 2, p95: 4 }),
+    ]);
     expect((await service.api('GET', '/signals?signalName=latency.score&limit=2', { apiKey })).body.pagination).toEqual({
-      total: 4, limit: 2, skip: 0, hasMore: true, nextCursor: expect.any(String), totalExact: true,
+      total: 4,
+      limit: 2,
+      skip: 0,
+      hasMore: true,
+      nextCursor: expect.any(String),
+      totalExact: true,
     });
     const detail = await service.api('GET', `/spans/traces/${traceId}`, { apiKey });
     expect(detail.body.data.logs).toHaveLength(1);
     expect(detail.body.data.signals).toHaveLength(1);
     const filters = await service.api('GET', '/spans/filters', { apiKey });
     expect(filters.body.data).toMatchObject({
-      agents: [expect.objectContaining({ name: 'support-bot' })], models: ['claude-sonnet-4-5', 'gpt-4o-mini'], statuses: ['ok'],
-      spanKinds: ['agent', 'llm', 'tool'], toolNames: ['orders.lookup'], signalNames: ['latency.score', 'user.feedback'],
+      agents: [expect.objectContaining({ name: 'support-bot' })],
+      models: ['claude-sonnet-4-5', 'gpt-4o-mini'],
+      statuses: ['ok'],
+      spanKinds: ['agent', 'llm', 'tool'],
+      toolNames: ['orders.lookup'],
+      signalNames: ['latency.score', 'user.feedback'],
     });
   });
 
   it('validates list queries: dates, limits, ranges', async () => {
     const { apiKey } = await tenant();
-    for (const [path, param] of [['/spans/traces?limit=0', 'limit'], ['/spans/traces?startDate=yesterday', 'startDate'], ['/logs?startDate=2026-02-01&endDate=2026-01-01', 'endDate'], ['/signals?skip=x', 'skip'], ['/logs?level=loud', 'level']]) {
+    for (const [path, param] of [
+      ['/spans/traces?limit=0', 'limit'],
+      ['/spans/traces?startDate=yesterday', 'startDate'],
+      ['/logs?startDate=2026-02-01&endDate=2026-01-01', 'endDate'],
+      ['/signals?skip=x', 'skip'],
+      ['/logs?level=loud', 'level'],
+    ]) {
       const res = await service.api('GET', path!, { apiKey });
       expect(res.status, path).toBe(400);
       expect(res.body.error.message).toMatch(param!);
@@ -273,13 +424,24 @@ describe('agents', () => {
     expect(list.body.data).toHaveLength(1);
     const agent = list.body.data[0];
     expect(agent).toMatchObject({ name: 'Router', source: 'implicit', profileSettings: { learningEnabled: true } });
-    expect(agent.metrics).toEqual({ requestCount: 2, successRate: 1, errorRate: 0, avgLatencyMs: 4000, p95LatencyMs: 4000, totalTokens: 7000, estimatedCost: 1.00054 });
+    expect(agent.metrics).toEqual({
+      requestCount: 2,
+      successRate: 1,
+      errorRate: 0,
+      avgLatencyMs: 4000,
+      p95LatencyMs: 4000,
+      totalTokens: 7000,
+      estimatedCost: 1.00054,
+    });
 
     const created = await service.api('POST', '/agents', { apiKey, body: { name: 'Planner', description: 'plans trips' } });
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ name: 'Planner', description: 'plans trips', source: 'explicit', metrics: { requestCount: 0 } });
     expect((await service.api('POST', '/agents', { apiKey, body: { name: 'router' } })).status).toBe(400);
-    const renamed = await service.api('PUT', `/agents/${created.body.data.id}`, { apiKey, body: { name: 'Trip planner', profileSettings: { learningEnabled: false } } });
+    const renamed = await service.api('PUT', `/agents/${created.body.data.id}`, {
+      apiKey,
+      body: { name: 'Trip planner', profileSettings: { learningEnabled: false } },
+    });
     expect(renamed.body.data).toMatchObject({ name: 'Trip planner', profileSettings: { learningEnabled: false } });
     expect((await service.api('PUT', `/agents/${created.body.data.id}`, { apiKey, body: {} })).status).toBe(400);
 
@@ -312,12 +474,14 @@ describe('plan quotas', () => {
 
     // Bring the counter to the brink directly in the store rather than sending 10,000 spans.
     const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-    await doc.send(new UpdateCommand({
-      TableName: process.env.TABLE_NAME!,
-      Key: keys.usage(tenantIdOf(token), profile.body.createdAt),
-      UpdateExpression: 'SET spans = :n',
-      ExpressionAttributeValues: { ':n': 9_998 },
-    }));
+    await doc.send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME!,
+        Key: keys.usage(tenantIdOf(token), profile.body.createdAt),
+        UpdateExpression: 'SET spans = :n',
+        ExpressionAttributeValues: { ':n': 9_998 },
+      }),
+    );
     const over = await service.api('POST', '/spans', { apiKey, body: { spans: nativeTrace(`tr-${hex(8)}`) } });
     expect(over.status).toBe(403);
     expect(over.body.error.message).toMatch(/Span limit reached.*10000 spans/);

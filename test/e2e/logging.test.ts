@@ -51,7 +51,17 @@ describe('logs', () => {
 
     const logged = lines.join('');
     expect(logged.length).toBeGreaterThan(0);
-    for (const secret of [password, `${password}-wrong`, `${password}-new`, token, login.body.data.accessToken, key.key, rotated, resetToken, rotated.slice(9, 40)]) {
+    for (const secret of [
+      password,
+      `${password}-wrong`,
+      `${password}-new`,
+      token,
+      login.body.data.accessToken,
+      key.key,
+      rotated,
+      resetToken,
+      rotated.slice(9, 40),
+    ]) {
       expect(logged.includes(secret), `a secret (${secret.slice(0, 6)}…) was logged`).toBe(false);
     }
   });
@@ -60,7 +70,13 @@ describe('logs', () => {
     const entries = requestLogs();
     expect(entries.length).toBeGreaterThan(5);
     for (const e of entries) {
-      expect(e).toMatchObject({ level: 'INFO', requestId: expect.any(String), route: expect.any(String), status: expect.any(Number), latencyMs: expect.any(Number) });
+      expect(e).toMatchObject({
+        level: 'INFO',
+        requestId: expect.any(String),
+        route: expect.any(String),
+        status: expect.any(Number),
+        latencyMs: expect.any(Number),
+      });
     }
     expect(entries.some((e) => e['route'] === 'keys/create' && typeof e['tenantId'] === 'string' && e['credential'] === 'user')).toBe(true);
     expect(entries.some((e) => e['route'] === 'spans/ingest' && e['credential'] === 'apiKey' && e['status'] === 202)).toBe(true);

@@ -27,7 +27,10 @@ describe('numbers and nesting in requests', () => {
       await refused('PUT', `/agents/${agentId}/alerts`, { llmAnalysis: { samplingRate: value } }, 'llmAnalysis.samplingRate');
     }
     await refused('PUT', `/agents/${agentId}/alerts`, { thresholds: { inputTokens: 1e13 } }, 'thresholds.inputTokens');
-    const kept = await service.api('PUT', `/agents/${agentId}/alerts`, { apiKey, body: { thresholds: { cost: 1e-130 }, llmAnalysis: { samplingRate: 1e-130 } } });
+    const kept = await service.api('PUT', `/agents/${agentId}/alerts`, {
+      apiKey,
+      body: { thresholds: { cost: 1e-130 }, llmAnalysis: { samplingRate: 1e-130 } },
+    });
     expect(kept.status).toBe(200);
     const agent = await service.api('GET', `/agents/${agentId}`, { apiKey });
     expect(agent.body.data.alertConfig).toMatchObject({ thresholds: { cost: 1e-130 }, llmAnalysis: { samplingRate: 1e-130 } });
@@ -48,7 +51,10 @@ describe('numbers and nesting in requests', () => {
       await refused('POST', '/experiments', experiment({ config: { temperature: value } }), 'variants.0.config.temperature');
     }
     await refused('POST', '/experiments', experiment({ config: { prompt: nested(40, 'deep') } }), 'variants.0.config.prompt');
-    const created = await service.api('POST', '/experiments', { apiKey, body: experiment({ trafficPercentage: 1e-130, config: { prompt: nested(10, 'fine'), temperature: -0 } }) });
+    const created = await service.api('POST', '/experiments', {
+      apiKey,
+      body: experiment({ trafficPercentage: 1e-130, config: { prompt: nested(10, 'fine'), temperature: -0 } }),
+    });
     expect(created.status).toBe(201);
   });
 });

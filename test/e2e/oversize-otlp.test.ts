@@ -39,7 +39,13 @@ describe('oversize OTLP attributes', () => {
   it('keeps a span whose resource has a 1 MB attribute key, the key cut', async () => {
     const { apiKey } = await service.signUp('oversize-key@example.com');
     const traceId = hex(16);
-    const res = await service.api('POST', '/v1/traces', { apiKey, body: exportOf(traceId, [{ key: 'service.name', value: 'big-bot' }, { key: megabyte, value: 'v' }]) });
+    const res = await service.api('POST', '/v1/traces', {
+      apiKey,
+      body: exportOf(traceId, [
+        { key: 'service.name', value: 'big-bot' },
+        { key: megabyte, value: 'v' },
+      ]),
+    });
     expect(res.status).toBe(200);
     expect(res.body.partialSuccess ?? {}).not.toHaveProperty('rejectedSpans', expect.stringMatching(/[1-9]/));
     await service.drainQueues();
@@ -53,7 +59,14 @@ describe('oversize OTLP attributes', () => {
     const traceId = hex(16);
     const res = await service.api('POST', '/v1/traces', {
       apiKey,
-      body: exportOf(traceId, [{ key: 'service.name', value: megabyte }], [{ key: 'gen_ai.agent.name', value: `agent-${megabyte}` }, { key: 'gen_ai.request.model', value: megabyte }]),
+      body: exportOf(
+        traceId,
+        [{ key: 'service.name', value: megabyte }],
+        [
+          { key: 'gen_ai.agent.name', value: `agent-${megabyte}` },
+          { key: 'gen_ai.request.model', value: megabyte },
+        ],
+      ),
     });
     expect(res.status).toBe(200);
     await service.drainQueues();

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentNamed, errorAlertsOf, exportingProvider, metricsOf, traceOf, treeOf } from '../support/otlp-export.ts';
-import { langfuseRun, LANGFUSE_TOOL_FAILURE, LANGFUSE_TRACE_NAME } from '../support/producers/langfuse.ts';
+import { LANGFUSE_TOOL_FAILURE, LANGFUSE_TRACE_NAME, langfuseRun } from '../support/producers/langfuse.ts';
 import { MCP_AGENT, MCP_TOOL_FAILURE, mcpRun } from '../support/producers/mcp.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -37,12 +37,22 @@ describe('Langfuse over OTLP', () => {
       userId: 'user-lf',
     });
     expect(treeOf(trace.spans)).toEqual(['support-agent (agent)', '  draft-answer (llm)', '  lookup-order (tool)']);
-    expect(trace.one('support-agent')).toMatchObject({ tags: ['refunds'], metadata: { tier: 'gold' }, input: '{"question":"Can I get a refund for order 7?"}', output: 'Order 7 could not be found.' });
+    expect(trace.one('support-agent')).toMatchObject({
+      tags: ['refunds'],
+      metadata: { tier: 'gold' },
+      input: '{"question":"Can I get a refund for order 7?"}',
+      output: 'Order 7 could not be found.',
+    });
     const generation = trace.one('draft-answer');
     expect(generation).toMatchObject({ model: 'gpt-4o', inputTokens: 1000, cachedInputTokens: 800, outputTokens: 60, cost: 0.0042, costEstimated: false });
     expect(JSON.parse(generation.input!)).toEqual([{ role: 'user', content: 'Can I get a refund for order 7?' }]);
     expect(generation.attributes).toMatchObject({ 'langfuse.observation.model.parameters': '{"temperature":0.2}' });
-    expect(trace.one('lookup-order')).toMatchObject({ toolName: 'lookup-order', status: 'error', statusMessage: LANGFUSE_TOOL_FAILURE, input: '{"orderId":7}' });
+    expect(trace.one('lookup-order')).toMatchObject({
+      toolName: 'lookup-order',
+      status: 'error',
+      statusMessage: LANGFUSE_TOOL_FAILURE,
+      input: '{"orderId":7}',
+    });
 
     const agentId = await agentNamed(service, apiKey, LANGFUSE_TRACE_NAME);
     const alerts = await errorAlertsOf(service, apiKey, agentId);
@@ -71,7 +81,10 @@ describe('MCP over OTLP', () => {
     ]);
     expect(trace.one('tools/call get_forecast')).toMatchObject({ toolName: 'get_forecast', input: '{"city":"Lisbon"}', output: '{"forecast":"sunny"}' });
     expect(trace.one('tools/call book_flight')).toMatchObject({ toolName: 'book_flight', status: 'error', statusMessage: MCP_TOOL_FAILURE });
-    expect(trace.one('resources/read')).toMatchObject({ input: 'file:///itineraries/42.json', attributes: expect.objectContaining({ 'mcp.session.id': 'mcp-session-1' }) });
+    expect(trace.one('resources/read')).toMatchObject({
+      input: 'file:///itineraries/42.json',
+      attributes: expect.objectContaining({ 'mcp.session.id': 'mcp-session-1' }),
+    });
 
     const filters = (await service.api('GET', '/spans/filters', { apiKey })).body.data;
     expect(filters.toolNames).toEqual(expect.arrayContaining(['get_forecast', 'book_flight']));

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentNamed, errorAlertsOf, exportingProvider, metricsOf, traceOf, treeOf } from '../support/otlp-export.ts';
-import { STUB_ANSWER, STUB_MODEL, startOpenAiStub, type OpenAiStub } from '../support/producers/openai-stub.ts';
+import { type OpenAiStub, STUB_ANSWER, STUB_MODEL, startOpenAiStub } from '../support/producers/openai-stub.ts';
 import { INVENTORY_FAILURE, OPENINFERENCE_AGENT, openInferenceRun } from '../support/producers/openinference.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -13,7 +13,10 @@ let service: TestService;
 let stub: OpenAiStub;
 let apiKey: string;
 beforeAll(async () => {
-  [service, stub] = await Promise.all([startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 5000, standard: 5000 }) } }), startOpenAiStub()]);
+  [service, stub] = await Promise.all([
+    startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 5000, standard: 5000 }) } }),
+    startOpenAiStub(),
+  ]);
   ({ apiKey } = await service.signUp('openinference@example.com'));
 });
 afterAll(async () => {
@@ -52,7 +55,16 @@ describe('OpenInference over OTLP', () => {
     ]);
     const [firstCall, secondCall] = trace.named('OpenAI Chat Completions');
     for (const call of [firstCall, secondCall]) {
-      expect(call).toMatchObject({ model: STUB_MODEL, provider: 'openai', inputTokens: 1200, cachedInputTokens: 1000, outputTokens: 80, reasoningTokens: 16, cost: 0.000153, costEstimated: true });
+      expect(call).toMatchObject({
+        model: STUB_MODEL,
+        provider: 'openai',
+        inputTokens: 1200,
+        cachedInputTokens: 1000,
+        outputTokens: 80,
+        reasoningTokens: 16,
+        cost: 0.000153,
+        costEstimated: true,
+      });
     }
     expect(JSON.parse(firstCall!.input!)).toEqual([
       { role: 'system', content: 'You plan trips.' },
@@ -65,7 +77,13 @@ describe('OpenInference over OTLP', () => {
     expect(trace.one('get_weather')).toMatchObject({ toolName: 'get_weather', input: 'Paris', output: '{"city":"Paris","forecast":"sunny"}' });
     expect(trace.one(OPENINFERENCE_AGENT)).toMatchObject({ input: 'What is the weather in Paris?', output: STUB_ANSWER });
     for (const span of trace.spans) {
-      expect(span).toMatchObject({ agentName: OPENINFERENCE_AGENT, sessionId: 'session-oi', userId: 'user-oi', tags: ['trips', 'beta'], metadata: { plan: 'pro', region: 'eu' } });
+      expect(span).toMatchObject({
+        agentName: OPENINFERENCE_AGENT,
+        sessionId: 'session-oi',
+        userId: 'user-oi',
+        tags: ['trips', 'beta'],
+        metadata: { plan: 'pro', region: 'eu' },
+      });
     }
 
     const agentId = await agentNamed(service, apiKey, OPENINFERENCE_AGENT);

@@ -2,8 +2,9 @@
  * The OpenTelemetry logs SDK (`@opentelemetry/sdk-logs` with its OTLP/HTTP exporter), emitting GenAI
  * event records inside a trace: the event name survives, shows in `GET /logs` and filters it.
  */
-import { SeverityNumber } from '@opentelemetry/api-logs';
+
 import { context, trace } from '@opentelemetry/api';
+import { SeverityNumber } from '@opentelemetry/api-logs';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';

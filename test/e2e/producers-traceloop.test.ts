@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentNamed, exportingProvider, metricsOf, traceOf, treeOf } from '../support/otlp-export.ts';
-import { STUB_ANSWER, STUB_MODEL, startOpenAiStub, type OpenAiStub } from '../support/producers/openai-stub.ts';
+import { type OpenAiStub, STUB_ANSWER, STUB_MODEL, startOpenAiStub } from '../support/producers/openai-stub.ts';
 import { TRACELOOP_WORKFLOW, traceloopRun, traceloopSpanProcessor } from '../support/producers/traceloop.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -13,7 +13,10 @@ let service: TestService;
 let stub: OpenAiStub;
 let apiKey: string;
 beforeAll(async () => {
-  [service, stub] = await Promise.all([startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 5000, standard: 5000 }) } }), startOpenAiStub()]);
+  [service, stub] = await Promise.all([
+    startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000, ingestion: 5000, standard: 5000 }) } }),
+    startOpenAiStub(),
+  ]);
   ({ apiKey } = await service.signUp('traceloop@example.com'));
 });
 afterAll(async () => {
@@ -53,12 +56,17 @@ describe('OpenLLMetry / Traceloop over OTLP', () => {
     expect(firstCall).toMatchObject({ model: STUB_MODEL, provider: 'openai', inputTokens: 1200, outputTokens: 80, cost: 0.000228 });
     expect(JSON.parse(firstCall!.input!)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'What is the weather in Paris?' }] }]);
     expect(JSON.parse(firstCall!.output!)).toEqual([
-      { role: 'assistant', finish_reason: 'tool_call', parts: [{ type: 'tool_call', id: 'call_weather_1', name: 'get_weather', arguments: { city: 'Paris' } }] },
+      {
+        role: 'assistant',
+        finish_reason: 'tool_call',
+        parts: [{ type: 'tool_call', id: 'call_weather_1', name: 'get_weather', arguments: { city: 'Paris' } }],
+      },
     ]);
     expect(JSON.parse(secondCall!.output!)).toEqual([{ role: 'assistant', finish_reason: 'stop', parts: [{ type: 'text', content: STUB_ANSWER }] }]);
     expect(trace.one('get_weather.tool')).toMatchObject({ toolName: 'get_weather', input: '{"city":"Paris"}', output: '{"city":"Paris","forecast":"sunny"}' });
     expect(trace.one(`${TRACELOOP_WORKFLOW}.workflow`)).toMatchObject({ input: '{"question":"What is the weather in Paris?"}', output: STUB_ANSWER });
-    for (const span of trace.spans) expect(span).toMatchObject({ agentName: TRACELOOP_WORKFLOW, sessionId: 'session-tl', userId: 'user-tl', metadata: { plan: 'pro' } });
+    for (const span of trace.spans)
+      expect(span).toMatchObject({ agentName: TRACELOOP_WORKFLOW, sessionId: 'session-tl', userId: 'user-tl', metadata: { plan: 'pro' } });
 
     const metrics = await metricsOf(service, apiKey, await agentNamed(service, apiKey, TRACELOOP_WORKFLOW));
     expect(metrics).toMatchObject({ totalTraces: 1, errorRate: 0, totalTokens: 2560, totalCost: 0.000456 });

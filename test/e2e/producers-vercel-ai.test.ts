@@ -47,7 +47,16 @@ describe('Vercel AI SDK over OTLP', () => {
       '  ai.generateText.doGenerate (llm)',
     ]);
     const [firstCall, secondCall] = trace.named('ai.generateText.doGenerate');
-    expect(firstCall).toMatchObject({ model: 'gpt-4o-mini', provider: 'openai', inputTokens: 1000, cachedInputTokens: 600, outputTokens: 50, reasoningTokens: 10, cost: 0.000135, costEstimated: true });
+    expect(firstCall).toMatchObject({
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      inputTokens: 1000,
+      cachedInputTokens: 600,
+      outputTokens: 50,
+      reasoningTokens: 10,
+      cost: 0.000135,
+      costEstimated: true,
+    });
     expect(JSON.parse(firstCall!.input!)).toEqual([
       { role: 'system', content: 'You answer weather questions.' },
       { role: 'user', content: [{ type: 'text', text: 'What is the weather in Paris?' }] },
@@ -56,9 +65,20 @@ describe('Vercel AI SDK over OTLP', () => {
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'getWeather', input: { city: 'Paris' } }] },
     ]);
     expect(secondCall).toMatchObject({ inputTokens: 1200, cachedInputTokens: 800, outputTokens: 30, cost: 0.000138, output: 'It is sunny in Paris.' });
-    expect(trace.one('ai.toolCall')).toMatchObject({ toolName: 'getWeather', input: '{"city":"Paris"}', output: JSON.stringify(VERCEL_TOOL_RESULT), status: 'unset' });
+    expect(trace.one('ai.toolCall')).toMatchObject({
+      toolName: 'getWeather',
+      input: '{"city":"Paris"}',
+      output: JSON.stringify(VERCEL_TOOL_RESULT),
+      status: 'unset',
+    });
     for (const span of trace.spans) {
-      expect(span).toMatchObject({ agentName: VERCEL_AGENT, sessionId: 'session-vercel', userId: 'user-vercel', tags: ['weather', 'beta'], metadata: { plan: 'pro' } });
+      expect(span).toMatchObject({
+        agentName: VERCEL_AGENT,
+        sessionId: 'session-vercel',
+        userId: 'user-vercel',
+        tags: ['weather', 'beta'],
+        metadata: { plan: 'pro' },
+      });
     }
 
     // The agent is the functionId, not the service name.
@@ -70,7 +90,15 @@ describe('Vercel AI SDK over OTLP', () => {
     expect(filters.spanKinds).toEqual(expect.arrayContaining(['chain', 'llm', 'tool']));
 
     const metrics = await metricsOf(service, apiKey, await agentNamed(service, apiKey, VERCEL_AGENT));
-    expect(metrics).toMatchObject({ totalTraces: 1, successRate: 1, errorRate: 0, inputTokens: 2200, outputTokens: 80, totalTokens: 2280, totalCost: 0.000273 });
+    expect(metrics).toMatchObject({
+      totalTraces: 1,
+      successRate: 1,
+      errorRate: 0,
+      inputTokens: 2200,
+      outputTokens: 80,
+      totalTokens: 2280,
+      totalCost: 0.000273,
+    });
   });
 
   it('streamText: the streamed text, the answering model and its cost', async () => {
@@ -81,7 +109,10 @@ describe('Vercel AI SDK over OTLP', () => {
     // claude-sonnet-4-5 list prices: $3 per million input tokens, $15 output.
     expect(trace).toMatchObject({ agentName: 'greeter', status: 'ok', inputTokens: 300, outputTokens: 40, cost: 0.0015, model: 'claude-sonnet-4-5-20250929' });
     expect(treeOf(trace.spans)).toEqual(['ai.streamText (chain)', '  ai.streamText.doStream (llm)']);
-    expect(trace.one('ai.streamText')).toMatchObject({ input: JSON.stringify([{ role: 'user', content: 'Greet the traveller.' }]), output: 'Hello, traveller!' });
+    expect(trace.one('ai.streamText')).toMatchObject({
+      input: JSON.stringify([{ role: 'user', content: 'Greet the traveller.' }]),
+      output: 'Hello, traveller!',
+    });
     expect(trace.one('ai.streamText.doStream')).toMatchObject({ provider: 'anthropic', output: 'Hello, traveller!', cost: 0.0015 });
   });
 

@@ -25,8 +25,31 @@ async function sendTraces(count: number, shape: { tools?: string[]; errorType?: 
     const traceId = `triage-${++n}`;
     ids.push(traceId);
     const start = fromMs + i * everyMs;
-    const root = { traceId, spanId: 'root', name: 'triage ticket', kind: 'agent', agentName: 'triage-bot', startTime: start, endTime: start + 800, cost: 0.001, ...(errorType ? { status: 'error', errorType } : {}) };
-    return [root, ...tools.map((tool, t) => ({ traceId, spanId: `tool-${t}`, parentSpanId: 'root', name: tool, kind: 'tool', toolName: tool, agentName: 'triage-bot', startTime: start + 10 + t, endTime: start + 20 + t }))];
+    const root = {
+      traceId,
+      spanId: 'root',
+      name: 'triage ticket',
+      kind: 'agent',
+      agentName: 'triage-bot',
+      startTime: start,
+      endTime: start + 800,
+      cost: 0.001,
+      ...(errorType ? { status: 'error', errorType } : {}),
+    };
+    return [
+      root,
+      ...tools.map((tool, t) => ({
+        traceId,
+        spanId: `tool-${t}`,
+        parentSpanId: 'root',
+        name: tool,
+        kind: 'tool',
+        toolName: tool,
+        agentName: 'triage-bot',
+        startTime: start + 10 + t,
+        endTime: start + 20 + t,
+      })),
+    ];
   }).flat();
   expect((await service.api('POST', '/spans', { apiKey, body: { spans } })).status).toBe(202);
   await service.drainQueues();
@@ -42,7 +65,15 @@ describe('agent profiles over HTTP', () => {
     agentId = (await service.api('GET', '/agents', { apiKey })).body.data.find((a: { name: string }) => a.name === 'triage-bot').id;
     const res = await service.api('GET', profilePath(), { apiKey });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ agentId, agentName: 'triage-bot', phase: 'pre-profile', profile: null, anchors: [], learningEnabled: true, lastLearnedAt: null });
+    expect(res.body.data).toMatchObject({
+      agentId,
+      agentName: 'triage-bot',
+      phase: 'pre-profile',
+      profile: null,
+      anchors: [],
+      learningEnabled: true,
+      lastLearnedAt: null,
+    });
     expect((await service.api('GET', `/spans/traces/${traceId}`, { apiKey })).body.data.anomalies).toEqual([]);
   });
 
@@ -62,7 +93,12 @@ describe('agent profiles over HTTP', () => {
     expect(view.profile.insights.length).toBeGreaterThanOrEqual(3);
     expect(view.profile.insights.length).toBeLessThanOrEqual(5);
     expect(view.anchors.map((a: { id: string; status: string }) => `${a.id}:${a.status}`)).toEqual([
-      'error-rate:passing', 'average-latency:passing', 'p95-latency:passing', 'cost-per-trace:passing', 'tool-usage:kb.search:passing', 'tool-usage:ticket.update:passing',
+      'error-rate:passing',
+      'average-latency:passing',
+      'p95-latency:passing',
+      'cost-per-trace:passing',
+      'tool-usage:kb.search:passing',
+      'tool-usage:ticket.update:passing',
     ]);
     expect(await getProfile()).toEqual(view);
   });
@@ -95,7 +131,11 @@ describe('agent profiles over HTTP', () => {
     }
     const res = await service.api('PUT', profilePath(), { apiKey, body: { identity: { useCase: 'Triages support tickets' }, errorPatterns: { rate: 0.6 } } });
     expect(res.status).toBe(200);
-    expect(res.body.data.profile).toMatchObject({ identity: { useCase: 'Triages support tickets' }, errorPatterns: { rate: 0.6 }, editedAt: expect.any(String) });
+    expect(res.body.data.profile).toMatchObject({
+      identity: { useCase: 'Triages support tickets' },
+      errorPatterns: { rate: 0.6 },
+      editedAt: expect.any(String),
+    });
     expect(anchor(res.body.data, 'error-rate')).toMatchObject({ max: 1, status: 'passing', lastValue: 1 });
   });
 
@@ -110,7 +150,12 @@ describe('agent profiles over HTTP', () => {
     const { token } = await service.signUp('intruder@example.com');
     const missing = await service.api('GET', '/agents/agt_missing/agent-profile', { token });
     expect(missing.status).toBe(404);
-    for (const [method, suffix, body] of [['GET', '', undefined], ['PUT', '', { insights: ['a', 'b', 'c'] }], ['POST', '/regenerate', undefined], ['POST', '/reset-training', undefined]] as const) {
+    for (const [method, suffix, body] of [
+      ['GET', '', undefined],
+      ['PUT', '', { insights: ['a', 'b', 'c'] }],
+      ['POST', '/regenerate', undefined],
+      ['POST', '/reset-training', undefined],
+    ] as const) {
       const res = await service.api(method, `${profilePath()}${suffix}`, { token, body });
       expect(res.status, `${method} ${suffix}`).toBe(404);
       expect(res.body).toEqual(missing.body);

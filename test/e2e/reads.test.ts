@@ -35,14 +35,33 @@ const sent: Sent[] = [];
 /** The spans of a trace: a root (ended or not) and a tool call. */
 function spansOf(t: Sent) {
   const root = {
-    traceId: t.traceId, spanId: 'root', name: t.name, kind: 'agent', ...(t.agentName ? { agentName: t.agentName } : {}), startTime: t.startTimeMs,
-    ...(t.finished ? { endTime: t.startTimeMs + t.durationMs } : {}), status: t.status, sessionId: t.sessionId, userId: t.userId,
-    tags: t.tags, metadata: { plan: t.plan },
-    input: `question of ${t.traceId}`, output: `answer of ${t.traceId}`,
+    traceId: t.traceId,
+    spanId: 'root',
+    name: t.name,
+    kind: 'agent',
+    ...(t.agentName ? { agentName: t.agentName } : {}),
+    startTime: t.startTimeMs,
+    ...(t.finished ? { endTime: t.startTimeMs + t.durationMs } : {}),
+    status: t.status,
+    sessionId: t.sessionId,
+    userId: t.userId,
+    tags: t.tags,
+    metadata: { plan: t.plan },
+    input: `question of ${t.traceId}`,
+    output: `answer of ${t.traceId}`,
   };
   const call = {
-    traceId: t.traceId, spanId: 'tool', parentSpanId: 'root', name: 'call', kind: 'tool', toolName: t.tool, ...(t.agentName ? { agentName: t.agentName } : {}),
-    startTime: t.startTimeMs + 1, endTime: t.startTimeMs + 2, status: t.errorType ? 'error' : 'ok', ...(t.errorType ? { errorType: t.errorType } : {}),
+    traceId: t.traceId,
+    spanId: 'tool',
+    parentSpanId: 'root',
+    name: 'call',
+    kind: 'tool',
+    toolName: t.tool,
+    ...(t.agentName ? { agentName: t.agentName } : {}),
+    startTime: t.startTimeMs + 1,
+    endTime: t.startTimeMs + 2,
+    status: t.errorType ? 'error' : 'ok',
+    ...(t.errorType ? { errorType: t.errorType } : {}),
   };
   return [root, call];
 }
@@ -50,7 +69,8 @@ function spansOf(t: Sent) {
 async function send(traces: readonly Sent[]) {
   sent.push(...traces);
   const spans = traces.flatMap(spansOf);
-  for (let i = 0; i < spans.length; i += 500) expect((await service.api('POST', '/spans', { apiKey, body: { spans: spans.slice(i, i + 500) } })).status).toBe(202);
+  for (let i = 0; i < spans.length; i += 500)
+    expect((await service.api('POST', '/spans', { apiKey, body: { spans: spans.slice(i, i + 500) } })).status).toBe(202);
   // Summaries with their index entries, sessions, agents' sightings and rollups: on two busy cores that takes a while.
   await service.drainQueues(150_000);
 }
@@ -88,9 +108,13 @@ afterAll(() => service?.stop());
 const get = async (path: string, credential: { apiKey?: string; token?: string } = { apiKey }) => {
   const res = await service.api('GET', path, credential);
   expect(res.status, `${path}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(200);
-  return res.body as { data: any; pagination: { total: number; limit: number; skip: number; hasMore: boolean; nextCursor: string | null; totalExact: boolean } };
+  return res.body as {
+    data: any;
+    pagination: { total: number; limit: number; skip: number; hasMore: boolean; nextCursor: string | null; totalExact: boolean };
+  };
 };
-const newestFirst = (traces: readonly Sent[]) => [...traces].sort((a, b) => b.startTimeMs - a.startTimeMs || (a.traceId < b.traceId ? 1 : -1)).map((t) => t.traceId);
+const newestFirst = (traces: readonly Sent[]) =>
+  [...traces].sort((a, b) => b.startTimeMs - a.startTimeMs || (a.traceId < b.traceId ? 1 : -1)).map((t) => t.traceId);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Every page of a list by cursor; `between` runs after each page (new data arriving). */
@@ -137,7 +161,9 @@ describe('trace lists, walked while new traces arrive', () => {
 
   it('by cursor with a filter and a key condition together, and by skip from a cursor', async () => {
     const planner = (await get('/agents?limit=100')).data.find((a: { name: string }) => a.name === 'planner').id;
-    expect(await walkByCursor(`/spans/traces?agentId=${planner}&status=error`)).toEqual(newestFirst(sent.filter((t) => t.agentName === 'planner' && t.status === 'error')));
+    expect(await walkByCursor(`/spans/traces?agentId=${planner}&status=error`)).toEqual(
+      newestFirst(sent.filter((t) => t.agentName === 'planner' && t.status === 'error')),
+    );
     expect(await walkByCursor('/spans/traces?toolName=calendar')).toEqual(newestFirst(sent.filter((t) => t.tool === 'calendar')));
     const first = await get('/spans/traces?limit=5');
     const skipped = await get(`/spans/traces?limit=5&skip=3&cursor=${encodeURIComponent(first.pagination.nextCursor!)}`);
@@ -158,7 +184,12 @@ describe('totals', () => {
     ];
     const start = now - 3 * HOUR - 17 * MINUTE - 4321;
     const end = now - 50 * MINUTE + 1234;
-    for (const [query, match] of [...cases, ...cases.map(([q, m]) => [`${q}&startDate=${iso(start)}&endDate=${iso(end)}`, (t: Sent) => m(t) && t.startTimeMs >= start && t.startTimeMs <= end] as const)]) {
+    for (const [query, match] of [
+      ...cases,
+      ...cases.map(
+        ([q, m]) => [`${q}&startDate=${iso(start)}&endDate=${iso(end)}`, (t: Sent) => m(t) && t.startTimeMs >= start && t.startTimeMs <= end] as const,
+      ),
+    ]) {
       const { pagination } = await get(`/spans/traces?limit=1&${query}`);
       expect(pagination, query).toMatchObject({ total: sent.filter(match).length, totalExact: true });
     }
@@ -184,7 +215,10 @@ describe('totals', () => {
       ['minDurationMs=10000&status=ok', (t: Sent) => t.finished && t.durationMs >= 10_000 && t.status === 'ok'],
     ] as const) {
       const page = await get(`/spans/traces?limit=100&${query}`);
-      expect(page.data.map((t: { traceId: string }) => t.traceId), query).toEqual(newestFirst(sent.filter(match)));
+      expect(
+        page.data.map((t: { traceId: string }) => t.traceId),
+        query,
+      ).toEqual(newestFirst(sent.filter(match)));
       expect(page.pagination, query).toMatchObject({ total: sent.filter(match).length, totalExact: true });
     }
   });
@@ -199,7 +233,11 @@ describe('sessions', () => {
     expect(data.map((s: { sessionId: string }) => s.sessionId)).toEqual([...sessions].sort((a, b) => firstSeen(b[1]) - firstSeen(a[1])).map(([id]) => id));
     for (const session of data as Array<{ sessionId: string; traceCount: number; errorCount: number; firstSeenAt: string }>) {
       const traces = sessions.get(session.sessionId)!;
-      expect(session).toMatchObject({ traceCount: traces.length, errorCount: traces.filter((t) => t.status === 'error').length, firstSeenAt: iso(firstSeen(traces)) });
+      expect(session).toMatchObject({
+        traceCount: traces.length,
+        errorCount: traces.filter((t) => t.status === 'error').length,
+        firstSeenAt: iso(firstSeen(traces)),
+      });
     }
     const [id, traces] = [...sessions][0]!;
     const detail = await get(`/sessions/${id}?limit=100`);
@@ -267,7 +305,14 @@ describe('every other list, by cursor', () => {
     expect((await service.api('POST', '/signals/batch', { apiKey, body: { signals } })).status).toBe(202);
     for (let i = 0; i < 9; i++) expect((await service.api('POST', '/keys', { token, body: { name: `key ${i}` } })).status).toBe(201);
     for (let i = 0; i < 8; i++) {
-      const body = { name: `experiment ${i}`, variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }], primaryMetric: 'successRate' };
+      const body = {
+        name: `experiment ${i}`,
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'b', weight: 50 },
+        ],
+        primaryMetric: 'successRate',
+      };
       expect((await service.api('POST', '/experiments', { apiKey, body })).status).toBe(201);
     }
     await service.drainQueues();
@@ -290,7 +335,9 @@ describe('every other list, by cursor', () => {
     const messages = await walk('/logs', { apiKey }, (l) => l.message);
     expect(messages).toEqual(logs.map((l) => l.message));
     expect(await walk('/logs?level=error', { apiKey }, (l) => l.message)).toEqual(logs.filter((l) => l.level === 'error').map((l) => l.message));
-    expect((await walk('/signals?signalName=score', { apiKey }, (s) => String(s.value))).map(Number)).toEqual(signals.filter((s) => s.signalName === 'score').map((s) => s.value));
+    expect((await walk('/signals?signalName=score', { apiKey }, (s) => String(s.value))).map(Number)).toEqual(
+      signals.filter((s) => s.signalName === 'score').map((s) => s.value),
+    );
     expect((await walk('/signals', { apiKey }, (s) => String(s.value))).length).toBe(signals.length);
     expect((await walk('/experiments', { apiKey }, (e) => e.name)).length).toBe(8);
     expect((await walk('/keys', { token }, (k) => k.id)).length).toBe(10);
@@ -299,7 +346,9 @@ describe('every other list, by cursor', () => {
     const alerts = await walk('/spans/alerts', { apiKey }, (a) => a.id);
     expect(alerts.length).toBeGreaterThan(0);
     expect(await walk('/spans/alerts?status=open&type=error', { apiKey }, (a) => a.id)).toEqual(
-      (await get('/spans/alerts?limit=100')).data.filter((a: { status: string; type: string }) => a.status === 'open' && a.type === 'error').map((a: { id: string }) => a.id),
+      (await get('/spans/alerts?limit=100')).data
+        .filter((a: { status: string; type: string }) => a.status === 'open' && a.type === 'error')
+        .map((a: { id: string }) => a.id),
     );
     const alerted = (await get('/spans/traces?hasAlert=true&limit=100')).data as Array<{ alertTypes: string[] }>;
     expect(alerted.length).toBeGreaterThan(0);

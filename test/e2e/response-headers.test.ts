@@ -43,7 +43,10 @@ describe('response headers', () => {
   });
 
   it('on CORS preflights', async () => {
-    const res = await fetch(`${service.baseUrl}/keys`, { method: 'OPTIONS', headers: { origin: 'https://example.com', 'access-control-request-method': 'POST' } });
+    const res = await fetch(`${service.baseUrl}/keys`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://example.com', 'access-control-request-method': 'POST' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp as signUpOnPlan, type BenchAccount } from '../bench/service.ts';
+import { type BenchAccount, signUp as signUpOnPlan } from '../bench/service.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /**
@@ -21,16 +21,78 @@ const RARE = `zebra${hex()}`;
 
 function refundTrace(traceId: string, start: number) {
   return [
-    { traceId, spanId: 'root', name: 'answer ticket', kind: 'agent', agentName: 'support-bot', startTime: start, endTime: start + 4000, status: 'ok', input: 'Can I get my money back for order 17?', output: 'Your refund is on its way.', sessionId: 'sess-refund' },
-    { traceId, spanId: 'tool-1', parentSpanId: 'root', name: 'issue refund', kind: 'tool', toolName: 'payments.refund', agentName: 'support-bot', startTime: start + 100, endTime: start + 900, input: { order: 17 }, output: `refund approved, reference ${RARE}` },
-    { traceId, spanId: 'llm-1', parentSpanId: 'root', name: 'chat', kind: 'llm', agentName: 'support-bot', model: 'gpt-4o-mini', startTime: start + 1000, endTime: start + 3900, inputTokens: 1000, outputTokens: 200 },
+    {
+      traceId,
+      spanId: 'root',
+      name: 'answer ticket',
+      kind: 'agent',
+      agentName: 'support-bot',
+      startTime: start,
+      endTime: start + 4000,
+      status: 'ok',
+      input: 'Can I get my money back for order 17?',
+      output: 'Your refund is on its way.',
+      sessionId: 'sess-refund',
+    },
+    {
+      traceId,
+      spanId: 'tool-1',
+      parentSpanId: 'root',
+      name: 'issue refund',
+      kind: 'tool',
+      toolName: 'payments.refund',
+      agentName: 'support-bot',
+      startTime: start + 100,
+      endTime: start + 900,
+      input: { order: 17 },
+      output: `refund approved, reference ${RARE}`,
+    },
+    {
+      traceId,
+      spanId: 'llm-1',
+      parentSpanId: 'root',
+      name: 'chat',
+      kind: 'llm',
+      agentName: 'support-bot',
+      model: 'gpt-4o-mini',
+      startTime: start + 1000,
+      endTime: start + 3900,
+      inputTokens: 1000,
+      outputTokens: 200,
+    },
   ];
 }
 
 function declinedTrace(traceId: string, start: number) {
   return [
-    { traceId, spanId: 'root', name: 'charge card', kind: 'agent', agentName: 'billing-agent', startTime: start, endTime: start + 30_000, status: 'error', errorType: 'PaymentError', statusMessage: 'Payment declined by the issuer', input: 'charge the monthly plan', sessionId: 'sess-billing' },
-    { traceId, spanId: 'llm-1', parentSpanId: 'root', name: 'chat', kind: 'llm', agentName: 'billing-agent', model: 'claude-sonnet-4-5', startTime: start + 100, endTime: start + 20_000, inputTokens: 20_000, outputTokens: 3000, cost: 2.5 },
+    {
+      traceId,
+      spanId: 'root',
+      name: 'charge card',
+      kind: 'agent',
+      agentName: 'billing-agent',
+      startTime: start,
+      endTime: start + 30_000,
+      status: 'error',
+      errorType: 'PaymentError',
+      statusMessage: 'Payment declined by the issuer',
+      input: 'charge the monthly plan',
+      sessionId: 'sess-billing',
+    },
+    {
+      traceId,
+      spanId: 'llm-1',
+      parentSpanId: 'root',
+      name: 'chat',
+      kind: 'llm',
+      agentName: 'billing-agent',
+      model: 'claude-sonnet-4-5',
+      startTime: start + 100,
+      endTime: start + 20_000,
+      inputTokens: 20_000,
+      outputTokens: 3000,
+      cost: 2.5,
+    },
   ];
 }
 
@@ -150,27 +212,32 @@ describe('exports', () => {
     }
   }
 
-  it.each(['jsonl', 'csv', 'parquet'] as const)('writes every trace of the range as %s, with its spans, downloadable by its owner only', { timeout: 90_000 }, async (format) => {
-    const created = await service.api('POST', '/exports', { token: owner.token, body: { format, ...range() } });
-    expect(created.status).toBe(202);
-    expect(created.body.data).toMatchObject({ status: 'queued' });
-    const done = await finished(owner, created.body.data.id);
-    expect(done).toMatchObject({ status: 'succeeded', rows: 2 });
+  it.each(['jsonl', 'csv', 'parquet'] as const)(
+    'writes every trace of the range as %s, with its spans, downloadable by its owner only',
+    { timeout: 90_000 },
+    async (format) => {
+      const created = await service.api('POST', '/exports', { token: owner.token, body: { format, ...range() } });
+      expect(created.status).toBe(202);
+      expect(created.body.data).toMatchObject({ status: 'queued' });
+      const done = await finished(owner, created.body.data.id);
+      expect(done).toMatchObject({ status: 'succeeded', rows: 2 });
 
-    expect((await service.api('GET', `/exports/${done.id}`, { token: other.token })).status).toBe(404);
-    expect((await service.api('GET', `/exports/${done.id}/download`, { token: other.token })).status).toBe(404);
-    const file = await fetch(`${service.baseUrl}/exports/${done.id}/download`, { headers: { authorization: `Bearer ${owner.token}` } });
-    expect(file.status).toBe(200);
-    const bytes = Buffer.from(await file.arrayBuffer());
-    expect(bytes.length).toBe(done.bytes);
+      expect((await service.api('GET', `/exports/${done.id}`, { token: other.token })).status).toBe(404);
+      expect((await service.api('GET', `/exports/${done.id}/download`, { token: other.token })).status).toBe(404);
+      const file = await fetch(`${service.baseUrl}/exports/${done.id}/download`, { headers: { authorization: `Bearer ${owner.token}` } });
+      expect(file.status).toBe(200);
+      const bytes = Buffer.from(await file.arrayBuffer());
+      expect(bytes.length).toBe(done.bytes);
 
-    const rows = await rowsOf(format, bytes);
-    expect(rows.map((r) => r.trace_id).sort()).toEqual([ids.declined, ids.refund].sort());
-    const refund = rows.find((r) => r.trace_id === ids.refund)!;
-    const spans = typeof refund.spans === 'string' ? (JSON.parse(refund.spans) as Array<Record<string, unknown>>) : (refund.spans as Array<Record<string, unknown>>);
-    expect(spans.map((s) => s['span_id'])).toEqual(['root', 'tool-1', 'llm-1']);
-    expect(JSON.stringify(spans)).toContain(RARE);
-  });
+      const rows = await rowsOf(format, bytes);
+      expect(rows.map((r) => r.trace_id).sort()).toEqual([ids.declined, ids.refund].sort());
+      const refund = rows.find((r) => r.trace_id === ids.refund)!;
+      const spans =
+        typeof refund.spans === 'string' ? (JSON.parse(refund.spans) as Array<Record<string, unknown>>) : (refund.spans as Array<Record<string, unknown>>);
+      expect(spans.map((s) => s['span_id'])).toEqual(['root', 'tool-1', 'llm-1']);
+      expect(JSON.stringify(spans)).toContain(RARE);
+    },
+  );
 
   it('exports the traces matching a search only, and lists the exports', { timeout: 90_000 }, async () => {
     const created = await service.api('POST', '/exports', { token: owner.token, body: { format: 'jsonl', q: 'status:error', ...range() } });
@@ -193,7 +260,9 @@ async function rowsOf(format: 'jsonl' | 'csv' | 'parquet', bytes: Buffer): Promi
     const connection = await instance.connect();
     try {
       // CSV holds the spans as JSON text; JSON lines and Parquet as a list of records.
-      const result = await connection.runAndReadAll(`SELECT trace_id, ${format === 'csv' ? 'spans' : 'CAST(to_json(spans) AS VARCHAR)'} AS spans FROM ${reader}('${path}')`);
+      const result = await connection.runAndReadAll(
+        `SELECT trace_id, ${format === 'csv' ? 'spans' : 'CAST(to_json(spans) AS VARCHAR)'} AS spans FROM ${reader}('${path}')`,
+      );
       return result.getRowObjectsJS().map((row) => ({ trace_id: row['trace_id'], spans: row['spans'] }));
     } finally {
       connection.closeSync();

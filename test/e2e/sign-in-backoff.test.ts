@@ -15,37 +15,50 @@ describe('sign-in backoff per account', () => {
 
   const login = (email: string, password: string) => service.api('POST', '/auth/login', { body: { email, password } });
   /** What a client sees of an answer: status, body, and the Retry-After it is told. */
-  const seen = (res: { status: number; body: unknown; headers: Headers }) => ({ status: res.status, body: res.body, retryAfter: res.headers.get('retry-after') });
+  const seen = (res: { status: number; body: unknown; headers: Headers }) => ({
+    status: res.status,
+    body: res.body,
+    retryAfter: res.headers.get('retry-after'),
+  });
 
-  it('locks an address after repeated failures, answering alike whether or not an account has it, and e-mails the owner once', async () => {
-    await service.signUp('locked@example.com');
-    const answers = async (email: string) => {
-      const out = [];
-      for (let i = 0; i < FREE_FAILURES; i++) out.push(seen(await login(email, 'wrong-password')));
-      out.push(seen(await login(email, 'password-123')), seen(await login(email, 'wrong-password')));
-      return out;
-    };
-    const known = await answers('locked@example.com');
-    const unknown = await answers('nobody-here@example.com');
+  it(
+    'locks an address after repeated failures, answering alike whether or not an account has it, and e-mails the owner once',
+    async () => {
+      await service.signUp('locked@example.com');
+      const answers = async (email: string) => {
+        const out = [];
+        for (let i = 0; i < FREE_FAILURES; i++) out.push(seen(await login(email, 'wrong-password')));
+        out.push(seen(await login(email, 'password-123')), seen(await login(email, 'wrong-password')));
+        return out;
+      };
+      const known = await answers('locked@example.com');
+      const unknown = await answers('nobody-here@example.com');
 
-    expect(known.slice(0, FREE_FAILURES).every((a) => a.status === 401)).toBe(true);
-    // Locked: even the right password is refused, before it is checked.
-    expect(known.slice(FREE_FAILURES).map((a) => a.status)).toEqual([429, 429]);
-    expect(Number(known[FREE_FAILURES]!.retryAfter)).toBeGreaterThan(50);
-    const comparable = (list: typeof known) => list.map((a) => ({ ...a, retryAfter: a.retryAfter === null ? null : 'set', body: JSON.stringify(a.body).replace(/\d+ s/, 'N s') }));
-    expect(comparable(unknown)).toEqual(comparable(known));
+      expect(known.slice(0, FREE_FAILURES).every((a) => a.status === 401)).toBe(true);
+      // Locked: even the right password is refused, before it is checked.
+      expect(known.slice(FREE_FAILURES).map((a) => a.status)).toEqual([429, 429]);
+      expect(Number(known[FREE_FAILURES]!.retryAfter)).toBeGreaterThan(50);
+      const comparable = (list: typeof known) =>
+        list.map((a) => ({ ...a, retryAfter: a.retryAfter === null ? null : 'set', body: JSON.stringify(a.body).replace(/\d+ s/, 'N s') }));
+      expect(comparable(unknown)).toEqual(comparable(known));
 
-    await service.drainQueues();
-    const notices = (await service.readOutbox()).filter((m) => m.subject?.includes('Sign-ins to your Agent Observability account are paused'));
-    expect(notices.map((m) => m.to)).toEqual(['locked@example.com']);
-    expect(notices[0]!.text).toMatch(new RegExp(`wrong password for your account ${FREE_FAILURES} times`));
-  }, SCRYPT_TIMEOUT_MS);
+      await service.drainQueues();
+      const notices = (await service.readOutbox()).filter((m) => m.subject?.includes('Sign-ins to your Agent Observability account are paused'));
+      expect(notices.map((m) => m.to)).toEqual(['locked@example.com']);
+      expect(notices[0]!.text).toMatch(new RegExp(`wrong password for your account ${FREE_FAILURES} times`));
+    },
+    SCRYPT_TIMEOUT_MS,
+  );
 
-  it('forgets the failures on a successful sign-in', async () => {
-    await service.signUp('forgiven@example.com');
-    for (let round = 0; round < 2; round++) {
-      for (let i = 0; i < FREE_FAILURES - 1; i++) expect((await login('forgiven@example.com', 'wrong-password')).status).toBe(401);
-      expect((await login('forgiven@example.com', 'password-123')).status).toBe(200);
-    }
-  }, SCRYPT_TIMEOUT_MS);
+  it(
+    'forgets the failures on a successful sign-in',
+    async () => {
+      await service.signUp('forgiven@example.com');
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < FREE_FAILURES - 1; i++) expect((await login('forgiven@example.com', 'wrong-password')).status).toBe(401);
+        expect((await login('forgiven@example.com', 'password-123')).status).toBe(200);
+      }
+    },
+    SCRYPT_TIMEOUT_MS,
+  );
 });

@@ -80,7 +80,15 @@ const PROBES: Record<string, ((ids: Ids) => Probe) | null> = {
   'experiments/list': (ids) => ({ path: '/experiments', query: `agentId=${ids.agentId}` }),
   'experiments/create': (ids) => ({
     path: '/experiments',
-    body: { name: 'hijack', agentId: ids.agentId, variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 50 }], primaryMetric: 'successRate' },
+    body: {
+      name: 'hijack',
+      agentId: ids.agentId,
+      variants: [
+        { key: 'a', weight: 50 },
+        { key: 'b', weight: 50 },
+      ],
+      primaryMetric: 'successRate',
+    },
   }),
   'experiments/get': (ids) => ({ path: `/experiments/${ids.experimentId}` }),
   'experiments/start': (ids) => ({ path: `/experiments/${ids.experimentId}/start` }),
@@ -102,12 +110,15 @@ let owner: { token: string; apiKey: string };
 let intruder: { token: string; apiKey: string };
 let ids: Ids;
 
-
 /** What the owner sees of its own data; must not change whatever the intruder tries. */
 async function ownerSnapshot() {
   const read = async (path: string) => (await service.api('GET', path, { apiKey: owner.apiKey })).body.data;
   return {
-    keys: (await service.api('GET', '/keys', { token: owner.token })).body.data.map((k: { id: string; status: string; lastFour: string }) => [k.id, k.status, k.lastFour]),
+    keys: (await service.api('GET', '/keys', { token: owner.token })).body.data.map((k: { id: string; status: string; lastFour: string }) => [
+      k.id,
+      k.status,
+      k.lastFour,
+    ]),
     agent: await read(`/agents/${ids.agentId}`).then((a) => ({ ...a, metrics: undefined, lastSeenAt: undefined })),
     trace: await read(`/spans/traces/${ids.traceId}`),
     session: await read(`/sessions/${ids.sessionId}`),
@@ -125,14 +136,36 @@ beforeAll(async () => {
   const now = Date.now();
   await service.api('POST', '/spans', {
     apiKey: a.apiKey,
-    body: { spans: [{ traceId: 'secret-trace', spanId: 'root', name: 'run', agentName: 'guarded', startTime: now - 1000, endTime: now, status: 'error', errorType: 'Boom', sessionId: 'secret-session' }] },
+    body: {
+      spans: [
+        {
+          traceId: 'secret-trace',
+          spanId: 'root',
+          name: 'run',
+          agentName: 'guarded',
+          startTime: now - 1000,
+          endTime: now,
+          status: 'error',
+          errorType: 'Boom',
+          sessionId: 'secret-session',
+        },
+      ],
+    },
   });
   await service.api('POST', '/signals', { apiKey: a.apiKey, body: { signalName: 'score', value: 1, traceId: 'secret-trace' } });
   await service.drainQueues();
   const alertId = (await service.api('GET', '/spans/alerts', { apiKey: a.apiKey })).body.data[0].id as string;
   const experiment = await service.api('POST', '/experiments', {
     apiKey: a.apiKey,
-    body: { name: 'guarded test', agentId, variants: [{ key: 'control', weight: 50 }, { key: 'terse', weight: 50 }], primaryMetric: 'successRate' },
+    body: {
+      name: 'guarded test',
+      agentId,
+      variants: [
+        { key: 'control', weight: 50 },
+        { key: 'terse', weight: 50 },
+      ],
+      primaryMetric: 'successRate',
+    },
   });
   const experimentId = experiment.body.data.id as string;
   await service.api('POST', `/experiments/${experimentId}/start`, { apiKey: a.apiKey });
@@ -151,22 +184,34 @@ describe('tenant isolation, generated from the catalog', () => {
     expect(Object.keys(PROBES).sort()).toEqual(catalog.routes.map((r) => r.id).sort());
   });
 
-  it.each(routesWithIds.map((r) => [r.id, r] as const))('%s: another tenant gets 404 with a JWT and with an API key, and nothing changes', async (_id, route: RouteDef) => {
-    const before = await ownerSnapshot();
-    const probe = PROBES[route.id]!(ids);
-    const url = probe.query ? `${probe.path}?${probe.query}` : probe.path;
-    const credentials = route.auth === 'jwt' ? [{ token: intruder.token }] : [{ token: intruder.token }, { apiKey: intruder.apiKey }];
-    for (const credential of credentials) {
-      const res = await service.api(route.method, url, { ...credential, ...(probe.body !== undefined ? { body: probe.body } : {}) });
-      expect(res.status, `${route.method} ${url} with ${Object.keys(credential)[0]}`).toBe(404);
-      expect(res.body.error.code).toBe('NOT_FOUND');
-    }
-    await service.drainQueues();
-    expect(await ownerSnapshot()).toEqual(before);
-  });
+  it.each(routesWithIds.map((r) => [r.id, r] as const))(
+    '%s: another tenant gets 404 with a JWT and with an API key, and nothing changes',
+    async (_id, route: RouteDef) => {
+      const before = await ownerSnapshot();
+      const probe = PROBES[route.id]!(ids);
+      const url = probe.query ? `${probe.path}?${probe.query}` : probe.path;
+      const credentials = route.auth === 'jwt' ? [{ token: intruder.token }] : [{ token: intruder.token }, { apiKey: intruder.apiKey }];
+      for (const credential of credentials) {
+        const res = await service.api(route.method, url, { ...credential, ...(probe.body !== undefined ? { body: probe.body } : {}) });
+        expect(res.status, `${route.method} ${url} with ${Object.keys(credential)[0]}`).toBe(404);
+        expect(res.body.error.code).toBe('NOT_FOUND');
+      }
+      await service.drainQueues();
+      expect(await ownerSnapshot()).toEqual(before);
+    },
+  );
 
   it('answers a list without an id filter with the intruder’s own (empty) data only', async () => {
-    for (const path of ['/spans/traces', '/spans/traces?sessionId=secret-session', '/sessions', '/logs', '/signals', '/spans/alerts', '/agents', '/experiments']) {
+    for (const path of [
+      '/spans/traces',
+      '/spans/traces?sessionId=secret-session',
+      '/sessions',
+      '/logs',
+      '/signals',
+      '/spans/alerts',
+      '/agents',
+      '/experiments',
+    ]) {
       expect((await service.api('GET', path, { apiKey: intruder.apiKey })).body.data, path).toEqual([]);
     }
     expect((await service.api('GET', '/analytics/metrics', { apiKey: intruder.apiKey })).body.data.totalTraces).toBe(0);

@@ -45,29 +45,57 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
     expect(bundling('/@aws-sdk/client-sesv2/')).toEqual(['functions/workers/notify.js']);
     expect(bundling('/@aws-sdk/client-sns/')).toEqual(['functions/workers/notify.js']);
     expect(bundling('/@aws-sdk/client-timestream-write/')).toEqual(['functions/workers/ingest.js']);
-    expect(bundling('/@aws-sdk/client-bedrock-runtime/').sort()).toEqual(['functions/http/profiles/regenerate.js', 'functions/http/search/ask.js', 'functions/jobs/profile-learning.js', 'functions/workers/evaluate.js']);
+    expect(bundling('/@aws-sdk/client-bedrock-runtime/').sort()).toEqual([
+      'functions/http/profiles/regenerate.js',
+      'functions/http/search/ask.js',
+      'functions/jobs/profile-learning.js',
+      'functions/workers/evaluate.js',
+    ]);
     expect(bundling('/@aws-sdk/client-firehose/')).toEqual(['functions/workers/ingest.js']);
     // The exports routes reach their files through the Athena export runner, which presigns their links.
     const exportRoutes = ['download', 'get', 'list'].map((id) => `functions/http/exports/${id}.js`);
-    expect(bundling('/@aws-sdk/client-athena/').sort()).toEqual([...exportRoutes, 'functions/http/search/ask.js', 'functions/http/search/traces.js', 'functions/jobs/lake-retention.js', 'functions/workers/lake.js']);
+    expect(bundling('/@aws-sdk/client-athena/').sort()).toEqual([
+      ...exportRoutes,
+      'functions/http/search/ask.js',
+      'functions/http/search/traces.js',
+      'functions/jobs/lake-retention.js',
+      'functions/workers/lake.js',
+    ]);
     expect(bundling('/@duckdb/')).toEqual([]);
     const clients = new Set(Object.keys(result.metafile.inputs).flatMap((f) => /node_modules\/@aws-sdk\/(client-[^/]+)\//.exec(f)?.[1] ?? []));
-    expect([...clients].sort()).toEqual(['client-athena', 'client-bedrock-runtime', 'client-dynamodb', 'client-firehose', 'client-s3', 'client-secrets-manager', 'client-sesv2', 'client-sns', 'client-sqs', 'client-timestream-write']);
+    expect([...clients].sort()).toEqual([
+      'client-athena',
+      'client-bedrock-runtime',
+      'client-dynamodb',
+      'client-firehose',
+      'client-s3',
+      'client-secrets-manager',
+      'client-sesv2',
+      'client-sns',
+      'client-sqs',
+      'client-timestream-write',
+    ]);
   });
 
   it("bundles Powertools' Logger, Tracer and Metrics into every function, and its batch processing into the queue consumers", () => {
     const everyFunction = modules.map((m) => m.replace(/\.ts$/, '.js')).sort();
     for (const utility of ['logger', 'tracer', 'metrics']) expect(bundling(`/@aws-lambda-powertools/${utility}/`).sort(), utility).toEqual(everyFunction);
-    expect(bundling('/@aws-lambda-powertools/batch/').sort()).toEqual(['functions/workers/evaluate.js', 'functions/workers/ingest.js', 'functions/workers/lake.js', 'functions/workers/notify.js']);
+    expect(bundling('/@aws-lambda-powertools/batch/').sort()).toEqual([
+      'functions/workers/evaluate.js',
+      'functions/workers/ingest.js',
+      'functions/workers/lake.js',
+      'functions/workers/notify.js',
+    ]);
   });
 
-  it("bundles sketches-js only into the functions that read or write rollups, and the generated OTLP codec only into the OTLP routes", () => {
+  it('bundles sketches-js only into the functions that read or write rollups, and the generated OTLP codec only into the OTLP routes', () => {
     expect(bundling('/@datadog/sketches-js/').sort()).toEqual([...ROLLUPS].sort());
     expect(bundling('shared/domain/otlp/generated/otlp.js').sort()).toEqual(['functions/http/otlp/logs.js', 'functions/http/otlp/traces.js']);
   });
 
   it("bundles neither classic zod nor every route's schemas: the OpenAPI route carries its description packed at synth time, the others their area's schemas", () => {
-    for (const path of ['node_modules/zod/v4/classic/', 'shared/schemas/routes.ts', 'shared/schemas/openapi.ts']) expect(existsSync(join(ROOT, path)), path).toBe(true);
+    for (const path of ['node_modules/zod/v4/classic/', 'shared/schemas/routes.ts', 'shared/schemas/openapi.ts'])
+      expect(existsSync(join(ROOT, path)), path).toBe(true);
     expect(bundling('/zod/v4/classic/')).toEqual([]);
     expect(bundling('shared/schemas/routes.ts')).toEqual([]);
     expect(bundling('shared/schemas/openapi.ts')).toEqual([]);
@@ -78,7 +106,10 @@ describe('function bundles (the same esbuild settings as the CDK functions)', ()
     for (const route of [...routes, fallbackRoute]) {
       const bundle = result.outputFiles.find((f) => f.path.endsWith(httpHandlerModule(route.id).replace(/\.ts$/, '.js')))!.text;
       const foreign = routes.filter((other) => areaOf(other.id) !== areaOf(route.id) && bundle.includes(`"${other.path}"`));
-      expect(foreign.map((other) => other.id), route.id).toEqual([]);
+      expect(
+        foreign.map((other) => other.id),
+        route.id,
+      ).toEqual([]);
       if ('path' in route) expect(bundle, route.id).toContain(`"${route.path}"`);
     }
   });

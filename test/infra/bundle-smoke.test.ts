@@ -44,7 +44,12 @@ beforeAll(async () => {
   expect((await service.api('POST', '/agents', { apiKey: user.apiKey, body: { name: 'bundled-agent' } })).status).toBe(201);
   const now = Date.now();
   const spans = [120, 480, 950, 2_300, 7_000].map((latencyMs, i) => ({
-    traceId: `bundled-${i}`, spanId: `root-${i}`, name: 'answer', agentName: 'bundled-agent', startTime: now - 60_000, endTime: now - 60_000 + latencyMs,
+    traceId: `bundled-${i}`,
+    spanId: `root-${i}`,
+    name: 'answer',
+    agentName: 'bundled-agent',
+    startTime: now - 60_000,
+    endTime: now - 60_000 + latencyMs,
   }));
   expect((await service.api('POST', '/spans', { apiKey: user.apiKey, body: { spans } })).status).toBe(202);
   await service.drainQueues();
@@ -56,7 +61,11 @@ afterAll(async () => {
 
 const template = JSON.parse(await readFile(join(PROJECT_ROOT, 'events/http/register.json'), 'utf8')) as APIGatewayProxyEventV2;
 
-function event(method: string, path: string, request: { body?: unknown; headers?: Record<string, string>; query?: Record<string, string> } = {}): APIGatewayProxyEventV2 {
+function event(
+  method: string,
+  path: string,
+  request: { body?: unknown; headers?: Record<string, string>; query?: Record<string, string> } = {},
+): APIGatewayProxyEventV2 {
   const headers = { ...template.headers, ...request.headers } as Record<string, string>;
   delete headers['content-length'];
   return {
@@ -107,7 +116,10 @@ describe('the bundled functions, run as Lambda runs them', () => {
 
   it('read the latency sketches of the rollups as the sources do', async () => {
     const query = { startDate: new Date(Date.now() - 3_600_000).toISOString(), endDate: new Date(Date.now() - 5_000).toISOString() };
-    const bundled = await invoke('analytics/latency-percentiles', event('GET', '/analytics/traces/latency-percentiles', { headers: { 'x-api-key': user.apiKey }, query }));
+    const bundled = await invoke(
+      'analytics/latency-percentiles',
+      event('GET', '/analytics/traces/latency-percentiles', { headers: { 'x-api-key': user.apiKey }, query }),
+    );
     const source = await service.api('GET', `/analytics/traces/latency-percentiles?${new URLSearchParams(query)}`, { apiKey: user.apiKey });
     expect(bundled.status).toBe(200);
     expect(bundled.body).toEqual(source.body);
@@ -122,6 +134,9 @@ describe('the bundled functions, run as Lambda runs them', () => {
   });
 
   it('answer an unknown route with the 404 envelope', async () => {
-    expect(await invoke('system/not-found', event('GET', '/nowhere'))).toEqual({ status: 404, body: { success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } } });
+    expect(await invoke('system/not-found', event('GET', '/nowhere'))).toEqual({
+      status: 404,
+      body: { success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } },
+    });
   });
 });

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceFunction } from '../../infra/aws/service-function.ts';
 import { httpHandlerModule } from '#shared/catalog.ts';
 import { packApiDescription } from '#shared/http/openapi-document.ts';
 import { apiDescription } from '#shared/schemas/openapi.ts';
+import { ServiceFunction } from '../../infra/aws/service-function.ts';
 
 /**
  * The stack tests synthesize without bundling; this one lets `NodejsFunction` run esbuild for two

@@ -21,7 +21,12 @@ describe('the console stack', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          Match.objectLike({ Effect: 'Allow', Principal: { Service: 'cloudfront.amazonaws.com' }, Action: 's3:GetObject', Condition: { StringEquals: { 'AWS:SourceArn': Match.anyValue() } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudfront.amazonaws.com' },
+            Action: 's3:GetObject',
+            Condition: { StringEquals: { 'AWS:SourceArn': Match.anyValue() } },
+          }),
         ]),
       },
     });
@@ -56,22 +61,29 @@ describe('the console stack', () => {
       },
     });
     const config = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0]!.Properties.DistributionConfig;
-    const policies = [config.DefaultCacheBehavior, ...config.CacheBehaviors].map((b: { ResponseHeadersPolicyId: unknown }) => JSON.stringify(b.ResponseHeadersPolicyId));
+    const policies = [config.DefaultCacheBehavior, ...config.CacheBehaviors].map((b: { ResponseHeadersPolicyId: unknown }) =>
+      JSON.stringify(b.ResponseHeadersPolicyId),
+    );
     expect(new Set(policies).size).toBe(1);
   });
 
   it("lets the page call a hosted sign-in's token endpoint, and refuses at synth one that could not work", () => {
     const cspOf = (stack: ConsoleStack) =>
-      Object.values(Template.fromStack(stack).findResources('AWS::CloudFront::ResponseHeadersPolicy'))[0]!.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy
-        .ContentSecurityPolicy as string;
+      Object.values(Template.fromStack(stack).findResources('AWS::CloudFront::ResponseHeadersPolicy'))[0]!.Properties.ResponseHeadersPolicyConfig
+        .SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy as string;
     expect(cspOf(consoleStack)).toContain("connect-src 'self';");
     const pool = { issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf', audiences: ['client'] };
     const domain = 'https://acme.auth.eu-west-1.amazoncognito.com';
-    const hosted = buildTestApp({ context: { publicAppUrl: 'https://console.example.com', jwtExternalIssuers: JSON.stringify([{ ...pool, hostedSignIn: { name: 'Acme SSO', domain, clientId: 'client' } }]) } });
+    const hosted = buildTestApp({
+      context: {
+        publicAppUrl: 'https://console.example.com',
+        jwtExternalIssuers: JSON.stringify([{ ...pool, hostedSignIn: { name: 'Acme SSO', domain, clientId: 'client' } }]),
+      },
+    });
     expect(cspOf(hosted.console)).toContain(`connect-src 'self' ${domain};`);
-    expect(() => buildTestApp({ context: { jwtExternalIssuers: JSON.stringify([{ ...pool, hostedSignIn: { name: 'Acme SSO', domain, clientId: 'other' } }]) } })).toThrow(
-      /context jwtExternalIssuers: 0\.hostedSignIn\.clientId: must be one of the audiences/,
-    );
+    expect(() =>
+      buildTestApp({ context: { jwtExternalIssuers: JSON.stringify([{ ...pool, hostedSignIn: { name: 'Acme SSO', domain, clientId: 'other' } }]) } }),
+    ).toThrow(/context jwtExternalIssuers: 0\.hostedSignIn\.clientId: must be one of the audiences/);
   });
 
   it('serves index.html for page paths, files by their paths', () => {

@@ -1,9 +1,19 @@
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { queueUrlEnv } from '#shared/catalog.ts';
 import type { ServiceApp } from '../../infra/aws/app.ts';
 import type { ServiceFunction } from '../../infra/aws/service-function.ts';
-import { queueUrlEnv } from '#shared/catalog.ts';
-import { actionsOf, buildTestApp, codeStacksOf, environmentOf, functionResourceOf, functionsOf, grantsAction, statementsOf, templateOf } from './service-app.ts';
+import {
+  actionsOf,
+  buildTestApp,
+  codeStacksOf,
+  environmentOf,
+  functionResourceOf,
+  functionsOf,
+  grantsAction,
+  statementsOf,
+  templateOf,
+} from './service-app.ts';
 
 function judgeOf(context: Record<string, unknown> = {}) {
   const app = buildTestApp({ context });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ServiceFunction } from '../../infra/aws/service-function.ts';
 import { QUERY_RESULTS_PREFIX } from '#shared/adapters/exports-athena.ts';
-import { catalog, type Capability, type LakeCapability } from '#shared/catalog.ts';
-import { actionsOf, buildTestApp, environmentOf, functionsOf, statementsOf, templateOf, type Statement } from './service-app.ts';
+import { type Capability, catalog, type LakeCapability } from '#shared/catalog.ts';
+import type { ServiceFunction } from '../../infra/aws/service-function.ts';
+import { actionsOf, buildTestApp, environmentOf, functionsOf, type Statement, statementsOf, templateOf } from './service-app.ts';
 
 const app = buildTestApp();
 app.app.synth();
@@ -14,7 +14,11 @@ const rows: Array<{ name: string; fn: ServiceFunction; uses: readonly Capability
   ...catalog.schedules.map((s) => ({ name: `${s.id}-job`, fn: app.workers.jobFunctions.get(s.id)!, uses: s.uses ?? [] })),
 ];
 const LAKE_CAPABILITIES: readonly LakeCapability[] = ['lakeWrite', 'lakeRead', 'lakeDelete', 'lakeExport', 'exportLinks'];
-const using = (capability: Capability) => rows.filter((r) => r.uses.includes(capability)).map((r) => r.name).sort();
+const using = (capability: Capability) =>
+  rows
+    .filter((r) => r.uses.includes(capability))
+    .map((r) => r.name)
+    .sort();
 
 /** The resources of the function's Allow statements that grant `action`, as JSON text. */
 const resourcesGranting = (fn: ServiceFunction, action: string): string[] =>
@@ -23,7 +27,11 @@ const resourcesGranting = (fn: ServiceFunction, action: string): string[] =>
     .flatMap((s) => (Array.isArray(s.Resource) ? s.Resource : [s.Resource]))
     .map((r) => JSON.stringify(r));
 const grants = (fn: ServiceFunction, action: string) => resourcesGranting(fn, action).length > 0;
-const withAction = (action: string) => rows.filter((r) => grants(r.fn, action)).map((r) => r.name).sort();
+const withAction = (action: string) =>
+  rows
+    .filter((r) => grants(r.fn, action))
+    .map((r) => r.name)
+    .sort();
 
 describe('lake grants come from the catalog', () => {
   it('builds every catalog row into a function', () => {
@@ -40,8 +48,16 @@ describe('lake grants come from the catalog', () => {
   });
 
   it('gives the lake environment to exactly the functions with a lake capability', () => {
-    const withLake = rows.filter((r) => 'LAKE' in environmentOf(r.fn)).map((r) => r.name).sort();
-    expect(withLake).toEqual(rows.filter((r) => r.uses.some((u) => (LAKE_CAPABILITIES as readonly string[]).includes(u))).map((r) => r.name).sort());
+    const withLake = rows
+      .filter((r) => 'LAKE' in environmentOf(r.fn))
+      .map((r) => r.name)
+      .sort();
+    expect(withLake).toEqual(
+      rows
+        .filter((r) => r.uses.some((u) => (LAKE_CAPABILITIES as readonly string[]).includes(u)))
+        .map((r) => r.name)
+        .sort(),
+    );
     for (const { fn, uses } of rows) {
       const env = environmentOf(fn);
       if (!('LAKE' in env)) continue;
@@ -73,7 +89,9 @@ describe('lake grants come from the catalog', () => {
     expect(withAction('glue:UpdateTable')).toEqual(using('lakeDelete'));
     expect(withAction('s3:DeleteObject')).toEqual(using('lakeDelete'));
     expect(withAction('glue:CreateTable')).toEqual(using('lakeExport'));
-    expect(resourcesGranting(app.workers.consumerFunctions.get('lake')!, 'glue:CreateTable').join(' ')).toContain('agentobservability_lake_lake_exports/export_*');
+    expect(resourcesGranting(app.workers.consumerFunctions.get('lake')!, 'glue:CreateTable').join(' ')).toContain(
+      'agentobservability_lake_lake_exports/export_*',
+    );
   });
 
   it("lets the links' routes read the query results (where exports are) and nothing else of the lake", () => {
@@ -81,7 +99,11 @@ describe('lake grants come from the catalog', () => {
       const fn = app.routeFunctions.get(name)!;
       expect(resourcesGranting(fn, 's3:GetObject')).toEqual([expect.stringContaining(`-results-`)]);
       expect(resourcesGranting(fn, 's3:GetObject')[0]).toContain(`/${QUERY_RESULTS_PREFIX}*`);
-      expect(statementsOf(fn).flatMap(actionsOf).filter((a) => /^(athena|glue|firehose):/.test(a))).toEqual([]);
+      expect(
+        statementsOf(fn)
+          .flatMap(actionsOf)
+          .filter((a) => /^(athena|glue|firehose):/.test(a)),
+      ).toEqual([]);
     }
   });
 
@@ -93,8 +115,13 @@ describe('lake grants come from the catalog', () => {
   });
 
   it('has the workgroup write results, and so exports, where the export adapter looks for them', () => {
-    const [workgroup] = Object.values(templateOf(app.lake).findResources('AWS::Athena::WorkGroup')) as Array<{ Properties: { WorkGroupConfiguration: Record<string, unknown> } }>;
-    const configuration = workgroup!.Properties.WorkGroupConfiguration as { EnforceWorkGroupConfiguration: boolean; ResultConfiguration: { OutputLocation: unknown } };
+    const [workgroup] = Object.values(templateOf(app.lake).findResources('AWS::Athena::WorkGroup')) as Array<{
+      Properties: { WorkGroupConfiguration: Record<string, unknown> };
+    }>;
+    const configuration = workgroup!.Properties.WorkGroupConfiguration as {
+      EnforceWorkGroupConfiguration: boolean;
+      ResultConfiguration: { OutputLocation: unknown };
+    };
     expect(configuration.EnforceWorkGroupConfiguration).toBe(true);
     expect(JSON.stringify(configuration.ResultConfiguration.OutputLocation)).toContain(`/${QUERY_RESULTS_PREFIX}`);
   });

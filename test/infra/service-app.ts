@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { Stack, type CfnElement } from 'aws-cdk-lib';
+import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { buildApp, type BuildAppOptions, type ServiceApp } from '../../infra/aws/app.ts';
+import { type Catalog, catalog } from '#shared/catalog.ts';
+import { type BuildAppOptions, buildApp, type ServiceApp } from '../../infra/aws/app.ts';
 import type { ServiceFunction } from '../../infra/aws/service-function.ts';
-import { catalog, type Catalog } from '#shared/catalog.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;
@@ -33,11 +33,9 @@ export interface Statement {
   Resource: unknown;
 }
 
-export const actionsOf = (statement: Statement): string[] =>
-  Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+export const actionsOf = (statement: Statement): string[] => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]);
 
-export const logicalIdOf = (construct: IConstruct): string =>
-  Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
+export const logicalIdOf = (construct: IConstruct): string => Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
 
 const templates = new WeakMap<Stack, Template>();
 

@@ -35,7 +35,8 @@ function sourceFiles(dir: string): string[] {
 
 /** The modules of the function bundles' code that run a statement when imported. */
 function modulesWithSideEffects(): string[] {
-  return ['shared', 'functions'].flatMap((dir) => sourceFiles(join(PROJECT_ROOT, dir)))
+  return ['shared', 'functions']
+    .flatMap((dir) => sourceFiles(join(PROJECT_ROOT, dir)))
     .filter((file) => {
       const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
       return source.statements.some((statement) => !DECLARATIONS.has(statement.kind));

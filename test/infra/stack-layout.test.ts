@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ROUTE_STACK_AREAS, routeStackLayout, type RouteStackPlan } from '../../infra/aws/stack-layout.ts';
-import { catalog, type Catalog, type RouteDef } from '#shared/catalog.ts';
+import { type Catalog, catalog, type RouteDef } from '#shared/catalog.ts';
+import { ROUTE_STACK_AREAS, type RouteStackPlan, routeStackLayout } from '../../infra/aws/stack-layout.ts';
 
 const stackOf = (layout: RouteStackPlan[], routeId: string): string | undefined =>
   layout.find((plan) => plan.routes.some((route) => route.id === routeId))?.name;

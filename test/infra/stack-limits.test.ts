@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Stack, type App } from 'aws-cdk-lib';
+import { type App, Stack } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { describe, expect, it } from 'vitest';
 import { buildTestApp, catalogWithSchedule } from './service-app.ts';

@@ -9,7 +9,10 @@ const template = Template.fromStack(stateful);
 
 /** Order-insensitive comparison of CloudFormation lists. */
 const sorted = (items: unknown): unknown[] =>
-  (items as unknown[]).map((item) => JSON.stringify(item)).sort().map((item) => JSON.parse(item));
+  (items as unknown[])
+    .map((item) => JSON.stringify(item))
+    .sort()
+    .map((item) => JSON.parse(item));
 
 describe('stateful stack', () => {
   it('has one table, shaped exactly as the local runtime creates it', () => {

@@ -1,8 +1,8 @@
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { ServiceFunction } from '../../infra/aws/service-function.ts';
 import { API_BASE_PATH, areaOf, catalog, needsSigningKey, queueUrlEnv } from '#shared/catalog.ts';
+import { ServiceFunction } from '../../infra/aws/service-function.ts';
 import {
   actionsOf,
   buildTestApp,
@@ -13,9 +13,9 @@ import {
   functionsOf,
   grantsAction,
   logicalIdOf,
+  type Statement,
   statementsOf,
   templateOf,
-  type Statement,
 } from './service-app.ts';
 
 const service = buildTestApp();
@@ -119,9 +119,11 @@ describe('stateless stacks', () => {
   });
 
   it('hold the API, its stage and access logs in the API stack, and nothing that changes with the code', () => {
-    expect(Object.values(apiTemplate.toJSON().Resources as Record<string, { Type: string }>).map((r) => r.Type).sort()).toEqual(
-      ['AWS::ApiGatewayV2::Api', 'AWS::ApiGatewayV2::Stage', 'AWS::Logs::LogGroup'].sort(),
-    );
+    expect(
+      Object.values(apiTemplate.toJSON().Resources as Record<string, { Type: string }>)
+        .map((r) => r.Type)
+        .sort(),
+    ).toEqual(['AWS::ApiGatewayV2::Api', 'AWS::ApiGatewayV2::Stage', 'AWS::Logs::LogGroup'].sort());
   });
 
   it('log every request of the default stage as JSON and throttle it', () => {
@@ -136,9 +138,7 @@ describe('stateless stacks', () => {
     expect(stage.StageName).toBe('$default');
     expect(stage.AutoDeploy).toBe(true);
     expect(stage.AccessLogSettings.DestinationArn).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
-    expect(Object.keys(JSON.parse(stage.AccessLogSettings.Format))).toEqual(
-      expect.arrayContaining(['requestId', 'ip', 'routeKey', 'status', 'latency']),
-    );
+    expect(Object.keys(JSON.parse(stage.AccessLogSettings.Format))).toEqual(expect.arrayContaining(['requestId', 'ip', 'routeKey', 'status', 'latency']));
     expect(stage.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
     expect(stage.DefaultRouteSettings.ThrottlingBurstLimit).toBeGreaterThan(0);
   });
@@ -199,7 +199,7 @@ describe('stateless stacks', () => {
       }
     });
 
-    it("let auth/register send to the notify queue and keys/list to none", () => {
+    it('let auth/register send to the notify queue and keys/list to none', () => {
       expect(grantsAction(statementsOf(functionOf('auth/register')), 'sqs:SendMessage')).toBe(true);
       expect(grantsAction(statementsOf(functionOf('keys/list')), 'sqs:SendMessage')).toBe(false);
     });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '#shared/adapters/ids.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
-import { forgotPassword, login, register, resetPassword, verifyEmail, type AccountsDeps } from '#shared/domain/accounts/users.ts';
+import { type AccountsDeps, forgotPassword, login, register, resetPassword, verifyEmail } from '#shared/domain/accounts/users.ts';
 import { UnauthorizedError, ValidationError } from '#shared/domain/errors.ts';
 import type { OutboundMessage } from '#shared/domain/notifications/messages.ts';
 import { startStore } from '../support/dynamo.ts';

@@ -1,9 +1,8 @@
-import type { SQSEvent } from 'aws-lambda';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { notifyHandler, type NotifyPorts } from '../../functions/workers/notify.ts';
 import { randomIds } from '#shared/adapters/ids.ts';
 import { outbox } from '#shared/adapters/mailer.ts';
 import type { AlertConfigPatch } from '#shared/domain/alerts/config.ts';
@@ -11,6 +10,7 @@ import type { AlertNotificationJob, EmailMessage, SmsMessage } from '#shared/dom
 import type { PlanKey } from '#shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import type { Store } from '#shared/domain/store.ts';
+import { type NotifyPorts, notifyHandler } from '../../functions/workers/notify.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 
@@ -56,9 +56,22 @@ async function tenantWithAgent(alertConfig: AlertConfigPatch, options: { plan?: 
   const tenantId = `tnt_notify_${++n}`;
   const agentId = `agt_notify_${n}`;
   const createdAt = new Date(now).toISOString();
-  await store.tenants.create({ id: tenantId, ownerUserId: 'usr_x', subscription: { ...newTrialSubscription(new Date(now)), plan: options.plan ?? 'trial' }, createdAt });
+  await store.tenants.create({
+    id: tenantId,
+    ownerUserId: 'usr_x',
+    subscription: { ...newTrialSubscription(new Date(now)), plan: options.plan ?? 'trial' },
+    createdAt,
+  });
   await store.agents.create({
-    id: agentId, tenantId, name: 'support-bot', description: '', profileSettings: { learningEnabled: true }, source: 'explicit', alertConfig, createdAt, updatedAt: createdAt,
+    id: agentId,
+    tenantId,
+    name: 'support-bot',
+    description: '',
+    profileSettings: { learningEnabled: true },
+    source: 'explicit',
+    alertConfig,
+    createdAt,
+    updatedAt: createdAt,
   });
 
   const dir = await mkdtemp(join(tmpdir(), 'aos-outbox-'));
@@ -83,8 +96,18 @@ async function tenantWithAgent(alertConfig: AlertConfigPatch, options: { plan?: 
       const { alert } = await store.alerts.recordOccurrence(
         tenantId,
         {
-          agentId, agentName: 'support-bot', type, category: 'threshold', severity: 'high', message: 'llm span "answer" failed: RateLimitError',
-          value: null, threshold: null, reasoning: null, traceId, key, at: clock.now(),
+          agentId,
+          agentName: 'support-bot',
+          type,
+          category: 'threshold',
+          severity: 'high',
+          message: 'llm span "answer" failed: RateLimitError',
+          value: null,
+          threshold: null,
+          reasoning: null,
+          traceId,
+          key,
+          at: clock.now(),
         },
         () => randomIds.next('alr'),
       );
@@ -160,7 +183,13 @@ describe('alert notifications through the notify worker (dynalite, outbox)', () 
 
   it('a job retried after a failed send sends only what was missing', async () => {
     const tenant = await tenantWithAgent({
-      contacts: { ...contacts, email: [{ address: 'oncall@example.com', enabled: true }, { address: 'flaky@example.com', enabled: true }] },
+      contacts: {
+        ...contacts,
+        email: [
+          { address: 'oncall@example.com', enabled: true },
+          { address: 'flaky@example.com', enabled: true },
+        ],
+      },
       alertTypes: { error: { channels: ['email', 'sms'] } },
     });
     tenant.failNextSendTo.add('flaky@example.com');

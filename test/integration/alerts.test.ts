@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '#shared/adapters/ids.ts';
 import { autoResolveQuietAlerts } from '#shared/domain/alerts/auto-resolve.ts';
+import type { Occurrence } from '#shared/domain/alerts/ports.ts';
 import { changeAlertStatus } from '#shared/domain/alerts/service.ts';
 import { ValidationError } from '#shared/domain/errors.ts';
-import type { Occurrence } from '#shared/domain/alerts/ports.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 
@@ -17,8 +17,19 @@ afterAll(() => stop());
 let n = 0;
 const newId = () => randomIds.next('alr');
 const occurrence = (agentId: string, traceId: string, over: Partial<Occurrence> = {}): Occurrence => ({
-  agentId, agentName: 'bot', type: 'error', category: 'threshold', severity: 'high', message: 'tool failed', value: null, threshold: null,
-  reasoning: null, traceId, key: `error:${traceId}:s`, at: new Date('2026-11-20T10:00:00Z'), ...over,
+  agentId,
+  agentName: 'bot',
+  type: 'error',
+  category: 'threshold',
+  severity: 'high',
+  message: 'tool failed',
+  value: null,
+  threshold: null,
+  reasoning: null,
+  traceId,
+  key: `error:${traceId}:s`,
+  at: new Date('2026-11-20T10:00:00Z'),
+  ...over,
 });
 const tenant = () => `tnt_alerts_${++n}`;
 let now = new Date('2026-11-20T10:00:00Z');

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localTableName, startDynamoDb } from '../../infra/local/dynamodb.ts';
-import { SPAN_GROUP_PREFIX } from '#shared/store/keys.ts';
 import { createDb } from '#shared/store/client.ts';
+import { SPAN_GROUP_PREFIX } from '#shared/store/keys.ts';
 import { spansFromItems } from '#shared/store/traces.ts';
+import { localTableName, startDynamoDb } from '../../infra/local/dynamodb.ts';
 import type { ServiceControl, ServiceMessage } from './crash/service-process.ts';
 
 const SERVICE_PROGRAM = fileURLToPath(new URL('./crash/service-process.ts', import.meta.url));

@@ -1,16 +1,16 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { evaluateHandler, type EvaluatePorts } from '../../functions/workers/evaluate.ts';
 import { randomIds } from '#shared/adapters/ids.ts';
-import type { QueuePort } from '#shared/domain/ports.ts';
 import type { AlertConfigPatch, LlmAlertType } from '#shared/domain/alerts/config.ts';
-import { evaluateTrace, type EvaluationDeps, type EvaluationSettings } from '#shared/domain/evaluation/evaluate.ts';
+import { type EvaluationDeps, type EvaluationSettings, evaluateTrace } from '#shared/domain/evaluation/evaluate.ts';
 import { builtinJudge } from '#shared/domain/evaluation/heuristics/index.ts';
-import { JudgeAnswerError, type Judge } from '#shared/domain/evaluation/judge.ts';
+import { type Judge, JudgeAnswerError } from '#shared/domain/evaluation/judge.ts';
 import type { PlanKey } from '#shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import type { QueuePort } from '#shared/domain/ports.ts';
 import type { Store } from '#shared/domain/store.ts';
-import { traceOf, type TraceSpec } from '../fixtures/judge/build.ts';
+import { type EvaluatePorts, evaluateHandler } from '../../functions/workers/evaluate.ts';
+import { type TraceSpec, traceOf } from '../fixtures/judge/build.ts';
 import { LABELLED_TRACES } from '../fixtures/judge/traces.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
@@ -50,14 +50,33 @@ function countingJudge(inner: Judge = builtinJudge) {
 let n = 0;
 async function world(options: { plan?: PlanKey; alertConfig?: AlertConfigPatch } = {}) {
   const tenantId = `tnt_eval_${++n}`;
-  await store.tenants.create({ id: tenantId, ownerUserId: 'usr_1', subscription: { ...newTrialSubscription(clock.now()), plan: options.plan ?? 'trial' }, createdAt: clock.now().toISOString() });
+  await store.tenants.create({
+    id: tenantId,
+    ownerUserId: 'usr_1',
+    subscription: { ...newTrialSubscription(clock.now()), plan: options.plan ?? 'trial' },
+    createdAt: clock.now().toISOString(),
+  });
   const agentId = `agt_eval_${n}`;
   const iso = clock.now().toISOString();
-  await store.agents.create({ id: agentId, tenantId, name: `bot-${n}`, description: '', profileSettings: { learningEnabled: true }, source: 'explicit', createdAt: iso, updatedAt: iso });
+  await store.agents.create({
+    id: agentId,
+    tenantId,
+    name: `bot-${n}`,
+    description: '',
+    profileSettings: { learningEnabled: true },
+    source: 'explicit',
+    createdAt: iso,
+    updatedAt: iso,
+  });
   await store.agents.setAlertConfig(tenantId, agentId, options.alertConfig ?? { llmAnalysis: { enabled: true } }, clock.now());
   async function trace(id: string, spec: TraceSpec) {
     const { summary, spans } = traceOf(id, spec);
-    await store.traces.putSpans(tenantId, spans.map((s) => ({ ...s, agentId })), 2_000_000_000, now);
+    await store.traces.putSpans(
+      tenantId,
+      spans.map((s) => ({ ...s, agentId })),
+      2_000_000_000,
+      now,
+    );
     await store.traces.putSummary(tenantId, { ...summary, agentId, agentName: `bot-${n}` }, now, 2_000_000_000);
     return { kind: 'evaluate-trace' as const, tenantId, traceId: id };
   }
@@ -65,7 +84,15 @@ async function world(options: { plan?: PlanKey; alertConfig?: AlertConfigPatch }
 }
 
 const fixture = (id: string) => LABELLED_TRACES.find((t) => t.id === id)!.trace;
-const deps = (over: Partial<EvaluationDeps> = {}): EvaluationDeps => ({ store, judge: builtinJudge, clock, ids: randomIds, queue: recordingQueue().queue, settings, ...over });
+const deps = (over: Partial<EvaluationDeps> = {}): EvaluationDeps => ({
+  store,
+  judge: builtinJudge,
+  clock,
+  ids: randomIds,
+  queue: recordingQueue().queue,
+  settings,
+  ...over,
+});
 const evaluations = async (tenantId: string, traceId: string) =>
   Object.fromEntries((await store.signals.list(tenantId, { traceId })).map((s) => [s.signalName, s]));
 
@@ -76,19 +103,36 @@ describe('evaluating a finished trace', () => {
     const { queue, sent } = recordingQueue();
     const result = await evaluateTrace(job, deps({ queue }));
     // The built-in judge costs nothing; the stuck verdict opened the agent's first stuck alert.
-    expect(result).toEqual({ outcome: 'evaluated', scores: { hallucination: 0, nsfw: 0, stuck: 0.8, quality: 0.05 }, alerted: ['stuck'], alertsRaised: 1, judgeCalls: 4, judgeCost: 0 });
+    expect(result).toEqual({
+      outcome: 'evaluated',
+      scores: { hallucination: 0, nsfw: 0, stuck: 0.8, quality: 0.05 },
+      alerted: ['stuck'],
+      alertsRaised: 1,
+      judgeCalls: 4,
+      judgeCost: 0,
+    });
 
     const [alert] = await store.alerts.list(w.tenantId, {});
     expect(alert).toMatchObject({
-      type: 'stuck', category: 'llm', severity: 'warning', value: 0.8, threshold: 0.7, traceIds: ['loop-1'],
-      message: 'trace "run" judged stuck', reasoning: 'Built-in heuristic: 4 identical calls to web.search with the same arguments.',
+      type: 'stuck',
+      category: 'llm',
+      severity: 'warning',
+      value: 0.8,
+      threshold: 0.7,
+      traceIds: ['loop-1'],
+      message: 'trace "run" judged stuck',
+      reasoning: 'Built-in heuristic: 4 identical calls to web.search with the same arguments.',
     });
-    expect(sent).toEqual([{ queueId: 'notify', messages: [{ kind: 'alert-notification', tenantId: w.tenantId, alertId: alert!.id, occurrenceKey: 'stuck:loop-1:-' }] }]);
+    expect(sent).toEqual([
+      { queueId: 'notify', messages: [{ kind: 'alert-notification', tenantId: w.tenantId, alertId: alert!.id, occurrenceKey: 'stuck:loop-1:-' }] },
+    ]);
 
     const signals = await evaluations(w.tenantId, 'loop-1');
     expect(Object.keys(signals).sort()).toEqual(['eval.hallucination', 'eval.nsfw', 'eval.quality', 'eval.stuck']);
     expect(signals['eval.stuck']).toMatchObject({
-      value: 0.8, agentId: w.agentId, traceId: 'loop-1',
+      value: 0.8,
+      agentId: w.agentId,
+      traceId: 'loop-1',
       metadata: { label: 'stuck', alerted: true, judge: 'builtin', reasoning: expect.stringContaining('web.search') },
     });
     expect(signals['eval.quality']!.metadata).toMatchObject({ label: 'good', alerted: false });
@@ -145,14 +189,22 @@ describe('evaluating a finished trace', () => {
     const w = await world();
     const modelJudge: Judge = {
       name: 'bedrock:amazon.nova-micro-v1:0',
-      judge: async (type) => ({ verdict: { score: 0.1, label: type === 'quality' ? 'good' : 'grounded', reasoning: 'fine' } as never, usage: { model: 'amazon.nova-micro-v1:0', inputTokens: 1000, outputTokens: 100 } }),
+      judge: async (type) => ({
+        verdict: { score: 0.1, label: type === 'quality' ? 'good' : 'grounded', reasoning: 'fine' } as never,
+        usage: { model: 'amazon.nova-micro-v1:0', inputTokens: 1000, outputTokens: 100 },
+      }),
     };
     await evaluateTrace(await w.trace('paid', fixture('clean-support')), deps({ judge: modelJudge }));
     // Nova Micro: $0.035 per million input tokens, $0.14 per million output tokens.
     const usage = await store.evaluationUsage.get(w.tenantId, DAY);
     expect(usage).toMatchObject({ evaluations: 1, inputTokens: 4000, outputTokens: 400 });
-    expect(usage.cost).toBeCloseTo(4 * (1000 * 0.035 + 100 * 0.14) / 1e6, 12);
-    expect((await evaluations(w.tenantId, 'paid'))['eval.nsfw']!.metadata).toMatchObject({ judge: 'bedrock:amazon.nova-micro-v1:0', judgeInputTokens: 1000, judgeOutputTokens: 100, judgeCost: 0.000049 });
+    expect(usage.cost).toBeCloseTo((4 * (1000 * 0.035 + 100 * 0.14)) / 1e6, 12);
+    expect((await evaluations(w.tenantId, 'paid'))['eval.nsfw']!.metadata).toMatchObject({
+      judge: 'bedrock:amazon.nova-micro-v1:0',
+      judgeInputTokens: 1000,
+      judgeOutputTokens: 100,
+      judgeCost: 0.000049,
+    });
   });
 });
 
@@ -188,7 +240,9 @@ describe('when the judge fails', () => {
     expect(await evaluations(w.tenantId, 'denied')).toEqual({});
 
     const ok = { ...ports, judge: builtinJudge } as unknown as EvaluatePorts;
-    expect((await evaluateHandler(() => ok, settings)({ Records: [record('m-1', JSON.stringify(job))] } as unknown as SQSEvent, lambdaContext)).batchItemFailures).toEqual([]);
+    expect(
+      (await evaluateHandler(() => ok, settings)({ Records: [record('m-1', JSON.stringify(job))] } as unknown as SQSEvent, lambdaContext)).batchItemFailures,
+    ).toEqual([]);
     expect(Object.keys(await evaluations(w.tenantId, 'denied'))).toHaveLength(4);
   });
 });

@@ -57,7 +57,16 @@ describe('experiments in the store', () => {
   it('creates in draft, reads back, lists newest first with status and agent filters', async () => {
     const t = tenant();
     const agentId = 'agt_exp';
-    await store.agents.create({ id: agentId, tenantId: t, name: 'bot', description: '', profileSettings: { learningEnabled: true }, source: 'explicit', createdAt: now.toISOString(), updatedAt: now.toISOString() });
+    await store.agents.create({
+      id: agentId,
+      tenantId: t,
+      name: 'bot',
+      description: '',
+      profileSettings: { learningEnabled: true },
+      source: 'explicit',
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    });
     const first = await createExperiment(t, definition, deps());
     now = new Date(now.getTime() + 1000);
     const second = await createExperiment(t, { ...definition, name: 'second', agentId }, deps());
@@ -148,8 +157,14 @@ describe('experiment observations', () => {
     await recordExperimentObservations(t, [{ summary: late, revision: 1 }], [], EXPIRES, store);
 
     const { traces, signals } = await store.experiments.observations(t, id);
-    expect(traces.map((o) => [o.traceId, o.variant]).sort()).toEqual([['trace-early', 'A'], ['trace-late', 'B']]);
-    expect(signals.map((o) => [o.traceId, o.variant, o.value]).sort()).toEqual([['trace-early', 'A', 0.9], ['trace-late', 'B', 0.4]]);
+    expect(traces.map((o) => [o.traceId, o.variant]).sort()).toEqual([
+      ['trace-early', 'A'],
+      ['trace-late', 'B'],
+    ]);
+    expect(signals.map((o) => [o.traceId, o.variant, o.value]).sort()).toEqual([
+      ['trace-early', 'A', 0.9],
+      ['trace-late', 'B', 0.4],
+    ]);
   });
 
   it('takes experiment tags from signal metadata, native or OTLP-style', async () => {
@@ -163,14 +178,23 @@ describe('experiment observations', () => {
       store,
     );
     const { signals } = await store.experiments.observations(t, id);
-    expect(signals.map((o) => [o.variant, o.value]).sort()).toEqual([['A', 1], ['B', 2]]);
+    expect(signals.map((o) => [o.variant, o.value]).sort()).toEqual([
+      ['A', 1],
+      ['B', 2],
+    ]);
   });
 
   it('ignores tags naming no experiment of the tenant', async () => {
     const t = tenant();
     const other = tenant();
     const id = await runningExperiment(other);
-    await recordExperimentObservations(t, [{ summary: tagged(id, 'trace-x', 'A'), revision: 1 }], [signal(null, 1, { experimentId: 'exp_unknown', variant: 'A' })], EXPIRES, store);
+    await recordExperimentObservations(
+      t,
+      [{ summary: tagged(id, 'trace-x', 'A'), revision: 1 }],
+      [signal(null, 1, { experimentId: 'exp_unknown', variant: 'A' })],
+      EXPIRES,
+      store,
+    );
     expect(await store.experiments.observations(t, id)).toEqual({ traces: [], signals: [] });
     expect(await store.experiments.observations(other, id)).toEqual({ traces: [], signals: [] });
     expect(await store.experiments.observations(t, 'exp_unknown')).toEqual({ traces: [], signals: [] });
@@ -191,10 +215,16 @@ describe('experiment observations', () => {
   it('results read the observations of the experiment', async () => {
     const t = tenant();
     const id = await runningExperiment(t);
-    const summaries = Array.from({ length: 6 }, (_, i) => ({ summary: tagged(id, `trace-${i}`, i % 2 ? 'B' : 'A', { status: i === 0 ? 'error' : 'ok' }), revision: 1 }));
+    const summaries = Array.from({ length: 6 }, (_, i) => ({
+      summary: tagged(id, `trace-${i}`, i % 2 ? 'B' : 'A', { status: i === 0 ? 'error' : 'ok' }),
+      revision: 1,
+    }));
     await recordExperimentObservations(t, summaries, [], EXPIRES, store);
     const results = await resultsOfExperiment(t, id, deps());
-    expect(results.variants.map((v) => [v.key, v.traces, v.successRate])).toEqual([['A', 3, 0.666667], ['B', 3, 1]]);
+    expect(results.variants.map((v) => [v.key, v.traces, v.successRate])).toEqual([
+      ['A', 3, 0.666667],
+      ['B', 3, 1],
+    ]);
     expect(results.verdict.outcome).toBe('insufficient_data');
   });
 });

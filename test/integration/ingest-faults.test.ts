@@ -1,18 +1,17 @@
+import { GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
-  PutCommand,
   type DynamoDBDocumentClientResolvedConfig,
+  PutCommand,
   type ServiceInputTypes,
   type ServiceOutputTypes,
 } from '@aws-sdk/lib-dynamodb';
-import { GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
+import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ingestHandler, type IngestPorts } from '../../functions/workers/ingest.ts';
 import { randomIds } from '#shared/adapters/ids.ts';
 import { noMetricsSink } from '#shared/adapters/metrics-sink.ts';
 import { catalog, queueUrlEnv } from '#shared/catalog.ts';
@@ -22,31 +21,66 @@ import { NotFoundError, ServiceUnavailableError } from '#shared/domain/errors.ts
 import { toIngestMessages } from '#shared/domain/ingest/messages.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
-import { batchGet, batchWrite, putRequests } from '#shared/store/batch.ts';
-import { agentsRepository } from '#shared/store/agents.ts';
-import { createDb, type Db } from '#shared/store/client.ts';
 import type { Store } from '#shared/domain/store.ts';
-import { createStore } from '../support/store.ts';
-import { allSummaries } from '../support/traces.ts';
+import { metrics } from '#shared/observability/metrics.ts';
+import { agentsRepository } from '#shared/store/agents.ts';
+import { batchGet, batchWrite, putRequests } from '#shared/store/batch.ts';
+import { createDb, type Db } from '#shared/store/client.ts';
+import { type IngestPorts, ingestHandler } from '../../functions/workers/ingest.ts';
 import { startStore } from '../support/dynamo.ts';
+import { lambdaContext } from '../support/http-event.ts';
 import { startTestLake } from '../support/lake.ts';
 import { startTestService } from '../support/service.ts';
-import { lambdaContext } from '../support/http-event.ts';
-import { metrics } from '#shared/observability/metrics.ts';
+import { createStore } from '../support/store.ts';
+import { allSummaries } from '../support/traces.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const span = (traceId: string, spanId: string, parentSpanId: string | null, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
-  traceId, spanId, parentSpanId, name: spanId, kind: 'llm', agentName: 'faulty-agent', agentNameFromService: false,
-  startTimeMs: T0, endTimeMs: T0 + 1000, status: 'ok', statusMessage: null, errorType: null, model: 'gpt-4o', provider: null,
-  operation: null, inputTokens: 100, outputTokens: 10, cachedInputTokens: null, reasoningTokens: null, cost: null, input: null, output: null,
-  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], ...over,
+  traceId,
+  spanId,
+  parentSpanId,
+  name: spanId,
+  kind: 'llm',
+  agentName: 'faulty-agent',
+  agentNameFromService: false,
+  startTimeMs: T0,
+  endTimeMs: T0 + 1000,
+  status: 'ok',
+  statusMessage: null,
+  errorType: null,
+  model: 'gpt-4o',
+  provider: null,
+  operation: null,
+  inputTokens: 100,
+  outputTokens: 10,
+  cachedInputTokens: null,
+  reasoningTokens: null,
+  cost: null,
+  input: null,
+  output: null,
+  toolName: null,
+  sessionId: null,
+  userId: null,
+  experimentId: null,
+  variant: null,
+  tags: [],
+  metadata: {},
+  attributes: {},
+  events: [],
+  ...over,
 });
 
 function sqsEvent(bodies: unknown[], ids = bodies.map((_, i) => `m${i}`)): SQSEvent {
   return {
     Records: bodies.map((body, i) => ({
-      messageId: ids[i]!, receiptHandle: 'r', body: JSON.stringify(body), md5OfBody: '', eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ingest', awsRegion: 'us-east-1', messageAttributes: {},
+      messageId: ids[i]!,
+      receiptHandle: 'r',
+      body: JSON.stringify(body),
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ingest',
+      awsRegion: 'us-east-1',
+      messageAttributes: {},
       attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
     })),
   };
@@ -73,11 +107,22 @@ describe('the ingest worker under faults (dynalite)', () => {
     return id;
   }
   const portsWith = (storeOverride: Store): IngestPorts =>
-    ({ store: storeOverride, clock: { now: () => new Date() }, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink, lake }) as unknown as IngestPorts;
+    ({
+      store: storeOverride,
+      clock: { now: () => new Date() },
+      ids: randomIds,
+      queue: { send: async () => {} },
+      metricsSink: noMetricsSink,
+      lake,
+    }) as unknown as IngestPorts;
 
   it('a crash between writing spans and the summary loses nothing and duplicates nothing on redelivery', async () => {
     const tenantId = await newTenant();
-    const message = toIngestMessages(tenantId, T0, { spans: [span('t1', 'root', null, { kind: 'agent' }), span('t1', 'child', 'root')], signals: [], logs: [] });
+    const message = toIngestMessages(tenantId, T0, {
+      spans: [span('t1', 'root', null, { kind: 'agent' }), span('t1', 'child', 'root')],
+      signals: [],
+      logs: [],
+    });
     let crashes = 1;
     const crashingStore: Store = {
       ...store,
@@ -102,10 +147,16 @@ describe('the ingest worker under faults (dynalite)', () => {
   it('counts the spans it stored and the alerts they opened (EMF metrics)', async () => {
     const tenantId = await newTenant();
     const added = vi.spyOn(metrics, 'addMetric');
-    const spans = [span('counted', 'root', null, { agentName: 'Counted', status: 'error', errorType: 'ValueError' }), span('counted', 'child', 'root', { agentName: 'Counted' })];
+    const spans = [
+      span('counted', 'root', null, { agentName: 'Counted', status: 'error', errorType: 'ValueError' }),
+      span('counted', 'child', 'root', { agentName: 'Counted' }),
+    ];
     const handler = ingestHandler(() => portsWith(store));
     await handler(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
-    expect(added.mock.calls).toEqual([['SpansIngested', 'Count', 2], ['AlertsRaised', 'Count', 1]]);
+    expect(added.mock.calls).toEqual([
+      ['SpansIngested', 'Count', 2],
+      ['AlertsRaised', 'Count', 1],
+    ]);
     added.mockClear();
     // A redelivery stores the spans again (idempotently) and opens no alert: the occurrence counts once.
     await handler(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
@@ -115,7 +166,9 @@ describe('the ingest worker under faults (dynalite)', () => {
 
   it('two workers meeting a new agent name at once create one agent', async () => {
     const tenantId = await newTenant();
-    const messages = [1, 2, 3, 4].map((i) => toIngestMessages(tenantId, T0, { spans: [span(`t${i}`, 'root', null, { agentName: 'Brand New' })], signals: [], logs: [] })[0]);
+    const messages = [1, 2, 3, 4].map(
+      (i) => toIngestMessages(tenantId, T0, { spans: [span(`t${i}`, 'root', null, { agentName: 'Brand New' })], signals: [], logs: [] })[0],
+    );
     const handler = ingestHandler(() => portsWith(store));
     await Promise.all(messages.map((m, i) => handler(sqsEvent([m], [`race-${i}`]), lambdaContext)));
     const agents = await store.agents.list(tenantId);
@@ -145,13 +198,19 @@ describe('the ingest worker under faults (dynalite)', () => {
       const traces = { ...store.traces, summaries: watched('summaries'), putSummary: watched('putSummary'), putSpansOfMessages: watched('putSpansOfMessages') };
       return { store: { ...store, traces } as Store, calls };
     }
-    const traceOf = (traceId: string, agentName = 'batched-agent') => [span(traceId, 'root', null, { kind: 'agent', agentName }), span(traceId, 'child', 'root', { agentName })];
+    const traceOf = (traceId: string, agentName = 'batched-agent') => [
+      span(traceId, 'root', null, { kind: 'agent', agentName }),
+      span(traceId, 'child', 'root', { agentName }),
+    ];
     const messagesOf = (tenantId: string, traces: CanonicalSpan[][]) =>
       traces.map((spans) => toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })[0]);
 
     it('reads and writes for all its traces together, and a redelivery writes no summary again', async () => {
       const tenantId = await newTenant();
-      const messages = messagesOf(tenantId, Array.from({ length: 10 }, (_, m) => Array.from({ length: 5 }, (_, t) => traceOf(`b${m}-${t}`)).flat()));
+      const messages = messagesOf(
+        tenantId,
+        Array.from({ length: 10 }, (_, m) => Array.from({ length: 5 }, (_, t) => traceOf(`b${m}-${t}`)).flat()),
+      );
       const { store: watching, calls } = watchedStore();
       const handler = ingestHandler(() => portsWith(watching));
       expect((await handler(sqsEvent(messages), lambdaContext)).batchItemFailures).toEqual([]);
@@ -208,7 +267,10 @@ describe('the ingest worker under faults (dynalite)', () => {
   describe('deleting an agent', () => {
     async function agentWithTrace(traceId: string) {
       const tenantId = await newTenant();
-      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans: [span(traceId, 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] })), lambdaContext);
+      await ingestHandler(() => portsWith(store))(
+        sqsEvent(toIngestMessages(tenantId, T0, { spans: [span(traceId, 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] })),
+        lambdaContext,
+      );
       const [agent] = await store.agents.list(tenantId);
       return { tenantId, agentId: agent!.id };
     }
@@ -217,11 +279,13 @@ describe('the ingest worker under faults (dynalite)', () => {
     /** Runs the queued purge messages to the end; answers the delays they were sent with. */
     const purgeAll = async (queued: unknown[], beforeEach: (message: unknown) => Promise<void> = async () => {}) => {
       const delays: number[] = [];
-      const queue = { send: async (queueId: string, more: readonly unknown[], options?: { delaySeconds?: number }) => {
-        if (queueId === 'lake') return void lakeMessages.push(...more);
-        delays.push(options?.delaySeconds ?? 0);
-        queued.push(...more);
-      } };
+      const queue = {
+        send: async (queueId: string, more: readonly unknown[], options?: { delaySeconds?: number }) => {
+          if (queueId === 'lake') return void lakeMessages.push(...more);
+          delays.push(options?.delaySeconds ?? 0);
+          queued.push(...more);
+        },
+      };
       for (let message = queued.shift(); message; message = queued.shift()) {
         await beforeEach(message);
         await ingestHandler(() => ({ ...portsWith(store), queue }) as unknown as IngestPorts)(sqsEvent([message]), lambdaContext);
@@ -231,7 +295,11 @@ describe('the ingest worker under faults (dynalite)', () => {
 
     it('with the queue down answers 503 and deletes nothing, so a retry starts over', async () => {
       const { tenantId, agentId } = await agentWithTrace('kept');
-      const queue = { send: async () => { throw new Error('SQS unavailable'); } };
+      const queue = {
+        send: async () => {
+          throw new Error('SQS unavailable');
+        },
+      };
       await expect(deleteAgent(tenantId, agentId, { store, queue })).rejects.toBeInstanceOf(ServiceUnavailableError);
       expect(await store.agents.get(tenantId, agentId)).toBeDefined();
       expect(await store.traces.getSummary(tenantId, 'kept')).toBeDefined();
@@ -240,8 +308,18 @@ describe('the ingest worker under faults (dynalite)', () => {
     it('failing after queuing the purge still ends with the agent and all its data gone', async () => {
       const { tenantId, agentId } = await agentWithTrace('orphan-candidate');
       const queued: unknown[] = [];
-      const failingDelete: Store = { ...store, agents: { ...store.agents, delete: async () => { throw new Error('Lambda timed out'); } } };
-      await expect(deleteAgent(tenantId, agentId, { store: failingDelete, queue: { send: async (_, more) => void queued.push(...more) } })).rejects.toThrow('Lambda timed out');
+      const failingDelete: Store = {
+        ...store,
+        agents: {
+          ...store.agents,
+          delete: async () => {
+            throw new Error('Lambda timed out');
+          },
+        },
+      };
+      await expect(deleteAgent(tenantId, agentId, { store: failingDelete, queue: { send: async (_, more) => void queued.push(...more) } })).rejects.toThrow(
+        'Lambda timed out',
+      );
       expect(queued).toEqual([{ kind: 'purge-agent', tenantId, agentId }]);
       await purgeAll(queued);
       expect(await store.agents.get(tenantId, agentId)).toBeUndefined();
@@ -272,14 +350,16 @@ describe('the ingest worker under faults (dynalite)', () => {
       let interleaved = false;
       const racingDb: Db = {
         ...db,
-        doc: { send: async (command: Parameters<Db['doc']['send']>[0]) => {
-          const result = await db.doc.send(command);
-          if (!interleaved && command instanceof DeleteCommand) {
-            interleaved = true;
-            await store.agents.ensure({ ...(await store.agents.get(tenantId, agentId))!, id: 'agt_newcomer' });
-          }
-          return result;
-        } } as unknown as Db['doc'],
+        doc: {
+          send: async (command: Parameters<Db['doc']['send']>[0]) => {
+            const result = await db.doc.send(command);
+            if (!interleaved && command instanceof DeleteCommand) {
+              interleaved = true;
+              await store.agents.ensure({ ...(await store.agents.get(tenantId, agentId))!, id: 'agt_newcomer' });
+            }
+            return result;
+          },
+        } as unknown as Db['doc'],
       };
       await agentsRepository(racingDb).delete(tenantId, agentId);
       expect(interleaved).toBe(true);
@@ -289,7 +369,10 @@ describe('the ingest worker under faults (dynalite)', () => {
     it('deletes the agent at once and its data with the purge, which may run twice', async () => {
       const { tenantId, agentId } = await agentWithTrace('purged');
       const queued: unknown[] = [];
-      expect(await deleteAgent(tenantId, agentId, { store, queue: { send: async (_, more) => void queued.push(...more) } })).toEqual({ id: agentId, deleted: true });
+      expect(await deleteAgent(tenantId, agentId, { store, queue: { send: async (_, more) => void queued.push(...more) } })).toEqual({
+        id: agentId,
+        deleted: true,
+      });
       expect(await store.agents.get(tenantId, agentId)).toBeUndefined();
       await purgeAll([...queued, ...queued]);
       expect(await store.traces.getSummary(tenantId, 'purged')).toBeUndefined();
@@ -326,7 +409,10 @@ describe('DynamoDB throttling (client mock)', () => {
       .resolves({ Responses: { throttled: keys.slice(1) } });
     expect(await batchGet(mockedDb, keys, true)).toEqual(keys);
     const calls = ddb.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems!['throttled']!);
-    expect(calls.map((c) => [c.Keys!.length, c.ConsistentRead])).toEqual([[3, true], [2, true]]);
+    expect(calls.map((c) => [c.Keys!.length, c.ConsistentRead])).toEqual([
+      [3, true],
+      [2, true],
+    ]);
   });
 
   it('gives up loudly, never silently, when throttling does not end', async () => {

@@ -1,10 +1,10 @@
-import { SendMessageBatchCommand, SQSClient, SQSServiceException, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient, SQSServiceException } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sqsQueue } from '#shared/adapters/queue.ts';
+import { ServiceUnavailableError } from '#shared/domain/errors.ts';
 import { acceptTelemetry } from '#shared/domain/ingest/accept.ts';
 import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
-import { ServiceUnavailableError } from '#shared/domain/errors.ts';
 import { currentPeriod, newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
@@ -31,7 +31,9 @@ describe('SQS outage at ingestion', () => {
   it('answers "unavailable, retry" and counts nothing against the quota', async () => {
     const subscription = newTrialSubscription(now);
     await store.tenants.create({ id: 'tnt_outage', ownerUserId: 'u', subscription, createdAt: now.toISOString() });
-    sqs.on(SendMessageBatchCommand).rejects(new SQSServiceException({ name: 'ServiceUnavailable', $fault: 'server', message: 'Service Unavailable', $metadata: { httpStatusCode: 503 } }));
+    sqs
+      .on(SendMessageBatchCommand)
+      .rejects(new SQSServiceException({ name: 'ServiceUnavailable', $fault: 'server', message: 'Service Unavailable', $metadata: { httpStatusCode: 503 } }));
     const deps = { store, clock: { now: () => now }, queue: queue() };
     const attempt = acceptTelemetry('tnt_outage', { spans, signals: [], logs: [] }, [], deps);
     await expect(attempt).rejects.toBeInstanceOf(ServiceUnavailableError);
@@ -40,7 +42,10 @@ describe('SQS outage at ingestion', () => {
   });
 
   it('accepts once the queue is back', async () => {
-    sqs.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => ({ Successful: input.Entries!.map((e) => ({ Id: e.Id!, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'md5' })), Failed: [] }));
+    sqs.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => ({
+      Successful: input.Entries!.map((e) => ({ Id: e.Id!, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'md5' })),
+      Failed: [],
+    }));
     const deps = { store, clock: { now: () => now }, queue: queue() };
     expect(await acceptTelemetry('tnt_outage', { spans, signals: [], logs: [] }, [], deps)).toMatchObject({ accepted: 1 });
   });

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
@@ -6,11 +9,8 @@ import {
   SendMessageCommand,
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createQueue, startSqs, type LocalQueue, type LocalSqs } from '../../infra/local/sqs.ts';
+import { createQueue, type LocalQueue, type LocalSqs, startSqs } from '../../infra/local/sqs.ts';
 
 const def = { id: 'work', consumer: 'test', batchSize: 10, visibilityTimeoutSeconds: 30, maxReceiveCount: 2 };
 
@@ -25,12 +25,23 @@ describe('the local queue', () => {
   };
   const receive = (input: { VisibilityTimeout?: number; WaitTimeSeconds?: number; QueueUrl?: string; MaxNumberOfMessages?: number } = {}) =>
     sqs.client
-      .send(new ReceiveMessageCommand({ QueueUrl: queue.url, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'], ...input }))
+      .send(
+        new ReceiveMessageCommand({
+          QueueUrl: queue.url,
+          MaxNumberOfMessages: 10,
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+          ...input,
+        }),
+      )
       .then((r) => r.Messages ?? []);
-  const send = (body: string, extra: { DelaySeconds?: number } = {}) => sqs.client.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: body, ...extra }));
+  const send = (body: string, extra: { DelaySeconds?: number } = {}) =>
+    sqs.client.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: body, ...extra }));
   const counts = async () => {
     const { Attributes = {} } = await sqs.client.send(new GetQueueAttributesCommand({ QueueUrl: queue.url, AttributeNames: ['All'] }));
-    return [Attributes.ApproximateNumberOfMessages, Attributes.ApproximateNumberOfMessagesNotVisible, Attributes.ApproximateNumberOfMessagesDelayed].map(Number);
+    return [Attributes.ApproximateNumberOfMessages, Attributes.ApproximateNumberOfMessagesNotVisible, Attributes.ApproximateNumberOfMessagesDelayed].map(
+      Number,
+    );
   };
 
   beforeEach(async () => {
@@ -104,10 +115,20 @@ describe('the local queue', () => {
     const tooLong = 'x'.repeat(256 * 1024 + 1);
     await expect(send(tooLong)).rejects.toSatisfy((err: unknown) => err instanceof SQSServiceException && err.$fault === 'client');
     await expect(
-      sqs.client.send(new SendMessageBatchCommand({ QueueUrl: queue.url, Entries: [{ Id: 'a', MessageBody: 'x'.repeat(200_000) }, { Id: 'b', MessageBody: 'x'.repeat(100_000) }] })),
+      sqs.client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queue.url,
+          Entries: [
+            { Id: 'a', MessageBody: 'x'.repeat(200_000) },
+            { Id: 'b', MessageBody: 'x'.repeat(100_000) },
+          ],
+        }),
+      ),
     ).rejects.toMatchObject({ name: 'BatchRequestTooLong' });
     await expect(send('x', { DelaySeconds: 901 })).rejects.toMatchObject({ $fault: 'client' });
-    await expect(sqs.client.send(new SendMessageCommand({ QueueUrl: `${queue.url}-missing`, MessageBody: 'x' }))).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
+    await expect(sqs.client.send(new SendMessageCommand({ QueueUrl: `${queue.url}-missing`, MessageBody: 'x' }))).rejects.toMatchObject({
+      name: 'QueueDoesNotExist',
+    });
     expect(await counts()).toEqual([0, 0, 0]);
   });
 });

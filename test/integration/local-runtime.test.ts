@@ -1,3 +1,8 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
   DeleteMessageCommand,
@@ -5,20 +10,15 @@ import {
   GetQueueUrlCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
-  SQSClient,
   type SendMessageBatchRequestEntry,
+  SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { APIGatewayProxyEventV2, SQSEvent, SQSRecord, ScheduledEvent } from 'aws-lambda';
-import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import type { APIGatewayProxyEventV2, ScheduledEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { queueUrlEnv, type Catalog } from '#shared/catalog.ts';
+import { type Catalog, queueUrlEnv } from '#shared/catalog.ts';
+import { createTableInput } from '#shared/store/table.ts';
 import { incrementalSweeper, startDynamoDb, waitUntilActive } from '../../infra/local/dynamodb.ts';
 import { startLocalService } from '../../infra/local/runtime.ts';
-import { createTableInput } from '#shared/store/table.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const quiet = () => {};
@@ -37,7 +37,10 @@ describe('the service catalog', () => {
   });
 
   it('answers an unknown path, and a known path with another method, with the 404 envelope', async () => {
-    for (const [method, path] of [['GET', '/no/such/thing'], ['DELETE', '/health']] as const) {
+    for (const [method, path] of [
+      ['GET', '/no/such/thing'],
+      ['DELETE', '/health'],
+    ] as const) {
       const res = await service.api(method, path);
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
@@ -112,8 +115,7 @@ const loadModule = async (modulePath: string) => {
   return mod;
 };
 
-const route = (id: string, method: 'GET' | 'POST', path: string) =>
-  ({ id, method, path, auth: 'public', tier: 'standard' }) as const;
+const route = (id: string, method: 'GET' | 'POST', path: string) => ({ id, method, path, auth: 'public', tier: 'standard' }) as const;
 const testCatalog: Catalog = {
   routes: [
     route('test/echo', 'GET', '/things/{id}'),
@@ -174,7 +176,11 @@ describe('a runtime with test handlers', () => {
       const special = eventOf(await service.api('GET', '/things/special'));
       expect(special.routeKey).toBe('GET /api/things/special');
       expect(special.pathParameters).toBeUndefined();
-      for (const [method, path] of [['DELETE', '/things/1'], ['GET', '/things'], ['GET', '/things/1/extra']] as const) {
+      for (const [method, path] of [
+        ['DELETE', '/things/1'],
+        ['GET', '/things'],
+        ['GET', '/things/1/extra'],
+      ] as const) {
         expect(eventOf(await service.api(method, path)).routeKey, `${method} ${path}`).toBe('$default');
       }
     });
@@ -184,9 +190,7 @@ describe('a runtime with test handlers', () => {
       expect(json).toMatchObject({ body: '{"a":1}', isBase64Encoded: false, pathParameters: { id: '1' } });
 
       const bytes = Buffer.from([0, 1, 2, 255]);
-      const binary = eventOf(
-        await service.api('POST', '/things/1/blobs', { rawBody: bytes, headers: { 'content-type': 'application/x-protobuf' } }),
-      );
+      const binary = eventOf(await service.api('POST', '/things/1/blobs', { rawBody: bytes, headers: { 'content-type': 'application/x-protobuf' } }));
       expect(binary).toMatchObject({ body: bytes.toString('base64'), isBase64Encoded: true });
 
       const gzipped = gzipSync('{"a":1}');
@@ -245,14 +249,11 @@ describe('a runtime with test handlers', () => {
       deliveries = [];
     });
     const deliveredBodies = () => deliveries.map((r) => `${r.body}#${r.attributes.ApproximateReceiveCount}`).sort();
-    const send = (entries: SendMessageBatchRequestEntry[]) =>
-      sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl(), Entries: entries }));
+    const send = (entries: SendMessageBatchRequestEntry[]) => sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl(), Entries: entries }));
 
     /** Receives and deletes what is in the queue's dead-letter queue. */
     async function takeDeadLetters(): Promise<string[]> {
-      const { Attributes } = await sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl: queueUrl(), AttributeNames: ['RedrivePolicy'] }),
-      );
+      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl(), AttributeNames: ['RedrivePolicy'] }));
       const dlqName = JSON.parse(Attributes!.RedrivePolicy!).deadLetterTargetArn.split(':').pop();
       const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: dlqName }));
       const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
@@ -352,9 +353,7 @@ describe('stopping', () => {
       seen.push(...event.Records.map((r) => r.body));
     };
     const service = await startLocalService({ catalog: testCatalog, loadModule, log: quiet });
-    await new SQSClient({}).send(
-      new SendMessageBatchCommand({ QueueUrl: process.env[queueUrlEnv('work')]!, Entries: [{ Id: '1', MessageBody: 'last' }] }),
-    );
+    await new SQSClient({}).send(new SendMessageBatchCommand({ QueueUrl: process.env[queueUrlEnv('work')]!, Entries: [{ Id: '1', MessageBody: 'last' }] }));
     await service.stop();
     expect(seen).toEqual(['last']);
   });
@@ -386,15 +385,23 @@ describe('the TTL sweep', () => {
   });
 
   it('runs on its own at the interval asked for, and never when turned off', async () => {
-    for (const [ttlSweepEveryMs, kept] of [[50, []], [false, ['expired']]] as const) {
+    for (const [ttlSweepEveryMs, kept] of [
+      [50, []],
+      [false, ['expired']],
+    ] as const) {
       const service = await startLocalService({ catalog: emptyCatalog, loadModule, log: quiet, ttlSweepEveryMs });
       try {
         const db = new DynamoDBClient({});
         const TableName = process.env.TABLE_NAME!;
-        await db.send(new PutItemCommand({ TableName, Item: { PK: { S: 'ttl' }, SK: { S: 'expired' }, expiresAt: { N: String(Math.floor(Date.now() / 1000) - 10) } } }));
+        await db.send(
+          new PutItemCommand({ TableName, Item: { PK: { S: 'ttl' }, SK: { S: 'expired' }, expiresAt: { N: String(Math.floor(Date.now() / 1000) - 10) } } }),
+        );
         await new Promise((resolve) => setTimeout(resolve, 500));
         const { Items = [] } = await db.send(new ScanCommand({ TableName }));
-        expect(Items.map((i) => i.SK!.S), `every ${ttlSweepEveryMs} ms`).toEqual(kept);
+        expect(
+          Items.map((i) => i.SK!.S),
+          `every ${ttlSweepEveryMs} ms`,
+        ).toEqual(kept);
       } finally {
         await service.stop();
       }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchWrite, putRequests } from '#shared/store/batch.ts';
 import type { Db } from '#shared/store/client.ts';
-import { compareKeys, COUNT_BUDGET, countItems, readPage, READ_BUDGET, type Source } from '#shared/store/pages.ts';
+import { COUNT_BUDGET, compareKeys, countItems, READ_BUDGET, readPage, type Source } from '#shared/store/pages.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { seededRandom } from '../support/random.ts';
 
@@ -19,7 +19,15 @@ async function seed(prefix: string, n: number) {
   const random = seededRandom(n);
   const items = Array.from({ length: n }, (_, i) => {
     const part = random.pick(['a', 'b', 'c']);
-    return { PK: `${prefix}#${i}`, SK: 'ITEM', GSI1PK: `${prefix}#${part}`, GSI1SK: `k${String(i).padStart(6, '0')}`, n: i, red: i % 7 === 0, rare: i % 50 === 0 };
+    return {
+      PK: `${prefix}#${i}`,
+      SK: 'ITEM',
+      GSI1PK: `${prefix}#${part}`,
+      GSI1SK: `k${String(i).padStart(6, '0')}`,
+      n: i,
+      red: i % 7 === 0,
+      rare: i % 50 === 0,
+    };
   });
   await batchWrite(db, putRequests(items));
   const sources: Source[] = ['a', 'b', 'c'].map((part) => ({ index: 'gsi1', partition: `${prefix}#${part}` }));
@@ -56,13 +64,21 @@ describe('pages of merged key-ordered lists', () => {
 
   it('read a filtered list within the budget: a short page and the position to go on from, never an item twice or out of order', async () => {
     const { items, sources } = await seed('budget', 3 * READ_BUDGET);
-    const expected = items.filter((i) => i.rare).map((i) => i.n).reverse();
+    const expected = items
+      .filter((i) => i.rare)
+      .map((i) => i.n)
+      .reverse();
     const first = await readPage(db, { sources, filter: rare, page: { limit: 50, skip: 0 } });
     expect(first.hasMore).toBe(true);
     expect(first.items.length).toBeLessThan(50);
     expect(first.items.map((i) => i['n'])).toEqual(expected.slice(0, first.items.length));
     expect(await walk({ sources, filter: rare }, 50)).toEqual(expected);
-    expect(await walk({ sources, filter: red }, 30)).toEqual(items.filter((i) => i.red).map((i) => i.n).reverse());
+    expect(await walk({ sources, filter: red }, 30)).toEqual(
+      items
+        .filter((i) => i.red)
+        .map((i) => i.n)
+        .reverse(),
+    );
   });
 
   it('count exactly within the budget, and a lower bound past it', async () => {

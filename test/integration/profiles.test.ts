@@ -6,14 +6,14 @@ import { NotFoundError, ValidationError } from '#shared/domain/errors.ts';
 import { toIngestMessages } from '#shared/domain/ingest/messages.ts';
 import { persistTelemetry } from '#shared/domain/ingest/persist.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
-import { templateNarrator, type Narrator } from '#shared/domain/profiles/narrative.ts';
+import { type Narrator, templateNarrator } from '#shared/domain/profiles/narrative.ts';
 import {
   editAgentProfile,
   getAgentProfile,
+  type LearningDeps,
   regenerateAgentProfile,
   resetAgentTraining,
   runDueLearningCycles,
-  type LearningDeps,
 } from '#shared/domain/profiles/service.ts';
 import { DEFAULT_LEARNING_SETTINGS, type LearningSettings } from '#shared/domain/profiles/settings.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
@@ -65,10 +65,38 @@ interface TraceShape {
 
 let traces = 0;
 const span = (traceId: string, spanId: string, agentName: string, startTimeMs: number, over: Partial<CanonicalSpan>): CanonicalSpan => ({
-  traceId, spanId, parentSpanId: null, name: 'answer ticket', kind: 'agent', agentName, agentNameFromService: false, startTimeMs,
-  endTimeMs: startTimeMs + 1000, status: 'ok', statusMessage: null, errorType: null, model: null, provider: null, operation: null,
-  inputTokens: null, outputTokens: null, cachedInputTokens: null, reasoningTokens: null, cost: 0.002, input: null, output: null, toolName: null,
-  sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], ...over,
+  traceId,
+  spanId,
+  parentSpanId: null,
+  name: 'answer ticket',
+  kind: 'agent',
+  agentName,
+  agentNameFromService: false,
+  startTimeMs,
+  endTimeMs: startTimeMs + 1000,
+  status: 'ok',
+  statusMessage: null,
+  errorType: null,
+  model: null,
+  provider: null,
+  operation: null,
+  inputTokens: null,
+  outputTokens: null,
+  cachedInputTokens: null,
+  reasoningTokens: null,
+  cost: 0.002,
+  input: null,
+  output: null,
+  toolName: null,
+  sessionId: null,
+  userId: null,
+  experimentId: null,
+  variant: null,
+  tags: [],
+  metadata: {},
+  attributes: {},
+  events: [],
+  ...over,
 });
 
 /** `count` traces of `agentName` spread over the hour before now, through the real ingest path; answers their ids. */
@@ -81,7 +109,11 @@ async function send(tenantId: string, agentName: string, count: number, shape: T
     const start = now.getTime() - HOUR + Math.floor((i * (HOUR - MINUTE)) / count);
     ids.push(traceId);
     spans.push(span(traceId, 'root', agentName, start, { endTimeMs: start + durationMs, status: errorType ? 'error' : 'ok', errorType: errorType ?? null }));
-    spans.push(...tools.map((tool, t) => span(traceId, `tool-${t}`, agentName, start + t + 1, { parentSpanId: 'root', kind: 'tool', name: tool, toolName: tool, cost: null })));
+    spans.push(
+      ...tools.map((tool, t) =>
+        span(traceId, `tool-${t}`, agentName, start + t + 1, { parentSpanId: 'root', kind: 'tool', name: tool, toolName: tool, cost: null }),
+      ),
+    );
   }
   const persistDeps = { store, clock, ids: randomIds, queue: { send: async () => {} }, metricsSink: noMetricsSink, lake };
   for (const message of toIngestMessages(tenantId, now.getTime(), { spans, signals: [], logs: [] })) {
@@ -121,9 +153,17 @@ describe('profile learning on the table (dynalite)', () => {
     expect(view).toMatchObject({ agentId, agentName: 'support-bot', phase: 'bootstrap', learningEnabled: true, lastLearnedAt: now.toISOString() });
     expect(view.nextLearningAt).toBe(new Date(now.getTime() + HOUR).toISOString());
     expect(view.profile).toMatchObject({ basis: { traceCount: 60, sampledTraces: 60 }, errorPatterns: { rate: 0 }, narratedBy: 'template' });
-    expect(view.profile!.toolPatterns.distribution.map((t) => [t.tool, t.traceRate])).toEqual([['answer', 1], ['search', 1]]);
+    expect(view.profile!.toolPatterns.distribution.map((t) => [t.tool, t.traceRate])).toEqual([
+      ['answer', 1],
+      ['search', 1],
+    ]);
     expect(view.anchors.map((a) => `${a.id}:${a.status}`)).toEqual([
-      'error-rate:passing', 'average-latency:passing', 'p95-latency:passing', 'cost-per-trace:passing', 'tool-usage:answer:passing', 'tool-usage:search:passing',
+      'error-rate:passing',
+      'average-latency:passing',
+      'p95-latency:passing',
+      'cost-per-trace:passing',
+      'tool-usage:answer:passing',
+      'tool-usage:search:passing',
     ]);
     expect(await dueNow()).not.toContain(agentId);
   });
@@ -135,7 +175,10 @@ describe('profile learning on the table (dynalite)', () => {
     const newestReads: Array<[number, number]> = [];
     const spying: Store = {
       ...store,
-      traces: { ...store.traces, newestOfAgent: (t, a, start, end, limit) => (newestReads.push([start, limit]), store.traces.newestOfAgent(t, a, start, end, limit)) },
+      traces: {
+        ...store.traces,
+        newestOfAgent: (t, a, start, end, limit) => (newestReads.push([start, limit]), store.traces.newestOfAgent(t, a, start, end, limit)),
+      },
     };
     expect(await runJob({ store: spying })).toMatchObject({ outcomes: { learn: 1 } });
     // The anchors measured the hour since the last cycle; the sample per read never exceeds the setting.
@@ -157,7 +200,9 @@ describe('profile learning on the table (dynalite)', () => {
     const edited = await editAgentProfile(tenantId, agentId, { errorPatterns: { rate: 0.5 }, insights: ['a', 'b', 'c'] }, deps());
     expect(edited.profile).toMatchObject({ errorPatterns: { rate: 0.5 }, insights: ['a', 'b', 'c'], editedAt: now.toISOString() });
     expect(edited.anchors.find((a) => a.id === 'error-rate')).toMatchObject({ max: 1, lastValue: 1, status: 'passing' });
-    await expect(editAgentProfile(tenantId, agentId, { volumeCharacteristics: { typicalLatency: { p50Ms: 9000, p95Ms: 100 } } }, deps())).rejects.toThrow(ValidationError);
+    await expect(editAgentProfile(tenantId, agentId, { volumeCharacteristics: { typicalLatency: { p50Ms: 9000, p95Ms: 100 } } }, deps())).rejects.toThrow(
+      ValidationError,
+    );
 
     advance(2 * HOUR);
     await send(tenantId, 'support-bot', 12);
@@ -169,7 +214,11 @@ describe('profile learning on the table (dynalite)', () => {
 
   it('regenerate re-learns from scratch now; with learning disabled it is refused and cycles only reschedule', async () => {
     const regenerated = await regenerateAgentProfile(tenantId, agentId, deps());
-    expect(regenerated).toMatchObject({ phase: 'bootstrap', lastLearnedAt: now.toISOString(), learning: { bootstrapCycles: 1, lastReason: 'regenerate', lastComparison: null } });
+    expect(regenerated).toMatchObject({
+      phase: 'bootstrap',
+      lastLearnedAt: now.toISOString(),
+      learning: { bootstrapCycles: 1, lastReason: 'regenerate', lastComparison: null },
+    });
 
     await store.agents.update(tenantId, agentId, { learningEnabled: false }, now);
     await expect(regenerateAgentProfile(tenantId, agentId, deps())).rejects.toThrow(/Learning is disabled/);
@@ -184,7 +233,14 @@ describe('profile learning on the table (dynalite)', () => {
 
   it('reset-training clears the profile and learning state → pre-profile; only traces from then on count', async () => {
     const reset = await resetAgentTraining(tenantId, agentId, deps());
-    expect(reset).toMatchObject({ phase: 'pre-profile', profile: null, anchors: [], lastLearnedAt: null, nextLearningAt: null, learning: { trainingStartedAt: now.toISOString(), bootstrapCycles: 0 } });
+    expect(reset).toMatchObject({
+      phase: 'pre-profile',
+      profile: null,
+      anchors: [],
+      lastLearnedAt: null,
+      nextLearningAt: null,
+      learning: { trainingStartedAt: now.toISOString(), bootstrapCycles: 0 },
+    });
     await expect(editAgentProfile(tenantId, agentId, { insights: ['a', 'b', 'c'] }, deps())).rejects.toThrow(/no profile to edit/);
 
     advance(HOUR + MINUTE);
@@ -209,7 +265,16 @@ describe('profile learning on the table (dynalite)', () => {
   });
 
   it('an agent without traces cannot be regenerated; a failing narrator falls back to the template', async () => {
-    const quiet = await store.agents.ensure({ id: 'agt_quiet', tenantId, name: 'quiet-bot', description: '', profileSettings: { learningEnabled: true }, source: 'explicit', createdAt: now.toISOString(), updatedAt: now.toISOString() });
+    const quiet = await store.agents.ensure({
+      id: 'agt_quiet',
+      tenantId,
+      name: 'quiet-bot',
+      description: '',
+      profileSettings: { learningEnabled: true },
+      source: 'explicit',
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    });
     expect(await getAgentProfile(tenantId, quiet, deps())).toMatchObject({ phase: 'pre-profile', profile: null, anchors: [], nextLearningAt: null });
     await expect(regenerateAgentProfile(tenantId, quiet, deps())).rejects.toThrow(/no finished traces/);
 

@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
-import { summarizeTrace, type StoredSpan } from '#shared/domain/spans/summary.ts';
-import type { Db } from '#shared/store/client.ts';
-import type { Store } from '#shared/domain/store.ts';
 import { LAST_SEEN_RESOLUTION_MS } from '#shared/domain/agents/ports.ts';
+import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
+import { type StoredSpan, summarizeTrace } from '#shared/domain/spans/summary.ts';
+import type { Store } from '#shared/domain/store.ts';
+import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { timeSortKey } from '#shared/store/keys.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
@@ -31,7 +31,10 @@ async function asWrittenBefore(key: Record<string, unknown>, set: Record<string,
     new UpdateCommand({
       TableName: db.tableName,
       Key: key,
-      UpdateExpression: [names.length ? `SET ${names.map((name, i) => `${name} = :v${i}`).join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : ''].join(' '),
+      UpdateExpression: [
+        names.length ? `SET ${names.map((name, i) => `${name} = :v${i}`).join(', ')}` : '',
+        remove.length ? `REMOVE ${remove.join(', ')}` : '',
+      ].join(' '),
       ...(names.length ? { ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, set[name]])) } : {}),
     }),
   );
@@ -39,11 +42,23 @@ async function asWrittenBefore(key: Record<string, unknown>, set: Record<string,
 
 describe('re-indexing items written before the bounded-lists layout', () => {
   it('moves every kind of item into its lists, builds the sessions, and then only checks it is done', async () => {
-    await store.agents.create({ id: 'agt_old', tenantId, name: 'old-bot', description: '', profileSettings: { learningEnabled: true }, source: 'implicit', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' });
+    await store.agents.create({
+      id: 'agt_old',
+      tenantId,
+      name: 'old-bot',
+      description: '',
+      profileSettings: { learningEnabled: true },
+      source: 'implicit',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    });
     const traceIds = Array.from({ length: 30 }, (_, i) => `tr-old-${i}`);
     for (const [i, traceId] of traceIds.entries()) {
       const spans: StoredSpan[] = spansOf(traceId, { input: 'q', steps: [tool('search', {}, 'r'), llm('a')], output: 'a' }, T0 + i * 1000).map((s) => ({
-        ...s, agentId: 'agt_old', sessionId: `sess-${i % 3}`, userId: 'user-old',
+        ...s,
+        agentId: 'agt_old',
+        sessionId: `sess-${i % 3}`,
+        userId: 'user-old',
       }));
       await store.traces.putSpans(tenantId, spans, EXPIRES, 500);
       await store.traces.putSummary(tenantId, summarizeTrace(spans), 500, EXPIRES);
@@ -53,11 +68,58 @@ describe('re-indexing items written before the bounded-lists layout', () => {
         ['GSI1PK', 'GSI1SK', 'GSI3PK', 'GSI3SK', 'toolNames', 'errorTypes'],
       );
     }
-    await store.logs.put(tenantId, [{ id: 'log_1', timestampMs: T0, traceId: null, spanId: null, agentId: 'agt_old', agentName: 'old-bot', level: 'error', message: 'boom', attributes: {}, timestamp: new Date(T0).toISOString() }], EXPIRES);
-    await store.signals.put(tenantId, [{ id: 'sig_1', timestampMs: T0, traceId: null, spanId: null, agentId: 'agt_old', agentName: 'old-bot', signalName: 'score', value: 1, metadata: {}, timestamp: new Date(T0).toISOString() }], EXPIRES);
+    await store.logs.put(
+      tenantId,
+      [
+        {
+          id: 'log_1',
+          timestampMs: T0,
+          traceId: null,
+          spanId: null,
+          agentId: 'agt_old',
+          agentName: 'old-bot',
+          level: 'error',
+          message: 'boom',
+          attributes: {},
+          timestamp: new Date(T0).toISOString(),
+        },
+      ],
+      EXPIRES,
+    );
+    await store.signals.put(
+      tenantId,
+      [
+        {
+          id: 'sig_1',
+          timestampMs: T0,
+          traceId: null,
+          spanId: null,
+          agentId: 'agt_old',
+          agentName: 'old-bot',
+          signalName: 'score',
+          value: 1,
+          metadata: {},
+          timestamp: new Date(T0).toISOString(),
+        },
+      ],
+      EXPIRES,
+    );
     const { alert } = await store.alerts.recordOccurrence(
       tenantId,
-      { agentId: 'agt_old', agentName: 'old-bot', type: 'error', category: 'threshold', severity: 'high', message: 'm', value: null, threshold: null, reasoning: null, traceId: traceIds[0]!, key: 'k', at: new Date(T0) },
+      {
+        agentId: 'agt_old',
+        agentName: 'old-bot',
+        type: 'error',
+        category: 'threshold',
+        severity: 'high',
+        message: 'm',
+        value: null,
+        threshold: null,
+        reasoning: null,
+        traceId: traceIds[0]!,
+        key: 'k',
+        at: new Date(T0),
+      },
       () => 'alr_old',
     );
     const logKey = { PK: keys.untracedPartition(tenantId, 'LOGS', '2026-01-05'), SK: `LOG#${timeSortKey(T0, 'log_1')}` };

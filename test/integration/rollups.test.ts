@@ -1,11 +1,11 @@
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKET_MS, bucketRefKey, type BucketRef } from '#shared/domain/analytics/buckets.ts';
-import { ALL_AGENTS, encodeRollup, groupBy, rollupOf, withoutModels, type Rollup } from '#shared/domain/analytics/rollup.ts';
+import { BUCKET_MS, type BucketRef, bucketRefKey } from '#shared/domain/analytics/buckets.ts';
+import type { BucketRollup } from '#shared/domain/analytics/ports.ts';
+import { ALL_AGENTS, encodeRollup, groupBy, type Rollup, rollupOf, withoutModels } from '#shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
-import type { BucketRollup } from '#shared/domain/analytics/ports.ts';
 import { rollupsRepository } from '#shared/store/rollups.ts';
 import { startDynamo } from '../support/dynamo.ts';
 import { randomTraces, seededRandom, traceSummary } from '../unit/analytics/fixtures.ts';
@@ -29,10 +29,20 @@ let tenants = 0;
 const newTenant = () => `tnt_rollups_${++tenants}`;
 
 const trace = (traceId: string, agentId: string | null, startTimeMs: number, over: Partial<TraceSummary> = {}) =>
-  traceSummary({ traceId, agentId, startTimeMs, endTimeMs: startTimeMs + 250, durationMs: 250, inputTokens: 10, outputTokens: 5, totalTokens: 15, cost: 0.001, ...over });
+  traceSummary({
+    traceId,
+    agentId,
+    startTimeMs,
+    endTimeMs: startTimeMs + 250,
+    durationMs: 250,
+    inputTokens: 10,
+    outputTokens: 5,
+    totalTokens: 15,
+    cost: 0.001,
+    ...over,
+  });
 
-const stored = async (key: Record<string, unknown>) =>
-  (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }))).Item;
+const stored = async (key: Record<string, unknown>) => (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }))).Item;
 const minuteItem = (tenantId: string, startMs: number) => stored(keys.rollup(tenantId, ALL_AGENTS, 'minute', startMs));
 const marker = (tenantId: string, hourStartMs: number) => stored(keys.rollupDirty(tenantId, hourStartMs));
 const compact = (atMs: number) => rollups().compactDirty(100, async () => EXPIRES, atMs);
@@ -135,23 +145,38 @@ describe('dirty hours and their compaction', () => {
     await rollups().countTraces(t, H, [trace('x', null, H)], EXPIRES);
     const repository = rollupsRepository(db, () => nowMs);
     let dirtied = false;
-    await repository.compactDirty(100, async (tenantId) => {
-      if (tenantId === t && !dirtied) {
-        dirtied = true;
-        await repository.markDirty(t, H, EXPIRES);
-      }
-      return EXPIRES;
-    }, nowMs);
+    await repository.compactDirty(
+      100,
+      async (tenantId) => {
+        if (tenantId === t && !dirtied) {
+          dirtied = true;
+          await repository.markDirty(t, H, EXPIRES);
+        }
+        return EXPIRES;
+      },
+      nowMs,
+    );
     expect((await marker(t, H))?.['version']).toBe(2);
     expect(await repository.dirtyHours(t)).toEqual([H]);
   });
 
   it('lists the settled markers oldest first, whatever the tenant', async () => {
     const [a, b] = [newTenant(), newTenant()];
-    for (const [tenantId, hour] of [[a, H + 2 * HOUR], [b, H - 30 * 24 * HOUR], [a, H]] as const) await rollups().markDirty(tenantId, hour, EXPIRES);
-    const { Items = [] } = await db.doc.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.rollupDirtyPartition() } }));
+    for (const [tenantId, hour] of [
+      [a, H + 2 * HOUR],
+      [b, H - 30 * 24 * HOUR],
+      [a, H],
+    ] as const)
+      await rollups().markDirty(tenantId, hour, EXPIRES);
+    const { Items = [] } = await db.doc.send(
+      new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.rollupDirtyPartition() } }),
+    );
     const mine = Items.filter((i) => i['tenantId'] === a || i['tenantId'] === b).map((i) => [i['tenantId'], i['hourStartMs']]);
-    expect(mine).toEqual([[b, H - 30 * 24 * HOUR], [a, H], [a, H + 2 * HOUR]]);
+    expect(mine).toEqual([
+      [b, H - 30 * 24 * HOUR],
+      [a, H],
+      [a, H + 2 * HOUR],
+    ]);
   });
 });
 
@@ -165,7 +190,10 @@ describe('trace counts from the buckets', () => {
     );
     for (const [minute, group] of groupBy(traces, (tr) => Math.floor(tr.startTimeMs / MINUTE) * MINUTE)) await rollups().countTraces(t, minute, group, EXPIRES);
     await compact(nowMs);
-    const refs: BucketRef[] = [{ granularity: 'hour', startMs: H }, ...Array.from({ length: 60 }, (_, i) => ({ granularity: 'minute' as const, startMs: H + HOUR + i * MINUTE }))];
+    const refs: BucketRef[] = [
+      { granularity: 'hour', startMs: H },
+      ...Array.from({ length: 60 }, (_, i) => ({ granularity: 'minute' as const, startMs: H + HOUR + i * MINUTE })),
+    ];
     const of = (pick: (tr: TraceSummary) => boolean) => ({
       requestCount: traces.filter(pick).length,
       successCount: traces.filter((tr) => pick(tr) && tr.status === 'ok').length,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError } from '#shared/domain/errors.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import { getSession, listSessions } from '#shared/domain/sessions/queries.ts';
-import { summarizeTrace, type StoredSpan, type TraceSummary } from '#shared/domain/spans/summary.ts';
-import { NotFoundError } from '#shared/domain/errors.ts';
+import { type StoredSpan, summarizeTrace, type TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 import { startStore } from '../support/dynamo.ts';
@@ -22,9 +22,11 @@ const tenant = () => `tnt_sessions_${++n}`;
 
 /** A trace of a conversation turn: its spans (stored, for inputs and outputs) and its summary. */
 async function turn(tenantId: string, traceId: string, sessionId: string, startMs: number, over: Partial<TraceSummary> = {}, userId: string | null = 'user-1') {
-  const spans: StoredSpan[] = spansOf(traceId, { input: `question ${traceId}`, steps: [tool('search', { q: traceId }, 'found'), llm(`answer ${traceId}`)], output: `answer ${traceId}` }, startMs).map(
-    (s) => ({ ...s, sessionId, userId }),
-  );
+  const spans: StoredSpan[] = spansOf(
+    traceId,
+    { input: `question ${traceId}`, steps: [tool('search', { q: traceId }, 'found'), llm(`answer ${traceId}`)], output: `answer ${traceId}` },
+    startMs,
+  ).map((s) => ({ ...s, sessionId, userId }));
   await store.traces.putSpans(tenantId, spans, EXPIRES, 1000);
   const summary = { ...summarizeTrace(spans), ...over };
   await store.traces.putSummary(tenantId, summary, 1000, EXPIRES);
@@ -35,7 +37,16 @@ describe('sessions', () => {
   it('sum up their traces whatever order they arrive in and however often, listed by first seen', async () => {
     const t = tenant();
     const at = new Date(T0).toISOString();
-    await store.agents.create({ id: 'agt_fixture', tenantId: t, name: 'fixture-bot', description: '', profileSettings: { learningEnabled: true }, source: 'implicit', createdAt: at, updatedAt: at });
+    await store.agents.create({
+      id: 'agt_fixture',
+      tenantId: t,
+      name: 'fixture-bot',
+      description: '',
+      profileSettings: { learningEnabled: true },
+      source: 'implicit',
+      createdAt: at,
+      updatedAt: at,
+    });
     const a = await turn(t, 'tr-1', 's-1', T0);
     const b = await turn(t, 'tr-2', 's-1', T0 + 60_000, { status: 'error', cost: 0.25, inputTokens: 100, outputTokens: 10, totalTokens: 110 });
     const c = await turn(t, 'tr-3', 's-2', T0 + 30_000, {}, 'user-2');
@@ -46,14 +57,26 @@ describe('sessions', () => {
 
     const s1 = await store.sessions.get(t, 's-1');
     expect(s1).toMatchObject({
-      sessionId: 's-1', agentId: 'agt_fixture', userId: 'user-1', firstSeenMs: T0, traceCount: 2, errorCount: 1, cost: 0.25,
-      inputTokens: 100, outputTokens: 10, totalTokens: 110, lastSeenMs: b.summary.endTimeMs, durationMs: b.summary.endTimeMs! - T0,
+      sessionId: 's-1',
+      agentId: 'agt_fixture',
+      userId: 'user-1',
+      firstSeenMs: T0,
+      traceCount: 2,
+      errorCount: 1,
+      cost: 0.25,
+      inputTokens: 100,
+      outputTokens: 10,
+      totalTokens: 110,
+      lastSeenMs: b.summary.endTimeMs,
+      durationMs: b.summary.endTimeMs! - T0,
     });
     const listed = await listSessions(store, t, { limit: 50, skip: 0 }, FIRST);
     expect(listed.items.map((s) => s.sessionId)).toEqual(['s-2', 's-1']);
     expect(listed).toMatchObject({ total: 2, totalExact: true, hasMore: false });
     expect((await listSessions(store, t, { limit: 50, skip: 0, userId: 'user-2' }, FIRST)).items.map((s) => s.sessionId)).toEqual(['s-2']);
-    expect((await listSessions(store, t, { limit: 50, skip: 0, agentId: 'agt_fixture', startDate: new Date(T0 + 1) }, FIRST)).items.map((s) => s.sessionId)).toEqual(['s-2']);
+    expect(
+      (await listSessions(store, t, { limit: 50, skip: 0, agentId: 'agt_fixture', startDate: new Date(T0 + 1) }, FIRST)).items.map((s) => s.sessionId),
+    ).toEqual(['s-2']);
   });
 
   it('show their traces in the order they started, each with what it was asked and answered', async () => {

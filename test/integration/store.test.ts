@@ -1,19 +1,19 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '#shared/domain/store.ts';
-import { type ApiKeyRecord, EmailTakenError, type UserRecord } from '#shared/domain/accounts/ports.ts';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiKeyRecord, EmailTakenError, type UserRecord } from '#shared/domain/accounts/ports.ts';
+import type { AgentRecord } from '#shared/domain/agents/ports.ts';
+import type { PageInput } from '#shared/domain/paging/page.ts';
+import type { TraceQuery } from '#shared/domain/spans/ports.ts';
+import { summarizeTrace, type TraceSummary } from '#shared/domain/spans/summary.ts';
+import type { Store } from '#shared/domain/store.ts';
 import { batchWrite, putRequests } from '#shared/store/batch.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { timeSortKey } from '#shared/store/keys.ts';
 import { tracePartitionItems } from '#shared/store/traces.ts';
-import type { TraceQuery } from '#shared/domain/spans/ports.ts';
-import { summarizeTrace, type TraceSummary } from '#shared/domain/spans/summary.ts';
-import type { PageInput } from '#shared/domain/paging/page.ts';
-import type { AgentRecord } from '#shared/domain/agents/ports.ts';
-import { startStore } from '../support/dynamo.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
+import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
 let db: Db;
@@ -25,13 +25,35 @@ afterAll(() => stop());
 
 let n = 0;
 const user = (email: string): UserRecord => ({
-  id: `usr_${++n}`, tenantId: `tnt_${n}`, email, firstName: 'Ada', lastName: 'Lovelace', company: null, image: null,
-  provider: 'local', passwordHash: 'scrypt$17$8$1$x$y', isActive: true, isAdmin: false, isEmailVerified: false,
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  id: `usr_${++n}`,
+  tenantId: `tnt_${n}`,
+  email,
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  company: null,
+  image: null,
+  provider: 'local',
+  passwordHash: 'scrypt$17$8$1$x$y',
+  isActive: true,
+  isAdmin: false,
+  isEmailVerified: false,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
 });
 const apiKey = (id: string, tenantId: string, createdAt = '2026-01-01T00:00:00.000Z'): ApiKeyRecord => ({
-  id, tenantId, createdBy: 'usr_x', name: id, prefix: 'aos_live_abcd', lastFour: 'wxyz', secretHash: `hash-${id}`,
-  status: 'active', createdAt, updatedAt: createdAt, lastUsedAt: null, rotatedAt: null, revokedAt: null,
+  id,
+  tenantId,
+  createdBy: 'usr_x',
+  name: id,
+  prefix: 'aos_live_abcd',
+  lastFour: 'wxyz',
+  secretHash: `hash-${id}`,
+  status: 'active',
+  createdAt,
+  updatedAt: createdAt,
+  lastUsedAt: null,
+  rotatedAt: null,
+  revokedAt: null,
 });
 
 describe('users', () => {
@@ -122,7 +144,11 @@ describe('deliveries', () => {
 
 describe('spans', () => {
   const trace = (id: string) =>
-    spansOf(id, { input: 'Where is my parcel?', steps: [llm('It shipped yesterday.'), tool('orders.lookup', { id: 7 }, 'shipped')], output: 'It shipped yesterday.' });
+    spansOf(id, {
+      input: 'Where is my parcel?',
+      steps: [llm('It shipped yesterday.'), tool('orders.lookup', { id: 7 }, 'shipped')],
+      output: 'It shipped yesterday.',
+    });
 
   it("store a trace's spans that arrived together as one compressed item, and read them back whole", async () => {
     const spans = [...trace('tr-group-1'), ...trace('tr-group-2')];
@@ -162,7 +188,12 @@ describe('spans', () => {
     expect(held.some((s) => 'traceId' in s || Object.values(s).includes(null))).toBe(false);
 
     const whole = trace('tr-whole');
-    await batchWrite(db, putRequests([{ ...keys.spanGroup('tnt_spans', 'tr-whole', 'old'), traceId: 'tr-whole', spans: brotliCompressSync(JSON.stringify(whole)), writtenAtMs: 500 }]));
+    await batchWrite(
+      db,
+      putRequests([
+        { ...keys.spanGroup('tnt_spans', 'tr-whole', 'old'), traceId: 'tr-whole', spans: brotliCompressSync(JSON.stringify(whole)), writtenAtMs: 500 },
+      ]),
+    );
     expect((await store.traces.spansOf('tnt_spans', 'tr-whole')).map(({ writtenAtMs, ...span }) => span)).toEqual(whole);
   });
 
@@ -175,14 +206,30 @@ describe('spans', () => {
 describe('trace summaries', () => {
   const tenantId = 'tnt_summaries';
   const agent = (id: string): AgentRecord => ({
-    id, tenantId, name: id, description: '', profileSettings: { learningEnabled: true }, source: 'implicit',
-    createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+    id,
+    tenantId,
+    name: id,
+    description: '',
+    profileSettings: { learningEnabled: true },
+    source: 'implicit',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
   });
   const summaryOf = (traceId: string, agentId: string | null, startTimeMs: number, status: 'ok' | 'error' = 'ok', over: Partial<TraceSummary> = {}) => ({
-    ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })), agentId, startTimeMs, status, ...over,
+    ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })),
+    agentId,
+    startTimeMs,
+    status,
+    ...over,
   });
-  const put = (traceId: string, agentId: string | null, startTimeMs: number, status: 'ok' | 'error' = 'ok', tenant = tenantId, over: Partial<TraceSummary> = {}) =>
-    store.traces.putSummary(tenant, summaryOf(traceId, agentId, startTimeMs, status, over), 1, 2_000_000_000);
+  const put = (
+    traceId: string,
+    agentId: string | null,
+    startTimeMs: number,
+    status: 'ok' | 'error' = 'ok',
+    tenant = tenantId,
+    over: Partial<TraceSummary> = {},
+  ) => store.traces.putSummary(tenant, summaryOf(traceId, agentId, startTimeMs, status, over), 1, 2_000_000_000);
   const FIRST = { limit: 50, skip: 0 };
   const ids = async (tenant: string, q: TraceQuery, page: PageInput = FIRST) => (await store.traces.page(tenant, q, page)).items.map((s) => s.traceId);
 
@@ -207,15 +254,18 @@ describe('trace summaries', () => {
   });
 
   it('hold their index entries on the summary: by state for the tenant and the agent, by user when they name one', async () => {
-    const item = async (traceId: string) =>
-      (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, traceId) }))).Item!;
+    const item = async (traceId: string) => (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, traceId) }))).Item!;
     expect(await item('tr-a-2')).toMatchObject({
       GSI1PK: keys.tenantCollection(tenantId, 'TRACES', 'error'),
       GSI2PK: keys.agentCollection(tenantId, 'agt_a', 'TRACES', 'error'),
       GSI3PK: keys.userCollection(tenantId, 'u-1', 'TRACES'),
       GSI1SK: timeSortKey(4_000, 'tr-a-2'),
     });
-    expect(Object.keys(await item('tr-none-1')).filter((k) => k.startsWith('GSI')).sort()).toEqual(['GSI1PK', 'GSI1SK']);
+    expect(
+      Object.keys(await item('tr-none-1'))
+        .filter((k) => k.startsWith('GSI'))
+        .sort(),
+    ).toEqual(['GSI1PK', 'GSI1SK']);
     expect((await item('tr-a-3'))['GSI1PK']).toBe(keys.tenantCollection(tenantId, 'TRACES', 'pending'));
   });
 
@@ -266,9 +316,22 @@ describe('trace summaries', () => {
     const traces: Array<[string, Partial<TraceSummary>]> = [
       ['f1', { toolNames: ['search', 'orders.lookup'], durationMs: 100, cost: 0.5, totalTokens: 900, models: ['gpt-4o'], name: 'answer' }],
       ['f2', { errorTypes: ['Timeout'], durationMs: 9000, cost: 0.01, totalTokens: 50, models: ['claude'], name: 'plan' }],
-      ['f3', { toolNames: ['search'], durationMs: null, cost: 0, totalTokens: 0, models: [], name: 'answer', tags: ['vip'], metadata: { plan: 'pro', 'odd key.with:chars': 'x' } }],
+      [
+        'f3',
+        {
+          toolNames: ['search'],
+          durationMs: null,
+          cost: 0,
+          totalTokens: 0,
+          models: [],
+          name: 'answer',
+          tags: ['vip'],
+          metadata: { plan: 'pro', 'odd key.with:chars': 'x' },
+        },
+      ],
     ];
-    for (const [i, [traceId, over]] of traces.entries()) await store.traces.putSummary(tenant, { ...summaryOf(traceId, base.agentId, 1_000 + i, 'ok'), ...over }, 1, 2_000_000_000);
+    for (const [i, [traceId, over]] of traces.entries())
+      await store.traces.putSummary(tenant, { ...summaryOf(traceId, base.agentId, 1_000 + i, 'ok'), ...over }, 1, 2_000_000_000);
     await store.traces.markAlerted(tenant, 'f2', 'timeout');
     expect(await ids(tenant, { toolName: 'search' })).toEqual(['f3', 'f1']);
     expect(await ids(tenant, { errorType: 'Timeout' })).toEqual(['f2']);

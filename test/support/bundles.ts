@@ -1,7 +1,7 @@
-import { build, type BuildResult } from 'esbuild';
 import { join } from 'node:path';
-import { bundlingOf } from '../../infra/aws/service-function.ts';
+import { type BuildResult, build } from 'esbuild';
 import { catalog, httpHandlerModule, jobModule, workerModule } from '#shared/catalog.ts';
+import { bundlingOf } from '../../infra/aws/service-function.ts';
 
 export const PROJECT_ROOT = join(import.meta.dirname, '../..');
 

@@ -19,7 +19,12 @@ export interface SeededTenant {
 const MINUTE = 60_000;
 
 /** One agent run: a root, an LLM call with a conversation, tool calls, some failing. */
-function run(traceId: string, agentName: string, at: number, options: { fail?: boolean; ask?: string; answer?: string; sessionId?: string; userId?: string; experimentId?: string; variant?: string; model?: string }) {
+function run(
+  traceId: string,
+  agentName: string,
+  at: number,
+  options: { fail?: boolean; ask?: string; answer?: string; sessionId?: string; userId?: string; experimentId?: string; variant?: string; model?: string },
+) {
   const common = {
     traceId,
     agentName,
@@ -29,7 +34,18 @@ function run(traceId: string, agentName: string, at: number, options: { fail?: b
   };
   const model = options.model ?? 'gpt-4o-mini';
   return [
-    { ...common, spanId: 'root', name: 'answer ticket', kind: 'agent', startTime: at, endTime: at + 2600, status: options.fail ? 'error' : 'ok', ...(options.fail ? { statusMessage: 'order lookup failed' } : {}), input: options.ask ?? 'Where is my order #1042?', output: options.fail ? 'Sorry, I could not look it up.' : (options.answer ?? 'It ships tomorrow.') },
+    {
+      ...common,
+      spanId: 'root',
+      name: 'answer ticket',
+      kind: 'agent',
+      startTime: at,
+      endTime: at + 2600,
+      status: options.fail ? 'error' : 'ok',
+      ...(options.fail ? { statusMessage: 'order lookup failed' } : {}),
+      input: options.ask ?? 'Where is my order #1042?',
+      output: options.fail ? 'Sorry, I could not look it up.' : (options.answer ?? 'It ships tomorrow.'),
+    },
     {
       ...common,
       spanId: 'plan',
@@ -48,18 +64,53 @@ function run(traceId: string, agentName: string, at: number, options: { fail?: b
       ]),
       output: JSON.stringify([{ role: 'assistant', content: 'I will look the order up.' }]),
     },
-    { ...common, spanId: 'lookup', parentSpanId: 'root', name: 'lookup order', kind: 'tool', toolName: 'orders.lookup', startTime: at + 1000, endTime: at + 1800, status: options.fail ? 'error' : 'ok', ...(options.fail ? { errorType: 'Timeout', statusMessage: 'upstream timed out after 800 ms' } : {}), attributes: { 'order.id': '1042', 'http.status_code': options.fail ? 504 : 200 } },
-    { ...common, spanId: 'answer', parentSpanId: 'root', name: 'chat', kind: 'llm', model, inputTokens: 1400, outputTokens: 60, startTime: at + 1850, endTime: at + 2550 },
+    {
+      ...common,
+      spanId: 'lookup',
+      parentSpanId: 'root',
+      name: 'lookup order',
+      kind: 'tool',
+      toolName: 'orders.lookup',
+      startTime: at + 1000,
+      endTime: at + 1800,
+      status: options.fail ? 'error' : 'ok',
+      ...(options.fail ? { errorType: 'Timeout', statusMessage: 'upstream timed out after 800 ms' } : {}),
+      attributes: { 'order.id': '1042', 'http.status_code': options.fail ? 504 : 200 },
+    },
+    {
+      ...common,
+      spanId: 'answer',
+      parentSpanId: 'root',
+      name: 'chat',
+      kind: 'llm',
+      model,
+      inputTokens: 1400,
+      outputTokens: 60,
+      startTime: at + 1850,
+      endTime: at + 2550,
+    },
   ];
 }
 
 /** A trace of `count` spans: an agent calling tools and an LLM in turn, nested three deep. */
 export function bigTrace(traceId: string, at: number, count: number) {
-  const spans: Array<Record<string, unknown>> = [{ traceId, spanId: 's0', name: 'long research task', kind: 'agent', agentName: 'research-bot', startTime: at, endTime: at + count * 10 }];
+  const spans: Array<Record<string, unknown>> = [
+    { traceId, spanId: 's0', name: 'long research task', kind: 'agent', agentName: 'research-bot', startTime: at, endTime: at + count * 10 },
+  ];
   for (let i = 1; i < count; i++) {
     const parent = i % 10 === 1 ? 's0' : `s${i - (i % 10) + 1}`;
     const kind = i % 10 === 1 ? 'chain' : i % 3 === 0 ? 'llm' : 'tool';
-    spans.push({ traceId, spanId: `s${i}`, parentSpanId: parent, name: `${kind} step ${i}`, kind, agentName: 'research-bot', startTime: at + i * 10, endTime: at + i * 10 + (kind === 'chain' ? 95 : 8), ...(kind === 'tool' ? { toolName: `search.${i % 4}` } : {}) });
+    spans.push({
+      traceId,
+      spanId: `s${i}`,
+      parentSpanId: parent,
+      name: `${kind} step ${i}`,
+      kind,
+      agentName: 'research-bot',
+      startTime: at + i * 10,
+      endTime: at + i * 10 + (kind === 'chain' ? 95 : 8),
+      ...(kind === 'tool' ? { toolName: `search.${i % 4}` } : {}),
+    });
   }
   return spans;
 }
@@ -84,7 +135,11 @@ export const SESSION_TURNS = [
 
 /** The session and user of the seed's i-th run (the newest first): the turns of `chat-7781`, then five sessions of up to three, then none. */
 const sessionOf = (i: number) =>
-  i < 4 ? { sessionId: SESSION_ID, userId: SESSION_USER, ...SESSION_TURNS[3 - i] } : i < 16 ? { sessionId: `chat-${7700 + Math.floor(i / 3)}`, userId: `customer-${200 + (Math.floor(i / 3) % 2)}` } : {};
+  i < 4
+    ? { sessionId: SESSION_ID, userId: SESSION_USER, ...SESSION_TURNS[3 - i] }
+    : i < 16
+      ? { sessionId: `chat-${7700 + Math.floor(i / 3)}`, userId: `customer-${200 + (Math.floor(i / 3) % 2)}` }
+      : {};
 
 /**
  * A tenant with something on every page: two agents' traces over the last hour (some failing, six
@@ -92,14 +147,32 @@ const sessionOf = (i: number) =>
  * trace of 2,000 spans. Everything goes through the public API.
  */
 export async function seedTenant(service: TestService, email: string, options: { bigTraceSpans?: number } = {}): Promise<SeededTenant> {
-  const registered = await service.api('POST', '/auth/register', { body: { email, password: SEED_PASSWORD, firstName: 'Ada', lastName: 'Lovelace', company: 'Analytical Engines' } });
+  const registered = await service.api('POST', '/auth/register', {
+    body: { email, password: SEED_PASSWORD, firstName: 'Ada', lastName: 'Lovelace', company: 'Analytical Engines' },
+  });
   if (registered.status !== 201) throw new Error(`register answered ${registered.status}`);
   const refreshToken = /aos_refresh=([^;]+)/.exec(registered.headers.getSetCookie().join('\n'))![1]!;
   const token = registered.body.data.accessToken as string;
   const apiKey = (await ok(service.api('POST', '/keys', { token, body: { name: 'production agents' } }), 'POST /keys')).data.key as string;
   await ok(service.api('POST', '/keys', { token, body: { name: 'staging' } }), 'POST /keys');
 
-  const experiment = (await ok(service.api('POST', '/experiments', { apiKey, body: { name: 'Shorter system prompt', description: 'Does a terse prompt keep quality and cut cost?', variants: [{ key: 'control', weight: 50 }, { key: 'terse', weight: 50 }], primaryMetric: 'successRate' } }), 'POST /experiments')).data;
+  const experiment = (
+    await ok(
+      service.api('POST', '/experiments', {
+        apiKey,
+        body: {
+          name: 'Shorter system prompt',
+          description: 'Does a terse prompt keep quality and cut cost?',
+          variants: [
+            { key: 'control', weight: 50 },
+            { key: 'terse', weight: 50 },
+          ],
+          primaryMetric: 'successRate',
+        },
+      }),
+      'POST /experiments',
+    )
+  ).data;
   await ok(service.api('POST', `/experiments/${experiment.id}/start`, { apiKey }), 'start experiment');
 
   const now = Date.now();
@@ -137,7 +210,12 @@ export async function seedTenant(service: TestService, email: string, options: {
   await ok(
     service.api('POST', '/logs', {
       apiKey,
-      body: { logs: [{ timestamp: new Date(now - 5 * MINUTE).toISOString(), level: 'error', message: 'orders service timed out', traceId, agentName: 'support-bot' }, { timestamp: new Date(now - 5 * MINUTE + 10).toISOString(), level: 'info', message: 'retrying once', traceId, agentName: 'support-bot' }] },
+      body: {
+        logs: [
+          { timestamp: new Date(now - 5 * MINUTE).toISOString(), level: 'error', message: 'orders service timed out', traceId, agentName: 'support-bot' },
+          { timestamp: new Date(now - 5 * MINUTE + 10).toISOString(), level: 'info', message: 'retrying once', traceId, agentName: 'support-bot' },
+        ],
+      },
     }),
     'POST /logs',
   );

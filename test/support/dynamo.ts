@@ -1,8 +1,8 @@
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startDynamoDb } from '../../infra/local/dynamodb.ts';
-import { createDb, type Db } from '#shared/store/client.ts';
 import type { Store } from '#shared/domain/store.ts';
+import { createDb, type Db } from '#shared/store/client.ts';
 import { createTableInput } from '#shared/store/table.ts';
+import { startDynamoDb } from '../../infra/local/dynamodb.ts';
 import { createStore } from './store.ts';
 
 /** An in-memory dynalite (as the local runtime starts it) with the service's table, for integration tests of the store. */

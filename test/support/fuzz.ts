@@ -1,8 +1,61 @@
 /** Random inputs for fuzz tests, reproducible from a seed. */
 import type { Random } from './random.ts';
 
-const STRINGS = ['', ' ', 'a', '0', '-1', '1e309', 'NaN', 'Infinity', '-Infinity', '1e-400', '1e20', '-0', '0x1F', 'null', 'true', '2026-13-45', '2026-01-01T00:00:00Z', '__proto__', 'constructor', '💥🔥', 'ａｂｃ', '\u0000\u0001', '<script>', "' OR 1=1 --", '../../etc/passwd', '%00', 'x'.repeat(300), 'y'.repeat(70_000)];
-const KEYS = ['traceId', 'spanId', 'name', 'startTime', 'endTime', 'spans', 'signals', 'logs', 'signalName', 'value', 'level', 'message', 'timestamp', 'kind', 'status', 'inputTokens', 'cost', 'attributes', '__proto__', 'constructor', 'prototype', 'resourceSpans', 'scopeSpans'];
+const STRINGS = [
+  '',
+  ' ',
+  'a',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e-400',
+  '1e20',
+  '-0',
+  '0x1F',
+  'null',
+  'true',
+  '2026-13-45',
+  '2026-01-01T00:00:00Z',
+  '__proto__',
+  'constructor',
+  '💥🔥',
+  'ａｂｃ',
+  '\u0000\u0001',
+  '<script>',
+  "' OR 1=1 --",
+  '../../etc/passwd',
+  '%00',
+  'x'.repeat(300),
+  'y'.repeat(70_000),
+];
+const KEYS = [
+  'traceId',
+  'spanId',
+  'name',
+  'startTime',
+  'endTime',
+  'spans',
+  'signals',
+  'logs',
+  'signalName',
+  'value',
+  'level',
+  'message',
+  'timestamp',
+  'kind',
+  'status',
+  'inputTokens',
+  'cost',
+  'attributes',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'resourceSpans',
+  'scopeSpans',
+];
 /** Numbers the store cannot hold (DynamoDB: 1e-130 to 1e126 in magnitude; the SDK: within ±2^53), and -0. */
 export const OUT_OF_RANGE_NUMBERS = [1e20, 1e308, 2 ** 60, -(2 ** 60), 1e-300, -1e-300, 1e-131, 1e127, Number.MAX_VALUE, -0];
 const NUMBERS = [0, -1, 1, 1.5, 2 ** 53, -(2 ** 53), Number.MIN_VALUE, 1_735_689_600_000, ...OUT_OF_RANGE_NUMBERS];
@@ -11,14 +64,20 @@ const NUMBERS = [0, -1, 1, 1.5, 2 ** 53, -(2 ** 53), Number.MIN_VALUE, 1_735_689
 export function randomJson(r: Random, depth = 0): unknown {
   const choice = r.below(depth > 6 ? 4 : 7);
   switch (choice) {
-    case 0: return null;
-    case 1: return r.next() < 0.5;
-    case 2: return r.pick(NUMBERS);
-    case 3: return r.pick(STRINGS);
-    case 4: return Array.from({ length: r.below(4) }, () => randomJson(r, depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return r.next() < 0.5;
+    case 2:
+      return r.pick(NUMBERS);
+    case 3:
+      return r.pick(STRINGS);
+    case 4:
+      return Array.from({ length: r.below(4) }, () => randomJson(r, depth + 1));
     case 5: {
       const object: Record<string, unknown> = {};
-      for (let i = r.below(5); i > 0; i--) Object.defineProperty(object, r.pick(KEYS), { value: randomJson(r, depth + 1), enumerable: true, configurable: true, writable: true });
+      for (let i = r.below(5); i > 0; i--)
+        Object.defineProperty(object, r.pick(KEYS), { value: randomJson(r, depth + 1), enumerable: true, configurable: true, writable: true });
       return object;
     }
     default: {

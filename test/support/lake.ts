@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closeLocalLake, openLocalLake, type LocalLake } from '#shared/adapters/lake-duckdb.ts';
+import { closeLocalLake, type LocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
 
 /** A DuckDB lake of its own in a temporary directory, for tests that store through the ingest path. */
 export async function startTestLake(): Promise<LocalLake & { dir: string; remove(): Promise<void> }> {

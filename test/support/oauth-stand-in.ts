@@ -58,7 +58,14 @@ export async function startOAuthStandIn(options: StandInOptions) {
     const sub = `standin-${createHash('sha256').update(email).digest('hex').slice(0, 16)}`;
     const claims = { email, email_verified: true, given_name: 'Grace', family_name: 'Hopper' };
     const sign = (payload: Record<string, unknown>) =>
-      new SignJWT({ ...claims, ...payload }).setProtectedHeader({ alg: 'RS256', kid: jwk.kid }).setIssuer(issuer).setSubject(sub).setAudience(options.clientId).setIssuedAt(now).setExpirationTime(now + TOKEN_SECONDS).sign(privateKey);
+      new SignJWT({ ...claims, ...payload })
+        .setProtectedHeader({ alg: 'RS256', kid: jwk.kid })
+        .setIssuer(issuer)
+        .setSubject(sub)
+        .setAudience(options.clientId)
+        .setIssuedAt(now)
+        .setExpirationTime(now + TOKEN_SECONDS)
+        .sign(privateKey);
     const refreshToken = random();
     if (withRefresh) refreshTokens.set(refreshToken, { email, scope });
     return {
@@ -98,7 +105,13 @@ export async function startOAuthStandIn(options: StandInOptions) {
     const sessionId = /(?:^|;\s*)standin_session=([\w-]+)/.exec(req.headers.cookie ?? '')?.[1];
 
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'content-type, accept, authorization, dpop' }).end();
+      res
+        .writeHead(204, {
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'content-type, accept, authorization, dpop',
+        })
+        .end();
       return;
     }
     if (url.pathname === '/pool/.well-known/jwks.json') return json(res, 200, { keys: [jwk] });
@@ -146,9 +159,13 @@ export async function startOAuthStandIn(options: StandInOptions) {
       const code = form.get('code') ?? '';
       const grant = codes.get(code);
       codes.delete(code);
-      if (!grant || Date.now() - grant.issuedAt > codeLifetimeMs) return json(res, 400, { error: 'invalid_grant', error_description: 'The authorization code has expired or was used' });
-      const challenge = createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url');
-      if (grant.redirectUri !== form.get('redirect_uri') || grant.codeChallenge !== challenge) return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+      if (!grant || Date.now() - grant.issuedAt > codeLifetimeMs)
+        return json(res, 400, { error: 'invalid_grant', error_description: 'The authorization code has expired or was used' });
+      const challenge = createHash('sha256')
+        .update(form.get('code_verifier') ?? '')
+        .digest('base64url');
+      if (grant.redirectUri !== form.get('redirect_uri') || grant.codeChallenge !== challenge)
+        return json(res, 400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
       events.push(`tokens for ${grant.email}`);
       return json(res, 200, await tokens(grant.email, grant.scope, true));
     }
@@ -172,11 +189,13 @@ export async function startOAuthStandIn(options: StandInOptions) {
 
   function signInPage(res: ServerResponse, params: URLSearchParams) {
     const hidden = [...params].map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join('');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-      `<!doctype html><html lang="en"><title>Stand-in pool</title><main><h1>Sign in to the stand-in pool</h1>` +
-        `<form method="post" action="/oauth2/authorize">${hidden}<label>E-mail <input name="email" type="email" required></label>` +
-        `<button name="action" value="sign-in">Continue</button><button name="action" value="cancel" formnovalidate>Cancel</button></form></main></html>`,
-    );
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(
+        `<!doctype html><html lang="en"><title>Stand-in pool</title><main><h1>Sign in to the stand-in pool</h1>` +
+          `<form method="post" action="/oauth2/authorize">${hidden}<label>E-mail <input name="email" type="email" required></label>` +
+          `<button name="action" value="sign-in">Continue</button><button name="action" value="cancel" formnovalidate>Cancel</button></form></main></html>`,
+      );
   }
 
   return {

@@ -1,6 +1,6 @@
-import { createRouter } from '../../infra/local/router.ts';
 import { catalog, type RouteId } from '#shared/catalog.ts';
-import { routeResponses, type RouteResponse } from '#shared/schemas/responses.ts';
+import { type RouteResponse, routeResponses } from '#shared/schemas/responses.ts';
+import { createRouter } from '../../infra/local/router.ts';
 
 /** The catalog route a request reaches, found the way the local runtime finds it. */
 const routeOf = createRouter(catalog);
@@ -30,7 +30,8 @@ export function assertDocumentedResponse(method: string, pathname: string, respo
   const mediaType = (response.contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType === 'application/x-protobuf' && documented.protobufMessage) return;
   if (documented.file) {
-    if (!documented.file.contentTypes.includes(mediaType)) throw new Error(`${where} answered ${response.contentType ?? 'no content type'}; its file is documented as ${documented.file.contentTypes.join(', ')}`);
+    if (!documented.file.contentTypes.includes(mediaType))
+      throw new Error(`${where} answered ${response.contentType ?? 'no content type'}; its file is documented as ${documented.file.contentTypes.join(', ')}`);
     return;
   }
   if (mediaType !== 'application/json') {

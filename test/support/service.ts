@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startLocalService, type LocalServiceOptions } from '../../infra/local/runtime.ts';
 import { catalog } from '#shared/catalog.ts';
+import { type LocalServiceOptions, startLocalService } from '../../infra/local/runtime.ts';
 import { assertDocumentedResponse } from './response-contract.ts';
 import { assertSecurityHeaders } from './response-headers.ts';
 

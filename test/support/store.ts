@@ -1,3 +1,4 @@
+import type { Store } from '#shared/domain/store.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { alertsRepository } from '#shared/store/alerts.ts';
 import { apiKeysRepository } from '#shared/store/api-keys.ts';
@@ -6,7 +7,6 @@ import { deliveriesRepository } from '#shared/store/deliveries.ts';
 import { evaluationUsageRepository } from '#shared/store/evaluation-usage.ts';
 import { experimentsRepository } from '#shared/store/experiments.ts';
 import { exportsRepository } from '#shared/store/exports.ts';
-import type { Store } from '#shared/domain/store.ts';
 import { composeStore } from '#shared/store/index.ts';
 import { linkTokensRepository } from '#shared/store/link-tokens.ts';
 import { profilesRepository } from '#shared/store/profiles.ts';

@@ -1,4 +1,4 @@
-import { TRACE_STATES, type StoredTraceSummary } from '#shared/domain/spans/ports.ts';
+import { type StoredTraceSummary, TRACE_STATES } from '#shared/domain/spans/ports.ts';
 import { queryAll } from '#shared/store/batch.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';

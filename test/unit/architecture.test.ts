@@ -29,14 +29,19 @@ const packageImports: Record<string, unknown> = JSON.parse(readFileSync(join(ROO
  * package.json `imports`, and one that none of them maps fails the test rather than pass unchecked.
  */
 function resolveSpecifier(fromFile: string, specifier: string, imports: Record<string, unknown>): string | undefined {
-  if (specifier.startsWith('.')) return relative(ROOT, resolve(ROOT, dirname(fromFile), specifier)).split(sep).join('/');
+  if (specifier.startsWith('.'))
+    return relative(ROOT, resolve(ROOT, dirname(fromFile), specifier))
+      .split(sep)
+      .join('/');
   if (!specifier.startsWith('#')) return undefined;
   for (const [pattern, target] of Object.entries(imports)) {
     const [prefix, suffix = ''] = pattern.split('*');
     if (pattern.includes('*') ? specifier.startsWith(prefix!) && specifier.endsWith(suffix) : specifier === pattern) {
       if (typeof target !== 'string') throw new Error(`${fromFile}: ${specifier} maps to conditions this test does not resolve`);
       const matched = pattern.includes('*') ? specifier.slice(prefix!.length, specifier.length - suffix.length) : '';
-      return relative(ROOT, resolve(ROOT, target.replace('*', matched))).split(sep).join('/');
+      return relative(ROOT, resolve(ROOT, target.replace('*', matched)))
+        .split(sep)
+        .join('/');
     }
   }
   throw new Error(`${fromFile}: ${specifier} matches no entry of package.json "imports"`);
@@ -97,10 +102,12 @@ describe('architecture', () => {
       `${file} → ../../http/reply.ts`,
       `${file} → ../../adapters/ids.ts`,
     ]);
-    expect(forbiddenImports('shared/store/users.ts', "import { sha256 } from '../domain/accounts/secrets.ts';\nimport { reply } from '../http/reply.ts';")).toEqual([
-      'shared/store/users.ts → ../http/reply.ts',
-    ]);
-    expect(forbiddenImports('shared/http/route.ts', "import type { Store } from '../domain/store.ts';\nimport { composeStore } from '../store/index.ts';")).toEqual([]);
+    expect(
+      forbiddenImports('shared/store/users.ts', "import { sha256 } from '../domain/accounts/secrets.ts';\nimport { reply } from '../http/reply.ts';"),
+    ).toEqual(['shared/store/users.ts → ../http/reply.ts']);
+    expect(
+      forbiddenImports('shared/http/route.ts', "import type { Store } from '../domain/store.ts';\nimport { composeStore } from '../store/index.ts';"),
+    ).toEqual([]);
   });
 
   it('resolve `#` aliases as package.json "imports" maps them, and refuse an alias nothing maps', () => {

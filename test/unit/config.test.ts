@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { signingMaterialLoader } from '#shared/adapters/signing.ts';
-import { consoleContentSecurityPolicy } from '../../console/security-headers.ts';
 import { ConfigError, parseConfig } from '#shared/config.ts';
 import { hostedSignInOrigins, hostedSignInProviders, parseExternalIssuers } from '#shared/external-issuers.ts';
+import { consoleContentSecurityPolicy } from '../../console/security-headers.ts';
 
 describe('configuration', () => {
   it('needs only the table name, with documented defaults for the rest', () => {
@@ -16,15 +16,26 @@ describe('configuration', () => {
     expect(() => parseConfig({ TABLE_NAME: 't', RATE_LIMITS: '{"strict":0}' })).toThrow(/RATE_LIMITS/);
     expect(() => parseConfig({ TABLE_NAME: 't', RATE_LIMITS: 'not json' })).toThrow(ConfigError);
     expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"nope"}]' })).toThrow(/JWT_EXTERNAL_ISSUERS/);
-    expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://idp.example.com","audiences":["client"]}]' })).toThrow(/JWT_EXTERNAL_ISSUERS.*https/);
-    expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"https://idp.example.com","jwksUrl":"http://keys.example.com","audiences":["client"]}]' })).toThrow(/JWT_EXTERNAL_ISSUERS/);
-    expect(parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://127.0.0.1:4000/pool","audiences":["client"]}]' }).jwt.externalIssuers).toHaveLength(1);
+    expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://idp.example.com","audiences":["client"]}]' })).toThrow(
+      /JWT_EXTERNAL_ISSUERS.*https/,
+    );
+    expect(() =>
+      parseConfig({
+        TABLE_NAME: 't',
+        JWT_EXTERNAL_ISSUERS: '[{"issuer":"https://idp.example.com","jwksUrl":"http://keys.example.com","audiences":["client"]}]',
+      }),
+    ).toThrow(/JWT_EXTERNAL_ISSUERS/);
+    expect(
+      parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://127.0.0.1:4000/pool","audiences":["client"]}]' }).jwt.externalIssuers,
+    ).toHaveLength(1);
     expect(() => parseConfig({ TABLE_NAME: 't', MAIL_TRANSPORT: 'outbox' })).toThrow(/OUTBOX_DIR/);
   });
 
   it('refuses an external issuer that names no audience: every app of its users could call the API', () => {
     for (const audiences of ['', ',"audiences":[]', ',"audiences":[""]']) {
-      expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: `[{"issuer":"https://idp.example.com"${audiences}}]` }), audiences).toThrow(/JWT_EXTERNAL_ISSUERS\.0\.audiences/);
+      expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: `[{"issuer":"https://idp.example.com"${audiences}}]` }), audiences).toThrow(
+        /JWT_EXTERNAL_ISSUERS\.0\.audiences/,
+      );
     }
   });
 
@@ -40,7 +51,9 @@ describe('configuration', () => {
     const POOL = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf';
     const DOMAIN = 'https://acme.auth.eu-west-1.amazoncognito.com';
     const withHosted = (hostedSignIn: Record<string, unknown>, issuer: Record<string, unknown> = {}) =>
-      JSON.stringify([{ issuer: POOL, audiences: ['client-1'], hostedSignIn: { name: 'Acme SSO', domain: DOMAIN, clientId: 'client-1', ...hostedSignIn }, ...issuer }]);
+      JSON.stringify([
+        { issuer: POOL, audiences: ['client-1'], hostedSignIn: { name: 'Acme SSO', domain: DOMAIN, clientId: 'client-1', ...hostedSignIn }, ...issuer },
+      ]);
     const configWith = (hostedSignIn: Record<string, unknown>, env: Record<string, string> = {}, issuer: Record<string, unknown> = {}) =>
       parseConfig({ TABLE_NAME: 't', PUBLIC_APP_URL: 'https://console.example.com', JWT_EXTERNAL_ISSUERS: withHosted(hostedSignIn, issuer), ...env });
 
@@ -65,7 +78,11 @@ describe('configuration', () => {
     });
 
     it('takes the redirect and logout URLs and the scopes it is given', () => {
-      const config = configWith({ redirectUri: 'https://d1.cloudfront.net/auth/callback', logoutUri: 'https://d1.cloudfront.net/goodbye', scopes: ['openid', 'email'] });
+      const config = configWith({
+        redirectUri: 'https://d1.cloudfront.net/auth/callback',
+        logoutUri: 'https://d1.cloudfront.net/goodbye',
+        scopes: ['openid', 'email'],
+      });
       expect(hostedSignInProviders(config.jwt.externalIssuers, config.publicAppUrl)[0]).toMatchObject({
         redirectUri: 'https://d1.cloudfront.net/auth/callback',
         logoutUri: 'https://d1.cloudfront.net/goodbye',
@@ -95,9 +112,13 @@ describe('configuration', () => {
 
     it('needs an https console for its default callback, and a name of its own for each button', () => {
       expect(() => configWith({}, { PUBLIC_APP_URL: 'http://console.example.com' })).toThrow(/PUBLIC_APP_URL must be https/);
-      expect(configWith({ redirectUri: 'https://console.example.com/auth/callback' }, { PUBLIC_APP_URL: 'http://console.example.com' }).jwt.externalIssuers).toHaveLength(1);
+      expect(
+        configWith({ redirectUri: 'https://console.example.com/auth/callback' }, { PUBLIC_APP_URL: 'http://console.example.com' }).jwt.externalIssuers,
+      ).toHaveLength(1);
       expect(configWith({}, { PUBLIC_APP_URL: 'http://127.0.0.1:3000' }).jwt.externalIssuers).toHaveLength(1);
-      const twice = JSON.stringify([1, 2].map((n) => ({ issuer: `${POOL}${n}`, audiences: ['c'], hostedSignIn: { name: 'Acme SSO', domain: DOMAIN, clientId: 'c' } })));
+      const twice = JSON.stringify(
+        [1, 2].map((n) => ({ issuer: `${POOL}${n}`, audiences: ['c'], hostedSignIn: { name: 'Acme SSO', domain: DOMAIN, clientId: 'c' } })),
+      );
       expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: twice })).toThrow(/each hosted sign-in needs a name of its own/);
     });
 
@@ -105,7 +126,9 @@ describe('configuration', () => {
       expect(parseExternalIssuers(undefined)).toEqual([]);
       expect(parseExternalIssuers(withHosted({}))[0]?.hostedSignIn?.scopes).toEqual(['openid', 'email', 'profile']);
       expect(() => parseExternalIssuers('[{')).toThrow('JWT_EXTERNAL_ISSUERS is not valid JSON');
-      expect(() => parseExternalIssuers(withHosted({ clientId: 'client-2' }))).toThrow('JWT_EXTERNAL_ISSUERS: 0.hostedSignIn.clientId: must be one of the audiences');
+      expect(() => parseExternalIssuers(withHosted({ clientId: 'client-2' }))).toThrow(
+        'JWT_EXTERNAL_ISSUERS: 0.hostedSignIn.clientId: must be one of the audiences',
+      );
     });
   });
 });

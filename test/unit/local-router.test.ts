@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRouter } from '../../infra/local/router.ts';
 import { API_BASE_PATH, catalog } from '#shared/catalog.ts';
+import { createRouter } from '../../infra/local/router.ts';
 
 const route = createRouter(catalog);
 
@@ -15,7 +15,13 @@ describe('the local router, against the catalog', () => {
   });
 
   it('sends anything else to the fallback route, as API Gateway’s $default', () => {
-    for (const [method, path] of [['GET', '/api/nope'], ['PATCH', '/api/keys'], ['GET', '/health'], ['GET', '/api'], ['GET', '/api/keys/a/b/c']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/nope'],
+      ['PATCH', '/api/keys'],
+      ['GET', '/health'],
+      ['GET', '/api'],
+      ['GET', '/api/keys/a/b/c'],
+    ] as const) {
       expect(route(method, path)).toMatchObject({ route: { id: catalog.fallbackRoute.id }, routeKey: '$default' });
     }
   });

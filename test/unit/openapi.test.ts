@@ -1,13 +1,13 @@
-import { Validator } from '@seriousme/openapi-schema-validator';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { API_BASE_PATH, catalog, fallbackRoute, httpHandlerModule, routes, type RouteId } from '#shared/catalog.ts';
+import { API_BASE_PATH, catalog, fallbackRoute, httpHandlerModule, type RouteId, routes } from '#shared/catalog.ts';
 import { NotFoundError } from '#shared/domain/errors.ts';
-import { accepted, created, cursorPaged, fileAttachment, ok, paged } from '#shared/http/reply.ts';
 import { withServer } from '#shared/http/openapi-document.ts';
+import { accepted, created, cursorPaged, fileAttachment, ok, paged } from '#shared/http/reply.ts';
 import { apiDescription } from '#shared/schemas/openapi.ts';
-import { routeResponses, type RouteResponse } from '#shared/schemas/responses.ts';
+import { type RouteResponse, routeResponses } from '#shared/schemas/responses.ts';
 import { assertDocumentedResponse } from '../support/response-contract.ts';
 
 const document = withServer(apiDescription(), 'https://api.example.com');
@@ -77,7 +77,10 @@ describe('the OpenAPI document', () => {
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
       expect(operation.security).toEqual(route.auth === 'public' ? [] : route.auth === 'jwt' ? [{ bearerAuth: [] }] : [{ bearerAuth: [] }, { apiKey: [] }]);
       for (const name of [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
-        expect(operation.parameters.some((p: { name: string; in: string }) => p.name === name && p.in === 'path'), `${route.id} path ${name}`).toBe(true);
+        expect(
+          operation.parameters.some((p: { name: string; in: string }) => p.name === name && p.in === 'path'),
+          `${route.id} path ${name}`,
+        ).toBe(true);
       }
     }
     const operations = Object.values(document.paths).flatMap((p) => Object.keys(p as object));
@@ -164,8 +167,10 @@ describe('the check of end-to-end answers against the documented responses', () 
     revokedAt: null,
     key: 'aos_live_Ab3dEf6hIj9kLm2n_secretsecretsecretsecretsecretse9x9Z1',
   };
-  const createKey = (body: unknown, status = 201, contentType = 'application/json; charset=utf-8') => () =>
-    assertDocumentedResponse('POST', `${API_BASE_PATH}/keys`, { status, contentType, body });
+  const createKey =
+    (body: unknown, status = 201, contentType = 'application/json; charset=utf-8') =>
+    () =>
+      assertDocumentedResponse('POST', `${API_BASE_PATH}/keys`, { status, contentType, body });
 
   it('accepts the documented answer', () => {
     expect(createKey({ success: true, data: issuedKey })).not.toThrow();
@@ -188,12 +193,20 @@ describe('the check of end-to-end answers against the documented responses', () 
 
   it('takes path parameters and list envelopes as the router and the schema see them', () => {
     const list = (pagination: unknown) => () =>
-      assertDocumentedResponse('GET', `${API_BASE_PATH}/spans/alerts`, { status: 200, contentType: 'application/json', body: { success: true, data: [], pagination } });
+      assertDocumentedResponse('GET', `${API_BASE_PATH}/spans/alerts`, {
+        status: 200,
+        contentType: 'application/json',
+        body: { success: true, data: [], pagination },
+      });
     expect(list({ total: 0, limit: 50, skip: 0, hasMore: false, nextCursor: null, totalExact: true })).not.toThrow();
     expect(list({ total: 0, limit: 50, skip: 0, hasMore: false })).toThrow(/pagination/);
     expect(list(undefined)).toThrow(/route alerts\/list[\s\S]*pagination: /);
     expect(() =>
-      assertDocumentedResponse('PUT', `${API_BASE_PATH}/spans/alerts/alr_1/acknowledge`, { status: 200, contentType: 'application/json', body: { success: true, data: {} } }),
+      assertDocumentedResponse('PUT', `${API_BASE_PATH}/spans/alerts/alr_1/acknowledge`, {
+        status: 200,
+        contentType: 'application/json',
+        body: { success: true, data: {} },
+      }),
     ).toThrow(/route alerts\/acknowledge/);
   });
 });

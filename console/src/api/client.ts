@@ -1,6 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './schema';
 import { session } from '../auth/session';
+import type { components, paths } from './schema';
 
 export type Schemas = components['schemas'];
 

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import type { components, paths } from '../api/schema';
-import { session, type Renewal, type Renewed } from './session';
+import { type Renewal, type Renewed, session } from './session';
 
 export type HostedProvider = components['schemas']['HostedSignInProvider'];
 type Profile = paths['/users/profile']['get']['responses'][200]['content']['application/json'];
@@ -83,14 +83,24 @@ export async function completeHostedSignIn(providers: readonly HostedProvider[],
   const name = provider.name;
   if (Date.now() - pending.startedAt > PENDING_TTL_MS) throw new HostedSignInError(`The sign-in with ${name} took too long and has expired. Start it again.`);
   if (callback.searchParams.get('state') !== pending.state) {
-    throw new HostedSignInError(`The answer from ${name} does not belong to the sign-in started here (its state does not match), so it was not used. Start again.`);
+    throw new HostedSignInError(
+      `The answer from ${name} does not belong to the sign-in started here (its state does not match), so it was not used. Start again.`,
+    );
   }
   const as = serverOf(provider);
   const client = clientOf(provider);
   let tokens: oauth.TokenEndpointResponse;
   try {
     const parameters = oauth.validateAuthResponse(as, client, callback, pending.state);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), parameters, provider.redirectUri, pending.codeVerifier, requestOptions(provider));
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      parameters,
+      provider.redirectUri,
+      pending.codeVerifier,
+      requestOptions(provider),
+    );
     tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
   } catch (err) {
     throw signInError(name, err);
@@ -105,12 +115,16 @@ export async function completeHostedSignIn(providers: readonly HostedProvider[],
 function signInError(name: string, err: unknown): Error {
   if (err instanceof oauth.AuthorizationResponseError) {
     return new HostedSignInError(
-      err.error === 'access_denied' ? `Sign-in with ${name} was cancelled or refused (access_denied).` : `${name} refused the sign-in: ${err.error_description ?? err.error} (${err.error}).`,
+      err.error === 'access_denied'
+        ? `Sign-in with ${name} was cancelled or refused (access_denied).`
+        : `${name} refused the sign-in: ${err.error_description ?? err.error} (${err.error}).`,
     );
   }
   if (err instanceof oauth.ResponseBodyError) {
     return new HostedSignInError(
-      err.error === 'invalid_grant' ? `The sign-in code from ${name} has expired or was already used (invalid_grant). Start again.` : `${name} refused the sign-in: ${err.error_description ?? err.error} (${err.error}).`,
+      err.error === 'invalid_grant'
+        ? `The sign-in code from ${name} has expired or was already used (invalid_grant). Start again.`
+        : `${name} refused the sign-in: ${err.error_description ?? err.error} (${err.error}).`,
     );
   }
   if (err instanceof oauth.OperationProcessingError) return new HostedSignInError(`${name}'s answer could not be used: ${err.message}.`);
@@ -125,7 +139,9 @@ async function profileOf(accessToken: string): Promise<Profile> {
   const body = (await res.json().catch(() => undefined)) as Profile | { error?: { code: string; message: string } } | undefined;
   if (res.ok && body && 'success' in body) return body;
   const error = body && 'error' in body ? body.error : undefined;
-  throw new HostedSignInError(error ? `The service refused the sign-in: ${error.message} (${error.code}).` : `The service answered ${res.status} to the sign-in.`);
+  throw new HostedSignInError(
+    error ? `The service refused the sign-in: ${error.message} (${error.code}).` : `The service answered ${res.status} to the sign-in.`,
+  );
 }
 
 /**

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState, type FormEvent } from 'react';
+import { type FormEvent, useMemo, useState } from 'react';
 import * as z from 'zod/mini';
-import { CHANNELS, LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES, alertConfigPatch } from '#shared/domain/alerts/config.ts';
+import { alertConfigPatch, CHANNELS, LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES } from '#shared/domain/alerts/config.ts';
 import { describeIssue } from '#shared/schemas/messages.ts';
-import { api, unwrap, type Schemas } from '../api/client';
+import { api, type Schemas, unwrap } from '../api/client';
 import { ErrorMessage } from './ui';
 
 type AlertConfig = Schemas['AlertConfig'];
@@ -64,7 +64,12 @@ export function AlertConfigEditor({ agentId, config }: { agentId: string; config
       <tr key={type}>
         <th scope="row">{type}</th>
         <td>
-          <input type="checkbox" aria-label={`${type} enabled`} checked={options.enabled} onChange={(e) => update((c) => void (target(c).enabled = e.target.checked))} />
+          <input
+            type="checkbox"
+            aria-label={`${type} enabled`}
+            checked={options.enabled}
+            onChange={(e) => update((c) => void (target(c).enabled = e.target.checked))}
+          />
         </td>
         {group === 'llm' ? (
           <td>
@@ -80,7 +85,11 @@ export function AlertConfigEditor({ agentId, config }: { agentId: string; config
           </td>
         ) : null}
         <td>
-          <select aria-label={`${type} severity`} value={options.severity} onChange={(e) => update((c) => void (target(c).severity = e.target.value as TypeOptions['severity']))}>
+          <select
+            aria-label={`${type} severity`}
+            value={options.severity}
+            onChange={(e) => update((c) => void (target(c).severity = e.target.value as TypeOptions['severity']))}
+          >
             {SEVERITIES.map((s) => (
               <option key={s}>{s}</option>
             ))}
@@ -228,7 +237,8 @@ function ContactList({
   problems: (index: number) => React.ReactNode;
   onChange: (items: Array<{ value: string; enabled: boolean }>) => void;
 }) {
-  const set = (index: number, change: Partial<{ value: string; enabled: boolean }>) => onChange(items.map((item, i) => (i === index ? { ...item, ...change } : item)));
+  const set = (index: number, change: Partial<{ value: string; enabled: boolean }>) =>
+    onChange(items.map((item, i) => (i === index ? { ...item, ...change } : item)));
   return (
     <div className="contacts">
       {items.map((item, i) => (

@@ -14,7 +14,17 @@ const DPR_SAFE_HEIGHT = 180;
  * A time-series line chart drawn by uPlot (a maintained, 50 KB canvas chart library). The figures
  * are also given as a table for screen readers, since a canvas says nothing to them.
  */
-export function TimeChart({ title, timestamps, series, format }: { title: string; timestamps: string[]; series: ChartSeries[]; format: (n: number) => string }) {
+export function TimeChart({
+  title,
+  timestamps,
+  series,
+  format,
+}: {
+  title: string;
+  timestamps: string[];
+  series: ChartSeries[];
+  format: (n: number) => string;
+}) {
   const container = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = container.current;
@@ -26,7 +36,16 @@ export function TimeChart({ title, timestamps, series, format }: { title: string
         height: DPR_SAFE_HEIGHT,
         legend: { show: true },
         axes: [{}, { values: (_u, ticks) => ticks.map(format), size: 70 }],
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)) }))],
+        series: [
+          {},
+          ...series.map((s) => ({
+            label: s.label,
+            stroke: s.color,
+            width: 2,
+            points: { show: false },
+            value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)),
+          })),
+        ],
       },
       data,
       element,

@@ -21,19 +21,32 @@ interface ChatMessage {
 
 /** Chat messages as the common SDKs send them: `[{role, content}]`, or `{messages: [...]}`. */
 function chatMessages(value: Json | undefined): ChatMessage[] | undefined {
-  const list = Array.isArray(value) ? value : value && typeof value === 'object' && Array.isArray((value as { messages?: Json }).messages) ? ((value as { messages: Json[] }).messages) : undefined;
+  const list = Array.isArray(value)
+    ? value
+    : value && typeof value === 'object' && Array.isArray((value as { messages?: Json }).messages)
+      ? (value as { messages: Json[] }).messages
+      : undefined;
   if (!list || list.length === 0) return undefined;
-  const messages = list.filter((m): m is { role: string; content: Json } => !!m && typeof m === 'object' && !Array.isArray(m) && typeof m['role'] === 'string' && 'content' in m);
+  const messages = list.filter(
+    (m): m is { role: string; content: Json } => !!m && typeof m === 'object' && !Array.isArray(m) && typeof m['role'] === 'string' && 'content' in m,
+  );
   return messages.length === list.length ? messages.map((m) => ({ role: m.role, content: m.content })) : undefined;
 }
 
 /** Text, cut to a readable length with a "Show all" that reveals the rest. */
 export function LongText({ text }: { text: string }) {
   const [all, setAll] = useState(false);
-  if (text.length <= LONG_TEXT || all) return <pre className="text" tabIndex={0}>{text}</pre>;
+  if (text.length <= LONG_TEXT || all)
+    return (
+      <pre className="text" tabIndex={0}>
+        {text}
+      </pre>
+    );
   return (
     <>
-      <pre className="text" tabIndex={0}>{text.slice(0, LONG_TEXT)}…</pre>
+      <pre className="text" tabIndex={0}>
+        {text.slice(0, LONG_TEXT)}…
+      </pre>
       <button type="button" className="link" onClick={() => setAll(true)}>
         Show all ({text.length.toLocaleString('en-US')} characters)
       </button>
@@ -48,7 +61,15 @@ export function JsonView({ value, name, open = true }: { value: Json; name?: str
     return (
       <div className="json-leaf">
         {label}
-        {typeof value === 'string' ? value.length > LONG_TEXT ? <LongText text={value} /> : <span className="json-string">"{value}"</span> : <span className="json-value">{String(value)}</span>}
+        {typeof value === 'string' ? (
+          value.length > LONG_TEXT ? (
+            <LongText text={value} />
+          ) : (
+            <span className="json-string">"{value}"</span>
+          )
+        ) : (
+          <span className="json-value">{String(value)}</span>
+        )}
       </div>
     );
   }

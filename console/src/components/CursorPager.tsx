@@ -1,7 +1,7 @@
 import { useLocation, useSearchParams } from 'react-router';
 import type { Schemas } from '../api/client';
-import { formatNumber } from './ui';
 import { withChanges } from './TimeRangePicker';
+import { formatNumber } from './ui';
 
 type Pagination = Schemas['Pagination'];
 
@@ -17,8 +17,7 @@ function earlierPages(state: unknown): string[] {
 }
 
 /** The total as the API counted it: exact, or a lower bound when `totalExact` is false. */
-export const describeTotal = (pagination: Pagination, noun: string) =>
-  `${pagination.totalExact ? '' : 'at least '}${formatNumber(pagination.total)} ${noun}`;
+export const describeTotal = (pagination: Pagination, noun: string) => `${pagination.totalExact ? '' : 'at least '}${formatNumber(pagination.total)} ${noun}`;
 
 /** The page sizes a list offers (`limit=` in the URL). */
 const PAGE_SIZES = ['10', '25', '50', '100'];
@@ -33,7 +32,17 @@ export const pageSize = (search: URLSearchParams) => search.get('limit') ?? DEFA
  * page's filters those of this page (a cursor answers only the query that returned it), such as the
  * end of a preset time range.
  */
-export function CursorPager({ pagination, noun, pin = {}, sizes = false }: { pagination: Pagination; noun: string; pin?: Record<string, string>; sizes?: boolean }) {
+export function CursorPager({
+  pagination,
+  noun,
+  pin = {},
+  sizes = false,
+}: {
+  pagination: Pagination;
+  noun: string;
+  pin?: Record<string, string>;
+  sizes?: boolean;
+}) {
   const [search, setSearch] = useSearchParams();
   const { state } = useLocation();
   const earlier = earlierPages(state);
@@ -56,7 +65,10 @@ export function CursorPager({ pagination, noun, pin = {}, sizes = false }: { pag
       {sizes ? (
         <label className="check">
           Per page
-          <select value={String(pagination.limit)} onChange={(e) => setSearch(withChanges(search, { limit: e.target.value === DEFAULT_PAGE_SIZE ? undefined : e.target.value }))}>
+          <select
+            value={String(pagination.limit)}
+            onChange={(e) => setSearch(withChanges(search, { limit: e.target.value === DEFAULT_PAGE_SIZE ? undefined : e.target.value }))}
+          >
             {PAGE_SIZES.map((size) => (
               <option key={size} value={size}>
                 {size}

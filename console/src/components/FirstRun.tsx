@@ -54,12 +54,16 @@ export function FirstRun({ onFirstTrace }: { onFirstTrace: (traceId: string) => 
         </li>
         <li>
           <p>Send a trace with curl…</p>
-          <pre className="code" tabIndex={0}>{curl}</pre>
+          <pre className="code" tabIndex={0}>
+            {curl}
+          </pre>
           <CopyButton text={curl} label="Copy command" />
         </li>
         <li>
           <p>…or point any OpenTelemetry SDK at this service (GenAI attributes become agents, models, tokens and cost):</p>
-          <pre className="code" tabIndex={0}>{otel}</pre>
+          <pre className="code" tabIndex={0}>
+            {otel}
+          </pre>
           <CopyButton text={otel} label="Copy variables" />
         </li>
       </ol>

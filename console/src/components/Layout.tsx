@@ -6,8 +6,7 @@ import { Loading } from './ui';
 export const useSession = () => useSyncExternalStore(session.subscribe, session.getState);
 
 /** Where a visitor who must sign in first comes back to. */
-export const signInPath = (location: { pathname: string; search: string }) =>
-  `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+export const signInPath = (location: { pathname: string; search: string }) => `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
 
 /** The signed-in part of the console: a visitor without a sign-in goes to sign in, then back here. */
 export function RequireSignIn() {

@@ -1,4 +1,4 @@
-import { RANGES, isRangeKey, rangeDates } from './range';
+import { isRangeKey, RANGES, rangeDates } from './range';
 
 /**
  * The time range a list page holds in its URL: a preset (`range=24h`) or explicit `from`/`to`. A
@@ -31,7 +31,9 @@ export function TimeRangePicker({ search, onChange }: { search: URLSearchParams;
         <select
           aria-label="Time range preset"
           value={range}
-          onChange={(e) => onChange({ range: e.target.value === 'all' || e.target.value === 'custom' ? undefined : e.target.value, from: undefined, to: undefined })}
+          onChange={(e) =>
+            onChange({ range: e.target.value === 'all' || e.target.value === 'custom' ? undefined : e.target.value, from: undefined, to: undefined })
+          }
         >
           <option value="all">All time</option>
           {Object.entries(RANGES).map(([key, r]) => (
@@ -44,11 +46,19 @@ export function TimeRangePicker({ search, onChange }: { search: URLSearchParams;
       </label>
       <label>
         From
-        <input type="datetime-local" value={toLocalInput(search.get('from'))} onChange={(e) => onChange({ range: undefined, from: e.target.value ? new Date(e.target.value).toISOString() : undefined })} />
+        <input
+          type="datetime-local"
+          value={toLocalInput(search.get('from'))}
+          onChange={(e) => onChange({ range: undefined, from: e.target.value ? new Date(e.target.value).toISOString() : undefined })}
+        />
       </label>
       <label>
         To
-        <input type="datetime-local" value={toLocalInput(search.get('to'))} onChange={(e) => onChange({ range: undefined, to: e.target.value ? new Date(e.target.value).toISOString() : undefined })} />
+        <input
+          type="datetime-local"
+          value={toLocalInput(search.get('to'))}
+          onChange={(e) => onChange({ range: undefined, to: e.target.value ? new Date(e.target.value).toISOString() : undefined })}
+        />
       </label>
     </fieldset>
   );

@@ -82,7 +82,13 @@ export function ChoiceFilter({
   return (
     <label className="filter">
       {label}
-      <select name={name} value={value} aria-invalid={problem ? true : undefined} aria-describedby={problem ? `${name}-problem` : undefined} onChange={(e) => onChange(e.target.value)}>
+      <select
+        name={name}
+        value={value}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? `${name}-problem` : undefined}
+        onChange={(e) => onChange(e.target.value)}
+      >
         <option value="">{any}</option>
         {choices.map((c) => (
           <option key={c.value} value={c.value}>

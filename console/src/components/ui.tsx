@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/client';
 
@@ -51,7 +51,25 @@ export function Badge({ tone, children }: { tone: 'ok' | 'error' | 'warn' | 'inf
 }
 
 export const statusTone = (status: string): 'ok' | 'error' | 'warn' | 'info' | 'muted' =>
-  ({ ok: 'ok', error: 'error', open: 'error', acknowledged: 'warn', resolved: 'ok', running: 'info', draft: 'muted', paused: 'warn', stopped: 'muted', critical: 'error', high: 'error', warning: 'warn', low: 'info', passing: 'ok', failing: 'error' } as Record<string, 'ok' | 'error' | 'warn' | 'info' | 'muted'>)[status] ?? 'muted';
+  (
+    ({
+      ok: 'ok',
+      error: 'error',
+      open: 'error',
+      acknowledged: 'warn',
+      resolved: 'ok',
+      running: 'info',
+      draft: 'muted',
+      paused: 'warn',
+      stopped: 'muted',
+      critical: 'error',
+      high: 'error',
+      warning: 'warn',
+      low: 'info',
+      passing: 'ok',
+      failing: 'error',
+    }) as Record<string, 'ok' | 'error' | 'warn' | 'info' | 'muted'>
+  )[status] ?? 'muted';
 
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';

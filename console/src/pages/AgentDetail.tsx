@@ -1,15 +1,30 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, unwrap, type Schemas } from '../api/client';
+import { api, type Schemas, unwrap } from '../api/client';
 import { AlertConfigEditor } from '../components/AlertConfigEditor';
 import { TimeChart } from '../components/Chart';
 import { rangeDates } from '../components/range';
-import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  formatCost,
+  formatDuration,
+  formatNumber,
+  formatPercent,
+  formatTime,
+  Loading,
+  PageTitle,
+  statusTone,
+} from '../components/ui';
 
 export default function AgentDetail() {
   const { agentId = '' } = useParams();
-  const agent = useQuery({ queryKey: ['agent', agentId], queryFn: async () => unwrap(await api.GET('/agents/{agentId}', { params: { path: { agentId } } })).data });
+  const agent = useQuery({
+    queryKey: ['agent', agentId],
+    queryFn: async () => unwrap(await api.GET('/agents/{agentId}', { params: { path: { agentId } } })).data,
+  });
   if (agent.isLoading) return <Loading />;
   if (!agent.data) return <ErrorMessage error={agent.error} />;
   const a = agent.data;
@@ -61,8 +76,14 @@ export default function AgentDetail() {
 
 function AgentCharts({ agentId }: { agentId: string }) {
   const query = useMemo(() => ({ ...rangeDates('24h'), interval: 'hour' as const, agentId }), [agentId]);
-  const requests = useQuery({ queryKey: ['analytics', 'requests', query], queryFn: async () => unwrap(await api.GET('/analytics/traces/requests-over-time', { params: { query } })).data });
-  const latency = useQuery({ queryKey: ['analytics', 'latency', query], queryFn: async () => unwrap(await api.GET('/analytics/traces/latency-percentiles', { params: { query } })).data });
+  const requests = useQuery({
+    queryKey: ['analytics', 'requests', query],
+    queryFn: async () => unwrap(await api.GET('/analytics/traces/requests-over-time', { params: { query } })).data,
+  });
+  const latency = useQuery({
+    queryKey: ['analytics', 'latency', query],
+    queryFn: async () => unwrap(await api.GET('/analytics/traces/latency-percentiles', { params: { query } })).data,
+  });
   return (
     <div className="charts">
       <ErrorMessage error={requests.error ?? latency.error} />
@@ -90,7 +111,10 @@ function AgentCharts({ agentId }: { agentId: string }) {
 }
 
 function RecentTraces({ agentId }: { agentId: string }) {
-  const traces = useQuery({ queryKey: ['traces', { agentId, limit: '10' }], queryFn: async () => unwrap(await api.GET('/spans/traces', { params: { query: { agentId, limit: '10' } } })).data });
+  const traces = useQuery({
+    queryKey: ['traces', { agentId, limit: '10' }],
+    queryFn: async () => unwrap(await api.GET('/spans/traces', { params: { query: { agentId, limit: '10' } } })).data,
+  });
   return (
     <section aria-labelledby="recent-traces">
       <h2 id="recent-traces">Recent traces</h2>
@@ -99,7 +123,10 @@ function RecentTraces({ agentId }: { agentId: string }) {
       <ul className="plain">
         {traces.data?.map((t) => (
           <li key={t.traceId}>
-            <Badge tone={statusTone(t.status)}>{t.status}</Badge> <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name}</Link> <span className="muted small">{formatTime(t.startTime)} · {formatDuration(t.durationMs)}</span>
+            <Badge tone={statusTone(t.status)}>{t.status}</Badge> <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name}</Link>{' '}
+            <span className="muted small">
+              {formatTime(t.startTime)} · {formatDuration(t.durationMs)}
+            </span>
           </li>
         ))}
       </ul>
@@ -108,7 +135,10 @@ function RecentTraces({ agentId }: { agentId: string }) {
 }
 
 function RecentAlerts({ agentId }: { agentId: string }) {
-  const alerts = useQuery({ queryKey: ['alerts', { agentId, limit: '10' }], queryFn: async () => unwrap(await api.GET('/spans/alerts', { params: { query: { agentId, limit: '10' } } })).data });
+  const alerts = useQuery({
+    queryKey: ['alerts', { agentId, limit: '10' }],
+    queryFn: async () => unwrap(await api.GET('/spans/alerts', { params: { query: { agentId, limit: '10' } } })).data,
+  });
   return (
     <section aria-labelledby="recent-alerts">
       <h2 id="recent-alerts">Alerts</h2>
@@ -117,7 +147,8 @@ function RecentAlerts({ agentId }: { agentId: string }) {
       <ul className="plain">
         {alerts.data?.map((a) => (
           <li key={a.id}>
-            <Badge tone={statusTone(a.severity)}>{a.severity}</Badge> <Link to={`/alerts/${encodeURIComponent(a.id)}`}>{a.message}</Link> <Badge tone={statusTone(a.status)}>{a.status}</Badge>
+            <Badge tone={statusTone(a.severity)}>{a.severity}</Badge> <Link to={`/alerts/${encodeURIComponent(a.id)}`}>{a.message}</Link>{' '}
+            <Badge tone={statusTone(a.status)}>{a.status}</Badge>
           </li>
         ))}
       </ul>
@@ -127,17 +158,27 @@ function RecentAlerts({ agentId }: { agentId: string }) {
 
 function Profile({ agent }: { agent: Schemas['Agent'] }) {
   const queryClient = useQueryClient();
-  const profile = useQuery({ queryKey: ['profile', agent.id], queryFn: async () => unwrap(await api.GET('/agents/{agentId}/agent-profile', { params: { path: { agentId: agent.id } } })).data });
+  const profile = useQuery({
+    queryKey: ['profile', agent.id],
+    queryFn: async () => unwrap(await api.GET('/agents/{agentId}/agent-profile', { params: { path: { agentId: agent.id } } })).data,
+  });
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: ['profile', agent.id] });
     void queryClient.invalidateQueries({ queryKey: ['agent', agent.id] });
   };
   const learning = useMutation({
-    mutationFn: async (learningEnabled: boolean) => unwrap(await api.PUT('/agents/{agentId}', { params: { path: { agentId: agent.id } }, body: { profileSettings: { learningEnabled } } })),
+    mutationFn: async (learningEnabled: boolean) =>
+      unwrap(await api.PUT('/agents/{agentId}', { params: { path: { agentId: agent.id } }, body: { profileSettings: { learningEnabled } } })),
     onSuccess: refresh,
   });
-  const regenerate = useMutation({ mutationFn: async () => unwrap(await api.POST('/agents/{agentId}/agent-profile/regenerate', { params: { path: { agentId: agent.id } } })), onSuccess: refresh });
-  const reset = useMutation({ mutationFn: async () => unwrap(await api.POST('/agents/{agentId}/agent-profile/reset-training', { params: { path: { agentId: agent.id } } })), onSuccess: refresh });
+  const regenerate = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/agents/{agentId}/agent-profile/regenerate', { params: { path: { agentId: agent.id } } })),
+    onSuccess: refresh,
+  });
+  const reset = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/agents/{agentId}/agent-profile/reset-training', { params: { path: { agentId: agent.id } } })),
+    onSuccess: refresh,
+  });
   const view = profile.data;
   return (
     <section aria-labelledby="profile-title" className="profile">
@@ -145,13 +186,22 @@ function Profile({ agent }: { agent: Schemas['Agent'] }) {
       <ErrorMessage error={profile.error ?? learning.error ?? regenerate.error ?? reset.error} />
       <div className="actions">
         <label className="check">
-          <input type="checkbox" checked={agent.profileSettings.learningEnabled} disabled={learning.isPending} onChange={(e) => learning.mutate(e.target.checked)} />
+          <input
+            type="checkbox"
+            checked={agent.profileSettings.learningEnabled}
+            disabled={learning.isPending}
+            onChange={(e) => learning.mutate(e.target.checked)}
+          />
           Learning on
         </label>
         <button type="button" onClick={() => regenerate.mutate()} disabled={regenerate.isPending}>
           Regenerate
         </button>
-        <button type="button" onClick={() => window.confirm('Reset training? The learned profile and its anchors are cleared.') && reset.mutate()} disabled={reset.isPending}>
+        <button
+          type="button"
+          onClick={() => window.confirm('Reset training? The learned profile and its anchors are cleared.') && reset.mutate()}
+          disabled={reset.isPending}
+        >
           Reset training
         </button>
       </div>

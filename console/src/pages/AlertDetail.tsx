@@ -7,7 +7,10 @@ import { Badge, ErrorMessage, formatNumber, formatTime, Loading, PageTitle, stat
 /** The page alert e-mails link to: `/alerts/:alertId`. */
 export default function AlertDetail() {
   const { alertId = '' } = useParams();
-  const alert = useQuery({ queryKey: ['alert', alertId], queryFn: async () => unwrap(await api.GET('/spans/alerts/{alertId}', { params: { path: { alertId } } })).data });
+  const alert = useQuery({
+    queryKey: ['alert', alertId],
+    queryFn: async () => unwrap(await api.GET('/spans/alerts/{alertId}', { params: { path: { alertId } } })).data,
+  });
   if (alert.isLoading) return <Loading />;
   if (!alert.data) return <ErrorMessage error={alert.error} />;
   const a = alert.data;

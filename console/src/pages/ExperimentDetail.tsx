@@ -1,18 +1,29 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router';
-import { api, unwrap, type Schemas } from '../api/client';
+import { api, type Schemas, unwrap } from '../api/client';
 import { Badge, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type Experiment = Schemas['Experiment'];
 type Comparison = NonNullable<Schemas['ExperimentsResultsResponse']['data']['comparisons'][number]['successRate']>;
 
-const TRANSITIONS: Record<Experiment['status'], Array<'start' | 'pause' | 'stop'>> = { draft: ['start'], running: ['pause', 'stop'], paused: ['start', 'stop'], stopped: [] };
+const TRANSITIONS: Record<Experiment['status'], Array<'start' | 'pause' | 'stop'>> = {
+  draft: ['start'],
+  running: ['pause', 'stop'],
+  paused: ['start', 'stop'],
+  stopped: [],
+};
 
 export default function ExperimentDetail() {
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
-  const experiment = useQuery({ queryKey: ['experiment', id], queryFn: async () => unwrap(await api.GET('/experiments/{id}', { params: { path: { id } } })).data });
-  const results = useQuery({ queryKey: ['experiment', id, 'results'], queryFn: async () => unwrap(await api.GET('/experiments/{id}/results', { params: { path: { id } } })).data });
+  const experiment = useQuery({
+    queryKey: ['experiment', id],
+    queryFn: async () => unwrap(await api.GET('/experiments/{id}', { params: { path: { id } } })).data,
+  });
+  const results = useQuery({
+    queryKey: ['experiment', id, 'results'],
+    queryFn: async () => unwrap(await api.GET('/experiments/{id}/results', { params: { path: { id } } })).data,
+  });
   const transition = useMutation({
     mutationFn: async (action: 'start' | 'pause' | 'stop') => {
       const params = { params: { path: { id } } };
@@ -94,18 +105,18 @@ export default function ExperimentDetail() {
             <tbody>
               {results.data.comparisons.flatMap((c) =>
                 (
-                  [
-                    ['success rate', c.successRate],
-                    ['latency', c.latency],
-                    ['tokens', c.tokens],
-                    ['cost', c.cost],
-                    ...Object.entries(c.signals),
-                  ] as Array<[string, Comparison | null]>
+                  [['success rate', c.successRate], ['latency', c.latency], ['tokens', c.tokens], ['cost', c.cost], ...Object.entries(c.signals)] as Array<
+                    [string, Comparison | null]
+                  >
                 ).map(([metric, comparison]) => (
                   <tr key={`${c.variant}-${metric}`}>
                     <th scope="row">{c.variant}</th>
                     <td>{metric}</td>
-                    <td>{comparison ? `${round(comparison.difference)} (${round(comparison.confidenceInterval.lower)} … ${round(comparison.confidenceInterval.upper)})` : 'not enough data'}</td>
+                    <td>
+                      {comparison
+                        ? `${round(comparison.difference)} (${round(comparison.confidenceInterval.lower)} … ${round(comparison.confidenceInterval.upper)})`
+                        : 'not enough data'}
+                    </td>
                     <td>{comparison ? comparison.pValue.toFixed(4) : '—'}</td>
                     <td>{comparison ? <Badge tone={comparison.significant ? 'ok' : 'muted'}>{comparison.significant ? 'yes' : 'no'}</Badge> : '—'}</td>
                   </tr>

@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { CursorPager } from '../components/CursorPager';
@@ -12,7 +12,12 @@ export default function Experiments() {
   const status = search.get('status') ?? '';
   const experiments = useQuery({
     queryKey: ['experiments', cursor, status],
-    queryFn: async () => unwrap(await api.GET('/experiments', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}), ...(status ? { status: status as 'running' } : {}) } } })),
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/experiments', {
+          params: { query: { limit: '50', ...(cursor ? { cursor } : {}), ...(status ? { status: status as 'running' } : {}) } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
   return (
@@ -84,7 +89,14 @@ function CreateExperiment() {
     mutationFn: async () =>
       unwrap(
         await api.POST('/experiments', {
-          body: { name: form.name, description: form.description, primaryMetric: form.primaryMetric, trafficPercentage: form.trafficPercentage, variants: variants.map((v) => ({ ...v, config: {} })), ...(form.agentId ? { agentId: form.agentId } : {}) },
+          body: {
+            name: form.name,
+            description: form.description,
+            primaryMetric: form.primaryMetric,
+            trafficPercentage: form.trafficPercentage,
+            variants: variants.map((v) => ({ ...v, config: {} })),
+            ...(form.agentId ? { agentId: form.agentId } : {}),
+          },
         }),
       ).data,
     onSuccess: (x) => {
@@ -129,7 +141,13 @@ function CreateExperiment() {
         </label>
         <label>
           Traffic %
-          <input type="number" min={0} max={100} value={form.trafficPercentage} onChange={(e) => setForm({ ...form, trafficPercentage: Number(e.target.value) })} />
+          <input
+            type="number"
+            min={0}
+            max={100}
+            value={form.trafficPercentage}
+            onChange={(e) => setForm({ ...form, trafficPercentage: Number(e.target.value) })}
+          />
         </label>
       </div>
       <label>
@@ -146,7 +164,11 @@ function CreateExperiment() {
             </label>
             <label>
               Weight {i + 1}
-              <input type="number" value={v.weight} onChange={(e) => setVariants(variants.map((x, j) => (j === i ? { ...x, weight: Number(e.target.value) } : x)))} />
+              <input
+                type="number"
+                value={v.weight}
+                onChange={(e) => setVariants(variants.map((x, j) => (j === i ? { ...x, weight: Number(e.target.value) } : x)))}
+              />
             </label>
             {variants.length > 2 ? (
               <button type="button" className="link" onClick={() => setVariants(variants.filter((_, j) => j !== i))}>

@@ -4,7 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { TimeChart } from '../components/Chart';
 import { FirstRun } from '../components/FirstRun';
-import { isRangeKey, RANGES, rangeDates, type RangeKey } from '../components/range';
+import { isRangeKey, RANGES, type RangeKey, rangeDates } from '../components/range';
 import { ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, Loading, PageTitle } from '../components/ui';
 
 const INTERVALS = ['minute', 'hour', 'day'] as const;
@@ -36,10 +36,26 @@ export default function Overview() {
   const key = (name: string) => ['analytics', name, query];
   const responses = {
     metrics: useQuery({ queryKey: key('metrics'), enabled: hasData, queryFn: async () => unwrap(await api.GET('/analytics/metrics', { params: { query } })) }),
-    requests: useQuery({ queryKey: key('requests'), enabled: hasData, queryFn: async () => unwrap(await api.GET('/analytics/traces/requests-over-time', { params: { query } })) }),
-    outcomes: useQuery({ queryKey: key('outcomes'), enabled: hasData, queryFn: async () => unwrap(await api.GET('/analytics/traces/success-failure', { params: { query } })) }),
-    latency: useQuery({ queryKey: key('latency'), enabled: hasData, queryFn: async () => unwrap(await api.GET('/analytics/traces/latency-percentiles', { params: { query } })) }),
-    tokens: useQuery({ queryKey: key('tokens'), enabled: hasData, queryFn: async () => unwrap(await api.GET('/analytics/traces/token-usage', { params: { query } })) }),
+    requests: useQuery({
+      queryKey: key('requests'),
+      enabled: hasData,
+      queryFn: async () => unwrap(await api.GET('/analytics/traces/requests-over-time', { params: { query } })),
+    }),
+    outcomes: useQuery({
+      queryKey: key('outcomes'),
+      enabled: hasData,
+      queryFn: async () => unwrap(await api.GET('/analytics/traces/success-failure', { params: { query } })),
+    }),
+    latency: useQuery({
+      queryKey: key('latency'),
+      enabled: hasData,
+      queryFn: async () => unwrap(await api.GET('/analytics/traces/latency-percentiles', { params: { query } })),
+    }),
+    tokens: useQuery({
+      queryKey: key('tokens'),
+      enabled: hasData,
+      queryFn: async () => unwrap(await api.GET('/analytics/traces/token-usage', { params: { query } })),
+    }),
     costs: useQuery({ queryKey: key('costs'), enabled: hasData, queryFn: async () => unwrap(await api.GET('/analytics/costs', { params: { query } })) }),
   };
 

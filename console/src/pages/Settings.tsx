@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api, unwrap, type Schemas } from '../api/client';
+import { type FormEvent, useState } from 'react';
+import { api, type Schemas, unwrap } from '../api/client';
 import { CopyButton } from '../components/CopyButton';
 import { Badge, Empty, ErrorMessage, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
@@ -57,7 +57,11 @@ function ApiKeys() {
     onSuccess: refreshList,
   });
   const confirmThen = (key: Schemas['ApiKey'], action: 'rotate' | 'revoke' | 'delete') => {
-    const what = { rotate: 'Rotate it? The current secret stops working at once.', revoke: 'Revoke it? It stops working at once.', delete: 'Delete it for good?' }[action];
+    const what = {
+      rotate: 'Rotate it? The current secret stops working at once.',
+      revoke: 'Revoke it? It stops working at once.',
+      delete: 'Delete it for good?',
+    }[action];
     if (window.confirm(`${key.name}: ${what}`)) act.mutate({ key, action });
   };
   const submit = (e: FormEvent) => {
@@ -177,8 +181,9 @@ function Profile() {
           {!unlimited ? <progress max={100} value={s.usagePercentage} /> : null}
         </label>
         <p className="muted">
-          Period ends {formatTime(s.currentPeriodEnd)} · {formatNumber(p.resources.agentCount)} agents (limit {s.features.agents === -1 ? 'none' : s.features.agents}) ·{' '}
-          {formatNumber(p.resources.activeApiKeyCount)} active keys · {s.features.retention} days retention
+          Period ends {formatTime(s.currentPeriodEnd)} · {formatNumber(p.resources.agentCount)} agents (limit{' '}
+          {s.features.agents === -1 ? 'none' : s.features.agents}) · {formatNumber(p.resources.activeApiKeyCount)} active keys · {s.features.retention} days
+          retention
         </p>
       </section>
     </>

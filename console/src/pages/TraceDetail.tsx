@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { type KeyboardEvent, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { api, unwrap, type Schemas } from '../api/client';
-import { Content, JsonView, type Json } from '../components/Content';
+import { api, type Schemas, unwrap } from '../api/client';
+import { Content, type Json, JsonView } from '../components/Content';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type Span = Schemas['Span'];
@@ -40,7 +40,10 @@ function treeRows(spans: Span[], collapsed: Set<string>): Row[] {
 
 export default function TraceDetail() {
   const { traceId = '' } = useParams();
-  const trace = useQuery({ queryKey: ['trace', traceId], queryFn: async () => unwrap(await api.GET('/spans/traces/{traceId}', { params: { path: { traceId } } })).data });
+  const trace = useQuery({
+    queryKey: ['trace', traceId],
+    queryFn: async () => unwrap(await api.GET('/spans/traces/{traceId}', { params: { path: { traceId } } })).data,
+  });
   if (trace.isLoading) return <Loading />;
   if (!trace.data) return <ErrorMessage error={trace.error} />;
   return <TraceView trace={trace.data} />;
@@ -129,10 +132,20 @@ function TraceView({ trace }: { trace: Trace }) {
                 const width = Math.max(((span.durationMs ?? 0) / total) * 100, 0.3);
                 const isSelected = span.spanId === selectedId;
                 return (
-                  <li key={span.spanId} className={`span-row${isSelected ? ' selected' : ''}`} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}>
+                  <li
+                    key={span.spanId}
+                    className={`span-row${isSelected ? ' selected' : ''}`}
+                    style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
+                  >
                     <span className="span-name" style={{ paddingLeft: `${depth * 14}px` }}>
                       {hasChildren ? (
-                        <button type="button" className="fold" aria-expanded={!collapsed.has(span.spanId)} aria-label={`${collapsed.has(span.spanId) ? 'Expand' : 'Collapse'} ${span.name}`} onClick={() => toggle(span.spanId)}>
+                        <button
+                          type="button"
+                          className="fold"
+                          aria-expanded={!collapsed.has(span.spanId)}
+                          aria-label={`${collapsed.has(span.spanId) ? 'Expand' : 'Collapse'} ${span.name}`}
+                          onClick={() => toggle(span.spanId)}
+                        >
                           {collapsed.has(span.spanId) ? '▸' : '▾'}
                         </button>
                       ) : (
@@ -140,11 +153,19 @@ function TraceView({ trace }: { trace: Trace }) {
                       )}
                       <button type="button" id={`span-${span.spanId}`} className="span-select" aria-pressed={isSelected} onClick={() => select(span.spanId)}>
                         <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> {span.name}
-                        {span.status === 'error' ? <span className="error-dot" role="img" aria-label="failed"> ●</span> : null}
+                        {span.status === 'error' ? (
+                          <span className="error-dot" role="img" aria-label="failed">
+                            {' '}
+                            ●
+                          </span>
+                        ) : null}
                       </button>
                     </span>
                     <span className="span-bar-track" aria-hidden="true">
-                      <span className={`span-bar kind-${span.kind}${span.status === 'error' ? ' failed' : ''}`} style={{ left: `${offset * 100}%`, width: `${width}%` }} />
+                      <span
+                        className={`span-bar kind-${span.kind}${span.status === 'error' ? ' failed' : ''}`}
+                        style={{ left: `${offset * 100}%`, width: `${width}%` }}
+                      />
                     </span>
                     <span className="span-duration">{formatDuration(span.durationMs)}</span>
                   </li>
@@ -185,7 +206,10 @@ function SpanPanel({ span, traceStart }: { span: Span; traceStart: number }) {
         {span.operation ? <Fact label="Operation" value={span.operation} /> : null}
         {span.toolName ? <Fact label="Tool" value={span.toolName} /> : null}
         {span.inputTokens !== null || span.outputTokens !== null ? (
-          <Fact label="Tokens" value={`${formatNumber(span.inputTokens)} in / ${formatNumber(span.outputTokens)} out${span.cachedInputTokens ? ` (${formatNumber(span.cachedInputTokens)} cached)` : ''}`} />
+          <Fact
+            label="Tokens"
+            value={`${formatNumber(span.inputTokens)} in / ${formatNumber(span.outputTokens)} out${span.cachedInputTokens ? ` (${formatNumber(span.cachedInputTokens)} cached)` : ''}`}
+          />
         ) : null}
         {span.cost !== null ? <Fact label="Cost" value={`${formatCost(span.cost)}${span.costEstimated ? ' (estimated)' : ''}`} /> : null}
         <Fact label="Span id" value={<span className="mono">{span.spanId}</span>} />
@@ -224,14 +248,21 @@ function SpanPanel({ span, traceStart }: { span: Span; traceStart: number }) {
   );
 }
 
-const LongMessage = ({ text }: { text: string }) => <pre className="text" tabIndex={0}>{text}</pre>;
+const LongMessage = ({ text }: { text: string }) => (
+  <pre className="text" tabIndex={0}>
+    {text}
+  </pre>
+);
 
 /** What else the service knows of the trace: evaluation signals, logs, anomalies and the alerts it raised. */
 function TraceTimeline({ trace }: { trace: Trace }) {
   const alerts = useQuery({
     queryKey: ['alerts', 'of-trace', trace.traceId],
     enabled: trace.agentId !== null,
-    queryFn: async () => unwrap(await api.GET('/spans/alerts', { params: { query: { agentId: trace.agentId!, limit: '100' } } })).data.filter((a) => a.traceIds.includes(trace.traceId)),
+    queryFn: async () =>
+      unwrap(await api.GET('/spans/alerts', { params: { query: { agentId: trace.agentId!, limit: '100' } } })).data.filter((a) =>
+        a.traceIds.includes(trace.traceId),
+      ),
   });
   return (
     <div className="trace-extras">
@@ -242,7 +273,8 @@ function TraceTimeline({ trace }: { trace: Trace }) {
           <ul className="plain">
             {alerts.data.map((a) => (
               <li key={a.id}>
-                <Badge tone={statusTone(a.severity)}>{a.severity}</Badge> <Link to={`/alerts/${encodeURIComponent(a.id)}`}>{a.message}</Link> <Badge tone={statusTone(a.status)}>{a.status}</Badge>
+                <Badge tone={statusTone(a.severity)}>{a.severity}</Badge> <Link to={`/alerts/${encodeURIComponent(a.id)}`}>{a.message}</Link>{' '}
+                <Badge tone={statusTone(a.status)}>{a.status}</Badge>
               </li>
             ))}
           </ul>
@@ -266,7 +298,15 @@ function TraceTimeline({ trace }: { trace: Trace }) {
                 <tr key={s.id}>
                   <td>{s.signalName}</td>
                   <td>{s.value}</td>
-                  <td>{typeof s.metadata['reasoning'] === 'string' ? s.metadata['reasoning'] : Object.keys(s.metadata).length ? <JsonView value={s.metadata as Json} open={false} /> : '—'}</td>
+                  <td>
+                    {typeof s.metadata['reasoning'] === 'string' ? (
+                      s.metadata['reasoning']
+                    ) : Object.keys(s.metadata).length ? (
+                      <JsonView value={s.metadata as Json} open={false} />
+                    ) : (
+                      '—'
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

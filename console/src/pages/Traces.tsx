@@ -25,12 +25,16 @@ const TYPED_FILTERS = [
   { name: 'maxDurationMs', label: 'Max duration (ms)', inputMode: 'numeric' },
   { name: 'minCost', label: 'Min cost ($)', inputMode: 'decimal' },
   { name: 'minTokens', label: 'Min tokens', inputMode: 'numeric' },
-] as const satisfies ReadonlyArray<{ name: FilterName; label: string; suggest?: 'toolNames' | 'errorTypes' | 'traceNames' | 'tags'; inputMode?: 'numeric' | 'decimal' }>;
+] as const satisfies ReadonlyArray<{
+  name: FilterName;
+  label: string;
+  suggest?: 'toolNames' | 'errorTypes' | 'traceNames' | 'tags';
+  inputMode?: 'numeric' | 'decimal';
+}>;
 
 const STATUSES = ['ok', 'error'] as const satisfies ReadonlyArray<NonNullable<TraceQuery['status']>>;
 
 const FILTERS: readonly FilterName[] = ['agentId', 'status', 'model', 'hasAlert', ...TYPED_FILTERS.map((f) => f.name)];
-
 
 export default function Traces() {
   const [search, setSearch] = useSearchParams();
@@ -60,8 +64,24 @@ export default function Traces() {
           problem={problems.get('agentId')}
           onChange={(v) => change({ agentId: v })}
         />
-        <ChoiceFilter name="status" label="Status" any="Any status" value={value('status')} choices={STATUSES.map((s) => ({ value: s, label: s }))} problem={problems.get('status')} onChange={(v) => change({ status: v })} />
-        <ChoiceFilter name="model" label="Model" any="Any model" value={value('model')} choices={filters.data?.models.map((m) => ({ value: m, label: m })) ?? []} problem={problems.get('model')} onChange={(v) => change({ model: v })} />
+        <ChoiceFilter
+          name="status"
+          label="Status"
+          any="Any status"
+          value={value('status')}
+          choices={STATUSES.map((s) => ({ value: s, label: s }))}
+          problem={problems.get('status')}
+          onChange={(v) => change({ status: v })}
+        />
+        <ChoiceFilter
+          name="model"
+          label="Model"
+          any="Any model"
+          value={value('model')}
+          choices={filters.data?.models.map((m) => ({ value: m, label: m })) ?? []}
+          problem={problems.get('model')}
+          onChange={(v) => change({ model: v })}
+        />
         <ChoiceFilter
           name="hasAlert"
           label="Alerts"
@@ -103,7 +123,9 @@ export default function Traces() {
       {traces.data && problems.size === 0 ? (
         <>
           {traces.data.data.length === 0 ? (
-            <Empty>{traces.data.pagination.nextCursor ? 'No trace on this stretch of the list; the next page reads on.' : 'No trace matches these filters.'}</Empty>
+            <Empty>
+              {traces.data.pagination.nextCursor ? 'No trace on this stretch of the list; the next page reads on.' : 'No trace matches these filters.'}
+            </Empty>
           ) : (
             <table className="traces" aria-busy={traces.isPlaceholderData}>
               <thead>
@@ -148,7 +170,15 @@ export default function Traces() {
                     <td>{formatNumber(t.totalTokens)}</td>
                     <td>{formatCost(t.cost)}</td>
                     <td>{t.model ?? '—'}</td>
-                    <td>{t.sessionId ? <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`} aria-label={`Session ${t.sessionId}`}>{t.sessionId}</Link> : '—'}</td>
+                    <td>
+                      {t.sessionId ? (
+                        <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`} aria-label={`Session ${t.sessionId}`}>
+                          {t.sessionId}
+                        </Link>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>

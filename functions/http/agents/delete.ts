@@ -6,6 +6,9 @@ import { httpRoute, routePorts } from '#shared/http/route.ts';
 import { agentsRoutes } from '#shared/schemas/routes/agents.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 
-export const handler = httpRoute('agents/delete', agentsRoutes, routePorts({ agents: agentsRepository }, { queue: sqsQueue }), async ({ params, principal }, ports) =>
-  ok(await deleteAgent(tenantOf(principal), params.agentId, ports)),
+export const handler = httpRoute(
+  'agents/delete',
+  agentsRoutes,
+  routePorts({ agents: agentsRepository }, { queue: sqsQueue }),
+  async ({ params, principal }, ports) => ok(await deleteAgent(tenantOf(principal), params.agentId, ports)),
 );

@@ -1,6 +1,6 @@
 import { getAgent } from '#shared/domain/agents/agents.ts';
-import { tenantOf } from '#shared/http/auth.ts';
 import { AGENT_REPOSITORIES } from '#shared/http/agent-deps.ts';
+import { tenantOf } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/reply.ts';
 import { httpRoute, routePorts } from '#shared/http/route.ts';
 import { agentsRoutes } from '#shared/schemas/routes/agents.ts';

@@ -6,6 +6,9 @@ import { alertsRoutes } from '#shared/schemas/routes/alerts.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { alertsRepository } from '#shared/store/alerts.ts';
 
-export const handler = httpRoute('alerts/get', alertsRoutes, routePorts({ alerts: alertsRepository, agents: agentsRepository }), async ({ params, principal }, ports) =>
-  ok(await getAlert(tenantOf(principal), params.alertId, ports)),
+export const handler = httpRoute(
+  'alerts/get',
+  alertsRoutes,
+  routePorts({ alerts: alertsRepository, agents: agentsRepository }),
+  async ({ params, principal }, ports) => ok(await getAlert(tenantOf(principal), params.alertId, ports)),
 );

@@ -6,6 +6,9 @@ import { alertsRoutes } from '#shared/schemas/routes/alerts.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { alertsRepository } from '#shared/store/alerts.ts';
 
-export const handler = listRoute('alerts/list', alertsRoutes, routePorts({ alerts: alertsRepository, agents: agentsRepository }), ({ query, principal }, page, ports) =>
-  listAlerts(tenantOf(principal), query, page, ports),
+export const handler = listRoute(
+  'alerts/list',
+  alertsRoutes,
+  routePorts({ alerts: alertsRepository, agents: agentsRepository }),
+  ({ query, principal }, page, ports) => listAlerts(tenantOf(principal), query, page, ports),
 );

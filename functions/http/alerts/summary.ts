@@ -6,6 +6,9 @@ import { alertsRoutes } from '#shared/schemas/routes/alerts.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { alertsRepository } from '#shared/store/alerts.ts';
 
-export const handler = httpRoute('alerts/summary', alertsRoutes, routePorts({ alerts: alertsRepository, agents: agentsRepository }), async ({ query, principal }, ports) =>
-  ok(await alertSummary(tenantOf(principal), query, ports)),
+export const handler = httpRoute(
+  'alerts/summary',
+  alertsRoutes,
+  routePorts({ alerts: alertsRepository, agents: agentsRepository }),
+  async ({ query, principal }, ports) => ok(await alertSummary(tenantOf(principal), query, ports)),
 );

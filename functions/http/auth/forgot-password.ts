@@ -7,6 +7,9 @@ import { authRoutes } from '#shared/schemas/routes/auth.ts';
 import { linkTokensRepository } from '#shared/store/link-tokens.ts';
 import { usersRepository } from '#shared/store/users.ts';
 
-export const handler = httpRoute('auth/forgot-password', authRoutes, routePorts({ users: usersRepository, linkTokens: linkTokensRepository }, { queue: sqsQueue }), async ({ body }, ports) =>
-  ok(await forgotPassword(body, accountsDeps(ports))),
+export const handler = httpRoute(
+  'auth/forgot-password',
+  authRoutes,
+  routePorts({ users: usersRepository, linkTokens: linkTokensRepository }, { queue: sqsQueue }),
+  async ({ body }, ports) => ok(await forgotPassword(body, accountsDeps(ports))),
 );

@@ -14,7 +14,10 @@ import { usersRepository } from '#shared/store/users.ts';
 export const handler = httpRoute(
   'auth/register',
   authRoutes,
-  routePorts({ users: usersRepository, tenants: tenantsRepository, linkTokens: linkTokensRepository, refreshTokens: refreshTokensRepository }, { queue: sqsQueue }),
+  routePorts(
+    { users: usersRepository, tenants: tenantsRepository, linkTokens: linkTokensRepository, refreshTokens: refreshTokensRepository },
+    { queue: sqsQueue },
+  ),
   async ({ body }, ports) => {
     const session = await register(body, accountsDeps(ports));
     return withCookie(created(session), refreshCookie(await startSignIn(session.user, ports)));

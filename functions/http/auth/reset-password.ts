@@ -5,6 +5,9 @@ import { authRoutes } from '#shared/schemas/routes/auth.ts';
 import { linkTokensRepository } from '#shared/store/link-tokens.ts';
 import { usersRepository } from '#shared/store/users.ts';
 
-export const handler = httpRoute('auth/reset-password', authRoutes, routePorts({ users: usersRepository, linkTokens: linkTokensRepository }), async ({ body }, ports) =>
-  ok(await resetPassword(body, ports)),
+export const handler = httpRoute(
+  'auth/reset-password',
+  authRoutes,
+  routePorts({ users: usersRepository, linkTokens: linkTokensRepository }),
+  async ({ body }, ports) => ok(await resetPassword(body, ports)),
 );

@@ -5,6 +5,9 @@ import { authRoutes } from '#shared/schemas/routes/auth.ts';
 import { linkTokensRepository } from '#shared/store/link-tokens.ts';
 import { usersRepository } from '#shared/store/users.ts';
 
-export const handler = httpRoute('auth/verify-email', authRoutes, routePorts({ users: usersRepository, linkTokens: linkTokensRepository }), async ({ query }, ports) =>
-  ok(await verifyEmail(query, ports)),
+export const handler = httpRoute(
+  'auth/verify-email',
+  authRoutes,
+  routePorts({ users: usersRepository, linkTokens: linkTokensRepository }),
+  async ({ query }, ports) => ok(await verifyEmail(query, ports)),
 );

@@ -9,7 +9,12 @@ import { experimentsRepository } from '#shared/store/experiments.ts';
 /** A subject's variant never changes; only the experiment's status can, so clients may reuse an answer briefly. */
 const CACHE_HEADERS = { 'Cache-Control': 'private, max-age=30' };
 
-export const handler = httpRoute('experiments/assign', experimentsRoutes, routePorts({ experiments: experimentsRepository, agents: agentsRepository }), async ({ params, query, principal }, ports) => ({
-  ...ok(await assignSubject(tenantOf(principal), params.id, query.subjectId, ports)),
-  headers: CACHE_HEADERS,
-}));
+export const handler = httpRoute(
+  'experiments/assign',
+  experimentsRoutes,
+  routePorts({ experiments: experimentsRepository, agents: agentsRepository }),
+  async ({ params, query, principal }, ports) => ({
+    ...ok(await assignSubject(tenantOf(principal), params.id, query.subjectId, ports)),
+    headers: CACHE_HEADERS,
+  }),
+);

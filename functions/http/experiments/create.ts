@@ -6,4 +6,9 @@ import { experimentsRoutes } from '#shared/schemas/routes/experiments.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { experimentsRepository } from '#shared/store/experiments.ts';
 
-export const handler = httpRoute('experiments/create', experimentsRoutes, routePorts({ experiments: experimentsRepository, agents: agentsRepository }), async ({ body, principal }, ports) => created(await createExperiment(tenantOf(principal), body, ports)));
+export const handler = httpRoute(
+  'experiments/create',
+  experimentsRoutes,
+  routePorts({ experiments: experimentsRepository, agents: agentsRepository }),
+  async ({ body, principal }, ports) => created(await createExperiment(tenantOf(principal), body, ports)),
+);

@@ -6,4 +6,9 @@ import { experimentsRoutes } from '#shared/schemas/routes/experiments.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { experimentsRepository } from '#shared/store/experiments.ts';
 
-export const handler = httpRoute('experiments/get', experimentsRoutes, routePorts({ experiments: experimentsRepository, agents: agentsRepository }), async ({ params, principal }, ports) => ok(await getExperiment(tenantOf(principal), params.id, ports)));
+export const handler = httpRoute(
+  'experiments/get',
+  experimentsRoutes,
+  routePorts({ experiments: experimentsRepository, agents: agentsRepository }),
+  async ({ params, principal }, ports) => ok(await getExperiment(tenantOf(principal), params.id, ports)),
+);

@@ -6,6 +6,9 @@ import { experimentsRoutes } from '#shared/schemas/routes/experiments.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { experimentsRepository } from '#shared/store/experiments.ts';
 
-export const handler = listRoute('experiments/list', experimentsRoutes, routePorts({ experiments: experimentsRepository, agents: agentsRepository }), ({ query, principal }, page, ports) =>
-  listExperiments(tenantOf(principal), query, page, ports),
+export const handler = listRoute(
+  'experiments/list',
+  experimentsRoutes,
+  routePorts({ experiments: experimentsRepository, agents: agentsRepository }),
+  ({ query, principal }, page, ports) => listExperiments(tenantOf(principal), query, page, ports),
 );

@@ -6,6 +6,9 @@ import { experimentsRoutes } from '#shared/schemas/routes/experiments.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { experimentsRepository } from '#shared/store/experiments.ts';
 
-export const handler = httpRoute('experiments/results', experimentsRoutes, routePorts({ experiments: experimentsRepository, agents: agentsRepository }), async ({ params, principal }, ports) =>
-  ok(await resultsOfExperiment(tenantOf(principal), params.id, ports)),
+export const handler = httpRoute(
+  'experiments/results',
+  experimentsRoutes,
+  routePorts({ experiments: experimentsRepository, agents: agentsRepository }),
+  async ({ params, principal }, ports) => ok(await resultsOfExperiment(tenantOf(principal), params.id, ports)),
 );

@@ -7,6 +7,9 @@ import { exportsRoutes } from '#shared/schemas/routes/exports.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { exportsRepository } from '#shared/store/exports.ts';
 
-export const handler = httpRoute('exports/create', exportsRoutes, routePorts({ agents: agentsRepository, exports: exportsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) =>
-  accepted(await createExport(tenantOf(principal), body, ports)),
+export const handler = httpRoute(
+  'exports/create',
+  exportsRoutes,
+  routePorts({ agents: agentsRepository, exports: exportsRepository }, { queue: sqsQueue }),
+  async ({ body, principal }, ports) => accepted(await createExport(tenantOf(principal), body, ports)),
 );

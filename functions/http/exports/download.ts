@@ -6,7 +6,12 @@ import { httpRoute, routePorts } from '#shared/http/route.ts';
 import { exportsRoutes } from '#shared/schemas/routes/exports.ts';
 import { exportsRepository } from '#shared/store/exports.ts';
 
-export const handler = httpRoute('exports/download', exportsRoutes, routePorts({ exports: exportsRepository }, { exportRunner }), async ({ params, principal }, ports) => {
-  const download = await exportDownload(tenantOf(principal), params.id, ports);
-  return 'redirect' in download ? redirect(download.redirect) : fileAttachment(download);
-});
+export const handler = httpRoute(
+  'exports/download',
+  exportsRoutes,
+  routePorts({ exports: exportsRepository }, { exportRunner }),
+  async ({ params, principal }, ports) => {
+    const download = await exportDownload(tenantOf(principal), params.id, ports);
+    return 'redirect' in download ? redirect(download.redirect) : fileAttachment(download);
+  },
+);

@@ -6,6 +6,9 @@ import { httpRoute, routePorts } from '#shared/http/route.ts';
 import { exportsRoutes } from '#shared/schemas/routes/exports.ts';
 import { exportsRepository } from '#shared/store/exports.ts';
 
-export const handler = httpRoute('exports/get', exportsRoutes, routePorts({ exports: exportsRepository }, { exportRunner }), async ({ params, principal }, ports) =>
-  ok(await getExport(tenantOf(principal), params.id, ports)),
+export const handler = httpRoute(
+  'exports/get',
+  exportsRoutes,
+  routePorts({ exports: exportsRepository }, { exportRunner }),
+  async ({ params, principal }, ports) => ok(await getExport(tenantOf(principal), params.id, ports)),
 );

@@ -5,4 +5,6 @@ import { routePorts } from '#shared/http/route.ts';
 import { keysRoutes } from '#shared/schemas/routes/keys.ts';
 import { apiKeysRepository } from '#shared/store/api-keys.ts';
 
-export const handler = listRoute('keys/list', keysRoutes, routePorts({ apiKeys: apiKeysRepository }), ({ principal }, page, ports) => listKeys(tenantOf(principal), page, ports.store));
+export const handler = listRoute('keys/list', keysRoutes, routePorts({ apiKeys: apiKeysRepository }), ({ principal }, page, ports) =>
+  listKeys(tenantOf(principal), page, ports.store),
+);

@@ -8,7 +8,12 @@ import { logsRoutes } from '#shared/schemas/routes/logs.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
 
-export const handler = httpRoute('logs/ingest', logsRoutes, routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) => {
-  const { items, errors } = parseLogs(body.logs);
-  return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: [], logs: items }, errors, ports));
-});
+export const handler = httpRoute(
+  'logs/ingest',
+  logsRoutes,
+  routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }),
+  async ({ body, principal }, ports) => {
+    const { items, errors } = parseLogs(body.logs);
+    return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: [], logs: items }, errors, ports));
+  },
+);

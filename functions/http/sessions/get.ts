@@ -6,6 +6,9 @@ import { sessionsRoutes } from '#shared/schemas/routes/sessions.ts';
 import { sessionsRepository } from '#shared/store/sessions.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
 
-export const handler = listRoute('sessions/get', sessionsRoutes, routePorts({ sessions: sessionsRepository, traces: tracesRepository }), ({ params, principal }, page, ports) =>
-  getSession(ports.store, tenantOf(principal), params.sessionId, page),
+export const handler = listRoute(
+  'sessions/get',
+  sessionsRoutes,
+  routePorts({ sessions: sessionsRepository, traces: tracesRepository }),
+  ({ params, principal }, page, ports) => getSession(ports.store, tenantOf(principal), params.sessionId, page),
 );

@@ -6,6 +6,9 @@ import { sessionsRoutes } from '#shared/schemas/routes/sessions.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { sessionsRepository } from '#shared/store/sessions.ts';
 
-export const handler = listRoute('sessions/list', sessionsRoutes, routePorts({ agents: agentsRepository, sessions: sessionsRepository }), ({ query, principal }, page, ports) =>
-  listSessions(ports.store, tenantOf(principal), query, page),
+export const handler = listRoute(
+  'sessions/list',
+  sessionsRoutes,
+  routePorts({ agents: agentsRepository, sessions: sessionsRepository }),
+  ({ query, principal }, page, ports) => listSessions(ports.store, tenantOf(principal), query, page),
 );

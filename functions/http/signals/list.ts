@@ -6,6 +6,9 @@ import { signalsRoutes } from '#shared/schemas/routes/signals.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { signalsRepository } from '#shared/store/timeline.ts';
 
-export const handler = listRoute('signals/list', signalsRoutes, routePorts({ agents: agentsRepository, signals: signalsRepository }), ({ query, principal }, page, ports) =>
-  listSignals(ports.store, tenantOf(principal), query, page),
+export const handler = listRoute(
+  'signals/list',
+  signalsRoutes,
+  routePorts({ agents: agentsRepository, signals: signalsRepository }),
+  ({ query, principal }, page, ports) => listSignals(ports.store, tenantOf(principal), query, page),
 );

@@ -6,6 +6,9 @@ import { signalsRoutes } from '#shared/schemas/routes/signals.ts';
 import { signalsRepository } from '#shared/store/timeline.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
 
-export const handler = httpRoute('signals/of-trace', signalsRoutes, routePorts({ signals: signalsRepository, traces: tracesRepository }), async ({ params, principal }, ports) =>
-  ok(await signalsOfTrace(ports.store, tenantOf(principal), params.traceId)),
+export const handler = httpRoute(
+  'signals/of-trace',
+  signalsRoutes,
+  routePorts({ signals: signalsRepository, traces: tracesRepository }),
+  async ({ params, principal }, ports) => ok(await signalsOfTrace(ports.store, tenantOf(principal), params.traceId)),
 );

@@ -8,7 +8,12 @@ import { signalsRoutes } from '#shared/schemas/routes/signals.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
 
-export const handler = httpRoute('signals/record-batch', signalsRoutes, routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) => {
-  const { items, errors } = parseSignals(body.signals, ports.clock.now().getTime());
-  return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: items, logs: [] }, errors, ports));
-});
+export const handler = httpRoute(
+  'signals/record-batch',
+  signalsRoutes,
+  routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }),
+  async ({ body, principal }, ports) => {
+    const { items, errors } = parseSignals(body.signals, ports.clock.now().getTime());
+    return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: items, logs: [] }, errors, ports));
+  },
+);

@@ -8,7 +8,12 @@ import { signalsRoutes } from '#shared/schemas/routes/signals.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
 
-export const handler = httpRoute('signals/record', signalsRoutes, routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) => {
-  const signal = signalFromNative(ports.clock.now().getTime())(body);
-  return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: [signal], logs: [] }, [], ports));
-});
+export const handler = httpRoute(
+  'signals/record',
+  signalsRoutes,
+  routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }),
+  async ({ body, principal }, ports) => {
+    const signal = signalFromNative(ports.clock.now().getTime())(body);
+    return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: [signal], logs: [] }, [], ports));
+  },
+);

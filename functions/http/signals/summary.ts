@@ -6,6 +6,9 @@ import { signalsRoutes } from '#shared/schemas/routes/signals.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { signalsRepository } from '#shared/store/timeline.ts';
 
-export const handler = httpRoute('signals/summary', signalsRoutes, routePorts({ agents: agentsRepository, signals: signalsRepository }), async ({ query, principal }, ports) =>
-  ok(await signalSummary(ports.store, tenantOf(principal), query, ports.clock.now())),
+export const handler = httpRoute(
+  'signals/summary',
+  signalsRoutes,
+  routePorts({ agents: agentsRepository, signals: signalsRepository }),
+  async ({ query, principal }, ports) => ok(await signalSummary(ports.store, tenantOf(principal), query, ports.clock.now())),
 );

@@ -6,4 +6,9 @@ import { spansRoutes } from '#shared/schemas/routes/spans.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
 
-export const handler = httpRoute('spans/filters', spansRoutes, routePorts({ agents: agentsRepository, traces: tracesRepository }), async ({ principal }, ports) => ok(await filterOptions(ports.store, tenantOf(principal))));
+export const handler = httpRoute(
+  'spans/filters',
+  spansRoutes,
+  routePorts({ agents: agentsRepository, traces: tracesRepository }),
+  async ({ principal }, ports) => ok(await filterOptions(ports.store, tenantOf(principal))),
+);

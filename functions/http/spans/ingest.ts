@@ -8,7 +8,12 @@ import { spansRoutes } from '#shared/schemas/routes/spans.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
 
-export const handler = httpRoute('spans/ingest', spansRoutes, routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }), async ({ body, principal }, ports) => {
-  const { items, errors } = parseSpans(body.spans);
-  return accepted(await acceptTelemetry(tenantOf(principal), { spans: items, signals: [], logs: [] }, errors, ports));
-});
+export const handler = httpRoute(
+  'spans/ingest',
+  spansRoutes,
+  routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }),
+  async ({ body, principal }, ports) => {
+    const { items, errors } = parseSpans(body.spans);
+    return accepted(await acceptTelemetry(tenantOf(principal), { spans: items, signals: [], logs: [] }, errors, ports));
+  },
+);

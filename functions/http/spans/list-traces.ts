@@ -10,4 +10,6 @@ import { tracesRepository } from '#shared/store/traces.ts';
 
 const ports = routePorts({ agents: agentsRepository, traces: tracesRepository, rollups: rollupsRepository, sessions: sessionsRepository });
 
-export const handler = listRoute('spans/list-traces', spansRoutes, ports, ({ query, principal }, page, { store, clock }) => listTraces(store, clock, tenantOf(principal), query, page));
+export const handler = listRoute('spans/list-traces', spansRoutes, ports, ({ query, principal }, page, { store, clock }) =>
+  listTraces(store, clock, tenantOf(principal), query, page),
+);

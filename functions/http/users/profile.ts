@@ -9,6 +9,9 @@ import { tenantsRepository } from '#shared/store/tenants.ts';
 import { usersRepository } from '#shared/store/users.ts';
 
 /** The spec documents this one answer with the profile fields at top level beside `success`. */
-export const handler = httpRoute('users/profile', usersRoutes, routePorts({ users: usersRepository, tenants: tenantsRepository, agents: agentsRepository, apiKeys: apiKeysRepository }), async ({ principal }, ports) =>
-  raw(200, { success: true, ...(await profile(userOf(principal).userId, ports)) }),
+export const handler = httpRoute(
+  'users/profile',
+  usersRoutes,
+  routePorts({ users: usersRepository, tenants: tenantsRepository, agents: agentsRepository, apiKeys: apiKeysRepository }),
+  async ({ principal }, ports) => raw(200, { success: true, ...(await profile(userOf(principal).userId, ports)) }),
 );

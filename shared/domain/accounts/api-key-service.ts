@@ -1,10 +1,10 @@
 import type * as z from 'zod/mini';
-import type { Clock } from '../ports.ts';
 import type { createKeyBody } from '../../schemas/routes/keys.ts';
-import type { ApiKeyRecord, ApiKeysRepository } from './ports.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
 import type { PageInput } from '../paging/page.ts';
+import type { Clock } from '../ports.ts';
 import { apiKeySecretMatches, displayPrefix, issueApiKey, newApiKeyId, parseApiKey } from './api-keys.ts';
+import type { ApiKeyRecord, ApiKeysRepository } from './ports.ts';
 import type { SigningMaterial } from './signing-keys.ts';
 
 export interface ApiKeyDeps {

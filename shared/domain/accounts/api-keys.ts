@@ -12,9 +12,7 @@ export const API_KEY_PREFIX = 'aos_live_';
 const KEY_ID_LENGTH = 16;
 const SECRET_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
-const KEY_PATTERN = new RegExp(
-  `^${API_KEY_PREFIX}([0-9A-Za-z]{${KEY_ID_LENGTH}})_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
-);
+const KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}([0-9A-Za-z]{${KEY_ID_LENGTH}})_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
 
 const checksum = (body: string): string => base62(crc32(body), CHECKSUM_LENGTH);
 

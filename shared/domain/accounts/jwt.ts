@@ -1,4 +1,4 @@
-import { decodeJwt, errors, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import { decodeJwt, errors, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, jwtVerify, SignJWT } from 'jose';
 import type { ExternalIssuer } from '../../config.ts';
 import { UnauthorizedError } from '../errors.ts';
 import type { SigningMaterial } from './signing-keys.ts';
@@ -63,9 +63,7 @@ export async function issueAccessToken(
   return { accessToken: withLowS(token), expiresIn: settings.ttlSeconds };
 }
 
-export type VerifiedToken =
-  | { kind: 'own'; claims: AccessTokenClaims }
-  | { kind: 'external'; issuer: string; subject: string; payload: JwtPayload };
+export type VerifiedToken = { kind: 'own'; claims: AccessTokenClaims } | { kind: 'external'; issuer: string; subject: string; payload: JwtPayload };
 
 export interface VerifierDeps {
   keys: SigningMaterial;
@@ -159,9 +157,7 @@ export async function verifyAccessToken(token: string, deps: VerifierDeps): Prom
 /** Maps a Cognito identity (its `identities` claim names federated providers) to the spec's providers. */
 export function providerOf(payload: JwtPayload): 'local' | 'google' | 'github' {
   const identities = payload['identities'];
-  const names = Array.isArray(identities)
-    ? identities.map((i) => String((i as { providerName?: unknown }).providerName ?? '').toLowerCase())
-    : [];
+  const names = Array.isArray(identities) ? identities.map((i) => String((i as { providerName?: unknown }).providerName ?? '').toLowerCase()) : [];
   if (names.some((n) => n.includes('google'))) return 'google';
   if (names.some((n) => n.includes('github'))) return 'github';
   return 'local';

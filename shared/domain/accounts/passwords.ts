@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 
 /** scrypt with N=2^17, r=8, p=1 (OWASP's first choice); the parameters travel with each hash. */
 const DEFAULT = { log2N: 17, r: 8, p: 1 } as const;
@@ -8,9 +8,7 @@ const MIN_LOG2N = 17;
 function derive(password: string, salt: Buffer, log2N: number, r: number, p: number): Promise<Buffer> {
   const N = 2 ** log2N;
   const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 /** `scrypt$<log2N>$<r>$<p>$<salt b64url>$<hash b64url>` */

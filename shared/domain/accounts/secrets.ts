@@ -21,8 +21,7 @@ export function base62(n: number, width: number): string {
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64url');
 
-export const hmacSha256 = (key: Buffer, text: string): string =>
-  createHmac('sha256', key).update(text).digest('base64url');
+export const hmacSha256 = (key: Buffer, text: string): string => createHmac('sha256', key).update(text).digest('base64url');
 
 export function constantTimeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);

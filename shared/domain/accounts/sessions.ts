@@ -1,8 +1,8 @@
+import { UnauthorizedError } from '../errors.ts';
 import type { Clock, Ids } from '../ports.ts';
 import type { Store } from '../store.ts';
-import type { UserRecord } from './ports.ts';
-import { UnauthorizedError } from '../errors.ts';
 import { issueAccessToken, type JwtSettings } from './jwt.ts';
+import type { UserRecord } from './ports.ts';
 import { newLinkToken } from './secrets.ts';
 import type { SigningMaterial } from './signing-keys.ts';
 import { publicUser } from './users.ts';

@@ -1,9 +1,9 @@
+import { RateLimitedError } from '../errors.ts';
+import { type DeliveryDeps, type DeliveryOutcome, deliver } from '../notifications/deliver.ts';
+import type { SignInLockoutJob } from '../notifications/messages.ts';
 import type { Clock, QueuePort } from '../ports.ts';
 import type { Store } from '../store.ts';
 import type { SignInFailures } from './ports.ts';
-import { RateLimitedError } from '../errors.ts';
-import { deliver, type DeliveryDeps, type DeliveryOutcome } from '../notifications/deliver.ts';
-import type { SignInLockoutJob } from '../notifications/messages.ts';
 import { sha256 } from './secrets.ts';
 
 /**

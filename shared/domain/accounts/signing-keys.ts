@@ -1,5 +1,5 @@
-import { calculateJwkThumbprint, type JWK } from 'jose';
 import { createECDH, createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, type JWK } from 'jose';
 
 /**
  * Every secret the service signs or keys with is derived from one random seed (64+ characters):

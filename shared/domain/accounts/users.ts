@@ -1,13 +1,13 @@
 import type * as z from 'zod/mini';
-import type { Clock, Ids, QueuePort } from '../ports.ts';
 import type { forgotPasswordBody, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from '../../schemas/routes/auth.ts';
-import type { Store } from '../store.ts';
-import { EmailTakenError, type Provider, type UserRecord } from './ports.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
 import type { OutboundMessage } from '../notifications/messages.ts';
 import { currentPeriod, newTrialSubscription, subscriptionView } from '../plans/subscription.ts';
-import { issueAccessToken, providerOf, type JwtSettings, type VerifiedToken } from './jwt.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
+import type { Store } from '../store.ts';
+import { issueAccessToken, type JwtSettings, providerOf, type VerifiedToken } from './jwt.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts';
+import { EmailTakenError, type Provider, type UserRecord } from './ports.ts';
 import { newLinkToken } from './secrets.ts';
 import { SignInBackoff } from './sign-in-backoff.ts';
 import type { SigningMaterial } from './signing-keys.ts';
@@ -55,20 +55,11 @@ export function publicUser(u: UserRecord) {
 }
 
 async function accessTokenFor(user: UserRecord, deps: TokenDeps) {
-  const issued = await issueAccessToken(
-    { userId: user.id, tenantId: user.tenantId, email: user.email },
-    await deps.signing(),
-    deps.jwt,
-    deps.clock.now(),
-  );
+  const issued = await issueAccessToken({ userId: user.id, tenantId: user.tenantId, email: user.email }, await deps.signing(), deps.jwt, deps.clock.now());
   return { ...issued, tokenType: 'Bearer' as const };
 }
 
-async function sendLinkEmail(
-  deps: LinkEmailDeps,
-  user: UserRecord,
-  purpose: 'password-reset' | 'email-verification',
-): Promise<void> {
+async function sendLinkEmail(deps: LinkEmailDeps, user: UserRecord, purpose: 'password-reset' | 'email-verification'): Promise<void> {
   const token = newLinkToken();
   const now = deps.clock.now();
   const ttl = purpose === 'password-reset' ? RESET_TOKEN_TTL_MS : VERIFY_TOKEN_TTL_MS;

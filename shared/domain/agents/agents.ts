@@ -1,17 +1,17 @@
 import type * as z from 'zod/mini';
-import type { Clock, Ids, QueuePort } from '../ports.ts';
 import type { createAgentBody, updateAgentBody } from '../../schemas/routes/agents.ts';
-import { AgentNameTakenError, type AgentRecord } from './ports.ts';
-import type { Store } from '../store.ts';
-import { ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
-import type { IngestMessage } from '../ingest/messages.ts';
-import { PLANS, UNLIMITED } from '../plans/plans.ts';
+import { effectiveAlertConfig } from '../alerts/config.ts';
 import { agentRollup, agentRollups } from '../analytics/queries.ts';
 import { emptyRollup, type Rollup } from '../analytics/rollup.ts';
 import { agentMetricsOf } from '../analytics/views.ts';
-import { effectiveAlertConfig } from '../alerts/config.ts';
-import type { TraceSummary } from '../spans/summary.ts';
+import { ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import type { IngestMessage } from '../ingest/messages.ts';
 import type { PageInput } from '../paging/page.ts';
+import { PLANS, UNLIMITED } from '../plans/plans.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
+import type { TraceSummary } from '../spans/summary.ts';
+import type { Store } from '../store.ts';
+import { AgentNameTakenError, type AgentRecord } from './ports.ts';
 
 export interface AgentDeps {
   store: Pick<Store, 'agents' | 'tenants' | 'rollups'>;
@@ -42,7 +42,11 @@ async function view(agent: AgentRecord, deps: AgentDeps, rollup?: Rollup) {
 }
 
 /** Notes when each agent's newest trace among these started (its `lastSeenAt`, to within a minute). */
-export async function noteAgentsSeen(tenantId: string, summaries: ReadonlyArray<Pick<TraceSummary, 'agentId' | 'startTimeMs'>>, agents: Store['agents']): Promise<void> {
+export async function noteAgentsSeen(
+  tenantId: string,
+  summaries: ReadonlyArray<Pick<TraceSummary, 'agentId' | 'startTimeMs'>>,
+  agents: Store['agents'],
+): Promise<void> {
   const newest = new Map<string, number>();
   for (const { agentId, startTimeMs } of summaries) if (agentId && startTimeMs > (newest.get(agentId) ?? -Infinity)) newest.set(agentId, startTimeMs);
   await Promise.all([...newest].map(([agentId, startMs]) => agents.noteSeen(tenantId, agentId, startMs)));
@@ -87,8 +91,17 @@ export async function getAgent(tenantId: string, agentId: string, deps: AgentDep
  * read for the page, decoding only the page's agents) and `lastSeenAt` from their items: no read per agent.
  */
 export async function listAgents(tenantId: string, page: PageInput, deps: AgentDeps) {
-  const [agents, total, days] = await Promise.all([deps.store.agents.page(tenantId, page), deps.store.agents.countNames(tenantId), retentionDaysOf(tenantId, deps)]);
-  const rollups = await agentRollups(deps, tenantId, days, agents.items.map((a) => a.id));
+  const [agents, total, days] = await Promise.all([
+    deps.store.agents.page(tenantId, page),
+    deps.store.agents.countNames(tenantId),
+    retentionDaysOf(tenantId, deps),
+  ]);
+  const rollups = await agentRollups(
+    deps,
+    tenantId,
+    days,
+    agents.items.map((a) => a.id),
+  );
   const items = await Promise.all(agents.items.map((a) => view(a, deps, rollups.get(a.id) ?? emptyRollup())));
   return { ...agents, items, total: total.count, totalExact: total.exact };
 }

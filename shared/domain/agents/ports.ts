@@ -40,7 +40,12 @@ export interface AgentsRepository {
   /** The id of the agent with this name, created if it is new; of two callers seeing a new name at once, both end with the same id. */
   ensure(candidate: AgentRecord): Promise<string>;
   /** Undefined when the agent is not the tenant's; AgentNameTakenError when the new name is taken. */
-  update(tenantId: string, agentId: string, change: { name?: string; description?: string; learningEnabled?: boolean }, now: Date): Promise<AgentRecord | undefined>;
+  update(
+    tenantId: string,
+    agentId: string,
+    change: { name?: string; description?: string; learningEnabled?: boolean },
+    now: Date,
+  ): Promise<AgentRecord | undefined>;
   /** Stores the merged alert configuration; undefined when the agent is not the tenant's. */
   setAlertConfig(tenantId: string, agentId: string, alertConfig: AlertConfigPatch, now: Date): Promise<AgentRecord | undefined>;
   /** Removes the agent and its name claim; its traces are purged separately. */

@@ -75,9 +75,10 @@ const typeOptions = z.partial(
   z.strictObject({
     enabled: z.boolean(),
     severity: z.enum(SEVERITIES),
-    channels: z
-      .array(z.enum(CHANNELS))
-      .check(z.maxLength(2), z.refine((c: readonly string[]) => new Set(c).size === c.length, 'must not repeat a channel')),
+    channels: z.array(z.enum(CHANNELS)).check(
+      z.maxLength(2),
+      z.refine((c: readonly string[]) => new Set(c).size === c.length, 'must not repeat a channel'),
+    ),
     cooldownMinutes: z.number().check(z.int(), z.gte(0), z.lte(10_080)),
   }),
 );
@@ -95,18 +96,18 @@ export const alertConfigPatch = z.partial(
       z.strictObject({
         enabled: z.boolean(),
         samplingRate: storableNumber(0, 1),
-        alertTypes: z.partial(z.strictObject(Object.fromEntries(LLM_ALERT_TYPES.map((t) => [t, llmTypeOptions])) as Record<LlmAlertType, typeof llmTypeOptions>)),
+        alertTypes: z.partial(
+          z.strictObject(Object.fromEntries(LLM_ALERT_TYPES.map((t) => [t, llmTypeOptions])) as Record<LlmAlertType, typeof llmTypeOptions>),
+        ),
       }),
     ),
-    thresholds: z.partial(
-      z.strictObject({ duration: durationMs, inputTokens: tokens, outputTokens: tokens, cost: dollars, timeout: durationMs }),
+    thresholds: z.partial(z.strictObject({ duration: durationMs, inputTokens: tokens, outputTokens: tokens, cost: dollars, timeout: durationMs })),
+    alertTypes: z.partial(
+      z.strictObject(Object.fromEntries(THRESHOLD_ALERT_TYPES.map((t) => [t, typeOptions])) as Record<ThresholdAlertType, typeof typeOptions>),
     ),
-    alertTypes: z.partial(z.strictObject(Object.fromEntries(THRESHOLD_ALERT_TYPES.map((t) => [t, typeOptions])) as Record<ThresholdAlertType, typeof typeOptions>)),
     contacts: z.partial(
       z.strictObject({
-        email: z
-          .array(z.strictObject({ address: z.string().check(z.trim(), z.email()), enabled: z._default(z.boolean(), true) }))
-          .check(z.maxLength(20)),
+        email: z.array(z.strictObject({ address: z.string().check(z.trim(), z.email()), enabled: z._default(z.boolean(), true) })).check(z.maxLength(20)),
         sms: z
           .array(
             z.strictObject({

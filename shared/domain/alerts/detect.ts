@@ -56,17 +56,36 @@ export function detectInSpan(span: StoredSpan, config: AlertConfig, failurePropa
   if (span.status === 'error' && !failurePropagated) {
     const reason = [span.errorType, span.statusMessage].filter(Boolean).join(': ') || 'no error message';
     if (looksLikeTimeout(span)) {
-      if (on('timeout')) found.push({ ...base, type: 'timeout', value: span.durationMs, threshold: config.thresholds.timeout, message: `${describeSpan(span)} timed out (${reason})` });
+      if (on('timeout'))
+        found.push({
+          ...base,
+          type: 'timeout',
+          value: span.durationMs,
+          threshold: config.thresholds.timeout,
+          message: `${describeSpan(span)} timed out (${reason})`,
+        });
     } else if (on('error')) {
       found.push({ ...base, type: 'error', value: null, threshold: null, message: `${describeSpan(span)} failed: ${reason}` });
     }
   }
   const { inputTokens, outputTokens, cost } = config.thresholds;
   if (on('highInputTokens') && span.inputTokens !== null && span.inputTokens > inputTokens) {
-    found.push({ ...base, type: 'highInputTokens', value: span.inputTokens, threshold: inputTokens, message: `${describeSpan(span)} used ${span.inputTokens} input tokens (threshold ${inputTokens})` });
+    found.push({
+      ...base,
+      type: 'highInputTokens',
+      value: span.inputTokens,
+      threshold: inputTokens,
+      message: `${describeSpan(span)} used ${span.inputTokens} input tokens (threshold ${inputTokens})`,
+    });
   }
   if (on('highOutputTokens') && span.outputTokens !== null && span.outputTokens > outputTokens) {
-    found.push({ ...base, type: 'highOutputTokens', value: span.outputTokens, threshold: outputTokens, message: `${describeSpan(span)} produced ${span.outputTokens} output tokens (threshold ${outputTokens})` });
+    found.push({
+      ...base,
+      type: 'highOutputTokens',
+      value: span.outputTokens,
+      threshold: outputTokens,
+      message: `${describeSpan(span)} produced ${span.outputTokens} output tokens (threshold ${outputTokens})`,
+    });
   }
   if (on('highCost') && span.cost !== null && span.cost > cost) {
     found.push({ ...base, type: 'highCost', value: span.cost, threshold: cost, message: `${describeSpan(span)} cost $${span.cost} (threshold $${cost})` });
@@ -84,7 +103,12 @@ export function detectInTrace(trace: TraceSummary, config: AlertConfig): Detecti
   const { duration, timeout } = config.thresholds;
   const found: Detection[] = [];
   if (config.alertTypes.timeout.enabled && trace.durationMs >= timeout) {
-    found.push({ ...base, type: 'timeout', threshold: timeout, message: `trace "${trace.name}" ran ${trace.durationMs} ms, reaching the ${timeout} ms timeout` });
+    found.push({
+      ...base,
+      type: 'timeout',
+      threshold: timeout,
+      message: `trace "${trace.name}" ran ${trace.durationMs} ms, reaching the ${timeout} ms timeout`,
+    });
   } else if (config.alertTypes.highDuration.enabled && trace.durationMs > duration) {
     found.push({ ...base, type: 'highDuration', threshold: duration, message: `trace "${trace.name}" took ${trace.durationMs} ms (threshold ${duration} ms)` });
   }

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { Clock, RateLimitsRepository } from '../ports.ts';
-import type { DeliveriesRepository, Mailer, SmsSender } from '../notifications/ports.ts';
-import type { AgentsRepository } from '../agents/ports.ts';
-import type { AlertRecord, AlertsRepository } from './ports.ts';
 import type { TenantsRepository } from '../accounts/ports.ts';
-import { deliver, type DeliveryOutcome } from '../notifications/deliver.ts';
+import type { AgentsRepository } from '../agents/ports.ts';
+import { type DeliveryOutcome, deliver } from '../notifications/deliver.ts';
 import type { AlertNotificationJob, OutboundMessage } from '../notifications/messages.ts';
+import type { DeliveriesRepository, Mailer, SmsSender } from '../notifications/ports.ts';
 import { PLANS } from '../plans/plans.ts';
-import { effectiveAlertConfig, optionsOf, type AlertConfig, type AlertType, type Channel } from './config.ts';
+import type { Clock, RateLimitsRepository } from '../ports.ts';
+import { type AlertConfig, type AlertType, type Channel, effectiveAlertConfig, optionsOf } from './config.ts';
+import type { AlertRecord, AlertsRepository } from './ports.ts';
 
 export interface NotificationSettings {
   /** Base of the dashboard links in e-mails. */
@@ -150,7 +150,10 @@ async function deliverAll(messages: OutboundMessage[], deps: AlertNotificationDe
   if (failed.length > 0) {
     // Provider errors can quote the recipient's address; the summary names only channel and error type.
     const summary = failed.map((f) => `${f.channel}: ${f.error instanceof Error ? f.error.name : 'unknown error'}`).join(', ');
-    throw new AggregateError(failed.map((f) => f.error), `${failed.length} of ${messages.length} alert notifications failed (${summary})`);
+    throw new AggregateError(
+      failed.map((f) => f.error),
+      `${failed.length} of ${messages.length} alert notifications failed (${summary})`,
+    );
   }
   return results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
 }
@@ -226,7 +229,9 @@ export function alertEmail(alert: AlertRecord, publicAppUrl: string, cooldownMin
     ...(latestTrace ? [`Latest trace: ${publicAppUrl}/traces/${latestTrace}`, `  API: GET /api/spans/traces/${latestTrace}`] : []),
     `Alert: ${publicAppUrl}/alerts/${alert.id}`,
     `  API: GET /api/spans/alerts/${alert.id}`,
-    ...(cooldownMinutes > 0 ? ['', `Further ${type} occurrences on this agent within ${minutes(cooldownMinutes)} are counted on the alert without another notification.`] : []),
+    ...(cooldownMinutes > 0
+      ? ['', `Further ${type} occurrences on this agent within ${minutes(cooldownMinutes)} are counted on the alert without another notification.`]
+      : []),
   ];
   return { subject: `[${severity}] ${truncate(agent, SUBJECT_AGENT_NAME_MAX)}: ${type} alert`, text: lines.join('\n') };
 }

@@ -1,15 +1,15 @@
 import * as z from 'zod/mini';
-import type { Clock, Ids, QueuePort } from '../ports.ts';
-import type { AlertRecord, Occurrence } from './ports.ts';
-import type { Store } from '../store.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
-import type { AlertNotificationJob } from '../notifications/messages.ts';
-import { effectiveAlertConfig, merge, optionsOf, SEVERITIES, THRESHOLD_ALERT_TYPES, LLM_ALERT_TYPES, type AlertConfigPatch, type AlertType } from './config.ts';
-import type { Detection } from './detect.ts';
-import { changeStatus } from '../lifecycle.ts';
-import { ALERT_STATUSES, transition, type AlertAction } from './lifecycle.ts';
 import { agentId } from '../../schemas/common.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { changeStatus } from '../lifecycle.ts';
+import type { AlertNotificationJob } from '../notifications/messages.ts';
 import type { PageInput } from '../paging/page.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
+import type { Store } from '../store.ts';
+import { type AlertConfigPatch, type AlertType, effectiveAlertConfig, LLM_ALERT_TYPES, merge, optionsOf, SEVERITIES, THRESHOLD_ALERT_TYPES } from './config.ts';
+import type { Detection } from './detect.ts';
+import { ALERT_STATUSES, type AlertAction, transition } from './lifecycle.ts';
+import type { AlertRecord, Occurrence } from './ports.ts';
 
 export interface AlertDeps {
   store: Pick<Store, 'alerts' | 'agents'>;
@@ -58,7 +58,10 @@ export async function listAlerts(
 export async function alertSummary(tenantId: string, q: { agentId?: string; startDate?: Date; endDate?: Date }, deps: Pick<AlertDeps, 'store'>) {
   if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
   const alerts = await deps.store.alerts.list(tenantId, { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() });
-  const byAgent = new Map<string, { agentId: string; agentName: string; total: number; byStatus: Record<string, number>; byType: Record<string, number>; bySeverity: Record<string, number> }>();
+  const byAgent = new Map<
+    string,
+    { agentId: string; agentName: string; total: number; byStatus: Record<string, number>; byType: Record<string, number>; bySeverity: Record<string, number> }
+  >();
   const bump = (counts: Record<string, number>, key: string) => (counts[key] = (counts[key] ?? 0) + 1);
   for (const a of alerts) {
     const entry = byAgent.get(a.agentId) ?? {

@@ -22,11 +22,9 @@ export const bucketRefKey = (r: BucketRef): string => `${r.granularity}#${new Da
 
 export const isGranularity = (value: string): value is Granularity => (GRANULARITIES as readonly string[]).includes(value);
 
-export const bucketStart = (ms: number, granularity: Granularity): number =>
-  Math.floor(ms / BUCKET_MS[granularity]) * BUCKET_MS[granularity];
+export const bucketStart = (ms: number, granularity: Granularity): number => Math.floor(ms / BUCKET_MS[granularity]) * BUCKET_MS[granularity];
 
-const bucketCeil = (ms: number, granularity: Granularity): number =>
-  Math.ceil(ms / BUCKET_MS[granularity]) * BUCKET_MS[granularity];
+const bucketCeil = (ms: number, granularity: Granularity): number => Math.ceil(ms / BUCKET_MS[granularity]) * BUCKET_MS[granularity];
 
 /**
  * Automatic series granularity, keeping a series to a few hundred points: up to 6 hours by minute
@@ -63,8 +61,7 @@ export function coveringBuckets(startMs: number, endMs: number): BucketRef[] {
   const end = bucketCeil(endMs, 'minute');
   const buckets: BucketRef[] = [];
   for (let cursor = bucketStart(startMs, 'minute'); cursor < end; ) {
-    const granularity =
-      COARSEST_FIRST.find((g) => bucketStart(cursor, g) === cursor && cursor + BUCKET_MS[g] <= end) ?? 'minute';
+    const granularity = COARSEST_FIRST.find((g) => bucketStart(cursor, g) === cursor && cursor + BUCKET_MS[g] <= end) ?? 'minute';
     buckets.push({ granularity, startMs: cursor });
     cursor += BUCKET_MS[granularity];
   }

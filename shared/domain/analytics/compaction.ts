@@ -1,6 +1,6 @@
+import { PLANS } from '../plans/plans.ts';
 import type { Clock } from '../ports.ts';
 import type { Store } from '../store.ts';
-import { PLANS } from '../plans/plans.ts';
 
 const PAGE = 100;
 const DAY_SECONDS = 86_400;

@@ -1,5 +1,5 @@
-import type { RollupsRepository } from './ports.ts';
 import type { TraceSummary } from '../spans/summary.ts';
+import type { RollupsRepository } from './ports.ts';
 import { tracesByBucket } from './rollup.ts';
 
 /**
@@ -7,11 +7,6 @@ import { tracesByBucket } from './rollup.ts';
  * whole batch. The buckets remember the traces they counted, so retried and duplicated messages,
  * and a trace sent again in another message, change nothing; `batchId` is not needed for that.
  */
-export async function rollUpFinishedTraces(
-  tenantId: string,
-  finished: readonly TraceSummary[],
-  expiresAt: number,
-  rollups: RollupsRepository,
-): Promise<void> {
+export async function rollUpFinishedTraces(tenantId: string, finished: readonly TraceSummary[], expiresAt: number, rollups: RollupsRepository): Promise<void> {
   for (const [minute, traces] of tracesByBucket(finished, 'minute')) await rollups.countTraces(tenantId, minute, traces, expiresAt);
 }

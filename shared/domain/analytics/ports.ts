@@ -32,5 +32,10 @@ export interface RollupsRepository {
    * nothing happened then); with `byAgent`, a tenant-wide bucket also answers each agent's rollup
    * (of the `agents` only, when named).
    */
-  read(tenantId: string, scope: string, refs: readonly BucketRef[], options?: { byAgent?: boolean; agents?: ReadonlySet<string> }): Promise<Map<string, BucketRollup>>;
+  read(
+    tenantId: string,
+    scope: string,
+    refs: readonly BucketRef[],
+    options?: { byAgent?: boolean; agents?: ReadonlySet<string> },
+  ): Promise<Map<string, BucketRollup>>;
 }

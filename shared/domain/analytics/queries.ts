@@ -1,8 +1,8 @@
-import type { Clock } from '../ports.ts';
 import type { AnalyticsQueryInput } from '../../schemas/analytics.ts';
-import type { Store } from '../store.ts';
 import { NotFoundError } from '../errors.ts';
-import { BUCKET_MS, bucketRefKey, bucketStart, bucketsBetween, coveringBuckets, seriesPlan, type BucketRef } from './buckets.ts';
+import type { Clock } from '../ports.ts';
+import type { Store } from '../store.ts';
+import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, bucketsBetween, coveringBuckets, seriesPlan } from './buckets.ts';
 import { ALL_AGENTS, emptyRollup, mergeByAgent, mergeRollups, type Rollup } from './rollup.ts';
 import type { AgentRollup, AnalyticsInput } from './views.ts';
 import { analyticsWindow } from './window.ts';
@@ -107,7 +107,9 @@ export function withDirtyHoursAsMinutes(refs: readonly BucketRef[], dirtyHours: 
     if (!meets(ref)) return [ref];
     const hours = ref.granularity === 'day' ? bucketsBetween(ref.startMs, ref.startMs + BUCKET_MS.day, 'hour') : [ref.startMs];
     return hours.flatMap((h): BucketRef[] =>
-      dirty.has(h) ? bucketsBetween(h, h + BUCKET_MS.hour, 'minute').map((startMs) => ({ granularity: 'minute', startMs })) : [{ granularity: 'hour', startMs: h }],
+      dirty.has(h)
+        ? bucketsBetween(h, h + BUCKET_MS.hour, 'minute').map((startMs) => ({ granularity: 'minute', startMs }))
+        : [{ granularity: 'hour', startMs: h }],
     );
   });
 }

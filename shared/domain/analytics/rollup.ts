@@ -1,6 +1,6 @@
+import { ByteReader, ByteWriter } from '../binary.ts';
 import type { TraceSummary } from '../spans/summary.ts';
 import { bucketStart, type Granularity } from './buckets.ts';
-import { ByteReader, ByteWriter } from '../binary.ts';
 import { LatencySketch } from './sketch.ts';
 
 /** The tenant-wide rollup scope; agent scopes use the agent id. */
@@ -79,8 +79,14 @@ function mergeLatency(stats: readonly LatencyStats[]): LatencyStats {
   return {
     count: sum(stats, (s) => s.count),
     sumUs: sum(stats, (s) => s.sumUs),
-    minMs: extreme(stats.map((s) => s.minMs), Math.min),
-    maxMs: extreme(stats.map((s) => s.maxMs), Math.max),
+    minMs: extreme(
+      stats.map((s) => s.minMs),
+      Math.min,
+    ),
+    maxMs: extreme(
+      stats.map((s) => s.maxMs),
+      Math.max,
+    ),
     sketch: LatencySketch.merge(stats.map((s) => s.sketch)),
   };
 }
@@ -119,7 +125,10 @@ export const emptyRollup = (): Rollup => mergeRollups([]);
 
 /** Per key, the merge of the rollups the maps hold under it. */
 export function mergeByAgent(maps: Iterable<ReadonlyMap<string, Rollup>>): Map<string, Rollup> {
-  const groups = groupBy([...maps].flatMap((map) => [...map]), ([key]) => key);
+  const groups = groupBy(
+    [...maps].flatMap((map) => [...map]),
+    ([key]) => key,
+  );
   return new Map([...groups].map(([key, entries]) => [key, mergeRollups(entries.map(([, rollup]) => rollup))]));
 }
 

@@ -94,7 +94,11 @@ export class LatencySketch {
       });
     }
     reserve(sketch, minKey, maxKey);
-    for (const part of parts) addZeros(sketch, part.visitBins((key, count) => addBin(sketch, key, count)));
+    for (const part of parts)
+      addZeros(
+        sketch,
+        part.visitBins((key, count) => addBin(sketch, key, count)),
+      );
     return sketch;
   }
 

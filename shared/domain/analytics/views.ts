@@ -1,6 +1,6 @@
 import { CURRENCY } from '../pricing/estimate.ts';
 import { bucketsBetween } from './buckets.ts';
-import { averageLatencyMs, dollarsOf, emptyRollup, latencyQuantile, type LatencyStats, type Rollup, type Usage } from './rollup.ts';
+import { averageLatencyMs, dollarsOf, emptyRollup, type LatencyStats, latencyQuantile, type Rollup, type Usage } from './rollup.ts';
 import type { AnalyticsWindow } from './window.ts';
 
 export interface AgentRollup {
@@ -104,7 +104,12 @@ export function metricsView({ window, overall, agents }: Pick<AnalyticsInput, 'w
     currency: CURRENCY,
     activeAgents: agents.filter((a) => a.rollup.requestCount > 0).length,
     byAgent: [...agents]
-      .sort(largestFirst((a) => a.rollup.requestCount, (a) => a.agentName))
+      .sort(
+        largestFirst(
+          (a) => a.rollup.requestCount,
+          (a) => a.agentName,
+        ),
+      )
       .map((a) => ({ agentId: a.agentId, agentName: a.agentName, ...agentMetricsOf(a.rollup) })),
   };
 }
@@ -135,7 +140,12 @@ export function tokenUsageView(input: SeriesInput) {
     ...tokens(input.overall),
     byModel: [...input.overall.models]
       .map(([model, usage]) => ({ model, requestCount: usage.requestCount, ...tokens(usage) }))
-      .sort(largestFirst((m) => m.totalTokens, (m) => m.model ?? '')),
+      .sort(
+        largestFirst(
+          (m) => m.totalTokens,
+          (m) => m.model ?? '',
+        ),
+      ),
     series: series(input, tokens),
   };
 }
@@ -148,10 +158,20 @@ export function costsView(input: AnalyticsInput) {
     totalCost: dollarsOf(input.overall.costNanos),
     byAgent: input.agents
       .map((a) => ({ agentId: a.agentId, agentName: a.agentName, ...requestsAndCost(a.rollup) }))
-      .sort(largestFirst((a) => a.cost, (a) => a.agentName)),
+      .sort(
+        largestFirst(
+          (a) => a.cost,
+          (a) => a.agentName,
+        ),
+      ),
     byModel: [...input.overall.models]
       .map(([model, usage]) => ({ model, ...requestsAndCost(usage) }))
-      .sort(largestFirst((m) => m.cost, (m) => m.model ?? '')),
+      .sort(
+        largestFirst(
+          (m) => m.cost,
+          (m) => m.model ?? '',
+        ),
+      ),
     series: series(input, requestsAndCost),
   };
 }

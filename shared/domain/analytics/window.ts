@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.ts';
-import { BUCKET_MS, chooseGranularity, GRANULARITIES, isGranularity, seriesLength, type Granularity } from './buckets.ts';
+import { BUCKET_MS, chooseGranularity, GRANULARITIES, type Granularity, isGranularity, seriesLength } from './buckets.ts';
 
 const DEFAULT_RANGE_DAYS = 7;
 const MAX_RANGE_DAYS = 366;

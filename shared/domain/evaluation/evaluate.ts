@@ -1,16 +1,16 @@
-import type { Clock, Ids, QueuePort } from '../ports.ts';
-import type { Store } from '../store.ts';
-import type { StoredSignal } from '../spans/ports.ts';
-import { contentId } from '../content-id.ts';
 import { effectiveAlertConfig, type LlmAlertType } from '../alerts/config.ts';
 import { raiseAlerts } from '../alerts/service.ts';
+import { contentId } from '../content-id.ts';
 import { PLANS } from '../plans/plans.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
 import { estimateCost, roundCost } from '../pricing/estimate.ts';
-import type { TraceSummary } from '../spans/summary.ts';
-import type { EvaluationJob } from './job-message.ts';
-import { JudgeAnswerError, type Judge, type JudgeUsage, type Verdict } from './judge.ts';
-import { typesToEvaluate } from './policy.ts';
 import { profileContext } from '../profiles/context.ts';
+import type { StoredSignal } from '../spans/ports.ts';
+import type { TraceSummary } from '../spans/summary.ts';
+import type { Store } from '../store.ts';
+import type { EvaluationJob } from './job-message.ts';
+import { type Judge, JudgeAnswerError, type JudgeUsage, type Verdict } from './judge.ts';
+import { typesToEvaluate } from './policy.ts';
 import { buildTrajectory, type Trajectory } from './trajectory.ts';
 
 export interface EvaluationSettings {
@@ -71,7 +71,10 @@ interface Failed {
 export async function evaluateTrace(job: EvaluationJob, deps: EvaluationDeps): Promise<EvaluationResult> {
   const { tenantId, traceId } = job;
   const summary = await deps.store.traces.getSummary(tenantId, traceId);
-  const [tenant, agent] = await Promise.all([deps.store.tenants.get(tenantId), summary?.agentId ? deps.store.agents.get(tenantId, summary.agentId) : undefined]);
+  const [tenant, agent] = await Promise.all([
+    deps.store.tenants.get(tenantId),
+    summary?.agentId ? deps.store.agents.get(tenantId, summary.agentId) : undefined,
+  ]);
   if (!summary || !tenant || !agent) return { outcome: 'trace-gone' };
   const plan = PLANS[tenant.subscription.plan].features;
   const config = effectiveAlertConfig(agent.alertConfig);
@@ -91,7 +94,12 @@ export async function evaluateTrace(job: EvaluationJob, deps: EvaluationDeps): P
   const context = profileContext(learning, anomalies?.anomalies);
   const trajectory = buildTrajectory(summary, spans, deps.settings.maxInputTokens, context);
   const { judged, failed } = await judgeEach(pending, trajectory, deps.judge);
-  await recordJudgeUsage(tenantId, dayOf(now), [...judged, ...failed].map((j) => j.usage), deps);
+  await recordJudgeUsage(
+    tenantId,
+    dayOf(now),
+    [...judged, ...failed].map((j) => j.usage),
+    deps,
+  );
 
   const thresholdOf = (type: LlmAlertType) => config.llmAnalysis.alertTypes[type].threshold;
   const alerting = judged.filter((j) => j.verdict.score >= thresholdOf(j.type));
@@ -113,7 +121,10 @@ export async function evaluateTrace(job: EvaluationJob, deps: EvaluationDeps): P
 
   if (failed.length > 0) {
     const reasons = failed.map((f) => `${f.type}: ${f.error instanceof Error ? `${f.error.name}: ${f.error.message}` : String(f.error)}`).join('; ');
-    throw new AggregateError(failed.map((f) => f.error), `the judge failed for ${failed.length} of ${pending.length} types (${reasons})`);
+    throw new AggregateError(
+      failed.map((f) => f.error),
+      `the judge failed for ${failed.length} of ${pending.length} types (${reasons})`,
+    );
   }
   return {
     outcome: 'evaluated',
@@ -144,7 +155,11 @@ async function recordJudgeUsage(tenantId: string, day: string, usages: ReadonlyA
   const used = usages.filter((u) => u !== null);
   if (used.length === 0) return;
   const sum = (pick: (u: JudgeUsage) => number) => used.reduce((total, u) => total + pick(u), 0);
-  await deps.store.evaluationUsage.addJudgeUsage(tenantId, day, { inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), cost: roundCost(sum(costOf)) });
+  await deps.store.evaluationUsage.addJudgeUsage(tenantId, day, {
+    inputTokens: sum((u) => u.inputTokens),
+    outputTokens: sum((u) => u.outputTokens),
+    cost: roundCost(sum(costOf)),
+  });
 }
 
 /** One signal per trace and type, keyed by both, so a re-evaluation replaces rather than adds. */

@@ -1,12 +1,11 @@
-import type { QueuePort } from '../ports.ts';
-import type { Store } from '../store.ts';
 import type { TenantRecord } from '../accounts/ports.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
 import { PLANS } from '../plans/plans.ts';
+import type { QueuePort } from '../ports.ts';
 import type { TraceSummary } from '../spans/summary.ts';
+import type { Store } from '../store.ts';
 import type { EvaluationJob } from './job-message.ts';
 import { typesToEvaluate } from './policy.ts';
-
 
 /**
  * Queues an evaluation of each finished trace whose agent has LLM analysis on (and the trace in its

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LLM_ALERT_TYPES, type AlertConfig, type LlmAlertType } from '../alerts/config.ts';
+import { type AlertConfig, LLM_ALERT_TYPES, type LlmAlertType } from '../alerts/config.ts';
 import type { PlanFeatures } from '../plans/plans.ts';
 
 /**

@@ -77,12 +77,7 @@ function stepOf(span: StoredSpan, maxFieldChars: number): TrajectoryStep {
  * the first input and the last output in the trace), long texts cut with a marker, and — when the
  * whole run is still too long — the oldest steps left out first, so the start and the end survive.
  */
-export function buildTrajectory(
-  summary: TraceSummary,
-  spans: readonly StoredSpan[],
-  maxTokens: number,
-  agentProfile: string | null = null,
-): Trajectory {
+export function buildTrajectory(summary: TraceSummary, spans: readonly StoredSpan[], maxTokens: number, agentProfile: string | null = null): Trajectory {
   const maxFieldChars = Math.floor(maxTokens * CHARS_PER_TOKEN * FIELD_SHARE);
   const ordered = orderSpans(spans).map(({ span }) => span);
   const root = ordered.find((s) => s.spanId === summary.rootSpanId);

@@ -16,7 +16,9 @@ const variant = z.object({
   key: z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[\w.:-]+$/, 'must be 1–64 letters, digits or . _ : -')),
   weight: storableNumber(0, 100).check(z.positive()),
   config: z._default(
-    storableObject.check(z.refine((config: Record<string, unknown>) => Buffer.byteLength(JSON.stringify(config)) <= MAX_CONFIG_BYTES, 'must be at most 16 KB as JSON')),
+    storableObject.check(
+      z.refine((config: Record<string, unknown>) => Buffer.byteLength(JSON.stringify(config)) <= MAX_CONFIG_BYTES, 'must be at most 16 KB as JSON'),
+    ),
     {},
   ),
 });

@@ -1,8 +1,8 @@
+import type { AttributeValue } from '../spans/model.ts';
+import type { StoredSignal } from '../spans/ports.ts';
+import type { TraceSummary } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
 import type { SignalObservation } from './ports.ts';
-import type { StoredSignal } from '../spans/ports.ts';
-import type { AttributeValue } from '../spans/model.ts';
-import type { TraceSummary } from '../spans/summary.ts';
 
 type ObservationStore = Pick<Store, 'experiments' | 'traces' | 'signals'>;
 

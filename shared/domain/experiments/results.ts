@@ -1,7 +1,7 @@
-import type { ExperimentRecord, SignalObservation, TraceObservation } from './ports.ts';
 import { quantile } from '../spans/views.ts';
 import { isTraceMetric, type TraceMetric } from './definition.ts';
-import { chiSquareGoodnessOfFit, sampleOf, twoProportionTest, welchTest, type Comparison } from './statistics.ts';
+import type { ExperimentRecord, SignalObservation, TraceObservation } from './ports.ts';
+import { type Comparison, chiSquareGoodnessOfFit, sampleOf, twoProportionTest, welchTest } from './statistics.ts';
 
 /** Below this many observations of the primary metric in some variant, the verdict is "not enough data yet". */
 const MIN_OBSERVATIONS_PER_VARIANT = 30;
@@ -67,12 +67,10 @@ const TRACE_TESTS: Record<TraceMetric | 'tokens', (control: VariantData, treatme
   cost: (c, t) => welchTest(sampleOf(costsOf(c)), sampleOf(costsOf(t))),
 };
 
-const signalTest = (name: string) => (c: VariantData, t: VariantData) =>
-  welchTest(sampleOf(c.signals.get(name) ?? []), sampleOf(t.signals.get(name) ?? []));
+const signalTest = (name: string) => (c: VariantData, t: VariantData) => welchTest(sampleOf(c.signals.get(name) ?? []), sampleOf(t.signals.get(name) ?? []));
 
 /** How many observations of the primary metric a variant has (every finished trace has a latency). */
-const observationsOf = (d: VariantData, metric: string): number =>
-  isTraceMetric(metric) ? d.traces.length : (d.signals.get(metric)?.length ?? 0);
+const observationsOf = (d: VariantData, metric: string): number => (isTraceMetric(metric) ? d.traces.length : (d.signals.get(metric)?.length ?? 0));
 
 const formatP = (p: number) => (p < 0.001 ? 'p<0.001' : `p=${p.toFixed(3)}`);
 
@@ -89,7 +87,9 @@ const TRACE_METRIC_WORDING: Record<TraceMetric, Wording> = {
   cost: { label: 'mean cost per trace', up: 'increases', down: 'reduces', amount: (n) => `$${n.toPrecision(3)}`, unit: '' },
 };
 const wordingOf = (metric: string): Wording =>
-  isTraceMetric(metric) ? TRACE_METRIC_WORDING[metric] : { label: metric, up: 'raises', down: 'lowers', amount: (n) => String(Number(n.toPrecision(3))), unit: '' };
+  isTraceMetric(metric)
+    ? TRACE_METRIC_WORDING[metric]
+    : { label: metric, up: 'raises', down: 'lowers', amount: (n) => String(Number(n.toPrecision(3))), unit: '' };
 
 /** "improves success rate by 4.1 points (95% CI 1.2–7.0, p=0.006)": the metric's unit and direction, the size of the change. */
 function describeEffect(metric: string, c: Comparison): string {
@@ -133,7 +133,10 @@ function verdictOf(
   const control = data[0]!.key;
   const p = primary.length === 1 && primary[0]!.comparison ? ` (${formatP(primary[0]!.comparison.pValue)})` : '';
   const others = primary.map((x) => x.variant).join(', ');
-  return { outcome: 'no_significant_difference', message: `No significant difference in ${wordingOf(metric).label} between ${others} and control ${control}${p}` };
+  return {
+    outcome: 'no_significant_difference',
+    message: `No significant difference in ${wordingOf(metric).label} between ${others} and control ${control}${p}`,
+  };
 }
 
 /** Chi-square goodness of fit of the finished traces per variant against the weights. */

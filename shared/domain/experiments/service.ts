@@ -1,12 +1,12 @@
-import type { Clock, Ids } from '../ports.ts';
-import type { ExperimentRecord } from './ports.ts';
-import type { Store } from '../store.ts';
-import type { PageInput } from '../paging/page.ts';
 import { NotFoundError } from '../errors.ts';
+import { changeStatus } from '../lifecycle.ts';
+import type { PageInput } from '../paging/page.ts';
+import type { Clock, Ids } from '../ports.ts';
+import type { Store } from '../store.ts';
 import { assignVariant } from './assignment.ts';
 import type { ExperimentDefinition } from './definition.ts';
-import { changeStatus } from '../lifecycle.ts';
-import { assertAssigning, transition, type ExperimentAction, type ExperimentStatus } from './lifecycle.ts';
+import { assertAssigning, type ExperimentAction, type ExperimentStatus, transition } from './lifecycle.ts';
+import type { ExperimentRecord } from './ports.ts';
 import { experimentResults } from './results.ts';
 
 export interface ExperimentDeps {

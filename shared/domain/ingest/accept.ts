@@ -1,11 +1,11 @@
-import type { Clock, QueuePort } from '../ports.ts';
-import type { Store } from '../store.ts';
 import { ForbiddenError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import { PLANS, UNLIMITED } from '../plans/plans.ts';
 import { currentPeriod } from '../plans/subscription.ts';
+import type { Clock, QueuePort } from '../ports.ts';
 import { effectiveAgentName } from '../spans/model.ts';
-import type { ItemError } from './native.ts';
+import type { Store } from '../store.ts';
 import { fitTelemetry, packMessages, type Telemetry } from './messages.ts';
+import type { ItemError } from './native.ts';
 
 export interface AcceptDeps {
   store: Pick<Store, 'tenants' | 'agents'>;
@@ -39,7 +39,10 @@ export async function acceptTelemetry(tenantId: string, sent: Telemetry, invalid
   const telemetry = fitTelemetry(sent);
   const total = telemetry.spans.length + telemetry.signals.length + telemetry.logs.length;
   if (total === 0) {
-    const detail = invalid.slice(0, 5).map((e) => `[${e.index}] ${e.message}`).join('; ');
+    const detail = invalid
+      .slice(0, 5)
+      .map((e) => `[${e.index}] ${e.message}`)
+      .join('; ');
     throw new ValidationError(`Nothing to accept: every item is invalid: ${detail}`);
   }
   const tenant = await deps.store.tenants.get(tenantId);

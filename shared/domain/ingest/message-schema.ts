@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { LOG_LEVELS, SPAN_KINDS, SPAN_STATUSES, type AttributeValue, type CanonicalLog, type CanonicalSignal, type CanonicalSpan } from '../spans/model.ts';
+import { type AttributeValue, type CanonicalLog, type CanonicalSignal, type CanonicalSpan, LOG_LEVELS, SPAN_KINDS, SPAN_STATUSES } from '../spans/model.ts';
 import type { IngestMessage } from './messages.ts';
 
 /**
@@ -17,7 +17,10 @@ const attributeValue: z.ZodMiniType<AttributeValue> = z.union([
   z.boolean(),
   z.null(),
   z.array(z.lazy(() => attributeValue)),
-  z.record(z.string(), z.lazy(() => attributeValue)),
+  z.record(
+    z.string(),
+    z.lazy(() => attributeValue),
+  ),
 ]);
 const attributes = z.record(z.string(), attributeValue);
 

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.ts';
-import { isStorableNumber, storableOrNull, type AttributeValue, type CanonicalLog, type CanonicalSignal, type CanonicalSpan } from '../spans/model.ts';
+import { type AttributeValue, type CanonicalLog, type CanonicalSignal, type CanonicalSpan, isStorableNumber, storableOrNull } from '../spans/model.ts';
 
 /** What the ingest queue carries. Every message is processed idempotently by the ingest worker. */
 export type IngestMessage =
@@ -55,7 +55,7 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 function fitTextBytes(text: string | null, maxBytes = MAX_FIELD_JSON_BYTES): string | null {
   let fitted = truncateText(text);
   while (fitted !== null && jsonBytes(fitted) > maxBytes) {
-    fitted = truncateText(text, Math.floor((fitted.length * maxBytes) / jsonBytes(fitted) * 0.9));
+    fitted = truncateText(text, Math.floor(((fitted.length * maxBytes) / jsonBytes(fitted)) * 0.9));
   }
   return fitted;
 }
@@ -169,7 +169,8 @@ export function packMessages(tenantId: string, receivedAtMs: number, telemetry: 
     const bytes = Buffer.byteLength(JSON.stringify(item)) + 1;
     if (!current || size + bytes > MAX_MESSAGE_BYTES) start();
     // Fitted items always fit; were one not to, SQS would refuse it on every retry: refuse it now.
-    if (size + bytes > MAX_MESSAGE_BYTES) throw new ValidationError(`A ${key.slice(0, -1)} is larger than ingestion takes (${bytes} bytes as JSON, after cutting its texts)`);
+    if (size + bytes > MAX_MESSAGE_BYTES)
+      throw new ValidationError(`A ${key.slice(0, -1)} is larger than ingestion takes (${bytes} bytes as JSON, after cutting its texts)`);
     (current![key] as Array<typeof item>).push(item);
     size += bytes;
   };

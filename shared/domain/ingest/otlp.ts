@@ -2,15 +2,15 @@ import { ValidationError } from '../errors.ts';
 import {
   decodeLogsRequest,
   decodeTraceRequest,
+  type EncodedResponse,
   encodeExportResponse,
   mapLogsRequest,
   mapTraceRequest,
-  type EncodedResponse,
   type OtlpFormat,
   type OtlpSignalKind,
   type RejectionSummary,
 } from '../otlp/index.ts';
-import { acceptTelemetry, type AcceptDeps } from './accept.ts';
+import { type AcceptDeps, acceptTelemetry } from './accept.ts';
 import type { Telemetry } from './messages.ts';
 
 /** OTLP/HTTP speaks protobuf or JSON, chosen by Content-Type. */
@@ -58,7 +58,9 @@ export async function acceptOtlpExport(
   deps: AcceptDeps,
 ): Promise<EncodedResponse> {
   const receivedAtMs = deps.clock.now().getTime();
-  const { telemetry, rejected } = body ? signal.read(body, format, receivedAtMs) : { telemetry: { spans: [], signals: [], logs: [] }, rejected: { count: 0, messages: [] } };
+  const { telemetry, rejected } = body
+    ? signal.read(body, format, receivedAtMs)
+    : { telemetry: { spans: [], signals: [], logs: [] }, rejected: { count: 0, messages: [] } };
   if (telemetry.spans.length + telemetry.signals.length + telemetry.logs.length > 0) {
     await acceptTelemetry(tenantId, telemetry, [], deps);
   }

@@ -2,26 +2,26 @@ import { isDeepStrictEqual } from 'node:util';
 import type { TenantRecord } from '../accounts/ports.ts';
 import { noteAgentsSeen } from '../agents/agents.ts';
 import type { AgentRecord } from '../agents/ports.ts';
-import { contentId } from '../content-id.ts';
-import type { LakeWriter } from '../lake/ports.ts';
-import type { Clock, Ids, MetricsSink, QueuePort } from '../ports.ts';
-import { backoff } from '../retry.ts';
-import { spanGroupsOf } from '../spans/span-groups.ts';
-import type { StoredLog, StoredSignal, StoredSpanWrite, StoredSummary } from '../spans/ports.ts';
-import type { Store } from '../store.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
-import { detectInSpan, detectInTrace, propagatedFailures, type Detection } from '../alerts/detect.ts';
+import { type Detection, detectInSpan, detectInTrace, propagatedFailures } from '../alerts/detect.ts';
 import { raiseAlerts } from '../alerts/service.ts';
 import { rollUpFinishedTraces } from '../analytics/ingest.ts';
+import { contentId } from '../content-id.ts';
 import { queueEvaluations } from '../evaluation/jobs.ts';
 import { recordExperimentObservations } from '../experiments/observations.ts';
 import { forgetAgentInLake, writeToLake } from '../lake/ingest.ts';
+import type { LakeWriter } from '../lake/ports.ts';
 import { PLANS } from '../plans/plans.ts';
+import type { Clock, Ids, MetricsSink, QueuePort } from '../ports.ts';
 import { estimateCost } from '../pricing/estimate.ts';
 import { checkTracesAgainstProfiles } from '../profiles/ingest.ts';
+import { backoff } from '../retry.ts';
 import { recordSessions } from '../sessions/ingest.ts';
 import { effectiveAgentName } from '../spans/model.ts';
-import { summarizeTrace, type StoredSpan, type TraceSummary } from '../spans/summary.ts';
+import type { StoredLog, StoredSignal, StoredSpanWrite, StoredSummary } from '../spans/ports.ts';
+import { spanGroupsOf } from '../spans/span-groups.ts';
+import { type StoredSpan, summarizeTrace, type TraceSummary } from '../spans/summary.ts';
+import type { Store } from '../store.ts';
 import type { IngestMessage } from './messages.ts';
 
 export interface PersistDeps {
@@ -44,9 +44,7 @@ const SUMMARY_ATTEMPTS = 8;
 const distinct = <T>(values: Iterable<T | null | undefined>): T[] => [...new Set([...values].filter((v): v is T => v !== null && v !== undefined))];
 const nameKey = (name: string) => name.trim().toLowerCase();
 /** One spelling per agent: names differing only in case or surrounding spaces are the same agent. */
-const distinctNames = (names: Iterable<string | null>): string[] => [
-  ...new Map(distinct(names).map((n) => [nameKey(n), n.trim()] as const)).values(),
-];
+const distinctNames = (names: Iterable<string | null>): string[] => [...new Map(distinct(names).map((n) => [nameKey(n), n.trim()] as const)).values()];
 
 /** Agent ids by lower-cased name, creating the agents seen for the first time. */
 async function resolveAgents(tenantId: string, names: string[], deps: PersistDeps): Promise<Map<string, string>> {
@@ -143,12 +141,28 @@ export async function persistTelemetry(messages: readonly TelemetryMessage[], de
   let alertsRaised = 0;
   if (traces.length > 0) {
     await recordSessions(tenantId, traces, expiresAt, deps.store);
-    await noteAgentsSeen(tenantId, traces.map((t) => t.summary), deps.store.agents);
+    await noteAgentsSeen(
+      tenantId,
+      traces.map((t) => t.summary),
+      deps.store.agents,
+    );
     alertsRaised = await checkThresholds(tenantId, traces, deps);
-    await rollUpFinishedTraces(tenantId, finished.map((t) => t.summary), expiresAt, deps.store.rollups);
+    await rollUpFinishedTraces(
+      tenantId,
+      finished.map((t) => t.summary),
+      expiresAt,
+      deps.store.rollups,
+    );
     await checkTracesAgainstProfiles(tenantId, finished, expiresAt, deps);
-    await queueEvaluations(tenant, finished.map((t) => t.summary), deps);
-    await deps.metricsSink.writeTraces(tenantId, finished.map((t) => t.summary));
+    await queueEvaluations(
+      tenant,
+      finished.map((t) => t.summary),
+      deps,
+    );
+    await deps.metricsSink.writeTraces(
+      tenantId,
+      finished.map((t) => t.summary),
+    );
   }
   const signals = await storeTimeline(batch, deps);
   await recordExperimentObservations(tenantId, traces, signals, expiresAt, deps.store);
@@ -197,18 +211,22 @@ async function storeTimeline(batch: TenantBatch, deps: PersistDeps): Promise<Sto
   const agentOf = (i: { agentName: string | null; traceId: string | null }) =>
     batch.agentIdOf(i.agentName) ?? (i.traceId ? (traceAgents.get(i.traceId) ?? null) : null);
 
-  const signals: StoredSignal[] = messages.flatMap((m) => m.signals).map((s) => ({
-    ...s,
-    id: contentId('sig', [s.signalName, s.value, s.traceId, s.spanId, s.agentName, s.timestampMs, s.metadata]),
-    agentId: agentOf(s),
-    timestamp: new Date(s.timestampMs).toISOString(),
-  }));
-  const logs: StoredLog[] = messages.flatMap((m) => m.logs).map((l) => ({
-    ...l,
-    id: contentId('log', [l.timestampMs, l.level, l.message, l.traceId, l.spanId, l.agentName]),
-    agentId: agentOf(l),
-    timestamp: new Date(l.timestampMs).toISOString(),
-  }));
+  const signals: StoredSignal[] = messages
+    .flatMap((m) => m.signals)
+    .map((s) => ({
+      ...s,
+      id: contentId('sig', [s.signalName, s.value, s.traceId, s.spanId, s.agentName, s.timestampMs, s.metadata]),
+      agentId: agentOf(s),
+      timestamp: new Date(s.timestampMs).toISOString(),
+    }));
+  const logs: StoredLog[] = messages
+    .flatMap((m) => m.logs)
+    .map((l) => ({
+      ...l,
+      id: contentId('log', [l.timestampMs, l.level, l.message, l.traceId, l.spanId, l.agentName]),
+      agentId: agentOf(l),
+      timestamp: new Date(l.timestampMs).toISOString(),
+    }));
   await Promise.all([
     signals.length > 0 && deps.store.signals.put(tenantId, signals, expiresAt),
     logs.length > 0 && deps.store.logs.put(tenantId, logs, expiresAt),

@@ -1,6 +1,6 @@
-import type { Store } from '../store.ts';
 import { ValidationError } from '../errors.ts';
 import { requireFeature } from '../plans/entitlements.ts';
+import type { Store } from '../store.ts';
 import { formatSearchQuery, parseSearchQuery, QuerySyntaxError } from './query.ts';
 import { findTraces, planOf, type SearchPage, type SearchPorts } from './search.ts';
 import { keywordOf } from './text.ts';
@@ -19,9 +19,7 @@ export interface AskContext {
   tools: readonly string[];
 }
 
-export type Translation =
-  | { understood: true; q: string; startDate?: Date; endDate?: Date; ignored: string[] }
-  | { understood: false; reason: string };
+export type Translation = { understood: true; q: string; startDate?: Date; endDate?: Date; ignored: string[] } | { understood: false; reason: string };
 
 export interface QueryTranslator {
   readonly name: 'builtin' | 'bedrock';
@@ -30,7 +28,24 @@ export interface QueryTranslator {
 
 const DAY_MS = 86_400_000;
 const UNIT_MS: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: DAY_MS, week: 7 * DAY_MS, month: 30 * DAY_MS };
-const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twelve: 12, fifteen: 15, twenty: 20, thirty: 30 };
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+};
 const STOP_WORDS = new Set(
   (
     'a an the and or but of for in on at by to from with without that which who whom whose where when what how why is are was were be been being ' +
@@ -69,7 +84,10 @@ const written = (value: string) => (/^[^\s"*]+$/.test(value) ? value : `"${value
 export const builtinTranslator: QueryTranslator = {
   name: 'builtin',
   async translate(question, context) {
-    let rest = ` ${question.toLowerCase().replace(/[?!,;()]+/g, ' ').replace(/\s+/g, ' ')} `;
+    let rest = ` ${question
+      .toLowerCase()
+      .replace(/[?!,;()]+/g, ' ')
+      .replace(/\s+/g, ' ')} `;
     const terms: string[] = [];
     let startMs: number | undefined;
     let endMs: number | undefined;
@@ -96,17 +114,25 @@ export const builtinTranslator: QueryTranslator = {
         take(new RegExp(`(?<![\\w-])${escapeRegExp(folded)}(?![\\w-])(?:\\s+(?:agent|bot|model|tool))?`), () => terms.push(`${field}:${written(value)}`));
       }
     };
-    names(context.agents.map((a) => a.name), 'agent');
+    names(
+      context.agents.map((a) => a.name),
+      'agent',
+    );
     names(context.models, 'model');
     names(context.tools, 'tool');
-    take(/(?:called|calling|call|used|using|use|invoked|invoking)\s+(?:the\s+)?([\w.:-]+)\s+(?:tool|function)/, (m) => terms.push(`tool:${written(keywordOf(m[1]!))}*`));
+    take(/(?:called|calling|call|used|using|use|invoked|invoking)\s+(?:the\s+)?([\w.:-]+)\s+(?:tool|function)/, (m) =>
+      terms.push(`tool:${written(keywordOf(m[1]!))}*`),
+    );
     take(/\bthe\s+([\w.:-]+)\s+(?:tool|function)\b/, (m) => terms.push(`tool:${written(keywordOf(m[1]!))}*`));
 
     // When.
-    take(/\b(?:in\s+the\s+|over\s+the\s+|during\s+the\s+|for\s+the\s+)?(?:last|past|previous)\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty)\s+(minute|hour|day|week|month)s?\b/, (m) => {
-      startMs = nowMs - numberOf(m[1]!) * UNIT_MS[m[2]!]!;
-      endMs = nowMs;
-    });
+    take(
+      /\b(?:in\s+the\s+|over\s+the\s+|during\s+the\s+|for\s+the\s+)?(?:last|past|previous)\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty)\s+(minute|hour|day|week|month)s?\b/,
+      (m) => {
+        startMs = nowMs - numberOf(m[1]!) * UNIT_MS[m[2]!]!;
+        endMs = nowMs;
+      },
+    );
     take(/\b(?:in\s+the\s+|over\s+the\s+|during\s+the\s+)?past\s+(minute|hour|day|week|month)\b/, (m) => {
       startMs = nowMs - UNIT_MS[m[1]!]!;
       endMs = nowMs;
@@ -157,16 +183,23 @@ export const builtinTranslator: QueryTranslator = {
       if (/cents?$/.test(text)) return Number(text.replace(/\D/g, '')) / 100;
       return Number(text.replace(/[^\d.]/g, ''));
     };
-    take(new RegExp(`\\b(?:that\\s+)?(?:cost(?:s|ing)?|spent|spending|priced(?:\\s+at)?)\\s+(${MORE}|${LESS})\\s+${money}`), (m) => terms.push(`cost${comparisonOf(m[1]!)}${dollars(m[2]!)}`));
+    take(new RegExp(`\\b(?:that\\s+)?(?:cost(?:s|ing)?|spent|spending|priced(?:\\s+at)?)\\s+(${MORE}|${LESS})\\s+${money}`), (m) =>
+      terms.push(`cost${comparisonOf(m[1]!)}${dollars(m[2]!)}`),
+    );
     take(new RegExp(`\\b(more|less)\\s+expensive\\s+than\\s+${money}`), (m) => terms.push(`cost${m[1] === 'more' ? '>' : '<'}${dollars(m[2]!)}`));
     take(new RegExp(`\\bcheaper\\s+than\\s+${money}`), (m) => terms.push(`cost<${dollars(m[1]!)}`));
     take(/\b(over|above|under|below)\s+(\$\s?\d+(?:\.\d+)?)/, (m) => terms.push(`cost${/over|above/.test(m[1]!) ? '>' : '<'}${dollars(m[2]!)}`));
     const unit = '(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\\b';
     const durationUnit = (u: string) => (u.startsWith('ms') || u.startsWith('milli') ? 'ms' : u.startsWith('h') ? 'h' : u.startsWith('m') ? 'm' : 's');
-    take(new RegExp(`\\b(?:took|take|taking|lasted|lasting|ran|running|run\\s+for|duration(?:\\s+of)?|latency(?:\\s+of)?)\\s+(${MORE}|${LESS})\\s+(\\d+(?:\\.\\d+)?)\\s*${unit}`), (m) =>
-      terms.push(`duration${comparisonOf(m[1]!)}${m[2]}${durationUnit(m[3]!)}`),
+    take(
+      new RegExp(
+        `\\b(?:took|take|taking|lasted|lasting|ran|running|run\\s+for|duration(?:\\s+of)?|latency(?:\\s+of)?)\\s+(${MORE}|${LESS})\\s+(\\d+(?:\\.\\d+)?)\\s*${unit}`,
+      ),
+      (m) => terms.push(`duration${comparisonOf(m[1]!)}${m[2]}${durationUnit(m[3]!)}`),
     );
-    take(new RegExp(`\\b(slower|faster)\\s+than\\s+(\\d+(?:\\.\\d+)?)\\s*${unit}`), (m) => terms.push(`duration${m[1] === 'slower' ? '>' : '<'}${m[2]}${durationUnit(m[3]!)}`));
+    take(new RegExp(`\\b(slower|faster)\\s+than\\s+(\\d+(?:\\.\\d+)?)\\s*${unit}`), (m) =>
+      terms.push(`duration${m[1] === 'slower' ? '>' : '<'}${m[2]}${durationUnit(m[3]!)}`),
+    );
     take(new RegExp(`\\b(?:using\\s+|used\\s+)?(${MORE}|${LESS})\\s+(\\d+(?:\\.\\d+)?)\\s*(k|m|thousand|million)?\\s+tokens\\b`), (m) => {
       const scale = m[3] === 'k' || m[3] === 'thousand' ? 'k' : m[3] === 'm' || m[3] === 'million' ? 'm' : '';
       terms.push(`tokens${comparisonOf(m[1]!)}${m[2]}${scale}`);
@@ -186,13 +219,17 @@ export const builtinTranslator: QueryTranslator = {
     take(/\b(?:successful|succeeded|successes|success|passed|healthy)\b/, () => terms.push('status:ok'));
 
     // Words to look for.
-    const connector = '(?=\\s+(?:and|but|or|that|which|who|with|where|when|in|on|from|since|during|over|under|after|before|by|using|yesterday|today|last|this|past)\\b|\\s*$)';
-    take(new RegExp(`\\b(?:about|regarding|mentioning|mentions?|containing|contains?|saying|says?|related\\s+to|with\\s+the\\s+words?)\\s+(.+?)${connector}`), (m) => {
-      for (const word of m[1]!.split(/\s+/)) {
-        const folded = keywordOf(word).replace(/[^\p{L}\p{N}]+/gu, '');
-        if (folded.length >= 2 && !STOP_WORDS.has(folded)) terms.push(`${stemOf(folded)}*`);
-      }
-    });
+    const connector =
+      '(?=\\s+(?:and|but|or|that|which|who|with|where|when|in|on|from|since|during|over|under|after|before|by|using|yesterday|today|last|this|past)\\b|\\s*$)';
+    take(
+      new RegExp(`\\b(?:about|regarding|mentioning|mentions?|containing|contains?|saying|says?|related\\s+to|with\\s+the\\s+words?)\\s+(.+?)${connector}`),
+      (m) => {
+        for (const word of m[1]!.split(/\s+/)) {
+          const folded = keywordOf(word).replace(/[^\p{L}\p{N}]+/gu, '');
+          if (folded.length >= 2 && !STOP_WORDS.has(folded)) terms.push(`${stemOf(folded)}*`);
+        }
+      },
+    );
 
     const ignored = rest
       .split(/\s+/)
@@ -237,7 +274,12 @@ export async function ask(tenantId: string, input: { question: string; limit: nu
   const plan = await planOf(ports.store, tenantId);
   requireFeature(plan, 'smartSearch');
   const [agents, facets] = await Promise.all([ports.store.agents.list(tenantId), ports.store.traces.facets(tenantId)]);
-  const translation = await ports.translator.translate(input.question, { now: ports.clock.now(), agents: agents.map((a) => ({ id: a.id, name: a.name })), models: facets.models, tools: facets.toolNames });
+  const translation = await ports.translator.translate(input.question, {
+    now: ports.clock.now(),
+    agents: agents.map((a) => ({ id: a.id, name: a.name })),
+    models: facets.models,
+    tools: facets.toolNames,
+  });
   if (!translation.understood) {
     throw new ValidationError(`question: not understood (${translation.reason}); ask for example "${ASK_EXAMPLES[0]}", or search with GET /search/traces?q=`);
   }
@@ -248,7 +290,13 @@ export async function ask(tenantId: string, input: { question: string; limit: nu
     if (err instanceof QuerySyntaxError) throw new ValidationError(`question: could not be turned into a valid query (${err.message})`);
     throw err;
   }
-  const page = await findTraces(tenantId, plan, query, { ...(translation.startDate && { startDate: translation.startDate }), ...(translation.endDate && { endDate: translation.endDate }), limit: input.limit }, ports);
+  const page = await findTraces(
+    tenantId,
+    plan,
+    query,
+    { ...(translation.startDate && { startDate: translation.startDate }), ...(translation.endDate && { endDate: translation.endDate }), limit: input.limit },
+    ports,
+  );
   return {
     question: input.question,
     query: { q: formatSearchQuery(query), startDate: translation.startDate?.toISOString() ?? null, endDate: translation.endDate?.toISOString() ?? null },

@@ -56,7 +56,8 @@ export function decodeCursor<T>(signer: CursorKey, kind: string, request: string
     throw new CursorError('is not a cursor this service issued');
   }
   if (envelope.k !== kind) throw new CursorError('belongs to another list');
-  if (envelope.r !== request) throw new CursorError('belongs to a different query; send the same parameters as the page it came with, or start again without it');
+  if (envelope.r !== request)
+    throw new CursorError('belongs to a different query; send the same parameters as the page it came with, or start again without it');
   if (typeof envelope.e !== 'number' || envelope.e * 1000 <= nowMs) throw new CursorError('has expired; start again without it');
   if (!isPosition(envelope.p)) throw new CursorError('is not a cursor this service issued');
   return envelope.p;

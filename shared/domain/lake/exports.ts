@@ -1,10 +1,10 @@
-import type { Clock, Ids, QueuePort } from '../ports.ts';
-import type { Store } from '../store.ts';
 import { NotFoundError, RateLimitedError, ServiceUnavailableError } from '../errors.ts';
 import { requireFeature } from '../plans/entitlements.ts';
-import { decodeCursor, encodeCursor, type CursorKey } from './cursor.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
+import type { Store } from '../store.ts';
+import { type CursorKey, decodeCursor, encodeCursor } from './cursor.ts';
 import { LAKE_QUEUE, type LakeMessage } from './messages.ts';
-import { LakeScanLimitError, type ExportRecord } from './ports.ts';
+import { type ExportRecord, LakeScanLimitError } from './ports.ts';
 import { formatSearchQuery, parseSearchQuery } from './query.ts';
 import { planOf } from './search.ts';
 import type { ExportFormat, ExportSelection } from './sql.ts';

@@ -1,7 +1,7 @@
 import type { QueuePort } from '../ports.ts';
-import type { LakeWriter } from './ports.ts';
 import { LAKE_QUEUE, type LakeMessage } from './messages.ts';
-import { lakeRowsOf, type LakeSignalInput, type LakeTraceInput } from './records.ts';
+import type { LakeWriter } from './ports.ts';
+import { type LakeSignalInput, type LakeTraceInput, lakeRowsOf } from './records.ts';
 
 /** What the ingest worker hands the lake: the traces it stored (with every span so far) and the signals. */
 export interface LakeIngestDeps {

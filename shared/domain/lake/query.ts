@@ -177,7 +177,16 @@ function numberTerm(field: NumberField, raw: RawTerm): NumberTerm {
   const match = raw.quoted ? null : NUMBER_SYNTAX.exec(text);
   const units = field === 'duration' ? DURATION_UNITS : field === 'tokens' ? TOKEN_UNITS : { '': 1 };
   const unit = match?.[2]?.toLowerCase() ?? '';
-  if (!match || !(unit in units)) throw fail(`${field} needs a number${field === 'cost' ? '' : ` (units: ${Object.keys(units).filter((u) => u).join(', ')})`}, e.g. ${example}`);
+  if (!match || !(unit in units))
+    throw fail(
+      `${field} needs a number${
+        field === 'cost'
+          ? ''
+          : ` (units: ${Object.keys(units)
+              .filter((u) => u)
+              .join(', ')})`
+      }, e.g. ${example}`,
+    );
   const value = Number(match[1]) * units[unit]!;
   if (!Number.isFinite(value) || value > MAX_NUMBER) throw fail(`${field} must be at most ${MAX_NUMBER}`);
   return { kind: 'number', field, comparison: raw.operator === ':' ? '=' : (raw.operator as Comparison), value, negated: raw.negated };
@@ -187,7 +196,8 @@ function numberTerm(field: NumberField, raw: RawTerm): NumberTerm {
 function termValue(raw: RawTerm, field: string): { value: string; prefix: boolean } {
   const prefix = !raw.quoted && raw.value.endsWith('*');
   const value = (prefix ? raw.value.slice(0, -1) : raw.value).trim();
-  if (keywordOf(value) === '') throw new QuerySyntaxError(raw.source, raw.position, `${field}: needs a value, e.g. ${field}:${field === 'agent' ? 'support-bot' : 'value'}`);
+  if (keywordOf(value) === '')
+    throw new QuerySyntaxError(raw.source, raw.position, `${field}: needs a value, e.g. ${field}:${field === 'agent' ? 'support-bot' : 'value'}`);
   if (value.length > MAX_WORD_CHARS) throw new QuerySyntaxError(raw.source, raw.position, `a value may have at most ${MAX_WORD_CHARS} characters`);
   return { value, prefix };
 }
@@ -203,7 +213,8 @@ function fieldTerm(raw: RawTerm): Term {
     return { kind: 'status', value, negated: raw.negated };
   }
   if (field === 'error') return textTerm('error', raw);
-  if ((KEYWORD_FIELDS as readonly string[]).includes(field)) return { kind: 'keyword', field: field as KeywordField, ...termValue(raw, field), negated: raw.negated };
+  if ((KEYWORD_FIELDS as readonly string[]).includes(field))
+    return { kind: 'keyword', field: field as KeywordField, ...termValue(raw, field), negated: raw.negated };
   if (field.startsWith('attr.')) {
     const key = raw.field!.slice('attr.'.length);
     if (keywordOf(key) === '' || key.length > MAX_WORD_CHARS) throw fail('attr. needs a key, e.g. attr.customer.tier:gold');

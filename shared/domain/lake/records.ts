@@ -90,7 +90,10 @@ export function traceRow(tenantId: string, { summary, spans, revision }: LakeTra
   const ordered = inStartOrder(spans);
   const search = cappedText([summary.name, ...ordered.flatMap((s) => searchableFields(s).map(([, text]) => text))], MAX_SEARCH_TEXT_CHARS);
   const failed = ordered.filter((s) => s.status === 'error' || s.errorType !== null);
-  const errors = cappedText(failed.flatMap((s) => [s.errorType, s.statusMessage]), MAX_ERRORS_TEXT_CHARS);
+  const errors = cappedText(
+    failed.flatMap((s) => [s.errorType, s.statusMessage]),
+    MAX_ERRORS_TEXT_CHARS,
+  );
   const pairs = ordered.flatMap((s) => attributePairs(s.attributes));
   const attributes = keywordList(pairs.map(([k, v]) => `${k}=${v}`));
   const signature = signatureOf([

@@ -1,12 +1,12 @@
-import type { Clock } from '../ports.ts';
-import type { Store } from '../store.ts';
 import type { SigningMaterial } from '../accounts/signing-keys.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { requireFeature } from '../plans/entitlements.ts';
 import { PLANS, type PlanKey } from '../plans/plans.ts';
-import { decodeCursor, encodeCursor, requestFingerprint, type CursorKey } from './cursor.ts';
+import type { Clock } from '../ports.ts';
+import type { Store } from '../store.ts';
+import { type CursorKey, decodeCursor, encodeCursor, requestFingerprint } from './cursor.ts';
+import { type LakeReader, LakeScanLimitError } from './ports.ts';
 import { formatSearchQuery, parseSearchQuery, type SearchQuery } from './query.ts';
-import { LakeScanLimitError, type LakeReader } from './ports.ts';
 import type { LakeRow } from './schema.ts';
 import { matchOf, type SearchMatch } from './snippets.ts';
 import { spansOfTracesSql, traceSearchSql } from './sql.ts';
@@ -59,7 +59,9 @@ const num = (v: unknown) => (typeof v === 'number' ? v : 0);
 
 /** A lake trace row as the trace lists show a trace. Only finished traces reach the lake. */
 /** The distinct non-empty values of a span column, in first-seen order. */
-const distinctOf = (spans: readonly LakeRow[], column: string): string[] => [...new Set(spans.flatMap((s) => (typeof s[column] === 'string' && s[column] !== '' ? [s[column]] : [])))];
+const distinctOf = (spans: readonly LakeRow[], column: string): string[] => [
+  ...new Set(spans.flatMap((s) => (typeof s[column] === 'string' && s[column] !== '' ? [s[column]] : []))),
+];
 
 /**
  * A hit's trace as the trace lists show it. Its tools and error types come from its spans; the lake
@@ -122,26 +124,42 @@ export async function findTraces(tenantId: string, plan: PlanKey, query: SearchQ
   if (input.agentId && !(await ports.store.agents.get(tenantId, input.agentId))) throw new NotFoundError('Agent');
   const nowMs = ports.clock.now().getTime();
   const signer = await cursorKeyOf(ports, tenantId);
-  const fingerprint = requestFingerprint([formatSearchQuery(query), input.agentId ?? null, input.startDate?.getTime() ?? null, input.endDate?.getTime() ?? null]);
+  const fingerprint = requestFingerprint([
+    formatSearchQuery(query),
+    input.agentId ?? null,
+    input.startDate?.getTime() ?? null,
+    input.endDate?.getTime() ?? null,
+  ]);
   const position = input.cursor ? decodeCursor(signer, CURSOR_KIND, fingerprint, input.cursor, nowMs, isPosition) : undefined;
   const range = position
     ? { from: position.from, to: position.to }
     : { from: input.startDate?.getTime() ?? nowMs - PLANS[plan].features.retention * DAY_MS, to: (input.endDate?.getTime() ?? nowMs) + 1 };
 
-  const rows = await withinScanLimit(() => ports.lake.query(
-    traceSearchSql(ports.lake.dialect, {
-      tenantId,
-      query,
-      startMs: range.from,
-      endMs: range.to,
-      nowMs,
-      ...(input.agentId !== undefined && { agentId: input.agentId }),
-      ...(position && { after: position.after }),
-      limit: input.limit + 1,
-    }),
-  ));
+  const rows = await withinScanLimit(() =>
+    ports.lake.query(
+      traceSearchSql(ports.lake.dialect, {
+        tenantId,
+        query,
+        startMs: range.from,
+        endMs: range.to,
+        nowMs,
+        ...(input.agentId !== undefined && { agentId: input.agentId }),
+        ...(position && { after: position.after }),
+        limit: input.limit + 1,
+      }),
+    ),
+  );
   const page = rows.slice(0, input.limit);
-  const spans = page.length === 0 ? [] : await ports.lake.query(spansOfTracesSql(ports.lake.dialect, tenantId, page.map((r) => ({ traceId: String(r['trace_id']), startMs: Number(r['start_ms']) }))));
+  const spans =
+    page.length === 0
+      ? []
+      : await ports.lake.query(
+          spansOfTracesSql(
+            ports.lake.dialect,
+            tenantId,
+            page.map((r) => ({ traceId: String(r['trace_id']), startMs: Number(r['start_ms']) })),
+          ),
+        );
   const spansOf = new Map<string, LakeRow[]>();
   for (const span of spans) spansOf.set(String(span['trace_id']), [...(spansOf.get(String(span['trace_id'])) ?? []), span]);
 
@@ -155,10 +173,7 @@ export async function findTraces(tenantId: string, plan: PlanKey, query: SearchQ
     pagination: {
       limit: input.limit,
       hasMore,
-      nextCursor:
-        hasMore && last
-          ? encodeCursor<SearchPosition>(signer, CURSOR_KIND, fingerprint, { after: String(last['position']), ...range }, nowMs)
-          : null,
+      nextCursor: hasMore && last ? encodeCursor<SearchPosition>(signer, CURSOR_KIND, fingerprint, { after: String(last['position']), ...range }, nowMs) : null,
     },
   };
 }

@@ -1,6 +1,6 @@
-import type { LakeRow } from './schema.ts';
 import type { SearchQuery, Term, TextTerm } from './query.ts';
 import { attributePairs } from './records.ts';
+import type { LakeRow } from './schema.ts';
 import { foldText, foldWithOrigins, keywordOf } from './text.ts';
 
 /** Where in a trace a search hit matched: the span, which of its fields, and the words in context. */
@@ -89,13 +89,16 @@ function textMatch(spans: readonly LakeRow[], term: TextTerm): SearchMatch | und
 /** The first span a field term points at (the tool called, the model used, the attribute, the failure). */
 function fieldMatch(spans: readonly LakeRow[], term: Exclude<Term, TextTerm>): SearchMatch | undefined {
   const value = 'value' in term && typeof term.value === 'string' ? keywordOf(term.value) : '';
-  const same = (candidate: unknown, prefix: boolean) => typeof candidate === 'string' && (prefix ? keywordOf(candidate).startsWith(value) : keywordOf(candidate) === value);
+  const same = (candidate: unknown, prefix: boolean) =>
+    typeof candidate === 'string' && (prefix ? keywordOf(candidate).startsWith(value) : keywordOf(candidate) === value);
   for (const span of spans) {
     if (term.kind === 'keyword' && term.field === 'tool' && same(span['tool_name'], term.prefix)) return wholeText(span, 'toolName', String(span['tool_name']));
     if (term.kind === 'keyword' && term.field === 'model' && same(span['model'], term.prefix)) return wholeText(span, 'model', String(span['model']));
     if (term.kind === 'status' && term.value === 'error' && span['status'] === 'error') {
       const message = span['status_message'] ?? span['error_type'];
-      return typeof message === 'string' ? wholeText(span, span['status_message'] ? 'statusMessage' : 'errorType', message) : wholeText(span, 'name', String(span['name']));
+      return typeof message === 'string'
+        ? wholeText(span, span['status_message'] ? 'statusMessage' : 'errorType', message)
+        : wholeText(span, 'name', String(span['name']));
     }
     if (term.kind === 'attribute') {
       const attributes = typeof span['attributes'] === 'string' ? (JSON.parse(span['attributes']) as Record<string, never>) : {};

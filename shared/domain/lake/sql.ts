@@ -186,7 +186,21 @@ export function traceSearchSql(dialect: SqlDialect, search: TraceSearch): SqlSta
   return { sql, params: b.params };
 }
 
-export const SNIPPET_SPAN_COLUMNS = ['trace_id', 'span_id', 'name', 'kind', 'status', 'tool_name', 'model', 'input', 'output', 'error_type', 'status_message', 'attributes', 'start_ms'] as const;
+export const SNIPPET_SPAN_COLUMNS = [
+  'trace_id',
+  'span_id',
+  'name',
+  'kind',
+  'status',
+  'tool_name',
+  'model',
+  'input',
+  'output',
+  'error_type',
+  'status_message',
+  'attributes',
+  'start_ms',
+] as const;
 
 /**
  * The spans of some traces of a tenant (a page of hits), to find the span and words that matched. The
@@ -201,7 +215,10 @@ export function spansOfTracesSql(dialect: SqlDialect, tenantId: string, traces: 
     `trace_start_ms IN (${starts.map((ms) => b.long(ms)).join(', ')})`,
     `trace_id IN (${traces.map((t) => b.bind(t.traceId)).join(', ')})`,
   ];
-  return { sql: `SELECT ${SNIPPET_SPAN_COLUMNS.join(', ')} FROM ${SPANS_TABLE.name} WHERE ${where.join(' AND ')} ORDER BY trace_id, start_ms, span_id`, params: b.params };
+  return {
+    sql: `SELECT ${SNIPPET_SPAN_COLUMNS.join(', ')} FROM ${SPANS_TABLE.name} WHERE ${where.join(' AND ')} ORDER BY trace_id, start_ms, span_id`,
+    params: b.params,
+  };
 }
 
 export const EXPORT_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
@@ -263,7 +280,11 @@ export function exportSql(dialect: SqlDialect, selection: ExportSelection): SqlS
     `trace_start_ms < ${b.long(selection.endMs)}`,
     'trace_id IN (SELECT trace_id FROM t)',
   ];
-  const signalsWhere = [`tenant_id = ${b.bind(selection.tenantId)}`, `timestamp_ms >= ${b.long(selection.startMs - SIGNAL_LEEWAY_MS)}`, 'trace_id IN (SELECT trace_id FROM t)'];
+  const signalsWhere = [
+    `tenant_id = ${b.bind(selection.tenantId)}`,
+    `timestamp_ms >= ${b.long(selection.startMs - SIGNAL_LEEWAY_MS)}`,
+    'trace_id IN (SELECT trace_id FROM t)',
+  ];
   const list = (expression: string) => (selection.nested ? expression : d.jsonText(expression));
   const sql = [
     `WITH t AS (${traces}),`,

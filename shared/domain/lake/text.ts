@@ -65,8 +65,9 @@ export function foldWithOrigins(text: string): FoldedWithOrigins {
  * newline) and other control characters turned into spaces. Lists are stored as `\nvalue\nvalue\n`,
  * so `\nvalue\n` matches a whole value and `\nval` a prefix.
  */
+export const keywordOf = (value: string): string => fold(value).replace(CONTROL_CHARACTERS, ' ').trim();
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a keyword leaves out.
-export const keywordOf = (value: string): string => fold(value).replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]+/g;
 
 export const KEYWORD_SEPARATOR = '\n';
 
@@ -158,7 +159,7 @@ export function signatureOf(words: Iterable<string>): number[] {
   const high = new Array<number>(SIGNATURE_COLUMNS).fill(0);
   for (const word of words) {
     const { column, mask } = signatureSlot(word);
-    low[column] = (low[column]! | mask % TWO_32) >>> 0;
+    low[column] = (low[column]! | (mask % TWO_32)) >>> 0;
     high[column] = high[column]! | Math.floor(mask / TWO_32);
   }
   return low.map((l, i) => high[i]! * TWO_32 + l);

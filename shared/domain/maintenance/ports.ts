@@ -15,7 +15,10 @@ export interface ReindexRepository {
   progress(layout: string): Promise<ReindexProgress>;
   saveProgress(layout: string, progress: ReindexProgress): Promise<void>;
   /** One page of the table's items of the re-indexed entities (`limit` items read). */
-  scanPage(startKey: Record<string, unknown> | undefined, limit: number): Promise<{ items: Record<string, unknown>[]; next: Record<string, unknown> | undefined }>;
+  scanPage(
+    startKey: Record<string, unknown> | undefined,
+    limit: number,
+  ): Promise<{ items: Record<string, unknown>[]; next: Record<string, unknown> | undefined }>;
   rewriteTimelineEntry(item: Record<string, unknown>): Promise<void>;
   rewriteAlert(item: Record<string, unknown>): Promise<void>;
 }

@@ -1,8 +1,8 @@
-import type { Clock } from '../ports.ts';
-import type { Store } from '../store.ts';
 import { noteAgentsSeen } from '../agents/agents.ts';
+import type { Clock } from '../ports.ts';
 import { recordSessions } from '../sessions/ingest.ts';
 import { summarizeTrace } from '../spans/summary.ts';
+import type { Store } from '../store.ts';
 
 /**
  * The index layout of bounded lists (issue 18): traces listed by state for the tenant and the agent
@@ -31,7 +31,8 @@ export async function reindexStep(deps: ReindexDeps, budgetMs: number, pageSize 
   // At least one page a run, however small the budget.
   for (let first = true; !progress.done && (first || deps.clock.now().getTime() < deadline); first = false) {
     const page = await reindex.scanPage(progress.startKey, pageSize);
-    for (let i = 0; i < page.items.length; i += REWRITES_AT_ONCE) await Promise.all(page.items.slice(i, i + REWRITES_AT_ONCE).map((item) => rewrite(item, deps)));
+    for (let i = 0; i < page.items.length; i += REWRITES_AT_ONCE)
+      await Promise.all(page.items.slice(i, i + REWRITES_AT_ONCE).map((item) => rewrite(item, deps)));
     rewritten += page.items.length;
     progress.items += page.items.length;
     progress.done = page.next === undefined;

@@ -1,6 +1,6 @@
 import type { Clock } from '../ports.ts';
 import type { OutboundMessage } from './messages.ts';
-import { UndeliverableError, type DeliveriesRepository, type Mailer, type SmsSender } from './ports.ts';
+import { type DeliveriesRepository, type Mailer, type SmsSender, UndeliverableError } from './ports.ts';
 
 export interface DeliveryDeps {
   mailer: Mailer;

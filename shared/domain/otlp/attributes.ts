@@ -1,4 +1,4 @@
-import { isStorableNumber, isTokenCount, type AttributeValue } from '../spans/model.ts';
+import { type AttributeValue, isStorableNumber, isTokenCount } from '../spans/model.ts';
 
 export type Attributes = Record<string, AttributeValue>;
 
@@ -36,11 +36,7 @@ export function asText(value: AttributeValue | undefined): string | null {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function first<T>(
-  attributes: Attributes,
-  keys: readonly string[],
-  convert: (value: AttributeValue | undefined) => T | null,
-): { key: string; value: T } | null {
+function first<T>(attributes: Attributes, keys: readonly string[], convert: (value: AttributeValue | undefined) => T | null): { key: string; value: T } | null {
   for (const key of keys) {
     const value = Object.hasOwn(attributes, key) ? convert(attributes[key]) : null;
     if (value !== null) return { key, value };

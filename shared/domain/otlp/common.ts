@@ -57,9 +57,7 @@ export class Rejections {
   }
 
   summary(): RejectionSummary {
-    const messages = [...this.indexesByReason]
-      .slice(0, MAX_MESSAGES)
-      .map(([reason, indexes]) => `${this.describe(indexes)}: ${reason}`);
+    const messages = [...this.indexesByReason].slice(0, MAX_MESSAGES).map(([reason, indexes]) => `${this.describe(indexes)}: ${reason}`);
     return { count: this.count, messages };
   }
 

@@ -3,7 +3,7 @@
  * chat messages stay lists of messages, tool arguments and results stay the values they encode.
  */
 import type { AttributeValue } from '../spans/model.ts';
-import { asText, type Attributes, parsedJson } from './attributes.ts';
+import { type Attributes, asText, parsedJson } from './attributes.ts';
 
 type JsonObject = { [key: string]: AttributeValue };
 
@@ -87,7 +87,11 @@ export function traceloopArguments(input: AttributeValue | null): AttributeValue
 export function stringList(value: AttributeValue | undefined): string[] {
   const parsed = value === undefined ? undefined : parsedJson(value);
   if (Array.isArray(parsed)) return parsed.filter((item) => item !== null && typeof item !== 'object').map(String);
-  if (typeof parsed === 'string') return parsed.split(',').map((tag) => tag.trim()).filter((tag) => tag !== '');
+  if (typeof parsed === 'string')
+    return parsed
+      .split(',')
+      .map((tag) => tag.trim())
+      .filter((tag) => tag !== '');
   return [];
 }
 

@@ -8,7 +8,7 @@ import protobuf from 'protobufjs/minimal.js';
 import { ValidationError } from '../errors.ts';
 import type { AttributeValue } from '../spans/model.ts';
 import type { Attributes } from './attributes.ts';
-import { decodeRequest, SEVERITY_NUMBER, STATUS_CODE, type OtlpEnum, type RequestName } from './protobuf.ts';
+import { decodeRequest, type OtlpEnum, type RequestName, SEVERITY_NUMBER, STATUS_CODE } from './protobuf.ts';
 
 export type OtlpFormat = 'json' | 'protobuf';
 

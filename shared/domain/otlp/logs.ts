@@ -1,16 +1,7 @@
 /** OTLP log records → canonical logs. Records with malformed trace or span ids are refused one by one. */
 import type { CanonicalLog, LogLevel } from '../spans/model.ts';
 import { AttributeReader, asText } from './attributes.ts';
-import {
-  agentNameOf,
-  inheritedAttributes,
-  isAbsentId,
-  isSpanId,
-  isTraceId,
-  type RejectionSummary,
-  Rejections,
-  timeMsOrNull,
-} from './common.ts';
+import { agentNameOf, inheritedAttributes, isAbsentId, isSpanId, isTraceId, type RejectionSummary, Rejections, timeMsOrNull } from './common.ts';
 import type { OtlpLogRecord, OtlpLogsRequest } from './decode.ts';
 
 export interface MappedLogs {

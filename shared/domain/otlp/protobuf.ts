@@ -28,7 +28,8 @@ export interface OtlpEnum {
 }
 
 /** The names of a generated enum (its own properties; protobufjs puts the reverse mapping on the prototype). */
-const namesOf = (values: object): Record<string, number> => Object.fromEntries(Object.entries(values).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
+const namesOf = (values: object): Record<string, number> =>
+  Object.fromEntries(Object.entries(values).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
 
 export const STATUS_CODE: OtlpEnum = { name: 'StatusCode', values: namesOf(opentelemetry.proto.trace.v1.Status.StatusCode) };
 export const SEVERITY_NUMBER: OtlpEnum = { name: 'SeverityNumber', values: namesOf(opentelemetry.proto.logs.v1.SeverityNumber) };
@@ -40,8 +41,12 @@ export const SEVERITY_NUMBER: OtlpEnum = { name: 'SeverityNumber', values: names
 export function encodeResponse(kind: 'traces' | 'logs', partialSuccess: { rejected: number; errorMessage: string } | undefined): Uint8Array {
   if (kind === 'traces') {
     const { ExportTraceServiceResponse } = collector.trace.v1;
-    return ExportTraceServiceResponse.encode({ partialSuccess: partialSuccess && { rejectedSpans: partialSuccess.rejected, errorMessage: partialSuccess.errorMessage } }).finish();
+    return ExportTraceServiceResponse.encode({
+      partialSuccess: partialSuccess && { rejectedSpans: partialSuccess.rejected, errorMessage: partialSuccess.errorMessage },
+    }).finish();
   }
   const { ExportLogsServiceResponse } = collector.logs.v1;
-  return ExportLogsServiceResponse.encode({ partialSuccess: partialSuccess && { rejectedLogRecords: partialSuccess.rejected, errorMessage: partialSuccess.errorMessage } }).finish();
+  return ExportLogsServiceResponse.encode({
+    partialSuccess: partialSuccess && { rejectedLogRecords: partialSuccess.rejected, errorMessage: partialSuccess.errorMessage },
+  }).finish();
 }

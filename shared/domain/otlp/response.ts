@@ -21,11 +21,7 @@ const REJECTED_FIELD = { traces: 'rejectedSpans', logs: 'rejectedLogRecords' };
  * refused items (an int64, hence a string in OTLP/JSON) and why. A message with nothing rejected is
  * still sent, as OTLP allows warnings.
  */
-export function encodeExportResponse(
-  kind: OtlpSignalKind,
-  partialSuccess: PartialSuccess | undefined,
-  format: OtlpFormat,
-): EncodedResponse {
+export function encodeExportResponse(kind: OtlpSignalKind, partialSuccess: PartialSuccess | undefined, format: OtlpFormat): EncodedResponse {
   const reported = partialSuccess !== undefined && (partialSuccess.rejected > 0 || partialSuccess.errorMessage !== '') ? partialSuccess : undefined;
   if (format === 'json') {
     const response = reported ? { partialSuccess: { [REJECTED_FIELD[kind]]: String(reported.rejected), errorMessage: reported.errorMessage } } : {};

@@ -184,7 +184,12 @@ export const USER_KEYS = ['user.id', 'enduser.id', 'langfuse.user.id', 'ai.telem
 export const TAG_KEYS = ['langfuse.trace.tags', 'tag.tags', 'ai.telemetry.metadata.tags'] as const;
 
 /** Attribute families whose members become metadata entries (the family prefix dropped). */
-export const METADATA_PREFIXES = ['langfuse.trace.metadata', 'langfuse.observation.metadata', 'ai.telemetry.metadata', 'traceloop.association.properties'] as const;
+export const METADATA_PREFIXES = [
+  'langfuse.trace.metadata',
+  'langfuse.observation.metadata',
+  'ai.telemetry.metadata',
+  'traceloop.association.properties',
+] as const;
 
 /** Content sources (see `contentOf` for their order). */
 export const LANGFUSE_INPUT_KEYS = ['langfuse.observation.input', 'langfuse.trace.input'] as const;
@@ -215,8 +220,23 @@ const CHOICE_EVENT = 'gen_ai.choice';
 /** The canonical span's fields the attributes supply, and what the mapping tells its caller. */
 export type SpanFields = Pick<
   CanonicalSpan,
-  | 'kind' | 'operation' | 'model' | 'provider' | 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'reasoningTokens'
-  | 'cost' | 'input' | 'output' | 'toolName' | 'sessionId' | 'userId' | 'tags' | 'metadata' | 'statusMessage'
+  | 'kind'
+  | 'operation'
+  | 'model'
+  | 'provider'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'cachedInputTokens'
+  | 'reasoningTokens'
+  | 'cost'
+  | 'input'
+  | 'output'
+  | 'toolName'
+  | 'sessionId'
+  | 'userId'
+  | 'tags'
+  | 'metadata'
+  | 'statusMessage'
 > & {
   /** Set only when an attribute overrides the OTLP status (Langfuse's `level: ERROR`). */
   status: SpanStatus | null;
@@ -319,7 +339,10 @@ const traceloopToolName = (attributes: AttributeReader): string | null =>
 
 /** A tool span named after its tool: `execute_tool get_weather`, `tools/call get_weather`, `get_weather.tool`, `get_weather`. */
 function toolNameFromSpanName(name: string): string | null {
-  const bare = name.replace(/^(execute_tool|tools\/call)\s+/, '').replace(/\.tool$/, '').trim();
+  const bare = name
+    .replace(/^(execute_tool|tools\/call)\s+/, '')
+    .replace(/\.tool$/, '')
+    .trim();
   return bare === '' ? null : bare;
 }
 
@@ -387,7 +410,9 @@ function sumOf(counts: Map<string, number>, matches: (key: string) => boolean): 
 /** Langfuse cost details: the `total`, else the sum of the parts. */
 function langfuseCost(details: AttributeValue | null): number | null {
   if (details === null || typeof details !== 'object' || Array.isArray(details)) return null;
-  const amounts = Object.entries(details).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]) && entry[1] >= 0);
+  const amounts = Object.entries(details).filter(
+    (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]) && entry[1] >= 0,
+  );
   const total = amounts.find(([key]) => key === 'total');
   return total ? total[1] : amounts.length > 0 ? amounts.reduce((sum, [, amount]) => sum + amount, 0) : null;
 }
@@ -403,7 +428,12 @@ function contentOf(attributes: AttributeReader, events: OtlpSpanEvent[]) {
     genAiInputMessages(attributes) ??
     attributes.text(GENAI_INPUT_KEYS) ??
     contentText(attributes.indexedList('gen_ai.prompt')) ??
-    messageEvents(events, usedEvents, (event) => ROLE_BY_MESSAGE_EVENT.has(event.name), (event) => ({ role: ROLE_BY_MESSAGE_EVENT.get(event.name)!, ...event.attributes })) ??
+    messageEvents(
+      events,
+      usedEvents,
+      (event) => ROLE_BY_MESSAGE_EVENT.has(event.name),
+      (event) => ({ role: ROLE_BY_MESSAGE_EVENT.get(event.name)!, ...event.attributes }),
+    ) ??
     contentEvent(events, usedEvents, 'gen_ai.content.prompt', 'gen_ai.prompt') ??
     attributes.text('ai.prompt.messages') ??
     contentText(vercelPromptMessages(attributes.json('ai.prompt'))) ??
@@ -415,7 +445,12 @@ function contentOf(attributes: AttributeReader, events: OtlpSpanEvent[]) {
     attributes.text(LANGFUSE_OUTPUT_KEYS) ??
     attributes.text(GENAI_OUTPUT_KEYS) ??
     contentText(attributes.indexedList('gen_ai.completion')) ??
-    messageEvents(events, usedEvents, (event) => event.name === CHOICE_EVENT, (event) => event.attributes) ??
+    messageEvents(
+      events,
+      usedEvents,
+      (event) => event.name === CHOICE_EVENT,
+      (event) => event.attributes,
+    ) ??
     contentEvent(events, usedEvents, 'gen_ai.content.completion', 'gen_ai.completion') ??
     vercelOutput(attributes) ??
     openInferenceContent(attributes, 'output') ??
@@ -465,7 +500,8 @@ function vercelOutput(attributes: AttributeReader): string | null {
 function openInferenceContent(attributes: AttributeReader, direction: 'input' | 'output'): string | null {
   const keys = OPENINFERENCE_CONTENT_KEYS[direction];
   const structured =
-    openInferenceMessages(attributes.indexedList(keys.messages)) ?? (direction === 'output' ? openInferenceDocuments(attributes.indexedList('retrieval.documents')) : null);
+    openInferenceMessages(attributes.indexedList(keys.messages)) ??
+    (direction === 'output' ? openInferenceDocuments(attributes.indexedList('retrieval.documents')) : null);
   if (structured !== null) {
     // The raw request or response body repeats the same content.
     attributes.discard([keys.value, keys.mimeType]);
@@ -508,4 +544,3 @@ function wholeMetadata(attributes: AttributeReader, key: string): Attributes | n
   attributes.discard(key);
   return metadataObject(value);
 }
-

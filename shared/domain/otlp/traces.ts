@@ -3,7 +3,7 @@
  * every dialect; here are the span's identity, times, status, events and agent. Invalid spans are
  * refused one by one.
  */
-import { effectiveAgentName, isStorableNumber, type CanonicalSignal, type CanonicalSpan, type SpanEvent, type SpanStatus } from '../spans/model.ts';
+import { type CanonicalSignal, type CanonicalSpan, effectiveAgentName, isStorableNumber, type SpanEvent, type SpanStatus } from '../spans/model.ts';
 import { AttributeReader, type Attributes, firstString } from './attributes.ts';
 import {
   AGENT_NAME_ATTRIBUTE,
@@ -145,11 +145,7 @@ const STATUS_BY_CODE: readonly SpanStatus[] = ['unset', 'ok', 'error'];
 const EVALUATION_EVENT = 'gen_ai.evaluation.result';
 const EXCEPTION_EVENT = 'exception';
 
-function mapSpan(
-  span: OtlpSpan,
-  origin: SpanOrigin,
-  receivedAtMs: number,
-): { span: CanonicalSpan; signals: CanonicalSignal[]; agentNames: AgentNames } {
+function mapSpan(span: OtlpSpan, origin: SpanOrigin, receivedAtMs: number): { span: CanonicalSpan; signals: CanonicalSignal[]; agentNames: AgentNames } {
   const attributes = new AttributeReader(span.attributes);
   const fields = mapSpanFields(attributes, span);
   const errorType = attributes.string('error.type') ?? exceptionTypeOf(span.events);
@@ -243,5 +239,4 @@ function evaluationSignal(event: OtlpSpanEvent, span: OtlpSpan, receivedAtMs: nu
 }
 
 /** An event without a time is placed when the request arrived, as log records without one are. */
-const eventTimeMs = (event: OtlpSpanEvent, receivedAtMs: number): number =>
-  timeMsOrNull(event.timeUnixNano) ?? receivedAtMs;
+const eventTimeMs = (event: OtlpSpanEvent, receivedAtMs: number): number => timeMsOrNull(event.timeUnixNano) ?? receivedAtMs;

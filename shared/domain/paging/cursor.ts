@@ -37,10 +37,15 @@ export function canonicalFilters(filters: Record<string, unknown>): string {
 }
 
 const scopeDigest = (scope: CursorScope): string =>
-  createHash('sha256').update(JSON.stringify([scope.tenantId, scope.route, canonicalFilters(scope.filters)])).digest('base64url');
+  createHash('sha256')
+    .update(JSON.stringify([scope.tenantId, scope.route, canonicalFilters(scope.filters)]))
+    .digest('base64url');
 
 const mac = (key: Buffer, scope: CursorScope, body: string): Buffer =>
-  createHmac('sha256', key).update(`cursor-v1\n${scopeDigest(scope)}\n${body}`).digest().subarray(0, MAC_BYTES);
+  createHmac('sha256', key)
+    .update(`cursor-v1\n${scopeDigest(scope)}\n${body}`)
+    .digest()
+    .subarray(0, MAC_BYTES);
 
 export function encodeCursor(key: Buffer, scope: CursorScope, position: string, nowMs: number): string {
   const payload: Payload = { p: position, i: nowMs };

@@ -1,4 +1,4 @@
-import { PLANS, TRIAL_DAYS, UNLIMITED, type PlanKey, type SubscriptionStatus } from './plans.ts';
+import { PLANS, type PlanKey, type SubscriptionStatus, TRIAL_DAYS, UNLIMITED } from './plans.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -44,8 +44,7 @@ function addMonthsClamped(anchor: Date, months: number): Date {
 export function currentPeriod(sub: SubscriptionRecord, now: Date): BillingPeriod {
   const anchor = new Date(sub.periodAnchor);
   if (sub.plan === 'trial' && sub.trialEndsAt) return { start: anchor, end: new Date(sub.trialEndsAt) };
-  let months =
-    (now.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (now.getUTCMonth() - anchor.getUTCMonth());
+  let months = (now.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (now.getUTCMonth() - anchor.getUTCMonth());
   if (addMonthsClamped(anchor, months) > now) months -= 1;
   months = Math.max(0, months);
   return { start: addMonthsClamped(anchor, months), end: addMonthsClamped(anchor, months + 1) };
@@ -56,10 +55,7 @@ export function subscriptionView(sub: SubscriptionRecord, spansUsed: number, now
   const plan = PLANS[sub.plan];
   const period = currentPeriod(sub, now);
   const spansLimit = plan.features.spans;
-  const usagePercentage =
-    spansLimit === UNLIMITED || spansLimit === 0
-      ? 0
-      : Math.min(100, Math.round((spansUsed / spansLimit) * 10_000) / 100);
+  const usagePercentage = spansLimit === UNLIMITED || spansLimit === 0 ? 0 : Math.min(100, Math.round((spansUsed / spansLimit) * 10_000) / 100);
   const view = {
     plan: plan.key,
     planName: plan.name,

@@ -40,7 +40,13 @@ export const MODEL_PRICES: readonly ModelPrice[] = [
   // Anthropic (direct and on Bedrock)
   { pattern: 'claude-opus-4[-.]?[56]', provider: 'anthropic', inputPerMTok: 5.0, outputPerMTok: 25.0, cachedInputPerMTok: 0.5 },
   { pattern: 'claude-opus-4', provider: 'anthropic', inputPerMTok: 15.0, outputPerMTok: 75.0, cachedInputPerMTok: 1.5 },
-  { pattern: 'claude-sonnet-4|claude-3-7-sonnet|claude-3-5-sonnet|claude-3-sonnet', provider: 'anthropic', inputPerMTok: 3.0, outputPerMTok: 15.0, cachedInputPerMTok: 0.3 },
+  {
+    pattern: 'claude-sonnet-4|claude-3-7-sonnet|claude-3-5-sonnet|claude-3-sonnet',
+    provider: 'anthropic',
+    inputPerMTok: 3.0,
+    outputPerMTok: 15.0,
+    cachedInputPerMTok: 0.3,
+  },
   { pattern: 'claude-haiku-4', provider: 'anthropic', inputPerMTok: 1.0, outputPerMTok: 5.0, cachedInputPerMTok: 0.1 },
   { pattern: 'claude-3-5-haiku', provider: 'anthropic', inputPerMTok: 0.8, outputPerMTok: 4.0, cachedInputPerMTok: 0.08 },
   { pattern: 'claude-3-haiku', provider: 'anthropic', inputPerMTok: 0.25, outputPerMTok: 1.25, cachedInputPerMTok: 0.03 },

@@ -44,7 +44,6 @@ export const ANCHOR_TOLERANCE = {
   toolHighMargin: 0.05,
 } as const;
 
-
 type Bounds = Pick<Anchor, 'id' | 'metric' | 'tool' | 'description' | 'min' | 'max'>;
 
 const unmeasured = (bounds: Bounds): Anchor => ({ ...bounds, status: 'unknown', lastValue: null, lastSampleSize: 0, lastEvaluatedAt: null });
@@ -76,7 +75,14 @@ export function generateAnchors(profile: AgentProfile): Anchor[] {
   for (const { tool, traceRate } of mainTools) {
     const min = round(traceRate * t.toolLowFactor);
     const max = round(Math.min(1, traceRate * t.toolHighFactor + t.toolHighMargin));
-    bounds.push({ id: `tool-usage:${tool}`, metric: 'toolUsageRate', tool, description: `${tool} called in ${percent(min)}–${percent(max)} of traces`, min, max });
+    bounds.push({
+      id: `tool-usage:${tool}`,
+      metric: 'toolUsageRate',
+      tool,
+      description: `${tool} called in ${percent(min)}–${percent(max)} of traces`,
+      min,
+      max,
+    });
   }
   return bounds.map(unmeasured);
 }

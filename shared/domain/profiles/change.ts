@@ -24,17 +24,14 @@ export const DRIFT = {
   volumeFactor: 3,
 } as const;
 
-
 const relativeChange = (a: number, b: number): number => {
   const scale = Math.max(Math.abs(a), Math.abs(b));
   return scale === 0 ? 0 : Math.abs(a - b) / scale;
 };
 
-const changedBeyond = (a: number | null, b: number | null, relative: number): boolean =>
-  a === null || b === null ? a !== b : relativeChange(a, b) > relative;
+const changedBeyond = (a: number | null, b: number | null, relative: number): boolean => (a === null || b === null ? a !== b : relativeChange(a, b) > relative);
 
-const mainTools = (p: AgentProfile) =>
-  new Set(p.toolPatterns.distribution.filter((t) => t.traceRate >= MATERIAL_CHANGE.toolMinTraceRate).map((t) => t.tool));
+const mainTools = (p: AgentProfile) => new Set(p.toolPatterns.distribution.filter((t) => t.traceRate >= MATERIAL_CHANGE.toolMinTraceRate).map((t) => t.tool));
 
 /** How the next bootstrap profile differs materially from the previous one; empty when it does not. */
 export function materialChanges(previous: AgentProfile, next: AgentProfile): string[] {
@@ -78,7 +75,9 @@ export function expectedTraces(profile: AgentProfile, startMs: number, endMs: nu
 export function detectDrift(profile: AgentProfile, m: WindowMeasurement, minTraces: number): string[] {
   const drift: string[] = [];
   const known = new Set(profile.toolPatterns.distribution.map((t) => t.tool));
-  const newTools = Object.keys(m.toolUsage).filter((tool) => !known.has(tool)).sort();
+  const newTools = Object.keys(m.toolUsage)
+    .filter((tool) => !known.has(tool))
+    .sort();
   if (newTools.length > 0) drift.push(`new tools: ${newTools.join(', ')}`);
   const { rate } = profile.errorPatterns;
   if (m.errorRate !== null && m.traceCount >= minTraces && Math.abs(m.errorRate - rate) > Math.max(DRIFT.errorRateMargin, DRIFT.errorRateRelative * rate)) {

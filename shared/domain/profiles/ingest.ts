@@ -1,6 +1,6 @@
 import type { Clock } from '../ports.ts';
-import type { Store } from '../store.ts';
 import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
+import type { Store } from '../store.ts';
 import { detectTraceAnomalies } from './anomalies.ts';
 import { anomalyBaseline, newLearningState, onTracesArrived } from './learning.ts';
 

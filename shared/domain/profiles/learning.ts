@@ -1,5 +1,5 @@
 import { BUCKET_MS } from '../analytics/buckets.ts';
-import { evaluateAnchors, generateAnchors, mostAnchorsFailing, type Anchor } from './anchors.ts';
+import { type Anchor, evaluateAnchors, generateAnchors, mostAnchorsFailing } from './anchors.ts';
 import { detectDrift, materialChanges } from './change.ts';
 import type { WindowMeasurement } from './measurement.ts';
 import type { AgentProfile } from './profile.ts';
@@ -82,8 +82,7 @@ export function onTracesArrived(state: LearningState, now: Date): LearningState 
 /** Spec: every incoming trace is checked against the profile in steady state (and only then). */
 export const anomalyBaseline = (state: LearningState): AgentProfile | null => (state.phase === 'steady-state' ? state.profile : null);
 
-export const isDue = (state: LearningState, now: Date): boolean =>
-  state.nextLearningAt !== null && Date.parse(state.nextLearningAt) <= now.getTime();
+export const isDue = (state: LearningState, now: Date): boolean => state.nextLearningAt !== null && Date.parse(state.nextLearningAt) <= now.getTime();
 
 export type CyclePlan =
   /** Pre-profile below the minimum data threshold: waits, unscheduled, for more traces. */
@@ -155,7 +154,14 @@ export function learned(
     measuredUntil: iso(measurement.endMs),
   };
   if (FROM_SCRATCH.has(reason)) {
-    return { ...base, phase: 'bootstrap', bootstrapCycles: 1, stableCycles: 0, lastComparison: null, nextLearningAt: later(now, bootstrapInterval(1, settings)) };
+    return {
+      ...base,
+      phase: 'bootstrap',
+      bootstrapCycles: 1,
+      stableCycles: 0,
+      lastComparison: null,
+      nextLearningAt: later(now, bootstrapInterval(1, settings)),
+    };
   }
   if (reason === 'bootstrap-cycle') {
     const changes = state.profile ? materialChanges(state.profile, profile) : [];
@@ -165,7 +171,14 @@ export function learned(
     if (stableCycles >= settings.convergenceCycles) {
       return { ...base, phase: 'steady-state', bootstrapCycles, stableCycles, lastComparison, nextLearningAt: checkAfter(now, settings) };
     }
-    return { ...base, phase: 'bootstrap', bootstrapCycles, stableCycles, lastComparison, nextLearningAt: later(now, bootstrapInterval(bootstrapCycles, settings)) };
+    return {
+      ...base,
+      phase: 'bootstrap',
+      bootstrapCycles,
+      stableCycles,
+      lastComparison,
+      nextLearningAt: later(now, bootstrapInterval(bootstrapCycles, settings)),
+    };
   }
   return { ...base, phase: 'steady-state', nextLearningAt: checkAfter(now, settings) };
 }

@@ -2,13 +2,14 @@
  * Reads what learning needs, never more than a window's rollups and a bounded sample of traces: the
  * rollups answer counts, errors, latency and cost exactly; the sample's spans show tools and errors.
  */
-import type { Clock } from '../ports.ts';
-import type { Store } from '../store.ts';
+
 import { BUCKET_MS, bucketStart } from '../analytics/buckets.ts';
 import { analyticsInput } from '../analytics/queries.ts';
+import type { Clock } from '../ports.ts';
 import type { TraceSummary } from '../spans/summary.ts';
+import type { Store } from '../store.ts';
 import { measureWindow, type WindowMeasurement } from './measurement.ts';
-import { sampleTrace, type LearningEvidence, type SampledTrace } from './statistics.ts';
+import { type LearningEvidence, type SampledTrace, sampleTrace } from './statistics.ts';
 
 export interface ObserveDeps {
   store: Pick<Store, 'rollups' | 'agents' | 'traces'>;

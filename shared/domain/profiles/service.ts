@@ -1,11 +1,14 @@
-import type { Clock } from '../ports.ts';
-import type { AgentRecord } from '../agents/ports.ts';
-import type { Store } from '../store.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
 import type { ProfileEdit } from '../../schemas/profiles.ts';
+import type { AgentRecord } from '../agents/ports.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import type { Clock } from '../ports.ts';
+import type { Store } from '../store.ts';
 import { applyProfileEdit } from './edit.ts';
 import {
+  type CyclePlan,
   isDue,
+  type LearningState,
+  type LearnReason,
   learned,
   newLearningState,
   pauseCycle,
@@ -14,16 +17,13 @@ import {
   recentWindow,
   resetTraining,
   trainingWindowStart,
-  type CyclePlan,
-  type LearnReason,
-  type LearningState,
 } from './learning.ts';
 import type { WindowMeasurement } from './measurement.ts';
-import { templateNarrative, type Narrator } from './narrative.ts';
+import { type Narrator, templateNarrative } from './narrative.ts';
 import { countTracesSince, learningEvidence, measureEvidence, measureWindowOf } from './observe.ts';
 import { assembleProfile, type ProfileStatistics } from './profile.ts';
 import type { LearningSettings } from './settings.ts';
-import { profileStatistics, type LearningEvidence } from './statistics.ts';
+import { type LearningEvidence, profileStatistics } from './statistics.ts';
 import { profileView } from './view.ts';
 
 export interface ProfileDeps {
@@ -80,7 +80,14 @@ const trainingEvidence = (agent: AgentRecord, state: LearningState, deps: Learni
  * Learns a profile from the training window's evidence and records it. The anchors are judged on
  * `measured` (what this cycle saw since the last one); a first profile is judged on its own window.
  */
-async function learn(agent: AgentRecord, state: LearningState, reason: LearnReason, evidence: LearningEvidence, measured: WindowMeasurement | null, deps: LearningDeps): Promise<LearningState> {
+async function learn(
+  agent: AgentRecord,
+  state: LearningState,
+  reason: LearnReason,
+  evidence: LearningEvidence,
+  measured: WindowMeasurement | null,
+  deps: LearningDeps,
+): Promise<LearningState> {
   const now = deps.clock.now();
   const statistics = profileStatistics(evidence);
   const { narrative, narratedBy } = await narrate(agent, statistics, deps);
@@ -147,7 +154,8 @@ export async function runLearningCycle(tenantId: string, agentId: string, deps: 
     recent = await measureRecent(agent, state, deps);
     plan = planCycle(state, recent, now, deps.settings);
   }
-  const next = plan.outcome === 'learn' ? await learn(agent, plan.state, plan.reason, await trainingEvidence(agent, plan.state, deps), recent, deps) : plan.state;
+  const next =
+    plan.outcome === 'learn' ? await learn(agent, plan.state, plan.reason, await trainingEvidence(agent, plan.state, deps), recent, deps) : plan.state;
   return (await deps.store.profiles.save({ ...next, failedCycles: 0 })) ? plan.outcome : 'raced';
 }
 

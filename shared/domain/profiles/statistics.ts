@@ -2,7 +2,6 @@ import { BUCKET_MS, bucketStart } from '../analytics/buckets.ts';
 import { averageLatencyMs, dollarsOf, latencyQuantile, type Rollup } from '../analytics/rollup.ts';
 import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
 import {
-  WEEKDAYS,
   type ErrorPatterns,
   type MaturityLevel,
   type ProfileStatistics,
@@ -11,6 +10,7 @@ import {
   type ToolPatterns,
   type Trend,
   type VolumeCharacteristics,
+  WEEKDAYS,
   type Weekday,
 } from './profile.ts';
 
@@ -192,7 +192,9 @@ function errorPatternsOf({ overall, sample, endMs }: LearningEvidence, { active,
   const mentions = [...types.values()].reduce((a, b) => a + b, 0);
   return {
     rate: ratio(overall.errorCount, overall.requestCount),
-    commonTypes: ranked(types).slice(0, MAX_ERROR_TYPES).map(([type, count]) => ({ type, share: ratio(count, mentions) })),
+    commonTypes: ranked(types)
+      .slice(0, MAX_ERROR_TYPES)
+      .map(([type, count]) => ({ type, share: ratio(count, mentions) })),
     trend: errorTrend(active, firstMs, endMs),
   };
 }
@@ -252,8 +254,7 @@ function sessionLengthOf(sample: readonly SampledTrace[]): VolumeCharacteristics
   const sessions = new Map<string, SampledTrace[]>();
   for (const t of sample) if (t.sessionId) sessions.set(t.sessionId, [...(sessions.get(t.sessionId) ?? []), t]);
   const groups = [...sessions.values()];
-  const span = (traces: SampledTrace[]) =>
-    Math.max(...traces.map((t) => t.endTimeMs ?? t.startTimeMs)) - Math.min(...traces.map((t) => t.startTimeMs));
+  const span = (traces: SampledTrace[]) => Math.max(...traces.map((t) => t.endTimeMs ?? t.startTimeMs)) - Math.min(...traces.map((t) => t.startTimeMs));
   return { tracesPerSession: median(groups.map((g) => g.length)), durationMs: median(groups.map(span)) };
 }
 
@@ -293,7 +294,9 @@ export function profileStatistics(evidence: LearningEvidence): ProfileStatistics
       activeDays: byDay.size,
     },
     maturityLevel: maturityOf(byDay.size, overall.requestCount),
-    commonTraceNames: ranked(countBy(sample.map((t) => t.name))).slice(0, MAX_TRACE_NAMES).map(([name]) => name),
+    commonTraceNames: ranked(countBy(sample.map((t) => t.name)))
+      .slice(0, MAX_TRACE_NAMES)
+      .map(([name]) => name),
     toolPatterns: toolPatternsOf(sample),
     errorPatterns: errorPatternsOf(evidence, activity),
     temporalPatterns: temporalPatternsOf(endMs, activity),

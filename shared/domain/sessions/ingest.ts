@@ -1,5 +1,5 @@
-import type { Store } from '../store.ts';
 import type { TraceSummary } from '../spans/summary.ts';
+import type { Store } from '../store.ts';
 
 /**
  * Keeps the sessions of the traces a message changed: each trace's contribution (on the same revision
@@ -12,7 +12,9 @@ export async function recordSessions(
   expiresAt: number,
   store: Pick<Store, 'sessions'>,
 ): Promise<void> {
-  const inSessions = traces.flatMap(({ summary, revision }) => (summary.sessionId === null ? [] : [{ summary: { ...summary, sessionId: summary.sessionId }, revision }]));
+  const inSessions = traces.flatMap(({ summary, revision }) =>
+    summary.sessionId === null ? [] : [{ summary: { ...summary, sessionId: summary.sessionId }, revision }],
+  );
   await Promise.all(inSessions.map(({ summary, revision }) => store.sessions.putTrace(tenantId, summary, revision, expiresAt)));
   await Promise.all([...new Set(inSessions.map((t) => t.summary.sessionId))].map((sessionId) => store.sessions.refresh(tenantId, sessionId)));
 }

@@ -1,10 +1,10 @@
 import type * as z from 'zod/mini';
 import type { sessionListQuery } from '../../schemas/routes/sessions.ts';
-import type { Store } from '../store.ts';
 import { NotFoundError } from '../errors.ts';
 import type { PageInput } from '../paging/page.ts';
 import { assertAgent } from '../spans/queries.ts';
 import { traceView } from '../spans/views.ts';
+import type { Store } from '../store.ts';
 import { sessionView, traceConversation } from './sessions.ts';
 
 /** How many traces' spans a session page reads at once (for their inputs and outputs). */
@@ -19,7 +19,10 @@ export async function listSessions(store: Pick<Store, 'agents' | 'sessions'>, te
 
 /** The session and a page of its traces in start order, each with what it was asked and answered. */
 export async function getSession(store: Pick<Store, 'sessions' | 'traces'>, tenantId: string, sessionId: string, page: PageInput) {
-  const [session, result] = await Promise.all([store.sessions.get(tenantId, sessionId), store.sessions.tracesPage(tenantId, sessionId, {}, page, 'oldest-first')]);
+  const [session, result] = await Promise.all([
+    store.sessions.get(tenantId, sessionId),
+    store.sessions.tracesPage(tenantId, sessionId, {}, page, 'oldest-first'),
+  ]);
   if (!session) throw new NotFoundError('Session');
   const traces = [];
   for (let i = 0; i < result.items.length; i += SPAN_READS_AT_ONCE) {

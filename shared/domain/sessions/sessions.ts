@@ -1,6 +1,6 @@
+import { truncateText } from '../ingest/messages.ts';
 import { roundCost } from '../pricing/estimate.ts';
 import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
-import { truncateText } from '../ingest/messages.ts';
 
 /**
  * A session is a conversation: the traces that name the same `sessionId` (OTLP `gen_ai.conversation.id`).

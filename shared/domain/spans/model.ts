@@ -101,7 +101,6 @@ export const isTokenCount = (n: number): boolean => Number.isInteger(n) && n >= 
  * beyond ±2^53 as a JavaScript number. A value outside that range must be caught when telemetry is
  * accepted; written anyway, it would fail the worker (or a later read) forever.
  */
-export const isStorableNumber = (n: number): boolean =>
-  Number.isFinite(n) && (n === 0 || (Math.abs(n) >= 1e-130 && Math.abs(n) <= Number.MAX_SAFE_INTEGER));
+export const isStorableNumber = (n: number): boolean => Number.isFinite(n) && (n === 0 || (Math.abs(n) >= 1e-130 && Math.abs(n) <= Number.MAX_SAFE_INTEGER));
 
 export const storableOrNull = (n: number | null): number | null => (n !== null && isStorableNumber(n) ? n : null);

@@ -68,7 +68,9 @@ export interface TraceQuery extends TraceFreeFilters {
 }
 
 export const hasFreeFilters = (q: TraceFreeFilters): boolean =>
-  [q.model, q.toolName, q.errorType, q.name, q.tag, q.metadata, q.minDurationMs, q.maxDurationMs, q.minCost, q.minTokens, q.hasAlert].some((v) => v !== undefined);
+  [q.model, q.toolName, q.errorType, q.name, q.tag, q.metadata, q.minDurationMs, q.maxDurationMs, q.minCost, q.minTokens, q.hasAlert].some(
+    (v) => v !== undefined,
+  );
 
 /** Everything stored for one trace, read in one query. */
 export interface TraceContents {
@@ -96,7 +98,13 @@ export interface TracesRepository {
    * so a worker that read fewer spans cannot overwrite a more complete summary; the alert marks stay.
    * With `mustExist`, only over a stored summary (a rewrite must not bring back a deleted trace).
    */
-  putSummary(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number, options?: { mustExist?: boolean; basis?: SummaryBasis }): Promise<boolean>;
+  putSummary(
+    tenantId: string,
+    summary: TraceSummary,
+    revision: number,
+    expiresAt: number,
+    options?: { mustExist?: boolean; basis?: SummaryBasis },
+  ): Promise<boolean>;
   getSummary(tenantId: string, traceId: string): Promise<StoredTraceSummary | undefined>;
   /**
    * Notes on the trace's summary, and on its contribution to its session, that an alert of this

@@ -2,14 +2,14 @@ import type * as z from 'zod/mini';
 import type { logListQuery } from '../../schemas/routes/logs.ts';
 import type { signalListQuery, signalSummaryQuery } from '../../schemas/routes/signals.ts';
 import type { traceListQuery } from '../../schemas/routes/spans.ts';
-import type { Clock } from '../ports.ts';
 import { BUCKET_MS, bucketStart } from '../analytics/buckets.ts';
 import { finishedTraceCount } from '../analytics/queries.ts';
 import { ALL_AGENTS } from '../analytics/rollup.ts';
-import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
-import { hasFreeFilters, type TraceQuery } from './ports.ts';
 import { NotFoundError } from '../errors.ts';
+import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
+import type { Clock } from '../ports.ts';
 import type { Store } from '../store.ts';
+import { hasFreeFilters, type TraceQuery } from './ports.ts';
 import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
 
 /** The repositories one read takes. */
@@ -26,7 +26,13 @@ export async function assertAgent(store: ReadStore<'agents'>, tenantId: string, 
 
 const ms = (d: Date | undefined) => d?.getTime();
 
-export async function listTraces(store: ReadStore<'agents' | 'traces' | 'rollups' | 'sessions'>, clock: Clock, tenantId: string, q: TraceListQuery, page: PageInput): Promise<ListPage<ReturnType<typeof traceView>>> {
+export async function listTraces(
+  store: ReadStore<'agents' | 'traces' | 'rollups' | 'sessions'>,
+  clock: Clock,
+  tenantId: string,
+  q: TraceListQuery,
+  page: PageInput,
+): Promise<ListPage<ReturnType<typeof traceView>>> {
   await assertAgent(store, tenantId, q.agentId);
   if (q.sessionId !== undefined) return sessionTraces(store, tenantId, q.sessionId, q, page, 'newest-first');
   const deleted = q.agentId === undefined ? await store.agents.deletedLately(tenantId) : { agentIds: [], complete: true };
@@ -38,7 +44,13 @@ export async function listTraces(store: ReadStore<'agents' | 'traces' | 'rollups
     countInPage ? undefined : traceTotal({ store, clock }, tenantId, query),
   ]);
   const { count, exact } = total ?? result.counted!;
-  return { items: result.items.map(traceView), hasMore: result.hasMore, ...(result.next ? { next: result.next } : {}), total: count, totalExact: exact && deleted.complete };
+  return {
+    items: result.items.map(traceView),
+    hasMore: result.hasMore,
+    ...(result.next ? { next: result.next } : {}),
+    total: count,
+    totalExact: exact && deleted.complete,
+  };
 }
 
 type TraceListQuery = z.infer<typeof traceListQuery>;

@@ -21,6 +21,11 @@ export function spanGroupsOf(spans: readonly StoredSpan[]): SpanGroup[] {
 
 const spanGroupId = (group: readonly StoredSpan[]): string =>
   createHash('sha256')
-    .update(group.map((s) => s.spanId).sort().join('\n'))
+    .update(
+      group
+        .map((s) => s.spanId)
+        .sort()
+        .join('\n'),
+    )
     .digest('base64url')
     .slice(0, 22);

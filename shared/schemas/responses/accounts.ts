@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { API_KEY_PREFIX } from '../../domain/accounts/api-keys.ts';
 import { OWN_ALGORITHM } from '../../domain/accounts/jwt.ts';
-import { PLAN_KEYS, SUBSCRIPTION_STATUSES, SUPPORT_LEVELS, UNLIMITED } from '../../domain/plans/plans.ts';
 import { API_KEY_STATUSES, PROVIDERS } from '../../domain/accounts/ports.ts';
+import { PLAN_KEYS, SUBSCRIPTION_STATUSES, SUPPORT_LEVELS, UNLIMITED } from '../../domain/plans/plans.ts';
 import { count, isoDateTime } from './common.ts';
 
 /** A plan limit: a count, or -1 for unlimited. */

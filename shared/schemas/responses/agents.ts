@@ -1,12 +1,12 @@
 import * as z from 'zod';
+import { AGENT_SOURCES } from '../../domain/agents/ports.ts';
 import { CHANNELS, LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES } from '../../domain/alerts/config.ts';
 import { ALERT_STATUSES } from '../../domain/alerts/lifecycle.ts';
+import { ALERT_CATEGORIES } from '../../domain/alerts/ports.ts';
 import { ALERT_TYPES } from '../../domain/alerts/service.ts';
 import { ANCHOR_METRICS, ANCHOR_STATUSES } from '../../domain/profiles/anchors.ts';
 import { LEARN_REASONS, PHASES } from '../../domain/profiles/learning.ts';
 import { MATURITY_LEVELS, SEASONALITIES, TRENDS, UNUSUAL_TOOL_USAGE_KINDS, WEEKDAYS } from '../../domain/profiles/profile.ts';
-import { AGENT_SOURCES } from '../../domain/agents/ports.ts';
-import { ALERT_CATEGORIES } from '../../domain/alerts/ports.ts';
 import { agentMetrics } from './analytics.ts';
 import { count, fraction, isoDateTime, usageAmount } from './common.ts';
 

@@ -37,7 +37,9 @@ export const pagination = z.strictObject({
   nextCursor: z
     .string()
     .nullable()
-    .describe('Pass as `cursor` for the next page (same filters); null on the last page. Signed, bound to the tenant, the list and its filters; valid 24 hours'),
+    .describe(
+      'Pass as `cursor` for the next page (same filters); null on the last page. Signed, bound to the tenant, the list and its filters; valid 24 hours',
+    ),
   totalExact: z.boolean().describe('Whether total is exact (from counters or a count that read to the end) or a lower bound'),
 });
 

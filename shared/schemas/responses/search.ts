@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { EXPORT_FORMATS } from '../../domain/lake/sql.ts';
 import { EXPORT_STATUSES } from '../../domain/lake/ports.ts';
+import { EXPORT_FORMATS } from '../../domain/lake/sql.ts';
 import { count, isoDateTime, type RouteResponse } from './common.ts';
 import { traceSummary } from './telemetry.ts';
 

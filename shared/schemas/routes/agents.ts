@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
+import { agentsRouteDefs } from '../../catalog.ts';
 import { alertConfigPatch } from '../../domain/alerts/config.ts';
 import { pageQuery } from '../common.ts';
 import { agentIdParams, text } from '../fields.ts';
-import { agentsRouteDefs } from '../../catalog.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 export const createAgentBody = z.object({
   name: text(1, 200),

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import { alertsRouteDefs } from '../../catalog.ts';
 import { alertListFilters } from '../../domain/alerts/service.ts';
 import { dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
-import { alertsRouteDefs } from '../../catalog.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 const alertIdParams = z.object({ alertId: z.string().check(z.minLength(1), z.maxLength(64)) });
 const alertListQuery = rangeChecked(z.extend(pageQuery, { ...dateRangeQuery.shape, ...alertListFilters.shape }));

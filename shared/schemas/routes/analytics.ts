@@ -1,6 +1,6 @@
-import { analyticsQuery } from '../analytics.ts';
 import { analyticsRouteDefs } from '../../catalog.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { analyticsQuery } from '../analytics.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 export const analyticsRoutes = /* @__PURE__ */ areaRoutes(analyticsRouteDefs, {
   'analytics/metrics': { summary: 'Dashboard metrics over a range, with a per-agent breakdown', query: analyticsQuery },

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { authRouteDefs } from '../../catalog.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
 const password = z.string().check(z.minLength(8, 'must be at least 8 characters'), z.maxLength(256));
@@ -28,6 +28,7 @@ export const authRoutes = /* @__PURE__ */ areaRoutes(authRouteDefs, {
   },
   'auth/logout': { summary: 'End the sign-in of the refresh-token cookie and delete the cookie' },
   'auth/hosted-sign-in': {
-    summary: "The identity providers' hosted sign-in pages the console offers (a Cognito user pool's, from JWT_EXTERNAL_ISSUERS): public OAuth 2.0 client settings, no secret",
+    summary:
+      "The identity providers' hosted sign-in pages the console offers (a Cognito user pool's, from JWT_EXTERNAL_ISSUERS): public OAuth 2.0 client settings, no secret",
   },
 } as const satisfies AreaRouteSchemas<'auth'>);

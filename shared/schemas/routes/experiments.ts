@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
+import { experimentsRouteDefs } from '../../catalog.ts';
 import { createExperimentBody } from '../../domain/experiments/definition.ts';
 import { EXPERIMENT_STATUSES } from '../../domain/experiments/lifecycle.ts';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
-import { experimentsRouteDefs } from '../../catalog.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 const experimentIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)) });
 const experimentListQuery = rangeChecked(
@@ -16,7 +16,10 @@ const experimentListQuery = rangeChecked(
 const assignQuery = z.object({ subjectId: z.string().check(z.minLength(1), z.maxLength(256)) });
 
 export const experimentsRoutes = /* @__PURE__ */ areaRoutes(experimentsRouteDefs, {
-  'experiments/list': { summary: 'List experiments, newest first (filters: status, agentId, created between startDate and endDate)', query: experimentListQuery },
+  'experiments/list': {
+    summary: 'List experiments, newest first (filters: status, agentId, created between startDate and endDate)',
+    query: experimentListQuery,
+  },
   'experiments/create': { summary: 'Create an experiment (in draft) with 2–10 weighted variants', body: createExperimentBody },
   'experiments/get': { summary: 'An experiment', params: experimentIdParams },
   'experiments/start': { summary: 'Start a draft experiment, or resume a paused one', params: experimentIdParams },

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { pageQuery } from '../common.ts';
 import { keysRouteDefs } from '../../catalog.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { pageQuery } from '../common.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 export const createKeyBody = z.object({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)) });
 const keyIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)) });

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
+import { logsRouteDefs } from '../../catalog.ts';
 import { LOG_LEVELS } from '../../domain/spans/model.ts';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
 import { telemetryId, text } from '../fields.ts';
 import { logsBatchBody } from '../logs.ts';
-import { logsRouteDefs } from '../../catalog.ts';
-import { areaRoutes, MB, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes, MB } from '../route-schemas.ts';
 
 export const logListQuery = rangeChecked(
   z.extend(pageQuery, {

@@ -1,5 +1,5 @@
 import { otlpRouteDefs } from '../../catalog.ts';
-import { areaRoutes, MB, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes, MB } from '../route-schemas.ts';
 
 export const otlpRoutes = /* @__PURE__ */ areaRoutes(otlpRouteDefs, {
   'otlp/traces': {

@@ -1,7 +1,7 @@
+import { profilesRouteDefs } from '../../catalog.ts';
 import { agentIdParams } from '../fields.ts';
 import { profileEditBody } from '../profiles.ts';
-import { profilesRouteDefs } from '../../catalog.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 export const profilesRoutes = /* @__PURE__ */ areaRoutes(profilesRouteDefs, {
   'profiles/get': {
@@ -14,5 +14,8 @@ export const profilesRoutes = /* @__PURE__ */ areaRoutes(profilesRouteDefs, {
     body: profileEditBody,
   },
   'profiles/regenerate': { summary: 'Re-learn the profile from scratch now and restart the bootstrap phase', params: agentIdParams },
-  'profiles/reset-training': { summary: 'Clear the profile and learning state: back to pre-profile, learning only from traces that arrive from now on', params: agentIdParams },
+  'profiles/reset-training': {
+    summary: 'Clear the profile and learning state: back to pre-profile, learning only from traces that arrive from now on',
+    params: agentIdParams,
+  },
 } as const satisfies AreaRouteSchemas<'profiles'>);

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { MAX_QUERY_CHARS } from '../../domain/lake/query.ts';
 import { searchRouteDefs } from '../../catalog.ts';
+import { MAX_QUERY_CHARS } from '../../domain/lake/query.ts';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 /** An opaque page position the service handed out (signed; checked by the domain). */
 export const cursorParam = z.optional(z.string().check(z.minLength(1), z.maxLength(2048)));
@@ -29,7 +29,8 @@ export const searchRoutes = /* @__PURE__ */ areaRoutes(searchRouteDefs, {
     query: searchQuery,
   },
   'search/ask': {
-    summary: 'A question in plain words turned into a search and run (smartSearch): answers the query as understood, the words not used, and the first page of results',
+    summary:
+      'A question in plain words turned into a search and run (smartSearch): answers the query as understood, the words not used, and the first page of results',
     body: askBody,
   },
 } as const satisfies AreaRouteSchemas<'search'>);

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { sessionsRouteDefs } from '../../catalog.ts';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 const sessionId = z.string().check(z.minLength(1), z.maxLength(256));
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import { signalsRouteDefs } from '../../catalog.ts';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
 import { telemetryId, traceIdParams } from '../fields.ts';
-import { signalsRouteDefs } from '../../catalog.ts';
-import { areaRoutes, MB, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes, MB } from '../route-schemas.ts';
 import { signalBody, signalsBatchBody } from '../signals.ts';
 
 const signalName = z.string().check(z.minLength(1), z.maxLength(200));

@@ -1,17 +1,19 @@
 import * as z from 'zod/mini';
-import { agentId, dateRangeQuery, pageQuery, queryBoolean, queryDecimal, queryInteger, rangeChecked } from '../common.ts';
-import { traceIdParams } from '../fields.ts';
+import { spansRouteDefs } from '../../catalog.ts';
 import { MAX_TOKEN_COUNT } from '../../domain/spans/model.ts';
 import { TRACE_STATUSES } from '../../domain/spans/summary.ts';
-import { spansRouteDefs } from '../../catalog.ts';
-import { areaRoutes, MB, type AreaRouteSchemas } from '../route-schemas.ts';
+import { agentId, dateRangeQuery, pageQuery, queryBoolean, queryDecimal, queryInteger, rangeChecked } from '../common.ts';
+import { traceIdParams } from '../fields.ts';
+import { type AreaRouteSchemas, areaRoutes, MB } from '../route-schemas.ts';
 import { spansBatchBody } from '../spans.ts';
 
 /** The longest duration and the largest token count a filter takes (about a year; the largest count a span may report). */
 const MAX_DURATION_MS = 366 * 86_400_000;
 const filterText = z.string().check(z.minLength(1), z.maxLength(256));
 /** `key=value`: a metadata key (up to 128 characters, no `=`) and the value it holds, as text. */
-export const metadataFilter = z.string().check(z.regex(/^[^=]{1,128}=.{1,256}$/s, 'must be key=value (a key of up to 128 characters without "=", a value of 1 to 256)'));
+export const metadataFilter = z
+  .string()
+  .check(z.regex(/^[^=]{1,128}=.{1,256}$/s, 'must be key=value (a key of up to 128 characters without "=", a value of 1 to 256)'));
 
 export const traceListQuery = rangeChecked(
   z
@@ -43,12 +45,19 @@ export const traceListQuery = rangeChecked(
 );
 
 export const spansRoutes = /* @__PURE__ */ areaRoutes(spansRouteDefs, {
-  'spans/ingest': { summary: 'Ingest up to 1000 spans (native JSON); 202 with accepted/rejected counts', body: spansBatchBody, maxBodyBytes: 5 * MB, convertsUnstorableValues: true },
+  'spans/ingest': {
+    summary: 'Ingest up to 1000 spans (native JSON); 202 with accepted/rejected counts',
+    body: spansBatchBody,
+    maxBodyBytes: 5 * MB,
+    convertsUnstorableValues: true,
+  },
   'spans/list-traces': {
     summary:
       'List traces (root spans), newest first. agentId, userId, sessionId, status and dates read key-ordered lists; toolName, errorType, name, tag, metadata (key=value), model, duration, cost, tokens and hasAlert are filters read within a budget (a short page with nextCursor when matches are rare)',
     query: traceListQuery,
   },
   'spans/get-trace': { summary: 'A trace with its spans (ordered, with parent links), signals and logs', params: traceIdParams },
-  'spans/filters': { summary: 'The values each trace filter can take: agents, models, statuses, span kinds, tools, error types, trace names, tags, signal names' },
+  'spans/filters': {
+    summary: 'The values each trace filter can take: agents, models, statuses, span kinds, tools, error types, trace names, tags, signal names',
+  },
 } as const satisfies AreaRouteSchemas<'spans'>);

@@ -1,5 +1,5 @@
 import { fallbackRoute, systemRouteDefs } from '../../catalog.ts';
-import { areaRoutes, type AreaRouteSchemas } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
 export const systemRoutes = /* @__PURE__ */ areaRoutes([...systemRouteDefs, fallbackRoute], {
   'system/health': { summary: 'Liveness check' },

@@ -1,6 +1,6 @@
 import { quantile } from '#shared/domain/spans/views.ts';
 import { withinRelativeError } from '../../unit/analytics/fixtures.ts';
-import { NO_TRACES, type ExactAnswer, type ExactTotals } from './exact.ts';
+import { type ExactAnswer, type ExactTotals, NO_TRACES } from './exact.ts';
 import type { Endpoint, EndpointTiming, QueryRange, ScanTiming } from './measure.ts';
 
 /** The API rounds latencies to the microsecond. */
@@ -75,7 +75,14 @@ function series(c: Comparison, body: Body, exact: ExactAnswer, comparePoint: (wh
 }
 
 /** Every row against its exact group (none: no traces), and a row for every exact group. */
-function rows<K>(c: Comparison, what: string, list: Body[], exact: ReadonlyMap<K, ExactTotals>, keyOf: (row: Body) => K, compareRow: (what: string, row: Body, t: ExactTotals) => void): void {
+function rows<K>(
+  c: Comparison,
+  what: string,
+  list: Body[],
+  exact: ReadonlyMap<K, ExactTotals>,
+  keyOf: (row: Body) => K,
+  compareRow: (what: string, row: Body, t: ExactTotals) => void,
+): void {
   for (const row of list) compareRow(`${what} ${String(keyOf(row))}`, row, exact.get(keyOf(row)) ?? NO_TRACES);
   const keys = new Set(list.map(keyOf));
   for (const key of exact.keys()) if (!keys.has(key)) c.exact(`${what} row ${String(key)}`, 'missing', 'present');
@@ -89,17 +96,25 @@ function metrics(c: Comparison, body: Body, exact: ExactAnswer): void {
   tokens(c, 'overall', body, overall);
   c.cost('totalCost', body['totalCost'], overall.costNanos);
   c.near('avgLatencyMs', body['avgLatencyMs'], averageMs(overall), MICROSECOND_ROUNDING_MS);
-  for (const name of ['p50', 'p95', 'p99'] as const) c.percentile(`${name}LatencyMs`, body[`${name}LatencyMs`], quantile(overall.latenciesMs, PERCENTILES[name]));
+  for (const name of ['p50', 'p95', 'p99'] as const)
+    c.percentile(`${name}LatencyMs`, body[`${name}LatencyMs`], quantile(overall.latenciesMs, PERCENTILES[name]));
   c.exact('activeAgents', body['activeAgents'], exact.byAgent.size);
-  rows(c, 'byAgent', body['byAgent'], exact.byAgent, (row) => row['agentId'], (what, row, t) => {
-    c.exact(`${what} requestCount`, row['requestCount'], t.metrics.requestCount);
-    c.exact(`${what} successRate`, row['successRate'], t.metrics.successRate);
-    c.exact(`${what} errorRate`, row['errorRate'], t.metrics.errorRate);
-    c.exact(`${what} totalTokens`, row['totalTokens'], t.metrics.totalTokens);
-    c.near(`${what} avgLatencyMs`, row['avgLatencyMs'], t.metrics.avgLatencyMs, ORACLE_AVERAGE_ROUNDING_MS + MICROSECOND_ROUNDING_MS);
-    c.percentile(`${what} p95LatencyMs`, row['p95LatencyMs'], t.metrics.p95LatencyMs);
-    c.cost(`${what} estimatedCost`, row['estimatedCost'], t.costNanos);
-  });
+  rows(
+    c,
+    'byAgent',
+    body['byAgent'],
+    exact.byAgent,
+    (row) => row['agentId'],
+    (what, row, t) => {
+      c.exact(`${what} requestCount`, row['requestCount'], t.metrics.requestCount);
+      c.exact(`${what} successRate`, row['successRate'], t.metrics.successRate);
+      c.exact(`${what} errorRate`, row['errorRate'], t.metrics.errorRate);
+      c.exact(`${what} totalTokens`, row['totalTokens'], t.metrics.totalTokens);
+      c.near(`${what} avgLatencyMs`, row['avgLatencyMs'], t.metrics.avgLatencyMs, ORACLE_AVERAGE_ROUNDING_MS + MICROSECOND_ROUNDING_MS);
+      c.percentile(`${what} p95LatencyMs`, row['p95LatencyMs'], t.metrics.p95LatencyMs);
+      c.cost(`${what} estimatedCost`, row['estimatedCost'], t.costNanos);
+    },
+  );
 }
 
 function costs(c: Comparison, body: Body, exact: ExactAnswer): void {
@@ -116,10 +131,17 @@ function costs(c: Comparison, body: Body, exact: ExactAnswer): void {
 
 function tokenUsage(c: Comparison, body: Body, exact: ExactAnswer): void {
   tokens(c, 'overall', body, exact.overall);
-  rows(c, 'byModel', body['byModel'], exact.byModel, (row) => row['model'], (what, row, t) => {
-    c.exact(`${what} requestCount`, row['requestCount'], t.requestCount);
-    tokens(c, what, row, t);
-  });
+  rows(
+    c,
+    'byModel',
+    body['byModel'],
+    exact.byModel,
+    (row) => row['model'],
+    (what, row, t) => {
+      c.exact(`${what} requestCount`, row['requestCount'], t.requestCount);
+      tokens(c, what, row, t);
+    },
+  );
   series(c, body, exact, (what, point, t) => tokens(c, what, point, t));
 }
 

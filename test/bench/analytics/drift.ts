@@ -1,5 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isDeepStrictEqual } from 'node:util';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { bucketStart, type Granularity } from '#shared/domain/analytics/buckets.ts';
 import { ALL_AGENTS } from '#shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '#shared/domain/spans/summary.ts';
@@ -7,7 +7,7 @@ import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { rollupsRepository } from '#shared/store/rollups.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
-import { minuteItem, summaryItem, type Item, type ItemContext } from './items.ts';
+import { type Item, type ItemContext, minuteItem, summaryItem } from './items.ts';
 
 /*
  * The bulk seeding writes items it builds itself. These checks have the repositories write a few of
@@ -76,7 +76,14 @@ export async function compactionMismatches(
   const candidates = scopes.flatMap((scope) => hourStarts.map((startMs): BucketRef => ({ scope, granularity: 'hour', startMs })));
   const found = await read(candidates);
   const hours = candidates.filter((_, i) => found[i] !== undefined);
-  const days = [...new Map(hours.map((h) => [`${h.scope}|${bucketStart(h.startMs, 'day')}`, { scope: h.scope, granularity: 'day' as const, startMs: bucketStart(h.startMs, 'day') }])).values()];
+  const days = [
+    ...new Map(
+      hours.map((h) => [
+        `${h.scope}|${bucketStart(h.startMs, 'day')}`,
+        { scope: h.scope, granularity: 'day' as const, startMs: bucketStart(h.startMs, 'day') },
+      ]),
+    ).values(),
+  ];
   const refs = [...hours, ...days];
   const bulk = await read(refs);
   const rollups = rollupsRepository(db);

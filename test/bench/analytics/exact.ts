@@ -58,7 +58,10 @@ export function exactAnswer(summaries: readonly TraceSummary[], startMs: number,
   const traces = summaries.filter((t) => t.startTimeMs >= startMs && t.startTimeMs < endMs);
   return {
     overall: exactTotals(traces),
-    byAgent: groupBy(traces.filter((t) => t.agentId !== null), (t) => t.agentId!),
+    byAgent: groupBy(
+      traces.filter((t) => t.agentId !== null),
+      (t) => t.agentId!,
+    ),
     byModel: groupBy(traces, (t) => t.model),
     byPoint: groupBy(traces, (t) => bucketStart(t.startTimeMs, granularity)),
   };

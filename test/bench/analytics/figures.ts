@@ -22,7 +22,12 @@ export function figures(run: AnalyticsRun): Figure[] {
   return [
     ...seedingFigures(run.seeded),
     ...driftFigures(run),
-    { key: 'ttlSweepSeconds', label: 'one TTL sweep of the table (every minute under npm start, same thread; off in benches)', value: round(run.ttlSweepSeconds, 1), unit: 's' },
+    {
+      key: 'ttlSweepSeconds',
+      label: 'one TTL sweep of the table (every minute under npm start, same thread; off in benches)',
+      value: round(run.ttlSweepSeconds, 1),
+      unit: 's',
+    },
     ...run.ranges.flatMap(rangeFigures),
     ...targetFigures(run.ranges),
   ];
@@ -40,7 +45,12 @@ export function seedingFigures({ agents, items, seconds }: Seeded): Figure[] {
     { key: 'seedSummarySeconds', label: '… writing the trace summaries', value: round(seconds.summaries, 1), unit: 's' },
     { key: 'seedSummariesPerSecond', label: '… trace summaries written per second', value: Math.round(items.summaries / seconds.summaries), unit: 'items/s' },
     { key: 'seedRollupSeconds', label: '… writing the rollup buckets', value: round(seconds.rollups, 1), unit: 's' },
-    { key: 'seedInMemorySeconds', label: '… making traces, items and rollups in memory', value: round(seconds.total - seconds.summaries - seconds.rollups, 1), unit: 's' },
+    {
+      key: 'seedInMemorySeconds',
+      label: '… making traces, items and rollups in memory',
+      value: round(seconds.total - seconds.summaries - seconds.rollups, 1),
+      unit: 's',
+    },
   ];
 }
 

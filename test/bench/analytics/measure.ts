@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { chooseGranularity } from '#shared/domain/analytics/buckets.ts';
 import type { Db } from '#shared/store/client.ts';
-import { allSummaries } from '../../support/traces.ts';
 import type { TestService } from '../../support/service.ts';
+import { allSummaries } from '../../support/traces.ts';
 import { BenchFailure } from '../scenario.ts';
 import { collectGarbage, stopwatch } from '../stats.ts';
-import { exactAnswer, type ExactAnswer } from './exact.ts';
+import { type ExactAnswer, exactAnswer } from './exact.ts';
 
 export const ENDPOINTS = [
   { key: 'metrics', name: 'metrics', path: '/analytics/metrics' },
@@ -40,7 +40,13 @@ const queryOf = ({ startMs, endMs }: QueryRange) => `startDate=${new Date(startM
  * them in turn (so that whatever else the machine does falls on all alike), timing the rounds after
  * the warm-up from sending the request to the parsed answer.
  */
-export async function timeEndpoints(service: TestService, apiKey: string, ranges: readonly QueryRange[], warmup: number, repetitions: number): Promise<EndpointTiming[]> {
+export async function timeEndpoints(
+  service: TestService,
+  apiKey: string,
+  ranges: readonly QueryRange[],
+  warmup: number,
+  repetitions: number,
+): Promise<EndpointTiming[]> {
   const timings = ranges.flatMap((range) => ENDPOINTS.map((endpoint): EndpointTiming => ({ range, endpoint, latenciesMs: [], answer: {} })));
   collectGarbage();
   for (let round = -warmup; round < repetitions; round++) {

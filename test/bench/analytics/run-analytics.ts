@@ -3,13 +3,13 @@ import { ALL_AGENTS } from '#shared/domain/analytics/rollup.ts';
 import { PLANS } from '#shared/domain/plans/plans.ts';
 import { epochSeconds } from '#shared/store/client.ts';
 import type { ScenarioResult } from '../scenario.ts';
-import { serviceDb, signUp, startBenchService, type BenchService } from '../service.ts';
+import { type BenchService, serviceDb, signUp, startBenchService } from '../service.ts';
 import { stopwatch } from '../stats.ts';
 import { compareAnswers } from './compare.ts';
 import { compactionMismatches } from './drift.ts';
-import { figures, limited, type AnalyticsRun } from './figures.ts';
+import { type AnalyticsRun, figures, limited } from './figures.ts';
 import type { ItemContext } from './items.ts';
-import { timeEndpoints, timeScan, type QueryRange, type ScanTiming } from './measure.ts';
+import { type QueryRange, type ScanTiming, timeEndpoints, timeScan } from './measure.ts';
 import { seedTenant } from './seed.ts';
 
 const SEED = 20_260_530;

@@ -6,8 +6,8 @@ import type { Db } from '#shared/store/client.ts';
 import { seededRandom } from '../../support/random.ts';
 import { stopwatch } from '../stats.ts';
 import { bulkShapeMismatches } from './drift.ts';
-import { bucketItems, summaryItem, type Item, type ItemContext } from './items.ts';
-import { agentProfiles, tracesByDay, type BenchAgent } from './traces.ts';
+import { bucketItems, type Item, type ItemContext, summaryItem } from './items.ts';
+import { agentProfiles, type BenchAgent, tracesByDay } from './traces.ts';
 
 /** BatchWriteItem's limit. */
 const BATCH_WRITE_ITEMS = 25;
@@ -67,7 +67,16 @@ export async function createAgents(db: Db, tenantId: string, count: number): Pro
   const now = new Date().toISOString();
   const repository = agentsRepository(db);
   for (const agent of agents) {
-    await repository.create({ id: agent.id, tenantId, name: agent.name, description: '', profileSettings: { learningEnabled: true }, source: 'implicit', createdAt: now, updatedAt: now });
+    await repository.create({
+      id: agent.id,
+      tenantId,
+      name: agent.name,
+      description: '',
+      profileSettings: { learningEnabled: true },
+      source: 'implicit',
+      createdAt: now,
+      updatedAt: now,
+    });
   }
   return agents;
 }

@@ -51,7 +51,9 @@ interface SynthesizedBundle {
 async function synthesizedBundles(cdkOut: string): Promise<SynthesizedBundle[]> {
   const bundles: SynthesizedBundle[] = [];
   for (const name of (await readdir(cdkOut)).filter((f) => f.endsWith('.template.json'))) {
-    const template = JSON.parse(await readFile(join(cdkOut, name), 'utf8')) as { Resources: Record<string, { Type: string; Metadata?: Record<string, unknown>; Properties: { Description?: string } }> };
+    const template = JSON.parse(await readFile(join(cdkOut, name), 'utf8')) as {
+      Resources: Record<string, { Type: string; Metadata?: Record<string, unknown>; Properties: { Description?: string } }>;
+    };
     for (const resource of Object.values(template.Resources)) {
       const asset = resource.Metadata?.['aws:asset:path'];
       if (resource.Type !== 'AWS::Lambda::Function' || typeof asset !== 'string' || !resource.Properties.Description?.startsWith('functions/')) continue;
@@ -88,15 +90,21 @@ export const coldStartScenario: Scenario = {
     try {
       progress('cdk synth (bundles every function with its own settings)');
       const cdkOut = join(work, 'cdk.out');
-      await run('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', cdkOut], { cwd: PROJECT_ROOT, timeout: SYNTH_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+      await run('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', cdkOut], {
+        cwd: PROJECT_ROOT,
+        timeout: SYNTH_TIMEOUT_MS,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       const synthesized = await synthesizedBundles(cdkOut);
       const expected = functionModules();
       const missing = expected.filter((m) => !synthesized.some((b) => b.module === m));
       if (missing.length > 0) throw new BenchFailure(`cdk synth built no bundle for ${missing.join(', ')}`);
 
-      progress('bundling the baseline and the bundle tests\' builds');
+      progress("bundling the baseline and the bundle tests' builds");
       const built = await bundleModules([BASELINE_MODULE, ...expected], { outdir: join(work, 'esbuild'), write: true });
-      const builtKb = new Map(Object.entries(built.metafile.outputs).map(([file, output]) => [file.slice(file.indexOf('/esbuild/') + '/esbuild/'.length), output.bytes / 1024]));
+      const builtKb = new Map(
+        Object.entries(built.metafile.outputs).map(([file, output]) => [file.slice(file.indexOf('/esbuild/') + '/esbuild/'.length), output.bytes / 1024]),
+      );
       const baseline = await measure(BASELINE_MODULE, join(work, 'esbuild', BASELINE_MODULE.replace(/\.ts$/, '.js')), runs);
 
       progress(`importing ${synthesized.length} synthesized bundles ${runs} times each`);
@@ -106,7 +114,8 @@ export const coldStartScenario: Scenario = {
       // The bundle tests stand for the synthesized bundles only while both are built alike.
       const failures = drift > MAX_DRIFT_KB ? [`a bundle test build is ${round(drift, 1)} KB apart from the synthesized bundle`] : [];
       const ratio = median(functions.map((f) => f.ms)) / baseline.ms;
-      if (ratio > MAX_IMPORT_OVER_BASELINE) failures.push(`the median function's import takes ${round(ratio, 2)}× the baseline's (target ≤ ${MAX_IMPORT_OVER_BASELINE}×)`);
+      if (ratio > MAX_IMPORT_OVER_BASELINE)
+        failures.push(`the median function's import takes ${round(ratio, 2)}× the baseline's (target ≤ ${MAX_IMPORT_OVER_BASELINE}×)`);
       return { parameters: flags, figures: figuresOf(baseline, functions, drift), failures };
     } finally {
       await rm(work, { recursive: true, force: true, maxRetries: 5 });
@@ -122,13 +131,27 @@ function figuresOf(baseline: Measured, functions: Measured[], drift: number): Fi
     { key: 'baselineKb', label: 'baseline (bare DynamoDB GetCommand function): bundle', value: round(baseline.kb), unit: 'KB' },
     { key: 'baselineImportMs', label: 'baseline: import in a fresh process, median', value: round(baseline.ms, 1), unit: 'ms' },
     { key: 'functions', label: 'functions synthesized', value: functions.length },
-    { key: 'bundleKb', label: 'synthesized bundles (min–max)', value: { min: round(Math.min(...functions.map((f) => f.kb))), max: round(Math.max(...functions.map((f) => f.kb))) }, unit: 'KB' },
+    {
+      key: 'bundleKb',
+      label: 'synthesized bundles (min–max)',
+      value: { min: round(Math.min(...functions.map((f) => f.kb))), max: round(Math.max(...functions.map((f) => f.kb))) },
+      unit: 'KB',
+    },
     { key: 'bundleMedianKb', label: 'synthesized bundles, median', value: round(median(functions.map((f) => f.kb))), unit: 'KB' },
     { key: 'testBuildDriftKb', label: 'largest difference, bundle test build vs synthesized', value: round(drift, 1), unit: 'KB' },
-    { key: 'importMs', label: 'function import, fastest–slowest (each the median of its runs)', value: { min: round(byTime[0]!.ms, 1), max: round(byTime[byTime.length - 1]!.ms, 1) }, unit: 'ms' },
+    {
+      key: 'importMs',
+      label: 'function import, fastest–slowest (each the median of its runs)',
+      value: { min: round(byTime[0]!.ms, 1), max: round(byTime[byTime.length - 1]!.ms, 1) },
+      unit: 'ms',
+    },
     { key: 'importMedianMs', label: 'function import, median over the functions', value: round(typical, 1), unit: 'ms' },
     { key: 'importOverBaseline', label: 'function import, median / baseline', value: round(typical / baseline.ms, 2) },
-    { key: 'withinTarget', label: `median function import within ${MAX_IMPORT_OVER_BASELINE}× the baseline`, value: typical / baseline.ms <= MAX_IMPORT_OVER_BASELINE },
+    {
+      key: 'withinTarget',
+      label: `median function import within ${MAX_IMPORT_OVER_BASELINE}× the baseline`,
+      value: typical / baseline.ms <= MAX_IMPORT_OVER_BASELINE,
+    },
     { key: 'slowestImportMs', label: `slowest: ${byTime[byTime.length - 1]!.module}`, value: round(byTime[byTime.length - 1]!.ms, 1), unit: 'ms' },
     { key: 'largestImportMs', label: `largest (${round(largest.kb)} KB): ${largest.module}`, value: round(largest.ms, 1), unit: 'ms' },
   ];

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { ensureConsoleBuild } from '../../../console/build.ts';
+import { type BrowserContext, chromium } from 'playwright-core';
 import { BUCKET_MS, bucketStart } from '#shared/domain/analytics/buckets.ts';
 import { PLANS } from '#shared/domain/plans/plans.ts';
 import { epochSeconds } from '#shared/store/client.ts';
+import { ensureConsoleBuild } from '../../../console/build.ts';
 import { chromiumLaunchOptions } from '../../support/chromium.ts';
 import { startTestService } from '../../support/service.ts';
 import { seedingFigures } from '../analytics/figures.ts';
@@ -28,11 +28,17 @@ const WARMUP_LOADS = 2;
  */
 export async function runConsoleBench(flags: Record<string, number>, progress: (line: string) => void): Promise<ScenarioResult> {
   const build = await ensureConsoleBuild();
-  const service = await startTestService({ consoleDir: build.dir, env: { RATE_LIMITS: JSON.stringify({ auth: 100_000, standard: 100_000, ingestion: 100_000 }) }, ttlSweepEveryMs: false });
+  const service = await startTestService({
+    consoleDir: build.dir,
+    env: { RATE_LIMITS: JSON.stringify({ auth: 100_000, standard: 100_000, ingestion: 100_000 }) },
+    ttlSweepEveryMs: false,
+  });
   const browser = await chromium.launch(await chromiumLaunchOptions());
   try {
     const origin = service.baseUrl.replace(/\/api$/, '');
-    const registered = await service.api('POST', '/auth/register', { body: { email: `console-bench-${Date.now()}@example.com`, password: 'bench-password', firstName: 'Bench', lastName: 'Mark' } });
+    const registered = await service.api('POST', '/auth/register', {
+      body: { email: `console-bench-${Date.now()}@example.com`, password: 'bench-password', firstName: 'Bench', lastName: 'Mark' },
+    });
     if (registered.status !== 201) throw new BenchFailure(`register answered ${registered.status}`);
     let refreshToken = /aos_refresh=([^;]+)/.exec(registered.headers.getSetCookie().join('\n'))![1]!;
     const tenantId = tenantOf(registered.body.data.accessToken as string);
@@ -56,7 +62,9 @@ export async function runConsoleBench(flags: Record<string, number>, progress: (
       refreshToken = (await context.cookies()).find((c) => c.name === 'aos_refresh')!.value;
       await context.close();
       if (i >= WARMUP_LOADS) loads.push(load);
-      progress(`load ${i + 1}/${total}${i < WARMUP_LOADS ? ' (warm-up)' : ''}: interactive in ${Math.round(load.interactiveMs)} ms, POST /auth/refresh ${Math.round(load.refreshMs)} ms, GET /spans/traces ${Math.round(load.listMs)} ms`);
+      progress(
+        `load ${i + 1}/${total}${i < WARMUP_LOADS ? ' (warm-up)' : ''}: interactive in ${Math.round(load.interactiveMs)} ms, POST /auth/refresh ${Math.round(load.refreshMs)} ms, GET /spans/traces ${Math.round(load.listMs)} ms`,
+      );
     }
 
     const jsFiles = [...new Set(loads.flatMap((l) => l.jsFiles))];
@@ -85,7 +93,12 @@ export async function runConsoleBench(flags: Record<string, number>, progress: (
         { key: 'firstLoadJsFiles', label: 'JavaScript files of the first load', value: jsFiles.length },
         { key: 'interactiveP50Ms', label: 'traces page interactive, p50', value: round(percentile(interactive, 0.5)), unit: 'ms' },
         { key: 'interactiveP95Ms', label: 'traces page interactive, p95', value: round(p95), unit: 'ms' },
-        { key: 'refreshP50Ms', label: 'POST /auth/refresh from the page (the sign-in it starts with), p50', value: round(percentile(refresh, 0.5)), unit: 'ms' },
+        {
+          key: 'refreshP50Ms',
+          label: 'POST /auth/refresh from the page (the sign-in it starts with), p50',
+          value: round(percentile(refresh, 0.5)),
+          unit: 'ms',
+        },
         { key: 'listTracesP50Ms', label: 'GET /spans/traces from the page, p50', value: round(percentile(list, 0.5)), unit: 'ms' },
         { key: 'listTracesP95Ms', label: 'GET /spans/traces from the page, p95', value: round(percentile(list, 0.95)), unit: 'ms' },
         { key: 'firstLoadJsWithinTarget', label: `first-load JS within ${FIRST_LOAD_JS_TARGET_KB} KB`, value: firstLoadKb <= FIRST_LOAD_JS_TARGET_KB },
@@ -111,6 +124,9 @@ async function timeTracesPage(context: BrowserContext) {
     resources: performance.getEntriesByType('resource').map((r) => ({ name: r.name, initiatorType: r.initiatorType, duration: r.duration })),
   }))()`)) as { interactiveMs: number; resources: Array<{ name: string; initiatorType: string; duration: number }> };
   const durationOf = (path: string) => timings.resources.find((r) => new URL(r.name).pathname === path)?.duration ?? Number.NaN;
-  const jsFiles = timings.resources.map((r) => new URL(r.name).pathname).filter((path) => path.endsWith('.js')).map((path) => path.slice(1));
+  const jsFiles = timings.resources
+    .map((r) => new URL(r.name).pathname)
+    .filter((path) => path.endsWith('.js'))
+    .map((path) => path.slice(1));
   return { interactiveMs: timings.interactiveMs, listMs: durationOf('/api/spans/traces'), refreshMs: durationOf('/api/auth/refresh'), jsFiles };
 }

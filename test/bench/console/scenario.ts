@@ -3,7 +3,8 @@ import type { Scenario } from '../scenario.ts';
 
 export const consoleScenario: Scenario = {
   name: 'console',
-  summary: "the console's traces page in Chromium (Playwright performance timings): JavaScript of its first load, gzipped, and the time until it is interactive with the tenant's traces in the store",
+  summary:
+    "the console's traces page in Chromium (Playwright performance timings): JavaScript of its first load, gzipped, and the time until it is interactive with the tenant's traces in the store",
   flags: {
     traces: {
       default: 1_000_000,

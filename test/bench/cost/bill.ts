@@ -6,7 +6,7 @@ import type { FunctionUsage, Usage } from './meter.ts';
 import { PRICES } from './prices.ts';
 import type { Replayed } from './replay.ts';
 import type { QueueUsage } from './sqs-meter.ts';
-import { MONTH_DAYS, type EntityStorage } from './storage.ts';
+import { type EntityStorage, MONTH_DAYS } from './storage.ts';
 
 export interface CostLine {
   item: string;
@@ -42,7 +42,8 @@ const line = (item: string, quantity: number, unit: string, dollars: number): Co
 function memoryGbOf(deployment: Deployment, module: string): number {
   const fn = deployment.functions.get(module);
   if (!fn) throw new Error(`${module} ran locally but the CDK app deploys no function for it`);
-  if (fn.architecture !== PRICES.lambda.architecture) throw new Error(`${module} is ${fn.architecture}; the price table has ${PRICES.lambda.architecture} only`);
+  if (fn.architecture !== PRICES.lambda.architecture)
+    throw new Error(`${module} is ${fn.architecture}; the price table has ${PRICES.lambda.architecture} only`);
   return fn.memoryMb / 1024;
 }
 
@@ -123,17 +124,43 @@ export function billOf(usage: Usage, replayed: Replayed, storage: Map<string, En
   return {
     pipeline: [
       line('API Gateway HTTP API requests (512 KB units)', apiRequests, 'requests', perMillion(apiRequests, PRICES.apiGateway.perMillionHttpRequests)),
-      ...lambdaLines('', functions.filter(([module]) => module !== JUDGE_WORKER), deployment),
-      ...dynamoLines('', dynamo.filter(([module]) => module !== JUDGE_WORKER).map(([, u]) => u)),
-      ...storageLines('', entities.filter(([kind]) => !isJudgeVerdict(kind)).map(([, e]) => e)),
-      sqsLine('', queues.filter(([id]) => id !== JUDGE_QUEUE).map(([, q]) => q)),
+      ...lambdaLines(
+        '',
+        functions.filter(([module]) => module !== JUDGE_WORKER),
+        deployment,
+      ),
+      ...dynamoLines(
+        '',
+        dynamo.filter(([module]) => module !== JUDGE_WORKER).map(([, u]) => u),
+      ),
+      ...storageLines(
+        '',
+        entities.filter(([kind]) => !isJudgeVerdict(kind)).map(([, e]) => e),
+      ),
+      sqsLine(
+        '',
+        queues.filter(([id]) => id !== JUDGE_QUEUE).map(([, q]) => q),
+      ),
     ],
     judging: [
       ...bedrockLines(usage, deployment.judgeModelId),
-      ...lambdaLines(', evaluate worker', functions.filter(([module]) => module === JUDGE_WORKER), deployment),
-      ...dynamoLines(', evaluate worker', dynamo.filter(([module]) => module === JUDGE_WORKER).map(([, u]) => u)),
-      ...storageLines(', judge verdicts', entities.filter(([kind]) => isJudgeVerdict(kind)).map(([, e]) => e)),
-      sqsLine(', evaluate queue', queues.filter(([id]) => id === JUDGE_QUEUE).map(([, q]) => q)),
+      ...lambdaLines(
+        ', evaluate worker',
+        functions.filter(([module]) => module === JUDGE_WORKER),
+        deployment,
+      ),
+      ...dynamoLines(
+        ', evaluate worker',
+        dynamo.filter(([module]) => module === JUDGE_WORKER).map(([, u]) => u),
+      ),
+      ...storageLines(
+        ', judge verdicts',
+        entities.filter(([kind]) => isJudgeVerdict(kind)).map(([, e]) => e),
+      ),
+      sqsLine(
+        ', evaluate queue',
+        queues.filter(([id]) => id === JUDGE_QUEUE).map(([, q]) => q),
+      ),
     ],
     notifications: [
       line('SES e-mails', replayed.emails, 'e-mails', replayed.emails * PRICES.ses.perEmail),

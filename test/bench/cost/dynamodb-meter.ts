@@ -136,8 +136,7 @@ export function meterDynamoDb(hooks: DynamoMeterHooks): void {
             usage.tableReadUnits += units ?? 0;
             const kind = readKind(command, input);
             usage.readsByKind[kind] = (usage.readsByKind[kind] ?? 0) + (units ?? 0);
-          }
-          else {
+          } else {
             usage.tableWriteUnits += units ?? 0;
             countItemWrites(usage, command, input, output);
           }

@@ -1,15 +1,15 @@
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { LoadModule } from '../../../infra/local/lambda.ts';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { LlmAlertType } from '#shared/domain/alerts/config.ts';
 import { builtinJudge } from '#shared/domain/evaluation/heuristics/index.ts';
 import type { Verdict } from '#shared/domain/evaluation/judge.ts';
 import { judgePrompt } from '#shared/domain/evaluation/prompts.ts';
 import { estimateTokens, type Trajectory } from '#shared/domain/evaluation/trajectory.ts';
-import { emptyDynamoUsage, meterDynamoDb, type DynamoUsage } from './dynamodb-meter.ts';
+import type { LoadModule } from '../../../infra/local/lambda.ts';
+import { type DynamoUsage, emptyDynamoUsage, meterDynamoDb } from './dynamodb-meter.ts';
 import { PRICES } from './prices.ts';
 import { emptyQueueUsage, meterSqs, type QueueUsage } from './sqs-meter.ts';
 

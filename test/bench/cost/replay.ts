@@ -3,7 +3,7 @@ import type { OutboxMessage, TestService } from '../../support/service.ts';
 import { postBatches } from '../ingest/load.ts';
 import { drainOrFail } from '../load/drain.ts';
 import { BenchFailure } from '../scenario.ts';
-import { expectStatus, type BenchAccount } from '../service.ts';
+import { type BenchAccount, expectStatus } from '../service.ts';
 import type { Meter } from './meter.ts';
 import { agentNamesOf, alertConfigOf, dashboardView, type Minute, type Workload } from './workload.ts';
 
@@ -63,7 +63,13 @@ const countChannel = (messages: readonly OutboxMessage[], channel: OutboxMessage
  * (rollup compaction, profile learning) is counted too. Only that is metered: the account and the
  * agents' configuration are made before.
  */
-export async function replay({ service, account, problems }: ReplayTarget, workload: Workload, minutes: readonly Minute[], meter: Meter, progress: (line: string) => void): Promise<Replayed> {
+export async function replay(
+  { service, account, problems }: ReplayTarget,
+  workload: Workload,
+  minutes: readonly Minute[],
+  meter: Meter,
+  progress: (line: string) => void,
+): Promise<Replayed> {
   await configureAgents(service, account, workload, minutes);
   await drainOrFail(service, problems, DRAIN_TIMEOUT_MS);
   const outboxBefore = await service.readOutbox();

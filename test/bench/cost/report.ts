@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { priceTable } from '#shared/domain/pricing/estimate.ts';
-import { totalOf, type Bill, type CostLine } from './bill.ts';
+import { type Bill, type CostLine, totalOf } from './bill.ts';
 import type { Deployment } from './deployment.ts';
 import type { Usage } from './meter.ts';
 import { PRICES } from './prices.ts';
@@ -15,12 +15,12 @@ export const TARGET_PER_MILLION_SPANS = 1.5;
 
 /** What the figures rest on besides the counts; printed with them and kept in cost.json. */
 const NOTES = [
-  'Lambda durations are the handlers\' wall-clock times in one local process, where every function, dynalite and the queues share one Node.js event loop (x64, not Graviton); a 256 MB Lambda has about 1/7 of a vCPU. Read the GB-s as an order of magnitude.',
+  "Lambda durations are the handlers' wall-clock times in one local process, where every function, dynalite and the queues share one Node.js event loop (x64, not Graviton); a 256 MB Lambda has about 1/7 of a vCPU. Read the GB-s as an order of magnitude.",
   'Not counted: Lambda INIT (cold start) time, billed since August 2025; CloudWatch Logs ingestion of the access and function logs ($0.50/GB); X-Ray; Secrets Manager reads of the signing seed per cold start; data transfer.',
   'DynamoDB: table capacity as dynalite reports it (ReturnConsumedCapacity TOTAL, the 1 KB / 4 KB rounding of DynamoDB); GSI writes are computed from the written items (both GSIs project ALL), assuming a put never moves an item within an index (a moved entry costs a second write); the index writes of batch deletes are not known.',
-  'Storage: every item left in the table after the replay, sized by DynamoDB\'s rules plus 100 bytes per item and per index entry, kept until its TTL (items without a TTL count one month). Rollups and other per-minute or per-agent items grow with time and agents, not spans: they are priced at this workload\'s density.',
-  'Judging: one Bedrock Converse call per trace and type; tokens estimated at 4 characters each from the prompt the Bedrock judge sends and a verdict the size of the built-in judge\'s; the evaluate worker\'s wait for Bedrock is not in its duration; the daily budget (EVALUATION_DAILY_BUDGET) is raised for the replay, while in production it caps how many traces are judged.',
-  'Fixed monthly costs do not depend on the traffic: the schedules (at their measured average run) and the event source mappings\' idle long polls; the replay\'s own idle polls are left out.',
+  "Storage: every item left in the table after the replay, sized by DynamoDB's rules plus 100 bytes per item and per index entry, kept until its TTL (items without a TTL count one month). Rollups and other per-minute or per-agent items grow with time and agents, not spans: they are priced at this workload's density.",
+  "Judging: one Bedrock Converse call per trace and type; tokens estimated at 4 characters each from the prompt the Bedrock judge sends and a verdict the size of the built-in judge's; the evaluate worker's wait for Bedrock is not in its duration; the daily budget (EVALUATION_DAILY_BUDGET) is raised for the replay, while in production it caps how many traces are judged.",
+  "Fixed monthly costs do not depend on the traffic: the schedules (at their measured average run) and the event source mappings' idle long polls; the replay's own idle polls are left out.",
 ];
 
 const money = (dollars: number) => `$${dollars.toFixed(4)}`;
@@ -36,7 +36,10 @@ function table(title: string, lines: readonly CostLine[], footer: string): strin
   const width = Math.max(...lines.map((l) => l.item.length));
   const rows = [...lines]
     .sort((a, b) => b.dollars - a.dollars)
-    .map((l) => `  ${l.item.padEnd(width)}  ${`${amount(l.quantity)} ${l.unit}`.padStart(24)}  ${money(l.dollars).padStart(9)}  ${total > 0 ? `${Math.round((100 * l.dollars) / total)}%`.padStart(4) : ''}`);
+    .map(
+      (l) =>
+        `  ${l.item.padEnd(width)}  ${`${amount(l.quantity)} ${l.unit}`.padStart(24)}  ${money(l.dollars).padStart(9)}  ${total > 0 ? `${Math.round((100 * l.dollars) / total)}%`.padStart(4) : ''}`,
+    );
   return [`\n${title}`, ...rows, `  ${'total'.padEnd(width)}  ${''.padStart(24)}  ${money(total).padStart(9)}  ${footer}`].join('\n');
 }
 
@@ -81,10 +84,16 @@ function countsText({ usage, storage, replayed, deployment }: CostReport): strin
   const reportedWrites = dynamo.reduce((s, u) => s + u.tableWriteUnits, 0);
   const writes = sharesByKind(dynamo.map((u) => u.computedWritesByKind));
   const reads = sharesByKind(dynamo.map((u) => u.readsByKind));
-  const queues = [...usage.queues].map(([id, q]) => `${id}: ${q.messagesSent} messages, ${q.billedRequests} billed requests (${q.sendCalls} sends, ${q.receiveCalls} receives, ${q.deleteCalls} deletes), ${q.idleReceiveCalls} idle polls`);
+  const queues = [...usage.queues].map(
+    ([id, q]) =>
+      `${id}: ${q.messagesSent} messages, ${q.billedRequests} billed requests (${q.sendCalls} sends, ${q.receiveCalls} receives, ${q.deleteCalls} deletes), ${q.idleReceiveCalls} idle polls`,
+  );
   const kinds = [...storage]
     .sort(([, a], [, b]) => b.tableGbMonths + b.indexGbMonths - (a.tableGbMonths + a.indexGbMonths))
-    .map(([kind, e]) => `${kind}: ${e.items} items, ${Math.round(e.averageItemBytes)} B, ${e.indexEntriesPerItem.toFixed(1)} index entries, ${e.averageLifetimeDays.toFixed(1)} days`);
+    .map(
+      ([kind, e]) =>
+        `${kind}: ${e.items} items, ${Math.round(e.averageItemBytes)} B, ${e.indexEntriesPerItem.toFixed(1)} index entries, ${e.averageLifetimeDays.toFixed(1)} days`,
+    );
   const functions = [...usage.functions]
     .map(([module, f]) => ({ module, ...f, memoryMb: deployment.functions.get(module)?.memoryMb ?? 0 }))
     .sort((a, b) => b.billedMs * b.memoryMb - a.billedMs * a.memoryMb)
@@ -121,7 +130,11 @@ export function formatCostReport(report: CostReport): string {
     table('Per million spans: ingest, store 30 days, alert, dashboard (no LLM judging)', f.perMillionSpans, verdict),
     table(`Per 1,000 judged traces (${report.deployment.judgeModelId}, 4 types each)`, f.perThousandJudged, ''),
     `\nWith this workload's judging (${report.usage.judge.tracesJudged} of ${report.replayed.traces} traces judged): ${money(f.withWorkloadJudging)} per million spans`,
-    table('Alert notifications of the replay (per message, not in the per-span figure: cooldowns and NOTIFICATIONS_PER_HOUR bound them)', report.bill.notifications, ''),
+    table(
+      'Alert notifications of the replay (per message, not in the per-span figure: cooldowns and NOTIFICATIONS_PER_HOUR bound them)',
+      report.bill.notifications,
+      '',
+    ),
     table('Fixed per month, whatever the traffic', report.bill.fixedMonthly, ''),
     countsText(report),
     priceText(report),

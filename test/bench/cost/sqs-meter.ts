@@ -3,10 +3,10 @@ import {
   ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
+  type Message,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SQSClient,
-  type Message,
 } from '@aws-sdk/client-sqs';
 import { queues } from '#shared/catalog.ts';
 import { PRICES } from './prices.ts';
@@ -25,7 +25,15 @@ export interface QueueUsage {
   billedRequests: number;
 }
 
-export const emptyQueueUsage = (): QueueUsage => ({ sendCalls: 0, messagesSent: 0, receiveCalls: 0, idleReceiveCalls: 0, deleteCalls: 0, otherCalls: 0, billedRequests: 0 });
+export const emptyQueueUsage = (): QueueUsage => ({
+  sendCalls: 0,
+  messagesSent: 0,
+  receiveCalls: 0,
+  idleReceiveCalls: 0,
+  deleteCalls: 0,
+  otherCalls: 0,
+  billedRequests: 0,
+});
 
 const chunks = (bytes: number) => Math.max(1, Math.ceil(bytes / PRICES.sqs.chunkBytes));
 const bodyBytes = (bodies: ReadonlyArray<string | undefined>) => bodies.reduce((sum, body) => sum + Buffer.byteLength(body ?? ''), 0);
@@ -79,7 +87,10 @@ export function meterSqs(hooks: SqsMeterHooks): void {
     const answer = send.call(this, command, ...rest);
     if (hooks.recording()) {
       const queueId = queueIdOf((command as { input?: { QueueUrl?: string } }).input?.QueueUrl);
-      Promise.resolve(answer).then((output) => count(hooks.usage(queueId), command, output), () => {});
+      Promise.resolve(answer).then(
+        (output) => count(hooks.usage(queueId), command, output),
+        () => {},
+      );
     }
     return answer;
   } as typeof SQSClient.prototype.send;

@@ -1,5 +1,5 @@
 import type { PlanKey } from '#shared/domain/plans/plans.ts';
-import { seededRandom, spanBatches, type NativeSpanInput, type SentTrace, type SpanBatch } from '../ingest/traces.ts';
+import { type NativeSpanInput, type SentTrace, type SpanBatch, seededRandom, spanBatches } from '../ingest/traces.ts';
 
 /**
  * The recorded workload `npm run cost` replays: one tenant's agents for `minutes` minutes of traffic
@@ -54,7 +54,11 @@ export interface Minute {
 /** The spans of one request: whole traces, never split. */
 function batchOf(traces: readonly NativeSpanInput[][]): SpanBatch {
   const spans = traces.flat();
-  return { body: JSON.stringify({ spans }), spanCount: spans.length, traces: traces.map((t) => ({ traceId: t[0]!.traceId, spanCount: t.length }) satisfies SentTrace) };
+  return {
+    body: JSON.stringify({ spans }),
+    spanCount: spans.length,
+    traces: traces.map((t) => ({ traceId: t[0]!.traceId, spanCount: t.length }) satisfies SentTrace),
+  };
 }
 
 /** Whole traces packed into requests of at most `maxSpans` spans each. */
@@ -103,16 +107,23 @@ export function minutesOf(workload: Workload, endMs: number): Minute[] {
 }
 
 /** The agents the workload's traces name. */
-export const agentNamesOf = (minutes: readonly Minute[]): string[] => [
-  ...new Set(minutes.flatMap((m) => m.batches.flatMap((b) => (JSON.parse(b.body) as { spans: NativeSpanInput[] }).spans.map((s) => s.agentName ?? '')))),
-].filter(Boolean);
+export const agentNamesOf = (minutes: readonly Minute[]): string[] =>
+  [
+    ...new Set(minutes.flatMap((m) => m.batches.flatMap((b) => (JSON.parse(b.body) as { spans: NativeSpanInput[] }).spans.map((s) => s.agentName ?? '')))),
+  ].filter(Boolean);
 
 /** One dashboard view at `now`: the trace list first (the view then opens its newest trace), then the rest. */
 export function dashboardView(workload: Workload, now: Date): { traceList: string; others: string[] } {
   const ago = (minutes: number) => encodeURIComponent(new Date(now.getTime() - minutes * 60_000).toISOString());
   return {
     traceList: `/spans/traces?limit=50&startDate=${ago(workload.dashboard.traceListWindowMinutes)}`,
-    others: [`/analytics/metrics?startDate=${ago(24 * 60)}`, `/analytics/traces/requests-over-time?startDate=${ago(60)}`, '/agents', '/spans/alerts?limit=20', '/spans/alerts/summary'],
+    others: [
+      `/analytics/metrics?startDate=${ago(24 * 60)}`,
+      `/analytics/traces/requests-over-time?startDate=${ago(60)}`,
+      '/agents',
+      '/spans/alerts?limit=20',
+      '/spans/alerts/summary',
+    ],
   };
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { batchWrite, putRequests } from '#shared/store/batch.ts';
 import type { Db } from '#shared/store/client.ts';
 import { startDynamo } from '../../support/dynamo.ts';
-import { collectGarbage, stopwatch, type Elapsed } from '../stats.ts';
+import { collectGarbage, type Elapsed, stopwatch } from '../stats.ts';
 
 export interface RawRound {
   /** Spans in the items written. */

@@ -1,10 +1,10 @@
 import { PLANS } from '#shared/domain/plans/plans.ts';
 import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
-import { UsageError, type Figure, type Range, type Scenario, type ScenarioResult } from '../scenario.ts';
-import { median, percentile, round, type Elapsed } from '../stats.ts';
-import { startRawBaseline, type RawRound } from './raw-dynalite.ts';
-import { BENCH_PLAN, startIngestTarget, type RoundMeasure } from './service-run.ts';
-import { seededRandom, spanBatches, spanCountOf, type SpanBatch } from './traces.ts';
+import { type Figure, type Range, type Scenario, type ScenarioResult, UsageError } from '../scenario.ts';
+import { type Elapsed, median, percentile, round } from '../stats.ts';
+import { type RawRound, startRawBaseline } from './raw-dynalite.ts';
+import { BENCH_PLAN, type RoundMeasure, startIngestTarget } from './service-run.ts';
+import { type SpanBatch, seededRandom, spanBatches, spanCountOf } from './traces.ts';
 import type { Verification } from './verify.ts';
 
 const SEED = 20_260_301;
@@ -61,7 +61,8 @@ interface IngestRun {
 async function runIngest(p: IngestParameters, flags: Record<string, number>, progress: (line: string) => void): Promise<ScenarioResult> {
   if (p.rounds > p.requests) throw new UsageError(`--rounds ${p.rounds} is more than --requests ${p.requests}`);
   const quota = PLANS[BENCH_PLAN].features.spans;
-  if ((p.requests + p.warmupRequests + 1) * p.spansPerRequest > quota) throw new UsageError(`the run would send more than the ${BENCH_PLAN} plan's ${quota} spans`);
+  if ((p.requests + p.warmupRequests + 1) * p.spansPerRequest > quota)
+    throw new UsageError(`the run would send more than the ${BENCH_PLAN} plan's ${quota} spans`);
   const random = seededRandom(SEED);
   // One request more than asked when there is no warm-up: the raw baseline copies stored spans.
   const warmup = spanBatches(random, Math.max(1, p.warmupRequests), p.spansPerRequest, Date.now(), p.anomalyRate);
@@ -84,7 +85,9 @@ async function measure(p: IngestParameters, warmup: SpanBatch[], rounds: SpanBat
     try {
       await raw.write(spanCountOf(warmup));
       for (const [i, batches] of rounds.entries()) {
-        progress(`round ${i + 1} of ${rounds.length}: ${batches.length} requests from ${p.concurrency} clients, then ${spanCountOf(batches)} spans as raw items`);
+        progress(
+          `round ${i + 1} of ${rounds.length}: ${batches.length} requests from ${p.concurrency} clients, then ${spanCountOf(batches)} spans as raw items`,
+        );
         measured.rounds.push(await target.sendAndPersist(`round ${i + 1}`, batches));
         measured.raw.push(await raw.write(spanCountOf(batches)));
       }
@@ -129,20 +132,39 @@ function figures(p: IngestParameters, { rounds, raw, verification: v }: IngestRu
     { key: 'warmupRequests', label: 'warm-up requests (not measured)', value: p.warmupRequests },
     { key: 'ingestP50Ms', label: 'ingest latency p50 (until the 202)', value: round(percentile(latencies, 0.5), 1), unit: 'ms' },
     { key: 'ingestP99Ms', label: 'ingest latency p99 (until the 202)', value: round(percentile(latencies, 0.99), 1), unit: 'ms' },
-    { key: 'acceptedSpansPerSecond', label: 'accept rate (first request → last 202)', value: Math.round(median(rounds.map((r) => perSecond(r.spans, r.accepted)))), unit: 'spans/s' },
-    { key: 'persistTailSeconds', label: 'last 202 → every span persisted', value: round(median(rounds.map((r) => r.persisted.seconds - r.accepted.seconds)), 2), unit: 's' },
+    {
+      key: 'acceptedSpansPerSecond',
+      label: 'accept rate (first request → last 202)',
+      value: Math.round(median(rounds.map((r) => perSecond(r.spans, r.accepted)))),
+      unit: 'spans/s',
+    },
+    {
+      key: 'persistTailSeconds',
+      label: 'last 202 → every span persisted',
+      value: round(median(rounds.map((r) => r.persisted.seconds - r.accepted.seconds)), 2),
+      unit: 's',
+    },
     { key: 'endToEndSpansPerSecond', label: 'end-to-end throughput (median round)', value: Math.round(median(endToEnd)), unit: 'spans/s' },
     { key: 'endToEndSpansPerSecondRange', label: 'end-to-end throughput, slowest–fastest round', value: range(endToEnd), unit: 'spans/s' },
     { key: 'endToEndCpuMsPer1000Spans', label: 'end-to-end CPU time per 1,000 spans', value: Math.round(endToEndCpu), unit: 'ms' },
-    { key: 'rawDynaliteSpansPerSecond', label: `raw dynalite BatchWriteItem of span group items, ${p.rawWriters} in flight (median)`, value: Math.round(median(rawRate)), unit: 'spans/s' },
+    {
+      key: 'rawDynaliteSpansPerSecond',
+      label: `raw dynalite BatchWriteItem of span group items, ${p.rawWriters} in flight (median)`,
+      value: Math.round(median(rawRate)),
+      unit: 'spans/s',
+    },
     { key: 'rawDynaliteSpansPerSecondRange', label: 'raw dynalite, slowest–fastest round', value: range(rawRate), unit: 'spans/s' },
     { key: 'rawDynaliteCpuMsPer1000Spans', label: 'raw dynalite CPU time per 1,000 spans', value: Math.round(rawCpu), unit: 'ms' },
-    { key: 'endToEndToRawRatio', label: 'end-to-end / raw throughput (median of rounds)', value: round(median(endToEnd.map((rate, i) => rate / rawRate[i]!)), 3) },
+    {
+      key: 'endToEndToRawRatio',
+      label: 'end-to-end / raw throughput (median of rounds)',
+      value: round(median(endToEnd.map((rate, i) => rate / rawRate[i]!)), 3),
+    },
     { key: 'endToEndToRawCpuRatio', label: 'raw CPU per item / end-to-end CPU per span', value: round(rawCpu / endToEndCpu, 3) },
     { key: 'tracesAccepted', label: 'traces accepted (incl. warm-up)', value: v.expectedTraces },
     { key: 'tracesListed', label: 'traces counted by GET /spans/traces', value: v.listedTraces },
     { key: 'spansAccepted', label: 'spans accepted (incl. warm-up)', value: v.expectedSpans },
-    { key: 'spansStored', label: 'spans stored (sum of the traces\' spanCount)', value: v.storedSpans },
+    { key: 'spansStored', label: "spans stored (sum of the traces' spanCount)", value: v.storedSpans },
     { key: 'tracesReadBackInFull', label: 'traces read back span by span', value: v.sampledTraces },
     { key: 'everyAcceptedSpanStored', label: 'every accepted span stored', value: v.mismatches.length === 0 },
   ];

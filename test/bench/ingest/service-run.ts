@@ -1,11 +1,11 @@
 import { SPAN_GROUP_PREFIX } from '#shared/store/keys.ts';
 import { tracePartitionItems } from '#shared/store/traces.ts';
 import { BenchFailure } from '../scenario.ts';
-import { serviceDb, signUp, startBenchService, type BenchAccount, type BenchService } from '../service.ts';
-import { collectGarbage, stopwatch, type Elapsed } from '../stats.ts';
+import { type BenchAccount, type BenchService, serviceDb, signUp, startBenchService } from '../service.ts';
+import { collectGarbage, type Elapsed, stopwatch } from '../stats.ts';
 import { postBatches, type RequestOutcome } from './load.ts';
-import { spanCountOf, type SentTrace, type SpanBatch } from './traces.ts';
-import { verifyStored, type Verification } from './verify.ts';
+import { type SentTrace, type SpanBatch, spanCountOf } from './traces.ts';
+import { type Verification, verifyStored } from './verify.ts';
 
 /** High enough that neither sign-up nor the measured traffic is ever throttled. */
 const RATE_LIMITS = { auth: 1000, ingestion: 100_000 };

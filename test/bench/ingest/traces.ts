@@ -38,11 +38,51 @@ interface AgentProfile {
 }
 
 const AGENTS: readonly AgentProfile[] = [
-  { name: 'support-bot', task: 'answer ticket', models: [['gpt-4o-mini', 'openai'], ['claude-sonnet-4-5', 'anthropic']], tools: ['orders.lookup', 'refunds.create'] },
-  { name: 'trip-planner', task: 'plan trip', models: [['gpt-4.1', 'openai'], ['gemini-2.5-flash', 'google']], tools: ['flights.search', 'weather.get'] },
-  { name: 'code-reviewer', task: 'review pull request', models: [['claude-sonnet-4-5', 'anthropic'], ['gpt-5-mini', 'openai']], tools: ['git.diff', 'ci.status'] },
-  { name: 'research-assistant', task: 'research question', models: [['amazon.nova-pro-v1:0', 'amazon'], ['mistral-large-latest', 'mistral']], tools: ['web.search', 'pdf.read'] },
-  { name: 'sales-router', task: 'route lead', models: [['gpt-4o-mini', 'openai'], ['claude-haiku-4-5', 'anthropic']], tools: ['crm.find', 'calendar.book'] },
+  {
+    name: 'support-bot',
+    task: 'answer ticket',
+    models: [
+      ['gpt-4o-mini', 'openai'],
+      ['claude-sonnet-4-5', 'anthropic'],
+    ],
+    tools: ['orders.lookup', 'refunds.create'],
+  },
+  {
+    name: 'trip-planner',
+    task: 'plan trip',
+    models: [
+      ['gpt-4.1', 'openai'],
+      ['gemini-2.5-flash', 'google'],
+    ],
+    tools: ['flights.search', 'weather.get'],
+  },
+  {
+    name: 'code-reviewer',
+    task: 'review pull request',
+    models: [
+      ['claude-sonnet-4-5', 'anthropic'],
+      ['gpt-5-mini', 'openai'],
+    ],
+    tools: ['git.diff', 'ci.status'],
+  },
+  {
+    name: 'research-assistant',
+    task: 'research question',
+    models: [
+      ['amazon.nova-pro-v1:0', 'amazon'],
+      ['mistral-large-latest', 'mistral'],
+    ],
+    tools: ['web.search', 'pdf.read'],
+  },
+  {
+    name: 'sales-router',
+    task: 'route lead',
+    models: [
+      ['gpt-4o-mini', 'openai'],
+      ['claude-haiku-4-5', 'anthropic'],
+    ],
+    tools: ['crm.find', 'calendar.book'],
+  },
 ];
 
 /** Kinds of the spans under the agent root, in order: a trace of n spans has the first n - 1. */
@@ -98,7 +138,14 @@ function agentTrace(random: () => number, spanCount: number, startMs: number, an
   let clock = startMs + between(random, 5, 30);
   for (const [i, kind] of kinds.entries()) {
     const durationMs = i === slowCall ? between(random, 6000, 9000) : kind === 'llm' ? between(random, 300, 1100) : between(random, 20, 300);
-    const base = { traceId, spanId: hex(8), parentSpanId: rootId, agentName: agent.name, startTime: new Date(clock).toISOString(), endTime: new Date(clock + durationMs).toISOString() };
+    const base = {
+      traceId,
+      spanId: hex(8),
+      parentSpanId: rootId,
+      agentName: agent.name,
+      startTime: new Date(clock).toISOString(),
+      endTime: new Date(clock + durationMs).toISOString(),
+    };
     children.push({ ...base, ...childDetails(random, kind, agent, question, i === failingCall) });
     clock += durationMs + between(random, 2, 40);
   }
@@ -123,7 +170,13 @@ function agentTrace(random: () => number, spanCount: number, startMs: number, an
 }
 
 /** A child span; an LLM call's prompt carries the user's question, as agents' prompts do. */
-function childDetails(random: () => number, kind: (typeof CHILD_KINDS)[number], agent: AgentProfile, question: string, fails: boolean): Omit<NativeSpanInput, 'traceId' | 'spanId' | 'startTime'> {
+function childDetails(
+  random: () => number,
+  kind: (typeof CHILD_KINDS)[number],
+  agent: AgentProfile,
+  question: string,
+  fails: boolean,
+): Omit<NativeSpanInput, 'traceId' | 'spanId' | 'startTime'> {
   if (kind === 'llm') {
     const [model, provider] = pick(random, agent.models);
     return {

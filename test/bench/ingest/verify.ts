@@ -1,6 +1,6 @@
-import { allSummaries } from '../../support/traces.ts';
 import type { TestService } from '../../support/service.ts';
-import { expectStatus, serviceDb, type BenchAccount } from '../service.ts';
+import { allSummaries } from '../../support/traces.ts';
+import { type BenchAccount, expectStatus, serviceDb } from '../service.ts';
 import type { SentTrace } from './traces.ts';
 
 export interface Verification {
@@ -20,9 +20,16 @@ export interface Verification {
  * through the API re-reads the whole list per page) with the span count it was sent with, and a
  * sample of traces in full through the API.
  */
-export async function verifyStored(service: TestService, auth: Pick<BenchAccount, 'apiKey' | 'tenantId'>, sent: readonly SentTrace[], sampleSize: number): Promise<Verification> {
+export async function verifyStored(
+  service: TestService,
+  auth: Pick<BenchAccount, 'apiKey' | 'tenantId'>,
+  sent: readonly SentTrace[],
+  sampleSize: number,
+): Promise<Verification> {
   const mismatches: string[] = [];
-  const listedTraces = Number(expectStatus(await service.api('GET', '/spans/traces?limit=1', { apiKey: auth.apiKey }), 200, 'list traces').body.pagination.total);
+  const listedTraces = Number(
+    expectStatus(await service.api('GET', '/spans/traces?limit=1', { apiKey: auth.apiKey }), 200, 'list traces').body.pagination.total,
+  );
   if (listedTraces !== sent.length) mismatches.push(`${sent.length} traces accepted, GET /spans/traces counts ${listedTraces}`);
 
   const summaries = await allSummaries(serviceDb(), auth.tenantId);

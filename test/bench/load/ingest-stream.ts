@@ -1,4 +1,4 @@
-import { seededRandom, spanBatches, type SentTrace, type SpanBatch } from '../ingest/traces.ts';
+import { type SentTrace, type SpanBatch, seededRandom, spanBatches } from '../ingest/traces.ts';
 import { endpointOf, fire, type RequestContext, type StreamStats } from './cannon.ts';
 import type { Ready } from './target-process.ts';
 
@@ -72,7 +72,8 @@ export async function runIngest(target: Ready, load: IngestLoad): Promise<Ingest
     },
     (load.seconds + DEADLINE_GRACE_SECONDS) * 1000,
   );
-  if (stoppedAtDeadline) problems.push(`the stream fell behind ${load.rate} requests/s and was stopped ${DEADLINE_GRACE_SECONDS} s after its ${load.seconds} s`);
+  if (stoppedAtDeadline)
+    problems.push(`the stream fell behind ${load.rate} requests/s and was stopped ${DEADLINE_GRACE_SECONDS} s after its ${load.seconds} s`);
   return { stats, accepted, acceptedSpans, problems, unanswered: sent - answered };
 }
 

@@ -40,6 +40,4 @@ export type TargetMessage =
   | { type: 'verified'; drainSeconds: number; verification: Verification }
   | { type: 'failed'; message: string };
 
-export type ControlMessage =
-  | { type: 'verify'; accepted: SentTrace[]; sampleSize: number; drainTimeoutMs: number }
-  | { type: 'stop' };
+export type ControlMessage = { type: 'verify'; accepted: SentTrace[]; sampleSize: number; drainTimeoutMs: number } | { type: 'stop' };

@@ -1,5 +1,5 @@
-import type autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
+import type autocannon from 'autocannon';
 import { endpointOf, fire, type RequestContext, type StreamStats } from './cannon.ts';
 import type { ReadTargets } from './protocol.ts';
 import type { Ready } from './target-process.ts';

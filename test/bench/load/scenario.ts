@@ -1,11 +1,11 @@
 import { PLANS } from '#shared/domain/plans/plans.ts';
 import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
 import type { Verification } from '../ingest/verify.ts';
-import { UsageError, type Figure, type Scenario, type ScenarioResult } from '../scenario.ts';
+import { type Figure, type Scenario, type ScenarioResult, UsageError } from '../scenario.ts';
 import { median, percentile, round } from '../stats.ts';
 import type { StreamStats } from './cannon.ts';
-import { runIngest, type IngestOutcome } from './ingest-stream.ts';
-import { runReads, type ReadOutcome } from './read-stream.ts';
+import { type IngestOutcome, runIngest } from './ingest-stream.ts';
+import { type ReadOutcome, runReads } from './read-stream.ts';
 import { startTarget, type Target, type Verified } from './target-process.ts';
 import { runThrottled, type ThrottleOutcome } from './throttle.ts';
 
@@ -35,7 +35,8 @@ interface LoadParameters {
 
 export const loadScenario: Scenario = {
   name: 'load',
-  summary: 'autocannon over loopback against the local service (in a child process): sustained POST /api/spans and dashboard reads at once, then a phase over a low ingestion limit (429s only), every accepted span verified stored',
+  summary:
+    'autocannon over loopback against the local service (in a child process): sustained POST /api/spans and dashboard reads at once, then a phase over a low ingestion limit (429s only), every accepted span verified stored',
   flags: {
     seconds: { default: 60, max: 3600, description: 'length of the main phase (ingestion ends by count: rate × seconds requests)' },
     'ingest-rate': { default: 3, description: 'POST /api/spans requests per second' },
@@ -82,10 +83,15 @@ interface ThrottlePhase {
 
 async function runLoad(p: LoadParameters, flags: Record<string, number>, progress: (line: string) => void): Promise<ScenarioResult> {
   const quota = PLANS[PLAN].features.spans;
-  if ((p.seedRequests + p.ingestRate * p.seconds) * p.spansPerRequest > quota) throw new UsageError(`the run would send more than the ${PLAN} plan's ${quota} spans`);
+  if ((p.seedRequests + p.ingestRate * p.seconds) * p.spansPerRequest > quota)
+    throw new UsageError(`the run would send more than the ${PLAN} plan's ${quota} spans`);
   const main = await mainPhase(p, progress);
   const throttle = await throttlePhase(p, progress);
-  return { parameters: flags, figures: [...mainFigures(p, main), ...throttleFigures(p, throttle)], failures: [...mainFailures(main), ...throttleFailures(throttle)] };
+  return {
+    parameters: flags,
+    figures: [...mainFigures(p, main), ...throttleFigures(p, throttle)],
+    failures: [...mainFailures(main), ...throttleFailures(throttle)],
+  };
 }
 
 /** Starts a target, runs `phase` against it and always stops it. */
@@ -102,9 +108,18 @@ function mainPhase(p: LoadParameters, progress: (line: string) => void): Promise
   progress(`starting the service in a child process and storing ${p.seedRequests} requests of ${p.spansPerRequest} spans for the reads`);
   const seed = { requests: p.seedRequests, spansPerRequest: p.spansPerRequest, anomalyRate: p.anomalyRate, seed: SEED };
   return withTarget(startTarget({ rateLimits: HIGH_LIMITS, plan: PLAN, seed }), async (target) => {
-    progress(`${p.seconds} s: ${p.ingestRate} POST /api/spans per second (${p.ingestRate * p.spansPerRequest} spans/s) and ${p.readRate} dashboard reads per second`);
+    progress(
+      `${p.seconds} s: ${p.ingestRate} POST /api/spans per second (${p.ingestRate * p.spansPerRequest} spans/s) and ${p.readRate} dashboard reads per second`,
+    );
     const [ingest, reads] = await Promise.all([
-      runIngest(target.ready, { seconds: p.seconds, rate: p.ingestRate, connections: p.ingestConnections, spansPerRequest: p.spansPerRequest, anomalyRate: p.anomalyRate, seed: SEED + 1 }),
+      runIngest(target.ready, {
+        seconds: p.seconds,
+        rate: p.ingestRate,
+        connections: p.ingestConnections,
+        spansPerRequest: p.spansPerRequest,
+        anomalyRate: p.anomalyRate,
+        seed: SEED + 1,
+      }),
       runReads(target.ready, { seconds: p.seconds, rate: p.readRate, connections: p.readConnections }),
     ]);
     progress(`waiting for the queues to empty, then reading back ${ingest.accepted.length + target.ready.seededTraces} traces`);
@@ -119,7 +134,13 @@ function throttlePhase(p: LoadParameters, progress: (line: string) => void): Pro
   return withTarget(startTarget({ rateLimits: { ...HIGH_LIMITS, ingestion: p.throttleLimit }, plan: PLAN, seed: noSeed }), async (target) => {
     const requests = p.throttleLimit * THROTTLE_OVERSHOOT;
     progress(`${requests} POST /api/spans from ${THROTTLE_CONNECTIONS} connections, as fast as they are answered`);
-    const throttled = await runThrottled(target.ready, { limit: p.throttleLimit, requests, connections: THROTTLE_CONNECTIONS, spansPerRequest: THROTTLE_SPANS_PER_REQUEST, seed: SEED + 2 });
+    const throttled = await runThrottled(target.ready, {
+      limit: p.throttleLimit,
+      requests,
+      connections: THROTTLE_CONNECTIONS,
+      spansPerRequest: THROTTLE_SPANS_PER_REQUEST,
+      seed: SEED + 2,
+    });
     // The verification's reads (one list, then the sample) are on the same low ingestion limit, with a key the load did not use.
     const sampleSize = Math.min(p.verifySample, p.throttleLimit - 1);
     const verified = await target.verify(throttled.accepted, sampleSize, p.drainSeconds * 1000);

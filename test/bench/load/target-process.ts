@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { SentTrace } from '../ingest/traces.ts';
 import { BenchFailure } from '../scenario.ts';

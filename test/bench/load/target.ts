@@ -3,10 +3,10 @@
 // Started by target-process.ts; answers over the IPC channel (protocol.ts).
 import '../../support/env.ts';
 import { postBatches } from '../ingest/load.ts';
-import { seededRandom, spanBatches, type SentTrace } from '../ingest/traces.ts';
+import { type SentTrace, seededRandom, spanBatches } from '../ingest/traces.ts';
 import { verifyStored } from '../ingest/verify.ts';
 import { BenchFailure } from '../scenario.ts';
-import { expectStatus, signUp, startBenchService, type BenchAccount, type BenchService } from '../service.ts';
+import { type BenchAccount, type BenchService, expectStatus, signUp, startBenchService } from '../service.ts';
 import { drainOrFail } from './drain.ts';
 import type { ControlMessage, ReadTargets, SeedSpec, TargetMessage, TargetOptions } from './protocol.ts';
 
@@ -30,14 +30,18 @@ async function seed(service: BenchService, account: BenchAccount, spec: SeedSpec
 /** A key of the generator's own, so that the verification's requests never count against what the load used up. */
 async function loadKey(service: BenchService, account: BenchAccount): Promise<string> {
   const res = await service.api('POST', '/keys', { token: account.token, body: { name: 'load generator' } });
-  return expectStatus(res, 201, 'create the load generator\'s API key').body.data.key as string;
+  return expectStatus(res, 201, "create the load generator's API key").body.data.key as string;
 }
 
 /** Read as the dashboard does, with the user's token: the key that verifies later keeps its whole allowance. */
 async function readTargets(service: BenchService, token: string, seeded: readonly SentTrace[]): Promise<ReadTargets> {
   const idsOf = async (path: string) =>
     (expectStatus(await service.api('GET', path, { token }), 200, `GET ${path}`).body.data as Array<{ id: string }>).map((item) => item.id);
-  return { traceIds: seeded.slice(0, READ_TRACE_IDS).map((t) => t.traceId), agentIds: await idsOf('/agents?limit=100'), alertIds: await idsOf('/spans/alerts?limit=100') };
+  return {
+    traceIds: seeded.slice(0, READ_TRACE_IDS).map((t) => t.traceId),
+    agentIds: await idsOf('/agents?limit=100'),
+    alertIds: await idsOf('/spans/alerts?limit=100'),
+  };
 }
 
 function nextControl(): Promise<ControlMessage> {
@@ -50,7 +54,14 @@ async function main(options: TargetOptions): Promise<void> {
     const account = await signUp(service, options.plan);
     const seeded = await seed(service, account, options.seed);
     const targets = await readTargets(service, account.token, seeded);
-    await send({ type: 'ready', baseUrl: service.baseUrl, apiKey: await loadKey(service, account), token: account.token, seededTraces: seeded.length, readTargets: targets });
+    await send({
+      type: 'ready',
+      baseUrl: service.baseUrl,
+      apiKey: await loadKey(service, account),
+      token: account.token,
+      seededTraces: seeded.length,
+      readTargets: targets,
+    });
     for (let control = await nextControl(); control.type === 'verify'; control = await nextControl()) {
       const drainSeconds = await drainOrFail(service, () => service.consumerFailures, control.drainTimeoutMs);
       const verification = await verifyStored(service, account, [...seeded, ...control.accepted], control.sampleSize);

@@ -1,5 +1,5 @@
 import { WINDOW_SECONDS } from '#shared/domain/rate-limit.ts';
-import { seededRandom, spanBatches, type SentTrace, type SpanBatch } from '../ingest/traces.ts';
+import { type SentTrace, type SpanBatch, seededRandom, spanBatches } from '../ingest/traces.ts';
 import { endpointOf, fire, headerOf, type RequestContext, type StreamStats } from './cannon.ts';
 import { ingestProblem } from './ingest-stream.ts';
 import type { Ready } from './target-process.ts';

@@ -1,12 +1,12 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PLANS } from '#shared/domain/plans/plans.ts';
 import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
-import { seededRandom, spanBatches, type SpanBatch } from '../ingest/traces.ts';
-import { BenchFailure, UsageError, type Scenario, type ScenarioResult } from '../scenario.ts';
+import { type SpanBatch, seededRandom, spanBatches } from '../ingest/traces.ts';
+import { BenchFailure, type Scenario, type ScenarioResult, UsageError } from '../scenario.ts';
 import { round } from '../stats.ts';
 import type { MemoryControl, MemoryMessage } from './service-process.ts';
 
@@ -21,9 +21,14 @@ const MB = 1024 * 1024;
 
 export const memoryScenario: Scenario = {
   name: 'memory',
-  summary: 'the local service (npm start: dynalite and the queues on disk, the TTL sweep on) in a process of its own, its RSS sampled while it ingests and stores spans',
+  summary:
+    'the local service (npm start: dynalite and the queues on disk, the TTL sweep on) in a process of its own, its RSS sampled while it ingests and stores spans',
   flags: {
-    spans: { default: 1_000_000, max: PLANS.pro.features.spans, description: 'spans sent (in requests of --spans-per-request), all stored before the last sample' },
+    spans: {
+      default: 1_000_000,
+      max: PLANS.pro.features.spans,
+      description: 'spans sent (in requests of --spans-per-request), all stored before the last sample',
+    },
     'spans-per-request': { default: 100, max: MAX_SPANS_PER_REQUEST, description: 'spans per request, as whole traces of 4–6 spans' },
     concurrency: { default: 8, description: 'clients with a request in flight' },
   },
@@ -68,7 +73,13 @@ async function post(baseUrl: string, apiKey: string, batch: SpanBatch, attempt =
   if (res.status !== 202) throw new BenchFailure(`POST /spans answered ${res.status}: ${text.slice(0, 300)}`);
 }
 
-async function runMemory(spans: number, spansPerRequest: number, concurrency: number, flags: Record<string, number>, progress: (line: string) => void): Promise<ScenarioResult> {
+async function runMemory(
+  spans: number,
+  spansPerRequest: number,
+  concurrency: number,
+  flags: Record<string, number>,
+  progress: (line: string) => void,
+): Promise<ScenarioResult> {
   if (spans < spansPerRequest) throw new UsageError(`--spans ${spans} is fewer than --spans-per-request ${spansPerRequest}`);
   const dataDir = await mkdtemp(join(tmpdir(), 'aos-bench-memory-'));
   const service = startService(dataDir);

@@ -66,7 +66,8 @@ export const otlpDecodeScenario: Scenario = {
     for (const { key, label, spans: dialectSpans } of await recordDialectExports(flags['dialect-runs']!)) {
       const serialized = serializeSpans(dialectSpans);
       const request = decodeTraceRequest(serialized.protobuf, 'protobuf');
-      if (!isDeepStrictEqual(request, decodeTraceRequest(serialized.json, 'json'))) failures.push(`the ${key} export decodes differently from protobuf and JSON`);
+      if (!isDeepStrictEqual(request, decodeTraceRequest(serialized.json, 'json')))
+        failures.push(`the ${key} export decodes differently from protobuf and JSON`);
       const mappedCount = mapTraceRequest(request, receivedAtMs).spans.length;
       if (mappedCount !== dialectSpans.length) failures.push(`${key}: ${dialectSpans.length} spans exported, ${mappedCount} mapped`);
       progress(`timing the ${key} export (${dialectSpans.length} spans)`);

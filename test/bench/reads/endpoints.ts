@@ -98,8 +98,17 @@ export async function cursorAfter(service: TestService, apiKey: string, path: st
  * else the machine does falls on all alike), timing from sending to the parsed answer, and metering
  * what each measured request read.
  */
-export async function timeEndpoints(service: TestService, apiKey: string, endpoints: readonly Endpoint[], warmup: number, repetitions: number, take: () => Reads): Promise<EndpointTiming[]> {
-  const timings = endpoints.map((endpoint): EndpointTiming => ({ endpoint, latenciesMs: [], reads: [], pagination: { total: 0, totalExact: false, hasMore: false }, items: 0 }));
+export async function timeEndpoints(
+  service: TestService,
+  apiKey: string,
+  endpoints: readonly Endpoint[],
+  warmup: number,
+  repetitions: number,
+  take: () => Reads,
+): Promise<EndpointTiming[]> {
+  const timings = endpoints.map(
+    (endpoint): EndpointTiming => ({ endpoint, latenciesMs: [], reads: [], pagination: { total: 0, totalExact: false, hasMore: false }, items: 0 }),
+  );
   collectGarbage();
   for (let round = -warmup; round < repetitions; round++) {
     for (const timing of timings) {

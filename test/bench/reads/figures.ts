@@ -1,6 +1,6 @@
 import type { Figure } from '../scenario.ts';
 import { median, percentile, round } from '../stats.ts';
-import { PAGE_LIMIT, type Endpoint, type EndpointTiming } from './endpoints.ts';
+import { type Endpoint, type EndpointTiming, PAGE_LIMIT } from './endpoints.ts';
 import type { TenantFacts } from './tenant.ts';
 
 /** The issue's targets. */
@@ -65,7 +65,8 @@ export function rowsOf(run: ReadsRun): Row[] {
     const misses: string[] = [];
     if (ratio > TARGETS.p95Ratio) misses.push(`p95 ${ratio}× the ${names.small} p95`);
     if (l.p95 > TARGETS.firstPageP95Ms) misses.push(`p95 ${l.p95} ms > ${TARGETS.firstPageP95Ms} ms`);
-    if (small.endpoint.kind === 'key' && l.pageReads > TARGETS.readsPerLimit * PAGE_LIMIT) misses.push(`${l.pageReads} items read > ${TARGETS.readsPerLimit} × limit`);
+    if (small.endpoint.kind === 'key' && l.pageReads > TARGETS.readsPerLimit * PAGE_LIMIT)
+      misses.push(`${l.pageReads} items read > ${TARGETS.readsPerLimit} × limit`);
     return { key: small.endpoint.key, label: small.endpoint.label, kind: small.endpoint.kind, small: s, large: l, ratio, misses };
   });
 }
@@ -85,9 +86,17 @@ export function figures(run: ReadsRun): Figure[] {
     ...rows.flatMap((r): Figure[] => [
       { key: `${r.key}P95Small`, label: `${r.label}: p50 / p95 at ${names.small}`, value: { min: r.small.p50, max: r.small.p95 }, unit: 'ms' },
       { key: `${r.key}P95Large`, label: `${r.label}: p50 / p95 at ${names.large}`, value: { min: r.large.p50, max: r.large.p95 }, unit: 'ms' },
-      { key: `${r.key}Reads`, label: `${r.label}: items read ${names.small} / ${names.large} (page)`, value: { min: r.small.pageReads, max: r.large.pageReads } },
+      {
+        key: `${r.key}Reads`,
+        label: `${r.label}: items read ${names.small} / ${names.large} (page)`,
+        value: { min: r.small.pageReads, max: r.large.pageReads },
+      },
     ]),
-    { key: 'targetsMet', label: `endpoints meeting every target (p95 ≤ ${TARGETS.p95Ratio}× ${names.small}, ≤ ${TARGETS.firstPageP95Ms} ms, keyed reads ≤ ${TARGETS.readsPerLimit} × limit)`, value: rows.filter((r) => r.misses.length === 0).length },
+    {
+      key: 'targetsMet',
+      label: `endpoints meeting every target (p95 ≤ ${TARGETS.p95Ratio}× ${names.small}, ≤ ${TARGETS.firstPageP95Ms} ms, keyed reads ≤ ${TARGETS.readsPerLimit} × limit)`,
+      value: rows.filter((r) => r.misses.length === 0).length,
+    },
     { key: 'endpoints', label: 'endpoints measured', value: rows.length },
   ];
 }

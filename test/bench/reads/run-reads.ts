@@ -7,9 +7,9 @@ import { epochSeconds } from '#shared/store/client.ts';
 import { seededRandom } from '../../support/random.ts';
 import { createAgents } from '../analytics/seed.ts';
 import type { ScenarioResult } from '../scenario.ts';
-import { serviceDb, signUp, startBenchService, type BenchService } from '../service.ts';
+import { type BenchService, serviceDb, signUp, startBenchService } from '../service.ts';
 import { cursorAfter, DEEP_PAGE, endpointsOf, PAGE_LIMIT, timeEndpoints } from './endpoints.ts';
-import { figures, readsTable, rowsOf, type ReadsRun, type SizeRun } from './figures.ts';
+import { figures, type ReadsRun, readsTable, rowsOf, type SizeRun } from './figures.ts';
 import { meterReads } from './meter.ts';
 import { seedTenant } from './tenant.ts';
 
@@ -23,8 +23,14 @@ export const SEEDED_DAYS = 30;
  * (the reason is the design's, written here once the figures showed it).
  */
 const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
-  [/^traces(Tool|ErrorType|Name|Model|MinDuration|MaxDuration|MinCost|MinTokens|HasAlert|AgentTool)$/, 'a free filter: DynamoDB evaluates up to 1,000 items of the narrowest list for the page and 2,000 for the count (fewer when the tenant has fewer); with 1,000 traces the whole list is less than the budget, with many more the budget is spent, so a request of the large tenant reads more than one of the small tenant by design, and answers with a cursor to go on'],
-  [/^agents$/, "agents' metrics come from the tenant-wide rollup buckets of the plan's retention, which hold the rollup of every agent active in the bucket: 200 agents busy every hour in the large tenant against a handful in the small one, so the buckets read are larger (not more)"],
+  [
+    /^traces(Tool|ErrorType|Name|Model|MinDuration|MaxDuration|MinCost|MinTokens|HasAlert|AgentTool)$/,
+    'a free filter: DynamoDB evaluates up to 1,000 items of the narrowest list for the page and 2,000 for the count (fewer when the tenant has fewer); with 1,000 traces the whole list is less than the budget, with many more the budget is spent, so a request of the large tenant reads more than one of the small tenant by design, and answers with a cursor to go on',
+  ],
+  [
+    /^agents$/,
+    "agents' metrics come from the tenant-wide rollup buckets of the plan's retention, which hold the rollup of every agent active in the bucket: 200 agents busy every hour in the large tenant against a handful in the small one, so the buckets read are larger (not more)",
+  ],
 ];
 
 const parametersOf = (flags: Record<string, number>) => ({
@@ -47,7 +53,11 @@ export async function runReads(flags: Record<string, number>, progress: (line: s
     const small = await seedAndMeasure(service, p.small, p, progress, meter.take);
     const large = await seedAndMeasure(service, p.large, p, progress, meter.take);
     const run: ReadsRun = { small, large };
-    const why = new Map(rowsOf(run).flatMap((r) => (r.misses.length === 0 ? [] : [[r.label, KNOWN_COSTS.find(([pattern]) => pattern.test(r.key))?.[1] ?? 'not explained yet: see the items read'] as const])));
+    const why = new Map(
+      rowsOf(run).flatMap((r) =>
+        r.misses.length === 0 ? [] : [[r.label, KNOWN_COSTS.find(([pattern]) => pattern.test(r.key))?.[1] ?? 'not explained yet: see the items read'] as const],
+      ),
+    );
     return { parameters: flags, figures: figures(run), details: readsTable(run, flags, why), failures: [...totalMismatches(small), ...totalMismatches(large)] };
   } finally {
     meter.stop();
@@ -57,14 +67,25 @@ export async function runReads(flags: Record<string, number>, progress: (line: s
   }
 }
 
-async function seedAndMeasure(service: BenchService, traces: number, p: ReturnType<typeof parametersOf>, progress: (line: string) => void, take: ReturnType<typeof meterReads>['take']): Promise<SizeRun> {
+async function seedAndMeasure(
+  service: BenchService,
+  traces: number,
+  p: ReturnType<typeof parametersOf>,
+  progress: (line: string) => void,
+  take: ReturnType<typeof meterReads>['take'],
+): Promise<SizeRun> {
   const { tenantId, apiKey } = await signUp(service, PLAN);
   const db = serviceDb();
   const endMs = bucketStart(Date.now(), 'minute');
   const agents = await createAgents(db, tenantId, p.agents);
   progress(`seeding ${traces.toLocaleString('en-US')} traces over ${SEEDED_DAYS} days, ${p.agents} agents, ${p.writers} batch writes in flight`);
   const expiresAt = epochSeconds(new Date()) + PLANS[PLAN].features.retention * (BUCKET_MS.day / 1000);
-  const facts = await seedTenant(db, { tenantId, agents, traces, startMs: endMs - SEEDED_DAYS * BUCKET_MS.day, endMs, writers: p.writers, expiresAt }, seededRandom(SEED + traces), progress);
+  const facts = await seedTenant(
+    db,
+    { tenantId, agents, traces, startMs: endMs - SEEDED_DAYS * BUCKET_MS.day, endMs, writers: p.writers, expiresAt },
+    seededRandom(SEED + traces),
+    progress,
+  );
   const deepTraces = await cursorAfter(service, apiKey, `/spans/traces?limit=${PAGE_LIMIT}`, DEEP_PAGE - 1);
   const taskOf = (agentId: string) => agents.find((a) => a.id === agentId)!.task;
   const endpoints = endpointsOf(facts, taskOf, { deepTraces }, Date.now());
@@ -82,6 +103,8 @@ function totalMismatches({ facts, timings }: SizeRun): string[] {
   return timings.flatMap(({ endpoint, pagination }) => {
     const want = expected[endpoint.key];
     if (want === undefined) return [];
-    return pagination.total === want && pagination.totalExact ? [] : [`${endpoint.label} at ${facts.traces} traces: total ${pagination.total} (exact: ${pagination.totalExact}), seeded ${want}`];
+    return pagination.total === want && pagination.totalExact
+      ? []
+      : [`${endpoint.label} at ${facts.traces} traces: total ${pagination.total} (exact: ${pagination.totalExact}), seeded ${want}`];
   });
 }

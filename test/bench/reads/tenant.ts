@@ -1,13 +1,13 @@
+import type { AlertRecord } from '#shared/domain/alerts/ports.ts';
 import { BUCKET_MS } from '#shared/domain/analytics/buckets.ts';
 import { estimateCost } from '#shared/domain/pricing/estimate.ts';
 import { sessionFigures } from '#shared/domain/sessions/sessions.ts';
+import type { StoredLog, StoredSignal } from '#shared/domain/spans/ports.ts';
 import type { StoredSpan, TraceSummary } from '#shared/domain/spans/summary.ts';
-import type { AlertRecord } from '#shared/domain/alerts/ports.ts';
 import { alertItem } from '#shared/store/alerts.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { sessionIndexItem, sessionItem, sessionTraceItem } from '#shared/store/sessions.ts';
-import type { StoredLog, StoredSignal } from '#shared/domain/spans/ports.ts';
 import { timelineItem } from '#shared/store/timeline.ts';
 import { summaryItem, tracesRepository } from '#shared/store/traces.ts';
 import type { Random } from '../../support/random.ts';
@@ -24,7 +24,20 @@ const OPEN_SESSIONS = 40;
 /** Traces whose root has not arrived or not ended (listed as pending, not yet in the rollups). */
 const PENDING_RATE = 0.002;
 const USERS = 5000;
-const TOOLS = ['search', 'orders.lookup', 'calendar.create', 'refund.issue', 'crm.update', 'weather', 'sql.run', 'email.send', 'browser.open', 'files.read', 'translate', 'calculator'] as const;
+const TOOLS = [
+  'search',
+  'orders.lookup',
+  'calendar.create',
+  'refund.issue',
+  'crm.update',
+  'weather',
+  'sql.run',
+  'email.send',
+  'browser.open',
+  'files.read',
+  'translate',
+  'calculator',
+] as const;
 const ERROR_TYPES = ['Timeout', 'RateLimited', 'ToolError', 'ValidationError'] as const;
 const LOG_LEVELS = [
   ['info', 0.8],
@@ -111,13 +124,61 @@ function summaryOf(random: Random, session: OpenSession, startTimeMs: number): T
 /** The spans of a trace, so that a session's view can read each trace's input and output. */
 function spansOfTrace(t: TraceSummary): StoredSpan[] {
   const base = {
-    traceId: t.traceId, agentName: t.agentName, agentNameFromService: false, agentId: t.agentId, statusMessage: null, errorType: null, provider: null,
-    operation: null, cachedInputTokens: null, cost: null, costEstimated: false, toolName: null, sessionId: t.sessionId, userId: t.userId, experimentId: null,
-    variant: null, reasoningTokens: null, tags: [], metadata: {}, attributes: {}, events: [],
+    traceId: t.traceId,
+    agentName: t.agentName,
+    agentNameFromService: false,
+    agentId: t.agentId,
+    statusMessage: null,
+    errorType: null,
+    provider: null,
+    operation: null,
+    cachedInputTokens: null,
+    cost: null,
+    costEstimated: false,
+    toolName: null,
+    sessionId: t.sessionId,
+    userId: t.userId,
+    experimentId: null,
+    variant: null,
+    reasoningTokens: null,
+    tags: [],
+    metadata: {},
+    attributes: {},
+    events: [],
   };
   return [
-    { ...base, spanId: 'root', parentSpanId: null, name: t.name, kind: 'agent', startTimeMs: t.startTimeMs, endTimeMs: t.endTimeMs, durationMs: t.durationMs, status: t.status, model: null, inputTokens: null, outputTokens: null, input: `The user asks about ${t.traceId}`, output: `Here is what I found about ${t.traceId}.` },
-    { ...base, spanId: 'llm', parentSpanId: 'root', name: 'chat', kind: 'llm', startTimeMs: t.startTimeMs, endTimeMs: t.startTimeMs + 10, durationMs: 10, status: 'ok', model: t.model, inputTokens: t.inputTokens, outputTokens: t.outputTokens, input: null, output: null },
+    {
+      ...base,
+      spanId: 'root',
+      parentSpanId: null,
+      name: t.name,
+      kind: 'agent',
+      startTimeMs: t.startTimeMs,
+      endTimeMs: t.endTimeMs,
+      durationMs: t.durationMs,
+      status: t.status,
+      model: null,
+      inputTokens: null,
+      outputTokens: null,
+      input: `The user asks about ${t.traceId}`,
+      output: `Here is what I found about ${t.traceId}.`,
+    },
+    {
+      ...base,
+      spanId: 'llm',
+      parentSpanId: 'root',
+      name: 'chat',
+      kind: 'llm',
+      startTimeMs: t.startTimeMs,
+      endTimeMs: t.startTimeMs + 10,
+      durationMs: 10,
+      status: 'ok',
+      model: t.model,
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      input: null,
+      output: null,
+    },
   ];
 }
 
@@ -137,7 +198,18 @@ export async function seedTenant(
 ): Promise<TenantFacts> {
   const elapsed = stopwatch();
   const { tenantId, expiresAt } = plan;
-  const facts: TenantFacts = { traces: 0, errors: 0, pending: 0, sessions: 0, tracesOfAgent: new Map(), tracesOfUser: new Map(), sampledSessions: [], alertId: '', items: 0, seedSeconds: 0 };
+  const facts: TenantFacts = {
+    traces: 0,
+    errors: 0,
+    pending: 0,
+    sessions: 0,
+    tracesOfAgent: new Map(),
+    tracesOfUser: new Map(),
+    sampledSessions: [],
+    alertId: '',
+    items: 0,
+    seedSeconds: 0,
+  };
   const sessions = new Map<string, TraceSummary[]>();
   const sampled = new Set<string>();
   const open: OpenSession[] = [];
@@ -166,7 +238,10 @@ export async function seedTenant(
         spans.push(...spansOfTrace(t));
       }
     }
-    const buckets = bucketItems({ tenantId, revision: 1, expiresAt }, day.filter((t) => t.complete));
+    const buckets = bucketItems(
+      { tenantId, revision: 1, expiresAt },
+      day.filter((t) => t.complete),
+    );
     await write([...items, ...buckets.minute, ...buckets.hour, ...buckets.day]);
     await tracesRepository(db).putSpans(tenantId, spans, expiresAt, 1);
     progress(`seeded ${facts.traces.toLocaleString('en-US')} of ${plan.traces.toLocaleString('en-US')} traces (${Math.round(elapsed().seconds)} s)`);
@@ -201,7 +276,14 @@ export async function seedTenant(
   progress(`seeding the ${sessions.size.toLocaleString('en-US')} sessions' figures and index entries`);
   const sessionItems = [...sessions].flatMap(([id, traces]) => {
     const figures = sessionFigures(id, traces);
-    return [sessionItem(tenantId, { ...figures, version: 1, listed: { firstSeenMs: figures.firstSeenMs, agentId: figures.agentId, userId: figures.userId } }, expiresAt), sessionIndexItem(tenantId, figures, 1, expiresAt)];
+    return [
+      sessionItem(
+        tenantId,
+        { ...figures, version: 1, listed: { firstSeenMs: figures.firstSeenMs, agentId: figures.agentId, userId: figures.userId } },
+        expiresAt,
+      ),
+      sessionIndexItem(tenantId, figures, 1, expiresAt),
+    ];
   });
   await write(sessionItems);
   await write([facetsItem(tenantId, plan.agents)]);
@@ -225,10 +307,28 @@ function alertOf(random: Random, tenantId: string, t: TraceSummary): AlertRecord
   const at = new Date(t.startTimeMs).toISOString();
   const status = random.chance(0.05) ? 'open' : random.chance(0.05) ? 'acknowledged' : 'resolved';
   return {
-    id: `alr_${t.traceId.slice(0, 16)}`, tenantId, agentId: t.agentId!, agentName: t.agentName!, type: random.pick(['error', 'highDuration', 'highCost']), category: 'threshold',
-    severity: random.pick(['warning', 'high']), status, message: `seen on ${t.traceId}`, value: null, threshold: null, reasoning: null, occurrenceCount: random.int(1, 9),
-    firstSeenAt: at, lastSeenAt: at, traceIds: [t.traceId], acknowledgedAt: null, resolvedAt: status === 'resolved' ? at : null, createdAt: at, updatedAt: at,
-    occurrenceKeys: [], version: 1,
+    id: `alr_${t.traceId.slice(0, 16)}`,
+    tenantId,
+    agentId: t.agentId!,
+    agentName: t.agentName!,
+    type: random.pick(['error', 'highDuration', 'highCost']),
+    category: 'threshold',
+    severity: random.pick(['warning', 'high']),
+    status,
+    message: `seen on ${t.traceId}`,
+    value: null,
+    threshold: null,
+    reasoning: null,
+    occurrenceCount: random.int(1, 9),
+    firstSeenAt: at,
+    lastSeenAt: at,
+    traceIds: [t.traceId],
+    acknowledgedAt: null,
+    resolvedAt: status === 'resolved' ? at : null,
+    createdAt: at,
+    updatedAt: at,
+    occurrenceKeys: [],
+    version: 1,
   };
 }
 

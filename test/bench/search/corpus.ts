@@ -1,6 +1,6 @@
 import type { LakeTraceInput } from '#shared/domain/lake/records.ts';
 import { estimateCost } from '#shared/domain/pricing/estimate.ts';
-import { summarizeTrace, type StoredSpan } from '#shared/domain/spans/summary.ts';
+import { type StoredSpan, summarizeTrace } from '#shared/domain/spans/summary.ts';
 import type { Random } from '../../support/random.ts';
 
 /**
@@ -24,9 +24,73 @@ export const CORPUS_AGENTS: ReadonlyArray<Omit<CorpusAgent, 'id'>> = [
   { name: 'code-reviewer', tools: ['github.get_diff', 'github.comment', 'jira.create_issue'], models: ['claude-sonnet-4-5', 'gpt-5-mini'] },
 ];
 
-const PRODUCTS = ['wireless headphones', 'espresso machine', 'running shoes', 'standing desk', 'phone case', 'air purifier', 'yoga mat', 'laptop stand', 'smart watch', 'backpack', 'water bottle', 'desk lamp', 'gaming mouse', 'blender', 'winter jacket', 'sunglasses', 'electric kettle', 'bluetooth speaker', 'office chair', 'camera lens'];
-const NAMES = ['Ada', 'Grace', 'Alan', 'Linus', 'Margaret', 'Edsger', 'Barbara', 'Ken', 'Dennis', 'Radia', 'Tim', 'Frances', 'Donald', 'Hedy', 'John', 'Katherine', 'Mary', 'Niklaus', 'Sophie', 'Yukihiro', 'Guido', 'Bjarne', 'Anders', 'Joan', 'Leslie'];
-const CITIES = ['Lisbon', 'Berlin', 'Tokyo', 'Nairobi', 'Montreal', 'Seville', 'Oslo', 'Lima', 'Hanoi', 'Melbourne', 'Chicago', 'Kraków', 'Zürich', 'Reykjavík', 'São Paulo', 'Marrakesh'];
+const PRODUCTS = [
+  'wireless headphones',
+  'espresso machine',
+  'running shoes',
+  'standing desk',
+  'phone case',
+  'air purifier',
+  'yoga mat',
+  'laptop stand',
+  'smart watch',
+  'backpack',
+  'water bottle',
+  'desk lamp',
+  'gaming mouse',
+  'blender',
+  'winter jacket',
+  'sunglasses',
+  'electric kettle',
+  'bluetooth speaker',
+  'office chair',
+  'camera lens',
+];
+const NAMES = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Linus',
+  'Margaret',
+  'Edsger',
+  'Barbara',
+  'Ken',
+  'Dennis',
+  'Radia',
+  'Tim',
+  'Frances',
+  'Donald',
+  'Hedy',
+  'John',
+  'Katherine',
+  'Mary',
+  'Niklaus',
+  'Sophie',
+  'Yukihiro',
+  'Guido',
+  'Bjarne',
+  'Anders',
+  'Joan',
+  'Leslie',
+];
+const CITIES = [
+  'Lisbon',
+  'Berlin',
+  'Tokyo',
+  'Nairobi',
+  'Montreal',
+  'Seville',
+  'Oslo',
+  'Lima',
+  'Hanoi',
+  'Melbourne',
+  'Chicago',
+  'Kraków',
+  'Zürich',
+  'Reykjavík',
+  'São Paulo',
+  'Marrakesh',
+];
 const STATUSES = ['in_transit', 'delivered', 'reimbursed', 'pending_review', 'declined', 'shipped', 'on_hold', 'cancelled'];
 const TIERS = ['free', 'silver', 'gold', 'platinum'];
 const REGIONS = ['eu-west', 'us-east', 'ap-south', 'sa-east'];
@@ -169,7 +233,11 @@ export function corpusTrace(random: Random, agent: CorpusAgent, startTimeMs: num
   const failed = random.chance(ERROR_RATE);
   const sessionId = `sess-${random.below(sessionCount)}`;
   const userId = `user-${random.below(sessionCount * 4)}`;
-  const attributes = { 'customer.tier': random.pick(TIERS), 'deployment.region': random.pick(REGIONS), 'app.version': `2.${random.int(0, 9)}.${random.int(0, 20)}` };
+  const attributes = {
+    'customer.tier': random.pick(TIERS),
+    'deployment.region': random.pick(REGIONS),
+    'app.version': `2.${random.int(0, 9)}.${random.int(0, 20)}`,
+  };
   const spans: StoredSpan[] = [];
   let clock = startTimeMs + random.int(1, 20);
   const span = (fields: Partial<StoredSpan> & Pick<StoredSpan, 'spanId' | 'name' | 'kind'>): StoredSpan => {
@@ -248,7 +316,13 @@ export function corpusTrace(random: Random, agent: CorpusAgent, startTimeMs: num
         input: JSON.stringify({ orderId: facts.orderId, invoice: facts.invoice, city: facts.city, amountCents: Math.round(Number(facts.amount) * 100) }),
         output: failing
           ? null
-          : JSON.stringify({ status: facts.status, tracking: facts.tracking, amount: facts.amount, currency: 'USD', note: `${facts.status.replace('_', ' ')} for ${facts.product} on ${facts.date}` }),
+          : JSON.stringify({
+              status: facts.status,
+              tracking: facts.tracking,
+              amount: facts.amount,
+              currency: 'USD',
+              note: `${facts.status.replace('_', ' ')} for ${facts.product} on ${facts.date}`,
+            }),
         status: failing ? 'error' : 'ok',
         errorType: error?.type ?? null,
         statusMessage: error?.message(tool) ?? null,
@@ -267,7 +341,9 @@ export function corpusTrace(random: Random, agent: CorpusAgent, startTimeMs: num
     status: failed ? 'error' : 'ok',
     statusMessage: failed ? 'the run failed after a tool error' : null,
     input: userQuestion,
-    output: failed ? null : `${prose(random, agent.name, facts, random.int(4, 7))} Your ${facts.product} (order ${facts.orderId}) is ${facts.status.replace('_', ' ')}.`,
+    output: failed
+      ? null
+      : `${prose(random, agent.name, facts, random.int(4, 7))} Your ${facts.product} (order ${facts.orderId}) is ${facts.status.replace('_', ' ')}.`,
     attributes,
   });
   return { summary: summarizeTrace(spans), spans, revision: endTimeMs };

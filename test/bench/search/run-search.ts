@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueAccessToken } from '#shared/domain/accounts/jwt.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
-import { tenantsRepository } from '#shared/store/tenants.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import { tenantsRepository } from '#shared/store/tenants.ts';
 import { startTestService } from '../../support/service.ts';
 import { BenchFailure, type Figure, type ScenarioResult } from '../scenario.ts';
 import { serviceDb } from '../service.ts';
 import { percentile } from '../stats.ts';
 import { SEARCH_PHRASES, SEARCH_WORDS } from './corpus.ts';
-import { BENCH_TENANT, benchLake, type BenchLake } from './seed.ts';
+import { BENCH_TENANT, type BenchLake, benchLake } from './seed.ts';
 
 /** The issue's targets. */
 export const TARGET_P95_MS = 1500;
@@ -101,7 +101,9 @@ export async function runSearchBench(flags: Record<string, number>, progress: (l
     const queries = queriesOf(lake);
     const search = async (q: string, cursor?: string) => {
       const startedAt = performance.now();
-      const res = await service.api('GET', `/search/traces?q=${encodeURIComponent(q)}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+      const res = await service.api('GET', `/search/traces?q=${encodeURIComponent(q)}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        token,
+      });
       const elapsed = performance.now() - startedAt;
       if (res.status !== 200) throw new BenchFailure(`search "${q}" answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
       return { elapsed, hits: res.body.data.length as number, next: res.body.pagination.nextCursor as string | null };
@@ -126,7 +128,10 @@ export async function runSearchBench(flags: Record<string, number>, progress: (l
       const p50 = percentile(samples, 0.5);
       const p95 = percentile(samples, 0.95);
       const key = kind.replace(' ', '-');
-      figures.push({ key: `${key}-p50-ms`, label: `${kind} search p50`, value: ms(p50), unit: 'ms' }, { key: `${key}-p95-ms`, label: `${kind} search p95`, value: ms(p95), unit: 'ms' });
+      figures.push(
+        { key: `${key}-p50-ms`, label: `${kind} search p50`, value: ms(p50), unit: 'ms' },
+        { key: `${key}-p95-ms`, label: `${kind} search p95`, value: ms(p95), unit: 'ms' },
+      );
       if (p95 > TARGET_P95_MS) failures.push(`${kind} search p95 ${ms(p95)} ms is over the ${TARGET_P95_MS} ms target`);
     }
 

@@ -2,7 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { lakeRowsOf } from '#shared/domain/lake/records.ts';
 import { seededRandom } from '../../support/random.ts';
-import { corpusTrace, type CorpusAgent } from './corpus.ts';
+import { type CorpusAgent, corpusTrace } from './corpus.ts';
 
 export interface SeedPlan {
   tenantId: string;
@@ -29,6 +29,11 @@ parentPort!.on('message', () => {
   parentPort!.postMessage({
     rows: lakeRowsOf(plan.tenantId, traces, [], plan.expiresMs),
     count: traces.length,
-    sample: sample && { traceId: sample.summary.traceId, sessionId: sample.summary.sessionId, toolOutput: tool?.output ?? null, startMs: sample.summary.startTimeMs },
+    sample: sample && {
+      traceId: sample.summary.traceId,
+      sessionId: sample.summary.sessionId,
+      toolOutput: tool?.output ?? null,
+      startMs: sample.summary.startTimeMs,
+    },
   });
 });

@@ -90,7 +90,10 @@ export async function benchLake(traces: number, progress: (line: string) => void
           await lake.write(message.rows);
           if (message.sample && samples.length < 40) samples.push(message.sample);
           written += message.count;
-          if (written % 50_000 < BATCH) progress(`seeded ${written.toLocaleString('en-US')} of ${traces.toLocaleString('en-US')} traces (${Math.round((Date.now() - startedAt) / 1000)} s)`);
+          if (written % 50_000 < BATCH)
+            progress(
+              `seeded ${written.toLocaleString('en-US')} of ${traces.toLocaleString('en-US')} traces (${Math.round((Date.now() - startedAt) / 1000)} s)`,
+            );
           if (written >= traces) resolve();
         }, reject);
         writing.catch(reject);

@@ -39,9 +39,7 @@ export async function langfuseRun(provider: TracerProvider): Promise<void> {
               .end();
             const lookup = startObservation('lookup-order', { input: { orderId: 7 } }, { asType: 'tool' });
             await pause();
-            lookup
-              .update({ output: { found: false }, level: 'ERROR', statusMessage: LANGFUSE_TOOL_FAILURE })
-              .end();
+            lookup.update({ output: { found: false }, level: 'ERROR', statusMessage: LANGFUSE_TOOL_FAILURE }).end();
             agent.update({ output: 'Order 7 could not be found.' });
           },
         );

@@ -3,7 +3,7 @@
  * instrumentation yet): an agent that initializes a session, lists tools, calls one that works and one
  * that reports `isError` (`error.type = tool_error`), and reads a resource.
  */
-import { type Span, SpanKind, SpanStatusCode, type Tracer, context, trace } from '@opentelemetry/api';
+import { context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 
 export const MCP_AGENT = 'travel-assistant';
 export const MCP_TOOL_FAILURE = 'no seats left on flight AF123';
@@ -33,8 +33,10 @@ export function mcpRun(tracer: Tracer, startMs = Date.now()): void {
     'gen_ai.tool.call.arguments': '{"city":"Lisbon"}',
     'gen_ai.tool.call.result': '{"forecast":"sunny"}',
   });
-  call('tools/call book_flight', { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'book_flight', 'jsonrpc.request.id': 4, 'error.type': 'tool_error' }, (span) =>
-    span.setStatus({ code: SpanStatusCode.ERROR, message: MCP_TOOL_FAILURE }),
+  call(
+    'tools/call book_flight',
+    { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'book_flight', 'jsonrpc.request.id': 4, 'error.type': 'tool_error' },
+    (span) => span.setStatus({ code: SpanStatusCode.ERROR, message: MCP_TOOL_FAILURE }),
   );
   call('resources/read', { 'mcp.method.name': 'resources/read', 'mcp.resource.uri': 'file:///itineraries/42.json', 'jsonrpc.request.id': 5 });
   agent.end(startMs + 10 * (calls + 1));

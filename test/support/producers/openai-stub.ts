@@ -9,7 +9,13 @@ import type { AddressInfo } from 'node:net';
 export const STUB_MODEL = 'gpt-4o-mini-2024-07-18';
 export const STUB_ANSWER = 'Sunny in Paris, 21 °C.';
 /** Usage of every call: 1200 prompt tokens (1000 of them from the cache), 80 completion tokens (16 of them reasoning). */
-export const STUB_USAGE = { prompt_tokens: 1200, completion_tokens: 80, total_tokens: 1280, prompt_tokens_details: { cached_tokens: 1000 }, completion_tokens_details: { reasoning_tokens: 16 } };
+export const STUB_USAGE = {
+  prompt_tokens: 1200,
+  completion_tokens: 80,
+  total_tokens: 1280,
+  prompt_tokens_details: { cached_tokens: 1000 },
+  completion_tokens_details: { reasoning_tokens: 16 },
+};
 
 export interface OpenAiStub {
   baseURL: string;
@@ -22,7 +28,11 @@ export async function startOpenAiStub(): Promise<OpenAiStub> {
     const hasToolResult = request.messages?.some((message) => message.role === 'tool') ?? false;
     const message = hasToolResult
       ? { role: 'assistant', content: STUB_ANSWER }
-      : { role: 'assistant', content: null, tool_calls: [{ id: 'call_weather_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] };
+      : {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_weather_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -51,5 +61,12 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
 
 /** The tools the instrumented agents offer the model. */
 export const WEATHER_TOOLS = [
-  { type: 'function' as const, function: { name: 'get_weather', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+  {
+    type: 'function' as const,
+    function: {
+      name: 'get_weather',
+      description: 'Current weather of a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  },
 ];

@@ -48,10 +48,9 @@ export async function openInferenceRun(provider: TracerProvider, baseURL: string
       },
       { name: OPENINFERENCE_AGENT, tracer },
     );
-    const attributed = setSession(
-      setUser(setMetadata(setTags(context.active(), ['trips', 'beta']), { plan: 'pro', region: 'eu' }), { userId: 'user-oi' }),
-      { sessionId: 'session-oi' },
-    );
+    const attributed = setSession(setUser(setMetadata(setTags(context.active(), ['trips', 'beta']), { plan: 'pro', region: 'eu' }), { userId: 'user-oi' }), {
+      sessionId: 'session-oi',
+    });
     return await context.with(attributed, () => agent('What is the weather in Paris?'));
   } finally {
     instrumentation.disable();

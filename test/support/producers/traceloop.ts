@@ -6,9 +6,10 @@
  * span-processor.ts); that SDK installs some 280 packages, so `traceloopEntity` and
  * `traceloopSpanProcessor` below write the same attributes the same way.
  */
-import { OpenAIInstrumentation } from '@traceloop/instrumentation-openai';
+
 import { type Context, context, createContextKey, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OpenAIInstrumentation } from '@traceloop/instrumentation-openai';
 import OpenAI from 'openai';
 import { pause } from './context.ts';
 import { WEATHER_TOOLS } from './openai-stub.ts';
@@ -92,7 +93,9 @@ export async function traceloopRun(provider: TracerProvider, baseURL: string): P
             const first = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: WEATHER_TOOLS });
             const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
             const city = (JSON.parse(call.function.arguments) as { city: string }).city;
-            const weather = await traceloopEntity(tracer, 'tool', { name: 'get_weather' }, async () => (await pause(), { city, forecast: 'sunny' }), [{ city }]);
+            const weather = await traceloopEntity(tracer, 'tool', { name: 'get_weather' }, async () => (await pause(), { city, forecast: 'sunny' }), [
+              { city },
+            ]);
             messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(weather) });
             const second = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: WEATHER_TOOLS });
             return second.choices[0]!.message.content!;

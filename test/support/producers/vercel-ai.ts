@@ -25,13 +25,18 @@ export const VERCEL_TOOL_RESULT = { city: 'Paris', forecast: 'sunny', celsius: 2
  */
 export async function vercelToolCallRun(tracer: Tracer): Promise<string> {
   const responses: GenerateResult[] = [
-      {
-        content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'getWeather', input: JSON.stringify({ city: 'Paris' }) }],
-        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-        usage: usage(1000, 600, 50, 10),
-        warnings: [],
-      },
-      { content: [{ type: 'text', text: 'It is sunny in Paris.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(1200, 800, 30, 0), warnings: [] },
+    {
+      content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'getWeather', input: JSON.stringify({ city: 'Paris' }) }],
+      finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+      usage: usage(1000, 600, 50, 10),
+      warnings: [],
+    },
+    {
+      content: [{ type: 'text', text: 'It is sunny in Paris.' }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: usage(1200, 800, 30, 0),
+      warnings: [],
+    },
   ];
   const model = new MockLanguageModelV3({
     provider: 'openai.chat',
@@ -95,7 +100,12 @@ export async function vercelFailingRun(tracer: Tracer): Promise<Error> {
     },
   });
   try {
-    await generateText({ model, prompt: 'Summarize the ticket.', maxRetries: 0, experimental_telemetry: { isEnabled: true, functionId: 'summarizer', tracer } });
+    await generateText({
+      model,
+      prompt: 'Summarize the ticket.',
+      maxRetries: 0,
+      experimental_telemetry: { isEnabled: true, functionId: 'summarizer', tracer },
+    });
   } catch (err) {
     return err as Error;
   }

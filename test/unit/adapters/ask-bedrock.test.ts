@@ -1,4 +1,11 @@
-import { AccessDeniedException, BedrockRuntimeClient, ConverseCommand, InternalServerException, ThrottlingException, type ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
+import {
+  AccessDeniedException,
+  BedrockRuntimeClient,
+  ConverseCommand,
+  type ConverseCommandInput,
+  InternalServerException,
+  ThrottlingException,
+} from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -22,7 +29,12 @@ const QUESTION = 'failed support-bot runs yesterday that cost more than a dollar
 
 const answering = (...texts: string[]) => {
   let stub = bedrock.on(ConverseCommand);
-  for (const text of texts) stub = stub.resolvesOnce({ output: { message: { role: 'assistant', content: [{ text }] } }, stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } });
+  for (const text of texts)
+    stub = stub.resolvesOnce({
+      output: { message: { role: 'assistant', content: [{ text }] } },
+      stopReason: 'end_turn',
+      usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+    });
 };
 const sent = () => bedrock.commandCalls(ConverseCommand).map((c) => c.args[0].input as ConverseCommandInput);
 
@@ -43,7 +55,12 @@ describe('the Bedrock ask translator: what it sends', () => {
   it('names at most 200 agents, 100 models and 200 tools of the tenant', async () => {
     answering('{"q": "refund"}');
     const many = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-    await translator().translate('refunds', { ...context, agents: many(300, 'a').map((name, i) => ({ id: `agt_${i}`, name })), models: many(150, 'm'), tools: many(250, 't') });
+    await translator().translate('refunds', {
+      ...context,
+      agents: many(300, 'a').map((name, i) => ({ id: `agt_${i}`, name })),
+      models: many(150, 'm'),
+      tools: many(250, 't'),
+    });
     const facts = JSON.parse(/^Context: (.*)\n/.exec(sent()[0]!.messages![0]!.content![0]!.text!)![1]!) as Record<string, unknown[]>;
     expect([facts['agents']!.length, facts['models']!.length, facts['tools']!.length]).toEqual([200, 100, 200]);
   });
@@ -52,7 +69,12 @@ describe('the Bedrock ask translator: what it sends', () => {
 describe('the Bedrock ask translator: reading the answer', () => {
   it('takes the JSON object out of prose or a code fence, with its dates', async () => {
     answering('Here you go:\n```json\n{"q": "agent:support-bot status:error cost>1", "startDate": "2026-03-17T00:00:00Z", "endDate": null}\n```');
-    expect(await translator().translate(QUESTION, context)).toEqual({ understood: true, q: 'agent:support-bot status:error cost>1', startDate: new Date('2026-03-17T00:00:00Z'), ignored: [] });
+    expect(await translator().translate(QUESTION, context)).toEqual({
+      understood: true,
+      q: 'agent:support-bot status:error cost>1',
+      startDate: new Date('2026-03-17T00:00:00Z'),
+      ignored: [],
+    });
   });
 
   it("passes the model's own refusal on", async () => {
@@ -84,10 +106,15 @@ describe('the Bedrock ask translator: reading the answer', () => {
 
 describe('the Bedrock ask translator: Bedrock failing', () => {
   it('turns throttling and a fault of Bedrock into ServiceUnavailableError (503, retry), the cause kept and not shown', async () => {
-    for (const failure of [new ThrottlingException({ message: 'Too many requests, please wait', ...metadata }), new InternalServerException({ message: 'internal', ...metadata })]) {
+    for (const failure of [
+      new ThrottlingException({ message: 'Too many requests, please wait', ...metadata }),
+      new InternalServerException({ message: 'internal', ...metadata }),
+    ]) {
       bedrock.reset();
       bedrock.on(ConverseCommand).rejects(failure);
-      const err = await translator().translate('refunds', context).catch((e: unknown) => e);
+      const err = await translator()
+        .translate('refunds', context)
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ServiceUnavailableError);
       expect((err as Error).cause).toBe(failure);
       expect((err as Error).message).not.toContain(failure.message);

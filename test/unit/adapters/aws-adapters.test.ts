@@ -1,12 +1,26 @@
-import { BadRequestException, MailFromDomainNotVerifiedException, MessageRejected, SendEmailCommand, SESv2Client, TooManyRequestsException } from '@aws-sdk/client-sesv2';
-import { InvalidParameterException, InvalidParameterValueException, OptedOutException, PublishCommand, SNSClient, ThrottledException } from '@aws-sdk/client-sns';
-import { SendMessageBatchCommand, SQSClient, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
+import {
+  BadRequestException,
+  MailFromDomainNotVerifiedException,
+  MessageRejected,
+  SESv2Client,
+  SendEmailCommand,
+  TooManyRequestsException,
+} from '@aws-sdk/client-sesv2';
+import {
+  InvalidParameterException,
+  InvalidParameterValueException,
+  OptedOutException,
+  PublishCommand,
+  SNSClient,
+  ThrottledException,
+} from '@aws-sdk/client-sns';
+import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { sesMailer, snsSmsSender } from '#shared/adapters/mailer.ts';
-import { QueueSendError, batchesOf, sqsQueue } from '#shared/adapters/queue.ts';
+import { batchesOf, QueueSendError, sqsQueue } from '#shared/adapters/queue.ts';
 import { UndeliverableError } from '#shared/domain/notifications/ports.ts';
 
 const ses = mockClient(SESv2Client);
@@ -37,10 +51,15 @@ describe('SES mailer (SES v2 SendEmail)', () => {
   });
 
   it('turns a refusal of the recipient (MessageRejected, BadRequest) into UndeliverableError, the cause kept', async () => {
-    for (const refusal of [new MessageRejected({ message: 'Email address is not verified.', ...metadata }), new BadRequestException({ message: 'Missing final @domain', ...metadata })]) {
+    for (const refusal of [
+      new MessageRejected({ message: 'Email address is not verified.', ...metadata }),
+      new BadRequestException({ message: 'Missing final @domain', ...metadata }),
+    ]) {
       ses.reset();
       ses.on(SendEmailCommand).rejects(refusal);
-      const err = await sesMailer('alerts@example.com', new SESv2Client({})).sendEmail(email).catch((e: unknown) => e);
+      const err = await sesMailer('alerts@example.com', new SESv2Client({}))
+        .sendEmail(email)
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UndeliverableError);
       expect((err as Error).message).toContain(refusal.name);
       expect((err as Error).cause).toBe(refusal);
@@ -48,7 +67,10 @@ describe('SES mailer (SES v2 SendEmail)', () => {
   });
 
   it('lets throttling and a fault of the sender surface as they are, so the queue retries the message', async () => {
-    for (const failure of [new TooManyRequestsException({ message: 'Rate exceeded', ...metadata }), new MailFromDomainNotVerifiedException({ message: 'not verified', ...metadata })]) {
+    for (const failure of [
+      new TooManyRequestsException({ message: 'Rate exceeded', ...metadata }),
+      new MailFromDomainNotVerifiedException({ message: 'not verified', ...metadata }),
+    ]) {
       ses.reset();
       ses.on(SendEmailCommand).rejects(failure);
       await expect(sesMailer('alerts@example.com', new SESv2Client({})).sendEmail(email)).rejects.toBe(failure);
@@ -87,7 +109,10 @@ describe('SNS SMS sender', () => {
 describe('SQS queue port (SendMessageBatch)', () => {
   const env = { QUEUE_URL_NOTIFY: 'https://sqs.eu-west-1.amazonaws.com/000000000000/aos-notify' };
   const queue = () => sqsQueue(env, { client: new SQSClient({}) });
-  const acceptAll = (input: SendMessageBatchCommandInput) => ({ Successful: input.Entries!.map((e) => ({ Id: e.Id!, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'md5' })), Failed: [] });
+  const acceptAll = (input: SendMessageBatchCommandInput) => ({
+    Successful: input.Entries!.map((e) => ({ Id: e.Id!, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'md5' })),
+    Failed: [],
+  });
 
   it('groups messages into batches of at most ten entries and 256 KiB', () => {
     expect(batchesOf(Array.from({ length: 23 }, () => 'x')).map((b) => b.length)).toEqual([10, 10, 3]);
@@ -97,7 +122,11 @@ describe('SQS queue port (SendMessageBatch)', () => {
 
   it('sends each batch to the queue URL, with the delay asked for, under the route deadline', async () => {
     sqs.on(SendMessageBatchCommand).callsFake(acceptAll);
-    await queue().send('notify', Array.from({ length: 12 }, (_, i) => nthSms(i)), { delaySeconds: 30 });
+    await queue().send(
+      'notify',
+      Array.from({ length: 12 }, (_, i) => nthSms(i)),
+      { delaySeconds: 30 },
+    );
     expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 2);
     expect(sqs).toHaveReceivedNthCommandWith(SendMessageBatchCommand, 1, {
       QueueUrl: env.QUEUE_URL_NOTIFY,
@@ -146,7 +175,9 @@ describe('SQS queue port against a hung endpoint (the real SDK client, as the ro
     const url = `http://127.0.0.1:${port}/000000000000/aos-ingest`;
     sqs.restore(); // the last test of the file: the real client from here on
     const started = Date.now();
-    const outcome = await sqsQueue({ QUEUE_URL_INGEST: url }, { deadlineMs: 1500 }).send('ingest', [{ kind: 'purge-agent', tenantId: 'tnt_1', agentId: 'agt_1' }]).catch((err: unknown) => err);
+    const outcome = await sqsQueue({ QUEUE_URL_INGEST: url }, { deadlineMs: 1500 })
+      .send('ingest', [{ kind: 'purge-agent', tenantId: 'tnt_1', agentId: 'agt_1' }])
+      .catch((err: unknown) => err);
     expect(outcome).toBeInstanceOf(Error);
     expect((outcome as Error).name).toMatch(/AbortError|TimeoutError/);
     expect(Date.now() - started).toBeLessThan(5000);

@@ -43,14 +43,23 @@ describe('bedrockConverse (Bedrock Runtime Converse)', () => {
   });
 
   it('reads an answer without text or usage as empty', async () => {
-    bedrock.on(ConverseCommand).resolvesOnce({ output: { message: { role: 'assistant', content: [{ image: { format: 'png', source: { bytes: new Uint8Array() } } }, { text: 'x' }] } }, usage: { inputTokens: -1, outputTokens: 0, totalTokens: 0 } }).resolves({});
+    bedrock
+      .on(ConverseCommand)
+      .resolvesOnce({
+        output: { message: { role: 'assistant', content: [{ image: { format: 'png', source: { bytes: new Uint8Array() } } }, { text: 'x' }] } },
+        usage: { inputTokens: -1, outputTokens: 0, totalTokens: 0 },
+      })
+      .resolves({});
     const converse = bedrockConverse(new BedrockRuntimeClient({}));
     await expect(converse('m', request)).resolves.toEqual({ text: 'x', inputTokens: 0, outputTokens: 0 });
     await expect(converse('m', request)).resolves.toEqual({ text: '', inputTokens: 0, outputTokens: 0 });
   });
 
   it("lets Bedrock's refusals surface as the SDK's exceptions, for the caller to tell apart with instanceof", async () => {
-    for (const refusal of [new ThrottlingException({ message: 'Too many requests', ...metadata }), new AccessDeniedException({ message: 'no access', ...metadata })]) {
+    for (const refusal of [
+      new ThrottlingException({ message: 'Too many requests', ...metadata }),
+      new AccessDeniedException({ message: 'no access', ...metadata }),
+    ]) {
       bedrock.reset();
       bedrock.on(ConverseCommand).rejects(refusal);
       await expect(bedrockConverse(new BedrockRuntimeClient({}))('m', request)).rejects.toBe(refusal);
@@ -66,7 +75,9 @@ describe("the judge's Bedrock client", () => {
     const strategy = await client.config.retryStrategy();
     expect(strategy).toBeInstanceOf(ConfiguredRetryStrategy);
     expect(await client.config.maxAttempts()).toBe(4);
-    const delays = [1, 2, 3].map((attempt) => (strategy as unknown as { computeNextBackoffDelay: (attempt: number) => number }).computeNextBackoffDelay(attempt));
+    const delays = [1, 2, 3].map((attempt) =>
+      (strategy as unknown as { computeNextBackoffDelay: (attempt: number) => number }).computeNextBackoffDelay(attempt),
+    );
     expect(delays[0]).toBeGreaterThanOrEqual(250);
     expect(delays[0]).toBeLessThanOrEqual(500);
     expect(delays[2]).toBeGreaterThanOrEqual(1000);

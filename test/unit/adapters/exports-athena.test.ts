@@ -1,14 +1,20 @@
-import { AthenaClient, GetQueryExecutionCommand, GetQueryRuntimeStatisticsCommand, StartQueryExecutionCommand, type StartQueryExecutionCommandInput } from '@aws-sdk/client-athena';
+import {
+  AthenaClient,
+  GetQueryExecutionCommand,
+  GetQueryRuntimeStatisticsCommand,
+  StartQueryExecutionCommand,
+  type StartQueryExecutionCommandInput,
+} from '@aws-sdk/client-athena';
 import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { athenaExportRunner, exportTableOf, LINK_LIFETIME_SECONDS, QUERY_RESULTS_PREFIX } from '#shared/adapters/exports-athena.ts';
-import { LakeQueryError, LakeScanLimitError } from '#shared/domain/lake/ports.ts';
 import { athenaLake } from '#shared/adapters/lake-athena.ts';
 import type { ExportJob } from '#shared/domain/lake/exports.ts';
-import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 import type { ExportRecord } from '#shared/domain/lake/ports.ts';
+import { LakeQueryError, LakeScanLimitError } from '#shared/domain/lake/ports.ts';
+import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 
 const athenaClient = mockClient(AthenaClient);
 const s3Client = mockClient(S3Client);
@@ -19,7 +25,8 @@ beforeEach(() => {
 
 const BUCKET = 'aos-lake-results-123456789012-us-east-1';
 const settings = { bucket: BUCKET, exportsDatabase: 'aos_lake_exports' };
-const s3 = () => new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' } });
+const s3 = () =>
+  new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' } });
 const runner = () => athenaExportRunner(athenaLake({ database: 'aos_lake', workgroup: 'aos_lake_wg', timeoutMs: 5000 }, new AthenaClient({})), settings, s3());
 
 const job = (format: ExportJob['format'], q = ''): ExportJob => ({
@@ -34,7 +41,12 @@ function athenaFinishesEverything(rows = 2500) {
   let n = 0;
   athenaClient.on(StartQueryExecutionCommand).callsFake(() => ({ QueryExecutionId: `q-${++n}` }));
   athenaClient.on(GetQueryExecutionCommand).callsFake(({ QueryExecutionId }: { QueryExecutionId: string }) => ({
-    QueryExecution: { QueryExecutionId, Status: { State: 'SUCCEEDED' }, Statistics: { DataScannedInBytes: 1 }, ResultConfiguration: { OutputLocation: `s3://${BUCKET}/${QUERY_RESULTS_PREFIX}${QueryExecutionId}.csv` } },
+    QueryExecution: {
+      QueryExecutionId,
+      Status: { State: 'SUCCEEDED' },
+      Statistics: { DataScannedInBytes: 1 },
+      ResultConfiguration: { OutputLocation: `s3://${BUCKET}/${QUERY_RESULTS_PREFIX}${QueryExecutionId}.csv` },
+    },
   }));
   athenaClient.on(GetQueryRuntimeStatisticsCommand).resolves({ QueryRuntimeStatistics: { Rows: { OutputRows: rows } } });
 }
@@ -66,14 +78,27 @@ describe.each(['jsonl', 'parquet'] as const)('Athena exports: %s', (format) => {
 
   it('is a CREATE TABLE AS SELECT of one bucket, written where the workgroup puts results (it enforces its location, so the statement names none), its table dropped before and after', async () => {
     athenaFinishesEverything(1234);
-    s3Client.on(ListObjectsV2Command).resolves({ Contents: [{ Key: `${QUERY_RESULTS_PREFIX}tables/q-2/`, Size: 0 }, { Key: `${QUERY_RESULTS_PREFIX}tables/q-2/20260101_000000_00001_abcde_bucket-00000`, Size: 4_444_444 }] });
+    s3Client.on(ListObjectsV2Command).resolves({
+      Contents: [
+        { Key: `${QUERY_RESULTS_PREFIX}tables/q-2/`, Size: 0 },
+        { Key: `${QUERY_RESULTS_PREFIX}tables/q-2/20260101_000000_00001_abcde_bucket-00000`, Size: 4_444_444 },
+      ],
+    });
     const file = await runner().run(job(format, 'refund tool:payments*'));
-    expect(file).toEqual({ rows: 1234, bytes: 4_444_444, location: `s3://${BUCKET}/${QUERY_RESULTS_PREFIX}tables/q-2/20260101_000000_00001_abcde_bucket-00000` });
+    expect(file).toEqual({
+      rows: 1234,
+      bytes: 4_444_444,
+      location: `s3://${BUCKET}/${QUERY_RESULTS_PREFIX}tables/q-2/20260101_000000_00001_abcde_bucket-00000`,
+    });
     const [dropBefore, create, dropAfter] = statements();
     expect(statements()).toHaveLength(3);
     expect(dropBefore!.QueryString).toBe(`DROP TABLE IF EXISTS ${table}`);
     expect(dropAfter!.QueryString).toBe(`DROP TABLE IF EXISTS ${table}`);
-    expect(create!.QueryString).toMatch(new RegExp(`^CREATE TABLE ${table} WITH \\(format = '${format === 'jsonl' ? 'JSON' : 'PARQUET'}', write_compression = '(NONE|SNAPPY)', bucketed_by = ARRAY\\['trace_id'\\], bucket_count = 1\\) AS WITH t AS \\(SELECT `));
+    expect(create!.QueryString).toMatch(
+      new RegExp(
+        `^CREATE TABLE ${table} WITH \\(format = '${format === 'jsonl' ? 'JSON' : 'PARQUET'}', write_compression = '(NONE|SNAPPY)', bucketed_by = ARRAY\\['trace_id'\\], bucket_count = 1\\) AS WITH t AS \\(SELECT `,
+      ),
+    );
     expect(create!.QueryString).not.toContain('external_location');
     expect(create!.QueryString).toContain('FROM lake_traces WHERE tenant_id = ? AND start_ms >= ');
     expect(create!.ExecutionParameters![0]).toBe("'tnt_alpha'");
@@ -85,7 +110,10 @@ describe.each(['jsonl', 'parquet'] as const)('Athena exports: %s', (format) => {
   it('refuses to hand out anything but exactly one file', async () => {
     athenaFinishesEverything();
     const file = (n: number) => ({ Key: `${QUERY_RESULTS_PREFIX}tables/q-2/part-${n}`, Size: 10 });
-    s3Client.on(ListObjectsV2Command).resolvesOnce({ Contents: [file(1), file(2)] }).resolvesOnce({});
+    s3Client
+      .on(ListObjectsV2Command)
+      .resolvesOnce({ Contents: [file(1), file(2)] })
+      .resolvesOnce({});
     await expect(runner().run(job(format))).rejects.toBeInstanceOf(LakeQueryError);
     await expect(runner().run(job(format))).rejects.toBeInstanceOf(LakeQueryError);
   });
@@ -94,14 +122,18 @@ describe.each(['jsonl', 'parquet'] as const)('Athena exports: %s', (format) => {
 describe('Athena exports: failures', () => {
   it('lets the scan limit through as LakeScanLimitError (the export then says to export less) and lists nothing', async () => {
     athenaClient.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
-    athenaClient.on(GetQueryExecutionCommand).resolves({ QueryExecution: { Status: { State: 'CANCELLED', StateChangeReason: 'Bytes scanned limit was exceeded' } } });
+    athenaClient
+      .on(GetQueryExecutionCommand)
+      .resolves({ QueryExecution: { Status: { State: 'CANCELLED', StateChangeReason: 'Bytes scanned limit was exceeded' } } });
     await expect(runner().run(job('csv'))).rejects.toBeInstanceOf(LakeScanLimitError);
     expect(s3Client).not.toHaveReceivedCommand(HeadObjectCommand);
   });
 
   it('refuses a result location that is not in S3', async () => {
     athenaClient.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
-    athenaClient.on(GetQueryExecutionCommand).resolves({ QueryExecution: { Status: { State: 'SUCCEEDED' }, ResultConfiguration: { OutputLocation: 'https://example.com/x.csv' } } });
+    athenaClient
+      .on(GetQueryExecutionCommand)
+      .resolves({ QueryExecution: { Status: { State: 'SUCCEEDED' }, ResultConfiguration: { OutputLocation: 'https://example.com/x.csv' } } });
     await expect(runner().run(job('csv'))).rejects.toBeInstanceOf(LakeQueryError);
   });
 });

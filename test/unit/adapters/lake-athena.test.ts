@@ -1,25 +1,25 @@
 import {
   AthenaClient,
   GetQueryExecutionCommand,
+  type GetQueryExecutionCommandOutput,
   GetQueryResultsCommand,
   GetQueryRuntimeStatisticsCommand,
   InternalServerException,
   InvalidRequestException,
+  type QueryExecutionState,
   StartQueryExecutionCommand,
+  type StartQueryExecutionCommandInput,
   StopQueryExecutionCommand,
   TooManyRequestsException,
-  type GetQueryExecutionCommandOutput,
-  type QueryExecutionState,
-  type StartQueryExecutionCommandInput,
 } from '@aws-sdk/client-athena';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LakeQueryError, LakeScanLimitError } from '#shared/domain/lake/ports.ts';
 import { athenaLake, inlined } from '#shared/adapters/lake-athena.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { AppError, ServiceUnavailableError, ValidationError } from '#shared/domain/errors.ts';
 import { athena } from '#shared/domain/lake/dialects.ts';
+import { LakeQueryError, LakeScanLimitError } from '#shared/domain/lake/ports.ts';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 import { findTraces } from '#shared/domain/lake/search.ts';
 import { expireSql, forgetAgentSql, spansOfTracesSql, traceSearchSql } from '#shared/domain/lake/sql.ts';
@@ -33,7 +33,10 @@ const lake = () => athenaLake(settings, new AthenaClient({}));
 const TENANT = 'tnt_alpha';
 
 /** What GetQueryExecution answers in a state, with the statistics and output of a finished query. */
-const execution = (state: QueryExecutionState, extra: { reason?: string; retryable?: boolean; scanned?: number } = {}): Partial<GetQueryExecutionCommandOutput> => ({
+const execution = (
+  state: QueryExecutionState,
+  extra: { reason?: string; retryable?: boolean; scanned?: number } = {},
+): Partial<GetQueryExecutionCommandOutput> => ({
   QueryExecution: {
     QueryExecutionId: 'q-1',
     Status: {
@@ -57,12 +60,21 @@ function queryGoesThrough(...states: Array<Partial<GetQueryExecutionCommandOutpu
 const started = () => client.commandCalls(StartQueryExecutionCommand).map((call) => call.args[0].input as StartQueryExecutionCommandInput);
 
 const searchOf = (q: string) =>
-  traceSearchSql(athena, { tenantId: TENANT, query: parseSearchQuery(q), startMs: 1_700_000_000_000, endMs: 1_702_592_000_000, nowMs: 1_702_592_000_000, limit: 51 });
+  traceSearchSql(athena, {
+    tenantId: TENANT,
+    query: parseSearchQuery(q),
+    startMs: 1_700_000_000_000,
+    endMs: 1_702_592_000_000,
+    nowMs: 1_702_592_000_000,
+    limit: 51,
+  });
 
 describe('Athena lake reader: the statement it sends', () => {
   it('runs a search in the lake workgroup and database, its values as execution parameters, reusing a recent identical result', async () => {
     queryGoesThrough(execution('SUCCEEDED'));
-    client.on(GetQueryResultsCommand).resolves({ ResultSet: { Rows: [{ Data: [{ VarCharValue: 'trace_id' }] }], ResultSetMetadata: { ColumnInfo: [{ Name: 'trace_id', Type: 'varchar' }] } } });
+    client.on(GetQueryResultsCommand).resolves({
+      ResultSet: { Rows: [{ Data: [{ VarCharValue: 'trace_id' }] }], ResultSetMetadata: { ColumnInfo: [{ Name: 'trace_id', Type: 'varchar' }] } },
+    });
     const statement = searchOf('refund agent:support-bot status:error');
     await lake().query(statement);
     expect(client).toHaveReceivedCommandExactlyOnceWith(StartQueryExecutionCommand, {
@@ -98,7 +110,12 @@ describe('Athena lake reader: the statement it sends', () => {
   it("reads a page's spans within the tenant and the hits' days", async () => {
     queryGoesThrough(execution('SUCCEEDED'));
     client.on(GetQueryResultsCommand).resolves({ ResultSet: { Rows: [], ResultSetMetadata: { ColumnInfo: [] } } });
-    await lake().query(spansOfTracesSql(athena, TENANT, [{ traceId: 't-1', startMs: 5 }, { traceId: "t-2'", startMs: 6 }]));
+    await lake().query(
+      spansOfTracesSql(athena, TENANT, [
+        { traceId: 't-1', startMs: 5 },
+        { traceId: "t-2'", startMs: 6 },
+      ]),
+    );
     const [input] = started();
     expect(input!.QueryString).toMatch(/WHERE tenant_id = \? AND trace_start_ms IN \(CAST\(\? AS BIGINT\), CAST\(\? AS BIGINT\)\) AND trace_id IN \(\?, \?\)/);
     expect(input!.ExecutionParameters).toEqual([`'${TENANT}'`, '5', '6', "'t-1'", "'t-2'''"]);
@@ -141,21 +158,27 @@ describe('Athena lake reader: waiting for a query', () => {
 
   it.each(['FAILED', 'CANCELLED'] as const)('turns a query stopped at the workgroup scan limit (%s) into LakeScanLimitError', async (state) => {
     queryGoesThrough(execution('RUNNING'), execution(state, { reason: 'Bytes scanned limit was exceeded' }));
-    const err = await lake().run(searchOf('refund')).catch((e: unknown) => e);
+    const err = await lake()
+      .run(searchOf('refund'))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LakeScanLimitError);
   });
 
   it('turns a failure Athena marks retryable into ServiceUnavailableError, whose message says nothing of Athena', async () => {
     queryGoesThrough(execution('FAILED', { reason: 'Amazon Athena experienced an internal error while executing this query', retryable: true }));
-    const err = await lake().run(searchOf('refund')).catch((e: unknown) => e);
+    const err = await lake()
+      .run(searchOf('refund'))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceUnavailableError);
     expect((err as Error).message).not.toMatch(/athena|internal/i);
     expect(((err as Error).cause as Error).message).toMatch(/internal error/);
   });
 
-  it.each(['FAILED', 'CANCELLED'] as const)('turns any other %s query into LakeQueryError, a fault that is not the request\'s', async (state) => {
+  it.each(['FAILED', 'CANCELLED'] as const)("turns any other %s query into LakeQueryError, a fault that is not the request's", async (state) => {
     queryGoesThrough(execution(state, { reason: "COLUMN_NOT_FOUND: line 1:8: Column 'x' cannot be resolved", retryable: false }));
-    const err = await lake().run(searchOf('refund')).catch((e: unknown) => e);
+    const err = await lake()
+      .run(searchOf('refund'))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LakeQueryError);
     expect(err).not.toBeInstanceOf(LakeScanLimitError);
   });
@@ -164,7 +187,9 @@ describe('Athena lake reader: waiting for a query', () => {
     queryGoesThrough(execution('RUNNING'));
     client.on(StopQueryExecutionCommand).resolves({});
     const startedAt = Date.now();
-    const err = await athenaLake({ ...settings, timeoutMs: 200 }, new AthenaClient({})).run(searchOf('refund')).catch((e: unknown) => e);
+    const err = await athenaLake({ ...settings, timeoutMs: 200 }, new AthenaClient({}))
+      .run(searchOf('refund'))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceUnavailableError);
     expect(Date.now() - startedAt).toBeLessThan(2000);
     expect(client).toHaveReceivedCommandExactlyOnceWith(StopQueryExecutionCommand, { QueryExecutionId: 'q-1' });
@@ -184,12 +209,17 @@ describe('Athena lake reader: errors of the calls themselves', () => {
   ];
 
   it.each(calls)('maps throttling and a server fault of %s to ServiceUnavailableError, the cause kept', async (_name, failWith) => {
-    for (const failure of [new TooManyRequestsException({ message: 'Rate exceeded', ...metadata }), new InternalServerException({ message: 'We encountered an internal error', ...metadata })]) {
+    for (const failure of [
+      new TooManyRequestsException({ message: 'Rate exceeded', ...metadata }),
+      new InternalServerException({ message: 'We encountered an internal error', ...metadata }),
+    ]) {
       client.reset();
       queryGoesThrough(execution('SUCCEEDED'));
       client.on(GetQueryResultsCommand).resolves({ ResultSet: { Rows: [], ResultSetMetadata: { ColumnInfo: [] } } });
       failWith(failure);
-      const err = await lake().query(searchOf('refund')).catch((e: unknown) => e);
+      const err = await lake()
+        .query(searchOf('refund'))
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ServiceUnavailableError);
       expect((err as Error).cause).toBe(failure);
       expect((err as Error).message).not.toContain(failure.message);
@@ -201,7 +231,9 @@ describe('Athena lake reader: errors of the calls themselves', () => {
     client.on(GetQueryResultsCommand).resolves({ ResultSet: { Rows: [], ResultSetMetadata: { ColumnInfo: [] } } });
     const refusal = new InvalidRequestException({ message: 'line 1:1: mismatched input', AthenaErrorCode: 'MALFORMED_QUERY', ...metadata });
     failWith(refusal);
-    const err = await lake().query(searchOf('refund')).catch((e: unknown) => e);
+    const err = await lake()
+      .query(searchOf('refund'))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LakeQueryError);
     expect((err as Error).cause).toBe(refusal);
   });
@@ -220,8 +252,17 @@ describe('Athena lake reader: results', () => {
     const row = (...values: Array<string | undefined>) => ({ Data: values.map((v) => (v === undefined ? {} : { VarCharValue: v })) });
     client
       .on(GetQueryResultsCommand)
-      .resolvesOnce({ ResultSet: { ResultSetMetadata: { ColumnInfo: columns }, Rows: [row('trace_id', 'span_count', 'cost', 'text_cut', 'session_id'), row('t-1', '7', '0.25', 'true', 's-1')] }, NextToken: 'page-2' })
-      .resolvesOnce({ ResultSet: { ResultSetMetadata: { ColumnInfo: columns }, Rows: [row('t-2', '3', '1e-3', 'false', undefined), row('trace_id', '0', '0', 'false', '')] }, NextToken: 'page-3' })
+      .resolvesOnce({
+        ResultSet: {
+          ResultSetMetadata: { ColumnInfo: columns },
+          Rows: [row('trace_id', 'span_count', 'cost', 'text_cut', 'session_id'), row('t-1', '7', '0.25', 'true', 's-1')],
+        },
+        NextToken: 'page-2',
+      })
+      .resolvesOnce({
+        ResultSet: { ResultSetMetadata: { ColumnInfo: columns }, Rows: [row('t-2', '3', '1e-3', 'false', undefined), row('trace_id', '0', '0', 'false', '')] },
+        NextToken: 'page-3',
+      })
       .resolvesOnce({ ResultSet: { ResultSetMetadata: { ColumnInfo: columns }, Rows: [] } });
     const rows = await lake().query(searchOf('refund'));
     expect(rows).toEqual([
@@ -239,7 +280,10 @@ describe('Athena lake reader: results', () => {
   });
 
   it('answers the rows a statement wrote from its runtime statistics', async () => {
-    client.on(GetQueryRuntimeStatisticsCommand).resolvesOnce({ QueryRuntimeStatistics: { Rows: { OutputRows: 4321 } } }).resolves({});
+    client
+      .on(GetQueryRuntimeStatisticsCommand)
+      .resolvesOnce({ QueryRuntimeStatistics: { Rows: { OutputRows: 4321 } } })
+      .resolves({});
     expect(await lake().rowsWritten('q-1')).toBe(4321);
     expect(await lake().rowsWritten('q-1')).toBe(0);
     expect(client).toHaveReceivedCommandWith(GetQueryRuntimeStatisticsCommand, { QueryExecutionId: 'q-1' });
@@ -251,7 +295,10 @@ describe('Athena lake reader under the search (findTraces): failures reach the c
     lake: lake(),
     store: {} as never,
     clock: { now: () => new Date(1_702_592_000_000) },
-    signing: (material => async () => material)(await signingMaterialFromSeed('a-test-seed-of-enough-length-for-the-derivation')),
+    signing: (
+      (material) => async () =>
+        material
+    )(await signingMaterialFromSeed('a-test-seed-of-enough-length-for-the-derivation')),
   });
   const find = async () => findTraces(TENANT, 'pro', parseSearchQuery('refund'), { limit: 50 }, await ports());
 

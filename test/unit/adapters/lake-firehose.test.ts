@@ -1,9 +1,8 @@
-import { FirehoseClient, PutRecordBatchCommand, ServiceUnavailableException, type PutRecordBatchCommandInput } from '@aws-sdk/client-firehose';
+import { FirehoseClient, PutRecordBatchCommand, type PutRecordBatchCommandInput, ServiceUnavailableException } from '@aws-sdk/client-firehose';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LakeWriteError } from '#shared/adapters/lake-firehose.ts';
-import { batchesOf, firehoseLakeWriter, recordsOf, ROUTING_FIELD } from '#shared/adapters/lake-firehose.ts';
+import { batchesOf, firehoseLakeWriter, LakeWriteError, ROUTING_FIELD, recordsOf } from '#shared/adapters/lake-firehose.ts';
 import type { LakeRows } from '#shared/domain/lake/records.ts';
 
 const firehose = mockClient(FirehoseClient);
@@ -24,17 +23,29 @@ const decoded = (input: PutRecordBatchCommandInput) => input.Records!.map((r) =>
 const sentInputs = () => firehose.commandCalls(PutRecordBatchCommand).map((c) => c.args[0].input);
 
 /** Firehose taking every record. */
-const acceptAll = (input: PutRecordBatchCommandInput) => ({ FailedPutCount: 0, Encrypted: true, RequestResponses: input.Records!.map((_, i) => ({ RecordId: `r-${i}` })) });
+const acceptAll = (input: PutRecordBatchCommandInput) => ({
+  FailedPutCount: 0,
+  Encrypted: true,
+  RequestResponses: input.Records!.map((_, i) => ({ RecordId: `r-${i}` })),
+});
 
 describe('Firehose lake writer: records and batches', () => {
-  it('sends one newline-terminated JSON record per row, each naming its table for the stream\'s routing', async () => {
+  it("sends one newline-terminated JSON record per row, each naming its table for the stream's routing", async () => {
     firehose.on(PutRecordBatchCommand).callsFake(acceptAll);
     await writer().write(rowsOf(2));
     expect(firehose).toHaveReceivedCommandTimes(PutRecordBatchCommand, 1);
     const [input] = sentInputs();
     expect(input!.DeliveryStreamName).toBe(STREAM);
     expect(input!.Records!.every((r) => Buffer.from(r.Data!).toString('utf8').endsWith('}\n'))).toBe(true);
-    expect(decoded(input!).map((r) => r[ROUTING_FIELD])).toEqual(['lake_traces', 'lake_traces', 'lake_spans', 'lake_spans', 'lake_spans', 'lake_spans', 'lake_signals']);
+    expect(decoded(input!).map((r) => r[ROUTING_FIELD])).toEqual([
+      'lake_traces',
+      'lake_traces',
+      'lake_spans',
+      'lake_spans',
+      'lake_spans',
+      'lake_spans',
+      'lake_signals',
+    ]);
     expect(decoded(input!)[0]).toEqual({ tenant_id: 'tnt_a', trace_id: 't-0', start_ms: 0, search_text: ' refund ', [ROUTING_FIELD]: 'lake_traces' });
   });
 
@@ -66,7 +77,9 @@ describe('Firehose lake writer: partial failures (FailedPutCount)', () => {
       if (call === 1) {
         return {
           FailedPutCount: 2,
-          RequestResponses: input.Records!.map((_, i) => (i === 1 || i === 4 ? { ErrorCode: 'ServiceUnavailableException', ErrorMessage: 'Slow down.' } : { RecordId: `r-${i}` })),
+          RequestResponses: input.Records!.map((_, i) =>
+            i === 1 || i === 4 ? { ErrorCode: 'ServiceUnavailableException', ErrorMessage: 'Slow down.' } : { RecordId: `r-${i}` },
+          ),
         };
       }
       if (call === 2) return { FailedPutCount: 1, RequestResponses: [{ RecordId: 'r-1' }, { ErrorCode: 'InternalFailure', ErrorMessage: 'oops' }] };
@@ -90,16 +103,22 @@ describe('Firehose lake writer: partial failures (FailedPutCount)', () => {
   it('throws LakeWriteError after three attempts, naming how many records and why, so the ingest message is delivered again', async () => {
     firehose.on(PutRecordBatchCommand).callsFake((input: PutRecordBatchCommandInput) => ({
       FailedPutCount: 1,
-      RequestResponses: input.Records!.map((_, i) => (i === 0 ? { ErrorCode: 'ServiceUnavailableException', ErrorMessage: 'Slow down.' } : { RecordId: `r-${i}` })),
+      RequestResponses: input.Records!.map((_, i) =>
+        i === 0 ? { ErrorCode: 'ServiceUnavailableException', ErrorMessage: 'Slow down.' } : { RecordId: `r-${i}` },
+      ),
     }));
-    const err = await writer().write(rowsOf(1)).catch((e: unknown) => e);
+    const err = await writer()
+      .write(rowsOf(1))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LakeWriteError);
     expect((err as Error).message).toMatch(/refused 1 record\(s\) after 3 attempts \(ServiceUnavailableException\)/);
     expect(firehose).toHaveReceivedCommandTimes(PutRecordBatchCommand, 3);
   });
 
   it('stops at the first batch Firehose will not take: later batches are not sent, so nothing is reported written that was not', async () => {
-    firehose.on(PutRecordBatchCommand).resolves({ FailedPutCount: 500, RequestResponses: Array.from({ length: 500 }, () => ({ ErrorCode: 'ServiceUnavailableException' })) });
+    firehose
+      .on(PutRecordBatchCommand)
+      .resolves({ FailedPutCount: 500, RequestResponses: Array.from({ length: 500 }, () => ({ ErrorCode: 'ServiceUnavailableException' })) });
     await expect(writer().write(rowsOf(400))).rejects.toBeInstanceOf(LakeWriteError);
     expect(sentInputs().every((i) => i.Records!.length === 500)).toBe(true);
     expect(firehose).toHaveReceivedCommandTimes(PutRecordBatchCommand, 3);

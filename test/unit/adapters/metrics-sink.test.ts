@@ -10,9 +10,32 @@ const timestream = mockClient(TimestreamWriteClient);
 beforeEach(() => timestream.reset());
 
 const trace = (i: number): TraceSummary => ({
-  traceId: `t${i}`, agentId: 'agt_1', agentName: 'bot', name: 'run', rootSpanId: 'r', status: i % 2 ? 'error' : 'ok', startTimeMs: 1000, endTimeMs: 3500,
-  durationMs: 2500, spanCount: 3, errorCount: 0, inputTokens: 100, outputTokens: 20, totalTokens: 120, cost: 0.0042, model: 'gpt-4o', models: ['gpt-4o'], toolNames: [], errorTypes: [], tags: [], metadata: {},
-  sessionId: null, userId: null, experimentId: null, variant: null, complete: true,
+  traceId: `t${i}`,
+  agentId: 'agt_1',
+  agentName: 'bot',
+  name: 'run',
+  rootSpanId: 'r',
+  status: i % 2 ? 'error' : 'ok',
+  startTimeMs: 1000,
+  endTimeMs: 3500,
+  durationMs: 2500,
+  spanCount: 3,
+  errorCount: 0,
+  inputTokens: 100,
+  outputTokens: 20,
+  totalTokens: 120,
+  cost: 0.0042,
+  model: 'gpt-4o',
+  models: ['gpt-4o'],
+  toolNames: [],
+  errorTypes: [],
+  tags: [],
+  metadata: {},
+  sessionId: null,
+  userId: null,
+  experimentId: null,
+  variant: null,
+  complete: true,
 });
 
 describe('Timestream metrics sink (WriteRecords)', () => {
@@ -24,7 +47,10 @@ describe('Timestream metrics sink (WriteRecords)', () => {
 
   it('writes one multi-measure record per trace, timed at its end, at most 100 per call', async () => {
     timestream.on(WriteRecordsCommand).resolves({ RecordsIngested: { Total: 100 } });
-    await timestreamSink('db', 'traces', new TimestreamWriteClient({})).writeTraces('tnt_1', Array.from({ length: 150 }, (_, i) => trace(i)));
+    await timestreamSink('db', 'traces', new TimestreamWriteClient({})).writeTraces(
+      'tnt_1',
+      Array.from({ length: 150 }, (_, i) => trace(i)),
+    );
     expect(timestream).toHaveReceivedCommandTimes(WriteRecordsCommand, 2);
     const [first, second] = timestream.commandCalls(WriteRecordsCommand).map((call) => call.args[0].input);
     expect(first).toMatchObject({ DatabaseName: 'db', TableName: 'traces' });

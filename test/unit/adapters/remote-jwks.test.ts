@@ -1,8 +1,8 @@
-import { exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK } from 'jose';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, type JWK, jwtVerify, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { remoteKeySet, type RemoteKeySetOptions } from '#shared/adapters/signing.ts';
+import { type RemoteKeySetOptions, remoteKeySet } from '#shared/adapters/signing.ts';
 
 // An issuer's JWKS on loopback, read through jose's createRemoteJWKSet with the service's fetch rules.
 let server: Server;
@@ -50,7 +50,8 @@ const keyPair = async (kid: string) => {
 };
 const tokenOf = (pair: { privateKey: Parameters<SignJWT['sign']>[0] }, kid: string) =>
   new SignJWT({ sub: 'user-1' }).setProtectedHeader({ alg: 'RS256', kid }).setIssuer('urn:idp').setExpirationTime('10m').sign(pair.privateKey);
-const verify = async (token: string, keys: ReturnType<typeof remoteKeySet>) => (await jwtVerify(token, keys, { issuer: 'urn:idp', algorithms: ['RS256'] })).payload;
+const verify = async (token: string, keys: ReturnType<typeof remoteKeySet>) =>
+  (await jwtVerify(token, keys, { issuer: 'urn:idp', algorithms: ['RS256'] })).payload;
 const refusal = (token: string, keys: ReturnType<typeof remoteKeySet>) =>
   verify(token, keys).then(
     () => expect.fail('accepted'),

@@ -1,4 +1,11 @@
-import { DecryptionFailure, GetSecretValueCommand, InternalServiceError, ResourceNotFoundException, SecretsManagerClient, SecretsManagerServiceException } from '@aws-sdk/client-secrets-manager';
+import {
+  DecryptionFailure,
+  GetSecretValueCommand,
+  InternalServiceError,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+  SecretsManagerServiceException,
+} from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';

@@ -1,20 +1,74 @@
 import { describe, expect, it } from 'vitest';
 import { alertConfigPatch, DEFAULT_ALERT_CONFIG, effectiveAlertConfig } from '#shared/domain/alerts/config.ts';
 import { detectInSpan, detectInTrace, propagatedFailures } from '#shared/domain/alerts/detect.ts';
-import { transition, type AlertAction, type AlertStatus } from '#shared/domain/alerts/lifecycle.ts';
+import { type AlertAction, type AlertStatus, transition } from '#shared/domain/alerts/lifecycle.ts';
 import { ValidationError } from '#shared/domain/errors.ts';
 import type { StoredSpan, TraceSummary } from '#shared/domain/spans/summary.ts';
 
 const span = (over: Partial<StoredSpan> = {}): StoredSpan => ({
-  traceId: 't', spanId: 's', parentSpanId: 'root', name: 'call', kind: 'llm', agentName: 'a', agentNameFromService: false, agentId: 'agt',
-  startTimeMs: 0, endTimeMs: 100, durationMs: 100, status: 'ok', statusMessage: null, errorType: null, model: 'gpt-4o', provider: null,
-  operation: null, inputTokens: 10, outputTokens: 10, cachedInputTokens: null, reasoningTokens: null, cost: 0.01, costEstimated: false, input: null, output: null,
-  toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], ...over,
+  traceId: 't',
+  spanId: 's',
+  parentSpanId: 'root',
+  name: 'call',
+  kind: 'llm',
+  agentName: 'a',
+  agentNameFromService: false,
+  agentId: 'agt',
+  startTimeMs: 0,
+  endTimeMs: 100,
+  durationMs: 100,
+  status: 'ok',
+  statusMessage: null,
+  errorType: null,
+  model: 'gpt-4o',
+  provider: null,
+  operation: null,
+  inputTokens: 10,
+  outputTokens: 10,
+  cachedInputTokens: null,
+  reasoningTokens: null,
+  cost: 0.01,
+  costEstimated: false,
+  input: null,
+  output: null,
+  toolName: null,
+  sessionId: null,
+  userId: null,
+  experimentId: null,
+  variant: null,
+  tags: [],
+  metadata: {},
+  attributes: {},
+  events: [],
+  ...over,
 });
 const trace = (durationMs: number, complete = true): TraceSummary => ({
-  traceId: 't', agentId: 'agt', agentName: 'a', name: 'run', rootSpanId: 'root', status: 'ok', startTimeMs: 0, endTimeMs: durationMs,
-  durationMs, spanCount: 1, errorCount: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, model: null, models: [],
-  toolNames: [], errorTypes: [], tags: [], metadata: {}, sessionId: null, userId: null, experimentId: null, variant: null, complete,
+  traceId: 't',
+  agentId: 'agt',
+  agentName: 'a',
+  name: 'run',
+  rootSpanId: 'root',
+  status: 'ok',
+  startTimeMs: 0,
+  endTimeMs: durationMs,
+  durationMs,
+  spanCount: 1,
+  errorCount: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+  cost: 0,
+  model: null,
+  models: [],
+  toolNames: [],
+  errorTypes: [],
+  tags: [],
+  metadata: {},
+  sessionId: null,
+  userId: null,
+  experimentId: null,
+  variant: null,
+  complete,
 });
 const config = DEFAULT_ALERT_CONFIG;
 const types = (found: { type: string }[]) => found.map((d) => d.type);
@@ -28,7 +82,11 @@ describe('alert configuration', () => {
 
   it('merges a partial update onto the stored configuration; arrays replace', () => {
     const stored = { thresholds: { duration: 2000 }, contacts: { email: [{ address: 'a@example.com', enabled: true }] } };
-    const merged = effectiveAlertConfig(stored, { thresholds: { cost: 0.5 }, llmAnalysis: { alertTypes: { stuck: { threshold: 0.9 } } }, contacts: { email: [] } });
+    const merged = effectiveAlertConfig(stored, {
+      thresholds: { cost: 0.5 },
+      llmAnalysis: { alertTypes: { stuck: { threshold: 0.9 } } },
+      contacts: { email: [] },
+    });
     expect(merged.thresholds).toEqual({ duration: 2000, inputTokens: 100_000, outputTokens: 50_000, cost: 0.5, timeout: 30_000 });
     expect(merged.llmAnalysis.alertTypes.stuck).toEqual({ enabled: true, severity: 'warning', channels: ['email'], cooldownMinutes: 5, threshold: 0.9 });
     expect(merged.contacts.email).toEqual([]);
@@ -80,7 +138,13 @@ describe('threshold detection: equal does not fire, just above does', () => {
 
   it('a failure passed up from a failed descendant is not another failure; its other checks still run', () => {
     const failed = (spanId: string, parentSpanId: string | null) => span({ spanId, parentSpanId, status: 'error' });
-    const spans = [failed('root', null), failed('step', 'root'), failed('model-call', 'step'), span({ spanId: 'tool', parentSpanId: 'root' }), failed('sibling', 'root')];
+    const spans = [
+      failed('root', null),
+      failed('step', 'root'),
+      failed('model-call', 'step'),
+      span({ spanId: 'tool', parentSpanId: 'root' }),
+      failed('sibling', 'root'),
+    ];
     expect([...propagatedFailures(spans)].sort()).toEqual(['root', 'step']);
     expect(types(detectInSpan(span({ status: 'error', cost: 5 }), config, true))).toEqual(['highCost']);
     expect(propagatedFailures([failed('a', 'b'), failed('b', 'a')])).toEqual(new Set());

@@ -13,7 +13,11 @@ describe('alert e-mail', () => {
   });
 
   it('tells what happened, how often, since when, and links the latest trace and the alert', () => {
-    const { text } = alertEmail(alertRecord({ type: 'highDuration', severity: 'warning', message: 'trace "checkout" took 6200 ms (threshold 5000 ms)', value: 6200, threshold: 5000 }), APP, 5);
+    const { text } = alertEmail(
+      alertRecord({ type: 'highDuration', severity: 'warning', message: 'trace "checkout" took 6200 ms (threshold 5000 ms)', value: 6200, threshold: 5000 }),
+      APP,
+      5,
+    );
     expect(text).toBe(
       [
         'WARNING: high duration alert on agent "support-bot"',
@@ -102,7 +106,10 @@ describe('recipients and message ids', () => {
   const config = {
     ...DEFAULT_ALERT_CONFIG,
     contacts: {
-      email: [{ address: 'a@example.com', enabled: true }, { address: 'b@example.com', enabled: false }],
+      email: [
+        { address: 'a@example.com', enabled: true },
+        { address: 'b@example.com', enabled: false },
+      ],
       sms: [{ phoneNumber: '+14155550100', enabled: true }],
     },
   };

@@ -1,27 +1,52 @@
-import type { AlertNotificationDeps } from '#shared/domain/alerts/notify.ts';
+import type { TenantRecord } from '#shared/domain/accounts/ports.ts';
+import type { AgentRecord } from '#shared/domain/agents/ports.ts';
 import type { AlertConfigPatch } from '#shared/domain/alerts/config.ts';
+import type { AlertNotificationDeps } from '#shared/domain/alerts/notify.ts';
+import type { AlertRecord } from '#shared/domain/alerts/ports.ts';
 import type { EmailMessage, SmsMessage } from '#shared/domain/notifications/messages.ts';
+import { UndeliverableError } from '#shared/domain/notifications/ports.ts';
 import type { PlanKey } from '#shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
-import type { AgentRecord } from '#shared/domain/agents/ports.ts';
-import type { AlertRecord } from '#shared/domain/alerts/ports.ts';
-import type { TenantRecord } from '#shared/domain/accounts/ports.ts';
-import { UndeliverableError } from '#shared/domain/notifications/ports.ts';
 
 export const T0 = Date.parse('2026-11-20T10:00:00Z');
 export const TENANT = 'tnt_1';
 
 export const alertRecord = (over: Partial<AlertRecord> = {}): AlertRecord => ({
-  id: 'alt_1', tenantId: TENANT, agentId: 'agt_1', agentName: 'support-bot', type: 'error', category: 'threshold', severity: 'high',
-  status: 'open', message: 'llm span "answer" failed: RateLimitError', value: null, threshold: null, reasoning: null, occurrenceCount: 3,
-  firstSeenAt: '2026-11-20T09:58:00.000Z', lastSeenAt: '2026-11-20T10:00:00.000Z', traceIds: ['trace-latest', 'trace-older'],
-  acknowledgedAt: null, resolvedAt: null, createdAt: '2026-11-20T09:58:00.000Z', updatedAt: '2026-11-20T10:00:00.000Z',
-  occurrenceKeys: [], version: 3, ...over,
+  id: 'alt_1',
+  tenantId: TENANT,
+  agentId: 'agt_1',
+  agentName: 'support-bot',
+  type: 'error',
+  category: 'threshold',
+  severity: 'high',
+  status: 'open',
+  message: 'llm span "answer" failed: RateLimitError',
+  value: null,
+  threshold: null,
+  reasoning: null,
+  occurrenceCount: 3,
+  firstSeenAt: '2026-11-20T09:58:00.000Z',
+  lastSeenAt: '2026-11-20T10:00:00.000Z',
+  traceIds: ['trace-latest', 'trace-older'],
+  acknowledgedAt: null,
+  resolvedAt: null,
+  createdAt: '2026-11-20T09:58:00.000Z',
+  updatedAt: '2026-11-20T10:00:00.000Z',
+  occurrenceKeys: [],
+  version: 3,
+  ...over,
 });
 
 export const agentRecord = (alertConfig: AlertConfigPatch): AgentRecord => ({
-  id: 'agt_1', tenantId: TENANT, name: 'support-bot', description: '', profileSettings: { learningEnabled: true }, source: 'explicit',
-  alertConfig, createdAt: '2026-11-01T00:00:00.000Z', updatedAt: '2026-11-01T00:00:00.000Z',
+  id: 'agt_1',
+  tenantId: TENANT,
+  name: 'support-bot',
+  description: '',
+  profileSettings: { learningEnabled: true },
+  source: 'explicit',
+  alertConfig,
+  createdAt: '2026-11-01T00:00:00.000Z',
+  updatedAt: '2026-11-01T00:00:00.000Z',
 });
 
 /**
@@ -33,7 +58,15 @@ export function notifyWorld(options: { plan?: PlanKey; notificationsPerHour?: nu
   const alerts = new Map<string, AlertRecord>();
   const agents = new Map<string, AgentRecord>();
   const tenants = new Map<string, TenantRecord>([
-    [TENANT, { id: TENANT, ownerUserId: 'usr_1', subscription: { ...newTrialSubscription(new Date(T0)), plan: options.plan ?? 'trial' }, createdAt: '2026-11-01T00:00:00.000Z' }],
+    [
+      TENANT,
+      {
+        id: TENANT,
+        ownerUserId: 'usr_1',
+        subscription: { ...newTrialSubscription(new Date(T0)), plan: options.plan ?? 'trial' },
+        createdAt: '2026-11-01T00:00:00.000Z',
+      },
+    ],
   ]);
   const cooldowns = new Map<string, { at: number; jobId: string }>();
   const counters = new Map<string, number>();

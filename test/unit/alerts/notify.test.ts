@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { processAlertNotification } from '#shared/domain/alerts/notify.ts';
 import type { AlertNotificationJob } from '#shared/domain/notifications/messages.ts';
-import { TENANT, agentRecord, alertRecord, notifyWorld } from './notify-world.ts';
+import { agentRecord, alertRecord, notifyWorld, TENANT } from './notify-world.ts';
 
 // No plan lacks the alerts entitlement today; here the starter plan has none, to prove it is honoured.
 vi.mock('#shared/domain/plans/plans.ts', async (importOriginal) => {
@@ -53,14 +53,30 @@ describe('processAlertNotification: recipients', () => {
   });
 
   it('sends once to an address listed twice', async () => {
-    const world = errorAlertWorld({ contacts: { email: [{ address: 'ops@example.com', enabled: true }, { address: 'OPS@example.com', enabled: true }] } });
+    const world = errorAlertWorld({
+      contacts: {
+        email: [
+          { address: 'ops@example.com', enabled: true },
+          { address: 'OPS@example.com', enabled: true },
+        ],
+      },
+    });
     await processAlertNotification(job('o1'), world.deps);
     expect(world.takeSent()).toEqual(['email:ops@example.com']);
   });
 
   it('notifies for LLM-analysed types through their own options', async () => {
     const world = notifyWorld();
-    world.addAlert(alertRecord({ type: 'hallucination', category: 'llm', severity: 'high', value: 0.9, threshold: 0.7, reasoning: 'Cites a refund policy that does not exist.' }));
+    world.addAlert(
+      alertRecord({
+        type: 'hallucination',
+        category: 'llm',
+        severity: 'high',
+        value: 0.9,
+        threshold: 0.7,
+        reasoning: 'Cites a refund policy that does not exist.',
+      }),
+    );
     world.setAgent(agentRecord({ contacts, llmAnalysis: { enabled: true, alertTypes: { hallucination: { channels: ['sms'] } } } }));
     await processAlertNotification(job('o1'), world.deps);
     expect(world.takeSent()).toEqual(['sms:+14155550100']);
@@ -130,7 +146,13 @@ describe('processAlertNotification: hourly limit per tenant', () => {
     const world = errorAlertWorld(noCooldown, { notificationsPerHour: 3 });
     expect(await processAlertNotification(job('o1'), world.deps)).toEqual({ outcome: 'sent', sent: 2, alreadySent: 0, rateLimited: 0, undeliverable: 0 });
     expect(await processAlertNotification(job('o2'), world.deps)).toEqual({ outcome: 'sent', sent: 1, alreadySent: 0, rateLimited: 1, undeliverable: 0 });
-    expect(await processAlertNotification(job('o3'), world.deps)).toEqual({ outcome: 'suppressed-limit', sent: 0, alreadySent: 0, rateLimited: 2, undeliverable: 0 });
+    expect(await processAlertNotification(job('o3'), world.deps)).toEqual({
+      outcome: 'suppressed-limit',
+      sent: 0,
+      alreadySent: 0,
+      rateLimited: 2,
+      undeliverable: 0,
+    });
     expect(world.takeSent()).toEqual(['email:oncall@example.com', 'sms:+14155550100', 'email:oncall@example.com']);
     world.advanceMinutes(60);
     expect(await processAlertNotification(job('o4'), world.deps)).toMatchObject({ outcome: 'sent', sent: 2 });
@@ -147,7 +169,13 @@ describe('processAlertNotification: hourly limit per tenant', () => {
 describe('processAlertNotification: failed sends', () => {
   const twoAddresses = {
     ...bothChannels,
-    contacts: { ...contacts, email: [{ address: 'oncall@example.com', enabled: true }, { address: 'flaky@example.com', enabled: true }] },
+    contacts: {
+      ...contacts,
+      email: [
+        { address: 'oncall@example.com', enabled: true },
+        { address: 'flaky@example.com', enabled: true },
+      ],
+    },
   };
 
   it('sends the rest, then throws without quoting the address, so the queue retries the job', async () => {

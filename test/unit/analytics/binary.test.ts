@@ -11,12 +11,18 @@ describe('binary encoding', () => {
   const ops = (): Op[] =>
     Array.from({ length: 200 }, (): Op => {
       switch (random.below(6)) {
-        case 0: return ['uint32', random.pick([0, 1, 127, 128, 16_383, 16_384, 2 ** 31, 2 ** 32 - 1, random.int(0, 2 ** 32 - 1)])];
-        case 1: return ['sint32', random.pick([0, -1, 1, -64, 64, -(2 ** 31), 2 ** 31 - 1, random.int(-(2 ** 31), 2 ** 31 - 1)])];
-        case 2: return ['double', random.pick([0, -0, 1.5, Math.PI, 1e-300, 1e300, random.logUniform(1e-3, 1e9)])];
-        case 3: return ['bool', random.chance(0.5)];
-        case 4: return ['string', random.pick(['', 'gpt-4o', 'claude-3.5 ✓', 'é'.repeat(random.int(0, 200))])];
-        default: return ['bytes', Uint8Array.from({ length: random.int(0, 300) }, () => random.int(0, 255))];
+        case 0:
+          return ['uint32', random.pick([0, 1, 127, 128, 16_383, 16_384, 2 ** 31, 2 ** 32 - 1, random.int(0, 2 ** 32 - 1)])];
+        case 1:
+          return ['sint32', random.pick([0, -1, 1, -64, 64, -(2 ** 31), 2 ** 31 - 1, random.int(-(2 ** 31), 2 ** 31 - 1)])];
+        case 2:
+          return ['double', random.pick([0, -0, 1.5, Math.PI, 1e-300, 1e300, random.logUniform(1e-3, 1e9)])];
+        case 3:
+          return ['bool', random.chance(0.5)];
+        case 4:
+          return ['string', random.pick(['', 'gpt-4o', 'claude-3.5 ✓', 'é'.repeat(random.int(0, 200))])];
+        default:
+          return ['bytes', Uint8Array.from({ length: random.int(0, 300) }, () => random.int(0, 255))];
       }
     });
 

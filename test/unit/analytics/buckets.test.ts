@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   BUCKET_MS,
+  type BucketRef,
   bucketStart,
   bucketsBetween,
   chooseGranularity,
@@ -8,7 +9,6 @@ import {
   GRANULARITIES,
   seriesLength,
   seriesPlan,
-  type BucketRef,
 } from '#shared/domain/analytics/buckets.ts';
 import { seededRandom } from './fixtures.ts';
 
@@ -55,10 +55,7 @@ describe('bucketStart', () => {
 describe('series buckets', () => {
   it('gives one bucket for a range shorter than a minute, two when it crosses a minute boundary', () => {
     expect(bucketsBetween(at('2024-01-01T12:00:10Z'), at('2024-01-01T12:00:40Z'), 'minute')).toEqual([at('2024-01-01T12:00:00Z')]);
-    expect(bucketsBetween(at('2024-01-01T12:00:50Z'), at('2024-01-01T12:01:10Z'), 'minute')).toEqual([
-      at('2024-01-01T12:00:00Z'),
-      at('2024-01-01T12:01:00Z'),
-    ]);
+    expect(bucketsBetween(at('2024-01-01T12:00:50Z'), at('2024-01-01T12:01:10Z'), 'minute')).toEqual([at('2024-01-01T12:00:00Z'), at('2024-01-01T12:01:00Z')]);
   });
 
   it('gives no buckets for an empty range, and treats the end as exclusive', () => {

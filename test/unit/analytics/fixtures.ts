@@ -1,18 +1,40 @@
-import { quantile } from '#shared/domain/spans/views.ts';
 import { roundCost } from '#shared/domain/pricing/estimate.ts';
 import type { TraceSummary } from '#shared/domain/spans/summary.ts';
+import { quantile } from '#shared/domain/spans/views.ts';
 
 import type { Random } from '../../support/random.ts';
-export type { Random };
-export { seededRandom } from '../../support/random.ts';
 
+export { seededRandom } from '../../support/random.ts';
+export type { Random };
 
 export function traceSummary(over: Partial<TraceSummary> = {}): TraceSummary {
   return {
-    traceId: 't1', agentId: 'agt_1', agentName: 'support-bot', name: 'answer', rootSpanId: 's1', status: 'ok',
-    startTimeMs: Date.UTC(2024, 0, 1), endTimeMs: Date.UTC(2024, 0, 1) + 100, durationMs: 100, spanCount: 1, errorCount: 0,
-    inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, model: null, models: [], toolNames: [], errorTypes: [], tags: [], metadata: {}, sessionId: null, userId: null,
-    experimentId: null, variant: null, complete: true,
+    traceId: 't1',
+    agentId: 'agt_1',
+    agentName: 'support-bot',
+    name: 'answer',
+    rootSpanId: 's1',
+    status: 'ok',
+    startTimeMs: Date.UTC(2024, 0, 1),
+    endTimeMs: Date.UTC(2024, 0, 1) + 100,
+    durationMs: 100,
+    spanCount: 1,
+    errorCount: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    totalTokens: 0,
+    cost: 0,
+    model: null,
+    models: [],
+    toolNames: [],
+    errorTypes: [],
+    tags: [],
+    metadata: {},
+    sessionId: null,
+    userId: null,
+    experimentId: null,
+    variant: null,
+    complete: true,
     ...over,
   };
 }
@@ -60,7 +82,10 @@ const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** di
 export function agentMetrics(traces: readonly TraceSummary[]) {
   const requestCount = traces.length;
   const errors = traces.filter((t) => t.status === 'error').length;
-  const latencies = traces.map((t) => t.durationMs).filter((d): d is number => d !== null).sort((a, b) => a - b);
+  const latencies = traces
+    .map((t) => t.durationMs)
+    .filter((d): d is number => d !== null)
+    .sort((a, b) => a - b);
   return {
     requestCount,
     successRate: requestCount === 0 ? null : round((requestCount - errors) / requestCount),
@@ -71,4 +96,3 @@ export function agentMetrics(traces: readonly TraceSummary[]) {
     estimatedCost: roundCost(traces.reduce((sum, t) => sum + t.cost, 0)),
   };
 }
-

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bucketStart } from '#shared/domain/analytics/buckets.ts';
 import {
   decodeRollup,
   dollarsOf,
@@ -7,14 +8,13 @@ import {
   latencyQuantile,
   mergeByAgent,
   mergeRollups,
+  type Rollup,
   rollupOf,
   rollupsByBucket,
   withoutModels,
-  type Rollup,
 } from '#shared/domain/analytics/rollup.ts';
-import { bucketStart } from '#shared/domain/analytics/buckets.ts';
 import { LatencySketch } from '#shared/domain/analytics/sketch.ts';
-import { randomTraces, seededRandom, traceSummary, type Random } from './fixtures.ts';
+import { type Random, randomTraces, seededRandom, traceSummary } from './fixtures.ts';
 
 const JAN = Date.UTC(2024, 0, 1);
 /** Rollups compare through their stored form: the encoding is canonical, so equal bytes mean equal rollups. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter } from '#shared/domain/binary.ts';
 import { LatencySketch } from '#shared/domain/analytics/sketch.ts';
+import { ByteWriter } from '#shared/domain/binary.ts';
 import { quantile } from '#shared/domain/spans/views.ts';
-import { seededRandom, withinRelativeError, type Random } from './fixtures.ts';
+import { type Random, seededRandom, withinRelativeError } from './fixtures.ts';
 
 const QUANTILES = [0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1];
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BUCKET_MS, bucketStart, coveringBuckets, GRANULARITIES, seriesPlan, type BucketRef, type Granularity } from '#shared/domain/analytics/buckets.ts';
-import { decodeRollup, emptyRollup, encodeRollup, mergeRollups, rollupOf, rollupsByBucket, type Rollup } from '#shared/domain/analytics/rollup.ts';
+import { BUCKET_MS, type BucketRef, bucketStart, coveringBuckets, GRANULARITIES, type Granularity, seriesPlan } from '#shared/domain/analytics/buckets.ts';
+import { decodeRollup, emptyRollup, encodeRollup, mergeRollups, type Rollup, rollupOf, rollupsByBucket } from '#shared/domain/analytics/rollup.ts';
 import {
+  type AnalyticsInput,
   agentMetricsOf,
   costsView,
   latencyPercentilesView,
@@ -9,7 +10,6 @@ import {
   requestsOverTimeView,
   successFailureView,
   tokenUsageView,
-  type AnalyticsInput,
 } from '#shared/domain/analytics/views.ts';
 import type { AnalyticsWindow } from '#shared/domain/analytics/window.ts';
 import { roundCost } from '#shared/domain/pricing/estimate.ts';
@@ -47,7 +47,15 @@ describe('views over no traces', () => {
     expect(latency).toMatchObject({ count: 0, avgMs: null, minMs: null, maxMs: null, p50Ms: null, p99Ms: null });
     expect(latency.series[0]).toEqual({
       timestamp: '2024-01-01T00:00:00.000Z',
-      count: 0, avgMs: null, minMs: null, maxMs: null, p50Ms: null, p75Ms: null, p90Ms: null, p95Ms: null, p99Ms: null,
+      count: 0,
+      avgMs: null,
+      minMs: null,
+      maxMs: null,
+      p50Ms: null,
+      p75Ms: null,
+      p90Ms: null,
+      p95Ms: null,
+      p99Ms: null,
     });
   });
 
@@ -55,7 +63,17 @@ describe('views over no traces', () => {
     const view = metricsView({ ...emptyInput, agents: [{ agentId: 'agt_1', agentName: 'idle', rollup: emptyRollup() }] });
     expect(view.activeAgents).toBe(0);
     expect(view.byAgent).toEqual([
-      { agentId: 'agt_1', agentName: 'idle', requestCount: 0, successRate: null, errorRate: null, avgLatencyMs: null, p95LatencyMs: null, totalTokens: 0, estimatedCost: 0 },
+      {
+        agentId: 'agt_1',
+        agentName: 'idle',
+        requestCount: 0,
+        successRate: null,
+        errorRate: null,
+        avgLatencyMs: null,
+        p95LatencyMs: null,
+        totalTokens: 0,
+        estimatedCost: 0,
+      },
     ]);
   });
 });
@@ -76,13 +94,22 @@ describe('series', () => {
   it('gives empty buckets null rates and zero counts', () => {
     const view = successFailureView(input);
     expect(view).toMatchObject({ totalTraces: 1, successCount: 0, errorCount: 1, successRate: 0, errorRate: 1 });
-    expect(view.series[0]).toEqual({ timestamp: '2024-01-01T00:00:00.000Z', totalTraces: 0, successCount: 0, errorCount: 0, successRate: null, errorRate: null });
+    expect(view.series[0]).toEqual({
+      timestamp: '2024-01-01T00:00:00.000Z',
+      totalTraces: 0,
+      successCount: 0,
+      errorCount: 0,
+      successRate: null,
+      errorRate: null,
+    });
     expect(view.series[7]).toMatchObject({ totalTraces: 1, errorRate: 1 });
   });
 
   it('breaks tokens and costs down per bucket and per model, with the currency', () => {
     expect(tokenUsageView(input)).toMatchObject({
-      inputTokens: 5, outputTokens: 1, totalTokens: 6,
+      inputTokens: 5,
+      outputTokens: 1,
+      totalTokens: 6,
       byModel: [{ model: 'gpt-4o', requestCount: 1, inputTokens: 5, outputTokens: 1, totalTokens: 6 }],
     });
     const costs = costsView(input);
@@ -99,9 +126,7 @@ describe('views over stored rollups, against a scan of the raw traces (seeded)',
 
   /** What the worker would have stored: per granularity and bucket, tenant-wide and per agent, round-tripped through items. */
   const storedFor = (subset: readonly TraceSummary[]) =>
-    new Map(
-      GRANULARITIES.map((g) => [g, new Map([...rollupsByBucket(subset, g)].map(([start, r]) => [start, decodeRollup(encodeRollup(r))]))]),
-    );
+    new Map(GRANULARITIES.map((g) => [g, new Map([...rollupsByBucket(subset, g)].map(([start, r]) => [start, decodeRollup(encodeRollup(r))]))]));
   const agentIds = [...new Set(traces.map((t) => t.agentId!))].sort();
   const tenantStore = storedFor(traces);
   const agentStores = new Map(agentIds.map((id) => [id, storedFor(traces.filter((t) => t.agentId === id))]));
@@ -142,7 +167,11 @@ describe('views over stored rollups, against a scan of the raw traces (seeded)',
       });
       const exactAvg = latencies.length === 0 ? null : latencies.reduce((a, b) => a + b, 0) / latencies.length;
       expect(Math.abs((metrics.avgLatencyMs ?? 0) - (exactAvg ?? 0))).toBeLessThanOrEqual(0.001);
-      for (const [q, key] of [[0.5, 'p50LatencyMs'], [0.95, 'p95LatencyMs'], [0.99, 'p99LatencyMs']] as const) {
+      for (const [q, key] of [
+        [0.5, 'p50LatencyMs'],
+        [0.95, 'p95LatencyMs'],
+        [0.99, 'p99LatencyMs'],
+      ] as const) {
         expect(withinRelativeError(metrics[key], quantile(latencies, q), 0.0005), key).toBe(true);
       }
 
@@ -190,7 +219,10 @@ describe('views over stored rollups, against a scan of the raw traces (seeded)',
       expect(latency).toMatchObject({ count: latencies.length, minMs: latencies[0] === undefined ? null : Math.round(latencies[0] * 1000) / 1000 });
       for (const point of latency.series) {
         const start = Date.parse(point.timestamp);
-        const inBucket = traces.filter((t) => inRange(t, start, start + size) && t.durationMs !== null).map((t) => t.durationMs!).sort((a, b) => a - b);
+        const inBucket = traces
+          .filter((t) => inRange(t, start, start + size) && t.durationMs !== null)
+          .map((t) => t.durationMs!)
+          .sort((a, b) => a - b);
         expect(point.count).toBe(inBucket.length);
         expect(withinRelativeError(point.p90Ms, quantile(inBucket, 0.9), 0.0005)).toBe(true);
       }

@@ -35,7 +35,21 @@ describe("docs/benchmarks.md's sections (test/bench/report.ts)", () => {
   });
 
   it("show a scenario's own Markdown in place of the two-column table when it gives one", () => {
-    const section = benchmarkSection('reads', 'every list', { ...result, details: '| list | p95 |\n|---|---|\n| traces | 40 |' }, new Date('2026-11-24T15:30:00Z'), machine);
-    expect(section.split('\n').slice(6)).toEqual(['', '| list | p95 |', '|---|---|', '| traces | 40 |', '', '- **FAILED**: too slow', '<!-- bench:reads:end -->']);
+    const section = benchmarkSection(
+      'reads',
+      'every list',
+      { ...result, details: '| list | p95 |\n|---|---|\n| traces | 40 |' },
+      new Date('2026-11-24T15:30:00Z'),
+      machine,
+    );
+    expect(section.split('\n').slice(6)).toEqual([
+      '',
+      '| list | p95 |',
+      '|---|---|',
+      '| traces | 40 |',
+      '',
+      '- **FAILED**: too slow',
+      '<!-- bench:reads:end -->',
+    ]);
   });
 });

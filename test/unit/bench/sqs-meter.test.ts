@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, SQSClient, type SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { sqsQueue } from '#shared/adapters/queue.ts';
@@ -9,7 +9,10 @@ const sms = (text: string) => ({ id: 'msg_1', channel: 'sms' as const, to: '+155
 describe("the cost bench's SQS meter (test/bench/cost/sqs-meter.ts)", () => {
   it("counts the queue adapter's sends while recording, billed per 64 KB of bodies, by catalog queue", async () => {
     const sqs = mockClient(SQSClient);
-    sqs.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => ({ Successful: input.Entries!.map((e) => ({ Id: e.Id!, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'md5' })), Failed: [] }));
+    sqs.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => ({
+      Successful: input.Entries!.map((e) => ({ Id: e.Id!, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'md5' })),
+      Failed: [],
+    }));
     const sendBefore = SQSClient.prototype.send;
     const usage = new Map<string, QueueUsage>();
     let recording = false;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { authenticateApiKey, type ApiKeyDeps } from '#shared/domain/accounts/api-key-service.ts';
+import { type ApiKeyDeps, authenticateApiKey } from '#shared/domain/accounts/api-key-service.ts';
 import { apiKeySecretMatches, issueApiKey, newApiKeyId, parseApiKey } from '#shared/domain/accounts/api-keys.ts';
-import type { ApiKeyRecord } from '#shared/domain/accounts/ports.ts';
 import { hashPassword, verifyPassword } from '#shared/domain/accounts/passwords.ts';
+import type { ApiKeyRecord } from '#shared/domain/accounts/ports.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 
 const SEED = 'unit-test-seed-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';

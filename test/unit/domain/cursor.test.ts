@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CURSOR_LIFETIME_MS, decodeCursor, encodeCursor } from '#shared/domain/paging/cursor.ts';
 import { ValidationError } from '#shared/domain/errors.ts';
+import { CURSOR_LIFETIME_MS, decodeCursor, encodeCursor } from '#shared/domain/paging/cursor.ts';
 
 const key = Buffer.alloc(32, 7);
 const scope = { tenantId: 'tnt_1', route: 'spans/list-traces', filters: { status: 'error', startDate: new Date('2026-01-01T00:00:00Z'), agentId: undefined } };

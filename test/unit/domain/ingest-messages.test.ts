@@ -3,13 +3,41 @@ import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
 import { fitSpan, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '#shared/domain/ingest/messages.ts';
 import { parseSignals } from '#shared/domain/ingest/native-signals.ts';
 import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
-import { isStorableNumber, type CanonicalSpan } from '#shared/domain/spans/model.ts';
+import { type CanonicalSpan, isStorableNumber } from '#shared/domain/spans/model.ts';
 
 const span = (i: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
-  traceId: 't', spanId: `s${i}`, parentSpanId: null, name: 'n', kind: 'other', agentName: null, agentNameFromService: false,
-  startTimeMs: 0, endTimeMs: null, status: 'unset', statusMessage: null, errorType: null, model: null, provider: null, operation: null,
-  inputTokens: null, outputTokens: null, cachedInputTokens: null, reasoningTokens: null, cost: null, input: null, output: null, toolName: null, sessionId: null,
-  userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], ...over,
+  traceId: 't',
+  spanId: `s${i}`,
+  parentSpanId: null,
+  name: 'n',
+  kind: 'other',
+  agentName: null,
+  agentNameFromService: false,
+  startTimeMs: 0,
+  endTimeMs: null,
+  status: 'unset',
+  statusMessage: null,
+  errorType: null,
+  model: null,
+  provider: null,
+  operation: null,
+  inputTokens: null,
+  outputTokens: null,
+  cachedInputTokens: null,
+  reasoningTokens: null,
+  cost: null,
+  input: null,
+  output: null,
+  toolName: null,
+  sessionId: null,
+  userId: null,
+  experimentId: null,
+  variant: null,
+  tags: [],
+  metadata: {},
+  attributes: {},
+  events: [],
+  ...over,
 });
 
 describe('fitting telemetry into queue messages', () => {
@@ -58,7 +86,9 @@ describe('fitting what an OTLP exporter may send at any size', () => {
   };
 
   it('cuts a 1 MB attribute key, at any depth, and a 1 MB name, and keeps the span', () => {
-    const fitted = fitSpan(span(0, { name: megabyte, agentName: megabyte, model: megabyte, attributes: { [`resource.${megabyte}`]: 'v', nested: { [megabyte]: 1 } } }));
+    const fitted = fitSpan(
+      span(0, { name: megabyte, agentName: megabyte, model: megabyte, attributes: { [`resource.${megabyte}`]: 'v', nested: { [megabyte]: 1 } } }),
+    );
     expect(Object.keys(fitted.attributes).every((k) => k.length < 300)).toBe(true);
     expect(Object.keys(fitted.attributes['nested'] as object)[0]).toMatch(/^k{256}…\[truncated \d+ characters\]$/);
     expect([fitted.name.length, fitted.agentName!.length, fitted.model!.length].every((n) => n < 600)).toBe(true);
@@ -73,7 +103,20 @@ describe('fitting what an OTLP exporter may send at any size', () => {
   it('fits the worst span: every text at its limit in escaped control characters, and events without end', () => {
     const escaped = '\u0001'.repeat(40_000);
     const events = Array.from({ length: 500 }, (_, i) => ({ name: escaped, timeMs: i, attributes: { a: escaped, b: escaped.slice(0, 4000) } }));
-    const names = { name: escaped, agentName: escaped, statusMessage: escaped, errorType: escaped, model: escaped, provider: escaped, operation: escaped, toolName: escaped, sessionId: escaped, userId: escaped, experimentId: escaped, variant: escaped };
+    const names = {
+      name: escaped,
+      agentName: escaped,
+      statusMessage: escaped,
+      errorType: escaped,
+      model: escaped,
+      provider: escaped,
+      operation: escaped,
+      toolName: escaped,
+      sessionId: escaped,
+      userId: escaped,
+      experimentId: escaped,
+      variant: escaped,
+    };
     const attributes = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`a${i}`, escaped.slice(0, 4000)]));
     const [message] = fitsOneMessage([span(0, { ...names, input: escaped, output: escaped, attributes, events })]);
     expect(message!.kind === 'telemetry' && message!.spans[0]!.events.length).toBeGreaterThan(0);
@@ -91,7 +134,13 @@ describe('fitting what an OTLP exporter may send at any size', () => {
 
 describe('native validation', () => {
   it('refuses a signal value that could not be stored, naming the field', () => {
-    const { items, errors } = parseSignals([{ signalName: 'a', value: 1e308 }, { signalName: 'b', value: 0.5 }], 0);
+    const { items, errors } = parseSignals(
+      [
+        { signalName: 'a', value: 1e308 },
+        { signalName: 'b', value: 0.5 },
+      ],
+      0,
+    );
     expect(items.map((s) => s.signalName)).toEqual(['b']);
     expect(errors).toEqual([{ index: 0, message: expect.stringMatching(/^value: must be 0 or of magnitude/) }]);
   });
@@ -108,10 +157,15 @@ describe('native validation', () => {
 
 describe('the ingest queue message schema', () => {
   it('parses what the service queues, as it was queued', () => {
-    const spans = [span(1, { tags: ['vip'], metadata: { plan: 'pro', nested: { deep: [1, 'two', null] } }, events: [{ name: 'e', timeMs: 1, attributes: { a: true } }] })];
+    const spans = [
+      span(1, { tags: ['vip'], metadata: { plan: 'pro', nested: { deep: [1, 'two', null] } }, events: [{ name: 'e', timeMs: 1, attributes: { a: true } }] }),
+    ];
     const signals = [{ signalName: 'quality', value: 0.9, traceId: 't', spanId: null, agentName: null, metadata: {}, timestampMs: 5 }];
     const logs = [{ timestampMs: 6, level: 'info' as const, message: 'hello', eventName: null, traceId: 't', spanId: 's1', agentName: 'bot', attributes: {} }];
-    for (const message of [...toIngestMessages('tnt', 1, { spans, signals, logs }), { kind: 'purge-agent' as const, tenantId: 'tnt', agentId: 'agt', finalSweep: true as const }]) {
+    for (const message of [
+      ...toIngestMessages('tnt', 1, { spans, signals, logs }),
+      { kind: 'purge-agent' as const, tenantId: 'tnt', agentId: 'agt', finalSweep: true as const },
+    ]) {
       expect(ingestMessageSchema.parse(JSON.parse(JSON.stringify(message)))).toEqual(message);
     }
   });

@@ -1,10 +1,18 @@
-import { SignJWT, calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
 import { generateKeyPairSync } from 'node:crypto';
+import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, type JWK, jwtVerify, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../support/random.ts';
-import { isCognitoIssuer, isTrustedKeysUrl, issueAccessToken, keysUrlOf, providerOf, verifyAccessToken, type VerifierDeps } from '#shared/domain/accounts/jwt.ts';
+import {
+  isCognitoIssuer,
+  issueAccessToken,
+  isTrustedKeysUrl,
+  keysUrlOf,
+  providerOf,
+  type VerifierDeps,
+  verifyAccessToken,
+} from '#shared/domain/accounts/jwt.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { UnauthorizedError } from '#shared/domain/errors.ts';
+import { seededRandom } from '../../support/random.ts';
 
 const settings = { issuer: 'urn:aos:test', audience: 'aos-api', ttlSeconds: 3600 };
 const COGNITO = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Test';
@@ -41,7 +49,11 @@ function flipS(token: string): string {
   return `${h}.${p}.${Buffer.concat([bytes.subarray(0, 32), flipped]).toString('base64url')}`;
 }
 /** A token of the service's shape signed by `key` with `header` (the own key by default), its ES256 signature in low-S form. */
-async function signed(payload: object, header: Record<string, unknown> = { alg: 'ES256', kid: keys.kid }, key: Parameters<SignJWT['sign']>[0] = keys.privateKey) {
+async function signed(
+  payload: object,
+  header: Record<string, unknown> = { alg: 'ES256', kid: keys.kid },
+  key: Parameters<SignJWT['sign']>[0] = keys.privateKey,
+) {
   const token = await new SignJWT(payload as Record<string, unknown>).setProtectedHeader(header as never).sign(key);
   return header['alg'] === 'ES256' && sOf(token) > P256_ORDER / 2n ? flipS(token) : token;
 }
@@ -54,7 +66,10 @@ describe('own access tokens', () => {
   it('round-trip with ES256, kid, iss, aud, exp, sub, email', async () => {
     const { accessToken, expiresIn } = await issueAccessToken(claims, keys, settings, now);
     expect(expiresIn).toBe(3600);
-    const [header, payload] = accessToken.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p!, 'base64url').toString()));
+    const [header, payload] = accessToken
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p!, 'base64url').toString()));
     expect(header).toMatchObject({ alg: 'ES256', kid: keys.kid });
     expect(payload).toMatchObject({ iss: settings.issuer, aud: settings.audience, sub: 'usr_1', email: 'a@example.com', tid: 'tnt_1' });
     expect(payload.exp - payload.iat).toBe(3600);
@@ -105,7 +120,11 @@ describe('own access tokens', () => {
   it('are signed by jose with the kid jose computes (RFC 7638), and verify with jose against the published key', async () => {
     const { accessToken } = await issueAccessToken(claims, keys, settings, now);
     expect(keys.kid).toBe(await calculateJwkThumbprint(keys.publicJwk, 'sha256'));
-    const { payload } = await jwtVerify(accessToken, createLocalJWKSet({ keys: [keys.publicJwk] }), { issuer: settings.issuer, audience: settings.audience, currentDate: now });
+    const { payload } = await jwtVerify(accessToken, createLocalJWKSet({ keys: [keys.publicJwk] }), {
+      issuer: settings.issuer,
+      audience: settings.audience,
+      currentDate: now,
+    });
     expect(payload).toMatchObject({ sub: 'usr_1', tid: 'tnt_1' });
   });
 
@@ -176,17 +195,32 @@ describe('own access tokens', () => {
     const { accessToken: valid } = await issueAccessToken(claims, keys, settings, now);
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ é\u0000';
     const mutations: ((token: string) => string)[] = [
-      (t) => { const i = random.below(t.length); return t.slice(0, i) + random.pick([...alphabet]) + t.slice(i + 1); },
+      (t) => {
+        const i = random.below(t.length);
+        return t.slice(0, i) + random.pick([...alphabet]) + t.slice(i + 1);
+      },
       (t) => t.slice(0, random.below(t.length)),
-      (t) => { const i = random.below(t.length); return t.slice(0, i) + t.slice(i + 1 + random.below(4)); },
-      (t) => { const [h, p, s] = t.split('.'); return random.pick([`${p}.${h}.${s}`, `${h}.${s}.${p}`, `${h}.${p}`, `${h}.${p}.${s}.${s}`, `${h}..${s}`]); },
-      (t) => { const [, p, s] = t.split('.'); return `${b64({ alg: random.pick(['ES256', 'RS256', 'HS256', 'none', 'ES384', '']), kid: keys.kid, ...(random.chance(0.3) ? { crit: ['x'] } : {}) })}.${p}.${s}`; },
+      (t) => {
+        const i = random.below(t.length);
+        return t.slice(0, i) + t.slice(i + 1 + random.below(4));
+      },
+      (t) => {
+        const [h, p, s] = t.split('.');
+        return random.pick([`${p}.${h}.${s}`, `${h}.${s}.${p}`, `${h}.${p}`, `${h}.${p}.${s}.${s}`, `${h}..${s}`]);
+      },
+      (t) => {
+        const [, p, s] = t.split('.');
+        return `${b64({ alg: random.pick(['ES256', 'RS256', 'HS256', 'none', 'ES384', '']), kid: keys.kid, ...(random.chance(0.3) ? { crit: ['x'] } : {}) })}.${p}.${s}`;
+      },
     ];
     let refusedCount = 0;
     for (let i = 0; i < 2000; i++) {
       const token = random.pick(mutations)(valid);
       if (token === valid) continue;
-      const outcome = await verifyAccessToken(token, deps()).then(() => 'accepted', (err: unknown) => err);
+      const outcome = await verifyAccessToken(token, deps()).then(
+        () => 'accepted',
+        (err: unknown) => err,
+      );
       expect(outcome, token).toBeInstanceOf(UnauthorizedError);
       refusedCount++;
     }
@@ -203,7 +237,8 @@ describe('external issuer tokens', () => {
       .setIssuedAt(nowSeconds)
       .setExpirationTime(nowSeconds + 600)
       .sign(key);
-  const accessToken = (payload: Record<string, unknown> = {}) => externalToken(COGNITO, { token_use: 'access', client_id: 'client-1', scope: 'openid', ...payload });
+  const accessToken = (payload: Record<string, unknown> = {}) =>
+    externalToken(COGNITO, { token_use: 'access', client_id: 'client-1', scope: 'openid', ...payload });
 
   it("accept a Cognito pool's access token for a configured app client (client_id), with its claims", async () => {
     const verified = await verifyAccessToken(await accessToken({ email: 'c@example.com' }), deps());
@@ -253,7 +288,9 @@ describe('external issuer tokens', () => {
     expect(isCognitoIssuer('http://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_X')).toBe(false);
     expect(isCognitoIssuer('https://cognito-idp.eu-west-1.amazonaws.com.attacker.example/x')).toBe(false);
     expect(isCognitoIssuer(OIDC)).toBe(false);
-    expect(keysUrlOf({ issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_X/' })).toBe('https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_X/.well-known/jwks.json');
+    expect(keysUrlOf({ issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_X/' })).toBe(
+      'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_X/.well-known/jwks.json',
+    );
     expect(keysUrlOf({ issuer: OIDC, jwksUrl: 'https://keys.example.com/jwks' })).toBe('https://keys.example.com/jwks');
     expect(isTrustedKeysUrl('https://idp.example.com/jwks')).toBe(true);
     expect(isTrustedKeysUrl('http://127.0.0.1:4000/jwks')).toBe(true);

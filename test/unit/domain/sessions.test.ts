@@ -8,14 +8,45 @@ const T0 = Date.UTC(2026, 4, 1, 9);
 describe('session figures', () => {
   it('sum the traces and take the agent and user of the earliest that names them, whatever the order', () => {
     const traces = [
-      traceSummary({ traceId: 'b', startTimeMs: T0 + 60_000, endTimeMs: T0 + 90_000, status: 'error', inputTokens: 10, outputTokens: 5, cost: 0.1, agentId: 'agt_2', userId: 'u-2' }),
-      traceSummary({ traceId: 'a', startTimeMs: T0, endTimeMs: T0 + 1000, inputTokens: 1, outputTokens: 2, cost: 0.2, agentId: null, agentName: null, userId: null }),
+      traceSummary({
+        traceId: 'b',
+        startTimeMs: T0 + 60_000,
+        endTimeMs: T0 + 90_000,
+        status: 'error',
+        inputTokens: 10,
+        outputTokens: 5,
+        cost: 0.1,
+        agentId: 'agt_2',
+        userId: 'u-2',
+      }),
+      traceSummary({
+        traceId: 'a',
+        startTimeMs: T0,
+        endTimeMs: T0 + 1000,
+        inputTokens: 1,
+        outputTokens: 2,
+        cost: 0.2,
+        agentId: null,
+        agentName: null,
+        userId: null,
+      }),
       traceSummary({ traceId: 'c', startTimeMs: T0 + 30_000, endTimeMs: null, agentId: 'agt_1', agentName: 'first', userId: 'u-1' }),
     ];
     const figures = sessionFigures('s', traces);
     expect(figures).toEqual({
-      sessionId: 's', agentId: 'agt_1', agentName: 'first', userId: 'u-1', firstSeenMs: T0, lastSeenMs: T0 + 90_000, traceCount: 3, errorCount: 1,
-      inputTokens: 11, outputTokens: 7, totalTokens: 18, cost: 0.3, durationMs: 90_000,
+      sessionId: 's',
+      agentId: 'agt_1',
+      agentName: 'first',
+      userId: 'u-1',
+      firstSeenMs: T0,
+      lastSeenMs: T0 + 90_000,
+      traceCount: 3,
+      errorCount: 1,
+      inputTokens: 11,
+      outputTokens: 7,
+      totalTokens: 18,
+      cost: 0.3,
+      durationMs: 90_000,
     });
     expect(sessionFigures('s', [...traces].reverse())).toEqual(figures);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS, isWithinLimit } from '#shared/domain/plans/plans.ts';
+import { isWithinLimit, PLANS } from '#shared/domain/plans/plans.ts';
 import { currentPeriod, newTrialSubscription, subscriptionView } from '#shared/domain/plans/subscription.ts';
 
 const at = (iso: string) => new Date(iso);

@@ -1,16 +1,55 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeTrace, type StoredSpan } from '#shared/domain/spans/summary.ts';
+import { type StoredSpan, summarizeTrace } from '#shared/domain/spans/summary.ts';
 
 const span = (spanId: string, parentSpanId: string | null, over: Partial<StoredSpan> = {}): StoredSpan => ({
-  traceId: 't1', spanId, parentSpanId, name: spanId, kind: 'other', agentName: 'support-bot', agentNameFromService: false, agentId: 'agt_1',
-  startTimeMs: 1000, endTimeMs: 2000, durationMs: 1000, status: 'ok', statusMessage: null, errorType: null, model: null,
-  provider: null, operation: null, inputTokens: null, outputTokens: null, cachedInputTokens: null, reasoningTokens: null, cost: null, costEstimated: false,
-  input: null, output: null, toolName: null, sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [],
+  traceId: 't1',
+  spanId,
+  parentSpanId,
+  name: spanId,
+  kind: 'other',
+  agentName: 'support-bot',
+  agentNameFromService: false,
+  agentId: 'agt_1',
+  startTimeMs: 1000,
+  endTimeMs: 2000,
+  durationMs: 1000,
+  status: 'ok',
+  statusMessage: null,
+  errorType: null,
+  model: null,
+  provider: null,
+  operation: null,
+  inputTokens: null,
+  outputTokens: null,
+  cachedInputTokens: null,
+  reasoningTokens: null,
+  cost: null,
+  costEstimated: false,
+  input: null,
+  output: null,
+  toolName: null,
+  sessionId: null,
+  userId: null,
+  experimentId: null,
+  variant: null,
+  tags: [],
+  metadata: {},
+  attributes: {},
+  events: [],
   ...over,
 });
 
 const agentTrace = () => [
-  span('root', null, { kind: 'agent', name: 'answer question', startTimeMs: 1000, endTimeMs: 5000, inputTokens: 300, outputTokens: 80, cost: 0.01, sessionId: 's-1' }),
+  span('root', null, {
+    kind: 'agent',
+    name: 'answer question',
+    startTimeMs: 1000,
+    endTimeMs: 5000,
+    inputTokens: 300,
+    outputTokens: 80,
+    cost: 0.01,
+    sessionId: 's-1',
+  }),
   span('llm1', 'root', { kind: 'llm', model: 'gpt-4o', startTimeMs: 1100, endTimeMs: 2000, inputTokens: 100, outputTokens: 30, cost: 0.004 }),
   span('tool', 'root', { kind: 'tool', toolName: 'search', startTimeMs: 2000, endTimeMs: 3000, status: 'error', errorType: 'Timeout' }),
   span('llm2', 'root', { kind: 'llm', model: 'gpt-4o-mini', startTimeMs: 3000, endTimeMs: 4900, inputTokens: 200, outputTokens: 50, cost: 0.006 }),
@@ -24,10 +63,24 @@ function permutations<T>(items: T[]): T[][] {
 describe('trace summary', () => {
   it('summarises an agent trace from its root, without double-counting usage the root repeats', () => {
     expect(summarizeTrace(agentTrace())).toMatchObject({
-      traceId: 't1', name: 'answer question', rootSpanId: 'root', agentName: 'support-bot', status: 'ok',
-      startTimeMs: 1000, endTimeMs: 5000, durationMs: 4000, spanCount: 4, errorCount: 1,
-      inputTokens: 300, outputTokens: 80, totalTokens: 380, cost: 0.01, model: 'gpt-4o-mini', models: ['gpt-4o-mini', 'gpt-4o'],
-      sessionId: 's-1', complete: true,
+      traceId: 't1',
+      name: 'answer question',
+      rootSpanId: 'root',
+      agentName: 'support-bot',
+      status: 'ok',
+      startTimeMs: 1000,
+      endTimeMs: 5000,
+      durationMs: 4000,
+      spanCount: 4,
+      errorCount: 1,
+      inputTokens: 300,
+      outputTokens: 80,
+      totalTokens: 380,
+      cost: 0.01,
+      model: 'gpt-4o-mini',
+      models: ['gpt-4o-mini', 'gpt-4o'],
+      sessionId: 's-1',
+      complete: true,
     });
   });
 
@@ -42,7 +95,11 @@ describe('trace summary', () => {
 
   it('keeps at most 50 tags and 50 metadata keys', () => {
     const spans = agentTrace();
-    spans[0] = { ...spans[0]!, tags: Array.from({ length: 80 }, (_, i) => `t${String(i).padStart(2, '0')}`), metadata: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`k${i}`, i])) };
+    spans[0] = {
+      ...spans[0]!,
+      tags: Array.from({ length: 80 }, (_, i) => `t${String(i).padStart(2, '0')}`),
+      metadata: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`k${i}`, i])),
+    };
     const summary = summarizeTrace(spans);
     expect(summary.tags).toHaveLength(50);
     expect(summary.tags.at(-1)).toBe('t49');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LlmAlertType } from '#shared/domain/alerts/config.ts';
 import { builtinJudge } from '#shared/domain/evaluation/heuristics/index.ts';
 import { buildTrajectory } from '#shared/domain/evaluation/trajectory.ts';
-import { llm, tool, traceOf, type TraceSpec } from '../../fixtures/judge/build.ts';
+import { llm, type TraceSpec, tool, traceOf } from '../../fixtures/judge/build.ts';
 import { measure } from '../../fixtures/judge/measure.ts';
 import { LABELLED_TRACES } from '../../fixtures/judge/traces.ts';
 
@@ -26,13 +26,23 @@ describe('the built-in judge', () => {
 
   describe('stuck', () => {
     it('counts identical calls, and a cycle only once, not as its own halves', async () => {
-      const verdict = await judge('stuck', answer('No luck.', 'Find it.', Array.from({ length: 3 }, () => tool('find', { q: 'x' }, 'nothing'))));
+      const verdict = await judge(
+        'stuck',
+        answer(
+          'No luck.',
+          'Find it.',
+          Array.from({ length: 3 }, () => tool('find', { q: 'x' }, 'nothing')),
+        ),
+      );
       expect(verdict).toMatchObject({ score: 0.7, label: 'stuck', reasoning: 'Built-in heuristic: 3 identical calls to find with the same arguments.' });
     });
 
     it('finds a step repeated in a row when spans carry no content', async () => {
       const steps = Array.from({ length: 4 }, () => ({ kind: 'tool' as const, name: 'browser.scroll', tool: 'browser.scroll' }));
-      expect(await judge('stuck', answer('Done.', 'Scroll.', steps))).toMatchObject({ score: 0.8, reasoning: expect.stringContaining('browser.scroll 4 times in a row') });
+      expect(await judge('stuck', answer('Done.', 'Scroll.', steps))).toMatchObject({
+        score: 0.8,
+        reasoning: expect.stringContaining('browser.scroll 4 times in a row'),
+      });
     });
 
     it('does not count short repeated outputs such as "ok"', async () => {
@@ -57,10 +67,14 @@ describe('the built-in judge', () => {
 
   describe('quality', () => {
     it('flags a refusal, a cut answer and an off-topic one, and passes a direct answer', async () => {
-      expect((await judge('quality', answer("As an AI language model, I cannot answer that."))).score).toBe(0.85);
+      expect((await judge('quality', answer('As an AI language model, I cannot answer that.'))).score).toBe(0.85);
       expect((await judge('quality', answer('The steps are: first open settings and'))).reasoning).toMatch(/stops mid-sentence/);
-      expect((await judge('quality', answer('Bananas grow in tropical plantations worldwide.', 'How do I rotate my database credentials safely?'))).score).toBe(0.75);
-      expect((await judge('quality', answer('Rotate the database credentials from the secrets page.', 'How do I rotate my database credentials safely?'))).score).toBe(0.05);
+      expect((await judge('quality', answer('Bananas grow in tropical plantations worldwide.', 'How do I rotate my database credentials safely?'))).score).toBe(
+        0.75,
+      );
+      expect(
+        (await judge('quality', answer('Rotate the database credentials from the secrets page.', 'How do I rotate my database credentials safely?'))).score,
+      ).toBe(0.05);
     });
 
     it('does not judge a trace that records no input or output at all', async () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { QueuePort } from '#shared/domain/ports.ts';
-import { effectiveAlertConfig, type AlertConfigPatch } from '#shared/domain/alerts/config.ts';
+import type { TenantRecord } from '#shared/domain/accounts/ports.ts';
+import type { AgentRecord } from '#shared/domain/agents/ports.ts';
+import { type AlertConfigPatch, effectiveAlertConfig } from '#shared/domain/alerts/config.ts';
 import { queueEvaluations } from '#shared/domain/evaluation/jobs.ts';
 import { isSampled, typesToEvaluate } from '#shared/domain/evaluation/policy.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import type { QueuePort } from '#shared/domain/ports.ts';
 import type { TraceSummary } from '#shared/domain/spans/summary.ts';
-import type { AgentRecord } from '#shared/domain/agents/ports.ts';
-import type { TenantRecord } from '#shared/domain/accounts/ports.ts';
 
 const entitled = { evaluations: true };
 const on = (patch: AlertConfigPatch['llmAnalysis'] = {}) => effectiveAlertConfig({ llmAnalysis: { enabled: true, ...patch } });
@@ -55,13 +55,26 @@ describe('queueing evaluations from the ingest worker', () => {
   const summary = (traceId: string, agentId: string | null) => ({ traceId, agentId }) as TraceSummary;
 
   it('queues one job per finished trace of an agent with LLM analysis on, in one send', async () => {
-    const agents = new Map([['agt_on', agent('agt_on', { llmAnalysis: { enabled: true } })], ['agt_off', agent('agt_off')]]);
+    const agents = new Map([
+      ['agt_on', agent('agt_on', { llmAnalysis: { enabled: true } })],
+      ['agt_off', agent('agt_off')],
+    ]);
     const sent: Array<{ queueId: string; messages: readonly unknown[] }> = [];
     const queue: QueuePort = { send: async (queueId, messages) => void sent.push({ queueId, messages }) };
     const store = { agents: { get: async (_: string, id: string) => agents.get(id) } } as never;
-    await queueEvaluations(tenant, [summary('t1', 'agt_on'), summary('t2', 'agt_off'), summary('t3', null), summary('t4', 'agt_gone'), summary('t5', 'agt_on')], { store, queue });
+    await queueEvaluations(
+      tenant,
+      [summary('t1', 'agt_on'), summary('t2', 'agt_off'), summary('t3', null), summary('t4', 'agt_gone'), summary('t5', 'agt_on')],
+      { store, queue },
+    );
     expect(sent).toEqual([
-      { queueId: 'evaluate', messages: [{ kind: 'evaluate-trace', tenantId: 'tnt_1', traceId: 't1' }, { kind: 'evaluate-trace', tenantId: 'tnt_1', traceId: 't5' }] },
+      {
+        queueId: 'evaluate',
+        messages: [
+          { kind: 'evaluate-trace', tenantId: 'tnt_1', traceId: 't1' },
+          { kind: 'evaluate-trace', tenantId: 'tnt_1', traceId: 't5' },
+        ],
+      },
     ]);
   });
 

@@ -27,7 +27,11 @@ describe('the trajectory the judge reads', () => {
   });
 
   it('without a root input or output, takes the first input and the last output of the trace', () => {
-    const spans = spansOf('t', { input: null, steps: [llm('draft', { input: 'Translate "chat"' }), llm('cat', { input: 'Translate "chat" again' })], output: null });
+    const spans = spansOf('t', {
+      input: null,
+      steps: [llm('draft', { input: 'Translate "chat"' }), llm('cat', { input: 'Translate "chat" again' })],
+      output: null,
+    });
     const t = buildTrajectory(summarizeTrace(spans), spans, 6000);
     expect(t).toMatchObject({ userInput: 'Translate "chat"', finalOutput: 'cat' });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { assignVariant, type AssignableExperiment } from '#shared/domain/experiments/assignment.ts';
+import { type AssignableExperiment, assignVariant } from '#shared/domain/experiments/assignment.ts';
 
 const SUBJECTS = 100_000;
 const subjects = Array.from({ length: SUBJECTS }, (_, i) => `subject-${i}`);
@@ -24,17 +24,14 @@ function shares(e: AssignableExperiment) {
 }
 
 describe('variant assignment', () => {
-  it.each([
-    [[50, 50]],
-    [[50, 30, 20]],
-    [[33.33, 33.33, 33.34]],
-    [[90, 5, 2.5, 2.5]],
-    [[10, 10, 10, 10, 10, 10, 10, 10, 10, 10]],
-  ])('over 100,000 subjects follows the weights %j to within 1 point', (weights) => {
-    const { assigned, percent } = shares(experiment(weights));
-    expect(assigned).toBe(SUBJECTS);
-    for (const [i, weight] of weights.entries()) expect(Math.abs(percent[String.fromCharCode(65 + i)]! - weight)).toBeLessThan(1);
-  });
+  it.each([[[50, 50]], [[50, 30, 20]], [[33.33, 33.33, 33.34]], [[90, 5, 2.5, 2.5]], [[10, 10, 10, 10, 10, 10, 10, 10, 10, 10]]])(
+    'over 100,000 subjects follows the weights %j to within 1 point',
+    (weights) => {
+      const { assigned, percent } = shares(experiment(weights));
+      expect(assigned).toBe(SUBJECTS);
+      for (const [i, weight] of weights.entries()) expect(Math.abs(percent[String.fromCharCode(65 + i)]! - weight)).toBeLessThan(1);
+    },
+  );
 
   it('takes trafficPercentage of the subjects, and splits those by the weights', () => {
     const { assigned, percent } = shares(experiment([70, 30], 25));
@@ -89,7 +86,11 @@ describe('stickiness', () => {
 
   it('does not depend on the order subjects are asked in', () => {
     const forward = subjects.slice(0, 1000).map((s) => assignVariant(golden, s)?.key);
-    const backward = subjects.slice(0, 1000).reverse().map((s) => assignVariant(golden, s)?.key).reverse();
+    const backward = subjects
+      .slice(0, 1000)
+      .reverse()
+      .map((s) => assignVariant(golden, s)?.key)
+      .reverse();
     expect(backward).toEqual(forward);
   });
 });

@@ -26,7 +26,11 @@ describe('experiment definition', () => {
   });
 
   it('takes decimal weights that sum to 100 despite binary rounding', () => {
-    const variants = [{ key: 'a', weight: 33.33 }, { key: 'b', weight: 33.33 }, { key: 'c', weight: 33.34 }];
+    const variants = [
+      { key: 'a', weight: 33.33 },
+      { key: 'b', weight: 33.33 },
+      { key: 'c', weight: 33.34 },
+    ];
     expect(parse({ ...valid, variants }).variants).toHaveLength(3);
   });
 
@@ -35,15 +39,60 @@ describe('experiment definition', () => {
   });
 
   it.each([
-    ['weights not summing to 100', { variants: [{ key: 'a', weight: 50 }, { key: 'b', weight: 40 }] }, 'variants: weights must sum to 100 (they sum to 90)'],
+    [
+      'weights not summing to 100',
+      {
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'b', weight: 40 },
+        ],
+      },
+      'variants: weights must sum to 100 (they sum to 90)',
+    ],
     ['one variant', { variants: [{ key: 'a', weight: 100 }] }, 'variants: must have 2 to 10 variants'],
     ['eleven variants', { variants: Array.from({ length: 11 }, (_, i) => ({ key: `v${i}`, weight: 100 / 11 })) }, 'variants: must have 2 to 10 variants'],
-    ['repeated keys', { variants: [{ key: 'a', weight: 50 }, { key: 'a', weight: 50 }] }, 'variants: keys must be unique (a repeated)'],
-    ['a zero weight', { variants: [{ key: 'a', weight: 0 }, { key: 'b', weight: 100 }] }, 'variants.0.weight'],
-    ['a key with spaces', { variants: [{ key: 'a b', weight: 50 }, { key: 'b', weight: 50 }] }, 'variants.0.key'],
+    [
+      'repeated keys',
+      {
+        variants: [
+          { key: 'a', weight: 50 },
+          { key: 'a', weight: 50 },
+        ],
+      },
+      'variants: keys must be unique (a repeated)',
+    ],
+    [
+      'a zero weight',
+      {
+        variants: [
+          { key: 'a', weight: 0 },
+          { key: 'b', weight: 100 },
+        ],
+      },
+      'variants.0.weight',
+    ],
+    [
+      'a key with spaces',
+      {
+        variants: [
+          { key: 'a b', weight: 50 },
+          { key: 'b', weight: 50 },
+        ],
+      },
+      'variants.0.key',
+    ],
     ['traffic over 100', { trafficPercentage: 101 }, 'trafficPercentage'],
     ['no primary metric', { primaryMetric: undefined }, 'primaryMetric: is required'],
-    ['a huge config', { variants: [{ key: 'a', weight: 50, config: { blob: 'x'.repeat(17_000) } }, { key: 'b', weight: 50 }] }, 'variants.0.config: must be at most 16 KB'],
+    [
+      'a huge config',
+      {
+        variants: [
+          { key: 'a', weight: 50, config: { blob: 'x'.repeat(17_000) } },
+          { key: 'b', weight: 50 },
+        ],
+      },
+      'variants.0.config: must be at most 16 KB',
+    ],
   ])('refuses %s, naming the field', (_, change, message) => {
     expect(() => parse({ ...valid, ...change })).toThrow(message);
   });

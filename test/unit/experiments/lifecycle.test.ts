@@ -4,9 +4,9 @@ import {
   assertAssigning,
   EXPERIMENT_ACTIONS,
   EXPERIMENT_STATUSES,
-  transition,
   type ExperimentAction,
   type ExperimentStatus,
+  transition,
 } from '#shared/domain/experiments/lifecycle.ts';
 
 /** Every status × action: the next status, or null when the action is refused. */

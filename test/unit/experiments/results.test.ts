@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { experimentResults } from '#shared/domain/experiments/results.ts';
 import type { ExperimentRecord, SignalObservation, TraceObservation } from '#shared/domain/experiments/ports.ts';
+import { experimentResults } from '#shared/domain/experiments/results.ts';
 
 const experiment = (over: Partial<ExperimentRecord> = {}): ExperimentRecord => ({
   id: 'exp_results',
@@ -24,14 +24,27 @@ const experiment = (over: Partial<ExperimentRecord> = {}): ExperimentRecord => (
 
 let seq = 0;
 const trace = (variant: string, over: Partial<TraceObservation> = {}): TraceObservation => ({
-  traceId: `t${++seq}`, variant, status: 'ok', durationMs: 1000, totalTokens: 100, cost: 0.01, complete: true, ...over,
+  traceId: `t${++seq}`,
+  variant,
+  status: 'ok',
+  durationMs: 1000,
+  totalTokens: 100,
+  cost: 0.01,
+  complete: true,
+  ...over,
 });
 /** `ok` successful and `failed` failed finished traces of a variant. */
 const outcomes = (variant: string, ok: number, failed: number) => [
   ...Array.from({ length: ok }, () => trace(variant)),
   ...Array.from({ length: failed }, () => trace(variant, { status: 'error' })),
 ];
-const signal = (variant: string, signalName: string, value: number): SignalObservation => ({ signalId: `s${++seq}`, traceId: null, variant, signalName, value });
+const signal = (variant: string, signalName: string, value: number): SignalObservation => ({
+  signalId: `s${++seq}`,
+  traceId: null,
+  variant,
+  signalName,
+  value,
+});
 
 describe('experiment results', () => {
   it('measures each variant over its finished traces, and counts what it leaves out', () => {
@@ -48,8 +61,13 @@ describe('experiment results', () => {
     expect(results.traces).toEqual({ finished: 4, unfinished: 1, unknownVariant: 1 });
     expect(results.control).toBe('A');
     expect(results.variants[0]).toEqual({
-      key: 'A', weight: 50, traces: 3, successRate: 0.666667,
-      latencyMs: { avg: 400, p50: 200, p95: 900 }, avgTokens: 20, avgCost: 0.002,
+      key: 'A',
+      weight: 50,
+      traces: 3,
+      successRate: 0.666667,
+      latencyMs: { avg: 400, p50: 200, p95: 900 },
+      avgTokens: 20,
+      avgCost: 0.002,
       signals: { helpfulness: { count: 2, avg: 0.75 } },
     });
     expect(results.variants[1]).toMatchObject({ key: 'B', traces: 1, successRate: 1, signals: { helpfulness: { count: 1, avg: 0.25 } } });
@@ -81,7 +99,10 @@ describe('experiment results', () => {
   it('says so when there is no significant difference', () => {
     const results = experimentResults(experiment(), { traces: [...outcomes('A', 50, 50), ...outcomes('B', 52, 48)], signals: [] });
     expect(results.comparisons[0]!.successRate!.pValue).toBeCloseTo(0.7773, 4);
-    expect(results.verdict).toEqual({ outcome: 'no_significant_difference', message: 'No significant difference in success rate between B and control A (p=0.777)' });
+    expect(results.verdict).toEqual({
+      outcome: 'no_significant_difference',
+      message: 'No significant difference in success rate between B and control A (p=0.777)',
+    });
   });
 
   it('flags a sample-ratio mismatch before anything else', () => {
@@ -93,11 +114,20 @@ describe('experiment results', () => {
   });
 
   it('checks the split against unequal weights, and skips the check on tiny samples', () => {
-    const weighted = experiment({ variants: [{ key: 'A', weight: 80, config: {} }, { key: 'B', weight: 20, config: {} }] });
+    const weighted = experiment({
+      variants: [
+        { key: 'A', weight: 80, config: {} },
+        { key: 'B', weight: 20, config: {} },
+      ],
+    });
     expect(experimentResults(weighted, { traces: [...outcomes('A', 400, 0), ...outcomes('B', 100, 0)], signals: [] }).sampleRatioMismatch.mismatch).toBe(false);
     expect(experimentResults(weighted, { traces: [...outcomes('A', 250, 0), ...outcomes('B', 250, 0)], signals: [] }).sampleRatioMismatch.mismatch).toBe(true);
     expect(experimentResults(weighted, { traces: [...outcomes('A', 8, 0), ...outcomes('B', 2, 0)], signals: [] }).sampleRatioMismatch).toEqual({
-      checked: false, chiSquare: null, degreesOfFreedom: null, pValue: null, mismatch: false,
+      checked: false,
+      chiSquare: null,
+      degreesOfFreedom: null,
+      pValue: null,
+      mismatch: false,
     });
   });
 

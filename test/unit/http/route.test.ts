@@ -2,6 +2,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { issueApiKey, newApiKeyId } from '#shared/domain/accounts/api-keys.ts';
 import { issueAccessToken } from '#shared/domain/accounts/jwt.ts';
+import type { ApiKeyRecord } from '#shared/domain/accounts/ports.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { ServiceUnavailableError } from '#shared/domain/errors.ts';
 import type { PageInput } from '#shared/domain/paging/page.ts';
@@ -11,7 +12,6 @@ import { httpRoute, type RoutePorts } from '#shared/http/route.ts';
 import { authRoutes } from '#shared/schemas/routes/auth.ts';
 import { keysRoutes } from '#shared/schemas/routes/keys.ts';
 import { systemRoutes } from '#shared/schemas/routes/system.ts';
-import type { ApiKeyRecord } from '#shared/domain/accounts/ports.ts';
 import { httpEvent, lambdaContext } from '../../support/http-event.ts';
 
 const signing = await signingMaterialFromSeed(process.env.SIGNING_SEED!);
@@ -47,8 +47,19 @@ async function call(handler: ReturnType<typeof httpRoute>, event = httpEvent('GE
 function storedKey(tenantId: string) {
   const issued = issueApiKey(newApiKeyId(), signing.apiKeyPepper);
   const record: ApiKeyRecord = {
-    id: issued.keyId, tenantId, createdBy: 'usr_1', name: 'k', prefix: 'aos_live_x', lastFour: issued.lastFour,
-    secretHash: issued.secretHash, status: 'active', createdAt: '', updatedAt: '', lastUsedAt: null, rotatedAt: null, revokedAt: null,
+    id: issued.keyId,
+    tenantId,
+    createdBy: 'usr_1',
+    name: 'k',
+    prefix: 'aos_live_x',
+    lastFour: issued.lastFour,
+    secretHash: issued.secretHash,
+    status: 'active',
+    createdAt: '',
+    updatedAt: '',
+    lastUsedAt: null,
+    rotatedAt: null,
+    revokedAt: null,
   };
   return { record, key: issued.key };
 }
@@ -56,7 +67,14 @@ function storedKey(tenantId: string) {
 describe('the HTTP stack', () => {
   it('wraps data in the success envelope with request id and rate-limit headers', async () => {
     const { ports } = fakePorts();
-    const res = await call(httpRoute('system/health', systemRoutes, () => ports, async () => ok({ status: 'ok' })));
+    const res = await call(
+      httpRoute(
+        'system/health',
+        systemRoutes,
+        () => ports,
+        async () => ok({ status: 'ok' }),
+      ),
+    );
     expect(res.statusCode).toBe(200);
     expect(res.json).toEqual({ success: true, data: { status: 'ok' } });
     expect(res.headers).toMatchObject({
@@ -69,7 +87,12 @@ describe('the HTTP stack', () => {
 
   it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('auth/login', authRoutes, () => ports, async () => ok(null));
+    const handler = httpRoute(
+      'auth/login',
+      authRoutes,
+      () => ports,
+      async () => ok(null),
+    );
     const res = await call(handler, httpEvent('POST', '/api/auth/login', { body: '{"email": "a@b.c",' }));
     expect(res.statusCode).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_ERROR');
@@ -78,7 +101,12 @@ describe('the HTTP stack', () => {
 
   it('names each invalid field', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('auth/register', authRoutes, () => ports, async () => ok(null));
+    const handler = httpRoute(
+      'auth/register',
+      authRoutes,
+      () => ports,
+      async () => ok(null),
+    );
     const res = await call(handler, httpEvent('POST', '/api/auth/register', { body: JSON.stringify({ email: 'nope', password: 'short', firstName: 'A' }) }));
     expect(res.statusCode).toBe(400);
     expect(res.json.error.message).toMatch(/email: /);
@@ -89,15 +117,33 @@ describe('the HTTP stack', () => {
   it('validates pagination (limit 1–100, skip 0–10000, defaults 50/0) and continues a list only with its own cursor', async () => {
     const { ports } = fakePorts();
     const seen: PageInput[] = [];
-    const handler = listRoute('keys/list', keysRoutes, () => ports, async (_request, page) => {
-      seen.push(page);
-      return { items: [{ id: 'k1' }], total: 3, totalExact: true, hasMore: true, next: 'position-1' };
-    });
+    const handler = listRoute(
+      'keys/list',
+      keysRoutes,
+      () => ports,
+      async (_request, page) => {
+        seen.push(page);
+        return { items: [{ id: 'k1' }], total: 3, totalExact: true, hasMore: true, next: 'position-1' };
+      },
+    );
     const tokenOf = async (tenantId: string) =>
-      (await issueAccessToken({ userId: 'usr_1', tenantId, email: 'a@b.c' }, signing, { issuer: 'urn:aos:local', audience: 'aos-api', ttlSeconds: 60 }, new Date())).accessToken;
+      (
+        await issueAccessToken(
+          { userId: 'usr_1', tenantId, email: 'a@b.c' },
+          signing,
+          { issuer: 'urn:aos:local', audience: 'aos-api', ttlSeconds: 60 },
+          new Date(),
+        )
+      ).accessToken;
     const auth = { authorization: `Bearer ${await tokenOf('tnt_1')}` };
     const get = (query: Record<string, string>, headers = auth) => call(handler, httpEvent('GET', '/api/keys', { headers, query }));
-    for (const [limit, expected] of [['0', 400], ['101', 400], ['abc', 400], ['-1', 400], ['100', 200]] as const) {
+    for (const [limit, expected] of [
+      ['0', 400],
+      ['101', 400],
+      ['abc', 400],
+      ['-1', 400],
+      ['100', 200],
+    ] as const) {
       const res = await get({ limit });
       expect(res.statusCode, `limit=${limit}`).toBe(expected);
       if (expected === 400) expect(res.json.error.message).toMatch(/limit/);
@@ -127,7 +173,15 @@ describe('the HTTP stack', () => {
 
   it('refuses a missing credential with 401 and still sends the rate-limit headers', async () => {
     const { ports } = fakePorts();
-    const res = await call(httpRoute('keys/list', keysRoutes, () => ports, async () => ok([])), httpEvent('GET', '/api/keys'));
+    const res = await call(
+      httpRoute(
+        'keys/list',
+        keysRoutes,
+        () => ports,
+        async () => ok([]),
+      ),
+      httpEvent('GET', '/api/keys'),
+    );
     expect(res.statusCode).toBe(401);
     expect(res.json).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
     expect(res.headers?.['X-RateLimit-Limit']).toBe('20');
@@ -136,7 +190,12 @@ describe('the HTTP stack', () => {
   it('answers 403 to a valid API key on a user-only route, 401 to a wrong one', async () => {
     const { record, key } = storedKey('tnt_1');
     const { ports } = fakePorts([record]);
-    const handler = httpRoute('keys/list', keysRoutes, () => ports, async () => ok([]));
+    const handler = httpRoute(
+      'keys/list',
+      keysRoutes,
+      () => ports,
+      async () => ok([]),
+    );
     expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': key } }))).statusCode).toBe(403);
     const wrong = key.slice(0, 25) + (key[25] === 'x' ? 'y' : 'x') + key.slice(26);
     expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': wrong } }))).statusCode).toBe(401);
@@ -144,7 +203,12 @@ describe('the HTTP stack', () => {
 
   it('limits per credential per tier per minute with 429 and Retry-After', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('auth/forgot-password', authRoutes, () => ports, async () => ok(null));
+    const handler = httpRoute(
+      'auth/forgot-password',
+      authRoutes,
+      () => ports,
+      async () => ok(null),
+    );
     const event = () => httpEvent('POST', '/api/auth/forgot-password', { body: '{"email":"a@b.c"}', ip: '198.51.100.7' });
     for (let i = 0; i < 20; i++) expect((await call(handler, event())).statusCode).toBe(200);
     const limited = await call(handler, event());
@@ -157,9 +221,14 @@ describe('the HTTP stack', () => {
 
   it('hides unexpected errors behind a generic 500', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('system/health', systemRoutes, () => ports, async () => {
-      throw new Error('connect ECONNREFUSED 10.0.0.1:5432 password=hunter2');
-    });
+    const handler = httpRoute(
+      'system/health',
+      systemRoutes,
+      () => ports,
+      async () => {
+        throw new Error('connect ECONNREFUSED 10.0.0.1:5432 password=hunter2');
+      },
+    );
     const res = await call(handler);
     expect(res.statusCode).toBe(500);
     expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } });
@@ -170,9 +239,14 @@ describe('the HTTP stack', () => {
 describe('a dependency outage', () => {
   it('answers 503 with the envelope, INTERNAL_ERROR and Retry-After, and no internal detail', async () => {
     const { ports } = fakePorts();
-    const handler = httpRoute('system/health', systemRoutes, () => ports, async () => {
-      throw new ServiceUnavailableError(7, { cause: new Error('connect ECONNREFUSED sqs.internal:443') });
-    });
+    const handler = httpRoute(
+      'system/health',
+      systemRoutes,
+      () => ports,
+      async () => {
+        throw new ServiceUnavailableError(7, { cause: new Error('connect ECONNREFUSED sqs.internal:443') });
+      },
+    );
     const res = await call(handler);
     expect(res.statusCode).toBe(503);
     expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.stringMatching(/retry/) } });

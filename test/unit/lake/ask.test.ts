@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { builtinTranslator, stemOf, type AskContext } from '#shared/domain/lake/ask.ts';
+import { type AskContext, builtinTranslator, stemOf } from '#shared/domain/lake/ask.ts';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 
 const context: AskContext = {
   now: new Date('2026-03-18T15:30:00Z'), // a Wednesday
-  agents: [{ id: 'agt_1', name: 'support-bot' }, { id: 'agt_2', name: 'Billing Agent' }],
+  agents: [
+    { id: 'agt_1', name: 'support-bot' },
+    { id: 'agt_2', name: 'Billing Agent' },
+  ],
   models: ['gpt-4o', 'gpt-4o-mini'],
   tools: ['payments.refund', 'orders.lookup'],
 };
@@ -12,11 +15,21 @@ const translate = (question: string) => builtinTranslator.translate(question, co
 
 describe('the built-in question parser', () => {
   it.each([
-    ['failed support-bot runs yesterday that cost more than a dollar', 'agent:support-bot cost>1 status:error', '2026-03-17T00:00:00.000Z', '2026-03-17T23:59:59.999Z'],
+    [
+      'failed support-bot runs yesterday that cost more than a dollar',
+      'agent:support-bot cost>1 status:error',
+      '2026-03-17T00:00:00.000Z',
+      '2026-03-17T23:59:59.999Z',
+    ],
     ['traces where the user asked about refunds and the agent called the payments tool', 'tool:payments* refund*', undefined, undefined],
     ['timeout errors in the last 24 hours', 'error:timeout', '2026-03-17T15:30:00.000Z', '2026-03-18T15:30:00.000Z'],
     ['runs slower than 5 seconds using gpt-4o-mini this week', 'model:gpt-4o-mini duration>5s', '2026-03-16T00:00:00.000Z', '2026-03-18T15:30:00.000Z'],
-    ['Billing Agent calls over $0.50 last week with more than 10k tokens', 'agent:"Billing Agent" cost>0.5 tokens>10k', '2026-03-09T00:00:00.000Z', '2026-03-15T23:59:59.999Z'],
+    [
+      'Billing Agent calls over $0.50 last week with more than 10k tokens',
+      'agent:"Billing Agent" cost>0.5 tokens>10k',
+      '2026-03-09T00:00:00.000Z',
+      '2026-03-15T23:59:59.999Z',
+    ],
     ['successful runs mentioning "order A-17" today', '"order a-17" status:ok', '2026-03-18T00:00:00.000Z', '2026-03-18T15:30:00.000Z'],
     ['traces of session sess-42 last month', 'session:sess-42', '2026-02-01T00:00:00.000Z', '2026-02-28T23:59:59.999Z'],
     ['requests that took longer than 2 minutes and used orders.lookup', 'tool:orders.lookup duration>2m', undefined, undefined],

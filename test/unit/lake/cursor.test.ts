@@ -15,9 +15,25 @@ describe('page cursors', () => {
   });
 
   it.each([
-    ['another tenant', () => decodeCursor({ key, tenantId: 'tnt_b' }, 'search', request, cursor, NOW, isPosition), 'not a cursor this service issued for this account'],
+    [
+      'another tenant',
+      () => decodeCursor({ key, tenantId: 'tnt_b' }, 'search', request, cursor, NOW, isPosition),
+      'not a cursor this service issued for this account',
+    ],
     ['another deployment', () => decodeCursor({ key: Buffer.alloc(32, 8), tenantId: 'tnt_a' }, 'search', request, cursor, NOW, isPosition), 'for this account'],
-    ['a changed position', () => decodeCursor(mine, 'search', request, `${Buffer.from(JSON.stringify({ k: 'search', r: request, e: 1e12, p: { t: 1 } })).toString('base64url')}.${cursor.split('.')[1]}`, NOW, isPosition), 'for this account'],
+    [
+      'a changed position',
+      () =>
+        decodeCursor(
+          mine,
+          'search',
+          request,
+          `${Buffer.from(JSON.stringify({ k: 'search', r: request, e: 1e12, p: { t: 1 } })).toString('base64url')}.${cursor.split('.')[1]}`,
+          NOW,
+          isPosition,
+        ),
+      'for this account',
+    ],
     ['another query', () => decodeCursor(mine, 'search', requestFingerprint(['other', null]), cursor, NOW, isPosition), 'different query'],
     ['another list', () => decodeCursor(mine, 'exports', request, cursor, NOW, isPosition), 'another list'],
     ['a day later', () => decodeCursor(mine, 'search', request, cursor, NOW + 24 * 3_600_000 + 1000, isPosition), 'expired'],

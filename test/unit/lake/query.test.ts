@@ -97,7 +97,9 @@ describe('the search language', () => {
     ]) {
       const once = formatSearchQuery(parseSearchQuery(q));
       expect(formatSearchQuery(parseSearchQuery(once)), q).toBe(once);
-      expect(parseSearchQuery(once).terms.map(({ kind, negated }) => [kind, negated])).toEqual(parseSearchQuery(q).terms.map(({ kind, negated }) => [kind, negated]));
+      expect(parseSearchQuery(once).terms.map(({ kind, negated }) => [kind, negated])).toEqual(
+        parseSearchQuery(q).terms.map(({ kind, negated }) => [kind, negated]),
+      );
     }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { athena, duckdb } from '#shared/domain/lake/dialects.ts';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
-import { anchorWord, exportSql, forgetAgentSql, spansOfTracesSql, traceSearchSql, type TraceSearch } from '#shared/domain/lake/sql.ts';
+import { anchorWord, exportSql, forgetAgentSql, spansOfTracesSql, type TraceSearch, traceSearchSql } from '#shared/domain/lake/sql.ts';
 import { SIGNATURE_COLUMN_NAMES, signatureSlot } from '#shared/domain/lake/text.ts';
 
 const search = (q: string, extra: Partial<TraceSearch> = {}): TraceSearch => ({
@@ -28,7 +28,9 @@ const CRAFTED = [
 describe('the lake query builder', () => {
   it.each([duckdb, athena].map((d) => [d.name, d] as const))('scopes every trace query by tenant and time first, with bound values (%s)', (_name, dialect) => {
     const { sql, params } = traceSearchSql(dialect, search('refund agent:bot cost>1', { agentId: 'agt_1', after: '0000000001900#t9' }));
-    expect(sql).toMatch(/^SELECT .* FROM lake_traces WHERE tenant_id = \? AND start_ms >= CAST\(\? AS BIGINT\) AND start_ms < CAST\(\? AS BIGINT\) AND expires_ms > CAST\(\? AS BIGINT\) AND agent_id = \? AND /);
+    expect(sql).toMatch(
+      /^SELECT .* FROM lake_traces WHERE tenant_id = \? AND start_ms >= CAST\(\? AS BIGINT\) AND start_ms < CAST\(\? AS BIGINT\) AND expires_ms > CAST\(\? AS BIGINT\) AND agent_id = \? AND /,
+    );
     expect(sql).toMatch(/AND position < \? ORDER BY position DESC LIMIT 51$/);
     expect(params.slice(0, 5)).toEqual(['tnt_a', 1000, 2000, 1500, 'agt_1']);
     expect(params.at(-1)).toBe('0000000001900#t9');
@@ -39,8 +41,36 @@ describe('the lake query builder', () => {
     for (const dialect of [duckdb, athena]) {
       const { sql, params } = traceSearchSql(dialect, search(q));
       const allowed = identifiersOf(traceSearchSql(dialect, search('')).sql);
-      for (const word of ['AND', 'NOT', 'coalesce', 'false', 'strpos', 'contains', 'search_text', 'errors_text', 'attributes', 'agents', 'agent_id', 'session_id', 'user_id', 'starts_with', 'models', 'tools', 'status', 'CAST', 'AS', 'BIGINT', 'DOUBLE', 'bitwise_and', ...SIGNATURE_COLUMN_NAMES]) allowed.add(word);
-      expect([...identifiersOf(sql)].filter((w) => !allowed.has(w)), q).toEqual([]);
+      for (const word of [
+        'AND',
+        'NOT',
+        'coalesce',
+        'false',
+        'strpos',
+        'contains',
+        'search_text',
+        'errors_text',
+        'attributes',
+        'agents',
+        'agent_id',
+        'session_id',
+        'user_id',
+        'starts_with',
+        'models',
+        'tools',
+        'status',
+        'CAST',
+        'AS',
+        'BIGINT',
+        'DOUBLE',
+        'bitwise_and',
+        ...SIGNATURE_COLUMN_NAMES,
+      ])
+        allowed.add(word);
+      expect(
+        [...identifiersOf(sql)].filter((w) => !allowed.has(w)),
+        q,
+      ).toEqual([]);
       expect(sql).not.toMatch(/'/);
       expect(sql.split('?').length - 1).toBe(params.length);
     }

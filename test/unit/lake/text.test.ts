@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchOf, snippetOf } from '#shared/domain/lake/snippets.ts';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
+import { matchOf, snippetOf } from '#shared/domain/lake/snippets.ts';
 import { foldText, foldWithOrigins, keywordList, SIGNATURE_BITS, SIGNATURE_COLUMNS, signatureOf, signatureSlot } from '#shared/domain/lake/text.ts';
 import { seededRandom } from '../../support/random.ts';
 
@@ -53,7 +53,19 @@ describe('the word signature', () => {
 });
 
 describe('search hit snippets', () => {
-  const span = (fields: Record<string, string | null>) => ({ span_id: 's1', name: 'lookup', kind: 'tool', status: 'ok', tool_name: null, input: null, output: null, error_type: null, status_message: null, attributes: '{}', ...fields });
+  const span = (fields: Record<string, string | null>) => ({
+    span_id: 's1',
+    name: 'lookup',
+    kind: 'tool',
+    status: 'ok',
+    tool_name: null,
+    input: null,
+    output: null,
+    error_type: null,
+    status_message: null,
+    attributes: '{}',
+    ...fields,
+  });
 
   it('shows where a word matched, in the original text, with context cut at spaces', () => {
     const output = `${'lorem ipsum '.repeat(20)}the Réfunds were reimbursed quickly ${'dolor sit '.repeat(20)}`;
@@ -73,7 +85,10 @@ describe('search hit snippets', () => {
 
   it('points a field term at its span, and answers null for trace-level terms', () => {
     expect(matchOf(parseSearchQuery('tool:pay*'), [span({ tool_name: 'payments.refund' })])).toMatchObject({ field: 'toolName', snippet: 'payments.refund' });
-    expect(matchOf(parseSearchQuery('attr.tier:gold'), [span({ attributes: JSON.stringify({ tier: 'Gold' }) })])).toMatchObject({ field: 'attributes.tier', snippet: 'Gold' });
+    expect(matchOf(parseSearchQuery('attr.tier:gold'), [span({ attributes: JSON.stringify({ tier: 'Gold' }) })])).toMatchObject({
+      field: 'attributes.tier',
+      snippet: 'Gold',
+    });
     expect(matchOf(parseSearchQuery('cost>1'), [span({})])).toBeNull();
   });
 

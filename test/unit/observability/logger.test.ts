@@ -51,7 +51,12 @@ describe('structured logger (Powertools Logger)', () => {
     logger.error('thrown', thrown('a string'));
     logger.error('nested', { cause: new RangeError('bad'), count: 10n });
     const [error, text, nested] = entries();
-    expect(error!['error']).toMatchObject({ name: 'TypeError', message: 'outer', stack: expect.stringContaining('TypeError: outer'), cause: { name: 'Error', message: 'inner' } });
+    expect(error!['error']).toMatchObject({
+      name: 'TypeError',
+      message: 'outer',
+      stack: expect.stringContaining('TypeError: outer'),
+      cause: { name: 'Error', message: 'inner' },
+    });
     expect(text!['error']).toMatchObject({ name: 'NonErrorThrown', message: 'a string' });
     expect(nested).toMatchObject({ cause: { name: 'RangeError', message: 'bad' }, count: '10' });
   });
@@ -60,14 +65,23 @@ describe('structured logger (Powertools Logger)', () => {
     const { logger, entries } = capture();
     logger.info('careless', {
       password: 'hunter2-password',
-      request: { headers: { authorization: 'Bearer eyJ.secret.sig', 'x-api-key': 'aos_live_key' }, body: { newPassword: 'n3w-password', resetToken: 'link-token' } },
+      request: {
+        headers: { authorization: 'Bearer eyJ.secret.sig', 'x-api-key': 'aos_live_key' },
+        body: { newPassword: 'n3w-password', resetToken: 'link-token' },
+      },
       accessToken: 'eyJ.token.sig',
       inputTokens: 1200,
     });
     const [entry] = entries();
     const text = JSON.stringify(entry);
-    for (const secret of ['hunter2-password', 'eyJ.secret.sig', 'aos_live_key', 'n3w-password', 'link-token', 'eyJ.token.sig']) expect(text).not.toContain(secret);
-    expect(entry).toMatchObject({ password: '[redacted]', accessToken: '[redacted]', inputTokens: 1200, request: { headers: { authorization: '[redacted]', 'x-api-key': '[redacted]' } } });
+    for (const secret of ['hunter2-password', 'eyJ.secret.sig', 'aos_live_key', 'n3w-password', 'link-token', 'eyJ.token.sig'])
+      expect(text).not.toContain(secret);
+    expect(entry).toMatchObject({
+      password: '[redacted]',
+      accessToken: '[redacted]',
+      inputTokens: 1200,
+      request: { headers: { authorization: '[redacted]', 'x-api-key': '[redacted]' } },
+    });
   });
 
   it('still logs an entry whose fields are circular, keeping the others', () => {
@@ -80,13 +94,21 @@ describe('structured logger (Powertools Logger)', () => {
 
   it('never throws out of a log call, whatever it is given', () => {
     const { logger, entries } = capture();
-    const throwing = { toString: () => { throw new Error('no'); } };
+    const throwing = {
+      toString: () => {
+        throw new Error('no');
+      },
+    };
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
     const details: unknown[] = [
       thrown(Object.create(null)),
       thrown(throwing),
-      { get field() { throw new Error('getter'); } },
+      {
+        get field() {
+          throw new Error('getter');
+        },
+      },
       proxy,
       JSON.parse('{"__proto__": {"polluted": true}, "visible": 1}'),
     ];

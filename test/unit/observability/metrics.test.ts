@@ -31,7 +31,9 @@ describe('business metrics (Powertools Metrics, EMF)', () => {
       publishMetrics();
     });
     expect(rest).toEqual([]);
-    const emf = JSON.parse(line!) as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] } };
+    const emf = JSON.parse(line!) as Record<string, unknown> & {
+      _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+    };
     expect(emf._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'AgentObservability', Dimensions: [['service']] });
     expect(emf._aws.CloudWatchMetrics[0]!.Metrics).toEqual([
       { Name: 'SpansIngested', Unit: 'Count' },
@@ -49,10 +51,12 @@ describe('business metrics (Powertools Metrics, EMF)', () => {
 
   it('outside Lambda (npm start, tests) drops the metrics instead of writing them', () => {
     vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', undefined);
-    expect(stdoutOf(() => {
-      count(METRIC.notificationsSent, 3);
-      publishMetrics();
-    })).toEqual([]);
+    expect(
+      stdoutOf(() => {
+        count(METRIC.notificationsSent, 3);
+        publishMetrics();
+      }),
+    ).toEqual([]);
     expect(metrics.hasStoredMetrics()).toBe(false);
   });
 });

@@ -56,9 +56,7 @@ describe('decoding real SDK trace exports', () => {
     const linked = recordSpans({}, (tracer) => {
       const target = tracer.startSpan('target', { startTime: at(0) });
       target.end(at(1));
-      tracer
-        .startSpan('linked', { startTime: at(2), links: [{ context: target.spanContext(), attributes: { why: 'retry' } }] })
-        .end(at(3));
+      tracer.startSpan('linked', { startTime: at(2), links: [{ context: target.spanContext(), attributes: { why: 'retry' } }] }).end(at(3));
     });
     const payload = serializeSpans(linked);
     expect(decodeTraceRequest(payload.protobuf, 'protobuf')).toEqual(decodeTraceRequest(payload.json, 'json'));
@@ -180,14 +178,30 @@ describe('undecodable requests', () => {
     ['a span that is not an object', traceJson(traceRequest(['span'] as never)), /^resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\] must be an object$/],
     ['a numeric name', traceJson(traceRequest([span({}, { name: 42 })])), /spans\[0\]\.name must be a string$/],
     ['a non-integer time', traceJson(traceRequest([span({}, { startTimeUnixNano: 'soon' })])), /spans\[0\]\.startTimeUnixNano must be an integer/],
-    ['a time as a number beyond 64 bits', traceJson(traceRequest([span({}, { startTimeUnixNano: 1e300 })])), /spans\[0\]\.startTimeUnixNano must be an integer \(a number or a decimal string\) in the 64-bit range/],
-    ['a time as a string beyond 64 bits', traceJson(traceRequest([span({}, { endTimeUnixNano: '99999999999999999999' })])), /spans\[0\]\.endTimeUnixNano must be an integer .* in the 64-bit range/],
-    ['a fractional intValue', traceJson(traceRequest([span({}, { attributes: [{ key: 'n', value: { intValue: 1.5 } }] })])), /attributes\[0\]\.value\.intValue must be an integer/],
+    [
+      'a time as a number beyond 64 bits',
+      traceJson(traceRequest([span({}, { startTimeUnixNano: 1e300 })])),
+      /spans\[0\]\.startTimeUnixNano must be an integer \(a number or a decimal string\) in the 64-bit range/,
+    ],
+    [
+      'a time as a string beyond 64 bits',
+      traceJson(traceRequest([span({}, { endTimeUnixNano: '99999999999999999999' })])),
+      /spans\[0\]\.endTimeUnixNano must be an integer .* in the 64-bit range/,
+    ],
+    [
+      'a fractional intValue',
+      traceJson(traceRequest([span({}, { attributes: [{ key: 'n', value: { intValue: 1.5 } }] })])),
+      /attributes\[0\]\.value\.intValue must be an integer/,
+    ],
     ['a numeric traceId', traceJson(traceRequest([span({}, { traceId: 12345 })])), /spans\[0\]\.traceId must be a hex string$/],
     ['an unknown enum name', traceJson(traceRequest([span({}, { status: { code: 'BROKEN' } })])), /status\.code must be a StatusCode number$/],
     ['a string boolValue', traceJson(traceRequest([span({}, { attributes: [{ key: 'b', value: { boolValue: 'yes' } }] })])), /boolValue must be a boolean$/],
     ['malformed logs JSON', () => decodeLogsRequest(Buffer.from('not json'), 'json'), /^Malformed OTLP JSON body/],
-    ['a log body of the wrong type', () => decodeLogsRequest(jsonBody({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: 'text' }] }] }] }), 'json'), /logRecords\[0\]\.body must be an object$/],
+    [
+      'a log body of the wrong type',
+      () => decodeLogsRequest(jsonBody({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: 'text' }] }] }] }), 'json'),
+      /logRecords\[0\]\.body must be an object$/,
+    ],
   ])('refuses %s with a ValidationError naming the problem', (_case, decode, message) => {
     expect(decodeError(decode).message).toMatch(message);
   });

@@ -1,5 +1,5 @@
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { readFileSync } from 'node:fs';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
 import {
@@ -32,9 +32,9 @@ import {
 import { mapTraceRequest } from '#shared/domain/otlp/traces.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import { recordingProvider } from '../../support/producers/context.ts';
-import { langfuseRun, LANGFUSE_TOOL_FAILURE, LANGFUSE_TRACE_NAME } from '../../support/producers/langfuse.ts';
+import { LANGFUSE_TOOL_FAILURE, LANGFUSE_TRACE_NAME, langfuseRun } from '../../support/producers/langfuse.ts';
 import { MCP_AGENT, MCP_TOOL_FAILURE, mcpRun } from '../../support/producers/mcp.ts';
-import { STUB_ANSWER, STUB_MODEL, startOpenAiStub, type OpenAiStub } from '../../support/producers/openai-stub.ts';
+import { type OpenAiStub, STUB_ANSWER, STUB_MODEL, startOpenAiStub } from '../../support/producers/openai-stub.ts';
 import { INVENTORY_FAILURE, OPENINFERENCE_AGENT, openInferenceRun } from '../../support/producers/openinference.ts';
 import { TRACELOOP_WORKFLOW, traceloopRun, traceloopSpanProcessor } from '../../support/producers/traceloop.ts';
 import { VERCEL_AGENT, VERCEL_FAILURE, VERCEL_TOOL_RESULT, vercelFailingRun, vercelStreamRun, vercelToolCallRun } from '../../support/producers/vercel-ai.ts';
@@ -74,7 +74,14 @@ describe('Vercel AI SDK (ai, experimental_telemetry)', () => {
     const [firstCall, secondCall] = named(spans, 'ai.generateText.doGenerate').sort((a, b) => a.startTimeMs - b.startTimeMs);
     const toolCall = one(spans, 'ai.toolCall');
     for (const s of spans) {
-      expect(s).toMatchObject({ agentName: VERCEL_AGENT, agentNameFromService: false, sessionId: 'session-vercel', userId: 'user-vercel', tags: ['weather', 'beta'], metadata: { plan: 'pro' } });
+      expect(s).toMatchObject({
+        agentName: VERCEL_AGENT,
+        agentNameFromService: false,
+        sessionId: 'session-vercel',
+        userId: 'user-vercel',
+        tags: ['weather', 'beta'],
+        metadata: { plan: 'pro' },
+      });
     }
     expect(root).toMatchObject({
       kind: 'chain',
@@ -92,13 +99,28 @@ describe('Vercel AI SDK (ai, experimental_telemetry)', () => {
       { role: 'system', content: 'You answer weather questions.' },
       { role: 'user', content: 'What is the weather in Paris?' },
     ]);
-    expect(firstCall).toMatchObject({ kind: 'llm', parentSpanId: root.spanId, model: 'gpt-4o-mini', provider: 'openai', inputTokens: 1000, outputTokens: 50, cachedInputTokens: 600, reasoningTokens: 10 });
+    expect(firstCall).toMatchObject({
+      kind: 'llm',
+      parentSpanId: root.spanId,
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      inputTokens: 1000,
+      outputTokens: 50,
+      cachedInputTokens: 600,
+      reasoningTokens: 10,
+    });
     expect(JSON.parse(firstCall!.output!)).toEqual([
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'getWeather', input: { city: 'Paris' } }] },
     ]);
     expect(JSON.parse(secondCall!.input!).map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(secondCall).toMatchObject({ inputTokens: 1200, outputTokens: 30, cachedInputTokens: 800, output: 'It is sunny in Paris.' });
-    expect(toolCall).toMatchObject({ kind: 'tool', parentSpanId: root.spanId, toolName: 'getWeather', input: '{"city":"Paris"}', output: JSON.stringify(VERCEL_TOOL_RESULT) });
+    expect(toolCall).toMatchObject({
+      kind: 'tool',
+      parentSpanId: root.spanId,
+      toolName: 'getWeather',
+      input: '{"city":"Paris"}',
+      output: JSON.stringify(VERCEL_TOOL_RESULT),
+    });
     // What was read leaves the attributes; what was not stays.
     expect(toolCall.attributes).toMatchObject({ 'ai.toolCall.id': 'call-1', 'ai.telemetry.functionId': VERCEL_AGENT });
     expect(toolCall.attributes).not.toHaveProperty(['ai.toolCall.name']);
@@ -137,12 +159,27 @@ describe('OpenInference (openinference-instrumentation-openai, openinference-cor
     const agent = one(spans, OPENINFERENCE_AGENT);
     const calls = named(spans, 'OpenAI Chat Completions').sort((a, b) => a.startTimeMs - b.startTimeMs);
     for (const s of spans) {
-      expect(s).toMatchObject({ agentName: OPENINFERENCE_AGENT, sessionId: 'session-oi', userId: 'user-oi', tags: ['trips', 'beta'], metadata: { plan: 'pro', region: 'eu' } });
+      expect(s).toMatchObject({
+        agentName: OPENINFERENCE_AGENT,
+        sessionId: 'session-oi',
+        userId: 'user-oi',
+        tags: ['trips', 'beta'],
+        metadata: { plan: 'pro', region: 'eu' },
+      });
     }
     expect(agent).toMatchObject({ kind: 'agent', parentSpanId: null, input: 'What is the weather in Paris?', output: STUB_ANSWER, status: 'ok' });
     expect(calls).toHaveLength(2);
     for (const call of calls) {
-      expect(call).toMatchObject({ kind: 'llm', parentSpanId: agent.spanId, model: STUB_MODEL, provider: 'openai', inputTokens: 1200, outputTokens: 80, cachedInputTokens: 1000, reasoningTokens: 16 });
+      expect(call).toMatchObject({
+        kind: 'llm',
+        parentSpanId: agent.spanId,
+        model: STUB_MODEL,
+        provider: 'openai',
+        inputTokens: 1200,
+        outputTokens: 80,
+        cachedInputTokens: 1000,
+        reasoningTokens: 16,
+      });
       // The raw request and response bodies repeat the messages.
       expect(call.attributes).not.toHaveProperty(['input.value']);
       expect(call.attributes).not.toHaveProperty(['output.value']);
@@ -156,7 +193,13 @@ describe('OpenInference (openinference-instrumentation-openai, openinference-cor
     ]);
     expect(JSON.parse(calls[1]!.output!)).toEqual([{ role: 'assistant', content: STUB_ANSWER }]);
     expect(one(spans, 'get_weather')).toMatchObject({ kind: 'tool', toolName: 'get_weather', input: 'Paris', output: '{"city":"Paris","forecast":"sunny"}' });
-    expect(one(spans, 'check_inventory')).toMatchObject({ kind: 'tool', toolName: 'check_inventory', status: 'error', statusMessage: INVENTORY_FAILURE, errorType: 'Error' });
+    expect(one(spans, 'check_inventory')).toMatchObject({
+      kind: 'tool',
+      toolName: 'check_inventory',
+      status: 'error',
+      statusMessage: INVENTORY_FAILURE,
+      errorType: 'Error',
+    });
   });
 });
 
@@ -169,11 +212,17 @@ describe('OpenLLMetry / Traceloop (instrumentation-openai, SDK workflow attribut
     const workflow = one(spans, `${TRACELOOP_WORKFLOW}.workflow`);
     expect(workflow).toMatchObject({ kind: 'chain', parentSpanId: null, input: '{"question":"What is the weather in Paris?"}', output: STUB_ANSWER });
     expect(one(spans, 'plan.task')).toMatchObject({ kind: 'chain', parentSpanId: workflow.spanId });
-    expect(one(spans, 'get_weather.tool')).toMatchObject({ kind: 'tool', toolName: 'get_weather', input: '{"city":"Paris"}', output: '{"city":"Paris","forecast":"sunny"}' });
+    expect(one(spans, 'get_weather.tool')).toMatchObject({
+      kind: 'tool',
+      toolName: 'get_weather',
+      input: '{"city":"Paris"}',
+      output: '{"city":"Paris","forecast":"sunny"}',
+    });
     const calls = named(spans, 'chat gpt-4o-mini');
     expect(calls).toHaveLength(2);
     // This instrumentation reports no cached or reasoning tokens.
-    for (const call of calls) expect(call).toMatchObject({ kind: 'llm', model: STUB_MODEL, provider: 'openai', operation: 'chat', inputTokens: 1200, outputTokens: 80 });
+    for (const call of calls)
+      expect(call).toMatchObject({ kind: 'llm', model: STUB_MODEL, provider: 'openai', operation: 'chat', inputTokens: 1200, outputTokens: 80 });
   });
 });
 
@@ -215,8 +264,20 @@ describe('MCP client spans', () => {
     for (const s of spans) expect(s.agentName).toBe(MCP_AGENT);
     expect(one(spans, 'initialize')).toMatchObject({ kind: 'other', operation: 'initialize' });
     expect(one(spans, 'tools/list')).toMatchObject({ kind: 'other', operation: 'tools/list' });
-    expect(one(spans, 'tools/call get_forecast')).toMatchObject({ kind: 'tool', toolName: 'get_forecast', input: '{"city":"Lisbon"}', output: '{"forecast":"sunny"}' });
-    expect(one(spans, 'tools/call book_flight')).toMatchObject({ kind: 'tool', toolName: 'book_flight', operation: 'tools/call', status: 'error', errorType: 'tool_error', statusMessage: MCP_TOOL_FAILURE });
+    expect(one(spans, 'tools/call get_forecast')).toMatchObject({
+      kind: 'tool',
+      toolName: 'get_forecast',
+      input: '{"city":"Lisbon"}',
+      output: '{"forecast":"sunny"}',
+    });
+    expect(one(spans, 'tools/call book_flight')).toMatchObject({
+      kind: 'tool',
+      toolName: 'book_flight',
+      operation: 'tools/call',
+      status: 'error',
+      errorType: 'tool_error',
+      statusMessage: MCP_TOOL_FAILURE,
+    });
     expect(one(spans, 'resources/read')).toMatchObject({ kind: 'retrieval', input: 'file:///itineraries/42.json' });
     expect(one(spans, 'tools/call get_forecast').attributes).toMatchObject({ 'mcp.session.id': 'mcp-session-1', 'jsonrpc.request.id': 3 });
   });
@@ -300,7 +361,11 @@ describe('precedence', () => {
   it('input and output from the content events of the oldest GenAI conventions, which then leave the event list', () => {
     const contentEvents = [
       { name: 'gen_ai.content.prompt', timeUnixNano: '1735689600123456789', attributes: keyValues({ 'gen_ai.prompt': '[{"role":"user","content":"Hi"}]' }) },
-      { name: 'gen_ai.content.completion', timeUnixNano: '1735689600123456789', attributes: keyValues({ 'gen_ai.completion': '[{"role":"assistant","content":"Hello"}]' }) },
+      {
+        name: 'gen_ai.content.completion',
+        timeUnixNano: '1735689600123456789',
+        attributes: keyValues({ 'gen_ai.completion': '[{"role":"assistant","content":"Hello"}]' }),
+      },
     ];
     const mapped = mapOneSpan({ 'gen_ai.system': 'openai' }, { events: contentEvents });
     expect(mapped).toMatchObject({ input: '[{"role":"user","content":"Hi"}]', output: '[{"role":"assistant","content":"Hello"}]', events: [] });
@@ -337,7 +402,11 @@ describe('precedence', () => {
   });
 
   it('session and user: GenAI, then the generic names, then Langfuse, AI SDK metadata and Traceloop association properties', () => {
-    expect(mapOneSpan({ 'ai.telemetry.metadata.sessionId': 's', 'ai.telemetry.metadata.userId': 'u' })).toMatchObject({ sessionId: 's', userId: 'u', metadata: {} });
+    expect(mapOneSpan({ 'ai.telemetry.metadata.sessionId': 's', 'ai.telemetry.metadata.userId': 'u' })).toMatchObject({
+      sessionId: 's',
+      userId: 'u',
+      metadata: {},
+    });
     expect(mapOneSpan({ 'langfuse.session.id': 's2', 'langfuse.user.id': 'u2' })).toMatchObject({ sessionId: 's2', userId: 'u2' });
     expect(mapOneSpan({ 'session.id': 'generic', 'traceloop.association.properties.session_id': 'tl' })).toMatchObject({
       sessionId: 'generic',
@@ -362,9 +431,15 @@ describe('precedence', () => {
   });
 
   it('status: Langfuse level ERROR fails the span with its status message; an OTLP error status keeps its own message', () => {
-    expect(mapOneSpan({ 'langfuse.observation.level': 'ERROR', 'langfuse.observation.status_message': 'boom' })).toMatchObject({ status: 'error', statusMessage: 'boom' });
+    expect(mapOneSpan({ 'langfuse.observation.level': 'ERROR', 'langfuse.observation.status_message': 'boom' })).toMatchObject({
+      status: 'error',
+      statusMessage: 'boom',
+    });
     expect(mapOneSpan({ 'langfuse.observation.level': 'WARNING' }).status).toBe('unset');
-    expect(mapOneSpan({ 'langfuse.observation.level': 'ERROR' }, { status: { code: 2, message: 'otel' } })).toMatchObject({ status: 'error', statusMessage: 'otel' });
+    expect(mapOneSpan({ 'langfuse.observation.level': 'ERROR' }, { status: { code: 2, message: 'otel' } })).toMatchObject({
+      status: 'error',
+      statusMessage: 'otel',
+    });
   });
 });
 

@@ -146,10 +146,7 @@ describe('log ids', () => {
     ]);
     expect(rejected).toEqual({
       count: 2,
-      messages: [
-        'log record 1: traceId must be empty or 16 bytes (32 hex characters)',
-        'log record 2: spanId must be empty or 8 bytes (16 hex characters)',
-      ],
+      messages: ['log record 1: traceId must be empty or 16 bytes (32 hex characters)', 'log record 2: spanId must be empty or 8 bytes (16 hex characters)'],
     });
   });
 });

@@ -1,13 +1,24 @@
-import { ROOT_CONTEXT, SpanStatusCode, trace, type AttributeValue } from '@opentelemetry/api';
+import { type AttributeValue, ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { AnyValue } from '@opentelemetry/api-logs';
 import { describe, expect, it } from 'vitest';
 import { ByteWriter } from '#shared/domain/binary.ts';
 import { ValidationError } from '#shared/domain/errors.ts';
 import { decodeLogsRequest, decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
-import { seededRandom, type Random } from '../../support/random.ts';
+import { type Random, seededRandom } from '../../support/random.ts';
 import { at, childOf, recordSpans, serializeLogRecords, serializeSpans } from './sdk-payloads.ts';
 
-const TEXTS = ['', 'plain', 'ünïcödé', '日本語のテキスト', 'emoji 🤖🧠', 'quote " and \\ backslash', 'x'.repeat(300), '__proto__', 'line\nbreak\ttab', ' padded\n'];
+const TEXTS = [
+  '',
+  'plain',
+  'ünïcödé',
+  '日本語のテキスト',
+  'emoji 🤖🧠',
+  'quote " and \\ backslash',
+  'x'.repeat(300),
+  '__proto__',
+  'line\nbreak\ttab',
+  ' padded\n',
+];
 
 function randomScalar(random: Random): string | number | boolean {
   switch (random.below(5)) {
@@ -43,7 +54,8 @@ function randomAttributes(random: Random): Record<string, AttributeValue> {
 function randomAnyValue(random: Random, depth = 0): AnyValue {
   const kind = depth > 3 ? 0 : random.below(4);
   if (kind === 1) return Array.from({ length: random.below(4) }, () => randomAnyValue(random, depth + 1));
-  if (kind === 2) return Object.fromEntries(Array.from({ length: random.below(4) }, (_, i) => [`${random.pick(TEXTS)}${i}`, randomAnyValue(random, depth + 1)]));
+  if (kind === 2)
+    return Object.fromEntries(Array.from({ length: random.below(4) }, (_, i) => [`${random.pick(TEXTS)}${i}`, randomAnyValue(random, depth + 1)]));
   if (kind === 3) return Uint8Array.from({ length: random.below(8) }, () => random.below(256));
   return randomScalar(random);
 }
@@ -89,7 +101,9 @@ describe('OTLP/protobuf decoding (the codec generated from opentelemetry-proto)'
           body: randomAnyValue(random),
           attributes: randomAttributes(random),
           ...(random.chance(0.5) && { eventName: random.pick(TEXTS) }),
-          ...(random.chance(0.5) && { context: trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 }) }),
+          ...(random.chance(0.5) && {
+            context: trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 }),
+          }),
         })),
         randomAttributes(random),
       );
@@ -141,7 +155,8 @@ describe('OTLP/protobuf decoding (the codec generated from opentelemetry-proto)'
     const start = concat(tag(new ByteWriter(), 7, 1).finish(), Buffer.alloc(8, 0xff));
     // status.code = -1 as a ten-byte varint
     const status = message(15, concat(tag(new ByteWriter(), 3, 0).finish(), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01])));
-    const [span] = decodeTraceRequest(traceRequestWith(concat(spanName('first'), attribute, start, status, spanName('last'))), 'protobuf').resourceSpans[0]!.scopeSpans[0]!.spans;
+    const [span] = decodeTraceRequest(traceRequestWith(concat(spanName('first'), attribute, start, status, spanName('last'))), 'protobuf').resourceSpans[0]!
+      .scopeSpans[0]!.spans;
     expect(span).toMatchObject({ name: 'last', attributes: { n: -5 }, startTimeUnixNano: '18446744073709551615', status: { code: -1 } });
   });
 

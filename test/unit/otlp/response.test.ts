@@ -38,7 +38,9 @@ describe('export responses in OTLP/protobuf', () => {
     expect(traces.toString('hex')).toBe(`0a07${'0802'}${'1203'}${Buffer.from('why').toString('hex')}`);
     const logs = bytesOf(encodeExportResponse('logs', { rejected: 300, errorMessage: '' }, 'protobuf').body);
     expect(logs.toString('hex')).toBe(`0a03${'08ac02'}`);
-    expect(bytesOf(encodeExportResponse('logs', { rejected: 0, errorMessage: 'warning' }, 'protobuf').body).toString('hex')).toBe(`0a09${'1207'}${Buffer.from('warning').toString('hex')}`);
+    expect(bytesOf(encodeExportResponse('logs', { rejected: 0, errorMessage: 'warning' }, 'protobuf').body).toString('hex')).toBe(
+      `0a09${'1207'}${Buffer.from('warning').toString('hex')}`,
+    );
   });
 
   it('are read by the OpenTelemetry SDK exporters as sent', () => {

@@ -4,12 +4,7 @@
  */
 import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { LogRecord } from '@opentelemetry/api-logs';
-import {
-  JsonLogsSerializer,
-  JsonTraceSerializer,
-  ProtobufLogsSerializer,
-  ProtobufTraceSerializer,
-} from '@opentelemetry/otlp-transformer';
+import { JsonLogsSerializer, JsonTraceSerializer, ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -126,4 +121,3 @@ export function serializeLogRecords(records: LogRecord[], resource: Attributes =
     protobuf: Buffer.from(ProtobufLogsSerializer.serializeRequest(emitted)!),
   };
 }
-

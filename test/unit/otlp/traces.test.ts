@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
 import { mapTraceRequest } from '#shared/domain/otlp/traces.ts';
-import {
-  type Json,
-  keyValues,
-  mapOneSpan,
-  mapTraceJson,
-  RECEIVED_AT_MS,
-  SPAN_ID,
-  span,
-  START_MS,
-  START_NANOS,
-  TRACE_ID,
-  traceRequest,
-} from './otlp-json.ts';
+import { type Json, keyValues, mapOneSpan, mapTraceJson, RECEIVED_AT_MS, SPAN_ID, START_MS, START_NANOS, span, TRACE_ID, traceRequest } from './otlp-json.ts';
 import { agentRunSpans, serializeSpans, T0_MS } from './sdk-payloads.ts';
 
 const event = (name: string, attributes: Record<string, unknown>, timeUnixNano: string = START_NANOS) => ({
@@ -205,7 +193,15 @@ describe('GenAI attributes', () => {
         'experiment.id': 'exp-1',
         'experiment.variant': 'B',
       }),
-    ).toMatchObject({ toolName: 'search', operation: 'execute_tool', sessionId: 'conv-1', userId: 'u-1', experimentId: 'exp-1', variant: 'B', attributes: { 'otel.scope.name': 'tests' } });
+    ).toMatchObject({
+      toolName: 'search',
+      operation: 'execute_tool',
+      sessionId: 'conv-1',
+      userId: 'u-1',
+      experimentId: 'exp-1',
+      variant: 'B',
+      attributes: { 'otel.scope.name': 'tests' },
+    });
   });
 
   it('falls back to session.id and enduser.id', () => {

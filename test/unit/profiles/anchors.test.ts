@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateAnchors, generateAnchors, mostAnchorsFailing, rebaseAnchors, type Anchor } from '#shared/domain/profiles/anchors.ts';
+import { type Anchor, evaluateAnchors, generateAnchors, mostAnchorsFailing, rebaseAnchors } from '#shared/domain/profiles/anchors.ts';
 import { profileEditBody } from '#shared/schemas/profiles.ts';
 import { AgentWorld, HOUR, MINUTE, profileOf, settings } from './fixtures.ts';
 
@@ -34,14 +34,27 @@ describe('anchors', () => {
 
   it('pass within their bounds, fail outside them, and stay unknown on too few traces', () => {
     const start = now.getTime();
-    const usual = new AgentWorld().emit(start, start + HOUR, 5 * MINUTE, (i) => ({ tools: i % 2 === 0 ? ['search', 'lookup', 'answer'] : ['search', 'answer'] }));
+    const usual = new AgentWorld().emit(start, start + HOUR, 5 * MINUTE, (i) => ({
+      tools: i % 2 === 0 ? ['search', 'lookup', 'answer'] : ['search', 'answer'],
+    }));
     const passing = evaluateAnchors(anchors, usual.measure(start, start + HOUR), settings.anchorMinTraces, now);
     expect(passing.map((a) => a.status)).toEqual(new Array(7).fill('passing'));
     expect(byId(passing, 'tool-usage:lookup')).toMatchObject({ lastValue: 0.5, lastSampleSize: 12, lastEvaluatedAt: now.toISOString() });
 
-    const broken = new AgentWorld().emit(start, start + HOUR, 5 * MINUTE, () => ({ tools: ['search', 'answer'], errorType: 'Timeout', durationMs: 5000, cost: 0.01 }));
+    const broken = new AgentWorld().emit(start, start + HOUR, 5 * MINUTE, () => ({
+      tools: ['search', 'answer'],
+      errorType: 'Timeout',
+      durationMs: 5000,
+      cost: 0.01,
+    }));
     const failing = evaluateAnchors(anchors, broken.measure(start, start + HOUR), settings.anchorMinTraces, now);
-    expect(failing.filter((a) => a.status === 'failing').map((a) => a.id)).toEqual(['error-rate', 'average-latency', 'p95-latency', 'cost-per-trace', 'tool-usage:lookup']);
+    expect(failing.filter((a) => a.status === 'failing').map((a) => a.id)).toEqual([
+      'error-rate',
+      'average-latency',
+      'p95-latency',
+      'cost-per-trace',
+      'tool-usage:lookup',
+    ]);
     expect(byId(failing, 'error-rate')).toMatchObject({ lastValue: 1, status: 'failing' });
     expect(mostAnchorsFailing(failing)).toBe(true);
     expect(mostAnchorsFailing(passing)).toBe(false);

@@ -1,9 +1,9 @@
 import { rollupOf, rollupsByBucket } from '#shared/domain/analytics/rollup.ts';
 import { measureWindow, type WindowMeasurement } from '#shared/domain/profiles/measurement.ts';
 import { templateNarrative } from '#shared/domain/profiles/narrative.ts';
-import { assembleProfile, type AgentProfile } from '#shared/domain/profiles/profile.ts';
+import { type AgentProfile, assembleProfile } from '#shared/domain/profiles/profile.ts';
 import { DEFAULT_LEARNING_SETTINGS } from '#shared/domain/profiles/settings.ts';
-import { profileStatistics, sampleTrace, type LearningEvidence } from '#shared/domain/profiles/statistics.ts';
+import { type LearningEvidence, profileStatistics, sampleTrace } from '#shared/domain/profiles/statistics.ts';
 import type { StoredSpan, TraceSummary } from '#shared/domain/spans/summary.ts';
 import { traceSummary } from '../analytics/fixtures.ts';
 
@@ -30,11 +30,41 @@ export interface AgentTrace {
 
 export function storedSpan(over: Partial<StoredSpan>): StoredSpan {
   return {
-    traceId: 't', spanId: 's', parentSpanId: null, name: 'run', kind: 'agent', agentName: 'bot', agentNameFromService: false,
-    startTimeMs: 0, endTimeMs: 0, status: 'ok', statusMessage: null, errorType: null, model: null, provider: null, operation: null,
-    inputTokens: null, outputTokens: null, cachedInputTokens: null, reasoningTokens: null, cost: null, input: null, output: null, toolName: null,
-    sessionId: null, userId: null, experimentId: null, variant: null, tags: [], metadata: {}, attributes: {}, events: [], agentId: 'agt_1', durationMs: 0,
-    costEstimated: false, ...over,
+    traceId: 't',
+    spanId: 's',
+    parentSpanId: null,
+    name: 'run',
+    kind: 'agent',
+    agentName: 'bot',
+    agentNameFromService: false,
+    startTimeMs: 0,
+    endTimeMs: 0,
+    status: 'ok',
+    statusMessage: null,
+    errorType: null,
+    model: null,
+    provider: null,
+    operation: null,
+    inputTokens: null,
+    outputTokens: null,
+    cachedInputTokens: null,
+    reasoningTokens: null,
+    cost: null,
+    input: null,
+    output: null,
+    toolName: null,
+    sessionId: null,
+    userId: null,
+    experimentId: null,
+    variant: null,
+    tags: [],
+    metadata: {},
+    attributes: {},
+    events: [],
+    agentId: 'agt_1',
+    durationMs: 0,
+    costEstimated: false,
+    ...over,
   };
 }
 
@@ -44,15 +74,44 @@ export function agentTrace(traceId: string, startTimeMs: number, shape: Shape = 
   const endTimeMs = startTimeMs + durationMs;
   const toolSpans = tools.map((tool, i) =>
     storedSpan({
-      traceId, spanId: `tool-${i}`, parentSpanId: 'root', name: tool, kind: 'tool', toolName: tool, startTimeMs: startTimeMs + i + 1,
-      endTimeMs: startTimeMs + i + 2, status: failed && i === tools.length - 1 ? 'error' : 'ok', errorType: failed && i === tools.length - 1 ? errorType : null,
+      traceId,
+      spanId: `tool-${i}`,
+      parentSpanId: 'root',
+      name: tool,
+      kind: 'tool',
+      toolName: tool,
+      startTimeMs: startTimeMs + i + 1,
+      endTimeMs: startTimeMs + i + 2,
+      status: failed && i === tools.length - 1 ? 'error' : 'ok',
+      errorType: failed && i === tools.length - 1 ? errorType : null,
     }),
   );
   const rootFails = failed && tools.length === 0;
-  const root = storedSpan({ traceId, spanId: 'root', name, startTimeMs, endTimeMs, status: failed ? 'error' : 'ok', errorType: rootFails ? errorType : null, cost, sessionId });
+  const root = storedSpan({
+    traceId,
+    spanId: 'root',
+    name,
+    startTimeMs,
+    endTimeMs,
+    status: failed ? 'error' : 'ok',
+    errorType: rootFails ? errorType : null,
+    cost,
+    sessionId,
+  });
   const summary = traceSummary({
-    traceId, name, startTimeMs, endTimeMs, durationMs, status: failed ? 'error' : 'ok', errorCount: failed ? 1 : 0, cost, sessionId,
-    spanCount: tools.length + 1, inputTokens: 100, outputTokens: 50, totalTokens: 150,
+    traceId,
+    name,
+    startTimeMs,
+    endTimeMs,
+    durationMs,
+    status: failed ? 'error' : 'ok',
+    errorCount: failed ? 1 : 0,
+    cost,
+    sessionId,
+    spanCount: tools.length + 1,
+    inputTokens: 100,
+    outputTokens: 50,
+    totalTokens: 150,
   });
   return { summary, spans: [root, ...toolSpans] };
 }
@@ -75,12 +134,23 @@ export class AgentWorld {
   evidence(startMs: number, endMs: number): LearningEvidence {
     const traces = this.between(startMs, endMs);
     const summaries = traces.map((t) => t.summary);
-    return { startMs, endMs, overall: rollupOf(summaries), hourly: rollupsByBucket(summaries, 'hour'), sample: traces.map((t) => sampleTrace(t.summary, t.spans)) };
+    return {
+      startMs,
+      endMs,
+      overall: rollupOf(summaries),
+      hourly: rollupsByBucket(summaries, 'hour'),
+      sample: traces.map((t) => sampleTrace(t.summary, t.spans)),
+    };
   }
 
   measure(startMs: number, endMs: number): WindowMeasurement {
     const traces = this.between(startMs, endMs);
-    return measureWindow(startMs, endMs, rollupOf(traces.map((t) => t.summary)), traces.map((t) => sampleTrace(t.summary, t.spans)));
+    return measureWindow(
+      startMs,
+      endMs,
+      rollupOf(traces.map((t) => t.summary)),
+      traces.map((t) => sampleTrace(t.summary, t.spans)),
+    );
   }
 }
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { failedCycleRetryMs } from '#shared/domain/profiles/service.ts';
 import { detectTraceAnomalies } from '#shared/domain/profiles/anomalies.ts';
 import { applyProfileEdit } from '#shared/domain/profiles/edit.ts';
 import {
   anomalyBaseline,
   bootstrapInterval,
+  type CyclePlan,
   isDue,
+  type LearningState,
   learned,
   newLearningState,
   onTracesArrived,
@@ -15,11 +16,10 @@ import {
   recentWindow,
   resetTraining,
   trainingWindowStart,
-  type CyclePlan,
-  type LearningState,
 } from '#shared/domain/profiles/learning.ts';
 import { measureWindow } from '#shared/domain/profiles/measurement.ts';
-import { AgentWorld, DAY, HOUR, MINUTE, agentTrace, fakeClock, profileOf, settings, type Shape } from './fixtures.ts';
+import { failedCycleRetryMs } from '#shared/domain/profiles/service.ts';
+import { AgentWorld, agentTrace, DAY, fakeClock, HOUR, MINUTE, profileOf, type Shape, settings } from './fixtures.ts';
 
 /**
  * The spec's table (States and transitions → Agent profile learning), row by row, on one agent whose
@@ -162,7 +162,9 @@ describe('steady state', () => {
     const profile = state.profile!;
     const start = clock.now().getTime();
     const calm = new AgentWorld().emit(start, start + HOUR, EVERY, () => ({ tools: ['search', 'lookup', 'escalate', 'answer'] }));
-    expect(planCycle({ ...state, lastLearnedAt: new Date(start - DAY).toISOString() }, calm.measure(start, start + HOUR), new Date(start + HOUR), settings).outcome).toBe('checked');
+    expect(
+      planCycle({ ...state, lastLearnedAt: new Date(start - DAY).toISOString() }, calm.measure(start, start + HOUR), new Date(start + HOUR), settings).outcome,
+    ).toBe('checked');
 
     const failing = new AgentWorld().emit(start, start + HOUR, EVERY, () => ({ tools: ['search', 'lookup', 'escalate', 'answer'], errorType: 'Timeout' }));
     const busy = new AgentWorld().emit(start, start + HOUR, EVERY / 5, () => ({ tools: ['search', 'lookup', 'escalate', 'answer'] }));
@@ -172,7 +174,11 @@ describe('steady state', () => {
     expect(failingPlan).toMatchObject({ outcome: 'learn', reason: 'drift' });
     expect(failingPlan.state.lastDrift?.reasons[0]).toMatch(/^error rate \d+\.\d% → 100\.0%$/);
     const busyPlan = planCycle(old, busy.measure(start, start + HOUR), new Date(start + HOUR), settings);
-    expect(busyPlan).toMatchObject({ outcome: 'learn', reason: 'drift', state: { lastDrift: { reasons: [expect.stringMatching(/^volume: 60 traces where about 12 were expected$/)] } } });
+    expect(busyPlan).toMatchObject({
+      outcome: 'learn',
+      reason: 'drift',
+      state: { lastDrift: { reasons: [expect.stringMatching(/^volume: 60 traces where about 12 were expected$/)] } },
+    });
     // Three traces where 12 are expected is a shift too: 12 is enough to judge by.
     const quietPlan = planCycle(old, quiet.measure(start, start + HOUR), new Date(start + HOUR), settings);
     expect(quietPlan.state.lastDrift?.reasons).toEqual([expect.stringMatching(/^volume: 3 traces/)]);
@@ -210,11 +216,7 @@ describe('steady state', () => {
 
 describe('in any phase', () => {
   const someProfile = () => profileOf(world.evidence(clock.now().getTime() - 14 * DAY, clock.now().getTime()), clock.now());
-  const phases = (): LearningState[] => [
-    resetTraining(state, clock.now()),
-    state,
-    { ...state, phase: 'steady-state', bootstrapCycles: 7, stableCycles: 3 },
-  ];
+  const phases = (): LearningState[] => [resetTraining(state, clock.now()), state, { ...state, phase: 'steady-state', bootstrapCycles: 7, stableCycles: 3 }];
 
   it('regenerate → bootstrap, re-learned from scratch', () => {
     for (const from of phases()) {
@@ -248,8 +250,17 @@ describe('in any phase', () => {
   });
 
   it('a manual edit lasts until the next cycle re-learns the profile', () => {
-    const edited = applyProfileEdit(state, { errorPatterns: { rate: 0.5 }, identity: { useCase: 'Answers billing questions' } }, clock.now(), settings.anchorMinTraces);
-    expect(edited.profile).toMatchObject({ identity: { useCase: 'Answers billing questions' }, errorPatterns: { rate: 0.5 }, editedAt: clock.now().toISOString() });
+    const edited = applyProfileEdit(
+      state,
+      { errorPatterns: { rate: 0.5 }, identity: { useCase: 'Answers billing questions' } },
+      clock.now(),
+      settings.anchorMinTraces,
+    );
+    expect(edited.profile).toMatchObject({
+      identity: { useCase: 'Answers billing questions' },
+      errorPatterns: { rate: 0.5 },
+      editedAt: clock.now().toISOString(),
+    });
     // The anchors follow the edit and are judged on what they last measured.
     expect(edited.anchors.find((a) => a.id === 'error-rate')).toMatchObject({ max: 1, lastValue: state.anchors.find((a) => a.id === 'error-rate')!.lastValue });
 

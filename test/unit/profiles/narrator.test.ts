@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { ThrottlingException } from '@aws-sdk/client-bedrock-runtime';
+import { describe, expect, it } from 'vitest';
 import type { Converse, ConverseRequest } from '#shared/adapters/bedrock-converse.ts';
 import { bedrockNarrator } from '#shared/adapters/narrator.ts';
 import { profileStatistics } from '#shared/domain/profiles/statistics.ts';
@@ -31,7 +31,12 @@ describe('the Bedrock narrator', () => {
     expect(converse.calls).toEqual([
       {
         modelId: 'amazon.nova-micro-v1:0',
-        request: { system: expect.stringMatching(/"insights": \["<3 to 5 short observations/), messages: [{ role: 'user', content: [{ text: JSON.stringify(input) }] }], maxTokens: 800, temperature: 0 },
+        request: {
+          system: expect.stringMatching(/"insights": \["<3 to 5 short observations/),
+          messages: [{ role: 'user', content: [{ text: JSON.stringify(input) }] }],
+          maxTokens: 800,
+          temperature: 0,
+        },
       },
     ]);
   });

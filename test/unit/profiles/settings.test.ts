@@ -8,8 +8,17 @@ describe('profile learning settings', () => {
   it('default to the documented constants', () => {
     expect(parseConfig(env).profiles).toEqual({ learning: DEFAULT_LEARNING_SETTINGS, narratorModelId: undefined });
     expect(DEFAULT_LEARNING_SETTINGS).toEqual({
-      minTraces: 50, windowDays: 14, bootstrapFirstIntervalMinutes: 60, bootstrapGrowthFactor: 2, convergenceCycles: 3,
-      checkIntervalMinutes: 60, driftCooldownHours: 6, refreshDays: 7, sampleTraces: 100, measurementDelayMinutes: 5, anchorMinTraces: 10,
+      minTraces: 50,
+      windowDays: 14,
+      bootstrapFirstIntervalMinutes: 60,
+      bootstrapGrowthFactor: 2,
+      convergenceCycles: 3,
+      checkIntervalMinutes: 60,
+      driftCooldownHours: 6,
+      refreshDays: 7,
+      sampleTraces: 100,
+      measurementDelayMinutes: 5,
+      anchorMinTraces: 10,
     });
   });
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_INSIGHTS, MIN_INSIGHTS, templateNarrative } from '#shared/domain/profiles/narrative.ts';
 import { sampleAllocation } from '#shared/domain/profiles/observe.ts';
 import { profileStatistics, sampleTrace } from '#shared/domain/profiles/statistics.ts';
-import { AgentWorld, DAY, HOUR, MINUTE, storedSpan, type Shape } from './fixtures.ts';
 import { traceSummary } from '../analytics/fixtures.ts';
+import { AgentWorld, DAY, HOUR, MINUTE, type Shape, storedSpan } from './fixtures.ts';
 
 const MONDAY = Date.UTC(2026, 2, 2);
 
@@ -13,12 +13,22 @@ function officeAgent(): AgentWorld {
   for (let day = 0; day < 21; day++) {
     const dayStart = MONDAY + day * DAY;
     if ([0, 6].includes(new Date(dayStart).getUTCDay())) continue;
-    world.emit(dayStart + 9 * HOUR, dayStart + 17 * HOUR, 10 * MINUTE, (i): Shape => ({
-      tools: day === 0 && i === 7 ? ['search', 'refund'] : i % 6 === 0 ? ['search', 'poll', 'poll', 'poll', 'poll', 'poll', 'answer'] : ['search', 'lookup', 'answer'],
-      errorType: i % 10 === 3 ? 'Timeout' : i % 24 === 5 ? 'ValueError' : undefined,
-      durationMs: 1000 + (i % 10) * 100,
-      sessionId: `s-${day}-${Math.floor(i / 3)}`,
-    }));
+    world.emit(
+      dayStart + 9 * HOUR,
+      dayStart + 17 * HOUR,
+      10 * MINUTE,
+      (i): Shape => ({
+        tools:
+          day === 0 && i === 7
+            ? ['search', 'refund']
+            : i % 6 === 0
+              ? ['search', 'poll', 'poll', 'poll', 'poll', 'poll', 'answer']
+              : ['search', 'lookup', 'answer'],
+        errorType: i % 10 === 3 ? 'Timeout' : i % 24 === 5 ? 'ValueError' : undefined,
+        durationMs: 1000 + (i % 10) * 100,
+        sessionId: `s-${day}-${Math.floor(i / 3)}`,
+      }),
+    );
   }
   return world;
 }
@@ -31,7 +41,13 @@ describe('profile statistics', () => {
 
   it('identity: what it was learned from and how mature the agent is', () => {
     expect(traces).toBe(720);
-    expect(stats.basis).toEqual({ startDate: new Date(MONDAY).toISOString(), endDate: new Date(end).toISOString(), traceCount: 720, sampledTraces: 720, activeDays: 15 });
+    expect(stats.basis).toEqual({
+      startDate: new Date(MONDAY).toISOString(),
+      endDate: new Date(end).toISOString(),
+      traceCount: 720,
+      sampledTraces: 720,
+      activeDays: 15,
+    });
     expect(stats.maturityLevel).toBe('established');
     expect(stats.commonTraceNames).toEqual(['answer question']);
   });
@@ -83,7 +99,9 @@ describe('profile statistics', () => {
   it('the template narrates the statistics: a use case, a summary and 3 to 5 insights', () => {
     const narrative = templateNarrative({ agent: { name: 'support-bot', description: '' }, statistics: stats });
     expect(narrative.useCase).toBe('Runs "answer question", calling search, answer and poll.');
-    expect(narrative.behaviouralSummary).toMatch(/^About 34\.\d+ traces a day, busiest around 09:00 UTC\. Half finish within 1\.4 s, 95% within 1\.9 s\. .* fail, mostly with Timeout\. Typically calls search → lookup → answer\.$/);
+    expect(narrative.behaviouralSummary).toMatch(
+      /^About 34\.\d+ traces a day, busiest around 09:00 UTC\. Half finish within 1\.4 s, 95% within 1\.9 s\. .* fail, mostly with Timeout\. Typically calls search → lookup → answer\.$/,
+    );
     expect(narrative.insights.length).toBeGreaterThanOrEqual(MIN_INSIGHTS);
     expect(narrative.insights.length).toBeLessThanOrEqual(MAX_INSIGHTS);
     expect(narrative.insights[0]).toMatch(/^Error rate is .*; the most common error type is Timeout/);
@@ -91,7 +109,10 @@ describe('profile statistics', () => {
   });
 
   it('a rising error rate, a single day of data, and an agent without tools', () => {
-    const young = new AgentWorld().emit(MONDAY, MONDAY + 10 * HOUR, 10 * MINUTE, (i) => ({ tools: [], errorType: i >= 30 && i % 2 === 0 ? 'Overloaded' : undefined }));
+    const young = new AgentWorld().emit(MONDAY, MONDAY + 10 * HOUR, 10 * MINUTE, (i) => ({
+      tools: [],
+      errorType: i >= 30 && i % 2 === 0 ? 'Overloaded' : undefined,
+    }));
     const s = profileStatistics(young.evidence(MONDAY, MONDAY + 10 * HOUR));
     expect(s.errorPatterns.trend).toBe('rising');
     expect(s.temporalPatterns.seasonality).toBe('insufficient-data');
@@ -106,7 +127,12 @@ describe('profile statistics', () => {
   it('an agent with no traces has empty, finite statistics', () => {
     const s = profileStatistics(new AgentWorld().evidence(MONDAY, MONDAY + DAY));
     expect(s.errorPatterns).toEqual({ rate: 0, commonTypes: [], trend: 'unknown' });
-    expect(s.volumeCharacteristics).toMatchObject({ dailyAverage: 0, busiestDay: 0, costPerTrace: 0, typicalLatency: { p50Ms: null, p95Ms: null, averageMs: null } });
+    expect(s.volumeCharacteristics).toMatchObject({
+      dailyAverage: 0,
+      busiestDay: 0,
+      costPerTrace: 0,
+      typicalLatency: { p50Ms: null, p95Ms: null, averageMs: null },
+    });
     expect(JSON.stringify(s)).not.toMatch(/NaN|Infinity/);
   });
 });
@@ -119,13 +145,32 @@ describe('sampled traces', () => {
       storedSpan({ spanId: 'r', kind: 'agent', startTimeMs: 0, status: 'error', errorType: 'ToolFailed' }),
     ];
     const sampled = sampleTrace(traceSummary({ traceId: 'x', status: 'error' }), spans);
-    expect(sampled.toolCalls).toEqual([{ tool: 'calculator', failed: false }, { tool: 'fetch page', failed: true }]);
+    expect(sampled.toolCalls).toEqual([
+      { tool: 'calculator', failed: false },
+      { tool: 'fetch page', failed: true },
+    ]);
     expect(sampled.errorTypes).toEqual(['ToolFailed']);
     const untyped = sampleTrace(traceSummary({ status: 'error' }), [storedSpan({ status: 'error' }), storedSpan({ spanId: 'c', status: 'error' })]);
     expect(untyped.errorTypes).toEqual(['unknown']);
   });
 
   it('spreads a sample over the days like their traffic, at least one per day', () => {
-    expect(sampleAllocation(new Map([[1, 900], [2, 100], [3, 1], [4, 0]]), 100)).toEqual(new Map([[1, 90], [2, 10], [3, 1]]));
+    expect(
+      sampleAllocation(
+        new Map([
+          [1, 900],
+          [2, 100],
+          [3, 1],
+          [4, 0],
+        ]),
+        100,
+      ),
+    ).toEqual(
+      new Map([
+        [1, 90],
+        [2, 10],
+        [3, 1],
+      ]),
+    );
   });
 });

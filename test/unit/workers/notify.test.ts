@@ -1,11 +1,11 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import type { EmailMessage, SmsMessage } from '#shared/domain/notifications/messages.ts';
-import { notifyHandler, type NotifyPorts } from '../../../functions/workers/notify.ts';
 import { UndeliverableError } from '#shared/domain/notifications/ports.ts';
-import { TENANT, agentRecord, alertRecord, notifyWorld } from '../alerts/notify-world.ts';
-import { lambdaContext } from '../../support/http-event.ts';
 import { metrics } from '#shared/observability/metrics.ts';
+import { type NotifyPorts, notifyHandler } from '../../../functions/workers/notify.ts';
+import { lambdaContext } from '../../support/http-event.ts';
+import { agentRecord, alertRecord, notifyWorld, TENANT } from '../alerts/notify-world.ts';
 
 function fakes(failFor: string[] = [], refuse: string[] = []) {
   const sent: Array<EmailMessage | SmsMessage> = [];
@@ -46,7 +46,10 @@ describe('notify worker', () => {
     );
     expect(result.batchItemFailures).toEqual([]);
     expect(sent.map((m) => m.channel)).toEqual(['email', 'sms']);
-    expect(added.mock.calls).toEqual([['NotificationsSent', 'Count', 1], ['NotificationsSent', 'Count', 1]]);
+    expect(added.mock.calls).toEqual([
+      ['NotificationsSent', 'Count', 1],
+      ['NotificationsSent', 'Count', 1],
+    ]);
     added.mockRestore();
   });
 

@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
 
 export function AuthFrame({ title, children }: { title: string; children: ReactNode }) {
   useEffect(() => {

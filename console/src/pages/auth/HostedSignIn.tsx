@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, unwrap } from '../../api/client';
-import { rememberedProvider, startHostedSignIn, type HostedProvider } from '../../auth/hosted';
+import { type HostedProvider, rememberedProvider, startHostedSignIn } from '../../auth/hosted';
 import { ErrorMessage, Loading } from '../../components/ui';
 
 /** The hosted sign-ins the deployment offers (`GET /auth/hosted-sign-in`, from JWT_EXTERNAL_ISSUERS). */

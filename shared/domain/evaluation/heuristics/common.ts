@@ -24,7 +24,11 @@ const stem = (word: string): string => word.replace(/(?:ing|ed|es|s)$/, '') || w
 
 /** The words that carry meaning: no stop words, no one- or two-letter words, stemmed. */
 export const contentWordsOf = (text: string): Set<string> =>
-  new Set(wordsOf(text).filter((w) => w.length > 2 && !STOPWORDS.has(w)).map(stem));
+  new Set(
+    wordsOf(text)
+      .filter((w) => w.length > 2 && !STOPWORDS.has(w))
+      .map(stem),
+  );
 
 /** Compared after lower-casing and collapsing whitespace. */
 export const normalized = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();

@@ -1,7 +1,7 @@
 import type { LlmAlertType } from '../../alerts/config.ts';
-import { labelFor, type Judge } from '../judge.ts';
+import { type Judge, labelFor } from '../judge.ts';
 import type { Trajectory } from '../trajectory.ts';
-import { round2, type Finding } from './common.ts';
+import { type Finding, round2 } from './common.ts';
 import { judgeHallucination } from './hallucination.ts';
 import { judgeNsfw } from './nsfw.ts';
 import { judgeQuality } from './quality.ts';

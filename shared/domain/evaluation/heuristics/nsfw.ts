@@ -1,5 +1,5 @@
 import type { Trajectory } from '../trajectory.ts';
-import { combined, listed, type Finding } from './common.ts';
+import { combined, type Finding, listed } from './common.ts';
 import { NSFW_LEXICON } from './nsfw-lexicon.ts';
 
 const WEIGHTS = { explicit: 0.85, mild: 0.35 } as const;

@@ -1,5 +1,5 @@
 import type { Trajectory } from '../trajectory.ts';
-import { contentWordsOf, listed, round2, type Finding } from './common.ts';
+import { contentWordsOf, type Finding, listed, round2 } from './common.ts';
 
 const REFUSAL =
   /\b(?:i(?:'m| am) (?:sorry|afraid),? (?:but )?i (?:can(?:'|no)?t|am unable|won't)|i (?:can(?:'|no)?t|won't|will not|am unable to|am not able to) (?:help|assist|answer|provide|comply|do that|share)|as an ai(?: language model)?,? i|i(?:'m| am) not (?:able|allowed|permitted) to (?:help|assist|answer|provide|share))\b/i;
@@ -14,7 +14,8 @@ const MIN_TOPIC_WORDS = 3;
 
 function truncation(t: Trajectory, answer: string): string | undefined {
   const lastLlm = t.steps.findLast((s) => s.kind === 'llm');
-  if (lastLlm?.finishReason && TOKEN_LIMIT_REASONS.has(lastLlm.finishReason.toLowerCase())) return `the last LLM call stopped at its token limit (${lastLlm.finishReason})`;
+  if (lastLlm?.finishReason && TOKEN_LIMIT_REASONS.has(lastLlm.finishReason.toLowerCase()))
+    return `the last LLM call stopped at its token limit (${lastLlm.finishReason})`;
   if (CUT_MARKER.test(answer)) return 'the answer was cut for length';
   if (DANGLING_END.test(answer) || (answer.match(/```/g)?.length ?? 0) % 2 === 1) return 'the answer stops mid-sentence';
   return undefined;
@@ -42,7 +43,8 @@ export function judgeQuality(t: Trajectory): Finding {
   if (cut) problems.push({ score: 0.8, reasoning: cut });
   const overlap = topicOverlap(t, answer);
   if (overlap === 0) problems.push({ score: 0.75, reasoning: 'the answer shares no content word with the user input or the tool results (off-topic)' });
-  else if (overlap !== undefined && overlap < 0.1) problems.push({ score: 0.5, reasoning: `only ${round2(overlap * 100)}% of the answer's content words appear in the user input or tool results` });
+  else if (overlap !== undefined && overlap < 0.1)
+    problems.push({ score: 0.5, reasoning: `only ${round2(overlap * 100)}% of the answer's content words appear in the user input or tool results` });
   if (problems.length === 0) return { score: 0.05, reasoning: 'the answer is non-empty, no refusal, complete and on the topic of the input' };
   return { score: Math.max(...problems.map((p) => p.score)), reasoning: listed(problems.map((p) => p.reasoning)) };
 }

@@ -1,5 +1,5 @@
 import type { Trajectory, TrajectoryStep } from '../trajectory.ts';
-import { listed, normalized, quoted, type Finding } from './common.ts';
+import { type Finding, listed, normalized, quoted } from './common.ts';
 
 /** Identical calls seen this often are a loop rather than a retry. */
 const REPEATED_CALLS = 3;
@@ -45,8 +45,7 @@ function repeatedOutputs(steps: readonly TrajectoryStep[]): Finding | undefined 
 }
 
 /** Whether a block of steps is not itself a shorter block repeated (a → a is "a" twice, not a cycle of two). */
-const isPrimitive = (block: readonly string[]) =>
-  !block.some((_, d) => d > 0 && block.length % d === 0 && block.every((k, i) => k === block[i % d]));
+const isPrimitive = (block: readonly string[]) => !block.some((_, d) => d > 0 && block.length % d === 0 && block.every((k, i) => k === block[i % d]));
 
 /**
  * A cycle of up to five steps (same callee, same input) repeated back to back, such as
@@ -67,7 +66,10 @@ function loop(steps: readonly TrajectoryStep[]): Finding | undefined {
   }
   if (!best) return undefined;
   const cycle = steps.slice(best.start, best.start + best.length).map(callee);
-  const what = best.length === 1 ? `${cycle[0]} ${best.repetitions} times in a row` : `a cycle of ${best.length} steps (${cycle.join(' → ')}) repeated ${best.repetitions} times`;
+  const what =
+    best.length === 1
+      ? `${cycle[0]} ${best.repetitions} times in a row`
+      : `a cycle of ${best.length} steps (${cycle.join(' → ')}) repeated ${best.repetitions} times`;
   return { score: best.repetitions >= LOOP_REPETITIONS ? Math.min(0.95, 0.75 + 0.05 * (best.repetitions - LOOP_REPETITIONS)) : 0.35, reasoning: what };
 }
 

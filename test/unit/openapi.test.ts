@@ -38,7 +38,7 @@ function refsIn(node: unknown): string[] {
 /** The success statuses a handler answers with, read from its source and the route factory it delegates to. */
 function handlerStatuses(routeId: RouteId): Set<number> {
   const handler = readFileSync(join(root, httpHandlerModule(routeId)), 'utf8');
-  const factories = [...handler.matchAll(/from '(?:\.\.\/)+shared\/http\/([\w-]+-route)\.ts'/g)].map(([, name]) =>
+  const factories = [...handler.matchAll(/from '(?:(?:\.\.\/)+shared|#shared)\/http\/([\w-]+-route)\.ts'/g)].map(([, name]) =>
     readFileSync(join(root, 'shared/http', `${name}.ts`), 'utf8'),
   );
   const source = [handler, ...factories].join('\n');

@@ -8,8 +8,8 @@ import { clientSettings, deadline, ROUTE_CALL_DEADLINE_MS } from './aws-clients.
 export class QueueSendError extends Error {}
 
 /** The catalog's queues are the domain's: every queue the domain sends to has its queue and consumer there, and no other. */
-const queuesAgree: [Exclude<QueueName, QueueId>, Exclude<QueueId, QueueName>] extends [never, never] ? true : never = true;
-void queuesAgree;
+type Holds<T extends true> = T;
+export type QueuesAgree = Holds<[Exclude<QueueName, QueueId>, Exclude<QueueId, QueueName>] extends [never, never] ? true : false>;
 
 const MAX_ENTRIES = 10;
 /** SendMessageBatch takes at most 256 KiB across all of its entries. */

@@ -98,10 +98,14 @@ export const ingestMessageSchema = z.discriminatedUnion('kind', [
 
 /** The schema and the types the service writes are the same shapes (the compiler checks both ways). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const shapesAgree: [
-  Same<z.infer<typeof canonicalSpan>, CanonicalSpan>,
-  Same<z.infer<typeof canonicalSignal>, CanonicalSignal>,
-  Same<z.infer<typeof canonicalLog>, CanonicalLog>,
-  Same<z.infer<typeof ingestMessageSchema>, IngestMessage>,
-] = [true, true, true, true];
-void shapesAgree;
+type Holds<T extends true> = T;
+export type ShapesAgree = Holds<
+  [
+    Same<z.infer<typeof canonicalSpan>, CanonicalSpan>,
+    Same<z.infer<typeof canonicalSignal>, CanonicalSignal>,
+    Same<z.infer<typeof canonicalLog>, CanonicalLog>,
+    Same<z.infer<typeof ingestMessageSchema>, IngestMessage>,
+  ] extends [true, true, true, true]
+    ? true
+    : false
+>;

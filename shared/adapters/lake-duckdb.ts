@@ -29,7 +29,8 @@ export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
   close(): void;
 }
 
-const SQL_TYPES: Record<LakeColumnType, string> = { string: 'VARCHAR', long: 'BIGINT', double: 'DOUBLE', boolean: 'BOOLEAN' };
+/** The DuckDB type of each lake column type: the tables are made with them, and bulk loads (the search bench) read rows as them. */
+export const SQL_TYPES: Record<LakeColumnType, string> = { string: 'VARCHAR', long: 'BIGINT', double: 'DOUBLE', boolean: 'BOOLEAN' };
 
 /**
  * No PRIMARY KEY: DuckDB keeps a key's index in memory, which for a million traces and their spans

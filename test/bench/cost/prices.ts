@@ -30,6 +30,14 @@ export const PRICES = {
     perMillionRequests: 0.4,
     chunkBytes: 64 * 1024,
   },
+  /**
+   * SQL queries, by the bytes they scan (compressed, columns read only): rounded up to the MB, at least
+   * 10 MB a query; DDL (CREATE/DROP TABLE) and failed queries are free, a cancelled one is billed for what
+   * it scanned (https://aws.amazon.com/athena/pricing/). TB and MB as binary units here, as Athena reports bytes.
+   */
+  athena: { perTbScanned: 5, minimumMbPerQuery: 10 },
+  /** S3 Standard, first 50 TB a month: the lake's files. */
+  s3: { standardPerGbMonth: 0.023 },
   ses: { perEmail: 0.0001 },
   /** A US transactional SMS through SNS (AWS End User Messaging), without the carrier fees that come on top. */
   sns: { perUsSms: 0.00581 },

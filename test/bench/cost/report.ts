@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { priceTable } from '#shared/domain/pricing/estimate.ts';
+import type { AthenaEstimate } from './athena.ts';
 import { type Bill, type CostLine, totalOf } from './bill.ts';
 import type { Deployment } from './deployment.ts';
 import type { Usage } from './meter.ts';
@@ -50,6 +51,8 @@ export interface CostReport {
   usage: Usage;
   storage: Map<string, EntityStorage>;
   bill: Bill;
+  /** Searches and exports on Athena, estimated for the lake's layout. */
+  lake: AthenaEstimate;
 }
 
 function figures({ replayed, usage, bill }: CostReport) {
@@ -159,6 +162,10 @@ export async function writeCostResults(report: CostReport): Promise<string> {
     notificationsOfTheReplay: { total: totalOf(report.bill.notifications), lines: report.bill.notifications },
     perMillionSpansWithWorkloadJudging: f.withWorkloadJudging,
     fixedMonthly: { total: totalOf(report.bill.fixedMonthly), lines: report.bill.fixedMonthly },
+    lake: {
+      ...report.lake,
+      layout: { ...report.lake.layout, tables: Object.fromEntries(report.lake.layout.tables) },
+    },
     measured: {
       functions: record(report.usage.functions),
       memoryMb: Object.fromEntries([...report.usage.functions.keys()].map((m) => [m, report.deployment.functions.get(m)?.memoryMb])),

@@ -31,13 +31,16 @@ export interface LakeRows {
 }
 
 /**
- * The folded words of a trace kept for search, at most this many characters: a Firehose record holds
- * at most 1,000 KiB, and the words of a few hundred KB of text are what a person searches by. A longer
- * trace keeps its first part, in span order, and says so (`text_cut`).
+ * The folded words of a trace kept for search, at most this many bytes of UTF-8: a Firehose record
+ * holds at most 1,000 KiB (bytes, so text of three-byte characters must be measured as such), and the
+ * words of a few hundred KB of text are what a person searches by. A longer trace keeps its first
+ * part, in span order, and says so (`text_cut`).
  */
-export const MAX_SEARCH_TEXT_CHARS = 256 * 1024;
-const MAX_ERRORS_TEXT_CHARS = 32 * 1024;
-const MAX_ATTRIBUTES_CHARS = 64 * 1024;
+export const MAX_SEARCH_TEXT_BYTES = 256 * 1024;
+const MAX_ERRORS_TEXT_BYTES = 32 * 1024;
+const MAX_ATTRIBUTES_BYTES = 64 * 1024;
+
+const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 /** A span's events as JSON, at most this long (an event list is cut from its end). */
 const MAX_EVENTS_JSON_CHARS = 64 * 1024;
 
@@ -52,20 +55,27 @@ export function attributePairs(attributes: Record<string, AttributeValue>, prefi
   return pairs;
 }
 
-/** Words joined in order until the budget is spent; whole words only. */
-function cappedText(parts: Iterable<string | null>, maxChars: number): { text: string; cut: boolean } {
+/** Words joined in order until the budget (bytes of UTF-8) is spent; whole words only. */
+function cappedText(parts: Iterable<string | null>, maxBytes: number): { text: string; cut: boolean } {
   let text = ' ';
+  let bytes = 1;
   for (const part of parts) {
     if (!part) continue;
-    const folded = foldText(part);
-    if (folded === ' ') continue;
-    if (text.length + folded.length - 1 > maxChars) {
-      const room = maxChars - text.length;
-      const cutAt = folded.lastIndexOf(' ', room);
-      if (cutAt > 0) text += folded.slice(1, cutAt + 1);
+    const words = foldText(part).slice(1);
+    if (words === '') continue;
+    const wordsBytes = utf8Bytes(words);
+    if (bytes + wordsBytes > maxBytes) {
+      for (const word of words.split(' ')) {
+        const wordBytes = utf8Bytes(word) + 1;
+        if (word === '') continue;
+        if (bytes + wordBytes > maxBytes) break;
+        text += `${word} `;
+        bytes += wordBytes;
+      }
       return { text, cut: true };
     }
-    text += folded.slice(1);
+    text += words;
+    bytes += wordsBytes;
   }
   return { text, cut: false };
 }
@@ -88,18 +98,18 @@ export const searchableFields = (span: Pick<StoredSpan, 'name' | 'toolName' | 'i
 
 export function traceRow(tenantId: string, { summary, spans, revision }: LakeTraceInput, expiresMs: number): LakeRow {
   const ordered = inStartOrder(spans);
-  const search = cappedText([summary.name, ...ordered.flatMap((s) => searchableFields(s).map(([, text]) => text))], MAX_SEARCH_TEXT_CHARS);
+  const search = cappedText([summary.name, ...ordered.flatMap((s) => searchableFields(s).map(([, text]) => text))], MAX_SEARCH_TEXT_BYTES);
   const failed = ordered.filter((s) => s.status === 'error' || s.errorType !== null);
   const errors = cappedText(
     failed.flatMap((s) => [s.errorType, s.statusMessage]),
-    MAX_ERRORS_TEXT_CHARS,
+    MAX_ERRORS_TEXT_BYTES,
   );
   const pairs = ordered.flatMap((s) => attributePairs(s.attributes));
   const attributes = keywordList(pairs.map(([k, v]) => `${k}=${v}`));
   const signature = signatureOf([
     ...wordsOfFolded(search.text),
     ...wordsOfFolded(errors.text),
-    ...(attributes.length <= MAX_ATTRIBUTES_CHARS ? pairs.map(([k, v]) => attributeWord(k, v)) : []),
+    ...(utf8Bytes(attributes) <= MAX_ATTRIBUTES_BYTES ? pairs.map(([k, v]) => attributeWord(k, v)) : []),
   ]);
   return {
     tenant_id: tenantId,
@@ -131,7 +141,7 @@ export function traceRow(tenantId: string, { summary, spans, revision }: LakeTra
     text_cut: search.cut,
     errors_text: errors.text,
     // A set too large to keep whole is left out of attribute search rather than cut mid-pair.
-    attributes: attributes.length <= MAX_ATTRIBUTES_CHARS ? attributes : keywordList([]),
+    attributes: utf8Bytes(attributes) <= MAX_ATTRIBUTES_BYTES ? attributes : keywordList([]),
     ...Object.fromEntries(SIGNATURE_COLUMN_NAMES.map((name, i) => [name, signature[i]!])),
     revision,
     expires_ms: expiresMs,

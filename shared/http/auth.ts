@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { AuthMode } from '../catalog.ts';
-import { config, type ExternalIssuer } from '../config.ts';
+import { config } from '../config.ts';
 import { authenticateApiKey } from '../domain/accounts/api-key-service.ts';
-import { type ExternalKeySet, verifyAccessToken } from '../domain/accounts/jwt.ts';
+import { type ExternalIssuer, type ExternalKeySet, verifyAccessToken } from '../domain/accounts/jwt.ts';
 import type { SigningMaterial } from '../domain/accounts/signing-keys.ts';
 import { userForExternalToken } from '../domain/accounts/users.ts';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';

@@ -1,9 +1,10 @@
-import { type Ports, portsOf } from '#shared/adapters/ports.ts';
 import { compactRollups } from '#shared/domain/analytics/compaction.ts';
+import type { Ports } from '#shared/domain/store.ts';
 import { instrumented } from '#shared/observability/handler.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { rollupsRepository } from '#shared/store/rollups.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
+import { portsOf } from '#shared/wiring/ports.ts';
 
 /** Each run may use most of a minute; the next run (a minute later) continues where it stopped. */
 const BUDGET_MS = 45_000;

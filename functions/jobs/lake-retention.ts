@@ -1,8 +1,8 @@
-import { lakeMaintenance } from '#shared/adapters/lake-ports.ts';
-import { portsOf } from '#shared/adapters/ports.ts';
 import { expireLakeRows } from '#shared/domain/lake/maintenance.ts';
 import { instrumented } from '#shared/observability/handler.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { lakeMaintenance } from '#shared/wiring/lake.ts';
+import { portsOf } from '#shared/wiring/ports.ts';
 
 const retentionPorts = portsOf({}, { lakeMaintenance });
 

@@ -1,8 +1,8 @@
-import { portsOf } from '#shared/adapters/ports.ts';
 import { runDueLearningCycles } from '#shared/domain/profiles/service.ts';
-import { LEARNING_REPOSITORIES, learningDeps } from '#shared/http/learning-deps.ts';
 import { instrumented } from '#shared/observability/handler.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { LEARNING_REPOSITORIES, learningDeps } from '#shared/wiring/learning.ts';
+import { portsOf } from '#shared/wiring/ports.ts';
 
 /** Agents per run; the rest stay due and are taken by the next run, five minutes later. */
 const MAX_AGENTS = 50;

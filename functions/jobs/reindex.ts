@@ -1,11 +1,12 @@
-import { type Ports, portsOf } from '#shared/adapters/ports.ts';
 import { reindexStep } from '#shared/domain/maintenance/reindex.ts';
+import type { Ports } from '#shared/domain/store.ts';
 import { instrumented } from '#shared/observability/handler.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { reindexRepository } from '#shared/store/reindex.ts';
 import { sessionsRepository } from '#shared/store/sessions.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
+import { portsOf } from '#shared/wiring/ports.ts';
 
 /** Each run may use most of a minute; the next run (a minute later) continues where it stopped. */
 const BUDGET_MS = 45_000;

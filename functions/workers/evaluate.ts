@@ -1,5 +1,4 @@
 import { bedrockJudge } from '#shared/adapters/judge-bedrock.ts';
-import { portsOf } from '#shared/adapters/ports.ts';
 import { sqsQueue } from '#shared/adapters/queue.ts';
 import { config } from '#shared/config.ts';
 import { type EvaluationSettings, evaluateTrace } from '#shared/domain/evaluation/evaluate.ts';
@@ -15,6 +14,7 @@ import { profilesRepository } from '#shared/store/profiles.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
 import { signalsRepository } from '#shared/store/timeline.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
+import { portsOf } from '#shared/wiring/ports.ts';
 import { sqsBatchHandler } from '#shared/workers/sqs-batch.ts';
 
 const configuredSettings: EvaluationSettings = { dailyBudget: config.evaluation.dailyBudget, maxInputTokens: config.evaluation.maxInputTokens };

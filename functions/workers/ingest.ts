@@ -1,6 +1,5 @@
 import { lakeWriter } from '#shared/adapters/lake-writer.ts';
 import { noMetricsSink, timestreamSink } from '#shared/adapters/metrics-sink.ts';
-import { portsOf } from '#shared/adapters/ports.ts';
 import { sqsQueue } from '#shared/adapters/queue.ts';
 import { config } from '#shared/config.ts';
 import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
@@ -16,6 +15,7 @@ import { sessionsRepository } from '#shared/store/sessions.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
 import { logsRepository, signalsRepository } from '#shared/store/timeline.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
+import { portsOf } from '#shared/wiring/ports.ts';
 import { sqsGroupedBatchHandler } from '#shared/workers/sqs-batch.ts';
 
 const ingestPorts = portsOf(

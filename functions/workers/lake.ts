@@ -1,10 +1,10 @@
-import { exportRunner, lakeMaintenance } from '#shared/adapters/lake-ports.ts';
-import { portsOf } from '#shared/adapters/ports.ts';
 import { runExport } from '#shared/domain/lake/exports.ts';
 import { forgetAgent } from '#shared/domain/lake/maintenance.ts';
 import { lakeMessageSchema } from '#shared/domain/lake/messages.ts';
 import { logger, thrown } from '#shared/observability/logger.ts';
 import { exportsRepository } from '#shared/store/exports.ts';
+import { exportRunner, lakeMaintenance } from '#shared/wiring/lake.ts';
+import { portsOf } from '#shared/wiring/ports.ts';
 import { sqsBatchHandler } from '#shared/workers/sqs-batch.ts';
 
 const lakePorts = portsOf({ exports: exportsRepository }, { exportRunner, lakeMaintenance });

@@ -1,6 +1,5 @@
 import { systemClock } from '#shared/adapters/clock.ts';
 import { configuredMessaging, type MessagingPorts } from '#shared/adapters/mailer.ts';
-import { portsOf } from '#shared/adapters/ports.ts';
 import { config } from '#shared/config.ts';
 import { noticeSignInLockout } from '#shared/domain/accounts/sign-in-backoff.ts';
 import { type NotificationSettings, processAlertNotification } from '#shared/domain/alerts/notify.ts';
@@ -14,6 +13,7 @@ import { deliveriesRepository } from '#shared/store/deliveries.ts';
 import { rateLimitsRepository } from '#shared/store/rate-limits.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
 import { usersRepository } from '#shared/store/users.ts';
+import { portsOf } from '#shared/wiring/ports.ts';
 import { sqsBatchHandler } from '#shared/workers/sqs-batch.ts';
 
 const configuredSettings: NotificationSettings = { publicAppUrl: config.publicAppUrl, notificationsPerHour: config.alerts.notificationsPerHour };

@@ -1,10 +1,9 @@
 import { BedrockRuntimeClient, ConverseCommand, type Message } from '@aws-sdk/client-bedrock-runtime';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import * as z from 'zod/mini';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import type { AskContext, QueryTranslator, Translation } from '../domain/lake/ask.ts';
 import { parseSearchQuery } from '../domain/lake/query.ts';
-import { mayPassLater } from './aws-clients.ts';
+import { clientSettings, mayPassLater } from './aws-clients.ts';
 
 /**
  * Questions turned into the search language by a Bedrock model (Converse, temperature 0). The model
@@ -61,9 +60,16 @@ function readAnswer(text: string): Translation {
   return { understood: true, q: answer.q, ...(startDate && { startDate }), ...(endDate && { endDate }), ignored: [] };
 }
 
+/**
+ * Both rounds together, retries included: the search the question turns into must still fit in the
+ * route's 28 s after it. Past it the call is abandoned and the question answered 503, to ask again.
+ */
+export const ASK_TRANSLATION_DEADLINE_MS = 12_000;
+
 export function bedrockTranslator(
   modelId: string,
-  client: BedrockRuntimeClient = new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler() }),
+  client: BedrockRuntimeClient = new BedrockRuntimeClient(clientSettings({ attempts: 2, attemptTimeoutMs: 8000 })),
+  deadlineMs = ASK_TRANSLATION_DEADLINE_MS,
 ): QueryTranslator {
   return {
     name: 'bedrock',
@@ -74,10 +80,11 @@ export function bedrockTranslator(
         models: context.models.slice(0, 100),
         tools: context.tools.slice(0, 200),
       };
+      const until = Date.now() + deadlineMs;
       const messages: Message[] = [{ role: 'user', content: [{ text: `Context: ${JSON.stringify(facts)}\nQuestion: ${JSON.stringify(question)}` }] }];
       for (let round = 1; ; round++) {
         const command = new ConverseCommand({ modelId, system: [{ text: SYSTEM }], messages, inferenceConfig: { temperature: 0, maxTokens: 400 } });
-        const answer = await client.send(command).catch((err: unknown) => {
+        const answer = await client.send(command, { abortSignal: AbortSignal.timeout(Math.max(1, until - Date.now())) }).catch((err: unknown) => {
           throw mayPassLater(err) ? new ServiceUnavailableError(5, { cause: err }) : err;
         });
         const text = (answer.output?.message?.content ?? []).map((block) => block.text ?? '').join('');

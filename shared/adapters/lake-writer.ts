@@ -4,7 +4,7 @@ import { type LakeSettings, lakeSettings } from '../lake-config.ts';
 import { type LocalLake, openLocalLake } from './lake-duckdb.ts';
 import { firehoseLakeWriter } from './lake-firehose.ts';
 
-/** Writing to the lake (the ingest worker): Firehose on AWS, DuckDB in this process locally; the readers' ports are in lake-ports.ts. */
+/** Writing to the lake (the ingest worker): Firehose on AWS, DuckDB in this process locally; the readers' ports are made in shared/wiring/lake.ts. */
 export const notConfigured = (what: string) => new ConfigError(`invalid configuration: ${what} needs LAKE (duckdb or athena) and its settings`);
 
 /** The local lake, opened on first use. */

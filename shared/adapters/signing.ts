@@ -1,6 +1,5 @@
 import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JSONWebKeySet } from 'jose';
-import type { ExternalIssuer } from '../config.ts';
-import { type ExternalKeySet, keysUrlOf } from '../domain/accounts/jwt.ts';
+import { type ExternalIssuer, type ExternalKeySet, keysUrlOf } from '../domain/accounts/jwt.ts';
 import { type SigningMaterial, signingMaterialFromSeed } from '../domain/accounts/signing-keys.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import { mayPassLater } from './aws-clients.ts';

@@ -14,7 +14,7 @@ import type { ExperimentsRepository } from './experiments/ports.ts';
 import type { ExportsRepository } from './lake/ports.ts';
 import type { ReindexRepository } from './maintenance/ports.ts';
 import type { DeliveriesRepository } from './notifications/ports.ts';
-import type { RateLimitsRepository } from './ports.ts';
+import type { Clock, Ids, RateLimitsRepository } from './ports.ts';
 import type { ProfilesRepository } from './profiles/ports.ts';
 import type { SessionsRepository } from './sessions/ports.ts';
 import type { LogsRepository, SignalsRepository, TracesRepository } from './spans/ports.ts';
@@ -45,3 +45,13 @@ export interface Store {
   sessions: SessionsRepository;
   reindex: ReindexRepository;
 }
+
+/**
+ * What a use case is handed: the repositories it names (K), the clock and ids. Handlers take these as
+ * an argument, so tests pass fakes; `shared/wiring` makes the real ones.
+ */
+export type Ports<K extends keyof Store = never> = {
+  store: Pick<Store, K>;
+  clock: Clock;
+  ids: Ids;
+};

@@ -9,11 +9,9 @@ import {
   tokenUsageView,
 } from '../domain/analytics/views.ts';
 import { analyticsRoutes } from '../schemas/routes/analytics.ts';
-import { agentsRepository } from '../store/agents.ts';
-import { rollupsRepository } from '../store/rollups.ts';
 import { tenantOf } from './auth.ts';
 import { ok } from './reply.ts';
-import { httpRoute, routePorts } from './route.ts';
+import { httpRoute, type RoutePorts } from './route.ts';
 
 /** What each analytics endpoint reads (series points, per-agent rollups) and how it shapes them. */
 const ENDPOINTS = {
@@ -25,8 +23,8 @@ const ENDPOINTS = {
   'analytics/costs': { series: true, perAgent: true, view: costsView },
 } satisfies Record<string, { series: boolean; perAgent: boolean; view: (input: AnalyticsInput) => unknown }>;
 
-export const analyticsRoute = (id: keyof typeof ENDPOINTS) =>
-  httpRoute(id, analyticsRoutes, routePorts({ rollups: rollupsRepository, agents: agentsRepository }), async ({ query, principal }, ports) => {
+export const analyticsRoute = (id: keyof typeof ENDPOINTS, getPorts: () => RoutePorts<'rollups' | 'agents'>) =>
+  httpRoute(id, analyticsRoutes, getPorts, async ({ query, principal }, ports) => {
     const { view, ...need } = ENDPOINTS[id];
     return ok(view(await analyticsInput(tenantOf(principal), query, need, { store: ports.store, clock: ports.clock })));
   });

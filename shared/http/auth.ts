@@ -1,12 +1,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Ports } from '../adapters/ports.ts';
 import type { AuthMode } from '../catalog.ts';
-import { config, type ExternalIssuer } from '../config.ts';
+import { config } from '../config.ts';
 import { authenticateApiKey } from '../domain/accounts/api-key-service.ts';
-import { type ExternalKeySet, verifyAccessToken } from '../domain/accounts/jwt.ts';
+import { type ExternalIssuer, type ExternalKeySet, verifyAccessToken } from '../domain/accounts/jwt.ts';
 import type { SigningMaterial } from '../domain/accounts/signing-keys.ts';
 import { userForExternalToken } from '../domain/accounts/users.ts';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
+import type { Ports } from '../domain/store.ts';
 
 /** Who is calling. Every read and write is scoped by `tenantId`, which comes only from here. */
 export type Principal = { kind: 'user'; tenantId: string; userId: string; email: string } | { kind: 'apiKey'; tenantId: string; keyId: string };

@@ -1,21 +1,14 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { type Adapters, type Ports, portsOf } from '../adapters/ports.ts';
-import { remoteKeySets, signingMaterialLoader } from '../adapters/signing.ts';
 import type { RouteId } from '../catalog.ts';
 import { config } from '../config.ts';
 import { AppError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../domain/errors.ts';
 import { decide, rateLimitHeaders, WINDOW_SECONDS, windowStart } from '../domain/rate-limit.ts';
-import type { Store } from '../domain/store.ts';
+import type { Ports, Store } from '../domain/store.ts';
 import { observability } from '../observability/handler.ts';
 import { logger, thrown } from '../observability/logger.ts';
 import { type AreaRoute, DEFAULT_MAX_BODY_BYTES, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
-import { apiKeysRepository } from '../store/api-keys.ts';
-import type { Repositories } from '../store/index.ts';
-import { rateLimitsRepository } from '../store/rate-limits.ts';
-import { tenantsRepository } from '../store/tenants.ts';
-import { usersRepository } from '../store/users.ts';
 import { authenticate, type CredentialPorts, type Principal, rateLimitSubject } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { type Reply, raw } from './reply.ts';
@@ -34,30 +27,11 @@ export interface RouteRequest<S extends RouteSchemas> {
   event: APIGatewayProxyEventV2;
 }
 
-/** What the guard uses (authentication and the rate limit): every route has these. */
-const GUARD_REPOSITORIES = { apiKeys: apiKeysRepository, users: usersRepository, tenants: tenantsRepository, rateLimits: rateLimitsRepository };
-type GuardRepository = keyof typeof GUARD_REPOSITORIES;
+/** The repositories the guard uses (authentication and the rate limit): every route has these. */
+export type GuardRepository = 'apiKeys' | 'users' | 'tenants' | 'rateLimits';
 
-/** The ports of a route: the guard's, the repositories the route names (K) and its other adapters (E). */
+/** The ports of a route: the guard's, the repositories the route names (K) and its other adapters (E); `shared/wiring` makes the real ones. */
 export type RoutePorts<K extends keyof Store = never, E extends object = object> = Ports<K | GuardRepository> & CredentialPorts & E;
-
-/**
- * A route's real ports (made once per process): the guard's repositories and credentials, plus the
- * repositories and adapters its handler uses, e.g. `routePorts({ agents: agentsRepository }, { queue: sqsQueue })`.
- */
-export function routePorts<K extends keyof Store = never, E extends object = object>(
-  repositories?: Repositories<K>,
-  adapters?: Adapters<E>,
-): () => RoutePorts<K, E> {
-  const credentials: Adapters<CredentialPorts> = {
-    signing: () => signingMaterialLoader({ seed: config.signingSeed, secretArn: config.signingSeedSecretArn }),
-    externalKeySet: remoteKeySets,
-  };
-  return portsOf(
-    { ...GUARD_REPOSITORIES, ...repositories } as Repositories<K | GuardRepository>,
-    { ...credentials, ...adapters } as Adapters<CredentialPorts & E>,
-  );
-}
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -208,8 +182,8 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
 /**
  * One HTTP route: its area's table in `shared/schemas/routes/` holds its catalog row (auth mode,
  * rate tier) and its input schemas (e.g. `httpRoute('keys/list', keysRoutes, …)`: a table without
- * the id does not compile); `getPorts` gives the ports (`routePorts(…)` in the handler module, fakes
- * in tests) and `impl` gets the validated input and those ports. Every route runs the same middy stack.
+ * the id does not compile); `getPorts` gives the ports (`routePorts(…)` of `shared/wiring` in the
+ * handler module, fakes in tests) and `impl` gets the validated input and those ports. Every route runs the same middy stack.
  */
 export function httpRoute<R extends RouteId, T extends Readonly<Record<R, AreaRoute>>, P extends RoutePorts>(
   routeId: R,

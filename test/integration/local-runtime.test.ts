@@ -136,7 +136,8 @@ describe('a runtime with test handlers', () => {
   let service: TestService;
   const logged: string[] = [];
   beforeAll(async () => {
-    service = await startTestService({ catalog: testCatalog, loadModule, log: (line) => logged.push(line) });
+    // The background sweep off: "sweeps expired items" counts what its own sweep removes ('the TTL sweep' below tests the background one).
+    service = await startTestService({ catalog: testCatalog, loadModule, log: (line) => logged.push(line), ttlSweepEveryMs: false });
   });
   afterAll(() => service?.stop());
 

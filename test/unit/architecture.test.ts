@@ -5,15 +5,17 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Imports point one way: the domain declares its records, repositories and ports, and `shared/store`
- * and `shared/adapters` implement them; the HTTP layer sits on top of all three.
+ * Imports point one way: the domain declares its records, repositories and ports; `shared/store` and
+ * `shared/adapters` implement them; the HTTP layer (middlewares, validation, replies) takes its ports
+ * as an argument; `shared/wiring` alone puts the real ones together, for the handlers in `functions/`.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 const RULES: ReadonlyArray<{ from: string; never: readonly string[] }> = [
-  { from: 'shared/domain', never: ['shared/store', 'shared/adapters', 'shared/http'] },
-  { from: 'shared/store', never: ['shared/http'] },
-  { from: 'shared/adapters', never: ['shared/http'] },
+  { from: 'shared/domain', never: ['shared/store', 'shared/adapters', 'shared/http', 'shared/wiring'] },
+  { from: 'shared/store', never: ['shared/http', 'shared/wiring'] },
+  { from: 'shared/adapters', never: ['shared/http', 'shared/wiring'] },
+  { from: 'shared/http', never: ['shared/store', 'shared/adapters', 'shared/wiring'] },
 ];
 
 /**
@@ -107,6 +109,9 @@ describe('architecture', () => {
     ).toEqual(['shared/store/users.ts → ../http/reply.ts']);
     expect(
       forbiddenImports('shared/http/route.ts', "import type { Store } from '../domain/store.ts';\nimport { composeStore } from '../store/index.ts';"),
+    ).toEqual(['shared/http/route.ts → ../store/index.ts']);
+    expect(
+      forbiddenImports('shared/wiring/routes.ts', "import type { RoutePorts } from '../http/route.ts';\nimport { composeStore } from '../store/index.ts';"),
     ).toEqual([]);
   });
 

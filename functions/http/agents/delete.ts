@@ -2,9 +2,10 @@ import { sqsQueue } from '#shared/adapters/queue.ts';
 import { deleteAgent } from '#shared/domain/agents/agents.ts';
 import { tenantOf } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/reply.ts';
-import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { httpRoute } from '#shared/http/route.ts';
 import { agentsRoutes } from '#shared/schemas/routes/agents.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
+import { routePorts } from '#shared/wiring/routes.ts';
 
 export const handler = httpRoute(
   'agents/delete',

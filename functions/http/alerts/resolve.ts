@@ -1,3 +1,4 @@
 import { alertStatusRoute } from '#shared/http/alert-status-route.ts';
+import { alertStatusPorts } from '#shared/wiring/alerts.ts';
 
-export const handler = alertStatusRoute('resolve');
+export const handler = alertStatusRoute('resolve', alertStatusPorts);

@@ -1,3 +1,4 @@
 import { analyticsRoute } from '#shared/http/analytics-route.ts';
+import { analyticsPorts } from '#shared/wiring/analytics.ts';
 
-export const handler = analyticsRoute('analytics/token-usage');
+export const handler = analyticsRoute('analytics/token-usage', analyticsPorts);

@@ -1,12 +1,13 @@
 import { refreshSignIn } from '#shared/domain/accounts/sessions.ts';
 import { UnauthorizedError } from '#shared/domain/errors.ts';
 import { refreshCookie, refreshTokenOf, withCookie } from '#shared/http/cookies.ts';
-import { accountsDeps } from '#shared/http/deps.ts';
 import { ok, raw } from '#shared/http/reply.ts';
-import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { httpRoute } from '#shared/http/route.ts';
 import { authRoutes } from '#shared/schemas/routes/auth.ts';
 import { refreshTokensRepository } from '#shared/store/refresh-tokens.ts';
 import { usersRepository } from '#shared/store/users.ts';
+import { accountsDeps } from '#shared/wiring/accounts.ts';
+import { routePorts } from '#shared/wiring/routes.ts';
 
 export const handler = httpRoute(
   'auth/refresh',

@@ -2,14 +2,15 @@ import { sqsQueue } from '#shared/adapters/queue.ts';
 import { startSignIn } from '#shared/domain/accounts/sessions.ts';
 import { register } from '#shared/domain/accounts/users.ts';
 import { refreshCookie, withCookie } from '#shared/http/cookies.ts';
-import { accountsDeps } from '#shared/http/deps.ts';
 import { created } from '#shared/http/reply.ts';
-import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { httpRoute } from '#shared/http/route.ts';
 import { authRoutes } from '#shared/schemas/routes/auth.ts';
 import { linkTokensRepository } from '#shared/store/link-tokens.ts';
 import { refreshTokensRepository } from '#shared/store/refresh-tokens.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
 import { usersRepository } from '#shared/store/users.ts';
+import { accountsDeps } from '#shared/wiring/accounts.ts';
+import { routePorts } from '#shared/wiring/routes.ts';
 
 export const handler = httpRoute(
   'auth/register',

@@ -1,3 +1,4 @@
 import { experimentStatusRoute } from '#shared/http/experiment-status-route.ts';
+import { experimentStatusPorts } from '#shared/wiring/experiments.ts';
 
-export const handler = experimentStatusRoute('start');
+export const handler = experimentStatusRoute('start', experimentStatusPorts);

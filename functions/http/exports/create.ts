@@ -2,10 +2,11 @@ import { sqsQueue } from '#shared/adapters/queue.ts';
 import { createExport } from '#shared/domain/lake/exports.ts';
 import { tenantOf } from '#shared/http/auth.ts';
 import { accepted } from '#shared/http/reply.ts';
-import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { httpRoute } from '#shared/http/route.ts';
 import { exportsRoutes } from '#shared/schemas/routes/exports.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { exportsRepository } from '#shared/store/exports.ts';
+import { routePorts } from '#shared/wiring/routes.ts';
 
 export const handler = httpRoute(
   'exports/create',

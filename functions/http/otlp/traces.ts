@@ -1,4 +1,5 @@
 import { traceSignal } from '#shared/domain/ingest/otlp.ts';
 import { otlpExportRoute } from '#shared/http/otlp-route.ts';
+import { otlpExportPorts } from '#shared/wiring/otlp.ts';
 
-export const handler = otlpExportRoute(traceSignal);
+export const handler = otlpExportRoute(traceSignal, otlpExportPorts);

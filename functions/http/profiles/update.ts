@@ -1,9 +1,10 @@
 import { editAgentProfile } from '#shared/domain/profiles/service.ts';
 import { tenantOf } from '#shared/http/auth.ts';
-import { PROFILE_REPOSITORIES, profileDeps } from '#shared/http/profile-deps.ts';
 import { ok } from '#shared/http/reply.ts';
-import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { httpRoute } from '#shared/http/route.ts';
 import { profilesRoutes } from '#shared/schemas/routes/profiles.ts';
+import { PROFILE_REPOSITORIES, profileDeps } from '#shared/wiring/profiles.ts';
+import { routePorts } from '#shared/wiring/routes.ts';
 
 export const handler = httpRoute('profiles/update', profilesRoutes, routePorts(PROFILE_REPOSITORIES), async ({ params, body, principal }, ports) =>
   ok(await editAgentProfile(tenantOf(principal), params.agentId, body, profileDeps(ports))),

@@ -1,11 +1,12 @@
-import { lakeReader, queryTranslator } from '#shared/adapters/lake-ports.ts';
 import { ask } from '#shared/domain/lake/ask.ts';
 import { tenantOf } from '#shared/http/auth.ts';
 import { ok } from '#shared/http/reply.ts';
-import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { httpRoute } from '#shared/http/route.ts';
 import { searchRoutes } from '#shared/schemas/routes/search.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
+import { lakeReader, queryTranslator } from '#shared/wiring/lake.ts';
+import { routePorts } from '#shared/wiring/routes.ts';
 
 export const handler = httpRoute(
   'search/ask',

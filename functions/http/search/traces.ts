@@ -1,10 +1,11 @@
-import { lakeReader } from '#shared/adapters/lake-ports.ts';
 import { searchTraces } from '#shared/domain/lake/search.ts';
 import { tenantOf } from '#shared/http/auth.ts';
 import { cursorPaged } from '#shared/http/reply.ts';
-import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { httpRoute } from '#shared/http/route.ts';
 import { searchRoutes } from '#shared/schemas/routes/search.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
+import { lakeReader } from '#shared/wiring/lake.ts';
+import { routePorts } from '#shared/wiring/routes.ts';
 
 export const handler = httpRoute(
   'search/traces',

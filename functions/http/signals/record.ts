@@ -3,10 +3,11 @@ import { acceptTelemetry } from '#shared/domain/ingest/accept.ts';
 import { signalFromNative } from '#shared/domain/ingest/native-signals.ts';
 import { tenantOf } from '#shared/http/auth.ts';
 import { accepted } from '#shared/http/reply.ts';
-import { httpRoute, routePorts } from '#shared/http/route.ts';
+import { httpRoute } from '#shared/http/route.ts';
 import { signalsRoutes } from '#shared/schemas/routes/signals.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
+import { routePorts } from '#shared/wiring/routes.ts';
 
 export const handler = httpRoute(
   'signals/record',

@@ -1,12 +1,12 @@
 import { listTraces } from '#shared/domain/spans/queries.ts';
 import { tenantOf } from '#shared/http/auth.ts';
 import { listRoute } from '#shared/http/list-route.ts';
-import { routePorts } from '#shared/http/route.ts';
 import { spansRoutes } from '#shared/schemas/routes/spans.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { rollupsRepository } from '#shared/store/rollups.ts';
 import { sessionsRepository } from '#shared/store/sessions.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
+import { routePorts } from '#shared/wiring/routes.ts';
 
 const ports = routePorts({ agents: agentsRepository, traces: tracesRepository, rollups: rollupsRepository, sessions: sessionsRepository });
 

@@ -1,5 +1,4 @@
 import { decodeJwt, errors, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, jwtVerify, SignJWT } from 'jose';
-import type { ExternalIssuer } from '../../config.ts';
 import { UnauthorizedError } from '../errors.ts';
 import type { SigningMaterial } from './signing-keys.ts';
 
@@ -64,6 +63,16 @@ export async function issueAccessToken(
 }
 
 export type VerifiedToken = { kind: 'own'; claims: AccessTokenClaims } | { kind: 'external'; issuer: string; subject: string; payload: JwtPayload };
+
+/** An identity provider whose access tokens are accepted (`JWT_EXTERNAL_ISSUERS`): what verifying one needs. */
+export interface ExternalIssuer {
+  /** The expected `iss` claim. */
+  issuer: string;
+  /** Where its keys are published; default `<issuer>/.well-known/jwks.json`. */
+  jwksUrl?: string | undefined;
+  /** The accepted audiences (a Cognito pool's app client ids). */
+  audiences: readonly string[];
+}
 
 export interface VerifierDeps {
   keys: SigningMaterial;

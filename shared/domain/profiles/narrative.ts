@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { duration, percent, utcHour } from './format.ts';
-import type { ProfileStatistics } from './profile.ts';
+import type { ProfileNarrative, ProfileStatistics } from './profile.ts';
 
 export interface NarrationInput {
   agent: { name: string; description: string };
@@ -25,8 +25,7 @@ export const profileNarrative = z.object({
   useCase: text(500),
   behaviouralSummary: text(2000),
   insights: z.array(text(500)).check(z.minLength(MIN_INSIGHTS), z.maxLength(MAX_INSIGHTS)),
-});
-export type ProfileNarrative = z.infer<typeof profileNarrative>;
+}) satisfies z.ZodMiniType<ProfileNarrative>;
 
 const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`);
 

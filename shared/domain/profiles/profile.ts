@@ -1,5 +1,3 @@
-import type { ProfileNarrative } from './narrative.ts';
-
 /**
  * The agent profile (spec: Agent profile): a behavioural baseline learned from an agent's traces.
  * Statistics come from rollups and a sample of traces; the narrative parts (use case, behavioural
@@ -92,6 +90,13 @@ export interface ProfileBasis {
 }
 
 /** Everything of a profile that is computed, not narrated. */
+/** What a narrator writes about the statistics (`profileNarrative` in narrative.ts validates it). */
+export interface ProfileNarrative {
+  useCase: string;
+  behaviouralSummary: string;
+  insights: string[];
+}
+
 export interface ProfileStatistics {
   basis: ProfileBasis;
   maturityLevel: MaturityLevel;

@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { totalmem } from 'node:os';
+import { exitWithParent } from '../child.ts';
 import { BenchFailure, type ScenarioResult } from '../scenario.ts';
 
 type Run = (flags: Record<string, number>, progress: (line: string) => void) => Promise<ScenarioResult>;
@@ -33,6 +34,7 @@ export function runIsolated(entry: URL, flags: Record<string, number>, progress:
 
 /** The child's side: runs the scenario with the parent's flags, sends it the progress and the result, then exits. */
 export function answerParent(run: Run): void {
+  exitWithParent();
   const send = (message: ChildMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
   const flags = JSON.parse(process.argv[2]!) as Record<string, number>;
   run(flags, (line) => void send({ progress: line }))

@@ -16,6 +16,13 @@ const SYNTH_TIMEOUT_MS = 30 * 60_000;
 const MAX_DRIFT_KB = 0.5;
 /** The target: a function's median import takes at most this many times the bare DynamoDB function's, in the same run. */
 const MAX_IMPORT_OVER_BASELINE = 2;
+/**
+ * A checkout of an earlier commit, its dependencies installed (e.g. `git worktree add <dir> <commit> &&
+ * npm ci` there): its functions are synthesized and imported in the same run, one after each of ours,
+ * so a change's effect on cold starts is measured under the same conditions. A path, so an environment
+ * variable rather than one of the bench's numeric flags.
+ */
+const BEFORE_TREE = process.env['BENCH_COLD_START_BEFORE'];
 
 /** What the functions need at load (configuration is read once, failing fast); no call leaves the process. */
 const FUNCTION_ENV = {
@@ -63,6 +70,21 @@ async function synthesizedBundles(cdkOut: string): Promise<SynthesizedBundle[]> 
   return bundles;
 }
 
+async function synth(tree: string, cdkOut: string): Promise<string> {
+  await run('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', cdkOut], { cwd: tree, timeout: SYNTH_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+  return cdkOut;
+}
+
+/** The earlier checkout's commit and its synthesized bundles. */
+async function treeBefore(tree: string, cdkOut: string, progress: (message: string) => void) {
+  const { stdout } = await run('git', ['log', '-1', '--format=%h (%cs)'], { cwd: tree });
+  const commit = stdout.trim();
+  progress(`cdk synth of ${commit} in ${tree}`);
+  const bundles = await synthesizedBundles(await synth(tree, cdkOut));
+  if (bundles.length === 0) throw new BenchFailure(`cdk synth in ${tree} built no function bundle`);
+  return { commit, bundles };
+}
+
 interface Measured {
   module: string;
   kb: number;
@@ -80,7 +102,7 @@ async function measure(module: string, file: string, runs: number): Promise<Meas
 export const coldStartScenario: Scenario = {
   name: 'cold-start',
   summary:
-    "`cdk synth`, then every function's synthesized bundle imported in fresh Node.js processes (the init a cold start pays for the code), against the same for a bare DynamoDB GetCommand function; target: the median function within 2× that baseline. Bundle sizes are reported, not capped",
+    "`cdk synth`, then every function's synthesized bundle imported in fresh Node.js processes (the init a cold start pays for the code), against the same for a bare DynamoDB GetCommand function; target: the median function within 2× that baseline. Bundle sizes are reported, not capped. With `BENCH_COLD_START_BEFORE=<a checkout of an earlier commit, dependencies installed>`, that commit's functions are synthesized and imported in the same run, each after one of ours",
   flags: {
     runs: { default: 5, max: 50, description: 'fresh processes per bundle (the median counts)' },
   },
@@ -89,13 +111,7 @@ export const coldStartScenario: Scenario = {
     const work = await mkdtemp(join(tmpdir(), 'aos-cold-start-'));
     try {
       progress('cdk synth (bundles every function with its own settings)');
-      const cdkOut = join(work, 'cdk.out');
-      await run('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', cdkOut], {
-        cwd: PROJECT_ROOT,
-        timeout: SYNTH_TIMEOUT_MS,
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      const synthesized = await synthesizedBundles(cdkOut);
+      const synthesized = await synthesizedBundles(await synth(PROJECT_ROOT, join(work, 'cdk.out')));
       const expected = functionModules();
       const missing = expected.filter((m) => !synthesized.some((b) => b.module === m));
       if (missing.length > 0) throw new BenchFailure(`cdk synth built no bundle for ${missing.join(', ')}`);
@@ -107,16 +123,26 @@ export const coldStartScenario: Scenario = {
       );
       const baseline = await measure(BASELINE_MODULE, join(work, 'esbuild', BASELINE_MODULE.replace(/\.ts$/, '.js')), runs);
 
-      progress(`importing ${synthesized.length} synthesized bundles ${runs} times each`);
+      const before = BEFORE_TREE ? await treeBefore(BEFORE_TREE, join(work, 'before.out'), progress) : undefined;
+
+      progress(`importing ${synthesized.length} synthesized bundles ${runs} times each${before ? `, each followed by one of ${before.commit}'s` : ''}`);
       const functions: Measured[] = [];
-      for (const bundle of synthesized) functions.push(await measure(bundle.module, bundle.file, runs));
+      const functionsBefore: Measured[] = [];
+      for (let i = 0; i < Math.max(synthesized.length, before?.bundles.length ?? 0); i++) {
+        const bundle = synthesized[i];
+        if (bundle) functions.push(await measure(bundle.module, bundle.file, runs));
+        const earlier = before?.bundles[i];
+        if (earlier) functionsBefore.push(await measure(earlier.module, earlier.file, runs));
+      }
       const drift = Math.max(...functions.map((f) => Math.abs(f.kb - (builtKb.get(f.module.replace(/\.ts$/, '.js')) ?? Infinity))));
       // The bundle tests stand for the synthesized bundles only while both are built alike.
       const failures = drift > MAX_DRIFT_KB ? [`a bundle test build is ${round(drift, 1)} KB apart from the synthesized bundle`] : [];
       const ratio = median(functions.map((f) => f.ms)) / baseline.ms;
       if (ratio > MAX_IMPORT_OVER_BASELINE)
         failures.push(`the median function's import takes ${round(ratio, 2)}× the baseline's (target ≤ ${MAX_IMPORT_OVER_BASELINE}×)`);
-      return { parameters: flags, figures: figuresOf(baseline, functions, drift), failures };
+      const figures = figuresOf(baseline, functions, drift);
+      if (before) figures.push(...figuresBefore(before.commit, baseline, functionsBefore, functions));
+      return { parameters: flags, figures, failures };
     } finally {
       await rm(work, { recursive: true, force: true, maxRetries: 5 });
     }
@@ -154,5 +180,17 @@ function figuresOf(baseline: Measured, functions: Measured[], drift: number): Fi
     },
     { key: 'slowestImportMs', label: `slowest: ${byTime[byTime.length - 1]!.module}`, value: round(byTime[byTime.length - 1]!.ms, 1), unit: 'ms' },
     { key: 'largestImportMs', label: `largest (${round(largest.kb)} KB): ${largest.module}`, value: round(largest.ms, 1), unit: 'ms' },
+  ];
+}
+
+/** The earlier commit's functions beside ours, against the same baseline in the same run. */
+function figuresBefore(commit: string, baseline: Measured, before: Measured[], after: Measured[]): Figure[] {
+  const typical = median(before.map((f) => f.ms));
+  return [
+    { key: 'beforeFunctions', label: `before, ${commit}: functions synthesized`, value: before.length },
+    { key: 'beforeBundleMedianKb', label: `before, ${commit}: synthesized bundles, median`, value: round(median(before.map((f) => f.kb))), unit: 'KB' },
+    { key: 'beforeImportMedianMs', label: `before, ${commit}: function import, median over the functions`, value: round(typical, 1), unit: 'ms' },
+    { key: 'beforeImportOverBaseline', label: `before, ${commit}: function import, median / baseline`, value: round(typical / baseline.ms, 2) },
+    { key: 'afterOverBefore', label: `function import, median now / median before`, value: round(median(after.map((f) => f.ms)) / typical, 2) },
   ];
 }

@@ -2,6 +2,7 @@
 // among it) once per process, and the load generator should not share the service's event loop.
 // Started by target-process.ts; answers over the IPC channel (protocol.ts).
 import '../../support/env.ts';
+import { exitWithParent } from '../child.ts';
 import { postBatches } from '../ingest/load.ts';
 import { type SentTrace, seededRandom, spanBatches } from '../ingest/traces.ts';
 import { verifyStored } from '../ingest/verify.ts';
@@ -14,6 +15,8 @@ const SEED_CONCURRENCY = 4;
 const SEED_DRAIN_TIMEOUT_MS = 120_000;
 /** Enough distinct trace ids that the trace reads are not all served from one partition. */
 const READ_TRACE_IDS = 200;
+
+exitWithParent();
 
 const send = (message: TargetMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
 

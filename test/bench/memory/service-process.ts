@@ -2,6 +2,7 @@
 // of its own so that its memory is measured alone. Started by scenario.ts; answers over IPC.
 import '../../support/env.ts';
 import { startTestService } from '../../support/service.ts';
+import { exitWithParent } from '../child.ts';
 import { signUp } from '../service.ts';
 
 export type MemoryControl = { type: 'sample' } | { type: 'drain'; timeoutMs: number } | { type: 'stop' };
@@ -12,6 +13,8 @@ export type MemoryMessage =
   | { type: 'failed'; message: string };
 
 const CONSUMER_FAILURE = /reported as failed|consumer threw|dead-letter/;
+exitWithParent();
+
 const send = (message: MemoryMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
 
 async function main(dataDir: string): Promise<void> {

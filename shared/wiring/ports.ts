@@ -1,24 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { systemClock } from '../adapters/clock.ts';
+import { randomIds } from '../adapters/ids.ts';
 import { config } from '../config.ts';
-import type { Clock, Ids } from '../domain/ports.ts';
-import type { Store } from '../domain/store.ts';
+import type { Ports, Store } from '../domain/store.ts';
 import { traced } from '../observability/tracer.ts';
 import { createDb, type Db } from '../store/client.ts';
 import { composeStore, type Repositories } from '../store/index.ts';
-import { systemClock } from './clock.ts';
-import { randomIds } from './ids.ts';
-
-/**
- * The side effects a function may have: the repositories it names, the clock and ids, and whatever
- * other adapters it names (queue, mailer, judge …). Handlers take these as an argument; tests pass
- * fakes. A function names what it uses (`portsOf`), so its bundle carries only those repositories and
- * adapters and their AWS clients.
- */
-export type Ports<K extends keyof Store = never> = {
-  store: Pick<Store, K>;
-  clock: Clock;
-  ids: Ids;
-};
 
 /** Factories of adapters by port name (`{ queue: sqsQueue }`). */
 export type Adapters<E> = { [P in keyof E]: () => E[P] };

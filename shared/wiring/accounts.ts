@@ -1,8 +1,8 @@
-import type { Ports } from '../adapters/ports.ts';
 import { config } from '../config.ts';
 import type { ApiKeyDeps } from '../domain/accounts/api-key-service.ts';
+import type { Ports } from '../domain/store.ts';
+import type { CredentialPorts } from '../http/auth.ts';
 import { logger, thrown } from '../observability/logger.ts';
-import type { CredentialPorts } from './auth.ts';
 
 /** The ports plus what the accounts use cases take from the configuration. */
 export const accountsDeps = <P extends object>(ports: P) => ({

@@ -1,14 +1,14 @@
+import { bedrockTranslator } from '../adapters/ask-bedrock.ts';
+import { athenaExportRunner } from '../adapters/exports-athena.ts';
+import { localExportRunner } from '../adapters/exports-local.ts';
+import { athenaLake } from '../adapters/lake-athena.ts';
+import { localLake, notConfigured } from '../adapters/lake-writer.ts';
 import { config } from '../config.ts';
 import { builtinTranslator, type QueryTranslator } from '../domain/lake/ask.ts';
 import { duckdb } from '../domain/lake/dialects.ts';
 import type { ExportRunner } from '../domain/lake/exports.ts';
 import type { LakeMaintenance, LakeReader } from '../domain/lake/ports.ts';
 import { type LakeSettings, lakeSettings } from '../lake-config.ts';
-import { bedrockTranslator } from './ask-bedrock.ts';
-import { athenaExportRunner } from './exports-athena.ts';
-import { localExportRunner } from './exports-local.ts';
-import { athenaLake } from './lake-athena.ts';
-import { localLake, notConfigured } from './lake-writer.ts';
 
 /**
  * The lake ports of the environment (LAKE): DuckDB in this process locally, Firehose and Athena on AWS.

@@ -1,6 +1,6 @@
-import type { Ports } from '../adapters/ports.ts';
 import { config } from '../config.ts';
 import type { ProfileDeps } from '../domain/profiles/service.ts';
+import type { Ports } from '../domain/store.ts';
 import { logger, thrown } from '../observability/logger.ts';
 import { agentsRepository } from '../store/agents.ts';
 import { profilesRepository } from '../store/profiles.ts';

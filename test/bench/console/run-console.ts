@@ -63,7 +63,7 @@ export async function runConsoleBench(flags: Record<string, number>, progress: (
       await context.close();
       if (i >= WARMUP_LOADS) loads.push(load);
       progress(
-        `load ${i + 1}/${total}${i < WARMUP_LOADS ? ' (warm-up)' : ''}: interactive in ${Math.round(load.interactiveMs)} ms, POST /auth/refresh sent at ${Math.round(load.refreshSentMs)} ms and answered in ${Math.round(load.refreshMs)} ms, GET /spans/traces sent at ${Math.round(load.listSentMs)} ms and answered in ${Math.round(load.listMs)} ms`,
+        `load ${i + 1}/${total}${i < WARMUP_LOADS ? ' (warm-up)' : ''}: interactive in ${Math.round(load.interactiveMs)} ms (first row drawn at ${Math.round(load.firstRowMs)} ms), POST /auth/refresh sent at ${Math.round(load.refreshSentMs)} ms and answered in ${Math.round(load.refreshMs)} ms, GET /spans/traces sent at ${Math.round(load.listSentMs)} ms and answered in ${Math.round(load.listMs)} ms`,
       );
     }
 
@@ -95,6 +95,12 @@ export async function runConsoleBench(flags: Record<string, number>, progress: (
         { key: 'interactiveP50Ms', label: 'traces page interactive, p50', value: round(percentile(interactive, 0.5)), unit: 'ms' },
         { key: 'interactiveP95Ms', label: 'traces page interactive, p95', value: round(p95), unit: 'ms' },
         {
+          key: 'firstRowP50Ms',
+          label: "first row of traces in the page's document, p50 (the interactive figures add Playwright noticing it)",
+          value: p50Of((l) => l.firstRowMs),
+          unit: 'ms',
+        },
+        {
           key: 'refreshSentP50Ms',
           label: 'POST /auth/refresh sent, after the navigation started, p50',
           value: p50Of((l) => l.refreshSentMs),
@@ -123,14 +129,23 @@ export async function runConsoleBench(flags: Record<string, number>, progress: (
 /** The tenant the access token names (its `tid` claim): the seeding writes straight to the store. */
 const tenantOf = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { tid: string }).tid;
 
+/** Notes, in the page, when the first row of traces is in the document: the page's own time, without Playwright's noticing it. */
+const NOTE_FIRST_ROW = `new MutationObserver((_, observer) => {
+  if (!document.querySelector('table.traces tbody tr')) return;
+  window.firstRowMs = performance.now();
+  observer.disconnect();
+}).observe(document, { childList: true, subtree: true })`;
+
 async function timeTracesPage(context: BrowserContext) {
   const page = await context.newPage();
+  await page.addInitScript(NOTE_FIRST_ROW);
   await page.goto('/traces');
   await page.locator('table.traces tbody tr').first().waitFor({ timeout: 30_000 });
   const timings = (await page.evaluate(`(() => ({
     interactiveMs: performance.now(),
+    firstRowMs: window.firstRowMs,
     resources: performance.getEntriesByType('resource').map((r) => ({ name: r.name, startTime: r.startTime, duration: r.duration })),
-  }))()`)) as { interactiveMs: number; resources: Array<{ name: string; startTime: number; duration: number }> };
+  }))()`)) as { interactiveMs: number; firstRowMs: number; resources: Array<{ name: string; startTime: number; duration: number }> };
   // When a request was sent shows what the page waited for before asking (a chain of one request after another).
   const request = (path: string) => timings.resources.find((r) => new URL(r.name).pathname === path) ?? { startTime: Number.NaN, duration: Number.NaN };
   const jsFiles = timings.resources
@@ -141,6 +156,7 @@ async function timeTracesPage(context: BrowserContext) {
   const list = request('/api/spans/traces');
   return {
     interactiveMs: timings.interactiveMs,
+    firstRowMs: timings.firstRowMs,
     refreshSentMs: refresh.startTime,
     refreshMs: refresh.duration,
     listSentMs: list.startTime,

@@ -110,6 +110,8 @@ function createSession() {
     accessToken: () => accessToken,
     accept,
     refresh,
+    /** Resolves once no refresh is under way (at once when none is); it sends none. */
+    settled: (): Promise<void> => refreshing?.then(() => undefined) ?? Promise.resolve(),
     /** The API refused the credential: forget it, so the pages send the visitor to sign in. */
     signedOut() {
       forget();

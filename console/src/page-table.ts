@@ -1,7 +1,8 @@
 /**
  * The console's pages: each URL (React Router's pattern) and its module under `src/pages/` (without
  * `.tsx`). The router is built from these tables (routes.tsx); which of them need a sign-in decides
- * whether a page load starts by renewing it (early-sign-in.ts).
+ * whether a page load starts by renewing it (early-sign-in.ts). The build reads them too, to tell
+ * index.html's boot script which files a landing page needs (boot-plugin.ts), so this module imports nothing.
  */
 export interface PageEntry {
   path: string;

@@ -52,8 +52,15 @@ export function prefetch(queryClient: QueryClient, search: URLSearchParams) {
 export default function Traces() {
   const [search, setSearch] = useSearchParams();
   const { query, problems, request } = traceList(search);
-  const filters = useQuery({ queryKey: ['filters'], queryFn: async () => unwrap(await api.GET('/spans/filters')).data, staleTime: 60_000 });
   const traces = useQuery({ ...request, placeholderData: keepPreviousData, enabled: problems.size === 0 });
+  // The values the filters offer are asked for once the list has answered: the list is what the page
+  // is for, and locally one process answers both.
+  const filters = useQuery({
+    queryKey: ['filters'],
+    queryFn: async () => unwrap(await api.GET('/spans/filters')).data,
+    staleTime: 60_000,
+    enabled: traces.fetchStatus === 'idle',
+  });
   const change = (changes: Record<string, string | undefined>) => setSearch(withChanges(search, changes));
   const value = (name: string) => search.get(name) ?? '';
   const unplaced = [...problems].filter(([field]) => !(FILTERS as readonly string[]).includes(field)).map(([, problem]) => problem);

@@ -15,23 +15,34 @@ import { BOOT_DATA_ID, type BootData } from './boot-data';
 const boot = JSON.parse(document.getElementById(BOOT_DATA_ID)?.textContent ?? '{"pages":[]}') as BootData;
 const landing = boot.pages.find((page) => new RegExp(page.pattern, 'i').test(window.location.pathname));
 
-for (const file of landing?.files ?? []) {
-  const link = document.createElement('link');
-  if (file.endsWith('.css')) {
-    link.rel = 'preload';
-    link.as = 'style';
-  } else {
-    link.rel = 'modulepreload';
+/** Starts loading the landing page's chunks and their styles. */
+function preloadLanding() {
+  for (const file of landing?.files ?? []) {
+    const link = document.createElement('link');
+    if (file.endsWith('.css')) {
+      link.rel = 'preload';
+      link.as = 'style';
+    } else {
+      link.rel = 'modulepreload';
+    }
+    link.href = file;
+    document.head.append(link);
   }
-  link.href = file;
-  document.head.append(link);
 }
 
 // A path no page has is answered by the signed-in console ("not found"), so it needs the sign-in too.
 if (boot.refresh && landing?.signedIn !== false && window.aosBootRefresh === undefined) {
   const { url, lock } = boot.refresh;
-  const send = () => fetch(url, { method: 'POST', credentials: 'same-origin' });
+  // The refresh is sent before the chunks are asked for: over HTTP/1.1 (npm start) a browser opens six
+  // connections to a host, and the chunks would take them all while the refresh waited.
+  const send = () => {
+    const answer = fetch(url, { method: 'POST', credentials: 'same-origin' });
+    preloadLanding();
+    return answer;
+  };
   // Under the lock the console takes for its own refreshes, so another tab's refresh is never sent beside it.
   const sendLocked = async (): Promise<Response> => (navigator.locks ? await navigator.locks.request(lock, send) : send());
   window.aosBootRefresh = sendLocked();
+} else {
+  preloadLanding();
 }

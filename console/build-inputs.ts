@@ -8,8 +8,11 @@ export const repoRoot = resolve(consoleDir, '..');
 /** Where the record of a build's inputs lives, inside the build. */
 export const BUILD_INPUTS_FILE = 'build-inputs.json';
 
-/** Files that shape every build besides the modules it bundles: the configuration and the locked dependencies. */
-const ALWAYS = ['package-lock.json', 'console/index.html', 'console/vite.config.ts', 'console/build-inputs.ts'];
+/**
+ * Files that shape every build besides the modules it bundles: the configuration, the locked
+ * dependencies, and package.json (its `sideEffects` decide which modules the bundler may drop).
+ */
+const ALWAYS = ['package.json', 'package-lock.json', 'console/index.html', 'console/vite.config.ts', 'console/build-inputs.ts', 'console/boot-plugin.ts'];
 
 export interface BuildInputs {
   /** Repository-relative paths of the source files the build bundled. */

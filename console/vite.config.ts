@@ -1,12 +1,13 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { bootScript } from './boot-plugin.ts';
 import { recordBuildInputs } from './build-inputs.ts';
 
 /** The console: a single-page app served at `/` beside the API at `/api` (same origin, no CORS). */
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
-  plugins: [react(), recordBuildInputs()],
+  plugins: [react(), bootScript(), recordBuildInputs()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type ConsoleHarness, expectAccessible, newEmail, startConsole } from '../support/browser.ts';
 import { consolePages, SESSION_TURNS, SESSION_USER, type SeededTenant, seedTenant, signInContext } from '../support/console-seed.ts';
 
+const MINUTE = 60_000;
+
 let h: ConsoleHarness;
 let tenant: SeededTenant;
 let page: Page;
@@ -152,6 +154,77 @@ describe('the traces explorer', () => {
     expect(await traceRows()).toEqual(second);
     await page.getByRole('button', { name: 'First page' }).click();
     await expect.poll(() => traceRows()).toEqual(first);
+  });
+
+  it("filters by a tag and by a metadata value, holds both in the URL through a reload, and shows the trace's tags and metadata", async () => {
+    // Thirty hours ago: outside the last 24 hours the paging test counts.
+    const at = Date.now() - 30 * 60 * MINUTE;
+    const root = { traceId: 'trace-tagged', spanId: 'root', name: 'refund order', kind: 'agent', agentName: 'support-bot', startTime: at, endTime: at + 1500 };
+    const spans = [
+      { ...root, tags: ['vip', 'refund-flow'], metadata: { plan: 'enterprise', seats: 12 } },
+      {
+        traceId: 'trace-tagged',
+        spanId: 'pay',
+        parentSpanId: 'root',
+        name: 'refund payment',
+        kind: 'tool',
+        toolName: 'payments.refund',
+        startTime: at + 200,
+        endTime: at + 900,
+        metadata: { region: 'eu-west' },
+      },
+    ];
+    expect((await h.service.api('POST', '/spans', { apiKey: tenant.apiKey, body: { spans } })).status).toBe(202);
+    await h.service.drainQueues();
+
+    await page.goto('/traces');
+    const tag = page.getByLabel('Tag', { exact: true });
+    // The tags GET /spans/filters knows are offered while typing.
+    await page.locator('#tag-options option[value="vip"]').waitFor({ state: 'attached' });
+    await tag.fill('vip');
+    await tag.press('Enter');
+    await page.waitForURL(/\/traces\?tag=vip$/);
+    await expect.poll(() => traceRows()).toEqual(['trace-tagged']);
+    // Its tags as badges under its name.
+    const name = page.locator('table.traces tbody tr').filter({ hasText: 'trace-tagged' }).getByRole('cell').nth(1);
+    expect(await name.locator('.badge').allTextContents()).toEqual(['refund-flow', 'vip']);
+
+    const metadata = page.getByLabel('Metadata (key=value)');
+    await metadata.fill('seats=12');
+    await metadata.press('Enter');
+    await page.waitForURL(/\/traces\?tag=vip&metadata=seats%3D12$/);
+    await expect.poll(() => traceRows()).toEqual(['trace-tagged']);
+
+    // The link reproduces the view: the fields hold the filters and the list is the same.
+    await page.reload();
+    await expect.poll(() => traceRows()).toEqual(['trace-tagged']);
+    expect(await tag.inputValue()).toBe('vip');
+    expect(await metadata.inputValue()).toBe('seats=12');
+
+    // A value the trace does not hold matches nothing.
+    await metadata.fill('seats=13');
+    await metadata.press('Enter');
+    await page.getByText('No trace matches these filters.').waitFor();
+    await page.goBack();
+    await page.waitForURL(/metadata=seats%3D12$/);
+
+    // The trace's page shows its tags and its metadata, each a link to the traces that match it.
+    await page.getByRole('link', { name: 'refund order' }).click();
+    await page.waitForURL(/\/traces\/trace-tagged$/);
+    const fact = (label: string) =>
+      page
+        .locator('dl.facts > div')
+        .filter({ has: page.getByText(label, { exact: true }) })
+        .getByRole('link');
+    await expect.poll(() => fact('Tags').allTextContents()).toEqual(['refund-flow', 'vip']);
+    // The root span's metadata first, then the other spans'; numbers as text.
+    expect(await fact('Metadata').allTextContents()).toEqual(['plan=enterprise', 'seats=12', 'region=eu-west']);
+    // The same badges as the list's: one check covers both.
+    await expectAccessible(page, 'a trace with tags and metadata');
+    await page.getByRole('link', { name: 'Traces with metadata region=eu-west' }).click();
+    await page.waitForURL(/\/traces\?metadata=region%3Deu-west$/);
+    await expect.poll(() => traceRows()).toEqual(['trace-tagged']);
+    expect(await metadata.inputValue()).toBe('region=eu-west');
   });
 });
 

@@ -8,7 +8,8 @@ import { PROJECT_ROOT } from '../support/bundles.ts';
  * package.json declares the project's modules free of side effects apart from those it lists, so that
  * esbuild drops a module none of whose exports a function uses (and the packages only it imports).
  * A module that acts when imported — a top-level statement other than a declaration — must be listed,
- * or the functions' bundles would silently lose that act.
+ * or the functions' bundles would silently lose that act; the console's build (Vite) reads the same
+ * list, so its modules are held to it too.
  */
 const DECLARATIONS = new Set([
   ts.SyntaxKind.ImportDeclaration,
@@ -29,13 +30,13 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
-/** The modules of the function bundles' code that run a statement when imported. */
+/** The modules of the function bundles' and the console's code that run a statement when imported. */
 function modulesWithSideEffects(): string[] {
-  return ['shared', 'functions']
+  return ['shared', 'functions', 'console/src']
     .flatMap((dir) => sourceFiles(join(PROJECT_ROOT, dir)))
     .filter((file) => {
       const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);

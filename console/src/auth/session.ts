@@ -1,4 +1,5 @@
 import type { components } from '../api/schema';
+import { REFRESH_REQUEST } from './refresh-request';
 
 type User = components['schemas']['User'];
 type SessionBody = components['schemas']['AuthLoginResponse']['data'];
@@ -24,11 +25,24 @@ export interface Renewal {
   end(): Promise<boolean>;
 }
 
+/** The new sign-in in an answer of `POST /auth/refresh`, or undefined when it refused the cookie. */
+const renewedBy = async (res: Response): Promise<Renewed | undefined> => (res.ok ? ((await res.json()) as { data: SessionBody }).data : undefined);
+
+/**
+ * The refresh index.html's boot script sent before this code loaded (boot.ts), taken once. Once this
+ * has run, a boot script that has not run yet sends none: a refresh token works once, and two
+ * requests with the same one would look like a stolen token and end the sign-in.
+ */
+function takeBootRefresh(): Promise<Response> | undefined {
+  const sent = window.aosBootRefresh ?? undefined;
+  window.aosBootRefresh = null;
+  return sent;
+}
+
 /** The service's own sign-in: the refresh token is in a cookie scripts cannot read (HttpOnly). */
 const cookieRenewal: Renewal = {
   async renew() {
-    const res = await fetch('/api/auth/refresh', { method: 'POST', credentials: 'same-origin' });
-    return res.ok ? ((await res.json()) as { data: SessionBody }).data : undefined;
+    return renewedBy(await fetch(REFRESH_REQUEST.url, { method: 'POST', credentials: 'same-origin' }));
   },
   async end() {
     await fetch('/api/auth/logout', { method: 'POST', credentials: 'same-origin' }).catch(() => undefined);
@@ -74,8 +88,8 @@ function createSession() {
     clearTimeout(expiryTimer);
   }
 
-  async function exchange(): Promise<boolean> {
-    const body = await renewal.renew();
+  async function exchange(renew: () => Promise<Renewed | undefined>): Promise<boolean> {
+    const body = await renew();
     if (!body) {
       forget();
       set({ status: 'signed-out' });
@@ -91,7 +105,13 @@ function createSession() {
    */
   function refresh(): Promise<boolean> {
     if (refreshing) return refreshing;
-    const locked = (navigator.locks ? navigator.locks.request('aos-refresh', exchange) : exchange()) as Promise<boolean>;
+    const renew = () => exchange(() => renewal.renew());
+    // A page load's first refresh may be the boot script's, sent under the lock before this code ran: its
+    // answer is this refresh's. Waiting for the lock to read it would wait on the boot script's own hold.
+    const boot = takeBootRefresh();
+    const locked = boot
+      ? exchange(() => boot.then(renewedBy))
+      : ((navigator.locks ? navigator.locks.request(REFRESH_REQUEST.lock, renew) : renew()) as Promise<boolean>);
     const pending = locked
       .catch(() => false)
       .finally(() => {
@@ -110,6 +130,8 @@ function createSession() {
     accessToken: () => accessToken,
     accept,
     refresh,
+    /** Resolves once no refresh is under way (at once when none is); it sends none. */
+    settled: (): Promise<void> => refreshing?.then(() => undefined) ?? Promise.resolve(),
     /** The API refused the credential: forget it, so the pages send the visitor to sign in. */
     signedOut() {
       forget();

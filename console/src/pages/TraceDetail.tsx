@@ -106,10 +106,17 @@ function TraceView({ trace }: { trace: Trace }) {
         <Fact label="Cost" value={formatCost(trace.cost)} />
         {trace.sessionId ? <Fact label="Session" value={<Link to={`/sessions/${encodeURIComponent(trace.sessionId)}`}>{trace.sessionId}</Link>} /> : null}
         {trace.userId ? <Fact label="User" value={trace.userId} /> : null}
-        {trace.tags.length > 0 ? <Fact label="Tags" value={trace.tags.join(', ')} /> : null}
-        {Object.entries(trace.metadata).map(([key, value]) => (
-          <Fact key={`metadata:${key}`} label={key} value={value} />
-        ))}
+        {trace.tags.length > 0 ? (
+          <Fact label="Tags" value={<Filters noun="tagged" filters={trace.tags.map((tag) => ({ name: 'tag', value: tag }))} />} />
+        ) : null}
+        {Object.keys(trace.metadata).length > 0 ? (
+          <Fact
+            label="Metadata"
+            value={
+              <Filters noun="with metadata" filters={Object.entries(trace.metadata).map(([key, value]) => ({ name: 'metadata', value: `${key}=${value}` }))} />
+            }
+          />
+        ) : null}
       </dl>
       <div className="trace-layout">
         <section className="waterfall" aria-labelledby="waterfall-title">
@@ -180,6 +187,25 @@ function TraceView({ trace }: { trace: Trace }) {
       </div>
       <TraceTimeline trace={trace} />
     </>
+  );
+}
+
+/**
+ * A trace's tags or metadata as the explorer's filters write them (`plan=pro`), each a link to the
+ * traces that match it. Metadata keys are the sender's, so they are not laid out as the trace's own
+ * facts, which a key like `Agent` would pass for.
+ */
+function Filters({ noun, filters }: { noun: string; filters: Array<{ name: 'tag' | 'metadata'; value: string }> }) {
+  return (
+    <ul className="filter-links">
+      {filters.map(({ name, value }) => (
+        <li key={`${name}:${value}`}>
+          <Link className="badge badge-info" to={`/traces?${new URLSearchParams({ [name]: value })}`} aria-label={`Traces ${noun} ${value}`}>
+            {value}
+          </Link>
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -1,4 +1,4 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, type QueryClient, queryOptions, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { traceListQuery } from '#shared/schemas/routes/spans.ts';
 import { api, unwrap } from '../api/client';
@@ -36,16 +36,30 @@ const STATUSES = ['ok', 'error'] as const satisfies ReadonlyArray<NonNullable<Tr
 
 const FILTERS: readonly FilterName[] = ['agentId', 'status', 'model', 'hasAlert', ...TYPED_FILTERS.map((f) => f.name)];
 
+/** The list a URL asks for: its query, what the API's schema finds wrong with it (then it is not sent), and its request. */
+function traceList(search: URLSearchParams) {
+  const query = listQueryFromSearch(search, [...FILTERS, 'cursor'], pageSize(search)) as TraceQuery;
+  const request = queryOptions({ queryKey: ['traces', query], queryFn: async () => unwrap(await api.GET('/spans/traces', { params: { query } })) });
+  return { query, problems: queryProblems(traceListQuery, query), request };
+}
+
+/** The page's list, asked for as soon as the sign-in and this module are there (routes.tsx), while the page draws. */
+export function prefetch(queryClient: QueryClient, search: URLSearchParams) {
+  const { problems, request } = traceList(search);
+  if (problems.size === 0) void queryClient.prefetchQuery(request);
+}
+
 export default function Traces() {
   const [search, setSearch] = useSearchParams();
-  const query = listQueryFromSearch(search, [...FILTERS, 'cursor'], pageSize(search)) as TraceQuery;
-  const problems = queryProblems(traceListQuery, query);
-  const filters = useQuery({ queryKey: ['filters'], queryFn: async () => unwrap(await api.GET('/spans/filters')).data, staleTime: 60_000 });
-  const traces = useQuery({
-    queryKey: ['traces', query],
-    queryFn: async () => unwrap(await api.GET('/spans/traces', { params: { query } })),
-    placeholderData: keepPreviousData,
-    enabled: problems.size === 0,
+  const { query, problems, request } = traceList(search);
+  const traces = useQuery({ ...request, placeholderData: keepPreviousData, enabled: problems.size === 0 });
+  // The values the filters offer are asked for once the list has answered: the list is what the page
+  // is for, and locally one process answers both.
+  const filters = useQuery({
+    queryKey: ['filters'],
+    queryFn: async () => unwrap(await api.GET('/spans/filters')).data,
+    staleTime: 60_000,
+    enabled: traces.fetchStatus === 'idle',
   });
   const change = (changes: Record<string, string | undefined>) => setSearch(withChanges(search, changes));
   const value = (name: string) => search.get(name) ?? '';

@@ -16,6 +16,9 @@ import type { LocalLake } from './lake-duckdb.ts';
 export const TRACES_PER_PIECE = 2000;
 const HOUR_MS = 3_600_000;
 
+/** Rows of a row group in an exported Parquet file: DuckDB's smallest, a piece's worth of traces. */
+const PARQUET_ROW_GROUP = 2048;
+
 const COPY_OPTIONS: Record<ExportFormat, string> = {
   jsonl: 'FORMAT JSON',
   csv: 'FORMAT CSV, HEADER false',
@@ -75,8 +78,11 @@ export function localExportRunner(openLake: () => Promise<LocalLake>, settings: 
           written.push(path);
         }
         if (format === 'parquet') {
-          // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order).
-          await connection.run(`COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet})`);
+          // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order),
+          // joined on one thread in small row groups: the lake's threads, each writing a row group of
+          // DuckDB's default 122,880 rows, ran out of memory joining 100,000 traces.
+          const join = `COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet}, ROW_GROUP_SIZE ${PARQUET_ROW_GROUP})`;
+          await lake.scratch((scratch) => scratch.run(join));
         } else {
           await writeFile(file, format === 'csv' ? `${await csvHeader(connection, selection)}\n` : '');
           for (const path of written) await pipeline(createReadStream(path), createWriteStream(file, { flags: 'a' }));

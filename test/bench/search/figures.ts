@@ -1,3 +1,4 @@
+import { SPANS_PER_PIECE } from '#shared/adapters/exports-local.ts';
 import { LOCAL_LAKE_MEMORY_LIMIT } from '../../../infra/local/lake.ts';
 import { sizeName } from '../reads/figures.ts';
 import type { Figure } from '../scenario.ts';
@@ -51,7 +52,7 @@ const exportRssCost = (runs: readonly SizeRun[]) =>
     .join(' and ') +
   ' when the export was asked for; the export added ' +
   runs.map((r) => `${r.export.peakMb - r.export.memoryBefore.rssMb} MB at ${sizeName(r.lake.traces)}`).join(' and ') +
-  `, writing pieces of 2,000 traces${streams(runs) ? ': it streams, and the ten times larger export did not need more' : ''}. The lake in a process of its own, or a lower DuckDB limit while an export runs, would bring the service under the target (not done here).`;
+  `, writing pieces of about ${SPANS_PER_PIECE.toLocaleString('en-US')} spans${streams(runs) ? ': it streams, and the ten times larger export did not need more' : ''}. The lake in a process of its own would leave the service's own memory out of the figure (not done here).`;
 /** Whether the larger export added no more memory than the smaller one (a quarter more at most: noise). */
 const streams = (runs: readonly SizeRun[]) => {
   const added = runs.map((r) => r.export.peakMb - r.export.memoryBefore.rssMb);

@@ -10,7 +10,7 @@ import './schemas/messages.ts';
  * | variable | meaning |
  * |---|---|
  * | `LAKE` | `duckdb` (local) or `athena` (AWS) |
- * | `LAKE_DUCKDB_PATH`, `LAKE_MEMORY_LIMIT` (256MB), `LAKE_THREADS` (2) | the local database file and DuckDB's limits |
+ * | `LAKE_DUCKDB_PATH`, `LAKE_MEMORY_LIMIT` (128MB), `LAKE_THREADS` (2) | the local database file and DuckDB's limits |
  * | `EXPORTS_DIR` | where local exports are written |
  * | `LAKE_FIREHOSE_STREAM` | the Firehose stream the ingest worker writes to |
  * | `LAKE_DATABASE`, `LAKE_WORKGROUP` | the Glue database of the lake's tables and the Athena workgroup that reads them |
@@ -23,7 +23,7 @@ const nonEmpty = z.string().check(z.minLength(1));
 const lakeEnv = z.object({
   LAKE: z.optional(z.enum(['duckdb', 'athena'])),
   LAKE_DUCKDB_PATH: z.optional(nonEmpty),
-  LAKE_MEMORY_LIMIT: z._default(z.string().check(z.regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 256MB')), '256MB'),
+  LAKE_MEMORY_LIMIT: z._default(z.string().check(z.regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB')), '128MB'),
   LAKE_THREADS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(64)), 2),
   EXPORTS_DIR: z.optional(nonEmpty),
   LAKE_FIREHOSE_STREAM: z.optional(nonEmpty),

@@ -4,17 +4,19 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { duckdb } from '../domain/lake/dialects.ts';
 import { CONTENT_TYPES, type ExportJob, type ExportRunner, fileNameOf } from '../domain/lake/exports.ts';
-import { type ExportFormat, exportHoursSql, exportSql, type SqlStatement } from '../domain/lake/sql.ts';
+import { type ExportFormat, exportPiecesSql, exportSql, type SqlStatement } from '../domain/lake/sql.ts';
 import type { LocalLake } from './lake-duckdb.ts';
 
 /**
  * Exports on a laptop: DuckDB writes the file under EXPORTS_DIR, and the authenticated download route
  * streams it. DuckDB's COPY streams rows to disk within its memory limit; a large export is written a
- * bounded number of traces at a time (pieces of whole hours, newest first) and the pieces joined, so
- * no step holds more than one piece's traces with their spans.
+ * bounded number of spans at a time (pieces of consecutive start times, newest first) and the pieces
+ * joined, so no step holds more than one piece's traces with their spans.
  */
-export const TRACES_PER_PIECE = 2000;
-const HOUR_MS = 3_600_000;
+export const SPANS_PER_PIECE = 10_000;
+
+/** Rows of a row group in an exported Parquet file: DuckDB's smallest, so the join holds little. */
+const PARQUET_ROW_GROUP = 2048;
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {
   jsonl: 'FORMAT JSON',
@@ -22,27 +24,21 @@ const COPY_OPTIONS: Record<ExportFormat, string> = {
   parquet: 'FORMAT PARQUET, COMPRESSION ZSTD',
 };
 
-/** `[startMs, endMs)` windows of whole hours, newest first, each holding at most about `perPiece` traces. */
-export function piecesOf(
-  hours: ReadonlyArray<{ hour: number; traces: number }>,
-  startMs: number,
-  endMs: number,
-  perPiece: number,
-): Array<{ startMs: number; endMs: number }> {
-  const pieces: Array<{ startMs: number; endMs: number }> = [];
+/**
+ * `[startMs, endMs)` windows, newest first, from each piece's oldest start (newest piece first): the
+ * windows cover the whole range, so every trace is in exactly one, with the traces of a start shared
+ * by two pieces in the newer one.
+ */
+export function windowsOf(pieceStarts: readonly number[], startMs: number, endMs: number): Array<{ startMs: number; endMs: number }> {
+  const windows: Array<{ startMs: number; endMs: number }> = [];
   let upper = endMs;
-  let count = 0;
-  for (const { hour, traces } of hours) {
-    if (count > 0 && count + traces > perPiece) {
-      const boundary = (hour + 1) * HOUR_MS;
-      pieces.push({ startMs: boundary, endMs: upper });
-      upper = boundary;
-      count = 0;
-    }
-    count += traces;
+  for (const from of pieceStarts.slice(0, -1)) {
+    if (from >= upper) continue;
+    windows.push({ startMs: from, endMs: upper });
+    upper = from;
   }
-  pieces.push({ startMs, endMs: upper });
-  return pieces;
+  windows.push({ startMs, endMs: upper });
+  return windows;
 }
 
 const quoted = (path: string) => `'${path.replace(/'/g, "''")}'`;
@@ -60,10 +56,9 @@ export function localExportRunner(openLake: () => Promise<LocalLake>, settings: 
       await mkdir(piecesDir, { recursive: true });
       const connection = await lake.connect();
       try {
-        const hoursSql = exportHoursSql(duckdb, selection);
-        const hours = await connection.runAndReadAll(hoursSql.sql, hoursSql.params);
-        const counts = hours.getRowObjectsJS().map((r) => ({ hour: Number(r['hour']), traces: Number(r['traces']) }));
-        const pieces = piecesOf(counts, selection.startMs, selection.endMs, TRACES_PER_PIECE);
+        const piecesSql = exportPiecesSql(duckdb, selection, SPANS_PER_PIECE);
+        const starts = (await connection.runAndReadAll(piecesSql.sql, piecesSql.params)).getRowObjectsJS().map((r) => Number(r['from_ms']));
+        const pieces = windowsOf(starts, selection.startMs, selection.endMs);
         const nested = format !== 'csv';
         const written: string[] = [];
         let rows = 0;
@@ -75,8 +70,11 @@ export function localExportRunner(openLake: () => Promise<LocalLake>, settings: 
           written.push(path);
         }
         if (format === 'parquet') {
-          // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order).
-          await connection.run(`COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet})`);
+          // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order),
+          // joined on one thread in small row groups: the lake's threads, each writing a row group of
+          // DuckDB's default 122,880 rows, ran out of memory joining 100,000 traces.
+          const join = `COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet}, ROW_GROUP_SIZE ${PARQUET_ROW_GROUP})`;
+          await lake.scratch((scratch) => scratch.run(join));
         } else {
           await writeFile(file, format === 'csv' ? `${await csvHeader(connection, selection)}\n` : '');
           for (const path of written) await pipeline(createReadStream(path), createWriteStream(file, { flags: 'a' }));

@@ -304,12 +304,18 @@ export function exportSql(dialect: SqlDialect, selection: ExportSelection): SqlS
   return { sql, params: b.params };
 }
 
-/** Counts a selection's traces per hour, newest first: how an export is cut into pieces of bounded size. */
-export function exportHoursSql(dialect: SqlDialect, selection: Omit<TraceSearch, 'after' | 'limit'>): SqlStatement {
+/**
+ * Cuts a selection's traces, newest first, into pieces of about `spansPerPiece` spans each (a trace
+ * without spans weighs one): how an export is written a bounded amount at a time, however many traces
+ * an hour or a second holds. One row per piece, newest first: its oldest start (`from_ms`) and its traces.
+ */
+export function exportPiecesSql(dialect: SqlDialect, selection: Omit<TraceSearch, 'after' | 'limit'>, spansPerPiece: number): SqlStatement {
   const b = new Builder(dialect);
+  // Bound in the order they are written: the piece's size, then the filter.
+  const piece = `floor((sum(greatest(span_count, 1)) OVER (ORDER BY start_ms DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - 1) / ${b.long(spansPerPiece)})`;
   const where = traceFilter(b, selection);
   return {
-    sql: `SELECT CAST(floor(start_ms / 3600000) AS BIGINT) AS hour, count(*) AS traces FROM ${TRACES_TABLE.name} WHERE ${where.join(' AND ')} GROUP BY 1 ORDER BY 1 DESC`,
+    sql: `SELECT piece, min(start_ms) AS from_ms, count(*) AS traces FROM (SELECT start_ms, ${piece} AS piece FROM ${TRACES_TABLE.name} WHERE ${where.join(' AND ')}) AS ranked GROUP BY piece ORDER BY piece`,
     params: b.params,
   };
 }

@@ -1,11 +1,12 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SPANS_PER_PIECE } from '#shared/adapters/exports-local.ts';
 import { closeLocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
 import { athena, duckdb } from '#shared/domain/lake/dialects.ts';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 import { type LakeTable, SIGNALS_TABLE, SPANS_TABLE, TRACES_TABLE } from '#shared/domain/lake/schema.ts';
-import { exportHoursSql, exportSql, spansOfTracesSql, traceSearchSql } from '#shared/domain/lake/sql.ts';
+import { exportPiecesSql, exportSql, spansOfTracesSql, traceSearchSql } from '#shared/domain/lake/sql.ts';
 import { QUERY_KINDS, type QueryKind, queriesOf } from '../search/queries.ts';
 import { BENCH_TENANT, benchLake } from '../search/seed.ts';
 import type { LakeLayout } from './deployment.ts';
@@ -170,8 +171,8 @@ export async function estimateAthena(options: AthenaOptions, layout: LakeLayout,
     for (const kind of QUERY_KINDS) {
       for (const q of queryList[kind]) {
         const query = parseSearchQuery(q);
-        const hours = exportHoursSql(duckdb, { ...range, query });
-        const matches = (await read(hours.sql, hours.params)).reduce((sum, r) => sum + Number(r['traces']), 0);
+        const pieces = exportPiecesSql(duckdb, { ...range, query }, SPANS_PER_PIECE);
+        const matches = (await read(pieces.sql, pieces.params)).reduce((sum, r) => sum + Number(r['traces']), 0);
         const matchShare = matches / traces.rows;
         const traceColumns = columnsRead(traceSearchSql(athena, { ...range, query, limit: PAGE + 1 }).sql, TRACES_TABLE);
         const spanColumns = columnsRead(spansOfTracesSql(athena, BENCH_TENANT, [{ traceId: 't', startMs: 0 }]).sql, SPANS_TABLE);

@@ -1,3 +1,5 @@
+import { SPANS_PER_PIECE } from '#shared/adapters/exports-local.ts';
+import { LOCAL_LAKE_MEMORY_LIMIT } from '../../../infra/local/lake.ts';
 import { sizeName } from '../reads/figures.ts';
 import type { Figure } from '../scenario.ts';
 import { percentile, round } from '../stats.ts';
@@ -50,7 +52,7 @@ const exportRssCost = (runs: readonly SizeRun[]) =>
     .join(' and ') +
   ' when the export was asked for; the export added ' +
   runs.map((r) => `${r.export.peakMb - r.export.memoryBefore.rssMb} MB at ${sizeName(r.lake.traces)}`).join(' and ') +
-  `, writing pieces of 2,000 traces${streams(runs) ? ': it streams, and the ten times larger export did not need more' : ''}. The lake in a process of its own, or a lower DuckDB limit while an export runs, would bring the service under the target (not done here).`;
+  `, writing pieces of about ${SPANS_PER_PIECE.toLocaleString('en-US')} spans${streams(runs) ? ': it streams, and the ten times larger export did not need more' : ''}. The lake in a process of its own would leave the service's own memory out of the figure (not done here).`;
 /** Whether the larger export added no more memory than the smaller one (a quarter more at most: noise). */
 const streams = (runs: readonly SizeRun[]) => {
   const added = runs.map((r) => r.export.peakMb - r.export.memoryBefore.rssMb);
@@ -119,7 +121,7 @@ export function searchTable(runs: readonly SizeRun[], parameters: Record<string,
   const queryCount = (kind: Kind) => (kind === 'next page' ? 'word queries with a second page' : String(large.hits.filter((h) => h.kind === kind).length));
   const exportRow = (label: string, value: (run: SizeRun) => string) => `| ${label} | ${value(small)} | ${value(large)} |`;
   return [
-    'The local service in one process over HTTP, its lake DuckDB with a 256 MB memory limit and 2 threads. ' +
+    `The local service in one process over HTTP, its lake DuckDB with a ${LOCAL_LAKE_MEMORY_LIMIT.replace('MB', ' MB')} memory limit and 2 threads. ` +
       `One tenant's lake of ${small.lake.traces.toLocaleString('en-US')} traces (${seeding(small)}), then one of ${large.lake.traces.toLocaleString('en-US')} (${seeding(large)}), ` +
       'each over 30 days of realistic agent runs (about 1.7 KB of searchable text and 5 spans a trace, 5% failed), written as the lake writer lays them out; ' +
       'the service closes the first lake and opens the second between the sizes. ' +

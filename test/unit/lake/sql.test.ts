@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { athena, duckdb } from '#shared/domain/lake/dialects.ts';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
-import { anchorWord, exportSql, forgetAgentSql, spansOfTracesSql, type TraceSearch, traceSearchSql } from '#shared/domain/lake/sql.ts';
+import { anchorWord, exportPiecesSql, exportSql, forgetAgentSql, spansOfTracesSql, type TraceSearch, traceSearchSql } from '#shared/domain/lake/sql.ts';
 import { SIGNATURE_COLUMN_NAMES, signatureSlot } from '#shared/domain/lake/text.ts';
 
 const search = (q: string, extra: Partial<TraceSearch> = {}): TraceSearch => ({
@@ -126,6 +126,14 @@ describe('the lake query builder', () => {
       expect(params.filter((p) => p === 'tnt_a')).toHaveLength(3);
       expect(sql).not.toMatch(/UNION|--/);
     }
+  });
+
+  it('cuts an export into pieces within the tenant and the range, with bound values only', () => {
+    const { sql, params } = exportPiecesSql(duckdb, search(CRAFTED[1]!), 10_000);
+    expect(sql).toMatch(/FROM lake_traces WHERE tenant_id = \? AND start_ms >= CAST\(\? AS BIGINT\) AND start_ms < CAST\(\? AS BIGINT\) AND /);
+    expect(params.slice(0, 3)).toEqual([10_000, 'tnt_a', 1000]);
+    expect(sql).not.toMatch(/'|UNION|--/);
+    expect(sql.split('?').length - 1).toBe(params.length);
   });
 
   it('deletes an agent from every table', () => {

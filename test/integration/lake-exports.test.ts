@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { windowsOf } from '#shared/adapters/exports-local.ts';
+import { duckdb } from '#shared/domain/lake/dialects.ts';
+import { parseSearchQuery } from '#shared/domain/lake/query.ts';
+import { lakeRowsOf } from '#shared/domain/lake/records.ts';
+import { exportPiecesSql, exportSql } from '#shared/domain/lake/sql.ts';
+import { type StoredSpan, summarizeTrace } from '#shared/domain/spans/summary.ts';
+import { startTestLake } from '../support/lake.ts';
+
+const HOUR = Date.parse('2026-11-20T10:00:00Z');
+const EXPIRES = HOUR + 86_400_000 * 365;
+
+const span = (traceId: string, i: number, startTimeMs: number): StoredSpan => ({
+  traceId,
+  spanId: `${traceId}-s${i}`,
+  parentSpanId: i === 0 ? null : `${traceId}-s0`,
+  name: `step ${i}`,
+  kind: 'llm',
+  agentName: 'bot',
+  agentNameFromService: false,
+  agentId: 'agt_1',
+  startTimeMs,
+  endTimeMs: startTimeMs + 10,
+  durationMs: 10,
+  status: 'ok',
+  statusMessage: null,
+  errorType: null,
+  model: null,
+  provider: null,
+  operation: null,
+  inputTokens: null,
+  outputTokens: null,
+  cachedInputTokens: null,
+  reasoningTokens: null,
+  cost: null,
+  costEstimated: false,
+  input: `question ${traceId}`,
+  output: null,
+  toolName: null,
+  sessionId: null,
+  userId: null,
+  experimentId: null,
+  variant: null,
+  tags: [],
+  metadata: {},
+  attributes: {},
+  events: [],
+});
+
+/** A finished trace of two spans starting at `startMs`. */
+const trace = (traceId: string, startMs: number) => {
+  const spans = [span(traceId, 0, startMs), span(traceId, 1, startMs + 1)];
+  return { summary: summarizeTrace(spans), spans, revision: 1 };
+};
+
+let lake: Awaited<ReturnType<typeof startTestLake>>;
+// One busy hour: twelve traces a millisecond apart, then three that start in the same millisecond.
+const crowded = [
+  ...Array.from({ length: 12 }, (_, i) => trace(`t${String(i).padStart(2, '0')}`, HOUR + 1_000 + i)),
+  ...['u1', 'u2', 'u3'].map((id) => trace(id, HOUR + 2_000)),
+];
+const SHARED_START = HOUR + 2_000;
+
+beforeAll(async () => {
+  lake = await startTestLake();
+  await lake.write(lakeRowsOf('tnt_a', crowded, [], EXPIRES));
+  // Another tenant's traces in the same milliseconds are no part of tnt_a's pieces.
+  await lake.write(lakeRowsOf('tnt_b', crowded.slice(0, 6), [], EXPIRES));
+});
+afterAll(() => lake.remove());
+
+describe('a local export cut into pieces', () => {
+  const selection = { tenantId: 'tnt_a', query: parseSearchQuery(''), startMs: HOUR - 86_400_000, endMs: HOUR + 86_400_000, nowMs: HOUR };
+
+  it('holds a bounded number of spans in each piece however many traces an hour holds, and every trace in exactly one', async () => {
+    const pieces = exportPiecesSql(duckdb, selection, 4);
+    const starts = (await lake.query(pieces)).map((r) => Number(r['from_ms']));
+    const windows = windowsOf(starts, selection.startMs, selection.endMs);
+    expect(windows[0]!.endMs).toBe(selection.endMs);
+    expect(windows.at(-1)!.startMs).toBe(selection.startMs);
+
+    const exported: string[][] = [];
+    for (const window of windows) {
+      const rows = await lake.query(exportSql(duckdb, { ...selection, ...window, nested: false }));
+      exported.push(rows.map((r) => String(r['trace_id'])));
+    }
+    expect(exported.flat().sort()).toEqual(crowded.map((t) => t.summary.traceId).sort());
+    // Two traces of two spans a piece; the traces of one millisecond stay together.
+    const shared = exported.find((ids) => ids.includes('u1'))!;
+    expect(shared).toEqual(expect.arrayContaining(['u1', 'u2', 'u3']));
+    expect(shared.length).toBeLessThanOrEqual(5);
+    for (const ids of exported.filter((ids) => ids !== shared)) expect(ids.length).toBeLessThanOrEqual(2);
+    expect(windows.filter((w) => w.startMs <= SHARED_START && SHARED_START < w.endMs)).toHaveLength(1);
+  });
+
+  it('is one piece over the whole range when nothing matches', async () => {
+    const none = { ...selection, tenantId: 'tnt_nobody' };
+    const starts = (await lake.query(exportPiecesSql(duckdb, none, 4))).map((r) => Number(r['from_ms']));
+    expect(windowsOf(starts, none.startMs, none.endMs)).toEqual([{ startMs: none.startMs, endMs: none.endMs }]);
+  });
+});

@@ -6,46 +6,24 @@ import { lakeRowsOf } from '#shared/domain/lake/records.ts';
 import { exportPiecesSql, exportSql } from '#shared/domain/lake/sql.ts';
 import { type StoredSpan, summarizeTrace } from '#shared/domain/spans/summary.ts';
 import { startTestLake } from '../support/lake.ts';
+import { storedSpan } from '../support/spans.ts';
 
 const HOUR = Date.parse('2026-11-20T10:00:00Z');
 const EXPIRES = HOUR + 86_400_000 * 365;
 
-const span = (traceId: string, i: number, startTimeMs: number): StoredSpan => ({
-  traceId,
-  spanId: `${traceId}-s${i}`,
-  parentSpanId: i === 0 ? null : `${traceId}-s0`,
-  name: `step ${i}`,
-  kind: 'llm',
-  agentName: 'bot',
-  agentNameFromService: false,
-  agentId: 'agt_1',
-  startTimeMs,
-  endTimeMs: startTimeMs + 10,
-  durationMs: 10,
-  status: 'ok',
-  statusMessage: null,
-  errorType: null,
-  model: null,
-  provider: null,
-  operation: null,
-  inputTokens: null,
-  outputTokens: null,
-  cachedInputTokens: null,
-  reasoningTokens: null,
-  cost: null,
-  costEstimated: false,
-  input: `question ${traceId}`,
-  output: null,
-  toolName: null,
-  sessionId: null,
-  userId: null,
-  experimentId: null,
-  variant: null,
-  tags: [],
-  metadata: {},
-  attributes: {},
-  events: [],
-});
+const span = (traceId: string, i: number, startTimeMs: number): StoredSpan =>
+  storedSpan({
+    traceId,
+    spanId: `${traceId}-s${i}`,
+    parentSpanId: i === 0 ? null : `${traceId}-s0`,
+    name: `step ${i}`,
+    kind: 'llm',
+    agentName: 'bot',
+    startTimeMs,
+    endTimeMs: startTimeMs + 10,
+    durationMs: 10,
+    input: `question ${traceId}`,
+  });
 
 /** A finished trace of two spans starting at `startMs`. */
 const trace = (traceId: string, startMs: number) => {

@@ -1,43 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type StoredSpan, summarizeTrace } from '#shared/domain/spans/summary.ts';
+import { storedSpan } from '../../support/spans.ts';
 
-const span = (spanId: string, parentSpanId: string | null, over: Partial<StoredSpan> = {}): StoredSpan => ({
-  traceId: 't1',
-  spanId,
-  parentSpanId,
-  name: spanId,
-  kind: 'other',
-  agentName: 'support-bot',
-  agentNameFromService: false,
-  agentId: 'agt_1',
-  startTimeMs: 1000,
-  endTimeMs: 2000,
-  durationMs: 1000,
-  status: 'ok',
-  statusMessage: null,
-  errorType: null,
-  model: null,
-  provider: null,
-  operation: null,
-  inputTokens: null,
-  outputTokens: null,
-  cachedInputTokens: null,
-  reasoningTokens: null,
-  cost: null,
-  costEstimated: false,
-  input: null,
-  output: null,
-  toolName: null,
-  sessionId: null,
-  userId: null,
-  experimentId: null,
-  variant: null,
-  tags: [],
-  metadata: {},
-  attributes: {},
-  events: [],
-  ...over,
-});
+const span = (spanId: string, parentSpanId: string | null, over: Partial<StoredSpan> = {}): StoredSpan =>
+  storedSpan({ traceId: 't1', spanId, parentSpanId, ...over });
 
 const agentTrace = () => [
   span('root', null, {

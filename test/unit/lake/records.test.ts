@@ -2,47 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { lakeRowsOf, MAX_SEARCH_TEXT_BYTES } from '#shared/domain/lake/records.ts';
 import type { StoredSpan } from '#shared/domain/spans/summary.ts';
 import { summarizeTrace } from '#shared/domain/spans/summary.ts';
+import { storedSpan } from '../../support/spans.ts';
 
 /** What Firehose takes in one record. */
 const FIREHOSE_RECORD_BYTES = 1_024_000;
 
-const span = (i: number, over: Partial<StoredSpan>): StoredSpan => ({
-  traceId: 't-cjk',
-  spanId: `s${i}`,
-  parentSpanId: i === 0 ? null : 's0',
-  name: `step ${i}`,
-  kind: 'llm',
-  agentName: 'bot',
-  agentNameFromService: false,
-  agentId: 'agt_1',
-  startTimeMs: 1_000 + i,
-  endTimeMs: 2_000 + i,
-  durationMs: 1_000,
-  status: 'ok',
-  statusMessage: null,
-  errorType: null,
-  model: null,
-  provider: null,
-  operation: null,
-  inputTokens: null,
-  outputTokens: null,
-  cachedInputTokens: null,
-  reasoningTokens: null,
-  cost: null,
-  costEstimated: false,
-  input: null,
-  output: null,
-  toolName: null,
-  sessionId: null,
-  userId: null,
-  experimentId: null,
-  variant: null,
-  tags: [],
-  metadata: {},
-  attributes: {},
-  events: [],
-  ...over,
-});
+const span = (i: number, over: Partial<StoredSpan>): StoredSpan =>
+  storedSpan({
+    traceId: 't-cjk',
+    spanId: `s${i}`,
+    parentSpanId: i === 0 ? null : 's0',
+    name: `step ${i}`,
+    kind: 'llm',
+    agentName: 'bot',
+    startTimeMs: 1_000 + i,
+    endTimeMs: 2_000 + i,
+    ...over,
+  });
 
 describe("a trace's lake row", () => {
   it('fits one Firehose record whatever the script of its text: search text, errors and attributes are capped in bytes', () => {

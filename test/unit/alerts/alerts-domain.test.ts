@@ -4,44 +4,26 @@ import { detectInSpan, detectInTrace, propagatedFailures } from '#shared/domain/
 import { type AlertAction, type AlertStatus, transition } from '#shared/domain/alerts/lifecycle.ts';
 import { ValidationError } from '#shared/domain/errors.ts';
 import type { StoredSpan, TraceSummary } from '#shared/domain/spans/summary.ts';
+import { storedSpan } from '../../support/spans.ts';
 
-const span = (over: Partial<StoredSpan> = {}): StoredSpan => ({
-  traceId: 't',
-  spanId: 's',
-  parentSpanId: 'root',
-  name: 'call',
-  kind: 'llm',
-  agentName: 'a',
-  agentNameFromService: false,
-  agentId: 'agt',
-  startTimeMs: 0,
-  endTimeMs: 100,
-  durationMs: 100,
-  status: 'ok',
-  statusMessage: null,
-  errorType: null,
-  model: 'gpt-4o',
-  provider: null,
-  operation: null,
-  inputTokens: 10,
-  outputTokens: 10,
-  cachedInputTokens: null,
-  reasoningTokens: null,
-  cost: 0.01,
-  costEstimated: false,
-  input: null,
-  output: null,
-  toolName: null,
-  sessionId: null,
-  userId: null,
-  experimentId: null,
-  variant: null,
-  tags: [],
-  metadata: {},
-  attributes: {},
-  events: [],
-  ...over,
-});
+const span = (over: Partial<StoredSpan> = {}): StoredSpan =>
+  storedSpan({
+    traceId: 't',
+    spanId: 's',
+    parentSpanId: 'root',
+    name: 'call',
+    kind: 'llm',
+    agentName: 'a',
+    agentId: 'agt',
+    startTimeMs: 0,
+    endTimeMs: 100,
+    durationMs: 100,
+    model: 'gpt-4o',
+    inputTokens: 10,
+    outputTokens: 10,
+    cost: 0.01,
+    ...over,
+  });
 const trace = (durationMs: number, complete = true): TraceSummary => ({
   traceId: 't',
   agentId: 'agt',

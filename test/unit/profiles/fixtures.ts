@@ -5,6 +5,7 @@ import { type AgentProfile, assembleProfile } from '#shared/domain/profiles/prof
 import { DEFAULT_LEARNING_SETTINGS } from '#shared/domain/profiles/settings.ts';
 import { type LearningEvidence, profileStatistics, sampleTrace } from '#shared/domain/profiles/statistics.ts';
 import type { StoredSpan, TraceSummary } from '#shared/domain/spans/summary.ts';
+import { storedSpan as aStoredSpan } from '../../support/spans.ts';
 import { traceSummary } from '../analytics/fixtures.ts';
 
 export const HOUR = 3_600_000;
@@ -28,45 +29,8 @@ export interface AgentTrace {
   spans: StoredSpan[];
 }
 
-export function storedSpan(over: Partial<StoredSpan>): StoredSpan {
-  return {
-    traceId: 't',
-    spanId: 's',
-    parentSpanId: null,
-    name: 'run',
-    kind: 'agent',
-    agentName: 'bot',
-    agentNameFromService: false,
-    startTimeMs: 0,
-    endTimeMs: 0,
-    status: 'ok',
-    statusMessage: null,
-    errorType: null,
-    model: null,
-    provider: null,
-    operation: null,
-    inputTokens: null,
-    outputTokens: null,
-    cachedInputTokens: null,
-    reasoningTokens: null,
-    cost: null,
-    input: null,
-    output: null,
-    toolName: null,
-    sessionId: null,
-    userId: null,
-    experimentId: null,
-    variant: null,
-    tags: [],
-    metadata: {},
-    attributes: {},
-    events: [],
-    agentId: 'agt_1',
-    durationMs: 0,
-    costEstimated: false,
-    ...over,
-  };
-}
+export const storedSpan = (over: Partial<StoredSpan>): StoredSpan =>
+  aStoredSpan({ traceId: 't', spanId: 's', name: 'run', kind: 'agent', agentName: 'bot', startTimeMs: 0, endTimeMs: 0, durationMs: 0, ...over });
 
 export function agentTrace(traceId: string, startTimeMs: number, shape: Shape = {}): AgentTrace {
   const { tools = ['search', 'answer'], errorType, durationMs = 1000, cost = 0.002, sessionId = null, name = 'answer question' } = shape;

@@ -21,6 +21,7 @@ import { getTrace } from '#shared/domain/spans/queries.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 import { startTestLake } from '../support/lake.ts';
+import { canonicalSpan } from '../support/spans.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -64,40 +65,8 @@ interface TraceShape {
 }
 
 let traces = 0;
-const span = (traceId: string, spanId: string, agentName: string, startTimeMs: number, over: Partial<CanonicalSpan>): CanonicalSpan => ({
-  traceId,
-  spanId,
-  parentSpanId: null,
-  name: 'answer ticket',
-  kind: 'agent',
-  agentName,
-  agentNameFromService: false,
-  startTimeMs,
-  endTimeMs: startTimeMs + 1000,
-  status: 'ok',
-  statusMessage: null,
-  errorType: null,
-  model: null,
-  provider: null,
-  operation: null,
-  inputTokens: null,
-  outputTokens: null,
-  cachedInputTokens: null,
-  reasoningTokens: null,
-  cost: 0.002,
-  input: null,
-  output: null,
-  toolName: null,
-  sessionId: null,
-  userId: null,
-  experimentId: null,
-  variant: null,
-  tags: [],
-  metadata: {},
-  attributes: {},
-  events: [],
-  ...over,
-});
+const span = (traceId: string, spanId: string, agentName: string, startTimeMs: number, over: Partial<CanonicalSpan>): CanonicalSpan =>
+  canonicalSpan({ traceId, spanId, name: 'answer ticket', kind: 'agent', agentName, startTimeMs, endTimeMs: startTimeMs + 1000, cost: 0.002, ...over });
 
 /** `count` traces of `agentName` spread over the hour before now, through the real ingest path; answers their ids. */
 async function send(tenantId: string, agentName: string, count: number, shape: TraceShape = {}): Promise<string[]> {

@@ -1,16 +1,15 @@
+import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import type { StoredSpan } from '#shared/domain/spans/summary.ts';
 
-/** A stored span as ingestion leaves it: an ok `other` span of 1 s with every optional field empty, and what the test sets. */
-export const storedSpan = (over: Partial<StoredSpan> & Pick<StoredSpan, 'traceId' | 'spanId'>): StoredSpan => ({
+/** A span as ingestion maps it: an ok `other` span of 1 s with every optional field empty, and what the test sets. */
+export const canonicalSpan = (over: Partial<CanonicalSpan> & Pick<CanonicalSpan, 'traceId' | 'spanId'>): CanonicalSpan => ({
   parentSpanId: null,
   name: over.spanId,
   kind: 'other',
   agentName: 'support-bot',
   agentNameFromService: false,
-  agentId: 'agt_1',
   startTimeMs: 1000,
   endTimeMs: 2000,
-  durationMs: 1000,
   status: 'ok',
   statusMessage: null,
   errorType: null,
@@ -22,7 +21,6 @@ export const storedSpan = (over: Partial<StoredSpan> & Pick<StoredSpan, 'traceId
   cachedInputTokens: null,
   reasoningTokens: null,
   cost: null,
-  costEstimated: false,
   input: null,
   output: null,
   toolName: null,
@@ -34,5 +32,14 @@ export const storedSpan = (over: Partial<StoredSpan> & Pick<StoredSpan, 'traceId
   metadata: {},
   attributes: {},
   events: [],
+  ...over,
+});
+
+/** A stored span as ingestion leaves it: a canonical span of agent `agt_1`, its duration 1 s, its cost not estimated. */
+export const storedSpan = (over: Partial<StoredSpan> & Pick<StoredSpan, 'traceId' | 'spanId'>): StoredSpan => ({
+  ...canonicalSpan(over),
+  agentId: 'agt_1',
+  durationMs: 1000,
+  costEstimated: false,
   ...over,
 });

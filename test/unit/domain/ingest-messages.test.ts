@@ -4,41 +4,10 @@ import { fitSpan, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '#sha
 import { parseSignals } from '#shared/domain/ingest/native-signals.ts';
 import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
 import { type CanonicalSpan, isStorableNumber } from '#shared/domain/spans/model.ts';
+import { canonicalSpan } from '../../support/spans.ts';
 
-const span = (i: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
-  traceId: 't',
-  spanId: `s${i}`,
-  parentSpanId: null,
-  name: 'n',
-  kind: 'other',
-  agentName: null,
-  agentNameFromService: false,
-  startTimeMs: 0,
-  endTimeMs: null,
-  status: 'unset',
-  statusMessage: null,
-  errorType: null,
-  model: null,
-  provider: null,
-  operation: null,
-  inputTokens: null,
-  outputTokens: null,
-  cachedInputTokens: null,
-  reasoningTokens: null,
-  cost: null,
-  input: null,
-  output: null,
-  toolName: null,
-  sessionId: null,
-  userId: null,
-  experimentId: null,
-  variant: null,
-  tags: [],
-  metadata: {},
-  attributes: {},
-  events: [],
-  ...over,
-});
+const span = (i: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan =>
+  canonicalSpan({ traceId: 't', spanId: `s${i}`, name: 'n', agentName: null, startTimeMs: 0, endTimeMs: null, status: 'unset', ...over });
 
 describe('fitting telemetry into queue messages', () => {
   it('cuts long text and says how much was cut', () => {

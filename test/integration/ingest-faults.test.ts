@@ -31,44 +31,25 @@ import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 import { startTestLake } from '../support/lake.ts';
 import { startTestService } from '../support/service.ts';
+import { canonicalSpan } from '../support/spans.ts';
 import { createStore } from '../support/store.ts';
 import { allSummaries } from '../support/traces.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
-const span = (traceId: string, spanId: string, parentSpanId: string | null, over: Partial<CanonicalSpan> = {}): CanonicalSpan => ({
-  traceId,
-  spanId,
-  parentSpanId,
-  name: spanId,
-  kind: 'llm',
-  agentName: 'faulty-agent',
-  agentNameFromService: false,
-  startTimeMs: T0,
-  endTimeMs: T0 + 1000,
-  status: 'ok',
-  statusMessage: null,
-  errorType: null,
-  model: 'gpt-4o',
-  provider: null,
-  operation: null,
-  inputTokens: 100,
-  outputTokens: 10,
-  cachedInputTokens: null,
-  reasoningTokens: null,
-  cost: null,
-  input: null,
-  output: null,
-  toolName: null,
-  sessionId: null,
-  userId: null,
-  experimentId: null,
-  variant: null,
-  tags: [],
-  metadata: {},
-  attributes: {},
-  events: [],
-  ...over,
-});
+const span = (traceId: string, spanId: string, parentSpanId: string | null, over: Partial<CanonicalSpan> = {}): CanonicalSpan =>
+  canonicalSpan({
+    traceId,
+    spanId,
+    parentSpanId,
+    kind: 'llm',
+    agentName: 'faulty-agent',
+    startTimeMs: T0,
+    endTimeMs: T0 + 1000,
+    model: 'gpt-4o',
+    inputTokens: 100,
+    outputTokens: 10,
+    ...over,
+  });
 
 function sqsEvent(bodies: unknown[], ids = bodies.map((_, i) => `m${i}`)): SQSEvent {
   return {

@@ -42,7 +42,10 @@ if (boot.refresh && landing?.signedIn !== false && window.aosBootRefresh === und
   };
   // Under the lock the console takes for its own refreshes, so another tab's refresh is never sent beside it.
   const sendLocked = async (): Promise<Response> => (navigator.locks ? await navigator.locks.request(lock, send) : send());
-  window.aosBootRefresh = sendLocked();
+  const refresh = sendLocked();
+  // The console awaits this and sees a failure; if its code never runs, the failure is not an unhandled rejection.
+  refresh.catch(() => {});
+  window.aosBootRefresh = refresh;
 } else {
   preloadLanding();
 }

@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET_MS, type BucketRef, bucketRefKey } from '#shared/domain/analytics/buckets.ts';
 import type { BucketRollup } from '#shared/domain/analytics/ports.ts';
+import { finishedTraceCount } from '#shared/domain/analytics/queries.ts';
 import { ALL_AGENTS, encodeRollup, groupBy, type Rollup, rollupOf, withoutModels } from '#shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Db } from '#shared/store/client.ts';
@@ -15,6 +16,8 @@ const HOUR = BUCKET_MS.hour;
 /** An hour start; the writers' clock is set relative to it. */
 const H = Date.UTC(2026, 10, 20, 10);
 const EXPIRES = 2_000_000_000;
+/** Longer than the compaction waits for an hour to settle. */
+const SETTLE_WAIT = 10 * MINUTE;
 
 let db: Db;
 let stop: () => Promise<void>;
@@ -137,6 +140,29 @@ describe('dirty hours and their compaction', () => {
     await compact(nowMs);
     expect((await readOne(t, 'agt_1', { granularity: 'hour', startMs: H }))?.overall.requestCount).toBe(2);
     expect((await readOne(t, ALL_AGENTS, { granularity: 'day', startMs: Date.UTC(2026, 10, 20) }))?.overall.requestCount).toBe(2);
+  });
+
+  it('give the exact count of finished traces at every step, from the dirty hours alone: the current hour, the recomputed one, a late trace in it', async () => {
+    const t = newTenant();
+    const repository = () => ({ store: { rollups: rollups() } });
+    const count = (startMs: number, endMs: number) => finishedTraceCount(repository(), t, ALL_AGENTS, { startMs, endMs, leaveOut: [] });
+    const day = Date.UTC(2026, 10, 20);
+    nowMs = H + 30 * MINUTE;
+    await rollups().countTraces(t, H + 10 * MINUTE, [trace('a', 'agt_1', H + 10 * MINUTE), trace('b', 'agt_1', H + 10 * MINUTE + 1)], EXPIRES);
+    expect(await count(H, H + HOUR)).toBe(2);
+    expect(await count(day, day + BUCKET_MS.day)).toBe(2);
+
+    nowMs = H + HOUR + 10 * MINUTE;
+    await compact(nowMs);
+    expect(await rollups().dirtyHours(t)).toEqual([]);
+    expect(await count(day, day + BUCKET_MS.day)).toBe(2);
+
+    nowMs = H + HOUR + 20 * MINUTE;
+    await rollups().countTraces(t, H + 20 * MINUTE, [trace('late', 'agt_1', H + 20 * MINUTE)], EXPIRES);
+    expect(await count(H, H + HOUR)).toBe(3);
+    expect(await count(day, day + BUCKET_MS.day)).toBe(3);
+    await compact(nowMs + SETTLE_WAIT);
+    expect(await count(day, day + BUCKET_MS.day)).toBe(3);
   });
 
   it('keeps a marker that was dirtied again while its hour was being recomputed', async () => {

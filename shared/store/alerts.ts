@@ -7,7 +7,7 @@ import { queryAll } from './batch.ts';
 import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
-import { allOf, type Condition, countItems, keysOf, readPage, type Source } from './pages.ts';
+import { allOf, type Condition, countItems, keysOf, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
 import { timeRangeCondition } from './traces.ts';
 import { inTurn } from './turns.ts';
 
@@ -194,7 +194,12 @@ export function alertsRepository(db: Db): AlertsRepository {
     },
 
     count: (tenantId: string, q: AlertQuery): Promise<Total> =>
-      countItems(db, { sources: alertSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs), filter: alertCondition(q) }),
+      countItems(db, {
+        sources: alertSources(tenantId, q),
+        range: timeRangeCondition(q.startMs, q.endMs),
+        filter: alertCondition(q),
+        budget: TRAFFIC_COUNT_BUDGET,
+      }),
 
     /** Every alert of a tenant or one agent created in the range (the per-agent summary counts them all). */
     async list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]> {

@@ -54,8 +54,13 @@ export type PageOfItems = ReadPage<Item>;
 export const READ_BUDGET = 1000;
 /** Items a count evaluates at most; beyond, the total is a lower bound (`totalExact: false`). */
 export const COUNT_BUDGET = 1000;
-/** The smallest read of a filtered source: a filter that matches most items still reads a little ahead. */
-const FILTERED_READ = 100;
+/**
+ * The count budget of lists that grow with the tenant's traffic (sessions, logs, signals, alerts, a
+ * user's traces, filtered traces): five pages of 50, so that a total costs about what its page does
+ * whatever the history holds (at COUNT_BUDGET, the count of a tenant with 150,000 traces cost twice
+ * its page in the reads bench). Lists the tenant keeps (agents, keys, experiments) count to COUNT_BUDGET.
+ */
+export const TRAFFIC_COUNT_BUDGET = 250;
 
 export function keysOf(index: IndexName): { partitionKey: string; sortKey: string; indexName?: string } {
   if (index === 'table') return { partitionKey: TABLE.partitionKey, sortKey: TABLE.sortKey };
@@ -170,8 +175,11 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
   const chunk = (c: Cursor, filteredDry: number): number => {
     const remaining = need - out.length + (c.lastLimit === 0 && after !== undefined ? 1 : 0);
     if (!budgeted(c)) return c.lastLimit === 0 && cursors.length > 1 ? Math.ceil(remaining / cursors.length) + 1 : remaining;
+    // The first read is the source's share of the page, as for any source (a source that must match a
+    // filter, such as the pending traces of a status, is often short); a source that needs more reads
+    // four times as much each time, within what is left of the budget.
     const share = Math.max(1, Math.floor((READ_BUDGET - filteredRead) / filteredDry));
-    return Math.min(share, c.lastLimit === 0 ? Math.max(FILTERED_READ, remaining) : c.lastLimit * 4);
+    return Math.min(share, c.lastLimit === 0 ? Math.ceil(remaining / cursors.length) + 1 : c.lastLimit * 4);
   };
 
   let budgetSpent = false;

@@ -9,7 +9,7 @@ import { batchGet, queryAll } from './batch.ts';
 import { type Db, isConditionFailure, written } from './client.ts';
 import * as keys from './keys.ts';
 import { SESSION_TRACE_PREFIX, stripKeys, timeSortKey } from './keys.ts';
-import { countItems, readPage, type Source } from './pages.ts';
+import { countItems, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer } from './traces.ts';
 import { inTurn } from './turns.ts';
@@ -225,7 +225,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
     },
 
     count(tenantId: string, q: SessionQuery): Promise<Total> {
-      return countItems(db, { sources: listSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs) });
+      return countItems(db, { sources: listSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs), budget: TRAFFIC_COUNT_BUDGET });
     },
 
     /** One page of a session's traces (their summaries), in start order. */
@@ -235,7 +235,12 @@ export function sessionsRepository(db: Db): SessionsRepository {
     },
 
     countTraces(tenantId: string, sessionId: string, q: SessionTraceQuery): Promise<Total> {
-      return countItems(db, { sources: [traceSource(tenantId, sessionId, q)], range: traceRange(q), filter: traceFilterCondition(q) });
+      return countItems(db, {
+        sources: [traceSource(tenantId, sessionId, q)],
+        range: traceRange(q),
+        filter: traceFilterCondition(q),
+        budget: TRAFFIC_COUNT_BUDGET,
+      });
     },
   };
 }

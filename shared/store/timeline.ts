@@ -5,7 +5,7 @@ import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import type { Db } from './client.ts';
 import * as keys from './keys.ts';
 import { type Collection, collectionIndexKeys, stripKeys, timeSortKey } from './keys.ts';
-import { allOf, type Condition, countItems, type KeyRange, keysOf, readPage, type Source } from './pages.ts';
+import { allOf, type Condition, countItems, type KeyRange, keysOf, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 
@@ -99,7 +99,7 @@ export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNA
       return { ...result, items: result.items.map((i) => stripKeys<T>(i)) };
     },
 
-    count: (tenantId: string, q: TimelineQuery): Promise<Total> => countItems(db, plan(tenantId, q)),
+    count: (tenantId: string, q: TimelineQuery): Promise<Total> => countItems(db, { ...plan(tenantId, q), budget: TRAFFIC_COUNT_BUDGET }),
 
     /** Every entry of a trace, or of a time range (the signal summary aggregates them), newest first. */
     async list(tenantId: string, q: TimelineQuery): Promise<T[]> {

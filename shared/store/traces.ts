@@ -24,7 +24,7 @@ import { batchGet, batchWrite, deleteRequests, putRequests, queryAll } from './b
 import { type Db, ifWritten, written } from './client.ts';
 import * as keys from './keys.ts';
 import { SPAN_GROUP_PREFIX, stripKeys, traceIndexKeys } from './keys.ts';
-import { allOf, type Condition, countItems, readPage, type Source } from './pages.ts';
+import { allOf, COUNT_BUDGET, type Condition, countItems, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
 import { TABLE } from './table.ts';
 
 /**
@@ -435,9 +435,14 @@ export function tracesRepository(db: Db): TracesRepository {
       return { ...result, items: result.items.map((i) => stripKeys<StoredTraceSummary>(i)) };
     },
 
-    /** How many summaries match, counted within COUNT_BUDGET; `states` narrows it to some lists (e.g. the pending ones). */
+    /**
+     * How many summaries match. A count of the query's whole lists reads within TRAFFIC_COUNT_BUDGET;
+     * one narrowed to some lists by `states` (a part of an exact total the rollups do not hold: the
+     * pending traces, a range's ragged minutes) within COUNT_BUDGET, so the total stays exact while they are fewer.
+     */
     count(tenantId: string, q: TraceQuery, states?: readonly TraceState[]): Promise<Total> {
-      return countItems(db, { sources: traceSources(tenantId, q, states), range: rangeOf(q), filter: traceFilterCondition(q) });
+      const budget = states ? COUNT_BUDGET : TRAFFIC_COUNT_BUDGET;
+      return countItems(db, { sources: traceSources(tenantId, q, states), range: rangeOf(q), filter: traceFilterCondition(q), budget });
     },
 
     /** The start times of the oldest and the newest complete trace the query's lists hold, or undefined when they hold none. */

@@ -184,7 +184,17 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
 
   let budgetSpent = false;
   while (out.length < need || (request.count && cursors.some((c) => c.buffer.length > 0 || !c.done))) {
-    const dry = cursors.filter((c) => c.buffer.length === 0 && !c.done);
+    let next: Cursor | undefined;
+    for (const c of cursors) if (c.buffer.length > 0 && (!next || precedes(keyOf(c, c.buffer[0]!), keyOf(next, next.buffer[0]!)))) next = c;
+    const head = next && keyOf(next, next.buffer[0]!);
+    // A source read dry holds nothing before where its read stopped (a filtered read can stop having
+    // found nothing), so it is read again only when the next item may lie beyond that: before the
+    // head of the others, or, with nothing buffered, only the source read least far. The sparse
+    // pending traces of a status are not read on while the page fills from the other list.
+    const empty = cursors.filter((c) => c.buffer.length === 0 && !c.done);
+    let leastFar: string | undefined;
+    for (const c of empty) if (c.scanned !== undefined && (leastFar === undefined || precedes(c.scanned, leastFar))) leastFar = c.scanned;
+    const dry = empty.filter((c) => c.scanned === undefined || (head === undefined ? c.scanned === leastFar : precedes(c.scanned, head)));
     if (dry.length > 0) {
       const filteredDry = dry.filter(budgeted).length;
       if (filteredDry > 0 && filteredRead >= READ_BUDGET) {
@@ -194,11 +204,9 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
       await Promise.all(dry.map((c) => fetch(c, chunk(c, filteredDry))));
       continue;
     }
-    let next: Cursor | undefined;
-    for (const c of cursors) if (c.buffer.length > 0 && (!next || precedes(keyOf(c, c.buffer[0]!), keyOf(next, next.buffer[0]!)))) next = c;
     if (!next) break;
     const item = next.buffer.shift()!;
-    out.push({ item, key: keyOf(next, item) });
+    out.push({ item, key: head! });
   }
 
   const counted = request.count ? { count: out.length + cursors.reduce((sum, c) => sum + c.buffer.length, 0), exact: !budgetSpent } : undefined;

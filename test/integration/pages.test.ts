@@ -81,6 +81,29 @@ describe('pages of merged key-ordered lists', () => {
     );
   });
 
+  it('merge a list with a sparse filtered one (the pending traces of a status) in order, reading the sparse one only as far as the page needs', async () => {
+    // Every twentieth key in the sparse list (one in ten of those matching its filter), the others in the dense one.
+    const items = Array.from({ length: 600 }, (_, n) => {
+      const list = n % 20 === 0 ? 'sparse' : 'dense';
+      return { PK: `sparse#${n}`, SK: 'ITEM', GSI1PK: `sparse#${list}`, GSI1SK: `k${String(n).padStart(6, '0')}`, n, red: n % 200 === 0 };
+    });
+    await batchWrite(db, putRequests(items));
+    const dense: Source = { index: 'gsi1', partition: 'sparse#dense' };
+    const sparse: Source = { index: 'gsi1', partition: 'sparse#sparse', filter: red };
+    const expected = items.filter((i) => i.GSI1PK === dense.partition || i.red).map((i) => i.n);
+    expect(await walk({ sources: [dense, sparse] }, 9)).toEqual([...expected].reverse());
+    expect(await walk({ sources: [dense, sparse], order: 'oldest-first' }, 9)).toEqual(expected);
+    let scanned = 0;
+    const send = async (command: Parameters<Db['doc']['send']>[0]) => {
+      const result = (await db.doc.send(command)) as { ScannedCount?: number };
+      scanned += result.ScannedCount ?? 0;
+      return result;
+    };
+    const page = await readPage({ ...db, doc: { send } as unknown as Db['doc'] }, { sources: [dense, sparse], page: { limit: 10, skip: 0 } });
+    expect(page.items.map((i) => i['n'])).toEqual([...expected].reverse().slice(0, 10));
+    expect(scanned).toBeLessThanOrEqual(3 * 10);
+  });
+
   it('count exactly within the budget, and a lower bound past it', async () => {
     const { items, sources } = await seed('count', COUNT_BUDGET + 300);
     expect(await countItems(db, { sources, range: { lower: 'k000000', upper: 'k000099' } })).toEqual({ count: 100, exact: true });

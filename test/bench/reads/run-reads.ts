@@ -24,8 +24,17 @@ export const SEEDED_DAYS = 30;
  */
 const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
   [
-    /^traces(Tool|ErrorType|Name|Model|MinDuration|MaxDuration|MinCost|MinTokens|HasAlert|AgentTool)$/,
-    'a free filter: DynamoDB evaluates up to 1,000 items of the narrowest list for the page and 2,000 for the count (fewer when the tenant has fewer); with 1,000 traces the whole list is less than the budget, with many more the budget is spent, so a request of the large tenant reads more than one of the small tenant by design, and answers with a cursor to go on',
+    /^traces(Tool|ErrorType|Name|Model|Tag|Metadata|MinDuration|MaxDuration|MinCost|MinTokens|HasAlert|AgentTool)$/,
+    'a free filter: DynamoDB evaluates up to 1,000 items of the narrowest list per request, and the first page counts its matches in that same read; with 1,000 traces the whole list is about the budget, with many more the budget is spent, so each request reads the budget (not the history) and answers with a cursor to go on',
+  ],
+  [
+    /^traces(|Error|Agent|AgentError|Day|DeepCursor)$/,
+    "the page reads ≤ 3 × limit; the exact total adds the rollup buckets of the range (a day bucket per whole day of the plan's retention, an hour per whole hour of today, the minutes of hours not recomputed yet: it grows with the range's days, not with its traces) and the unfinished traces, counted in their list (exact up to 1,000 of them: a tenant with more unfinished traces, such as roots that never arrived, gets a lower bound)",
+  ],
+  [/^tracesDeepSkip$/, 'skip reads every item it skips (up to 10,000, then 400 to use the cursor): page 10 by skip reads 9 pages first, by design'],
+  [
+    /^(tracesUser|sessions|sessionsAgent|logs|logsError|signals|signalsName|alerts)$/,
+    "the total is counted in the list within 250 items (five pages; a lower bound past them): the small tenant's list is shorter than that, the large one's reaches it, so the large tenant's request reads up to 250 more items, a bounded amount that does not grow with the history",
   ],
   [
     /^agents$/,

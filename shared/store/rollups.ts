@@ -33,6 +33,8 @@ const TRACE_KEY_BYTES = 8;
  * (FRESH_HOURS in domain/analytics/queries.ts), which leaves the compaction the rest of that hour.
  */
 const SETTLE_MS = 5 * 60_000;
+/** Up to this many agents, a read of buckets projects their entries of the by-agent map rather than the whole map. */
+const PROJECTED_AGENTS = 100;
 
 /** Rollups by agent id (NO_AGENT for the traces without one). */
 type ByAgent = ReadonlyMap<string, Rollup>;
@@ -117,11 +119,25 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
 
   const put = (Item: Item) => doc.send(new PutCommand({ TableName, Item }));
 
-  async function query(tenantId: string, scope: string, g: Granularity, fromMs: number, toMs: number, attributes: readonly string[]) {
+  /**
+   * A map of rollups by agent, or only some agents' entries of it: a tenant-wide bucket holds every
+   * busy agent's rollup (200 in the reads bench), and a page of the agents list wants 50 of them.
+   */
+  const entriesOf = (map: string, only: ReadonlySet<string> | undefined): Array<string | string[]> =>
+    only && only.size <= PROJECTED_AGENTS ? [...only].map((agent) => [map, agent]) : [map];
+
+  /** The buckets' attributes, each a name or a path into a map (an agent's entry: `['agents', agentId]`). */
+  async function query(tenantId: string, scope: string, g: Granularity, fromMs: number, toMs: number, attributes: ReadonlyArray<string | readonly string[]>) {
+    const names = new Map<string, string>();
+    const placeholder = (name: string) => {
+      if (!names.has(name)) names.set(name, `#a${names.size}`);
+      return names.get(name)!;
+    };
+    const projection = attributes.map((path) => (typeof path === 'string' ? [path] : path).map(placeholder).join('.')).join(', ');
     return queryAll(db, {
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lower AND :upper',
-      ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
+      ProjectionExpression: projection,
+      ExpressionAttributeNames: Object.fromEntries([...names].map(([name, p]) => [p, name])),
       ExpressionAttributeValues: {
         ':pk': keys.rollupPartition(tenantId, scope),
         ':lower': rollupSortKey(g, fromMs),
@@ -132,7 +148,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
 
   /** Each agent's rollups of the minutes in [fromMs, toMs) (only those of `only`, when given), by minute start. */
   async function minutes(tenantId: string, fromMs: number, toMs: number, only?: ReadonlySet<string>): Promise<Map<number, ByAgent>> {
-    const items = await query(tenantId, ALL_AGENTS, 'minute', fromMs, toMs, ['startMs', 'parts']);
+    const items = await query(tenantId, ALL_AGENTS, 'minute', fromMs, toMs, ['startMs', ...entriesOf('parts', only)]);
     return new Map(items.map((i) => [Number(i['startMs']), decodeByAgent(i['parts'], only)]));
   }
 
@@ -146,7 +162,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     byAgent: boolean,
     agents?: ReadonlySet<string>,
   ): Promise<Map<number, BucketRollup>> {
-    const items = await query(tenantId, scope, g, fromMs, toMs, byAgent ? ['startMs', 'rollup', 'agents'] : ['startMs', 'rollup']);
+    const items = await query(tenantId, scope, g, fromMs, toMs, ['startMs', 'rollup', ...(byAgent ? entriesOf('agents', agents) : [])]);
     return new Map(items.map((i) => [Number(i['startMs']), { overall: decodeRollup(i['rollup'] as Uint8Array), byAgent: decodeByAgent(i['agents'], agents) }]));
   }
 

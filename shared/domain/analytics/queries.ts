@@ -31,8 +31,18 @@ export function withFreshMinutes(refs: readonly BucketRef[], nowMs: number): Buc
   });
 }
 
-async function rollupOver(deps: AnalyticsDeps, tenantId: string, scope: string, startMs: number, endMs: number, nowMs: number): Promise<Rollup> {
-  const found = await deps.store.rollups.read(tenantId, scope, withFreshMinutes(coveringBuckets(startMs, endMs), nowMs));
+/**
+ * The buckets covering [startMs, endMs), with the hours not recomputed yet (the tenant's dirty hours:
+ * from an hour's first minute bucket until its recompute, and again after any later write) as their
+ * minutes. Exact, and cheaper than reading the last FRESH_HOURS as minutes too: a settled hour is
+ * one bucket, not sixty.
+ */
+async function currentBuckets(deps: { store: Pick<Store, 'rollups'> }, tenantId: string, startMs: number, endMs: number): Promise<BucketRef[]> {
+  return withDirtyHoursAsMinutes(coveringBuckets(startMs, endMs), await deps.store.rollups.dirtyHours(tenantId));
+}
+
+async function rollupOver(deps: AnalyticsDeps, tenantId: string, scope: string, startMs: number, endMs: number): Promise<Rollup> {
+  const found = await deps.store.rollups.read(tenantId, scope, await currentBuckets(deps, tenantId, startMs, endMs));
   return mergeRollups([...found.values()].map((b) => b.overall));
 }
 
@@ -84,7 +94,7 @@ export async function analyticsInput(
 /** These agents' rollups over the data's whole retention, from the breakdown the tenant-wide buckets hold. */
 export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retentionDays: number, agentIds: readonly string[]): Promise<Map<string, Rollup>> {
   const nowMs = deps.clock.now().getTime();
-  const refs = withFreshMinutes(coveringBuckets(nowMs - retentionDays * BUCKET_MS.day, nowMs), nowMs);
+  const refs = await currentBuckets(deps, tenantId, nowMs - retentionDays * BUCKET_MS.day, nowMs);
   const found = await deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true, agents: new Set(agentIds) });
   return mergeByAgent([...found.values()].map((b) => b.byAgent));
 }
@@ -92,7 +102,7 @@ export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retent
 /** One agent's rollup over its data's whole retention, for the agent's own metrics. */
 export function agentRollup(deps: AnalyticsDeps, tenantId: string, agentId: string, retentionDays: number): Promise<Rollup> {
   const nowMs = deps.clock.now().getTime();
-  return rollupOver(deps, tenantId, agentId, nowMs - retentionDays * BUCKET_MS.day, nowMs, nowMs);
+  return rollupOver(deps, tenantId, agentId, nowMs - retentionDays * BUCKET_MS.day, nowMs);
 }
 
 /**
@@ -118,10 +128,7 @@ export function withDirtyHoursAsMinutes(refs: readonly BucketRef[], dirtyHours: 
  * How many finished traces started in [startMs, endMs) (whole minutes) in a scope, of one status or
  * all, without those of `leaveOut` agents (tenant-wide scope only): the rollups count every finished
  * trace once, so this is exact and reads the range's buckets (their counts only), whatever the traces
- * number; an hour not recomputed yet is read from its minutes. The dirty hours alone say which: an hour
- * is dirty from its first minute bucket until its recompute, and again after any later write, so,
- * unlike the analytics series, the count does not read the last FRESH_HOURS as minutes too (in the
- * reads bench that was 120 of the first page's 171 bucket reads).
+ * number; an hour not recomputed yet is read from its minutes (see `currentBuckets`).
  */
 export async function finishedTraceCount(
   deps: { store: Pick<Store, 'rollups'> },
@@ -129,8 +136,6 @@ export async function finishedTraceCount(
   scope: string,
   range: { startMs: number; endMs: number; status?: 'ok' | 'error'; leaveOut: readonly string[] },
 ): Promise<number> {
-  const dirty = await deps.store.rollups.dirtyHours(tenantId);
-  const refs = withDirtyHoursAsMinutes(coveringBuckets(range.startMs, range.endMs), dirty);
-  const counts = await deps.store.rollups.counts(tenantId, scope, refs, new Set(range.leaveOut));
+  const counts = await deps.store.rollups.counts(tenantId, scope, await currentBuckets(deps, tenantId, range.startMs, range.endMs), new Set(range.leaveOut));
   return range.status === 'ok' ? counts.successCount : range.status === 'error' ? counts.errorCount : counts.requestCount;
 }

@@ -2,12 +2,9 @@ import { resolve } from 'node:path';
 import type { Plugin, Rolldown } from 'vite';
 import { REFRESH_REQUEST } from './src/auth/refresh-request.ts';
 import { BOOT_DATA_ID, type BootData } from './src/boot-data.ts';
-import { hasFirstRequest } from './src/first-request.ts';
 import { type PageEntry, PUBLIC_PAGES, pathPattern, SIGNED_IN_PAGES } from './src/page-table.ts';
 
 const BOOT_MODULE = 'src/boot.ts';
-/** Imported by the boot script by its file's URL, so that the build adds no preloading code to the boot script. */
-const FIRST_REQUEST_MODULE = 'src/first-request.ts';
 
 /**
  * Builds the boot script (src/boot.ts) as a file of its own and puts it in index.html, loaded async
@@ -28,7 +25,6 @@ export function bootScript(): Plugin {
     },
     buildStart() {
       this.emitFile({ type: 'chunk', id: resolve(root, BOOT_MODULE), name: 'boot' });
-      this.emitFile({ type: 'chunk', id: resolve(root, FIRST_REQUEST_MODULE), name: 'first-request', preserveSignature: 'allow-extension' });
     },
     transformIndexHtml: {
       order: 'post',
@@ -51,30 +47,17 @@ export function bootScript(): Plugin {
           return [...scripts, ...styles];
         };
         const loadedAnyway = new Set(filesOf(entry));
-        const chunkOf = (module: string, named = module) => {
-          const chunk = byModule.get(resolve(root, module));
-          if (!chunk) throw new Error(`${named} has no chunk in the build`);
-          return chunk;
-        };
-        const firstRequest = chunkOf(FIRST_REQUEST_MODULE);
         const page = ({ path, module }: PageEntry, signedIn: boolean) => {
-          const chunk = chunkOf(`src/pages/${module}.tsx`, `page-table.ts's ${module}`);
-          const asksFirst = signedIn && hasFirstRequest(module);
-          // A page with a first request loads first-request.ts too (the boot script imports it once the refresh has answered).
-          const files = new Set([...filesOf(chunk), ...(asksFirst ? filesOf(firstRequest) : [])]);
-          return {
-            pattern: pathPattern(path),
-            signedIn,
-            files: [...files].flatMap((file) => (loadedAnyway.has(file) ? [] : [base + file])),
-            firstRequest: asksFirst,
-          };
+          const chunk = byModule.get(resolve(root, 'src/pages', `${module}.tsx`));
+          if (!chunk) throw new Error(`page-table.ts names ${module}, which the build has no chunk for`);
+          return { pattern: pathPattern(path), signedIn, files: filesOf(chunk).flatMap((file) => (loadedAnyway.has(file) ? [] : [base + file])) };
         };
         const boot: BootData = {
           pages: [...PUBLIC_PAGES.map((p) => page(p, false)), ...SIGNED_IN_PAGES.map((p) => page(p, true))],
           refresh: REFRESH_REQUEST,
-          firstRequest: base + firstRequest.fileName,
         };
-        const script = chunkOf(BOOT_MODULE);
+        const script = byModule.get(resolve(root, BOOT_MODULE));
+        if (!script) throw new Error(`the build has no chunk for ${BOOT_MODULE}`);
         return [
           // JSON is not run, so the CSP (script-src 'self') lets it be; `<` escaped so that it cannot end the element.
           { tag: 'script', attrs: { type: 'application/json', id: BOOT_DATA_ID }, children: JSON.stringify(boot).replaceAll('<', '\\u003c'), injectTo: 'head' },

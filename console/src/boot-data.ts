@@ -6,12 +6,9 @@ export const BOOT_DATA_ID = 'aos-boot';
 /** What the boot script (boot.ts) is told by the build. */
 export interface BootData {
   /**
-   * Each page: its path as a regular expression (case aside), whether it needs a sign-in, the files it
-   * loads besides those index.html loads anyway (its route chunk, their imports, their styles), and
-   * whether its URL alone says what it asks the API for first (first-request.ts).
+   * Each page: its path as a regular expression (case aside), whether it needs a sign-in, and the
+   * files it loads besides those index.html loads anyway (its route chunk, their imports, their styles).
    */
-  pages: Array<{ pattern: string; signedIn: boolean; files: string[]; firstRequest: boolean }>;
+  pages: Array<{ pattern: string; signedIn: boolean; files: string[] }>;
   refresh: typeof REFRESH_REQUEST;
-  /** The URL of first-request.ts as built. */
-  firstRequest: string;
 }

@@ -1,5 +1,4 @@
 import { BOOT_DATA_ID, type BootData } from './boot-data';
-import type { BootRequest } from './first-request';
 
 /*
  * The boot script. index.html loads it beside the console's code, and it runs as soon as it arrives,
@@ -9,9 +8,7 @@ import type { BootRequest } from './first-request';
  *   links the router's import looks for, so nothing loads twice), and
  * - on a page that needs a sign-in, the refresh of the sign-in, whose answer the console takes
  *   (session.ts) instead of sending its own. A refresh token works once, so if the console has sent
- *   its own already (`aosBootRefresh` is null), this sends none;
- * - once that refresh has answered, the page's first API request when its URL alone says what it is
- *   (first-request.ts, loaded beside the refresh), whose answer the page takes (api/boot-answer.ts).
+ *   its own already (`aosBootRefresh` is null), this sends none.
  * It imports nothing the console's code imports, so it is a file of its own; what it knows comes from
  * the build in the page's JSON (boot-plugin.ts).
  */
@@ -33,23 +30,6 @@ function preloadLanding() {
   }
 }
 
-/** The landing page's first request, sent with the access token the refresh answers; undefined when the refresh failed. */
-async function sendFirstRequest(refresh: Promise<Response>): Promise<BootRequest | undefined> {
-  // Read from a copy, made before the console reads the answer: this reaction is registered before the console's code runs.
-  const renewed = refresh.then((res) => (res.ok ? (res.clone().json() as Promise<{ data: { accessToken: string } }>) : undefined));
-  try {
-    const session = await renewed;
-    if (!session) return undefined;
-    // Loaded already: it is one of the landing page's files.
-    const { firstRequestOf } = (await import(/* @vite-ignore */ boot.firstRequest)) as typeof import('./first-request');
-    const url = firstRequestOf(window.location);
-    return url ? { url, answer: fetch(url, { headers: { authorization: `Bearer ${session.data.accessToken}` } }) } : undefined;
-  } catch {
-    // The console then sends the request itself.
-    return undefined;
-  }
-}
-
 // A path no page has is answered by the signed-in console ("not found"), so it needs the sign-in too.
 if (boot.refresh && landing?.signedIn !== false && window.aosBootRefresh === undefined) {
   const { url, lock } = boot.refresh;
@@ -66,7 +46,6 @@ if (boot.refresh && landing?.signedIn !== false && window.aosBootRefresh === und
   // The console awaits this and sees a failure; if its code never runs, the failure is not an unhandled rejection.
   refresh.catch(() => {});
   window.aosBootRefresh = refresh;
-  if (landing?.firstRequest) window.aosBootRequest = sendFirstRequest(refresh);
 } else {
   preloadLanding();
 }

@@ -55,31 +55,6 @@ describe('signing in', () => {
     expect(refreshes).toEqual(['POST']);
   });
 
-  it("a reload of the traces explorer asks for its list once: the boot script sends it with the refresh's token, before the console's code runs, and the page shows its answer", async () => {
-    const page = await (await h.newContext()).newPage();
-    await registerInBrowser(page, newEmail('first-request'));
-    const lists: string[] = [];
-    page.on('request', (request) => new URL(request.url()).pathname === '/api/spans/traces' && lists.push(new URL(request.url()).search));
-    // A first visit's load (no HTTP cache), the console's code held back until the list has been asked for.
-    await page.route('**/assets/**', (route) => route.continue());
-    let releaseConsole = () => {};
-    const consoleHeld = new Promise<void>((resolve) => {
-      releaseConsole = resolve;
-    });
-    await page.route('**/assets/index-*.js', async (route) => {
-      await consoleHeld;
-      await route.continue();
-    });
-    const listSent = page.waitForRequest((request) => new URL(request.url()).pathname === '/api/spans/traces');
-    const loaded = page.goto('/traces?status=error&limit=10&from=2026-01-01T00:00');
-    await listSent;
-    releaseConsole();
-    await loaded;
-    await page.getByText('No trace matches these filters.').waitFor();
-    expect(lists).toHaveLength(1);
-    expect(Object.fromEntries(new URLSearchParams(lists[0]))).toEqual({ limit: '10', startDate: new Date('2026-01-01T00:00').toISOString(), status: 'error' });
-  });
-
   it('returns to sign-in and back when the API answers 401, and signing out ends the sign-in', async () => {
     const context = await h.newContext();
     const page = await context.newPage();

@@ -1,6 +1,5 @@
 import { useLocation, useSearchParams } from 'react-router';
 import type { Schemas } from '../api/client';
-import { DEFAULT_PAGE_SIZE } from './list-query';
 import { withChanges } from './TimeRangePicker';
 import { formatNumber } from './ui';
 
@@ -22,6 +21,10 @@ export const describeTotal = (pagination: Pagination, noun: string) => `${pagina
 
 /** The page sizes a list offers (`limit=` in the URL). */
 const PAGE_SIZES = ['10', '25', '50', '100'];
+const DEFAULT_PAGE_SIZE = '50';
+
+/** The page size the URL asks for, or the default; the API's schema judges it. */
+export const pageSize = (search: URLSearchParams) => search.get('limit') ?? DEFAULT_PAGE_SIZE;
 
 /**
  * Previous/next by `pagination.nextCursor`, the cursor held in the URL (`cursor=`), and the page size

@@ -1,4 +1,17 @@
-import { isRangeKey, RANGES } from './range';
+import { isRangeKey, RANGES, rangeDates } from './range';
+
+/**
+ * The time range a list page holds in its URL: a preset (`range=24h`) or explicit `from`/`to`. A
+ * preset ends now, or at `at` once a page has been turned (see `pinnedRange`).
+ */
+export function rangeFromSearch(search: URLSearchParams): { startDate?: string; endDate?: string } {
+  const range = search.get('range');
+  const at = Date.parse(search.get('at') ?? '');
+  if (isRangeKey(range)) return rangeDates(range, Number.isNaN(at) ? Date.now() : at);
+  const from = search.get('from');
+  const to = search.get('to');
+  return { ...(from ? { startDate: new Date(from).toISOString() } : {}), ...(to ? { endDate: new Date(to).toISOString() } : {}) };
+}
 
 const toLocalInput = (iso: string | null) => {
   if (!iso) return '';
@@ -63,6 +76,19 @@ export function pinnedRange(search: URLSearchParams, query: { endDate?: string }
 const PAGE_PARAMETERS = ['cursor', 'at'];
 
 /** A URL search with some parameters changed (undefined removes one) and, unless `keepPage`, paging reset. */
+/**
+ * The query of a list the URL describes: its page size, its time range and the named parameters it
+ * holds (filters and the cursor), so that a link reproduces the view.
+ */
+export function listQueryFromSearch(search: URLSearchParams, names: readonly string[], limit: string): Record<string, string> {
+  const query: Record<string, string> = { limit, ...rangeFromSearch(search) };
+  for (const name of names) {
+    const value = search.get(name);
+    if (value) query[name] = value;
+  }
+  return query;
+}
+
 export function withChanges(search: URLSearchParams, changes: Record<string, string | undefined>, keepPage = false): URLSearchParams {
   const next = new URLSearchParams(search);
   for (const [name, value] of Object.entries(changes)) {

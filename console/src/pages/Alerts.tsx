@@ -5,8 +5,7 @@ import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { AlertActions } from '../components/alert-actions';
 import { CursorPager } from '../components/CursorPager';
-import { rangeFromSearch } from '../components/list-query';
-import { pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { pinnedRange, rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { Badge, Empty, ErrorMessage, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type AlertQuery = NonNullable<paths['/spans/alerts']['get']['parameters']['query']>;

@@ -4,11 +4,10 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { sessionListQuery } from '#shared/schemas/routes/sessions.ts';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
-import { CursorPager } from '../components/CursorPager';
+import { CursorPager, pageSize } from '../components/CursorPager';
 import { ChoiceFilter, TextFilter } from '../components/filters';
-import { listQueryFromSearch, pageSize } from '../components/list-query';
 import { queryProblems } from '../components/query-problems';
-import { pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle } from '../components/ui';
 
 type SessionQuery = NonNullable<paths['/sessions']['get']['parameters']['query']>;

@@ -1,28 +1,45 @@
 import { keepPreviousData, type QueryClient, queryOptions, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { traceListQuery } from '#shared/schemas/routes/spans.ts';
-import { bootAnswer } from '../api/boot-answer';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
-import { CursorPager } from '../components/CursorPager';
+import { CursorPager, pageSize } from '../components/CursorPager';
 import { ChoiceFilter, TextFilter } from '../components/filters';
 import { queryProblems } from '../components/query-problems';
-import { pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
-import { FILTERS, TRACE_LIST, type TraceQuery, TYPED_FILTERS, traceQueryOf } from './traces-query';
 
-type TraceList = paths[typeof TRACE_LIST]['get']['responses'][200]['content']['application/json'];
+type TraceQuery = NonNullable<paths['/spans/traces']['get']['parameters']['query']>;
+type FilterName = Exclude<keyof TraceQuery, 'limit' | 'skip' | 'cursor' | 'startDate' | 'endDate'>;
+
+/** The typed filters of `GET /spans/traces`; `suggest` names the `GET /spans/filters` list offered while typing. */
+const TYPED_FILTERS = [
+  { name: 'toolName', label: 'Tool', suggest: 'toolNames' },
+  { name: 'errorType', label: 'Error type', suggest: 'errorTypes' },
+  { name: 'name', label: 'Trace name', suggest: 'traceNames' },
+  { name: 'tag', label: 'Tag', suggest: 'tags' },
+  { name: 'metadata', label: 'Metadata (key=value)' },
+  { name: 'userId', label: 'User id' },
+  { name: 'sessionId', label: 'Session id' },
+  { name: 'minDurationMs', label: 'Min duration (ms)', inputMode: 'numeric' },
+  { name: 'maxDurationMs', label: 'Max duration (ms)', inputMode: 'numeric' },
+  { name: 'minCost', label: 'Min cost ($)', inputMode: 'decimal' },
+  { name: 'minTokens', label: 'Min tokens', inputMode: 'numeric' },
+] as const satisfies ReadonlyArray<{
+  name: FilterName;
+  label: string;
+  suggest?: 'toolNames' | 'errorTypes' | 'traceNames' | 'tags';
+  inputMode?: 'numeric' | 'decimal';
+}>;
 
 const STATUSES = ['ok', 'error'] as const satisfies ReadonlyArray<NonNullable<TraceQuery['status']>>;
 
+const FILTERS: readonly FilterName[] = ['agentId', 'status', 'model', 'hasAlert', ...TYPED_FILTERS.map((f) => f.name)];
+
 /** The list a URL asks for: its query, what the API's schema finds wrong with it (then it is not sent), and its request. */
 function traceList(search: URLSearchParams) {
-  const query = traceQueryOf(search);
-  const request = queryOptions({
-    queryKey: ['traces', query],
-    // A page load's first list may be the boot script's, sent while this code loaded.
-    queryFn: async () => unwrap((await bootAnswer<TraceList>(TRACE_LIST, query)) ?? (await api.GET(TRACE_LIST, { params: { query } }))),
-  });
+  const query = listQueryFromSearch(search, [...FILTERS, 'cursor'], pageSize(search)) as TraceQuery;
+  const request = queryOptions({ queryKey: ['traces', query], queryFn: async () => unwrap(await api.GET('/spans/traces', { params: { query } })) });
   return { query, problems: queryProblems(traceListQuery, query), request };
 }
 

@@ -1,5 +1,4 @@
 import { expect, it } from 'vitest';
-import { firstRequestOf } from '../../../console/src/first-request.ts';
 import { needsSignIn, pathPattern } from '../../../console/src/page-table.ts';
 
 const matches = (path: string, url: string) => new RegExp(pathPattern(path), 'i').test(url);
@@ -22,12 +21,4 @@ it('a page load renews the sign-in on every page but the signed-out ones, an unk
   for (const url of ['/login', '/register', '/forgot-password', '/reset-password', '/verify-email', '/auth/callback', '/LOGIN/']) {
     expect(needsSignIn(url), url).toBe(false);
   }
-});
-
-it("the first request a landing page's URL says it makes is the traces explorer's list, with the URL's filters, page size and range", () => {
-  expect(firstRequestOf({ pathname: '/traces', search: '' })).toBe('/api/spans/traces?limit=50');
-  expect(firstRequestOf({ pathname: '/Traces/', search: '?status=error&limit=10&from=2026-01-01T00:00:00Z&metadata=team%3Dpay%20ments&unknown=1' })).toBe(
-    '/api/spans/traces?limit=10&startDate=2026-01-01T00%3A00%3A00.000Z&status=error&metadata=team%3Dpay%20ments',
-  );
-  for (const pathname of ['/traces/t-1', '/sessions', '/', '/login']) expect(firstRequestOf({ pathname, search: '' }), pathname).toBeUndefined();
 });

@@ -132,27 +132,28 @@ const tenantOf = (token: string): string => (JSON.parse(Buffer.from(token.split(
  * interactive. The page's own clock: Playwright's waitFor polls at growing intervals (up to 500 ms),
  * which would add its own wait to a slow load.
  */
-const NOTE_FIRST_ROW = `new MutationObserver((_, observer) => {
+const NOTE_FIRST_ROW = `window.interactive = new Promise((interactive) => new MutationObserver((_, observer) => {
   if (!document.querySelector('table.traces tbody tr')) return;
   window.firstRowMs = performance.now();
   observer.disconnect();
   requestAnimationFrame(() => {
     const next = new MessageChannel();
-    next.port1.onmessage = () => { window.interactiveMs = performance.now(); };
+    next.port1.onmessage = () => interactive(performance.now());
     next.port2.postMessage(undefined);
   });
-}).observe(document, { childList: true, subtree: true })`;
+}).observe(document, { childList: true, subtree: true }))`;
 
 async function timeTracesPage(context: BrowserContext) {
   const page = await context.newPage();
   await page.addInitScript(NOTE_FIRST_ROW);
   await page.goto('/traces');
-  await page.waitForFunction('window.interactiveMs !== undefined', undefined, { timeout: 30_000 });
-  const timings = (await page.evaluate(`(() => ({
-    interactiveMs: window.interactiveMs,
+  await page.locator('table.traces tbody tr').first().waitFor({ timeout: 30_000 });
+  // Evaluated over the DevTools protocol (which the page's CSP does not stop, unlike waitForFunction's predicate).
+  const timings = (await page.evaluate(`window.interactive.then((interactiveMs) => ({
+    interactiveMs,
     firstRowMs: window.firstRowMs,
     resources: performance.getEntriesByType('resource').map((r) => ({ name: r.name, startTime: r.startTime, duration: r.duration })),
-  }))()`)) as { interactiveMs: number; firstRowMs: number; resources: Array<{ name: string; startTime: number; duration: number }> };
+  }))`)) as { interactiveMs: number; firstRowMs: number; resources: Array<{ name: string; startTime: number; duration: number }> };
   // When a request was sent shows what the page waited for before asking (a chain of one request after another).
   const request = (path: string) => timings.resources.find((r) => new URL(r.name).pathname === path) ?? { startTime: Number.NaN, duration: Number.NaN };
   const jsFiles = timings.resources

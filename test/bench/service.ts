@@ -17,16 +17,25 @@ export type BenchService = TestService & {
 
 /**
  * The whole local service in this process, in memory (or on disk under `dataDir`), with the given
- * per-minute rate limits, and without the local runtime's TTL sweep: on AWS expiry costs the service
- * nothing, while the sweep scans the whole table in this thread (seconds for a large one) and would
- * land in the timings.
+ * per-minute rate limits (and the console built in `consoleDir` when given), and without the local
+ * runtime's TTL sweep: on AWS expiry costs the service nothing, while the sweep scans the whole table
+ * in this thread (seconds for a large one) and would land in the timings.
  */
-export async function startBenchService(rateLimits: Record<string, number>, dataDir?: string): Promise<BenchService> {
+export async function startBenchService(
+  rateLimits: Record<string, number>,
+  where: { dataDir?: string | undefined; consoleDir?: string } = {},
+): Promise<BenchService> {
   const consumerFailures: string[] = [];
   const log = (line: string) => {
     if (CONSUMER_FAILURE.test(line)) consumerFailures.push(line);
   };
-  const service = await startTestService({ env: { RATE_LIMITS: JSON.stringify(rateLimits) }, log, ttlSweepEveryMs: false, ...(dataDir ? { dataDir } : {}) });
+  const service = await startTestService({
+    env: { RATE_LIMITS: JSON.stringify(rateLimits) },
+    log,
+    ttlSweepEveryMs: false,
+    ...(where.dataDir ? { dataDir: where.dataDir } : {}),
+    ...(where.consoleDir ? { consoleDir: where.consoleDir } : {}),
+  });
   // A new table holds nothing of an earlier layout; without this the re-indexing job would walk what the bench seeds, during its timings.
   await reindexRepository(serviceDb()).saveProgress(LIST_LAYOUT, { done: true, items: 0 });
   return Object.assign(service, { consumerFailures });

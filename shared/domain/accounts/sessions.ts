@@ -61,12 +61,18 @@ export async function refreshSignIn(token: string | undefined, deps: SessionDeps
     throw new UnauthorizedError(SIGNED_OUT);
   }
   const now = nowSeconds(deps.clock);
-  const family = await deps.store.refreshTokens.getFamily(use.token.familyId);
+  // The token names its family and its user: both are read at once (a refresh starts every page load).
+  const [family, user, keys] = await Promise.all([
+    deps.store.refreshTokens.getFamily(use.token.familyId),
+    deps.store.users.get(use.token.userId),
+    deps.signing(),
+  ]);
   if (!family || family.revoked || family.expiresAt <= now || use.token.expiresAt <= now) throw new UnauthorizedError(SIGNED_OUT);
-  const user = await deps.store.users.get(family.userId);
-  if (!user?.isActive) throw new UnauthorizedError(SIGNED_OUT);
-  const issued = await issueAccessToken({ userId: user.id, tenantId: user.tenantId, email: user.email }, await deps.signing(), deps.jwt, deps.clock.now());
-  const next = await grant(family.familyId, user.id, family.expiresAt, deps);
+  if (!user?.isActive || user.id !== family.userId) throw new UnauthorizedError(SIGNED_OUT);
+  const [issued, next] = await Promise.all([
+    issueAccessToken({ userId: user.id, tenantId: user.tenantId, email: user.email }, keys, deps.jwt, deps.clock.now()),
+    grant(family.familyId, user.id, family.expiresAt, deps),
+  ]);
   return { session: { ...issued, tokenType: 'Bearer' as const, user: publicUser(user) }, refresh: next };
 }
 

@@ -56,7 +56,7 @@ const parametersOf = (flags: Record<string, number>) => ({
 export async function runReads(flags: Record<string, number>, progress: (line: string) => void): Promise<ScenarioResult> {
   const p = parametersOf(flags);
   const dataDir = p.onDisk ? await mkdtemp(join(tmpdir(), 'aos-bench-reads-')) : undefined;
-  const service = await startBenchService(RATE_LIMITS, dataDir);
+  const service = await startBenchService(RATE_LIMITS, { dataDir });
   const meter = meterReads();
   try {
     const small = await seedAndMeasure(service, p.small, p, progress, meter.take);

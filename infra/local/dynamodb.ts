@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import {
   type AttributeValue,
   ConditionalCheckFailedException,
@@ -13,10 +14,9 @@ import {
   ResourceNotFoundException,
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
 import { createTableInput, TABLE } from '#shared/store/table.ts';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS } from './local-account.ts';
-import { close, listen, origin } from './servers.ts';
+import { origin } from './servers.ts';
 
 export interface LocalDynamoDb {
   endpoint: string;
@@ -24,19 +24,44 @@ export interface LocalDynamoDb {
   stop(): Promise<void>;
 }
 
-/** dynalite on a loopback ephemeral port: LevelDB under `dir` when given (data survives restarts), else in memory. */
+const DYNALITE_THREAD = new URL('./dynalite-thread.js', import.meta.url);
+
+/**
+ * dynalite on a loopback ephemeral port, in a worker thread of its own so that its work runs on
+ * another core than the event loop that serves the API and runs the handlers: LevelDB under `dir`
+ * when given (data survives restarts), else in memory. A failure of the thread after it started is
+ * not caught here: like a crash of the store, it ends the process.
+ */
 export async function startDynamoDb(dir?: string): Promise<LocalDynamoDb> {
   if (dir) await mkdir(dir, { recursive: true });
-  const server = dynalite({ ...(dir ? { path: dir } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const endpoint = origin('127.0.0.1', await listen(server, 0, '127.0.0.1'));
+  const options = { ...(dir ? { path: dir } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 };
+  // None of the main thread's flags (tsx's loader would only slow the thread's start), but a CPU profile covers it too.
+  const thread = new Worker(DYNALITE_THREAD, { workerData: { options }, execArgv: process.execArgv.filter((a) => a.startsWith('--cpu-prof')) });
+  const port = await new Promise<number>((resolve, reject) => {
+    const failed = (err: Error) => reject(err);
+    const exited = (code: number) => reject(new Error(`dynalite's thread exited (code ${code}) before it listened`));
+    thread.once('error', failed).once('exit', exited);
+    thread.once('message', (message: { port: number }) => {
+      thread.off('error', failed).off('exit', exited);
+      resolve(message.port);
+    });
+  });
+  const endpoint = origin('127.0.0.1', port);
   const client = new DynamoDBClient({ endpoint, region: LOCAL_ACCOUNT.region, credentials: LOCAL_CREDENTIALS });
+  let stopped: Promise<void> | undefined;
   return {
     endpoint,
     client,
-    async stop() {
-      client.destroy();
-      await close(server); // also closes LevelDB, flushing it to disk
-    },
+    stop: () =>
+      (stopped ??= (async () => {
+        client.destroy();
+        const closed = new Promise<{ error?: string }>((resolve) => thread.once('message', resolve));
+        const exited = new Promise((resolve) => thread.once('exit', resolve));
+        thread.postMessage('stop');
+        const { error } = await closed;
+        await exited;
+        if (error) throw new Error(`dynalite did not close cleanly: ${error}`);
+      })()),
   };
 }
 

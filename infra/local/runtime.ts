@@ -89,7 +89,8 @@ interface Running {
 
 /**
  * The whole service in this process: the route handlers behind an HTTP server that speaks API
- * Gateway's event format, dynalite for DynamoDB, DuckDB for the trace lake, durable local queues with
+ * Gateway's event format, dynalite for DynamoDB (in a worker thread, so on another core than the
+ * handlers), DuckDB for the trace lake, durable local queues with
  * pollers for the consumers, timers for the schedules and the TTL sweep, and an outbox directory for
  * e-mail and SMS.
  *
@@ -170,6 +171,9 @@ function handlerEnvironment(
     JWT_ISSUER,
     // One local worker, no function timeout to outlast: the final purge sweep need not wait minutes.
     PURGE_SWEEP_DELAY_SECONDS: '1',
+    // Tracing is off outside Lambda, yet the X-Ray SDK's automatic mode would still hook every promise
+    // (cls-hooked's async hook with destroy tracking), a cost in CPU and GC on every await.
+    AWS_XRAY_MANUAL_MODE: 'true',
   };
 }
 

@@ -1,4 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { mapConcurrently } from '../domain/concurrency.ts';
 import type { Db } from './client.ts';
 import { TABLE } from './table.ts';
 
@@ -74,20 +75,6 @@ function lastPerKey(requests: readonly WriteRequest[]): WriteRequest[] {
 export const putRequests = (items: readonly Record<string, unknown>[]): WriteRequest[] => items.map((Item) => ({ PutRequest: { Item } }));
 
 export const deleteRequests = (keys: readonly Record<string, unknown>[]): WriteRequest[] => keys.map((Key) => ({ DeleteRequest: { Key } }));
-
-/** `fn` of every item, at most `limit` running at once; the results in the items' order. */
-export async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 /** Every item of a query, following pagination. */
 export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>) {

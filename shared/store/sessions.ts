@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Order, PageInput, Total } from '../domain/paging/page.ts';
 import { backoff } from '../domain/retry.ts';
 import type { SessionQuery, SessionRecord, SessionsRepository, SessionTraceQuery } from '../domain/sessions/ports.ts';
@@ -15,11 +15,19 @@ import { timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUn
 import { inTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
+/** The index entry's expiry is moved forward at most once a day per session, not with every trace. */
+const INDEX_EXPIRY_SLACK_SECONDS = 86_400;
 
 type Item = Record<string, unknown>;
 
-const sameListing = (a: SessionListing | null, b: SessionListing) =>
-  a !== null && a.firstSeenMs === b.firstSeenMs && a.agentId === b.agentId && a.userId === b.userId;
+/** What a refresh reads of a session: its figures, what its index entry lists it under, and its traces. */
+interface SessionItems {
+  current?: SessionRecord;
+  entry?: { listing: SessionListing; expiresAt: number };
+  traces: Array<{ summary: TraceSummary; expiresAt: number }>;
+}
+
+const sameListing = (a: SessionListing, b: SessionListing) => a.firstSeenMs === b.firstSeenMs && a.agentId === b.agentId && a.userId === b.userId;
 const sameFigures = (a: SessionFigures, b: SessionFigures) => (Object.keys(b) as Array<keyof SessionFigures>).every((field) => a[field] === b[field]);
 
 /** A session's index entry as the repository writes it: listed by first-seen time for the tenant, its agent and its user. */
@@ -62,28 +70,38 @@ export const sessionTraceItem = (tenantId: string, summary: TraceSummary & { ses
  * Sessions, maintained at ingestion. Each trace that names a session has a contribution in the
  * session's partition (a copy of its summary, written on the same revision condition as the summary,
  * keyed by start time so the session's traces read in order); the session's figures are recomputed
- * from a strongly consistent read of the contributions and written conditional on a version
- * (concurrent workers retry), and its index entry, which lists it by first-seen time for the tenant,
- * its agent and its user, is written only when what it is listed under changes.
+ * from a strongly consistent read of the partition (figures, index entry and contributions in one
+ * query) and written conditional on a version (concurrent workers retry), and its index entry, which
+ * lists it by first-seen time for the tenant, its agent and its user, is written only when what it
+ * is listed under changes.
  */
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
 
-  /** The session's contributions, the latest of each trace; older ones (a trace whose start moved) are deleted. */
-  async function contributions(tenantId: string, sessionId: string): Promise<Array<{ summary: TraceSummary; expiresAt: number }>> {
+  /**
+   * The session's items, read together with one strongly consistent query of its partition: its
+   * figures, its index entry, and its traces' contributions, the latest of each trace (older ones, of a
+   * trace whose start moved, are deleted).
+   */
+  async function readSession(tenantId: string, sessionId: string): Promise<SessionItems> {
     const items = await queryAll(db, {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.sessionPartition(tenantId, sessionId), ':prefix': SESSION_TRACE_PREFIX },
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.sessionPartition(tenantId, sessionId) },
       ConsistentRead: true,
     });
+    const { SK: recordSk } = keys.session(tenantId, sessionId);
+    const { SK: indexSk } = keys.sessionIndex(tenantId, sessionId);
+    const record = items.find((item) => item['SK'] === recordSk);
+    const entry = items.find((item) => item['SK'] === indexSk);
+    const contributions = items.filter((item) => String(item['SK']).startsWith(SESSION_TRACE_PREFIX));
     const latest = new Map<string, Item>();
     const newer = (a: Item, b: Item) =>
       Number(a['revision']) > Number(b['revision']) || (a['revision'] === b['revision'] && Number(a['spanCount']) > Number(b['spanCount']));
-    for (const item of items) {
+    for (const item of contributions) {
       const seen = latest.get(String(item['traceId']));
       if (!seen || newer(item, seen)) latest.set(String(item['traceId']), item);
     }
-    const stale = items.filter((item) => latest.get(String(item['traceId'])) !== item);
+    const stale = contributions.filter((item) => latest.get(String(item['traceId'])) !== item);
     await Promise.all(
       stale.map((item) =>
         written(
@@ -98,19 +116,22 @@ export function sessionsRepository(db: Db): SessionsRepository {
         ),
       ),
     );
-    return [...latest.values()].map((item) => ({ summary: stripKeys<TraceSummary>(item), expiresAt: Number(item['expiresAt']) }));
+    return {
+      ...(record ? { current: stripKeys<SessionRecord>(record) } : {}),
+      ...(entry ? { entry: { listing: listingOf(entry as unknown as SessionFigures), expiresAt: Number(entry['expiresAt']) } } : {}),
+      traces: [...latest.values()].map((item) => ({ summary: stripKeys<TraceSummary>(item), expiresAt: Number(item['expiresAt']) })),
+    };
   }
 
-  async function getRecord(tenantId: string, sessionId: string, consistent = false): Promise<SessionRecord | undefined> {
-    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.session(tenantId, sessionId), ConsistentRead: consistent }));
+  async function getRecord(tenantId: string, sessionId: string): Promise<SessionRecord | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.session(tenantId, sessionId) }));
     return Item ? stripKeys<SessionRecord>(Item) : undefined;
   }
 
   async function refreshOnce(tenantId: string, sessionId: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) await backoff(attempt);
-      const current = await getRecord(tenantId, sessionId, true);
-      const traces = await contributions(tenantId, sessionId);
+      const { current, entry, traces } = await readSession(tenantId, sessionId);
       const version = (current?.version ?? 0) + 1;
       const versionCondition = current
         ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } }
@@ -127,13 +148,10 @@ export function sessionsRepository(db: Db): SessionsRepository {
           traces.map((t) => t.summary),
         );
         const expiresAt = Math.max(...traces.map((t) => t.expiresAt));
-        // A redelivered message changes nothing: no write, unless the index entry's last write may be missing.
+        // A redelivered message changes nothing: no write, unless the index entry is behind.
         const unchanged = current !== undefined && sameFigures(current, figures);
-        if (!unchanged) {
-          const record: SessionRecord = { ...figures, version, listed: current?.listed ?? null };
-          await doc.send(new PutCommand({ TableName, Item: sessionItem(tenantId, record, expiresAt), ...versionCondition }));
-        }
-        await relist(tenantId, figures, unchanged ? current.version : version, current?.listed ?? null, expiresAt);
+        if (!unchanged) await doc.send(new PutCommand({ TableName, Item: sessionItem(tenantId, { ...figures, version }, expiresAt), ...versionCondition }));
+        await relist(tenantId, figures, unchanged ? current.version : version, entry, expiresAt);
         return;
       } catch (err) {
         if (!isConditionFailure(err)) throw err;
@@ -143,32 +161,20 @@ export function sessionsRepository(db: Db): SessionsRepository {
   }
 
   /**
-   * Writes the index entry when what the session is listed under changed (or the last write of it may
-   * not have happened), then notes on the figures that it did. An older version never overwrites a newer entry.
+   * Writes the index entry, after the figures, when what the session is listed under changed, when
+   * the entry is missing (a refresh that stopped between the two writes is completed by the next one),
+   * or when the session would outlive it by more than a day. An older version never overwrites a newer entry.
    */
-  async function relist(tenantId: string, figures: SessionFigures, version: number, listed: SessionListing | null, expiresAt: number): Promise<void> {
-    const listing = listingOf(figures);
-    if (sameListing(listed, listing)) return;
-    // When either condition fails, a newer version was written meanwhile: its writer lists the session.
-    const entryWritten = await written(
+  async function relist(tenantId: string, figures: SessionFigures, version: number, entry: SessionItems['entry'], expiresAt: number): Promise<void> {
+    if (entry && sameListing(entry.listing, listingOf(figures)) && entry.expiresAt >= expiresAt - INDEX_EXPIRY_SLACK_SECONDS) return;
+    // When the condition fails, a newer version was written meanwhile: its writer lists the session.
+    await written(
       doc.send(
         new PutCommand({
           TableName,
           Item: sessionIndexItem(tenantId, figures, version, expiresAt),
           ConditionExpression: 'attribute_not_exists(PK) OR aggregateVersion <= :v',
           ExpressionAttributeValues: { ':v': version },
-        }),
-      ),
-    );
-    if (!entryWritten) return;
-    await written(
-      doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.session(tenantId, figures.sessionId),
-          UpdateExpression: 'SET listed = :listing',
-          ConditionExpression: 'version = :v',
-          ExpressionAttributeValues: { ':listing': listing, ':v': version },
         }),
       ),
     );

@@ -24,11 +24,15 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 
 /** Polls until the trace has `spanCount` spans; the worker runs asynchronously. */
-async function waitForTrace(auth: { apiKey?: string; token?: string }, traceId: string, spanCount: number, timeoutMs = 2000) {
+/**
+ * The trace once it holds `spanCount` spans and `signalCount` signals: a worker batch stores the
+ * signals of its messages after their spans, so a trace can show all its spans a moment before them.
+ */
+async function waitForTrace(auth: { apiKey?: string; token?: string }, traceId: string, spanCount: number, timeoutMs = 2000, signalCount = 0) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await service.api('GET', `/spans/traces/${traceId}`, auth);
-    if (res.status === 200 && res.body.data.spanCount === spanCount) return res.body.data;
+    if (res.status === 200 && res.body.data.spanCount === spanCount && res.body.data.signals.length >= signalCount) return res.body.data;
     if (Date.now() > deadline)
       throw new Error(`trace ${traceId} did not reach ${spanCount} spans in ${timeoutMs} ms (last ${res.status} ${JSON.stringify(res.body).slice(0, 200)})`);
     await new Promise((r) => setTimeout(r, 25));
@@ -282,7 +286,7 @@ describe('OpenTelemetry SDK exporters, unchanged', () => {
   ])('the %s exporter delivers an agent trace with tool and LLM spans', async (_format, makeExporter) => {
     const { apiKey } = await tenant();
     const traceId = await exportWith(makeExporter, apiKey);
-    const detail = await waitForTrace({ apiKey }, traceId, 3);
+    const detail = await waitForTrace({ apiKey }, traceId, 3, 2000, 1);
     expect(detail).toMatchObject({
       agentName: 'planner',
       name: 'invoke_agent planner',

@@ -1,16 +1,20 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import { getSession, listSessions } from '#shared/domain/sessions/queries.ts';
 import { type StoredSpan, summarizeTrace, type TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
+import type { Db } from '#shared/store/client.ts';
+import * as keys from '#shared/store/keys.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
+let db: Db;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  ({ store, stop } = await startStore('aos-sessions'));
+  ({ store, db, stop } = await startStore('aos-sessions'));
 });
 afterAll(() => stop());
 
@@ -114,5 +118,16 @@ describe('sessions', () => {
     await store.sessions.removeTrace(t, 's', 'tr-y', T0 + 20_000);
     expect(await store.sessions.get(t, 's')).toBeUndefined();
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toEqual([]);
+  });
+
+  it('are listed again by the next refresh when a worker stopped after their figures but before their index entry', async () => {
+    const t = tenant();
+    const first = await turn(t, 'tr-1', 's', T0);
+    await recordSessions(t, [first], EXPIRES, store);
+    await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: keys.sessionIndex(t, 's') }));
+    expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toEqual([]);
+
+    await recordSessions(t, [first], EXPIRES, store);
+    expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toMatchObject([{ sessionId: 's', traceCount: 1 }]);
   });
 });

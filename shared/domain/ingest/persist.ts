@@ -6,6 +6,7 @@ import { effectiveAlertConfig } from '../alerts/config.ts';
 import { type Detection, detectInSpan, detectInTrace, propagatedFailures } from '../alerts/detect.ts';
 import { raiseAlerts } from '../alerts/service.ts';
 import { rollUpFinishedTraces } from '../analytics/ingest.ts';
+import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../concurrency.ts';
 import { contentId } from '../content-id.ts';
 import { queueEvaluations } from '../evaluation/jobs.ts';
 import { recordExperimentObservations } from '../experiments/observations.ts';
@@ -285,25 +286,23 @@ async function summarizeTraces(
     if (attempt > 0) await backoff(attempt);
     const storedSummaries = await deps.store.traces.summaries(tenantId, pending);
     const earlier = await storedSpanGroups(tenantId, pending, storedSummaries, byTrace, deps);
-    const written = await Promise.all(
-      pending.map(async (traceId) => {
-        const arrival = byTrace.get(traceId)!;
-        const storedSummary = storedSummaries.get(traceId);
-        const latest = new Map<string, StoredSpanWrite>();
-        for (const span of earlier.get(traceId)?.spans ?? []) latest.set(span.spanId, span);
-        for (const span of [...arrival.groups.values()].flat()) latest.set(span.spanId, { ...span, writtenAtMs: nowMs });
-        const stored = [...latest.values()];
-        const spanGroups = distinct([...(earlier.get(traceId)?.groupIds ?? []), ...arrival.groups.keys()]).sort();
-        const revision = stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
-        const summary = summarizeTrace(stored);
-        const unchanged =
-          storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);
-        const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat() };
-        if (unchanged) return trace;
-        const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, { basis: { spanGroups, replaces: storedSummary } });
-        return put ? trace : undefined;
-      }),
-    );
+    const written = await mapConcurrently(pending, PER_TRACE_CALLS_AT_ONCE, async (traceId) => {
+      const arrival = byTrace.get(traceId)!;
+      const storedSummary = storedSummaries.get(traceId);
+      const latest = new Map<string, StoredSpanWrite>();
+      for (const span of earlier.get(traceId)?.spans ?? []) latest.set(span.spanId, span);
+      for (const span of [...arrival.groups.values()].flat()) latest.set(span.spanId, { ...span, writtenAtMs: nowMs });
+      const stored = [...latest.values()];
+      const spanGroups = distinct([...(earlier.get(traceId)?.groupIds ?? []), ...arrival.groups.keys()]).sort();
+      const revision = stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
+      const summary = summarizeTrace(stored);
+      const unchanged =
+        storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);
+      const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat() };
+      if (unchanged) return trace;
+      const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, { basis: { spanGroups, replaces: storedSummary } });
+      return put ? trace : undefined;
+    });
     done.push(...written.filter((t) => t !== undefined));
     pending = pending.filter((_, i) => written[i] === undefined);
   }

@@ -1,3 +1,4 @@
+import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../concurrency.ts';
 import type { TraceSummary } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
 
@@ -15,6 +16,7 @@ export async function recordSessions(
   const inSessions = traces.flatMap(({ summary, revision }) =>
     summary.sessionId === null ? [] : [{ summary: { ...summary, sessionId: summary.sessionId }, revision }],
   );
-  await Promise.all(inSessions.map(({ summary, revision }) => store.sessions.putTrace(tenantId, summary, revision, expiresAt)));
-  await Promise.all([...new Set(inSessions.map((t) => t.summary.sessionId))].map((sessionId) => store.sessions.refresh(tenantId, sessionId)));
+  await mapConcurrently(inSessions, PER_TRACE_CALLS_AT_ONCE, ({ summary, revision }) => store.sessions.putTrace(tenantId, summary, revision, expiresAt));
+  const sessionIds = [...new Set(inSessions.map((t) => t.summary.sessionId))];
+  await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) => store.sessions.refresh(tenantId, sessionId));
 }

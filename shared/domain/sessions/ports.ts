@@ -1,13 +1,11 @@
 import type { Order, PageInput, ReadPage, Total } from '../paging/page.ts';
 import type { StoredTraceSummary, TraceFreeFilters } from '../spans/ports.ts';
 import type { TraceStatus, TraceSummary } from '../spans/summary.ts';
-import type { SessionFigures, SessionListing } from './sessions.ts';
+import type { SessionFigures } from './sessions.ts';
 
-/** A session's figures as stored, with the version its optimistic updates check and the listing its index entry holds. */
+/** A session's figures as stored, with the version its optimistic updates check. */
 export interface SessionRecord extends SessionFigures {
   version: number;
-  /** What the index entry was last written with (null: not yet). */
-  listed: SessionListing | null;
 }
 
 /** The session filters of a list: its agent or user, when it started. */

@@ -14,6 +14,7 @@ const SERVICE_PROGRAM = fileURLToPath(new URL('./service-process.ts', import.met
 const SEED = 20_261_124;
 /** What the local service may take after a million spans (issue 21). */
 const RSS_TARGET_MB = 400;
+const RSS_TARGET_SPANS = 1_000_000;
 /** Requests generated at a time: the generator's memory stays small whatever the run's size. */
 const CHUNK_REQUESTS = 200;
 const DRAIN_TIMEOUT_MS = 30 * 60_000;
@@ -83,13 +84,19 @@ async function runMemory(
   if (spans < spansPerRequest) throw new UsageError(`--spans ${spans} is fewer than --spans-per-request ${spansPerRequest}`);
   const dataDir = await mkdtemp(join(tmpdir(), 'aos-bench-memory-'));
   const service = startService(dataDir);
-  const samples: { spans: number; rssMb: number; heapMb: number; externalMb: number }[] = [];
+  const samples: { spans: number; rssMb: number; rssFileMb: number; heapMb: number; externalMb: number }[] = [];
   try {
     const { baseUrl, apiKey } = await service.ask(undefined, 'ready');
     const sample = async (sent: number) => {
       const s = await service.ask({ type: 'sample' }, 'sample');
       if (s.consumerFailures > 0) throw new BenchFailure(`${s.consumerFailures} queue message(s) failed`);
-      samples.push({ spans: sent, rssMb: round(s.rssBytes / MB, 0), heapMb: round(s.heapUsedBytes / MB, 0), externalMb: round(s.externalBytes / MB, 0) });
+      samples.push({
+        spans: sent,
+        rssMb: round(s.rssBytes / MB, 0),
+        rssFileMb: round(s.rssFileBytes / MB, 0),
+        heapMb: round(s.heapUsedBytes / MB, 0),
+        externalMb: round(s.externalBytes / MB, 0),
+      });
       return samples.at(-1)!;
     };
     const startedAt = Date.now();
@@ -108,7 +115,9 @@ async function runMemory(
       );
       sent += batches.reduce((n, b) => n + b.spanCount, 0);
       const s = await sample(sent);
-      progress(`${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB, heap ${s.heapMb} MB, buffers ${s.externalMb} MB`);
+      progress(
+        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (mapped files ${s.rssFileMb} MB), heap ${s.heapMb} MB, buffers ${s.externalMb} MB`,
+      );
     }
     await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
     const seconds = (Date.now() - startedAt) / 1000;
@@ -122,14 +131,24 @@ async function runMemory(
       parameters: flags,
       figures: [
         { key: 'spans', label: 'spans ingested and stored', value: sent },
+        // RSS covers every thread of the process (dynalite's included); the heap figure is the main thread's.
         { key: 'rssStartMb', label: 'RSS at start', value: samples[0]!.rssMb, unit: 'MB' },
         { key: 'rssPeakMb', label: 'RSS peak while ingesting', value: peak, unit: 'MB' },
         { key: 'rssEndMb', label: 'RSS once everything is stored', value: last.rssMb, unit: 'MB' },
-        { key: 'heapEndMb', label: 'JS heap in use then', value: last.heapMb, unit: 'MB' },
+        { key: 'rssFileEndMb', label: "of which pages of mapped files (LevelDB's tables; the kernel drops them at will)", value: last.rssFileMb, unit: 'MB' },
+        { key: 'rssAnonPeakMb', label: 'RSS peak without mapped files', value: Math.max(...samples.map((s) => s.rssMb - s.rssFileMb)), unit: 'MB' },
+        { key: 'heapEndMb', label: "JS heap in use then (the main thread's, without dynalite's thread)", value: last.heapMb, unit: 'MB' },
         { key: 'externalEndMb', label: 'buffers outside the JS heap then', value: last.externalMb, unit: 'MB' },
         { key: 'onDiskMb', label: 'data directory on disk', value: onDiskMb, unit: 'MB' },
         { key: 'spansPerSecond', label: 'spans stored per second, end to end', value: round(sent / seconds, 0) },
-        { key: 'rssWithinTarget', label: `RSS ≤ ${RSS_TARGET_MB} MB throughout`, value: peak <= RSS_TARGET_MB },
+        {
+          key: 'rssWithinTarget',
+          label:
+            sent >= RSS_TARGET_SPANS
+              ? `RSS ≤ ${RSS_TARGET_MB} MB throughout`
+              : `RSS ≤ ${RSS_TARGET_MB} MB throughout this shorter run (the target is set at ${RSS_TARGET_SPANS.toLocaleString('en-US')} spans)`,
+          value: peak <= RSS_TARGET_MB,
+        },
       ],
       failures: peak <= RSS_TARGET_MB ? [] : [`RSS reached ${peak} MB, over the ${RSS_TARGET_MB} MB target`],
     };

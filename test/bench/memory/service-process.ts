@@ -1,6 +1,7 @@
 // The local runtime as `npm start` runs it (a data directory on disk, the TTL sweep on), in a process
 // of its own so that its memory is measured alone. Started by scenario.ts; answers over IPC.
 import '../../support/env.ts';
+import { readFile } from 'node:fs/promises';
 import { startTestService } from '../../support/service.ts';
 import { exitWithParent } from '../child.ts';
 import { signUp } from '../service.ts';
@@ -8,7 +9,7 @@ import { signUp } from '../service.ts';
 export type MemoryControl = { type: 'sample' } | { type: 'drain'; timeoutMs: number } | { type: 'stop' };
 export type MemoryMessage =
   | { type: 'ready'; baseUrl: string; apiKey: string }
-  | { type: 'sample'; rssBytes: number; heapUsedBytes: number; externalBytes: number; consumerFailures: number }
+  | { type: 'sample'; rssBytes: number; rssFileBytes: number; heapUsedBytes: number; externalBytes: number; consumerFailures: number }
   | { type: 'drained' }
   | { type: 'failed'; message: string };
 
@@ -37,12 +38,23 @@ async function main(dataDir: string): Promise<void> {
         await send({ type: 'drained' });
       } else {
         const { rss, heapUsed, external } = process.memoryUsage();
-        await send({ type: 'sample', rssBytes: rss, heapUsedBytes: heapUsed, externalBytes: external, consumerFailures });
+        await send({ type: 'sample', rssBytes: rss, rssFileBytes: await rssFileBytes(), heapUsedBytes: heapUsed, externalBytes: external, consumerFailures });
       }
     }
   } finally {
     await service.stop();
   }
+}
+
+/**
+ * The part of the RSS that is pages of files mapped into memory (Linux's RssFile; 0 elsewhere):
+ * LevelDB maps the table files it reads, so the RSS grows with the data on disk, by pages that the
+ * kernel can drop and read again at any time.
+ */
+async function rssFileBytes(): Promise<number> {
+  const status = await readFile('/proc/self/status', 'utf8').catch(() => '');
+  const kb = /^RssFile:\s+(\d+) kB$/m.exec(status)?.[1];
+  return kb === undefined ? 0 : Number(kb) * 1024;
 }
 
 process.once('disconnect', () => process.exit(1));

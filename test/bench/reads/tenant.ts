@@ -276,14 +276,7 @@ export async function seedTenant(
   progress(`seeding the ${sessions.size.toLocaleString('en-US')} sessions' figures and index entries`);
   const sessionItems = [...sessions].flatMap(([id, traces]) => {
     const figures = sessionFigures(id, traces);
-    return [
-      sessionItem(
-        tenantId,
-        { ...figures, version: 1, listed: { firstSeenMs: figures.firstSeenMs, agentId: figures.agentId, userId: figures.userId } },
-        expiresAt,
-      ),
-      sessionIndexItem(tenantId, figures, 1, expiresAt),
-    ];
+    return [sessionItem(tenantId, { ...figures, version: 1 }, expiresAt), sessionIndexItem(tenantId, figures, 1, expiresAt)];
   });
   await write(sessionItems);
   await write([facetsItem(tenantId, plan.agents)]);

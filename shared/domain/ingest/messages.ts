@@ -16,6 +16,8 @@ export type IngestMessage =
   /** Pending traces of a tenant that the closing job found quiet: closed and finished if they still are (`closeTraces`). */
   | { kind: 'close-traces'; tenantId: string; traceIds: string[] };
 
+export type CloseTracesMessage = Extract<IngestMessage, { kind: 'close-traces' }>;
+
 /** The trace ids one close message carries at most (a few KB). */
 export const MAX_CLOSE_TRACES = 100;
 

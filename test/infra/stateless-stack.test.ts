@@ -188,27 +188,21 @@ describe('stateless stacks', () => {
       }
     });
 
-    it.each(catalog.routes)('let route $id send to exactly the queues it names', (route) => {
-      const fn = functionOf(route.id);
+    /** The function may send to exactly these queues: granted, and given their URLs. */
+    const expectSendsExactly = (fn: ServiceFunction, sendsTo: readonly string[] = []) => {
       const sendStatements = statementsOf(fn).filter((s) => actionsOf(s).includes('sqs:SendMessage'));
-      const sendsTo: readonly string[] = route.sendsTo ?? [];
       for (const queue of catalog.queues) {
         const queueLogicalId = logicalIdOf(stateful.queues.get(queue.id)!);
         expect(sendStatements.some((s) => mentions(s, queueLogicalId))).toBe(sendsTo.includes(queue.id));
         expect(queueUrlEnv(queue.id) in environmentOf(fn)).toBe(sendsTo.includes(queue.id));
       }
-    });
+    };
 
-    it.each(catalog.schedules)('let the $id job send to exactly the queues it names', (schedule) => {
-      const fn = workers.jobFunctions.get(schedule.id)!;
-      const sendStatements = statementsOf(fn).filter((s) => actionsOf(s).includes('sqs:SendMessage'));
-      const sendsTo: readonly string[] = schedule.sendsTo ?? [];
-      for (const queue of catalog.queues) {
-        const queueLogicalId = logicalIdOf(stateful.queues.get(queue.id)!);
-        expect(sendStatements.some((s) => mentions(s, queueLogicalId))).toBe(sendsTo.includes(queue.id));
-        expect(queueUrlEnv(queue.id) in environmentOf(fn)).toBe(sendsTo.includes(queue.id));
-      }
-    });
+    it.each(catalog.routes)('let route $id send to exactly the queues it names', (route) => expectSendsExactly(functionOf(route.id), route.sendsTo));
+
+    it.each(catalog.schedules)('let the $id job send to exactly the queues it names', (schedule) =>
+      expectSendsExactly(workers.jobFunctions.get(schedule.id)!, schedule.sendsTo),
+    );
 
     it('run the trace-closing job every five minutes, within them, sending to the ingest queue only', () => {
       const job = workers.jobFunctions.get('trace-closing')!;

@@ -255,6 +255,8 @@ export interface ScheduleDef {
   /** Job module below `functions/jobs/`. */
   readonly job: string;
   readonly everyMinutes: number;
+  /** Queues the job sends to (infra grants exactly these). */
+  readonly sendsTo?: readonly string[];
   /** What the job reaches beyond the table and queues. */
   readonly uses?: readonly Capability[];
 }
@@ -266,6 +268,8 @@ export const schedules = [
   // Moves items written before the current index layout into it (a one-off walk); then one read a run.
   { id: 'reindex', job: 'reindex', everyMinutes: 1 },
   { id: 'lake-retention', job: 'lake-retention', everyMinutes: 60, uses: ['lakeRead', 'lakeDelete'] },
+  // Pending traces quiet for an hour (their root lost) go to the ingest worker to be closed.
+  { id: 'trace-closing', job: 'trace-closing', everyMinutes: 5, sendsTo: ['ingest'] },
 ] as const satisfies readonly ScheduleDef[];
 
 export interface Catalog {

@@ -2,6 +2,7 @@ import { lakeWriter } from '#shared/adapters/lake-writer.ts';
 import { noMetricsSink, timestreamSink } from '#shared/adapters/metrics-sink.ts';
 import { sqsQueue } from '#shared/adapters/queue.ts';
 import { config } from '#shared/config.ts';
+import { closeTraces } from '#shared/domain/ingest/close.ts';
 import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
 import type { IngestMessage } from '#shared/domain/ingest/messages.ts';
 import { persistTelemetryBatch, purgeAgent } from '#shared/domain/ingest/persist.ts';
@@ -71,6 +72,10 @@ export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
       if (message.kind === 'telemetry') {
         const { failed } = await persisted;
         if (failed.has(message)) throw failed.get(message);
+        return;
+      }
+      if (message.kind === 'close-traces') {
+        count(METRIC.tracesClosed, await closeTraces(message, deps));
         return;
       }
       const next = await purgeAgent(message, deps);

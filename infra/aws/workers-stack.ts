@@ -50,6 +50,7 @@ export class WorkersStack extends CodeStack {
         module: jobModule(schedule.job),
         // A run ends before the next one starts (and within Lambda's 15 minutes).
         timeout: Duration.minutes(Math.min(schedule.everyMinutes, 15)),
+        sendsTo: schedule.sendsTo,
         uses: schedule.uses,
       });
       new events.Rule(this, `${constructId(schedule.id)}Schedule`, {

@@ -13,6 +13,8 @@ export const METRIC = {
   spansIngested: 'SpansIngested',
   /** Alerts opened (an occurrence of an alert already open is counted on it, not here). */
   alertsRaised: 'AlertsRaised',
+  /** Unfinished traces the service closed after TRACE_QUIET_MS without a span (their root was lost). */
+  tracesClosed: 'TracesClosed',
   /** E-mails and SMS handed to SES or SNS (or the local outbox). */
   notificationsSent: 'NotificationsSent',
   /** Traces judged for the LLM alert types, one call per type. */

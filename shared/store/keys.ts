@@ -1,4 +1,5 @@
-import type { TraceState } from '../domain/spans/ports.ts';
+import { createHash } from 'node:crypto';
+import { traceState } from '../domain/spans/ports.ts';
 import { TABLE } from './table.ts';
 
 /**
@@ -86,6 +87,19 @@ export const rollupDirty = (tenantId: string, hourStartMs: number) => ({
   SK: `${rollupDirtyBefore(hourStartMs)}#${enc(tenantId)}`,
 });
 export const rollupDirtyPartition = () => 'ROLLUPDIRTY';
+/**
+ * Pending traces of every tenant to look at when they may have gone quiet, oldest due first. Spread
+ * over CLOSE_SHARDS partitions by trace (a marker is written for every trace that becomes pending, at
+ * the ingest rate of the whole service; one partition takes 1,000 writes a second).
+ */
+export const CLOSE_SHARDS = 16;
+export const closeDuePartition = (shard: number) => `TRACECLOSE#${shard}`;
+export const closeDue = (tenantId: string, traceId: string, dueAtMs: number) => ({
+  PK: closeDuePartition(shardOf(`${tenantId}#${traceId}`, CLOSE_SHARDS)),
+  SK: `${closeDueBefore(dueAtMs)}#${enc(tenantId)}#${enc(traceId)}`,
+});
+/** The sort keys below this one are the markers due before `dueAtMs` (zero-padded, so that text order is time order). */
+export const closeDueBefore = (dueAtMs: number): string => String(dueAtMs).padStart(16, '0');
 /** The same hours of one tenant, as one set: what a read needs to know which hour and day buckets are stale. */
 export const rollupDirtyHours = (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'ROLLUPDIRTYHOURS' });
 export const experiment = (tenantId: string, experimentId: string) => ({ PK: `TENANT#${enc(tenantId)}#EXPERIMENT#${enc(experimentId)}`, SK: 'EXPERIMENT' });
@@ -167,8 +181,6 @@ export function collectionIndexKeys(tenantId: string, agentId: string | null, co
 /** The agent scope of what names no agent (its part of a minute bucket): generated agent ids are `agt_…`, so none is `-`. */
 export const NO_AGENT = '-';
 
-export const traceState = (summary: { complete: boolean; status: 'ok' | 'error' }): TraceState => (summary.complete ? summary.status : 'pending');
-
 /**
  * A trace summary's index entries, all by start time: the tenant's list and its agent's (GSI1, GSI2),
  * split by state, so a status filter is one partition and the whole list a merge of three; and its
@@ -177,7 +189,7 @@ export const traceState = (summary: { complete: boolean; status: 'ok' | 'error' 
  */
 export function traceIndexKeys(
   tenantId: string,
-  summary: { agentId: string | null; userId: string | null; startTimeMs: number; traceId: string; complete: boolean; status: 'ok' | 'error' },
+  summary: { agentId: string | null; userId: string | null; startTimeMs: number; traceId: string } & Parameters<typeof traceState>[0],
 ) {
   const { gsi3 } = TABLE.indexes;
   const sortKey = timeSortKey(summary.startTimeMs, summary.traceId);
@@ -191,6 +203,9 @@ export const rollupSortKey = (granularity: string, startMs: number): string => `
 
 /** The sort keys below this one are the dirty markers of earlier hours: the hour start, zero-padded so that text order is time order. */
 export const rollupDirtyBefore = (hourStartMs: number): string => String(hourStartMs).padStart(16, '0');
+
+/** A stable shard of `text` in [0, shards), the same in every process. */
+const shardOf = (text: string, shards: number): number => createHash('sha256').update(text).digest().readUInt32BE(0) % shards;
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 

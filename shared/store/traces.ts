@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import type { TraceAnomalies } from '../domain/profiles/ports.ts';
 import {
+  type CloseMarker,
   type Facets,
   type StoredLog,
   type StoredSignal,
@@ -17,9 +18,10 @@ import {
   type TraceQuery,
   type TraceState,
   type TracesRepository,
+  traceState,
 } from '../domain/spans/ports.ts';
 import { spanGroupsOf } from '../domain/spans/span-groups.ts';
-import type { StoredSpan, TraceStatus, TraceSummary } from '../domain/spans/summary.ts';
+import { type StoredSpan, TRACE_QUIET_MS, type TraceStatus, type TraceSummary } from '../domain/spans/summary.ts';
 import { batchGet, batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import { type Db, ifWritten, written } from './client.ts';
 import * as keys from './keys.ts';
@@ -164,10 +166,12 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
     ...summary,
     tenantId,
     revision,
-    ...(basis ? { spanGroups: [...basis.spanGroups], version: randomBytes(12).toString('base64url') } : {}),
+    ...(basis ? { spanGroups: [...basis.spanGroups], version: newVersion() } : {}),
     expiresAt,
   };
 }
+
+const newVersion = () => randomBytes(12).toString('base64url');
 
 /** What a summary item holds besides the summary: its write bookkeeping and the alert marks. */
 const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes'] as const;
@@ -175,9 +179,11 @@ const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'a
 function storedSummary(item: Record<string, unknown>): StoredSummary {
   const summary = stripKeys<Record<string, unknown>>(item);
   for (const name of SUMMARY_BOOKKEEPING) delete summary[name];
+  summary['closedAtMs'] ??= null; // stored before traces were closed
   return {
     summary: summary as unknown as TraceSummary,
     revision: Number(item['revision'] ?? 0),
+    expiresAt: Number(item['expiresAt']),
     ...(Array.isArray(item['spanGroups']) ? { spanGroups: (item['spanGroups'] as unknown[]).map(String) } : {}),
     ...(item['version'] !== undefined ? { version: String(item['version']) } : {}),
   };
@@ -322,6 +328,15 @@ export function tracesRepository(db: Db): TracesRepository {
   const agentPage = (tenantId: string, agentId: string, range: { lower: string; upper: string } | undefined, limit: number, states: readonly TraceState[]) =>
     readPage(db, { sources: traceSources(tenantId, { agentId }, states), ...(range ? { range } : {}), page: { limit, skip: 0 } });
 
+  /** The marker that has the closing job look at a pending trace once it is due; it expires with the trace. */
+  const putCloseMarker = (marker: Omit<CloseMarker, 'expiresAt'>, expiresAt: number) =>
+    doc.send(
+      new PutCommand({
+        TableName,
+        Item: { ...keys.closeDue(marker.tenantId, marker.traceId, marker.dueAtMs), entity: 'traceCloseDue', ...marker, expiresAt },
+      }),
+    );
+
   /** Every span group of a trace: their ids and spans. */
   async function spanGroupsOfTrace(tenantId: string, traceId: string, consistent = true): Promise<{ groupIds: string[]; spans: StoredSpanWrite[] }> {
     const items = await queryAll(db, {
@@ -389,8 +404,45 @@ export function tracesRepository(db: Db): TracesRepository {
       expiresAt: number,
       options: { mustExist?: boolean; basis?: SummaryBasis } = {},
     ): Promise<boolean> {
+      const replaced = options.basis?.replaces;
+      if (traceState(summary) === 'pending' && (!options.basis || !replaced || traceState(replaced.summary) !== 'pending')) {
+        await putCloseMarker({ tenantId, traceId: summary.traceId, dueAtMs: revision + TRACE_QUIET_MS }, expiresAt);
+      }
       const item = summaryItem(tenantId, summary, revision, expiresAt, options.basis);
       return options.basis ? updateIf(db, item, replacing(options.basis.replaces)) : updateUnlessNewer(db, item, options);
+    },
+
+    async closeSummary(tenantId: string, stored: StoredSummary, closedAtMs: number): Promise<StoredSummary | undefined> {
+      const summary = { ...stored.summary, closedAtMs };
+      const version = newVersion();
+      const item = { ...keys.traceSummary(tenantId, summary.traceId), ...traceIndexKeys(tenantId, summary), closedAtMs, version };
+      return (await updateIf(db, item, replacing(stored))) ? { ...stored, summary, version } : undefined;
+    },
+
+    async dueToClose(nowMs: number, limit: number): Promise<CloseMarker[]> {
+      const shards = await Promise.all(
+        Array.from({ length: keys.CLOSE_SHARDS }, (_, shard) =>
+          doc.send(
+            new QueryCommand({
+              TableName,
+              KeyConditionExpression: 'PK = :pk AND SK < :due',
+              ExpressionAttributeValues: { ':pk': keys.closeDuePartition(shard), ':due': keys.closeDueBefore(nowMs + 1) },
+              Limit: limit,
+              ConsistentRead: true,
+            }),
+          ),
+        ),
+      );
+      return shards.flatMap((page) => page.Items ?? []).map((i) => ({ ...stripKeys<CloseMarker>(i), expiresAt: Number(i['expiresAt']) }));
+    },
+
+    async rescheduleClose(marker: CloseMarker, dueAtMs: number): Promise<void> {
+      await putCloseMarker({ ...marker, dueAtMs }, marker.expiresAt);
+      await doc.send(new DeleteCommand({ TableName, Key: keys.closeDue(marker.tenantId, marker.traceId, marker.dueAtMs) }));
+    },
+
+    async forgetClose(marker: CloseMarker): Promise<void> {
+      await doc.send(new DeleteCommand({ TableName, Key: keys.closeDue(marker.tenantId, marker.traceId, marker.dueAtMs) }));
     },
 
     async getSummary(tenantId: string, traceId: string): Promise<StoredTraceSummary | undefined> {

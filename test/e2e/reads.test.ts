@@ -1,4 +1,9 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '#shared/store/client.ts';
+import * as keys from '#shared/store/keys.ts';
+import { tracesRepository } from '#shared/store/traces.ts';
 import { seededRandom } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -105,6 +110,26 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => service?.stop());
 
+/**
+ * What `ms` of quiet does to the pending traces, done to the table: their last span arrived that much
+ * earlier and their close markers are due that much earlier. No request or job can wait an hour.
+ */
+async function ageTraces(ms: number) {
+  const db = createDb(process.env['TABLE_NAME']!, new DynamoDBClient({}));
+  const traces = tracesRepository(db);
+  for (const marker of await traces.dueToClose(Date.now() + ms, 1000)) {
+    await db.doc.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.traceSummary(marker.tenantId, marker.traceId),
+        UpdateExpression: 'SET revision = revision - :ms',
+        ExpressionAttributeValues: { ':ms': ms },
+      }),
+    );
+    await traces.rescheduleClose(marker, marker.dueAtMs - ms);
+  }
+}
+
 const get = async (path: string, credential: { apiKey?: string; token?: string } = { apiKey }) => {
   const res = await service.api('GET', path, credential);
   expect(res.status, `${path}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(200);
@@ -171,28 +196,33 @@ describe('trace lists, walked while new traces arrive', () => {
   });
 });
 
+/** The totals of the trace list, all, by status, agent and start time, against an exact count of what was sent. */
+async function expectExactTotals() {
+  const agents = (await get('/agents?limit=100')).data as Array<{ id: string; name: string }>;
+  const idOf = (name: string) => agents.find((a) => a.name === name)!.id;
+  const cases: Array<[string, (t: Sent) => boolean]> = [
+    ['', () => true],
+    ['status=error', (t) => t.status === 'error'],
+    ['status=ok', (t) => t.status === 'ok'],
+    [`agentId=${idOf('writer')}`, (t) => t.agentName === 'writer'],
+    [`agentId=${idOf('planner')}&status=ok`, (t) => t.agentName === 'planner' && t.status === 'ok'],
+  ];
+  const start = now - 3 * HOUR - 17 * MINUTE - 4321;
+  const end = now - 50 * MINUTE + 1234;
+  for (const [query, match] of [
+    ...cases,
+    ...cases.map(
+      ([q, m]) => [`${q}&startDate=${iso(start)}&endDate=${iso(end)}`, (t: Sent) => m(t) && t.startTimeMs >= start && t.startTimeMs <= end] as const,
+    ),
+  ]) {
+    const { pagination } = await get(`/spans/traces?limit=1&${query}`);
+    expect(pagination, query).toMatchObject({ total: sent.filter(match).length, totalExact: true });
+  }
+}
+
 describe('totals', () => {
   it('agree with an exact count: all, by status, agent and start time (ragged minutes and pending traces included)', async () => {
-    const agents = (await get('/agents?limit=100')).data as Array<{ id: string; name: string }>;
-    const idOf = (name: string) => agents.find((a) => a.name === name)!.id;
-    const cases: Array<[string, (t: Sent) => boolean]> = [
-      ['', () => true],
-      ['status=error', (t) => t.status === 'error'],
-      ['status=ok', (t) => t.status === 'ok'],
-      [`agentId=${idOf('writer')}`, (t) => t.agentName === 'writer'],
-      [`agentId=${idOf('planner')}&status=ok`, (t) => t.agentName === 'planner' && t.status === 'ok'],
-    ];
-    const start = now - 3 * HOUR - 17 * MINUTE - 4321;
-    const end = now - 50 * MINUTE + 1234;
-    for (const [query, match] of [
-      ...cases,
-      ...cases.map(
-        ([q, m]) => [`${q}&startDate=${iso(start)}&endDate=${iso(end)}`, (t: Sent) => m(t) && t.startTimeMs >= start && t.startTimeMs <= end] as const,
-      ),
-    ]) {
-      const { pagination } = await get(`/spans/traces?limit=1&${query}`);
-      expect(pagination, query).toMatchObject({ total: sent.filter(match).length, totalExact: true });
-    }
+    await expectExactTotals();
     expect(sent.some((t) => !t.finished)).toBe(true);
 
     // Late traces, in hours already compacted: counted from those hours' minutes until the compaction runs again.
@@ -203,6 +233,20 @@ describe('totals', () => {
       total: sent.filter((t) => t.startTimeMs >= now - 5 * HOUR && t.startTimeMs <= now - 3 * HOUR).length,
       totalExact: true,
     });
+  }, 120_000);
+
+  it('stay exact once the closing job has closed the traces that went quiet, which are then listed by status', async () => {
+    const unfinished = sent.filter((t) => !t.finished);
+    expect((await get(`/spans/traces/${unfinished[0]!.traceId}`)).data).toMatchObject({ complete: false, closedAt: null });
+    await ageTraces(2 * HOUR);
+    await service.runSchedule('trace-closing');
+    await service.drainQueues(60_000);
+    await expectExactTotals();
+    for (const t of unfinished.slice(0, 3)) {
+      const { data } = await get(`/spans/traces/${t.traceId}`);
+      expect(data).toMatchObject({ complete: false, closedAt: expect.any(String), status: t.status });
+    }
+    expect((await get(`/spans/traces/${sent.find((t) => t.finished)!.traceId}`)).data).toMatchObject({ complete: true, closedAt: null });
   }, 120_000);
 
   it('of free filters: what a bounded count found, exact when it read to the end', async () => {

@@ -188,15 +188,31 @@ describe('stateless stacks', () => {
       }
     });
 
-    it.each(catalog.routes)('let route $id send to exactly the queues it names', (route) => {
-      const fn = functionOf(route.id);
+    /** The function may send to exactly these queues: granted, and given their URLs. */
+    const expectSendsExactly = (fn: ServiceFunction, sendsTo: readonly string[] = []) => {
       const sendStatements = statementsOf(fn).filter((s) => actionsOf(s).includes('sqs:SendMessage'));
-      const sendsTo: readonly string[] = route.sendsTo ?? [];
       for (const queue of catalog.queues) {
         const queueLogicalId = logicalIdOf(stateful.queues.get(queue.id)!);
         expect(sendStatements.some((s) => mentions(s, queueLogicalId))).toBe(sendsTo.includes(queue.id));
         expect(queueUrlEnv(queue.id) in environmentOf(fn)).toBe(sendsTo.includes(queue.id));
       }
+    };
+
+    it.each(catalog.routes)('let route $id send to exactly the queues it names', (route) => expectSendsExactly(functionOf(route.id), route.sendsTo));
+
+    it.each(catalog.schedules)('let the $id job send to exactly the queues it names', (schedule) =>
+      expectSendsExactly(workers.jobFunctions.get(schedule.id)!, schedule.sendsTo),
+    );
+
+    it('run the trace-closing job every five minutes, within them, sending to the ingest queue only', () => {
+      const job = workers.jobFunctions.get('trace-closing')!;
+      templateOf(job).hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(5 minutes)',
+        State: 'ENABLED',
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalIdOf(job), 'Arn'] } })],
+      });
+      expect(functionResourceOf(job).Properties.Timeout).toBe(300);
+      expect(Object.keys(environmentOf(job)).filter((name) => name.startsWith('QUEUE_URL_'))).toEqual([queueUrlEnv('ingest')]);
     });
 
     it('let auth/register send to the notify queue and keys/list to none', () => {

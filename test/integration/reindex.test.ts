@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAST_SEEN_RESOLUTION_MS } from '#shared/domain/agents/ports.ts';
 import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
-import { type StoredSpan, summarizeTrace } from '#shared/domain/spans/summary.ts';
+import { type StoredSpan, summarizeTrace, TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
@@ -152,6 +152,28 @@ describe('re-indexing items written before the bounded-lists layout', () => {
 
     expect(await reindexStep({ store, clock }, 60_000)).toEqual({ rewritten: 0, done: true });
     expect(await store.reindex.progress(LIST_LAYOUT)).toMatchObject({ done: true });
+  });
+
+  it('gives a pending trace stored before traces were closed its close marker, and keeps a closed trace closed', async () => {
+    const t = 'tnt_pending';
+    const withoutRoot = (traceId: string) =>
+      spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' }, T0).filter((s) => s.parentSpanId !== null && s.parentSpanId !== undefined);
+    for (const traceId of ['tr-pending', 'tr-closed']) {
+      await store.traces.putSpans(t, withoutRoot(traceId), EXPIRES, 500);
+      await store.traces.putSummary(t, summarizeTrace(withoutRoot(traceId)), 500, EXPIRES);
+    }
+    const marked = await store.traces.dueToClose(T0 + 365 * 86_400_000, 100);
+    expect(marked.filter((m) => m.tenantId === t).map((m) => m.traceId)).toEqual(expect.arrayContaining(['tr-pending', 'tr-closed']));
+    for (const marker of marked) await store.traces.forgetClose(marker); // as stored before the markers
+    const stored = (await store.traces.summaries(t, ['tr-closed'])).get('tr-closed')!;
+    expect(await store.traces.closeSummary(t, stored, 900)).toBeDefined();
+
+    await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });
+    for (let done = false; !done; ) done = (await reindexStep({ store, clock }, 60_000)).done;
+    const due = await store.traces.dueToClose(T0 + 365 * 86_400_000, 100);
+    expect(due.filter((m) => m.tenantId === t)).toEqual([{ tenantId: t, traceId: 'tr-pending', dueAtMs: 500 + TRACE_QUIET_MS, expiresAt: EXPIRES }]);
+    expect((await store.traces.summaries(t, ['tr-closed'])).get('tr-closed')!.summary).toMatchObject({ closedAtMs: 900, complete: false });
+    expect(await store.traces.count(t, {}, ['pending'])).toEqual({ count: 1, exact: true });
   });
 
   it('never brings back a trace deleted while it walks', async () => {

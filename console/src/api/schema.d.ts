@@ -1146,6 +1146,7 @@ export interface components {
             experimentId: string | null;
             variant: string | null;
             complete: boolean;
+            closedAt: string | null;
         };
         Span: {
             spanId: string;
@@ -1511,6 +1512,7 @@ export interface components {
                 experimentId: string | null;
                 variant: string | null;
                 complete: boolean;
+                closedAt: string | null;
             };
             match: {
                 spanId: string;
@@ -1879,6 +1881,7 @@ export interface components {
                 experimentId: string | null;
                 variant: string | null;
                 complete: boolean;
+                closedAt: string | null;
                 anomalies: {
                     /** @enum {string} */
                     type: "unusual-tool" | "unexpected-error" | "off-hours" | "high-latency" | "high-cost";
@@ -1963,6 +1966,7 @@ export interface components {
                     experimentId: string | null;
                     variant: string | null;
                     complete: boolean;
+                    closedAt: string | null;
                     input: string | null;
                     output: string | null;
                 }[];

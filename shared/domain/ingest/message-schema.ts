@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { type AttributeValue, type CanonicalLog, type CanonicalSignal, type CanonicalSpan, LOG_LEVELS, SPAN_KINDS, SPAN_STATUSES } from '../spans/model.ts';
-import type { IngestMessage } from './messages.ts';
+import { type IngestMessage, MAX_CLOSE_TRACES } from './messages.ts';
 
 /**
  * The ingest queue's messages as the worker parses them. The service writes them itself
@@ -93,6 +93,11 @@ export const ingestMessageSchema = z.discriminatedUnion('kind', [
     tenantId: z.string().check(z.minLength(1)),
     agentId: z.string().check(z.minLength(1)),
     finalSweep: z.optional(z.literal(true)),
+  }),
+  z.object({
+    kind: z.literal('close-traces'),
+    tenantId: z.string().check(z.minLength(1)),
+    traceIds: z.array(z.string().check(z.minLength(1))).check(z.minLength(1), z.maxLength(MAX_CLOSE_TRACES)),
   }),
 ]);
 

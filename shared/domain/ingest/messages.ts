@@ -12,7 +12,14 @@ export type IngestMessage =
       logs: CanonicalLog[];
     }
   /** `finalSweep`: the last pass, queued with a delay once the data is gone, for writes that were in flight. */
-  | { kind: 'purge-agent'; tenantId: string; agentId: string; finalSweep?: true };
+  | { kind: 'purge-agent'; tenantId: string; agentId: string; finalSweep?: true }
+  /** Pending traces of a tenant that the closing job found quiet: closed and finished if they still are (`closeTraces`). */
+  | { kind: 'close-traces'; tenantId: string; traceIds: string[] };
+
+export type CloseTracesMessage = Extract<IngestMessage, { kind: 'close-traces' }>;
+
+/** The trace ids one close message carries at most (a few KB). */
+export const MAX_CLOSE_TRACES = 100;
 
 export interface Telemetry {
   spans: CanonicalSpan[];

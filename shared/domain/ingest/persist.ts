@@ -15,7 +15,7 @@ import type { LakeWriter } from '../lake/ports.ts';
 import { PLANS } from '../plans/plans.ts';
 import type { Clock, Ids, MetricsSink, QueuePort } from '../ports.ts';
 import { estimateCost } from '../pricing/estimate.ts';
-import { checkTracesAgainstProfiles } from '../profiles/ingest.ts';
+import { checkTracesAgainstProfiles, type FinishedTrace } from '../profiles/ingest.ts';
 import { backoff } from '../retry.ts';
 import { recordSessions } from '../sessions/ingest.ts';
 import { effectiveAgentName } from '../spans/model.ts';
@@ -138,7 +138,8 @@ export async function persistTelemetry(messages: readonly TelemetryMessage[], de
   const { tenant, tenantId, expiresAt } = batch;
 
   const traces = await storeSpans(batch, deps);
-  const finished = traces.filter((t) => t.summary.complete && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
+  // A trace closed before its root arrived was finished then (see `closeTraces`).
+  const finished = traces.filter((t) => t.summary.complete && t.summary.closedAtMs === null && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
   let alertsRaised = 0;
   if (traces.length > 0) {
     await recordSessions(tenantId, traces, expiresAt, deps.store);
@@ -148,28 +149,26 @@ export async function persistTelemetry(messages: readonly TelemetryMessage[], de
       deps.store.agents,
     );
     alertsRaised = await checkThresholds(tenantId, traces, deps);
-    await rollUpFinishedTraces(
-      tenantId,
-      finished.map((t) => t.summary),
-      expiresAt,
-      deps.store.rollups,
-    );
-    await checkTracesAgainstProfiles(tenantId, finished, expiresAt, deps);
-    await queueEvaluations(
-      tenant,
-      finished.map((t) => t.summary),
-      deps,
-    );
-    await deps.metricsSink.writeTraces(
-      tenantId,
-      finished.map((t) => t.summary),
-    );
+    await finishTraces(tenant, finished, expiresAt, deps);
   }
   const signals = await storeTimeline(batch, deps);
   await recordExperimentObservations(tenantId, traces, signals, expiresAt, deps.store);
   await writeToLake(tenantId, traces, signals, expiresAt, deps);
   await recordFacets(batch, traces, signals, deps);
   return { spansStored: batch.arrivals.reduce((n, a) => n + a.spans.length, 0), alertsRaised };
+}
+
+/**
+ * Stage: what a trace's end sets off, for the traces that just finished (their root arrived ended, or
+ * the service closed them): counted in the rollups, checked against their agents' profiles, queued
+ * for evaluation, written to the metrics sink. Idempotent like every stage (the rollups count a trace once).
+ */
+export async function finishTraces(tenant: TenantRecord, finished: readonly FinishedTrace[], expiresAt: number, deps: PersistDeps): Promise<void> {
+  const summaries = finished.map((t) => t.summary);
+  await rollUpFinishedTraces(tenant.id, summaries, expiresAt, deps.store.rollups);
+  await checkTracesAgainstProfiles(tenant.id, finished, expiresAt, deps);
+  await queueEvaluations(tenant, summaries, deps);
+  await deps.metricsSink.writeTraces(tenant.id, summaries);
 }
 
 /** The tenant's batch with its agents resolved (created when seen for the first time); undefined when the tenant is gone. */
@@ -295,7 +294,7 @@ async function summarizeTraces(
       const stored = [...latest.values()];
       const spanGroups = distinct([...(earlier.get(traceId)?.groupIds ?? []), ...arrival.groups.keys()]).sort();
       const revision = stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
-      const summary = summarizeTrace(stored);
+      const summary = summarizeTrace(stored, storedSummary?.summary.closedAtMs ?? null);
       const unchanged =
         storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);
       const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat() };

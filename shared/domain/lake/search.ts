@@ -93,6 +93,7 @@ export function hitView(row: LakeRow, spans: readonly LakeRow[]) {
     experimentId: text(row['experiment_id']),
     variant: text(row['variant']),
     complete: true,
+    closedAt: null,
   };
 }
 

@@ -6,10 +6,11 @@ import type { Store } from '../store.ts';
 
 /**
  * The index layout of bounded lists (issue 18): traces listed by state for the tenant and the agent
- * and by user, logs by level, signals by name, alerts by status, sessions, agents' `lastSeenAt`. Items
- * written before it are moved into it once by `reindexStep`.
+ * and by user, logs by level, signals by name, alerts by status, sessions, agents' `lastSeenAt`; since
+ * `-2`, every pending trace with its close marker (`putSummary` writes it). Items written before it
+ * are moved into it once by `reindexStep`.
  */
-export const LIST_LAYOUT = 'bounded-lists-1';
+export const LIST_LAYOUT = 'bounded-lists-2';
 
 /** Items a scan page reads (by default), and how many of them are rewritten at once. */
 const SCAN_PAGE = 200;
@@ -51,7 +52,7 @@ async function rewrite(item: Record<string, unknown>, deps: ReindexDeps): Promis
       const spans = await deps.store.traces.spansOf(tenantId, String(item['traceId']));
       if (spans.length === 0) return;
       const revision = spans.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
-      const summary = summarizeTrace(spans);
+      const summary = summarizeTrace(spans, (item['closedAtMs'] as number | null | undefined) ?? null);
       if (await deps.store.traces.putSummary(tenantId, summary, revision, Number(item['expiresAt']), { mustExist: true })) {
         await recordSessions(tenantId, [{ summary, revision }], Number(item['expiresAt']), deps.store);
         await noteAgentsSeen(tenantId, [summary], deps.store.agents);

@@ -26,8 +26,10 @@ export interface StoredSummary {
   revision: number;
   /** The span groups the summary was computed from. */
   spanGroups?: string[];
-  /** Changes with every write that has a basis (see `putSummary`). */
+  /** Changes with every write that has a basis (see `putSummary`) and when the trace is closed. */
   version?: string;
+  /** When the trace's items expire (epoch seconds). */
+  expiresAt: number;
 }
 
 /** What a summary was computed from, and the stored summary it replaces (undefined: none is stored). */
@@ -36,9 +38,25 @@ export interface SummaryBasis {
   replaces: StoredSummary | undefined;
 }
 
-/** Where a trace summary is listed: complete traces by status, the others (root missing or not ended) apart, as `pending`. */
+/**
+ * Where a trace summary is listed: complete and closed traces by status, the others (root missing or
+ * not ended, and spans still arriving) apart, as `pending`.
+ */
 export const TRACE_STATES = ['ok', 'error', 'pending'] as const;
 export type TraceState = (typeof TRACE_STATES)[number];
+
+/** A summary stored before traces were closed has no `closedAtMs`: it was never closed. */
+export const traceState = (summary: Pick<TraceSummary, 'complete' | 'status'> & { closedAtMs?: number | null }): TraceState =>
+  summary.complete || (summary.closedAtMs ?? null) !== null ? summary.status : 'pending';
+
+/** A pending trace to look at once `dueAtMs` has passed: closed if no span arrived for TRACE_QUIET_MS, else looked at again later. */
+export interface CloseMarker {
+  tenantId: string;
+  traceId: string;
+  dueAtMs: number;
+  /** The trace's expiry when the marker was written (epoch seconds): the marker goes with the trace. */
+  expiresAt: number;
+}
 
 /** The trace filters DynamoDB applies after reading (no index orders traces by them): pages that use them read within a budget. */
 export interface TraceFreeFilters {
@@ -97,6 +115,8 @@ export interface TracesRepository {
    * Writes the summary unless a newer one is there: `revision` is the latest span write it saw,
    * so a worker that read fewer spans cannot overwrite a more complete summary; the alert marks stay.
    * With `mustExist`, only over a stored summary (a rewrite must not bring back a deleted trace).
+   * A summary that becomes pending (written pending over none, or without a basis) gets its close
+   * marker, due TRACE_QUIET_MS after `revision`, written first.
    */
   putSummary(
     tenantId: string,
@@ -126,6 +146,17 @@ export interface TracesRepository {
   /** Up to `limit` of an agent's traces (id, session, start), for purging it page by page. */
   tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId' | 'startTimeMs'>>>;
   deleteTrace(tenantId: string, traceId: string): Promise<void>;
+  /**
+   * Closes a pending trace as `stored` read it: sets `closedAtMs`, lists it by its status and gives it
+   * a new version (a worker that read it pending must read it again). Answers the closed summary, or
+   * undefined when the stored one changed meanwhile (or is gone).
+   */
+  closeSummary(tenantId: string, stored: StoredSummary, closedAtMs: number): Promise<StoredSummary | undefined>;
+  /** Up to `limit` close markers due by `nowMs` from each of the markers' partitions, oldest first in each. */
+  dueToClose(nowMs: number, limit: number): Promise<CloseMarker[]>;
+  /** Moves a marker to a later due time (written before the old one is deleted). */
+  rescheduleClose(marker: CloseMarker, dueAtMs: number): Promise<void>;
+  forgetClose(marker: CloseMarker): Promise<void>;
   addFacets(tenantId: string, facets: Partial<Facets>): Promise<void>;
   facets(tenantId: string): Promise<Facets>;
 }

@@ -43,7 +43,22 @@ export interface TraceSummary {
   variant: string | null;
   /** The root span has arrived and ended. */
   complete: boolean;
+  /**
+   * When the service closed the trace while it was not complete, no span having arrived for
+   * TRACE_QUIET_MS (its root lost or never sent): from then on it is listed, counted and analysed as
+   * finished, with what it had. Null for a trace that finished (or is still open); it stays set when
+   * spans, even the root, arrive after closing.
+   */
+  closedAtMs: number | null;
 }
+
+/**
+ * How long after the last span of an unfinished trace arrived the service closes it. An agent run
+ * exports its spans as they end and its root last (OpenTelemetry), so a run that is still going sends
+ * spans all along; an hour without any is a run whose root was lost (a crashed process, a dropped
+ * export), and longer than an ingestion backlog usually lasts.
+ */
+export const TRACE_QUIET_MS = 60 * 60_000;
 
 /**
  * Spans whose usage is already reported by a descendant. Agent and chain spans often repeat the
@@ -95,9 +110,10 @@ const first = <T>(spans: readonly StoredSpan[], pick: (s: StoredSpan) => T | nul
 
 /**
  * The trace summary, computed from all spans of the trace seen so far. It depends only on the set of
- * spans, never on the order they arrived in, so recomputing after every batch is always correct.
+ * spans (and, once closed, when the trace was closed), never on the order they arrived in, so
+ * recomputing after every batch is always correct.
  */
-export function summarizeTrace(spans: readonly StoredSpan[]): TraceSummary {
+export function summarizeTrace(spans: readonly StoredSpan[], closedAtMs: number | null = null): TraceSummary {
   if (spans.length === 0) throw new Error('a trace summary needs at least one span');
   const ids = new Set(spans.map((s) => s.spanId));
   const ordered = [...spans].sort((a, b) => a.startTimeMs - b.startTimeMs || a.spanId.localeCompare(b.spanId));
@@ -159,5 +175,6 @@ export function summarizeTrace(spans: readonly StoredSpan[]): TraceSummary {
     experimentId: first(ordered, (s) => s.experimentId),
     variant: first(ordered, (s) => s.variant),
     complete: root !== null && root.endTimeMs !== null,
+    closedAtMs,
   };
 }

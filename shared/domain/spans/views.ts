@@ -32,6 +32,7 @@ export function traceView(t: TraceSummary & { alertTypes?: ReadonlySet<string> }
     experimentId: t.experimentId,
     variant: t.variant,
     complete: t.complete,
+    closedAt: iso(t.closedAtMs ?? null),
   };
 }
 

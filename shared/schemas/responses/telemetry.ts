@@ -56,6 +56,11 @@ export const traceSummary = z.strictObject({
   variant: z.string().nullable(),
   /** The root span has arrived and ended. */
   complete: z.boolean(),
+  /**
+   * When the service closed the trace without its root having finished (no span arrived for an hour):
+   * listed and counted by its status from then on. Null for a trace that finished or is still open.
+   */
+  closedAt: isoDateTime.nullable(),
 });
 
 export const span = z.strictObject({

@@ -74,6 +74,7 @@ function traceSummary(random: Random, agent: BenchAgent, startTimeMs: number): T
     experimentId: null,
     variant: null,
     complete: true,
+    closedAtMs: null,
   };
 }
 

@@ -3,7 +3,7 @@ import { BUCKET_MS } from '#shared/domain/analytics/buckets.ts';
 import { estimateCost } from '#shared/domain/pricing/estimate.ts';
 import { sessionFigures } from '#shared/domain/sessions/sessions.ts';
 import type { StoredLog, StoredSignal } from '#shared/domain/spans/ports.ts';
-import type { StoredSpan, TraceSummary } from '#shared/domain/spans/summary.ts';
+import { type StoredSpan, TRACE_QUIET_MS, type TraceSummary } from '#shared/domain/spans/summary.ts';
 import { alertItem } from '#shared/store/alerts.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
@@ -21,7 +21,10 @@ const ERROR_RATE = 0.05;
 const SESSION_TRACES = { min: 1, max: 20 };
 /** Conversations going on at once: a trace continues one of them or starts a new one. */
 const OPEN_SESSIONS = 40;
-/** Traces whose root has not arrived or not ended (listed as pending, not yet in the rollups). */
+/**
+ * Traces whose root has not arrived or not ended: pending (listed apart, not yet in the rollups) for
+ * their last TRACE_QUIET_MS, then closed by the closing job (listed and counted by status).
+ */
 const PENDING_RATE = 0.002;
 const USERS = 5000;
 const TOOLS = [
@@ -118,6 +121,7 @@ function summaryOf(random: Random, session: OpenSession, startTimeMs: number): T
     experimentId: null,
     variant: null,
     complete,
+    closedAtMs: null,
   };
 }
 
@@ -240,7 +244,7 @@ export async function seedTenant(
     }
     const buckets = bucketItems(
       { tenantId, revision: 1, expiresAt },
-      day.filter((t) => t.complete),
+      day.filter((t) => t.complete || t.closedAtMs !== null),
     );
     await write([...items, ...buckets.minute, ...buckets.hour, ...buckets.day]);
     await tracesRepository(db).putSpans(tenantId, spans, expiresAt, 1);
@@ -261,12 +265,13 @@ export async function seedTenant(
       const at = random.below(open.length);
       const session = open[at]!;
       const trace = summaryOf(random, session, minuteStartMs + random.int(0, BUCKET_MS.minute - 1));
+      if (!trace.complete && trace.startTimeMs + TRACE_QUIET_MS < plan.endMs) trace.closedAtMs = trace.startTimeMs + TRACE_QUIET_MS;
       if (--session.left === 0) open.splice(at, 1);
       day.push(trace);
       sessions.set(session.id, [...(sessions.get(session.id) ?? []), trace]);
       facts.traces++;
       if (trace.status === 'error') facts.errors++;
-      if (!trace.complete) facts.pending++;
+      if (!trace.complete && trace.closedAtMs === null) facts.pending++;
       facts.tracesOfAgent.set(trace.agentId!, (facts.tracesOfAgent.get(trace.agentId!) ?? 0) + 1);
       facts.tracesOfUser.set(trace.userId!, (facts.tracesOfUser.get(trace.userId!) ?? 0) + 1);
     }

@@ -36,6 +36,7 @@ const trace = (i: number): TraceSummary => ({
   experimentId: null,
   variant: null,
   complete: true,
+  closedAtMs: null,
 });
 
 describe('Timestream metrics sink (WriteRecords)', () => {

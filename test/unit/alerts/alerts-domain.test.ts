@@ -51,6 +51,7 @@ const trace = (durationMs: number, complete = true): TraceSummary => ({
   experimentId: null,
   variant: null,
   complete,
+  closedAtMs: null,
 });
 const config = DEFAULT_ALERT_CONFIG;
 const types = (found: { type: string }[]) => found.map((d) => d.type);

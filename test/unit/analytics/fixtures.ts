@@ -35,6 +35,7 @@ export function traceSummary(over: Partial<TraceSummary> = {}): TraceSummary {
     experimentId: null,
     variant: null,
     complete: true,
+    closedAtMs: null,
     ...over,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
-import { fitSpan, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '#shared/domain/ingest/messages.ts';
+import { fitSpan, MAX_CLOSE_TRACES, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '#shared/domain/ingest/messages.ts';
 import { parseSignals } from '#shared/domain/ingest/native-signals.ts';
 import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
 import { type CanonicalSpan, isStorableNumber } from '#shared/domain/spans/model.ts';
@@ -134,6 +134,7 @@ describe('the ingest queue message schema', () => {
     for (const message of [
       ...toIngestMessages('tnt', 1, { spans, signals, logs }),
       { kind: 'purge-agent' as const, tenantId: 'tnt', agentId: 'agt', finalSweep: true as const },
+      { kind: 'close-traces' as const, tenantId: 'tnt', traceIds: ['t1', 't2'] },
     ]) {
       expect(ingestMessageSchema.parse(JSON.parse(JSON.stringify(message)))).toEqual(message);
     }
@@ -147,5 +148,8 @@ describe('the ingest queue message schema', () => {
     expect(result.error?.issues[0]?.path).toEqual(['spans', 0, 'kind']);
     expect(ingestMessageSchema.safeParse({ kind: 'nonsense' }).success).toBe(false);
     expect(ingestMessageSchema.safeParse({ kind: 'purge-agent', tenantId: '', agentId: 'a' }).success).toBe(false);
+    expect(ingestMessageSchema.safeParse({ kind: 'close-traces', tenantId: 'tnt', traceIds: [] }).success).toBe(false);
+    const tooMany = Array.from({ length: MAX_CLOSE_TRACES + 1 }, (_, i) => `t${i}`);
+    expect(ingestMessageSchema.safeParse({ kind: 'close-traces', tenantId: 'tnt', traceIds: tooMany }).success).toBe(false);
   });
 });

@@ -29,7 +29,7 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /^traces(|Error|Agent|AgentError|Day|DeepCursor)$/,
-    "the page reads ≤ 3 × limit; the exact total adds the rollup buckets of the range (a day bucket per whole day of the plan's retention, an hour per whole hour of today, the minutes of hours not recomputed yet: it grows with the range's days, not with its traces) and the unfinished traces, counted in their list (exact up to 1,000 of them: a tenant with more unfinished traces, such as roots that never arrived, gets a lower bound)",
+    "the page reads ≤ 3 × limit; the exact total adds the rollup buckets of the range (a day bucket per whole day of the plan's retention, an hour per whole hour of today, the minutes of hours not recomputed yet: it grows with the range's days, not with its traces) and the traces still in flight, counted in their list (a trace no span reached for an hour is closed and counted in the rollups, so that list holds the last hour's unfinished traces, not the history's: 4 items at 1M, where 2,000 stuck ones read 1,000 before closing)",
   ],
   [/^tracesDeepSkip$/, 'skip reads every item it skips (up to 10,000, then 400 to use the cursor): page 10 by skip reads 9 pages first, by design'],
   [

@@ -2,7 +2,23 @@
 // LevelDB work run on another core than the HTTP API, the queue pollers and the handlers. Plain
 // JavaScript, so that it loads in a worker whatever runs the main thread (tsx, vitest).
 import { parentPort, workerData } from 'node:worker_threads';
+import { AbstractIterator, AbstractKeyIterator, AbstractValueIterator } from 'abstract-level';
 import dynalite from 'dynalite';
+
+// dynalite 4 reads a Query's or Scan's items through a stream over a level iterator, and ends it with
+// `iterator.return()` when it has them all or stops early. abstract-level 3's iterators (level 10,
+// which dynalite 4 depends on) have no `return`, only `close`, so dynalite skipped the call and every
+// Query and Scan left its LevelDB iterator open until the store closed. An open LevelDB iterator pins
+// the table files it started on, and the version of the table that names them: compacted files were
+// never deleted, and the process held each iterator's buffers. Measured over 50,000 spans: 666 table
+// files (1.2 GB) where 41 (90 MB) were live, and the service's RSS grew past 3.8 GB. Closing them here
+// is what `return` means for an async iterator: stop and release.
+for (const Iterator of [AbstractIterator, AbstractKeyIterator, AbstractValueIterator]) {
+  Iterator.prototype.return ??= async function () {
+    await this.close();
+    return { done: true, value: undefined };
+  };
+}
 
 const server = dynalite(workerData.options);
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));

@@ -25,6 +25,12 @@ export interface LocalDynamoDb {
 }
 
 const DYNALITE_THREAD = new URL('./dynalite-thread.js', import.meta.url);
+/**
+ * The dynalite thread's V8 old generation, in MB: its live data is the requests in flight (LevelDB
+ * holds the table on disk), about 50 MB of heap while 200,000 spans were ingested; V8's default limit
+ * (about 4 GB on a 24 GB machine) would let garbage pile up to far more before collecting it.
+ */
+const DYNALITE_OLD_GENERATION_MB = 256;
 
 /**
  * dynalite on a loopback ephemeral port, in a worker thread of its own so that its work runs on
@@ -36,7 +42,11 @@ export async function startDynamoDb(dir?: string): Promise<LocalDynamoDb> {
   if (dir) await mkdir(dir, { recursive: true });
   const options = { ...(dir ? { path: dir } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 };
   // None of the main thread's flags (tsx's loader would only slow the thread's start), but a CPU profile covers it too.
-  const thread = new Worker(DYNALITE_THREAD, { workerData: { options }, execArgv: process.execArgv.filter((a) => a.startsWith('--cpu-prof')) });
+  const thread = new Worker(DYNALITE_THREAD, {
+    workerData: { options },
+    execArgv: process.execArgv.filter((a) => a.startsWith('--cpu-prof')),
+    resourceLimits: { maxOldGenerationSizeMb: DYNALITE_OLD_GENERATION_MB },
+  });
   const port = await new Promise<number>((resolve, reject) => {
     const failed = (err: Error) => reject(err);
     const exited = (code: number) => reject(new Error(`dynalite's thread exited (code ${code}) before it listened`));

@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,8 +36,14 @@ export const memoryScenario: Scenario = {
   run: (flags, progress) => runMemory(flags['spans']!, flags['spans-per-request']!, flags['concurrency']!, flags, progress),
 };
 
-function startService(dataDir: string) {
-  const child = fork(SERVICE_PROGRAM, [dataDir], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+/** The Node.js flags `npm start` gives the service (its heap limit), read from package.json's start script. */
+async function startFlags(): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  return manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+async function startService(dataDir: string) {
+  const child = fork(SERVICE_PROGRAM, [dataDir], { execArgv: [...process.execArgv, ...(await startFlags())], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ask = <T extends MemoryMessage['type']>(control: MemoryControl | undefined, type: T) =>
     new Promise<Extract<MemoryMessage, { type: T }>>((resolve, reject) => {
@@ -83,7 +89,7 @@ async function runMemory(
 ): Promise<ScenarioResult> {
   if (spans < spansPerRequest) throw new UsageError(`--spans ${spans} is fewer than --spans-per-request ${spansPerRequest}`);
   const dataDir = await mkdtemp(join(tmpdir(), 'aos-bench-memory-'));
-  const service = startService(dataDir);
+  const service = await startService(dataDir);
   const samples: { spans: number; rssMb: number; rssFileMb: number; heapMb: number; externalMb: number }[] = [];
   try {
     const { baseUrl, apiKey } = await service.ask(undefined, 'ready');

@@ -77,6 +77,8 @@ async function runJob(): Promise<{ looked: number; closing: number; closed: numb
   return { ...run, closed: await deliver() };
 }
 
+const lakeTraces = (tenantId: string) =>
+  lake.query({ sql: 'SELECT trace_id, status, span_count FROM lake_traces WHERE tenant_id = ? ORDER BY trace_id', params: [tenantId] });
 const summaryOf = async (tenantId: string, traceId: string) => (await store.traces.summaries(tenantId, [traceId])).get(traceId)!;
 const stateOf = async (tenantId: string, traceId: string) => traceState((await summaryOf(tenantId, traceId)).summary);
 /** How many traces the rollups count in T0's minute and the one before. */
@@ -107,6 +109,11 @@ describe('closing pending traces that went quiet (dynalite)', () => {
     const lost = await summaryOf(t, 'lost');
     expect(lost.summary).toMatchObject({ complete: false, closedAtMs: now, status: 'error', spanCount: 2 });
     expect(await stateOf(t, 'busy')).toBe('pending');
+    // Search and exports read the lake: the closed trace is there with its spans, the pending one is not yet.
+    expect(await lakeTraces(t)).toEqual([
+      { trace_id: 'done', status: 'ok', span_count: 2 },
+      { trace_id: 'lost', status: 'error', span_count: 2 },
+    ]);
     expect((await allSummaries(db, t)).map((s) => [s.traceId, traceState(s)])).toEqual(
       expect.arrayContaining([
         ['lost', 'error'],

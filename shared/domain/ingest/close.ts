@@ -1,4 +1,5 @@
 import { recordExperimentObservations } from '../experiments/observations.ts';
+import { writeToLake } from '../lake/ingest.ts';
 import { recordSessions } from '../sessions/ingest.ts';
 import { traceState } from '../spans/ports.ts';
 import { TRACE_QUIET_MS } from '../spans/summary.ts';
@@ -9,7 +10,7 @@ import { finishTraces, type PersistDeps } from './persist.ts';
  * The ingest worker's handling of a close message: each trace that is still pending and quiet is
  * closed (`closeSummary`, conditional on the summary the worker read, so a span arriving meanwhile
  * wins and the trace stays open), then set off as if its root had arrived: its session's copy, the
- * finished-trace stages, its experiment observation. A trace closed already (the message delivered
+ * finished-trace stages, its experiment observation, its rows in the lake. A trace closed already (the message delivered
  * again after a failure past the close) goes through them again: they count it once. Answers how
  * many traces it closed.
  */
@@ -39,5 +40,6 @@ export async function closeTraces(message: CloseTracesMessage, deps: PersistDeps
   await recordSessions(tenantId, traces, expiresAt, deps.store);
   await finishTraces(tenant, traces, expiresAt, deps);
   await recordExperimentObservations(tenantId, traces, [], expiresAt, deps.store);
+  await writeToLake(tenantId, traces, [], expiresAt, deps);
   return closedNow;
 }

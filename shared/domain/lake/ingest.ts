@@ -1,4 +1,5 @@
 import type { QueuePort } from '../ports.ts';
+import { traceState } from '../spans/ports.ts';
 import { LAKE_QUEUE, type LakeMessage } from './messages.ts';
 import type { LakeWriter } from './ports.ts';
 import { type LakeSignalInput, type LakeTraceInput, lakeRowsOf } from './records.ts';
@@ -9,10 +10,10 @@ export interface LakeIngestDeps {
 }
 
 /**
- * Writes to the lake every finished trace (its root has arrived and ended) that this message touched,
- * each with all its spans stored so far, and the message's signals. A later span of a finished trace
- * writes the trace again, and a redelivered message writes the same rows again: each key holds the
- * latest row. Unfinished traces wait for their root.
+ * Writes to the lake every finished trace (its root has arrived and ended, or the service closed it
+ * after an hour without spans) that this message touched, each with all its spans stored so far, and
+ * the message's signals. A later span of a finished trace writes the trace again, and a redelivered
+ * message writes the same rows again: each key holds the latest row. Pending traces wait.
  */
 export async function writeToLake(
   tenantId: string,
@@ -21,7 +22,7 @@ export async function writeToLake(
   expiresAtSeconds: number,
   deps: LakeIngestDeps,
 ): Promise<void> {
-  const finished = traces.filter((t) => t.summary.complete).map((t) => ({ summary: t.summary, spans: t.stored, revision: t.revision }));
+  const finished = traces.filter((t) => traceState(t.summary) !== 'pending').map((t) => ({ summary: t.summary, spans: t.stored, revision: t.revision }));
   if (finished.length === 0 && signals.length === 0) return;
   await deps.lake.write(lakeRowsOf(tenantId, finished, signals, expiresAtSeconds * 1000));
 }

@@ -87,16 +87,18 @@ export async function getAgent(tenantId: string, agentId: string, deps: AgentDep
  * from their items: no read per agent.
  */
 export async function listAgents(tenantId: string, page: PageInput, deps: AgentDeps) {
-  const [agents, total, days] = await Promise.all([
+  const [agents, total, days, dirtyHours] = await Promise.all([
     deps.store.agents.page(tenantId, page),
     deps.store.agents.countNames(tenantId),
     retentionDaysOf(deps.store, tenantId),
+    deps.store.rollups.dirtyHours(tenantId),
   ]);
   const rollups = await agentRollups(
     deps,
     tenantId,
     days,
     agents.items.map((a) => a.id),
+    dirtyHours,
   );
   const items = await Promise.all(agents.items.map((a) => view(a, deps, rollups.get(a.id) ?? emptyRollup())));
   return { ...agents, items, total: total.count, totalExact: total.exact };

@@ -90,12 +90,18 @@ const meetsDirtyHour = (window: DayWindow, dirtyHours: readonly number[]) => dir
  * These agents' rollups over the plan's retention (its calendar days, today's included): the whole
  * past days from each agent's settled item (one item per agent, read together), today from the
  * tenant-wide buckets' breakdown (decoding only these agents). While a past hour is not recomputed
- * yet, every day is read from the tenant-wide buckets instead.
+ * yet, every day is read from the tenant-wide buckets instead. `knownDirtyHours` when the caller has read them.
  */
-export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retentionDays: number, agentIds: readonly string[]): Promise<Map<string, Rollup>> {
+export async function agentRollups(
+  deps: AnalyticsDeps,
+  tenantId: string,
+  retentionDays: number,
+  agentIds: readonly string[],
+  knownDirtyHours?: readonly number[],
+): Promise<Map<string, Rollup>> {
   const nowMs = deps.clock.now().getTime();
   const window = settledWindow(nowMs, retentionDays);
-  const dirtyHours = await deps.store.rollups.dirtyHours(tenantId);
+  const dirtyHours = knownDirtyHours ?? (await deps.store.rollups.dirtyHours(tenantId));
   const settled = !meetsDirtyHour(window, dirtyHours);
   const refs = withDirtyHoursAsMinutes(coveringBuckets(settled ? window.toMs : window.fromMs, nowMs), dirtyHours);
   const [found, past] = await Promise.all([

@@ -81,6 +81,11 @@ export const rollup = (tenantId: string, scope: string, granularity: string, sta
   PK: rollupPartition(tenantId, scope),
   SK: rollupSortKey(granularity, startMs),
 });
+/**
+ * A scope's settled days: the sum of its day buckets over a window of whole past days, and how often
+ * those buckets changed (see `RollupsRepository.settled`). Sorts apart from the buckets' `minute#`, `hour#`, `day#`.
+ */
+export const rollupSettled = (tenantId: string, scope: string) => ({ PK: rollupPartition(tenantId, scope), SK: 'SETTLED' });
 /** Hours of a tenant whose minute buckets changed since the hour (and its day) were last recomputed, oldest first. */
 export const rollupDirty = (tenantId: string, hourStartMs: number) => ({
   PK: rollupDirtyPartition(),

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, type Granularity } from '../domain/analytics/buckets.ts';
-import type { BucketRollup, RollupsRepository } from '../domain/analytics/ports.ts';
+import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, type DayWindow, type Granularity } from '../domain/analytics/buckets.ts';
+import type { BucketRollup, RollupsRepository, SettledDays } from '../domain/analytics/ports.ts';
 import {
   ALL_AGENTS,
   decodeRollup,
   decodeRollupCounts,
+  emptyRollup,
   encodeRollup,
   groupBy,
   mergeByAgent,
@@ -17,7 +18,7 @@ import {
 } from '../domain/analytics/rollup.ts';
 import { backoff } from '../domain/retry.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
-import { queryAll } from './batch.ts';
+import { batchGet, queryAll } from './batch.ts';
 import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { NO_AGENT, rollupDirtyBefore, rollupSortKey } from './keys.ts';
@@ -127,7 +128,15 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     only && only.size <= PROJECTED_AGENTS ? [...only].map((agent) => [map, agent]) : [map];
 
   /** The buckets' attributes, each a name or a path into a map (an agent's entry: `['agents', agentId]`). */
-  async function query(tenantId: string, scope: string, g: Granularity, fromMs: number, toMs: number, attributes: ReadonlyArray<string | readonly string[]>) {
+  async function query(
+    tenantId: string,
+    scope: string,
+    g: Granularity,
+    fromMs: number,
+    toMs: number,
+    attributes: ReadonlyArray<string | readonly string[]>,
+    consistent = false,
+  ) {
     const names = new Map<string, string>();
     const placeholder = (name: string) => {
       if (!names.has(name)) names.set(name, `#a${names.size}`);
@@ -143,6 +152,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
         ':lower': rollupSortKey(g, fromMs),
         ':upper': rollupSortKey(g, toMs - 1),
       },
+      ...(consistent ? { ConsistentRead: true } : {}),
     });
   }
 
@@ -318,7 +328,88 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     await put(rollupItems.coarse(tenantId, scope, 'day', dayStartMs, overall, mergeByAgent(hours.map((h) => h.byAgent)), expiresAt));
   }
 
+  /**
+   * Notes that a day bucket of the scope changed: its settled item (the sum of the window's day
+   * buckets) is stale until recomputed with the new count of changes (see `settle`).
+   */
+  const noteDayChanged = (tenantId: string, scope: string, expiresAt: number) =>
+    doc.send(
+      new UpdateCommand({
+        TableName,
+        Key: keys.rollupSettled(tenantId, scope),
+        UpdateExpression: 'ADD changes :one SET entity = :entity, #scope = :scope, expiresAt = :e',
+        ExpressionAttributeNames: { '#scope': 'scope' },
+        ExpressionAttributeValues: { ':one': 1, ':entity': 'rollupSettled', ':scope': scope, ':e': expiresAt },
+      }),
+    );
+
+  /** Whether the stored settled item sums the window's day buckets as they are: same window, no change since it was computed. */
+  const isCurrent = (item: Item | undefined, window: DayWindow): item is Item =>
+    item !== undefined &&
+    item['rollup'] !== undefined &&
+    Number(item['fromMs']) === window.fromMs &&
+    Number(item['toMs']) === window.toMs &&
+    Number(item['computedAt']) === Number(item['changes']);
+
+  /**
+   * Sums the window's day buckets of the scope (a consistent read, after the count of changes was
+   * read) and stores the sum, unless a day bucket changed meanwhile: the compaction counts a change
+   * after it puts a day bucket, so a sum read before that put is stored with a count it no longer
+   * has, or refused by the condition.
+   */
+  async function settle(tenantId: string, scope: string, window: DayWindow, stored: Item | undefined): Promise<SettledDays> {
+    const changes = Number(stored?.['changes'] ?? 0);
+    const days = await query(tenantId, scope, 'day', window.fromMs, window.toMs, ['startMs', 'rollup'], true);
+    const sum = mergeRollups(days.map((d) => decodeRollup(d['rollup'] as Uint8Array)));
+    const firstDayMs = days.length > 0 ? Math.min(...days.map((d) => Number(d['startMs']))) : null;
+    await written(
+      doc.send(
+        new PutCommand({
+          TableName,
+          Item: {
+            ...keys.rollupSettled(tenantId, scope),
+            entity: 'rollupSettled',
+            scope,
+            fromMs: window.fromMs,
+            toMs: window.toMs,
+            rollup: encodeRollup(sum),
+            ...(firstDayMs === null ? {} : { firstDayMs }),
+            changes,
+            computedAt: changes,
+            // Once every day of the window is past any retention it was computed for.
+            expiresAt: Math.floor((2 * window.toMs - window.fromMs + BUCKET_MS.day) / 1000),
+          },
+          ConditionExpression: stored ? 'changes = :changes' : 'attribute_not_exists(PK)',
+          ...(stored ? { ExpressionAttributeValues: { ':changes': changes } } : {}),
+        }),
+      ),
+    );
+    return { rollup: sum, firstDayMs };
+  }
+
+  const storedSettled = (item: Item): SettledDays => ({
+    rollup: decodeRollup(item['rollup'] as Uint8Array),
+    firstDayMs: item['firstDayMs'] === undefined ? null : Number(item['firstDayMs']),
+  });
+
   return {
+    async settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, SettledDays>> {
+      if (window.toMs <= window.fromMs) return new Map(scopes.map((scope) => [scope, { rollup: emptyRollup(), firstDayMs: null }]));
+      const found = await batchGet(
+        db,
+        scopes.map((scope) => keys.rollupSettled(tenantId, scope)),
+        true,
+      );
+      const byScope = new Map(found.map((item) => [String(item['scope']), item]));
+      const sums = await Promise.all(
+        scopes.map(async (scope) => {
+          const stored = byScope.get(scope);
+          return [scope, isCurrent(stored, window) ? storedSettled(stored) : await settle(tenantId, scope, window, stored)] as const;
+        }),
+      );
+      return new Map(sums);
+    },
+
     /**
      * Counts finished traces that started in one minute into the tenant's minute bucket, each trace
      * once. Batches arriving while the bucket is being written are gathered into the next write.
@@ -351,6 +442,8 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
         const expiresAt = await expiresAtOf(tenantId);
         const agents = await recomputeHour(tenantId, hourStartMs, expiresAt);
         await Promise.all([ALL_AGENTS, ...agents].map((scope) => recomputeDay(tenantId, scope, dayStartMs, expiresAt)));
+        // A past day may be in a settled window (today never is); counted before the hour leaves the dirty set, which reads check first.
+        if (dayStartMs < bucketStart(nowMs, 'day')) await Promise.all([ALL_AGENTS, ...agents].map((scope) => noteDayChanged(tenantId, scope, expiresAt)));
         await noteDirtyHour(tenantId, hourStartMs, 'DELETE');
         const cleared = await written(
           doc.send(

@@ -1,8 +1,8 @@
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKET_MS, type BucketRef, bucketRefKey } from '#shared/domain/analytics/buckets.ts';
+import { BUCKET_MS, type BucketRef, bucketRefKey, settledWindow } from '#shared/domain/analytics/buckets.ts';
 import type { BucketRollup } from '#shared/domain/analytics/ports.ts';
-import { finishedTraceCount } from '#shared/domain/analytics/queries.ts';
+import { agentRollups, finishedTraceCount } from '#shared/domain/analytics/queries.ts';
 import { ALL_AGENTS, encodeRollup, groupBy, type Rollup, rollupOf, withoutModels } from '#shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Db } from '#shared/store/client.ts';
@@ -230,5 +230,129 @@ describe('trace counts from the buckets', () => {
     expect(await rollups().counts(t, ALL_AGENTS, refs, new Set(['agt_2']))).toEqual(of((tr) => tr.agentId !== 'agt_2'));
     const read = await rollups().read(t, ALL_AGENTS, refs, { byAgent: true, agents: new Set(['agt_1']) });
     expect(new Set([...read.values()].flatMap((b) => [...b.byAgent.keys()]))).toEqual(new Set(['agt_1']));
+  });
+});
+
+describe('settled days', () => {
+  const DAY = BUCKET_MS.day;
+  const today = Date.UTC(2026, 10, 20);
+  /** Five days of retention: the four whole days before today are settled. */
+  const RETENTION_DAYS = 5;
+  const compactAll = async (atMs: number) => {
+    while ((await compact(atMs)) > 0);
+  };
+  const settledItem = (tenantId: string, scope: string) => stored(keys.rollupSettled(tenantId, scope));
+  const isCurrent = (item: Record<string, unknown> | undefined) => item !== undefined && item['computedAt'] === item['changes'];
+
+  /** Traces over the last seven days (two of them before the settled window) and today, in two agents and none. */
+  async function seeded(t: string) {
+    const random = seededRandom(18);
+    const traces = Array.from({ length: 36 }, (_, i) =>
+      trace(`s${i}`, random.pick(['agt_1', 'agt_2', null]), today - 7 * DAY + random.int(0, 7 * DAY + 2 * HOUR), {
+        status: random.chance(0.2) ? 'error' : 'ok',
+      }),
+    );
+    for (const [minute, group] of groupBy(traces, (tr) => Math.floor(tr.startTimeMs / MINUTE) * MINUTE)) await rollups().countTraces(t, minute, group, EXPIRES);
+    return traces;
+  }
+
+  it('count the whole past days from one item per scope, exact through late data, its compaction, a race with it and a new day', async () => {
+    const t = newTenant();
+    nowMs = today + 3 * HOUR;
+    const traces = await seeded(t);
+    await compactAll(nowMs);
+    const count = (scope: string, from: number, leaveOut: readonly string[] = [], status?: 'ok' | 'error', retentionDays = RETENTION_DAYS) =>
+      finishedTraceCount({ store: { rollups: rollups() } }, t, scope, {
+        startMs: from,
+        endMs: today + 3 * HOUR,
+        leaveOut,
+        ...(status ? { status } : {}),
+        settled: settledWindow(nowMs, retentionDays),
+      });
+    const truth = (from: number, pick: (tr: TraceSummary) => boolean = () => true) =>
+      traces.filter((tr) => tr.startTimeMs >= from && tr.startTimeMs < today + 3 * HOUR && pick(tr)).length;
+
+    // A window longer than the data (its first days hold nothing), then the window's four days, the
+    // range's five (one more to read), its three (one to take off), its four and a ragged start.
+    for (const retentionDays of [10, RETENTION_DAYS])
+      for (const from of [today - 4 * DAY, today - 5 * DAY, today - 3 * DAY, today - 7 * DAY - 90 * MINUTE, today - 4 * DAY - 90 * MINUTE]) {
+        const at = `${retentionDays} days, from ${new Date(from).toISOString()}`;
+        expect(await count(ALL_AGENTS, from, [], undefined, retentionDays), at).toBe(truth(from));
+        expect(await count(ALL_AGENTS, from, ['agt_2'], 'error', retentionDays), at).toBe(truth(from, (tr) => tr.agentId !== 'agt_2' && tr.status === 'error'));
+        expect(await count('agt_1', from, [], undefined, retentionDays), at).toBe(truth(from, (tr) => tr.agentId === 'agt_1'));
+      }
+    const settled = await settledItem(t, ALL_AGENTS);
+    expect(settled?.['fromMs']).toBe(today - 4 * DAY);
+    expect(settled?.['firstDayMs']).toBe(today - 4 * DAY);
+    expect(settled?.['toMs']).toBe(today);
+    expect(isCurrent(settled)).toBe(true);
+    expect(isCurrent(await settledItem(t, 'agt_2'))).toBe(true);
+
+    // A late trace for a settled day: read from its minutes while its hour is dirty, then from the settled item recomputed.
+    const late = trace('late', 'agt_1', today - 2 * DAY + 5 * HOUR, { status: 'error' });
+    traces.push(late);
+    await rollups().countTraces(t, late.startTimeMs, [late], EXPIRES);
+    expect(await count(ALL_AGENTS, today - 4 * DAY)).toBe(truth(today - 4 * DAY));
+    await compactAll(nowMs);
+    expect(isCurrent(await settledItem(t, ALL_AGENTS))).toBe(false);
+    expect(await count(ALL_AGENTS, today - 4 * DAY, [], 'error')).toBe(truth(today - 4 * DAY, (tr) => tr.status === 'error'));
+    expect(await count('agt_1', today - 4 * DAY)).toBe(truth(today - 4 * DAY, (tr) => tr.agentId === 'agt_1'));
+    expect(isCurrent(await settledItem(t, ALL_AGENTS))).toBe(true);
+
+    // A day bucket recomputed while the sum is being read: the sum read before is not stored as current.
+    const later = trace('later', 'agt_2', today - 3 * DAY + 7 * HOUR);
+    traces.push(later);
+    let raced = false;
+    const racing: Db = {
+      tableName: db.tableName,
+      doc: {
+        send: async (command: unknown) => {
+          if (!raced && command instanceof QueryCommand && command.input.ConsistentRead) {
+            raced = true;
+            await rollups().countTraces(t, later.startTimeMs, [later], EXPIRES);
+            await compactAll(nowMs);
+          }
+          return db.doc.send(command as QueryCommand);
+        },
+      } as Db['doc'],
+    };
+    await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: keys.rollupSettled(t, 'agt_2') }));
+    await rollupsRepository(racing, () => nowMs).settled(t, ['agt_2'], settledWindow(nowMs, RETENTION_DAYS));
+    expect(raced).toBe(true);
+    expect(isCurrent(await settledItem(t, 'agt_2'))).toBe(false);
+    expect(await count(ALL_AGENTS, today - 4 * DAY, ['agt_1'])).toBe(truth(today - 4 * DAY, (tr) => tr.agentId !== 'agt_1'));
+    expect(await count('agt_2', today - 4 * DAY)).toBe(truth(today - 4 * DAY, (tr) => tr.agentId === 'agt_2'));
+
+    // A new day moves the window: recomputed once for it.
+    nowMs = today + DAY + HOUR;
+    const shifted = await finishedTraceCount({ store: { rollups: rollups() } }, t, ALL_AGENTS, {
+      startMs: today - 3 * DAY,
+      endMs: today + DAY,
+      leaveOut: [],
+      settled: settledWindow(nowMs, RETENTION_DAYS),
+    });
+    expect(shifted).toBe(traces.filter((tr) => tr.startTimeMs >= today - 3 * DAY).length);
+    expect((await settledItem(t, ALL_AGENTS))?.['fromMs']).toBe(today - 3 * DAY);
+  });
+
+  it('give each agent its rollup over the retention: its settled days and today, as the buckets say', async () => {
+    const t = newTenant();
+    nowMs = today + 3 * HOUR;
+    const traces = await seeded(t);
+    await compactAll(nowMs);
+    const deps = { store: { rollups: rollups(), agents: undefined as never }, clock: { now: () => new Date(nowMs) } };
+    const from = settledWindow(nowMs, RETENTION_DAYS).fromMs;
+    const expected = (agentId: string) => traces.filter((tr) => tr.agentId === agentId && tr.startTimeMs >= from && tr.startTimeMs < nowMs);
+    const found = await agentRollups(deps, t, RETENTION_DAYS, ['agt_1', 'agt_2', 'agt_none']);
+    for (const agentId of ['agt_1', 'agt_2'])
+      expect(bytes(found.get(agentId) && withoutModels(found.get(agentId)!))).toEqual(bytes(withoutModels(rollupOf(expected(agentId)))));
+    expect(found.get('agt_none')?.requestCount ?? 0).toBe(0);
+
+    // While a past hour is dirty, the days come from the buckets: the same answer, the late trace in it.
+    const late = trace('late', 'agt_1', today - DAY + 2 * HOUR);
+    traces.push(late);
+    await rollups().countTraces(t, late.startTimeMs, [late], EXPIRES);
+    const dirty = await agentRollups(deps, t, RETENTION_DAYS, ['agt_1']);
+    expect(bytes(withoutModels(dirty.get('agt_1')!))).toEqual(bytes(withoutModels(rollupOf(expected('agt_1')))));
   });
 });

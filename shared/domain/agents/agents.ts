@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import type { createAgentBody, updateAgentBody } from '../../schemas/routes/agents.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
-import { agentRollup, agentRollups } from '../analytics/queries.ts';
+import { agentRollup, agentRollups, retentionDaysOf } from '../analytics/queries.ts';
 import { emptyRollup, type Rollup } from '../analytics/rollup.ts';
 import { agentMetricsOf } from '../analytics/views.ts';
 import { ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
@@ -19,14 +19,9 @@ export interface AgentDeps {
   ids: Ids;
 }
 
-async function retentionDaysOf(tenantId: string, deps: AgentDeps): Promise<number> {
-  const tenant = await deps.store.tenants.get(tenantId);
-  return PLANS[tenant?.subscription.plan ?? 'trial'].features.retention;
-}
-
 /** The agent with the spec's per-agent metrics, from the same rollups the analytics read. */
 async function view(agent: AgentRecord, deps: AgentDeps, rollup?: Rollup) {
-  const metricsRollup = rollup ?? (await agentRollup(deps, agent.tenantId, agent.id, await retentionDaysOf(agent.tenantId, deps)));
+  const metricsRollup = rollup ?? (await agentRollup(deps, agent.tenantId, agent.id, await retentionDaysOf(deps.store, agent.tenantId)));
   return {
     id: agent.id,
     name: agent.name,
@@ -87,20 +82,23 @@ export async function getAgent(tenantId: string, agentId: string, deps: AgentDep
 }
 
 /**
- * One page of agents in name order, their metrics from the breakdown in the tenant-wide rollups (one
- * read for the page, decoding only the page's agents) and `lastSeenAt` from their items: no read per agent.
+ * One page of agents in name order, their metrics from the rollups (the page's agents' settled items
+ * read together, today from the tenant-wide buckets decoding only the page's agents) and `lastSeenAt`
+ * from their items: no read per agent.
  */
 export async function listAgents(tenantId: string, page: PageInput, deps: AgentDeps) {
-  const [agents, total, days] = await Promise.all([
+  const [agents, total, days, dirtyHours] = await Promise.all([
     deps.store.agents.page(tenantId, page),
     deps.store.agents.countNames(tenantId),
-    retentionDaysOf(tenantId, deps),
+    retentionDaysOf(deps.store, tenantId),
+    deps.store.rollups.dirtyHours(tenantId),
   ]);
   const rollups = await agentRollups(
     deps,
     tenantId,
     days,
     agents.items.map((a) => a.id),
+    dirtyHours,
   );
   const items = await Promise.all(agents.items.map((a) => view(a, deps, rollups.get(a.id) ?? emptyRollup())));
   return { ...agents, items, total: total.count, totalExact: total.exact };

@@ -17,6 +17,21 @@ export interface BucketRef {
   startMs: number;
 }
 
+/** Whole UTC days [fromMs, toMs). */
+export interface DayWindow {
+  fromMs: number;
+  toMs: number;
+}
+
+/**
+ * The whole past days of a plan's retention: the `retentionDays - 1` UTC days before today (with
+ * today, the retention's calendar days). What a scope's settled item sums (see `RollupsRepository.settled`).
+ */
+export function settledWindow(nowMs: number, retentionDays: number): DayWindow {
+  const toMs = bucketStart(nowMs, 'day');
+  return { fromMs: toMs - Math.max(0, retentionDays - 1) * BUCKET_MS.day, toMs };
+}
+
 /** Names a bucket among others, e.g. in the answer of `RollupsRepository.read`. */
 export const bucketRefKey = (r: BucketRef): string => `${r.granularity}#${new Date(r.startMs).toISOString()}`;
 

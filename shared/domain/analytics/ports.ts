@@ -1,5 +1,5 @@
 import type { TraceSummary } from '../spans/summary.ts';
-import type { BucketRef } from './buckets.ts';
+import type { BucketRef, DayWindow } from './buckets.ts';
 import type { Rollup, TraceCounts } from './rollup.ts';
 
 /** What a bucket holds for a query: the rollup of its scope and, for the tenant-wide scope, each agent's (which may leave out the usage by model). */
@@ -7,6 +7,12 @@ export interface BucketRollup {
   overall: Rollup;
   /** Rollups by agent id. */
   byAgent: ReadonlyMap<string, Rollup>;
+}
+
+/** A scope's rollup of the day buckets of a window, and the first of those days that has one (null: none has). */
+export interface SettledDays {
+  rollup: Rollup;
+  firstDayMs: number | null;
 }
 
 /**
@@ -27,6 +33,13 @@ export interface RollupsRepository {
    * `leaveOut` agents.
    */
   counts(tenantId: string, scope: string, refs: readonly BucketRef[], leaveOut?: ReadonlySet<string>): Promise<TraceCounts>;
+  /**
+   * Each scope's rollup of its day buckets in the window, from one item per scope (its settled days):
+   * the stored one while it is current (same window, and no day bucket in it recomputed since),
+   * else recomputed from the day buckets and stored. Exact only while no dirty hour falls in the
+   * window: the caller reads the days' hours and minutes then.
+   */
+  settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, SettledDays>>;
   /**
    * The rollups of the given buckets of a scope by `bucketRefKey` (missing buckets are simply absent:
    * nothing happened then); with `byAgent`, a tenant-wide bucket also answers each agent's rollup

@@ -1,9 +1,11 @@
 import type { AnalyticsQueryInput } from '../../schemas/analytics.ts';
 import { NotFoundError } from '../errors.ts';
+import { PLANS } from '../plans/plans.ts';
 import type { Clock } from '../ports.ts';
 import type { Store } from '../store.ts';
-import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, bucketsBetween, coveringBuckets, seriesPlan } from './buckets.ts';
-import { ALL_AGENTS, emptyRollup, mergeByAgent, mergeRollups, type Rollup } from './rollup.ts';
+import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, bucketsBetween, coveringBuckets, type DayWindow, seriesPlan, settledWindow } from './buckets.ts';
+import type { SettledDays } from './ports.ts';
+import { ALL_AGENTS, emptyRollup, mergeByAgent, mergeRollups, type Rollup, type TraceCounts } from './rollup.ts';
 import type { AgentRollup, AnalyticsInput } from './views.ts';
 import { analyticsWindow } from './window.ts';
 
@@ -29,21 +31,6 @@ export function withFreshMinutes(refs: readonly BucketRef[], nowMs: number): Buc
     const minutes = bucketsBetween(Math.max(ref.startMs, freshFrom), end, 'minute').map((startMs) => ({ granularity: 'minute' as const, startMs }));
     return [...settled, ...minutes];
   });
-}
-
-/**
- * The buckets covering [startMs, endMs), with the hours not recomputed yet (the tenant's dirty hours:
- * from an hour's first minute bucket until its recompute, and again after any later write) as their
- * minutes. Exact, and cheaper than reading the last FRESH_HOURS as minutes too: a settled hour is
- * one bucket, not sixty.
- */
-async function currentBuckets(deps: { store: Pick<Store, 'rollups'> }, tenantId: string, startMs: number, endMs: number): Promise<BucketRef[]> {
-  return withDirtyHoursAsMinutes(coveringBuckets(startMs, endMs), await deps.store.rollups.dirtyHours(tenantId));
-}
-
-async function rollupOver(deps: AnalyticsDeps, tenantId: string, scope: string, startMs: number, endMs: number): Promise<Rollup> {
-  const found = await deps.store.rollups.read(tenantId, scope, await currentBuckets(deps, tenantId, startMs, endMs));
-  return mergeRollups([...found.values()].map((b) => b.overall));
 }
 
 /**
@@ -91,18 +78,42 @@ export async function analyticsInput(
   return { window, overall, buckets, agents };
 }
 
-/** These agents' rollups over the data's whole retention, from the breakdown the tenant-wide buckets hold. */
-export async function agentRollups(deps: AnalyticsDeps, tenantId: string, retentionDays: number, agentIds: readonly string[]): Promise<Map<string, Rollup>> {
-  const nowMs = deps.clock.now().getTime();
-  const refs = await currentBuckets(deps, tenantId, nowMs - retentionDays * BUCKET_MS.day, nowMs);
-  const found = await deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true, agents: new Set(agentIds) });
-  return mergeByAgent([...found.values()].map((b) => b.byAgent));
+/** The tenant's plan's retention in days (a missing tenant's: the trial's). */
+export async function retentionDaysOf(store: Pick<Store, 'tenants'>, tenantId: string): Promise<number> {
+  const tenant = await store.tenants.get(tenantId);
+  return PLANS[tenant?.subscription.plan ?? 'trial'].features.retention;
 }
 
-/** One agent's rollup over its data's whole retention, for the agent's own metrics. */
-export function agentRollup(deps: AnalyticsDeps, tenantId: string, agentId: string, retentionDays: number): Promise<Rollup> {
+const meetsDirtyHour = (window: DayWindow, dirtyHours: readonly number[]) => dirtyHours.some((h) => h >= window.fromMs && h < window.toMs);
+
+/**
+ * These agents' rollups over the plan's retention (its calendar days, today's included): the whole
+ * past days from each agent's settled item (one item per agent, read together), today from the
+ * tenant-wide buckets' breakdown (decoding only these agents). While a past hour is not recomputed
+ * yet, every day is read from the tenant-wide buckets instead. `knownDirtyHours` when the caller has read them.
+ */
+export async function agentRollups(
+  deps: AnalyticsDeps,
+  tenantId: string,
+  retentionDays: number,
+  agentIds: readonly string[],
+  knownDirtyHours?: readonly number[],
+): Promise<Map<string, Rollup>> {
   const nowMs = deps.clock.now().getTime();
-  return rollupOver(deps, tenantId, agentId, nowMs - retentionDays * BUCKET_MS.day, nowMs);
+  const window = settledWindow(nowMs, retentionDays);
+  const dirtyHours = knownDirtyHours ?? (await deps.store.rollups.dirtyHours(tenantId));
+  const settled = !meetsDirtyHour(window, dirtyHours);
+  const refs = withDirtyHoursAsMinutes(coveringBuckets(settled ? window.toMs : window.fromMs, nowMs), dirtyHours);
+  const [found, past] = await Promise.all([
+    deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true, agents: new Set(agentIds) }),
+    settled ? deps.store.rollups.settled(tenantId, agentIds, window) : new Map<string, SettledDays>(),
+  ]);
+  return mergeByAgent([new Map([...past].map(([agentId, days]) => [agentId, days.rollup])), ...[...found.values()].map((b) => b.byAgent)]);
+}
+
+/** One agent's rollup over the plan's retention, for the agent's own metrics (as in the list). */
+export async function agentRollup(deps: AnalyticsDeps, tenantId: string, agentId: string, retentionDays: number): Promise<Rollup> {
+  return (await agentRollups(deps, tenantId, retentionDays, [agentId])).get(agentId) ?? emptyRollup();
 }
 
 /**
@@ -124,18 +135,78 @@ export function withDirtyHoursAsMinutes(refs: readonly BucketRef[], dirtyHours: 
   });
 }
 
+const NO_TRACES: TraceCounts = { requestCount: 0, successCount: 0, errorCount: 0 };
+const plus = (a: TraceCounts, b: TraceCounts, sign: 1 | -1 = 1): TraceCounts => ({
+  requestCount: a.requestCount + sign * b.requestCount,
+  successCount: a.successCount + sign * b.successCount,
+  errorCount: a.errorCount + sign * b.errorCount,
+});
+
+/**
+ * The plan's day buckets in the settled window (`days`) and the rest of the plan, when the window
+ * meets no dirty hour and the plan has at least two days in it (else one item saves nothing).
+ */
+function settledSplit(refs: readonly BucketRef[], window: DayWindow, dirtyHours: readonly number[]) {
+  if (meetsDirtyHour(window, dirtyHours)) return undefined;
+  const inWindow = (ref: BucketRef) => ref.granularity === 'day' && ref.startMs >= window.fromMs && ref.startMs < window.toMs;
+  const days = refs.filter(inWindow);
+  return days.length < 2 ? undefined : { days, rest: refs.filter((ref) => !inWindow(ref)) };
+}
+
+/**
+ * The counts of the plan's days in the window from the settled items: the scope's sum less the
+ * leaveOut agents' and less the window's days the plan lacks (those from the scope's first day with
+ * traces on: before it, the days hold nothing), when those are fewer than the plan's days; else the days' own counts.
+ */
+async function windowDayCounts(
+  rollups: Store['rollups'],
+  tenantId: string,
+  scope: string,
+  window: DayWindow,
+  days: readonly BucketRef[],
+  leaveOut: ReadonlySet<string>,
+): Promise<TraceCounts> {
+  const settled = await rollups.settled(tenantId, [scope, ...(scope === ALL_AGENTS ? leaveOut : [])], window);
+  const own = settled.get(scope);
+  const covered = new Set(days.map((ref) => ref.startMs));
+  const firstDayMs = own?.firstDayMs ?? window.toMs;
+  const lacking = bucketsBetween(Math.max(window.fromMs, firstDayMs), window.toMs, 'day')
+    .filter((startMs) => !covered.has(startMs))
+    .map((startMs) => ({ granularity: 'day' as const, startMs }));
+  if (lacking.length >= days.length) return rollups.counts(tenantId, scope, days, leaveOut);
+  const sum = [...leaveOut].reduce((total, agent) => plus(total, settled.get(agent)?.rollup ?? NO_TRACES, -1), own?.rollup ?? NO_TRACES);
+  return lacking.length === 0 ? sum : plus(sum, await rollups.counts(tenantId, scope, lacking, leaveOut), -1);
+}
+
 /**
  * How many finished traces started in [startMs, endMs) (whole minutes) in a scope, of one status or
  * all, without those of `leaveOut` agents (tenant-wide scope only): the rollups count every finished
  * trace once, so this is exact and reads the range's buckets (their counts only), whatever the traces
- * number; an hour not recomputed yet is read from its minutes (see `currentBuckets`).
+ * number; an hour not recomputed yet (the tenant's dirty hours: from an hour's first minute bucket
+ * until its recompute, and again after any later write) is read from its minutes. Given the
+ * `settled` window (the plan's whole past days), the range's days in it come from the scope's settled
+ * item, one item rather than a bucket per day. `dirtyHours` when the caller has read them already.
  */
 export async function finishedTraceCount(
   deps: { store: Pick<Store, 'rollups'> },
   tenantId: string,
   scope: string,
-  range: { startMs: number; endMs: number; status?: 'ok' | 'error'; leaveOut: readonly string[] },
+  range: { startMs: number; endMs: number; status?: 'ok' | 'error'; leaveOut: readonly string[]; settled?: DayWindow; dirtyHours?: readonly number[] },
 ): Promise<number> {
-  const counts = await deps.store.rollups.counts(tenantId, scope, await currentBuckets(deps, tenantId, range.startMs, range.endMs), new Set(range.leaveOut));
+  const { rollups } = deps.store;
+  const leaveOut = new Set(range.leaveOut);
+  const dirtyHours = range.dirtyHours ?? (await rollups.dirtyHours(tenantId));
+  const plan = coveringBuckets(range.startMs, range.endMs);
+  const split = range.settled && settledSplit(plan, range.settled, dirtyHours);
+  let counts: TraceCounts;
+  if (!split) {
+    counts = await rollups.counts(tenantId, scope, withDirtyHoursAsMinutes(plan, dirtyHours), leaveOut);
+  } else {
+    const [rest, days] = await Promise.all([
+      rollups.counts(tenantId, scope, withDirtyHoursAsMinutes(split.rest, dirtyHours), leaveOut),
+      windowDayCounts(rollups, tenantId, scope, range.settled!, split.days, leaveOut),
+    ]);
+    counts = plus(rest, days);
+  }
   return range.status === 'ok' ? counts.successCount : range.status === 'error' ? counts.errorCount : counts.requestCount;
 }

@@ -2,8 +2,8 @@ import type * as z from 'zod/mini';
 import type { logListQuery } from '../../schemas/routes/logs.ts';
 import type { signalListQuery, signalSummaryQuery } from '../../schemas/routes/signals.ts';
 import type { traceListQuery } from '../../schemas/routes/spans.ts';
-import { BUCKET_MS, bucketStart } from '../analytics/buckets.ts';
-import { finishedTraceCount } from '../analytics/queries.ts';
+import { BUCKET_MS, bucketStart, settledWindow } from '../analytics/buckets.ts';
+import { finishedTraceCount, retentionDaysOf } from '../analytics/queries.ts';
 import { ALL_AGENTS } from '../analytics/rollup.ts';
 import { NotFoundError } from '../errors.ts';
 import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
@@ -27,7 +27,7 @@ export async function assertAgent(store: ReadStore<'agents'>, tenantId: string, 
 const ms = (d: Date | undefined) => d?.getTime();
 
 export async function listTraces(
-  store: ReadStore<'agents' | 'traces' | 'rollups' | 'sessions'>,
+  store: ReadStore<'agents' | 'traces' | 'rollups' | 'sessions' | 'tenants'>,
   clock: Clock,
   tenantId: string,
   q: TraceListQuery,
@@ -85,16 +85,21 @@ const MAX_COUNTED_DAYS = 400;
 
 /**
  * How many traces match. Without free filters or a user: the rollups count the finished traces exactly
- * (whole minutes of the range; its ragged edges and the unfinished traces are counted in their lists,
- * a few items each), so the total is exact. Otherwise a count within COUNT_BUDGET.
+ * (whole minutes of the range, its whole past days of the plan's retention from one settled item;
+ * its ragged edges and the unfinished traces are counted in their lists, a few items each), so the
+ * total is exact. Otherwise a count within COUNT_BUDGET.
  */
-async function traceTotal(deps: { store: ReadStore<'traces' | 'rollups'>; clock: Clock }, tenantId: string, q: TraceQuery): Promise<Total> {
+async function traceTotal(deps: { store: ReadStore<'traces' | 'rollups' | 'tenants'>; clock: Clock }, tenantId: string, q: TraceQuery): Promise<Total> {
   const { traces } = deps.store;
   if (hasFreeFilters(q) || q.userId !== undefined) return traces.count(tenantId, q);
   let from = q.startMs;
   let to = q.endMs;
+  const [bounds, retentionDays, dirtyHours] = await Promise.all([
+    from === undefined || to === undefined ? traces.completeStartBounds(tenantId, q) : undefined,
+    retentionDaysOf(deps.store, tenantId),
+    deps.store.rollups.dirtyHours(tenantId),
+  ]);
   if (from === undefined || to === undefined) {
-    const bounds = await traces.completeStartBounds(tenantId, q);
     if (!bounds) return traces.count(tenantId, q, ['pending']);
     from ??= bucketStart(bounds.oldestMs, 'minute');
     to ??= bucketStart(bounds.newestMs, 'minute') + BUCKET_MS.minute - 1;
@@ -108,8 +113,15 @@ async function traceTotal(deps: { store: ReadStore<'traces' | 'rollups'>; clock:
     parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: to }, complete));
   } else {
     const scope = q.agentId ?? ALL_AGENTS;
-    const range = { startMs: wholeFrom, endMs: wholeTo, ...(q.status ? { status: q.status } : {}), leaveOut: q.excludeAgents ?? [] };
-    parts.push(finishedTraceCount(deps, tenantId, scope, range).then((count) => ({ count, exact: true })));
+    const finished = finishedTraceCount(deps, tenantId, scope, {
+      startMs: wholeFrom,
+      endMs: wholeTo,
+      ...(q.status ? { status: q.status } : {}),
+      leaveOut: q.excludeAgents ?? [],
+      settled: settledWindow(deps.clock.now().getTime(), retentionDays),
+      dirtyHours,
+    });
+    parts.push(finished.then((count) => ({ count, exact: true })));
     if (from < wholeFrom) parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: wholeFrom - 1 }, complete));
     if (wholeTo <= to) parts.push(traces.count(tenantId, { ...q, startMs: wholeTo, endMs: to }, complete));
   }

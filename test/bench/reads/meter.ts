@@ -2,11 +2,11 @@ import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, Scan
 
 /** What one request read of DynamoDB, by purpose. */
 export interface Reads {
-  /** Items the list reads evaluated (Query and Scan `ScannedCount`, BatchGetItem answers): the page. */
+  /** Items the list reads evaluated (Query and Scan `ScannedCount`, BatchGetItem answers but rollups'): the page. */
   page: number;
   /** Items COUNT queries evaluated: totals counted within their budget. */
   counted: number;
-  /** Rollup buckets read (exact totals, agents' metrics). */
+  /** Rollup items read (buckets and settled days: exact totals, agents' metrics). */
   rollups: number;
   /** Single-item reads (the credential, the tenant, the agent filter, a session's figures). */
   gets: number;
@@ -34,7 +34,11 @@ export function meterReads() {
       else if (partition.includes('#ROLLUPV2#')) current.rollups += scanned;
       else current.page += scanned;
     } else if (command instanceof BatchGetCommand) {
-      current.page += Object.values((output['Responses'] ?? {}) as Record<string, unknown[]>).reduce((sum, items) => sum + items.length, 0);
+      for (const items of Object.values((output['Responses'] ?? {}) as Record<string, Array<Record<string, unknown>>>))
+        for (const item of items) {
+          if (String(item['PK']).includes('#ROLLUPV2#')) current.rollups++;
+          else current.page++;
+        }
     } else if (command instanceof GetCommand) {
       current.gets++;
     }

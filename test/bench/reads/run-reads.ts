@@ -29,7 +29,7 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /^traces(|Error|Agent|AgentError|Day|DeepCursor)$/,
-    "the page reads ≤ 3 × limit; the exact total adds the rollup buckets of the range (a day bucket per whole day of the plan's retention, an hour per whole hour of today, the minutes of hours not recomputed yet: it grows with the range's days, not with its traces) and the traces still in flight, counted in their list (a trace no span reached for an hour is closed and counted in the rollups, so that list holds the last hour's unfinished traces, not the history's: 4 items at 1M, where 2,000 stuck ones read 1,000 before closing)",
+    "the page reads ≤ 3 × limit; the exact total adds the rollup items of the range (one settled item for the whole past days of the plan's retention, an hour bucket per whole hour of the range's first day and of today, the minutes of its ragged ends (the current hour's among them) and of hours not recomputed yet: it grows with the range's hours, not with its traces, but the tenant-wide hour buckets hold every busy agent's breakdown, 200 at the large size against a handful at the small one, so they are larger) and the traces still in flight, counted in their list (a trace no span reached for an hour is closed and counted in the rollups, so that list holds the last hour's unfinished traces, not the history's: 4 items at 1M, where 2,000 stuck ones read 1,000 before closing)",
   ],
   [/^tracesDeepSkip$/, 'skip reads every item it skips (up to 10,000, then 400 to use the cursor): page 10 by skip reads 9 pages first, by design'],
   [
@@ -38,7 +38,7 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /^agents$/,
-    "agents' metrics come from the tenant-wide rollup buckets of the plan's retention, which hold the rollup of every agent active in the bucket: 200 agents busy every hour in the large tenant against a handful in the small one, so the buckets read are larger (not more)",
+    "agents' metrics read the page's agents' settled items (their whole past days, one small item each, read together) and today's tenant-wide rollup buckets (its whole hours, the current hour's minutes), which hold the rollup of every agent active in the bucket: 200 agents busy every hour in the large tenant against a handful in the small one, so today's buckets read are larger (not more)",
   ],
 ];
 

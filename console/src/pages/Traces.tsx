@@ -7,6 +7,7 @@ import { CursorPager, pageSize } from '../components/CursorPager';
 import { ChoiceFilter, TextFilter } from '../components/filters';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { TraceState } from '../components/TraceState';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type TraceQuery = NonNullable<paths['/spans/traces']['get']['parameters']['query']>;
@@ -176,6 +177,7 @@ export default function Traces() {
                     <td>{t.agentId ? <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>{t.agentName}</Link> : '—'}</td>
                     <td>
                       <Badge tone={statusTone(t.status)}>{t.status}</Badge>
+                      <TraceState trace={t} />
                       {t.errorTypes.length > 0 ? <div className="muted small">{t.errorTypes.join(', ')}</div> : null}
                       {t.alertTypes.length > 0 ? <div className="small">alert: {t.alertTypes.join(', ')}</div> : null}
                     </td>

@@ -129,6 +129,16 @@ describe('the traces explorer', () => {
     await page.getByText('No trace matches these filters.').waitFor();
   });
 
+  it('asks for the first page once when opened by its URL: the request sent as the page loads is the one the page uses', async () => {
+    const lists: string[] = [];
+    const onRequest = (r: { url(): string }) => new URL(r.url()).pathname === '/api/spans/traces' && lists.push(r.url());
+    page.on('request', onRequest);
+    await page.goto('/traces');
+    await traceRows();
+    page.off('request', onRequest);
+    expect(lists).toEqual([`${h.origin}/api/spans/traces?limit=50`]);
+  });
+
   it('pages by cursor to the second page and back, the page in the URL', async () => {
     await page.goto('/traces?range=24h&limit=10');
     const first = await traceRows();

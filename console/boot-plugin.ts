@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Plugin, Rolldown } from 'vite';
 import { REFRESH_REQUEST } from './src/auth/refresh-request.ts';
 import { BOOT_DATA_ID, type BootData } from './src/boot-data.ts';
-import { type PageEntry, PUBLIC_PAGES, pathPattern, SIGNED_IN_PAGES } from './src/page-table.ts';
+import { API_BASE_URL, type PageEntry, PUBLIC_PAGES, pathPattern, SIGNED_IN_PAGES } from './src/page-table.ts';
 
 const BOOT_MODULE = 'src/boot.ts';
 
@@ -47,10 +47,15 @@ export function bootScript(): Plugin {
           return [...scripts, ...styles];
         };
         const loadedAnyway = new Set(filesOf(entry));
-        const page = ({ path, module }: PageEntry, signedIn: boolean) => {
+        const page = ({ path, module, firstRequest }: PageEntry, signedIn: boolean) => {
           const chunk = byModule.get(resolve(root, 'src/pages', `${module}.tsx`));
           if (!chunk) throw new Error(`page-table.ts names ${module}, which the build has no chunk for`);
-          return { pattern: pathPattern(path), signedIn, files: filesOf(chunk).flatMap((file) => (loadedAnyway.has(file) ? [] : [base + file])) };
+          return {
+            pattern: pathPattern(path),
+            signedIn,
+            files: filesOf(chunk).flatMap((file) => (loadedAnyway.has(file) ? [] : [base + file])),
+            ...(firstRequest ? { firstRequest: API_BASE_URL + firstRequest } : {}),
+          };
         };
         const boot: BootData = {
           pages: [...PUBLIC_PAGES.map((p) => page(p, false)), ...SIGNED_IN_PAGES.map((p) => page(p, true))],

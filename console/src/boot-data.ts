@@ -6,9 +6,10 @@ export const BOOT_DATA_ID = 'aos-boot';
 /** What the boot script (boot.ts) is told by the build. */
 export interface BootData {
   /**
-   * Each page: its path as a regular expression (case aside), whether it needs a sign-in, and the
-   * files it loads besides those index.html loads anyway (its route chunk, their imports, their styles).
+   * Each page: its path as a regular expression (case aside), whether it needs a sign-in, the files it
+   * loads besides those index.html loads anyway (its route chunk, their imports, their styles), and the
+   * URL of the API request it sends first when its own URL has no query (page-table.ts's `firstRequest`).
    */
-  pages: Array<{ pattern: string; signedIn: boolean; files: string[] }>;
+  pages: Array<{ pattern: string; signedIn: boolean; files: string[]; firstRequest?: string }>;
   refresh: typeof REFRESH_REQUEST;
 }

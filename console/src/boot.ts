@@ -8,7 +8,10 @@ import { BOOT_DATA_ID, type BootData } from './boot-data';
  *   links the router's import looks for, so nothing loads twice), and
  * - on a page that needs a sign-in, the refresh of the sign-in, whose answer the console takes
  *   (session.ts) instead of sending its own. A refresh token works once, so if the console has sent
- *   its own already (`aosBootRefresh` is null), this sends none.
+ *   its own already (`aosBootRefresh` is null), this sends none;
+ * - then, on a page that names its first API request and opened without a query, that request, with
+ *   the refresh's access token, whose answer the page takes (api/boot-request.ts) instead of asking
+ *   once its code has run. The token stays in this closure, as the console keeps it in its memory.
  * It imports nothing the console's code imports, so it is a file of its own; what it knows comes from
  * the build in the page's JSON (boot-plugin.ts).
  */
@@ -45,6 +48,15 @@ if (boot.refresh && landing?.signedIn !== false && window.aosBootRefresh === und
   const refresh = sendLocked();
   // The console awaits this and sees a failure; if its code never runs, the failure is not an unhandled rejection.
   refresh.catch(() => {});
+  const firstRequest = landing?.firstRequest;
+  if (firstRequest && window.location.search === '') {
+    // Read from a copy, registered before the console can read the refresh's own body.
+    const answer = refresh
+      .then((res) => (res.ok ? (res.clone().json() as Promise<{ data: { accessToken: string } }>) : undefined))
+      .then((body) => (body ? fetch(firstRequest, { headers: { Authorization: `Bearer ${body.data.accessToken}` } }) : undefined));
+    answer.catch(() => {});
+    window.aosBootRequest = { url: firstRequest, answer };
+  }
   window.aosBootRefresh = refresh;
 } else {
   preloadLanding();

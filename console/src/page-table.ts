@@ -4,9 +4,17 @@
  * whether a page load starts by renewing it (early-sign-in.ts). The build reads them too, to tell
  * index.html's boot script which files a landing page needs (boot-plugin.ts), so this module imports nothing.
  */
+/** Where the API is, on the console's own origin. */
+export const API_BASE_URL = '/api';
+
 export interface PageEntry {
   path: string;
   module: string;
+  /**
+   * The API request (its path under API_BASE_URL) the page sends first when its URL has no query: the boot
+   * script sends it as soon as the sign-in is renewed, and the page takes its answer (api/boot-request.ts).
+   */
+  firstRequest?: string;
 }
 
 /** What a visitor sees signed out. */
@@ -22,7 +30,7 @@ export const PUBLIC_PAGES = [
 /** The pages of a signed-in user; any other path is theirs too (it answers "not found" there). */
 export const SIGNED_IN_PAGES = [
   { path: '/', module: 'Overview' },
-  { path: '/traces', module: 'Traces' },
+  { path: '/traces', module: 'Traces', firstRequest: '/spans/traces?limit=50' },
   { path: '/traces/:traceId', module: 'TraceDetail' },
   { path: '/sessions', module: 'Sessions' },
   { path: '/sessions/:sessionId', module: 'SessionDetail' },
@@ -45,6 +53,13 @@ export function pathPattern(path: string): string {
     .filter(Boolean)
     .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')));
   return `^/${segments.join('/')}/?$`;
+}
+
+/** The URL of the first API request of the page at a URL (`firstRequest`), when that URL has no query. */
+export function firstRequestAt({ pathname, search }: { pathname: string; search: string }): string | undefined {
+  if (search !== '') return undefined;
+  const page: PageEntry | undefined = SIGNED_IN_PAGES.find((p) => new RegExp(pathPattern(p.path), 'i').test(pathname));
+  return page?.firstRequest === undefined ? undefined : API_BASE_URL + page.firstRequest;
 }
 
 /** Whether the page at a URL's path needs a sign-in (every page but the public ones). */

@@ -41,7 +41,11 @@ export async function startBenchService(
   return Object.assign(service, { consumerFailures });
 }
 
+/** Every bench account's password: a bench signs in again by its e-mail (see signUp). */
+export const BENCH_PASSWORD = 'bench-password';
+
 export interface BenchAccount {
+  email: string;
   token: string;
   apiKey: string;
   tenantId: string;
@@ -51,7 +55,7 @@ export interface BenchAccount {
 export async function signUp(service: TestService, plan: PlanKey): Promise<BenchAccount> {
   const email = `bench-${Date.now()}@example.com`;
   const registered = expectStatus(
-    await service.api('POST', '/auth/register', { body: { email, password: 'bench-password', firstName: 'Bench', lastName: 'Mark' } }),
+    await service.api('POST', '/auth/register', { body: { email, password: BENCH_PASSWORD, firstName: 'Bench', lastName: 'Mark' } }),
     201,
     'register',
   );
@@ -59,7 +63,7 @@ export async function signUp(service: TestService, plan: PlanKey): Promise<Bench
   const apiKey = expectStatus(await service.api('POST', '/keys', { token, body: { name: 'bench' } }), 201, 'create an API key').body.data.key as string;
   const tenantId = String(decodeJwt(token)['tid']);
   await setPlan(tenantId, plan);
-  return { token, apiKey, tenantId };
+  return { email, token, apiKey, tenantId };
 }
 
 /** There is no billing endpoint yet, so the plan is changed in the store, as support would. */

@@ -1,5 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDb } from '#shared/store/client.ts';
+import { tracesRepository } from '#shared/store/traces.ts';
 import { type ConsoleHarness, expectAccessible, newEmail, startConsole } from '../support/browser.ts';
 import { consolePages, SESSION_TURNS, SESSION_USER, type SeededTenant, seedTenant, signInContext } from '../support/console-seed.ts';
 
@@ -125,6 +127,16 @@ describe('the traces explorer', () => {
     await expect.poll(async () => (await traceRows()).length).toBe(5);
     await page.goBack();
     await page.getByText('No trace matches these filters.').waitFor();
+  });
+
+  it('asks for the first page once when opened by its URL: the request sent as the page loads is the one the page uses', async () => {
+    const lists: string[] = [];
+    const onRequest = (r: { url(): string }) => new URL(r.url()).pathname === '/api/spans/traces' && lists.push(r.url());
+    page.on('request', onRequest);
+    await page.goto('/traces');
+    await traceRows();
+    page.off('request', onRequest);
+    expect(lists).toEqual([`${h.origin}/api/spans/traces?limit=50`]);
   });
 
   it('pages by cursor to the second page and back, the page in the URL', async () => {
@@ -331,5 +343,48 @@ describe('settings', () => {
     expect(await page.content()).not.toContain(key);
     await page.getByText(/Spans this period: [\d,]+ of 10,000/).waitFor();
     await page.getByText(/\d+ trial days left/).waitFor();
+  });
+});
+
+describe('traces that have not finished', () => {
+  it('are marked in progress with their last activity, or closed without a finished root, in the list and on their page', async () => {
+    // Two runs whose root span never came: one still in flight, one the service has closed.
+    const at = Date.now() - 3 * MINUTE;
+    const lastEnd = new Date(at + MINUTE).toISOString();
+    const spans = ['run-in-flight', 'run-lost'].map((traceId) => ({
+      traceId,
+      spanId: 'fetch',
+      parentSpanId: 'root',
+      name: 'fetch page',
+      kind: 'tool',
+      agentName: 'research-bot',
+      startTime: at,
+      endTime: lastEnd,
+    }));
+    expect((await h.service.api('POST', '/spans', { apiKey: tenant.apiKey, body: { spans } })).status).toBe(202);
+    await h.service.drainQueues();
+    // The closing job closes a trace no span reached for an hour; the store's own close stands in for that hour.
+    const traces = tracesRepository(createDb(process.env['TABLE_NAME']!));
+    const lost = (await traces.summaries(tenant.tenantId, ['run-lost'])).get('run-lost')!;
+    const closedAt = new Date();
+    expect(await traces.closeSummary(tenant.tenantId, lost, closedAt.getTime())).toBeDefined();
+    const clock = (iso: string) => iso.slice(11, 19);
+
+    await page.goto('/traces');
+    await expect.poll(async () => await traceRows()).toEqual(expect.arrayContaining(['run-in-flight', 'run-lost']));
+    const row = (traceId: string) => page.locator('table.traces tbody tr').filter({ hasText: traceId });
+    await row('run-in-flight')
+      .getByText(new RegExp(`^in progress last activity .*${clock(lastEnd)}$`))
+      .waitFor();
+    await row('run-lost')
+      .getByText(new RegExp(`^closed without a finished root span at .*${clock(closedAt.toISOString())}$`))
+      .waitFor();
+    expect(await row('run-lost').getByText('in progress').count()).toBe(0);
+    await expectAccessible(page, 'the traces page with a trace in progress and a closed one');
+
+    await page.goto('/traces/run-in-flight');
+    await page.getByText(new RegExp(`^in progress last activity .*${clock(lastEnd)}$`)).waitFor();
+    await page.goto('/traces/run-lost');
+    await page.getByText(new RegExp(`^closed without a finished root span at .*${clock(closedAt.toISOString())}$`)).waitFor();
   });
 });

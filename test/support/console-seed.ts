@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import type { BrowserContext } from 'playwright-core';
 import type { TestService } from './service.ts';
 
@@ -5,6 +6,7 @@ export const SEED_PASSWORD = 'correct-horse-battery';
 
 export interface SeededTenant {
   email: string;
+  tenantId: string;
   apiKey: string;
   /** The refresh token registration set: a browser context with it is signed in. */
   refreshToken: string;
@@ -224,7 +226,18 @@ export async function seedTenant(service: TestService, email: string, options: {
   const agents = (await ok(service.api('GET', '/agents', { apiKey }), 'GET /agents')).data as Array<{ id: string; name: string }>;
   const agentId = agents.find((a) => a.name === 'support-bot')!.id;
   const alerts = (await ok(service.api('GET', '/spans/alerts', { apiKey }), 'GET /spans/alerts')).data as Array<{ id: string }>;
-  return { email, apiKey, refreshToken, traceId, bigTraceId, sessionId: SESSION_ID, agentId, alertId: alerts[0]!.id, experimentId: experiment.id };
+  return {
+    email,
+    tenantId: String(decodeJwt(token)['tid']),
+    apiKey,
+    refreshToken,
+    traceId,
+    bigTraceId,
+    sessionId: SESSION_ID,
+    agentId,
+    alertId: alerts[0]!.id,
+    experimentId: experiment.id,
+  };
 }
 
 /** Signs a browser context in as the seeded tenant, with the refresh cookie its registration set. */

@@ -1,5 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import { session } from '../auth/session';
+import { API_BASE_URL } from '../page-table';
 import type { components, paths } from './schema';
 
 export type Schemas = components['schemas'];
@@ -45,7 +46,7 @@ const authentication: Middleware = {
 };
 
 /** The API, typed from its OpenAPI document (src/api/schema.d.ts), on the console's own origin. */
-export const api = createClient<paths>({ baseUrl: '/api' });
+export const api = createClient<paths>({ baseUrl: API_BASE_URL });
 api.use(authentication);
 
 type Envelope = { success: true; data: unknown } | { success: false; error: { code: string; message: string } };

@@ -4,6 +4,7 @@ import { type KeyboardEvent, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { Content, type Json, JsonView } from '../components/Content';
+import { TraceState } from '../components/TraceState';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type Span = Schemas['Span'];
@@ -17,6 +18,13 @@ interface Row {
   depth: number;
   hasChildren: boolean;
 }
+
+/** The latest time the trace's spans report: an end, or a start where a span has not ended. */
+const lastActivity = (spans: readonly Span[]): string | null =>
+  spans.reduce<string | null>((latest, s) => {
+    const at = s.endTime ?? s.startTime;
+    return latest === null || Date.parse(at) > Date.parse(latest) ? at : latest;
+  }, null);
 
 /** The spans in tree order (each parent before its children, siblings by start time), folded ones' subtrees left out. */
 function treeRows(spans: Span[], collapsed: Set<string>): Row[] {
@@ -94,7 +102,7 @@ function TraceView({ trace }: { trace: Trace }) {
   return (
     <>
       <PageTitle title={trace.name}>
-        <Badge tone={statusTone(trace.status)}>{trace.status}</Badge>
+        <Badge tone={statusTone(trace.status)}>{trace.status}</Badge> <TraceState trace={trace} lastActivity={lastActivity(trace.spans)} />
       </PageTitle>
       <dl className="facts">
         <Fact label="Trace id" value={<span className="mono">{trace.traceId}</span>} />

@@ -1,15 +1,19 @@
 import { keepPreviousData, type QueryClient, queryOptions, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { traceListQuery } from '#shared/schemas/routes/spans.ts';
+import { takeBootRequest } from '../api/boot-request';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';
 import { ChoiceFilter, TextFilter } from '../components/filters';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { TraceState } from '../components/TraceState';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
+import { API_BASE_URL } from '../page-table';
 
 type TraceQuery = NonNullable<paths['/spans/traces']['get']['parameters']['query']>;
+type TraceList = paths['/spans/traces']['get']['responses'][200]['content']['application/json'];
 type FilterName = Exclude<keyof TraceQuery, 'limit' | 'skip' | 'cursor' | 'startDate' | 'endDate'>;
 
 /** The typed filters of `GET /spans/traces`; `suggest` names the `GET /spans/filters` list offered while typing. */
@@ -39,7 +43,15 @@ const FILTERS: readonly FilterName[] = ['agentId', 'status', 'model', 'hasAlert'
 /** The list a URL asks for: its query, what the API's schema finds wrong with it (then it is not sent), and its request. */
 function traceList(search: URLSearchParams) {
   const query = listQueryFromSearch(search, [...FILTERS, 'cursor'], pageSize(search)) as TraceQuery;
-  const request = queryOptions({ queryKey: ['traces', query], queryFn: async () => unwrap(await api.GET('/spans/traces', { params: { query } })) });
+  const request = queryOptions({
+    queryKey: ['traces', query],
+    queryFn: async () => {
+      // Sent as the page loaded when it opened without a query (page-table.ts's firstRequest); an answer that is not a success is asked for again here.
+      const sent = await takeBootRequest(`${API_BASE_URL}/spans/traces?${new URLSearchParams(query)}`);
+      if (sent?.ok) return (await sent.json()) as TraceList;
+      return unwrap(await api.GET('/spans/traces', { params: { query } }));
+    },
+  });
   return { query, problems: queryProblems(traceListQuery, query), request };
 }
 
@@ -176,6 +188,7 @@ export default function Traces() {
                     <td>{t.agentId ? <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>{t.agentName}</Link> : '—'}</td>
                     <td>
                       <Badge tone={statusTone(t.status)}>{t.status}</Badge>
+                      <TraceState trace={t} />
                       {t.errorTypes.length > 0 ? <div className="muted small">{t.errorTypes.join(', ')}</div> : null}
                       {t.alertTypes.length > 0 ? <div className="small">alert: {t.alertTypes.join(', ')}</div> : null}
                     </td>

@@ -3,8 +3,9 @@ import { totalmem } from 'node:os';
 import { exitWithParent } from '../child.ts';
 import { BenchFailure, type ScenarioResult } from '../scenario.ts';
 
-type Run = (flags: Record<string, number>, progress: (line: string) => void) => Promise<ScenarioResult>;
-type ChildMessage = { progress: string } | { result: ScenarioResult } | { failure: string };
+type Flags = Record<string, number>;
+type Run<Input, Output> = (input: Input, progress: (line: string) => void) => Promise<Output>;
+type ChildMessage<Output> = { progress: string } | { result: Output } | { failure: string };
 
 /** dynalite keeps every item, and a copy per index, in the heap: a million traces need far more than Node's default. */
 const HEAP_MB = Math.floor((totalmem() / 2 ** 20) * 0.75);
@@ -14,12 +15,12 @@ const HEAP_MB = Math.floor((totalmem() / 2 ** 20) * 0.75);
  * handlers keep the endpoints of the first runtime started in a process, so a service started after
  * another scenario's has stopped would send its handlers to a dynalite that is gone.
  */
-export function runIsolated(entry: URL, flags: Record<string, number>, progress: (line: string) => void): Promise<ScenarioResult> {
+export function runIsolated<Input = Flags, Output = ScenarioResult>(entry: URL, input: Input, progress: (line: string) => void): Promise<Output> {
   return new Promise((resolve, reject) => {
     // The parent's execArgv carries tsx's loader, so the child can run TypeScript too.
-    const child = fork(entry, [JSON.stringify(flags)], { execArgv: [...process.execArgv, `--max-old-space-size=${HEAP_MB}`] });
-    let outcome: Exclude<ChildMessage, { progress: string }> | undefined;
-    child.on('message', (message: ChildMessage) => {
+    const child = fork(entry, [JSON.stringify(input)], { execArgv: [...process.execArgv, `--max-old-space-size=${HEAP_MB}`] });
+    let outcome: Exclude<ChildMessage<Output>, { progress: string }> | undefined;
+    child.on('message', (message: ChildMessage<Output>) => {
       if ('progress' in message) progress(message.progress);
       else outcome = message;
     });
@@ -32,12 +33,12 @@ export function runIsolated(entry: URL, flags: Record<string, number>, progress:
   });
 }
 
-/** The child's side: runs the scenario with the parent's flags, sends it the progress and the result, then exits. */
-export function answerParent(run: Run): void {
+/** The child's side: runs the scenario with the parent's flags (or other input), sends it the progress and the result, then exits. */
+export function answerParent<Input = Flags, Output = ScenarioResult>(run: Run<Input, Output>): void {
   exitWithParent();
-  const send = (message: ChildMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
-  const flags = JSON.parse(process.argv[2]!) as Record<string, number>;
-  run(flags, (line) => void send({ progress: line }))
+  const send = (message: ChildMessage<Output>) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
+  const input = JSON.parse(process.argv[2]!) as Input;
+  run(input, (line) => void send({ progress: line }))
     .then(
       (result) => send({ result }),
       (err: unknown) => {

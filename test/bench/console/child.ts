@@ -1,6 +1,6 @@
-// The console scenario's own process (see ../analytics/isolated.ts).
+// The console scenario's timed process (see ../analytics/isolated.ts).
 import '../../support/env.ts';
 import { answerParent } from '../analytics/isolated.ts';
-import { runConsoleBench } from './run-console.ts';
+import { type MeasureRequest, runConsoleBench } from './run-console.ts';
 
-answerParent(runConsoleBench);
+answerParent<MeasureRequest>(runConsoleBench);

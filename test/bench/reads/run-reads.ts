@@ -1,22 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUCKET_MS, bucketStart } from '#shared/domain/analytics/buckets.ts';
-import { PLANS } from '#shared/domain/plans/plans.ts';
-import { epochSeconds } from '#shared/store/client.ts';
-import { seededRandom } from '../../support/random.ts';
-import { createAgents } from '../analytics/seed.ts';
 import type { ScenarioResult } from '../scenario.ts';
-import { type BenchService, serviceDb, signUp, startBenchService } from '../service.ts';
+import { type BenchService, startBenchService } from '../service.ts';
 import { cursorAfter, DEEP_PAGE, endpointsOf, PAGE_LIMIT, timeEndpoints } from './endpoints.ts';
 import { figures, type ReadsRun, readsTable, rowsOf, type SizeRun } from './figures.ts';
 import { meterReads } from './meter.ts';
-import { seedTenant } from './tenant.ts';
+import { seedBenchTenant } from './tenant.ts';
 
 const SEED = 20_260_618;
-const PLAN = 'pro';
 const RATE_LIMITS = { auth: 1000, standard: 1_000_000, ingestion: 1_000_000 };
-export const SEEDED_DAYS = 30;
 
 /**
  * Why a list misses a target, when it does: what it reads grows with something other than the page
@@ -83,23 +76,12 @@ async function seedAndMeasure(
   progress: (line: string) => void,
   take: ReturnType<typeof meterReads>['take'],
 ): Promise<SizeRun> {
-  const { tenantId, apiKey } = await signUp(service, PLAN);
-  const db = serviceDb();
-  const endMs = bucketStart(Date.now(), 'minute');
-  const agents = await createAgents(db, tenantId, p.agents);
-  progress(`seeding ${traces.toLocaleString('en-US')} traces over ${SEEDED_DAYS} days, ${p.agents} agents, ${p.writers} batch writes in flight`);
-  const expiresAt = epochSeconds(new Date()) + PLANS[PLAN].features.retention * (BUCKET_MS.day / 1000);
-  const facts = await seedTenant(
-    db,
-    { tenantId, agents, traces, startMs: endMs - SEEDED_DAYS * BUCKET_MS.day, endMs, writers: p.writers, expiresAt },
-    seededRandom(SEED + traces),
-    progress,
-  );
-  const deepTraces = await cursorAfter(service, apiKey, `/spans/traces?limit=${PAGE_LIMIT}`, DEEP_PAGE - 1);
+  const { account, agents, facts } = await seedBenchTenant(service, { traces, agents: p.agents, writers: p.writers, seed: SEED + traces }, progress);
+  const deepTraces = await cursorAfter(service, account.apiKey, `/spans/traces?limit=${PAGE_LIMIT}`, DEEP_PAGE - 1);
   const taskOf = (agentId: string) => agents.find((a) => a.id === agentId)!.task;
   const endpoints = endpointsOf(facts, taskOf, { deepTraces }, Date.now());
   progress(`timing ${endpoints.length} lists at ${traces.toLocaleString('en-US')} traces: ${p.warmup} warm-up rounds, then ${p.repetitions}`);
-  return { facts, timings: await timeEndpoints(service, apiKey, endpoints, p.warmup, p.repetitions, take) };
+  return { facts, timings: await timeEndpoints(service, account.apiKey, endpoints, p.warmup, p.repetitions, take) };
 }
 
 /** The exact totals must be exact: all traces, the failed ones, the busiest agent's. */

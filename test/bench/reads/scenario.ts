@@ -1,6 +1,6 @@
 import { runIsolated } from '../analytics/isolated.ts';
 import type { Scenario } from '../scenario.ts';
-import { SEEDED_DAYS } from './run-reads.ts';
+import { SEEDED_DAYS } from './tenant.ts';
 
 export const readsScenario: Scenario = {
   name: 'reads',

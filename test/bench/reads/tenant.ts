@@ -1,21 +1,26 @@
 import type { AlertRecord } from '#shared/domain/alerts/ports.ts';
-import { BUCKET_MS } from '#shared/domain/analytics/buckets.ts';
+import { BUCKET_MS, bucketStart } from '#shared/domain/analytics/buckets.ts';
+import { PLANS } from '#shared/domain/plans/plans.ts';
 import { estimateCost } from '#shared/domain/pricing/estimate.ts';
 import { sessionFigures } from '#shared/domain/sessions/sessions.ts';
 import type { StoredLog, StoredSignal } from '#shared/domain/spans/ports.ts';
 import { type StoredSpan, TRACE_QUIET_MS, type TraceSummary } from '#shared/domain/spans/summary.ts';
 import { alertItem } from '#shared/store/alerts.ts';
-import type { Db } from '#shared/store/client.ts';
+import { type Db, epochSeconds } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { sessionIndexItem, sessionItem, sessionTraceItem } from '#shared/store/sessions.ts';
 import { timelineItem } from '#shared/store/timeline.ts';
 import { summaryItem, tracesRepository } from '#shared/store/traces.ts';
-import type { Random } from '../../support/random.ts';
+import { type Random, seededRandom } from '../../support/random.ts';
 import { bucketItems, type Item } from '../analytics/items.ts';
-import { timedWrite } from '../analytics/seed.ts';
+import { createAgents, timedWrite } from '../analytics/seed.ts';
 import type { BenchAgent } from '../analytics/traces.ts';
+import { type BenchAccount, type BenchService, serviceDb, signUp } from '../service.ts';
 import { stopwatch } from '../stats.ts';
 
+/** The plan of a seeded tenant: its retention holds the seeded days. */
+const PLAN = 'pro';
+export const SEEDED_DAYS = 30;
 /** The issue's tenant: 5% of traces in error, sessions of 1–20 traces. */
 const ERROR_RATE = 0.05;
 const SESSION_TRACES = { min: 1, max: 20 };
@@ -187,6 +192,30 @@ function spansOfTrace(t: TraceSummary): StoredSpan[] {
 }
 
 /**
+ * A new account on the pro plan (an API key, a user who can sign in again), its agents, and its
+ * history seeded straight into the running service's table (seedTenant): SEEDED_DAYS days ending now.
+ */
+export async function seedBenchTenant(
+  service: BenchService,
+  plan: { traces: number; agents: number; writers: number; seed: number },
+  progress: (line: string) => void,
+): Promise<{ account: BenchAccount; agents: BenchAgent[]; facts: TenantFacts }> {
+  const account = await signUp(service, PLAN);
+  const db = serviceDb();
+  const endMs = bucketStart(Date.now(), 'minute');
+  const agents = await createAgents(db, account.tenantId, plan.agents);
+  progress(`seeding ${plan.traces.toLocaleString('en-US')} traces over ${SEEDED_DAYS} days, ${plan.agents} agents, ${plan.writers} batch writes in flight`);
+  const expiresAt = epochSeconds(new Date()) + PLANS[PLAN].features.retention * (BUCKET_MS.day / 1000);
+  const facts = await seedTenant(
+    db,
+    { tenantId: account.tenantId, agents, traces: plan.traces, startMs: endMs - SEEDED_DAYS * BUCKET_MS.day, endMs, writers: plan.writers, expiresAt },
+    seededRandom(plan.seed),
+    progress,
+  );
+  return { account, agents, facts };
+}
+
+/**
  * Seeds a tenant straight into the table, one UTC day at a time, with the items the service itself
  * writes (the stores' item builders): the trace summaries (state, agent and user index entries, alert
  * marks on failed ones), every rollup bucket of the finished traces, one log and one signal per ten
@@ -194,7 +223,7 @@ function spansOfTrace(t: TraceSummary): StoredSpan[] {
  * sessions their traces' contributions and spans (what the session reads open). `writers`
  * BatchWriteItem calls in flight.
  */
-export async function seedTenant(
+async function seedTenant(
   db: Db,
   plan: { tenantId: string; agents: readonly BenchAgent[]; traces: number; startMs: number; endMs: number; writers: number; expiresAt: number },
   random: Random,

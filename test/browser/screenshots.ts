@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { chromium } from 'playwright-core';
 import { ensureConsoleBuild } from '../../console/build.ts';
 import { chromiumLaunchOptions } from '../support/chromium.ts';
-import { consolePages, seedTenant, signInContext } from '../support/console-seed.ts';
+import { consolePages, SEED_PASSWORD, seedTenant, signInContext } from '../support/console-seed.ts';
 import { startTestService } from '../support/service.ts';
 import '../support/env.ts';
 
@@ -31,6 +31,20 @@ try {
   await page.goto('/login');
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await page.screenshot({ path: new URL('login.png', OUT).pathname });
+  // The first run: a tenant with no trace yet is shown how to send one.
+  const newcomer = await service.api('POST', '/auth/register', {
+    body: { email: 'grace@example.com', password: SEED_PASSWORD, firstName: 'Grace', lastName: 'Hopper', company: 'Compilers' },
+  });
+  const newcomerRefresh = /aos_refresh=([^;]+)/.exec(newcomer.headers.getSetCookie().join('\n'))?.[1];
+  if (newcomer.status !== 201 || !newcomerRefresh) throw new Error(`register answered ${newcomer.status}`);
+  await signInContext(context, origin, { ...tenant, refreshToken: newcomerRefresh });
+  await page.goto('/');
+  await page.getByRole('heading', { name: 'Send your first trace' }).waitFor();
+  await page.waitForLoadState('networkidle');
+  await page.screenshot({ path: new URL('first-run.png', OUT).pathname });
+  console.log('docs/screenshots/first-run.png');
+
+  await context.clearCookies();
   await signInContext(context, origin, tenant);
   for (const { name, path, heading } of consolePages(tenant)) {
     await page.goto(path);

@@ -27,6 +27,7 @@ export interface FunctionSpec {
   /** A consumer that sends to its own queue (the ingest worker's purge pages) must not be stopped as a loop. */
   readonly feedsItself?: boolean;
   readonly uses?: readonly Capability[];
+  readonly reservedConcurrency?: number;
 }
 
 const JWT_AUDIENCE = 'aos-api';
@@ -72,6 +73,7 @@ export abstract class CodeStack extends Stack {
       timeout: spec.timeout,
       memoryMb: spec.memoryMb,
       ...(spec.feedsItself && { recursiveLoop: RecursiveLoop.ALLOW }),
+      ...(spec.reservedConcurrency !== undefined && { reservedConcurrency: spec.reservedConcurrency }),
       environment: {
         ...this.functionEnvironment,
         ...(spec.signingKey && { SIGNING_SEED_SECRET_ARN: signingSeed.secretArn }),

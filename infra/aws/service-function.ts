@@ -68,6 +68,8 @@ export interface ServiceFunctionProps {
    * @default RecursiveLoop.TERMINATE
    */
   readonly recursiveLoop?: RecursiveLoop;
+  /** At most this many invocations at once; more wait (asynchronous ones are queued and retried by Lambda). */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -101,6 +103,7 @@ export class ServiceFunction extends NodejsFunction {
       timeout: props.timeout,
       memorySize: props.memoryMb ?? DEFAULT_MEMORY_MB,
       recursiveLoop: props.recursiveLoop,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       logGroup,
       role,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },

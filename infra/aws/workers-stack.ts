@@ -48,8 +48,12 @@ export class WorkersStack extends CodeStack {
     for (const schedule of schedules) {
       const fn = this.serviceFunction(`${schedule.id}-job`, {
         module: jobModule(schedule.job),
-        // A run ends before the next one starts (and within Lambda's 15 minutes).
+        // A run is meant to end before the next one starts (and within Lambda's 15 minutes). EventBridge
+        // may deliver a schedule twice and Lambda retries a run that failed or timed out, so one run at
+        // a time is enforced too: two compactions of hours of one day would each write the day bucket
+        // from the hours they read, and the later write could leave out the other's hour.
         timeout: Duration.minutes(Math.min(schedule.everyMinutes, 15)),
+        reservedConcurrency: 1,
         sendsTo: schedule.sendsTo,
         uses: schedule.uses,
       });

@@ -204,6 +204,10 @@ describe('stateless stacks', () => {
       expectSendsExactly(workers.jobFunctions.get(schedule.id)!, schedule.sendsTo),
     );
 
+    it.each(catalog.schedules)('run the $id job one invocation at a time', (schedule) => {
+      expect(functionResourceOf(workers.jobFunctions.get(schedule.id)!).Properties.ReservedConcurrentExecutions).toBe(1);
+    });
+
     it('run the trace-closing job every five minutes, within them, sending to the ingest queue only', () => {
       const job = workers.jobFunctions.get('trace-closing')!;
       templateOf(job).hasResourceProperties('AWS::Events::Rule', {

@@ -156,6 +156,44 @@ describe('closing pending traces that went quiet (dynalite)', () => {
     expect(await counted(t)).toEqual({ requestCount: 1, successCount: 1, errorCount: 0 });
   });
 
+  it('raises a timeout alert once for a trace closed unfinished, not for one closed sooner than the timeout, and checks the spans no agent named', async () => {
+    now = T0;
+    const t = await newTenant();
+    // hung: an agent run whose root never came; its failed tool span, sent first, names no agent, so no alert could be raised for it then.
+    await ingest(t, [span('hung', 'tool', { agentName: null, status: 'error', errorType: 'ToolError' })]);
+    await ingest(t, [span('hung', 'b'), span('quick', 'a')]);
+    const ofType = async (type: string) => (await store.alerts.list(t, {})).filter((a) => a.type === type);
+    expect(await ofType('timeout')).toEqual([]);
+    expect(await ofType('error')).toEqual([]);
+
+    now = T0 + TRACE_QUIET_MS + MINUTE;
+    expect(await runJob()).toMatchObject({ closed: 2 });
+    const [timeout] = await ofType('timeout');
+    expect(timeout).toMatchObject({
+      occurrenceCount: 2,
+      traceIds: expect.arrayContaining(['hung', 'quick']),
+      threshold: 30_000,
+      message: expect.stringContaining('did not finish'),
+    });
+    expect(timeout!.message).toContain('no root span arrived');
+    expect(await ofType('error')).toEqual([expect.objectContaining({ traceIds: ['hung'], occurrenceCount: 1 })]);
+
+    // Delivered again, and the root arriving at last: the same occurrences.
+    await ingest(t, [root('hung', { endTimeMs: T0 + TRACE_QUIET_MS })]);
+    expect(await ofType('timeout')).toEqual([expect.objectContaining({ id: timeout!.id, occurrenceCount: 2 })]);
+    expect(await ofType('error')).toEqual([expect.objectContaining({ occurrenceCount: 1 })]);
+
+    // A timeout of two hours is not reached by a trace closed after one.
+    const patient = await newTenant();
+    now = T0;
+    await ingest(patient, [span('short', 'a')]);
+    const agent = (await store.agents.list(patient)).find((a) => a.name === 'long-runner')!;
+    await store.agents.setAlertConfig(patient, agent.id, { thresholds: { timeout: 2 * 60 * MINUTE } }, new Date(now));
+    now = T0 + TRACE_QUIET_MS + MINUTE;
+    expect(await runJob()).toMatchObject({ closed: 1 });
+    expect((await store.alerts.list(patient, {})).filter((a) => a.type === 'timeout')).toEqual([]);
+  });
+
   it('updates a closed trace with the spans that arrive after, its root too, without making it pending again or counting it twice', async () => {
     now = T0;
     const t = await newTenant();

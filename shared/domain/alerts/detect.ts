@@ -1,4 +1,4 @@
-import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
+import { type StoredSpan, TRACE_QUIET_MS, type TraceSummary } from '../spans/summary.ts';
 import type { AlertConfig, ThresholdAlertType } from './config.ts';
 
 /** One threshold crossing, before it becomes (or adds to) an alert. */
@@ -98,6 +98,7 @@ export function detectInSpan(span: StoredSpan, config: AlertConfig, failurePropa
  * timeout threshold (a trace that ran as long as the timeout has timed out).
  */
 export function detectInTrace(trace: TraceSummary, config: AlertConfig): Detection[] {
+  if (!trace.complete && trace.closedAtMs !== null) return detectUnfinished(trace, trace.closedAtMs, config);
   if (!trace.complete || trace.durationMs === null || trace.endTimeMs === null) return [];
   const base = { traceId: trace.traceId, spanId: null, value: trace.durationMs, occurredAtMs: trace.endTimeMs };
   const { duration, timeout } = config.thresholds;
@@ -113,4 +114,27 @@ export function detectInTrace(trace: TraceSummary, config: AlertConfig): Detecti
     found.push({ ...base, type: 'highDuration', threshold: duration, message: `trace "${trace.name}" took ${trace.durationMs} ms (threshold ${duration} ms)` });
   }
   return found;
+}
+
+/**
+ * A trace the service closed without its root span ending (the agent hung, crashed, or lost its root
+ * span): it stayed unfinished from its start until it was closed, and reached the timeout if that is
+ * longer than the threshold. The same occurrence as a timeout found when the root arrives later.
+ */
+function detectUnfinished(trace: TraceSummary, closedAtMs: number, config: AlertConfig): Detection[] {
+  const { timeout } = config.thresholds;
+  const openMs = Math.max(0, closedAtMs - trace.startTimeMs);
+  if (!config.alertTypes.timeout.enabled || openMs < timeout) return [];
+  const root = trace.rootSpanId === null ? 'no root span arrived' : 'its root span did not end';
+  return [
+    {
+      type: 'timeout',
+      traceId: trace.traceId,
+      spanId: null,
+      value: openMs,
+      threshold: timeout,
+      occurredAtMs: closedAtMs,
+      message: `trace "${trace.name}" did not finish: ${root}, and no span arrived for ${Math.round(TRACE_QUIET_MS / 60_000)} minutes; closed ${openMs} ms after it started, past the ${timeout} ms timeout`,
+    },
+  ];
 }

@@ -4,13 +4,13 @@ import { recordSessions } from '../sessions/ingest.ts';
 import { traceState } from '../spans/ports.ts';
 import { TRACE_QUIET_MS } from '../spans/summary.ts';
 import type { CloseTracesMessage } from './messages.ts';
-import { finishTraces, type PersistDeps } from './persist.ts';
+import { checkThresholds, finishTraces, type PersistDeps } from './persist.ts';
 
 /**
  * The ingest worker's handling of a close message: each trace that is still pending and quiet is
  * closed (`closeSummary`, conditional on the summary the worker read, so a span arriving meanwhile
- * wins and the trace stays open), then set off as if its root had arrived: its session's copy, the
- * finished-trace stages, its experiment observation, its rows in the lake. A trace closed already (the message delivered
+ * wins and the trace stays open), then set off as if its root had arrived: its session's copy, its
+ * threshold alerts (a timeout: it did not finish), the finished-trace stages, its experiment observation, its rows in the lake. A trace closed already (the message delivered
  * again after a failure past the close) goes through them again: they count it once. Answers how
  * many traces it closed.
  */
@@ -38,6 +38,12 @@ export async function closeTraces(message: CloseTracesMessage, deps: PersistDeps
   if (traces.length === 0) return 0;
   const expiresAt = Math.max(...traces.map((t) => t.expiresAt));
   await recordSessions(tenantId, traces, expiresAt, deps.store);
+  await checkThresholds(
+    tenantId,
+    traces.map((t) => ({ ...t, arrived: [] })),
+    deps,
+    { closing: true },
+  );
   await finishTraces(tenant, traces, expiresAt, deps);
   await recordExperimentObservations(tenantId, traces, [], expiresAt, deps.store);
   await writeToLake(tenantId, traces, [], expiresAt, deps);

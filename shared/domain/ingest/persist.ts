@@ -345,9 +345,16 @@ interface StoredTrace {
  * Threshold alerts: per-call checks on the spans that arrived and per-trace checks on finished traces.
  * A child span often names no agent until its trace's root arrives; so when the root arrives, every
  * stored span of the trace is checked (a span checked before counts once: occurrences are idempotent).
- * A failure passed up from a failed descendant is that descendant's occurrence, not another one.
+ * The traces the service is closing (`closing`) are settled too: every stored span is checked, and the
+ * trace itself (it did not finish). A failure passed up from a failed descendant is that descendant's
+ * occurrence, not another one.
  */
-async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: PersistDeps): Promise<number> {
+export async function checkThresholds(
+  tenantId: string,
+  traces: ReadonlyArray<Pick<StoredTrace, 'summary' | 'stored' | 'arrived'>>,
+  deps: PersistDeps,
+  { closing = false } = {},
+): Promise<number> {
   const byAgent = new Map<string, Detection[]>();
   const add = (agentId: string | null, found: Detection[]) => {
     if (agentId && found.length > 0) byAgent.set(agentId, [...(byAgent.get(agentId) ?? []), ...found]);
@@ -360,15 +367,15 @@ async function checkThresholds(tenantId: string, traces: StoredTrace[], deps: Pe
   const configOf = async (id: string | null) => (id ? effectiveAlertConfig((await agentOf(id))?.alertConfig) : undefined);
 
   for (const { summary, stored, arrived } of traces) {
-    const rootArrived = arrived.some((s) => s.spanId === summary.rootSpanId);
+    const settled = closing || arrived.some((s) => s.spanId === summary.rootSpanId);
     const propagated = propagatedFailures(stored);
-    for (const span of rootArrived ? stored : arrived) {
+    for (const span of settled ? stored : arrived) {
       const agentId = span.agentId ?? summary.agentId;
       const config = await configOf(agentId);
       if (config && (span.endTimeMs !== null || span.status === 'error')) add(agentId, detectInSpan(span, config, propagated.has(span.spanId)));
     }
     const traceConfig = await configOf(summary.agentId);
-    if (traceConfig && rootArrived) add(summary.agentId, detectInTrace(summary, traceConfig));
+    if (traceConfig && settled) add(summary.agentId, detectInTrace(summary, traceConfig));
   }
   let raised = 0;
   for (const [agentId, detections] of byAgent) {

@@ -98,6 +98,8 @@ const MAX_DELAY_SECONDS = 900;
 /** LevelDB's block cache and write buffer; the queues hold a few thousand messages at most at a time. */
 const CACHE_BYTES = 2 * 1024 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
+/** LevelDB's least: at most 64 table files open, and so mapped into memory (see dynalite-thread.js), whatever the backlog. */
+const MAX_OPEN_FILES = 74;
 
 const queueKey = (name: string) => `queue:${name}`;
 const messageKey = (queue: string, id: string) => `msg:${queue}:${id}`;
@@ -128,7 +130,7 @@ export class QueueStore {
     let db: Db;
     if (dir) {
       await mkdir(dir, { recursive: true });
-      db = new ClassicLevel<string, string>(dir, { cacheSize: CACHE_BYTES, writeBufferSize: WRITE_BUFFER_BYTES });
+      db = new ClassicLevel<string, string>(dir, { cacheSize: CACHE_BYTES, writeBufferSize: WRITE_BUFFER_BYTES, maxOpenFiles: MAX_OPEN_FILES });
     } else {
       db = new MemoryLevel<string, string>();
     }

@@ -10,9 +10,10 @@ import { checkThresholds, finishTraces, type PersistDeps } from './persist.ts';
  * The ingest worker's handling of a close message: each trace that is still pending and quiet is
  * closed (`closeSummary`, conditional on the summary the worker read, so a span arriving meanwhile
  * wins and the trace stays open), then set off as if its root had arrived: its session's copy, its
- * threshold alerts (a timeout: it did not finish), the finished-trace stages, its experiment observation, its rows in the lake. A trace closed already (the message delivered
- * again after a failure past the close) goes through them again: they count it once. Answers how
- * many traces it closed.
+ * threshold alerts (a timeout: it did not finish), the finished-trace stages, its experiment
+ * observation, its rows in the lake. A trace closed already (the message delivered again after a
+ * failure past the close) goes through them again: they count it once. Answers how many traces it
+ * closed.
  */
 export async function closeTraces(message: CloseTracesMessage, deps: PersistDeps): Promise<number> {
   const { tenantId, traceIds } = message;

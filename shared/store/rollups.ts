@@ -1,16 +1,33 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, type DayWindow, type Granularity } from '../domain/analytics/buckets.ts';
+import {
+  BUCKET_MS,
+  type BucketRef,
+  type BucketSlice,
+  bucketRefKey,
+  bucketStart,
+  bucketsBetween,
+  type CountRef,
+  type DayWindow,
+  type Granularity,
+  isSlice,
+  SLOT_GRANULARITY,
+} from '../domain/analytics/buckets.ts';
 import type { BucketRollup, RollupsRepository, SettledDays } from '../domain/analytics/ports.ts';
 import {
   ALL_AGENTS,
+  addCounts,
+  countsOf,
   decodeRollup,
   decodeRollupCounts,
+  decodeSlotCounts,
   emptyRollup,
   encodeRollup,
+  encodeSlotCounts,
   groupBy,
   mergeByAgent,
   mergeRollups,
+  NO_TRACES,
   type Rollup,
   rollupOf,
   type TraceCounts,
@@ -77,6 +94,24 @@ function runsOf(refs: readonly BucketRef[]): BucketRef[][] {
 }
 const runEnd = (run: readonly BucketRef[]) => run.at(-1)!.startMs + BUCKET_MS[run[0]!.granularity];
 
+/** The counts of each slot (minute of an hour, hour of a day) of the bucket at `startMs`, from the slots' counts by start (a quiet slot has none). */
+export function slotsOf(granularity: 'hour' | 'day', startMs: number, bySlot: ReadonlyMap<number, TraceCounts>): TraceCounts[] {
+  return bucketsBetween(startMs, startMs + BUCKET_MS[granularity], SLOT_GRANULARITY[granularity]).map((slotMs) => bySlot.get(slotMs) ?? NO_TRACES);
+}
+
+/** The counts of the slice's slots, of the slots a bucket stores. */
+function sliceOf(slots: readonly TraceCounts[], slice: BucketSlice): TraceCounts {
+  const slotMs = BUCKET_MS[SLOT_GRANULARITY[slice.granularity]];
+  return slots.slice((slice.fromMs - slice.startMs) / slotMs, (slice.toMs - slice.startMs) / slotMs).reduce((sum, slot) => addCounts(sum, slot), NO_TRACES);
+}
+
+/** The buckets a slice covers (what it is counted from when its bucket has no slot counts). */
+const slotRefs = (slice: BucketSlice): BucketRef[] =>
+  bucketsBetween(slice.fromMs, slice.toMs, SLOT_GRANULARITY[slice.granularity]).map((startMs) => ({
+    granularity: SLOT_GRANULARITY[slice.granularity],
+    startMs,
+  }));
+
 /** The items the repository writes, as it writes them (the analytics bench bulk-writes the same). */
 export const rollupItems = {
   /**
@@ -93,13 +128,27 @@ export const rollupItems = {
     version,
     expiresAt,
   }),
-  /** An hour or day bucket of a scope; the tenant-wide one also holds each agent's rollup without its models (the per-agent breakdown). */
-  coarse: (tenantId: string, scope: string, granularity: 'hour' | 'day', startMs: number, overall: Rollup, byAgent: ByAgent, expiresAt: number): Item => ({
+  /**
+   * An hour or day bucket of a scope: its rollup, the counts of each of its minutes or hours (`slots`:
+   * a part of the bucket is counted from them), and in the tenant-wide one each agent's rollup without
+   * its models (the per-agent breakdown).
+   */
+  coarse: (
+    tenantId: string,
+    scope: string,
+    granularity: 'hour' | 'day',
+    startMs: number,
+    overall: Rollup,
+    slots: readonly TraceCounts[],
+    byAgent: ByAgent,
+    expiresAt: number,
+  ): Item => ({
     ...keys.rollup(tenantId, scope, granularity, startMs),
     entity: 'rollup',
     granularity,
     startMs,
     rollup: encodeRollup(overall),
+    slots: encodeSlotCounts(slots),
     ...(scope === ALL_AGENTS ? { agents: encodeByAgent(new Map([...agentsOnly(byAgent)].map(([agent, r]) => [agent, withoutModels(r)]))) } : {}),
     expiresAt,
   }),
@@ -227,6 +276,37 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     return total;
   }
 
+  /**
+   * The counts of slices of a scope's hour and day buckets from their slot counts, less the leaveOut
+   * agents' (from their own buckets'), all in one read; a slice whose buckets were stored without
+   * slot counts is counted from its minutes or hours instead.
+   */
+  async function sliceCounts(tenantId: string, scope: string, slices: readonly BucketSlice[], leaveOut: ReadonlySet<string>): Promise<TraceCounts> {
+    const scopes = [scope, ...(scope === ALL_AGENTS ? leaveOut : [])];
+    const keyOf = (s: string, slice: BucketSlice) => keys.rollup(tenantId, s, slice.granularity, slice.startMs);
+    const id = (key: Item) => `${String(key['PK'])}|${String(key['SK'])}`;
+    const items = await batchGet(
+      db,
+      slices.flatMap((slice) => scopes.map((s) => keyOf(s, slice))),
+      false,
+      ['slots'],
+    );
+    const found = new Map(items.map((item) => [id(item), item]));
+    let total = NO_TRACES;
+    const unsliced: BucketRef[] = [];
+    for (const slice of slices) {
+      const buckets = scopes.map((s) => found.get(id(keyOf(s, slice))));
+      if (buckets.some((bucket) => bucket !== undefined && bucket['slots'] === undefined)) unsliced.push(...slotRefs(slice));
+      else
+        buckets.forEach((bucket, i) => {
+          if (bucket) total = addCounts(total, sliceOf(decodeSlotCounts(bucket['slots'] as Uint8Array), slice), i === 0 ? 1 : -1);
+        });
+    }
+    if (unsliced.length === 0) return total;
+    const runs = await Promise.all(runsOf(unsliced).map((run) => runCounts(tenantId, scope, run, leaveOut)));
+    return runs.reduce((sum, c) => addCounts(sum, c), total);
+  }
+
   /** Adds the hour to (or takes it from) the tenant's set of hours whose hour and day buckets are stale. */
   const noteDirtyHour = (tenantId: string, hourStartMs: number, change: 'ADD' | 'DELETE') =>
     doc.send(
@@ -313,19 +393,45 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
 
   /** Recomputes a tenant's hour (tenant-wide and per agent) from its minutes; answers the agents it saw. */
   async function recomputeHour(tenantId: string, hourStartMs: number, expiresAt: number): Promise<string[]> {
-    const parts = mergeByAgent((await minutes(tenantId, hourStartMs, hourStartMs + BUCKET_MS.hour)).values());
+    const byMinute = await minutes(tenantId, hourStartMs, hourStartMs + BUCKET_MS.hour);
+    const parts = mergeByAgent(byMinute.values());
     const agents = agentsOnly(parts);
+    /** The hour's minutes' counts of a scope, as `count` finds them in each minute's rollups by agent. */
+    const slots = (count: (minute: ByAgent) => TraceCounts | undefined) => {
+      const bySlot = new Map<number, TraceCounts>();
+      for (const [minuteMs, minute] of byMinute) {
+        const counted = count(minute);
+        if (counted) bySlot.set(minuteMs, counted);
+      }
+      return slotsOf('hour', hourStartMs, bySlot);
+    };
+    const all = slots((minute) => [...minute.values()].reduce<TraceCounts>((sum, r) => addCounts(sum, r), NO_TRACES));
     await Promise.all([
-      put(rollupItems.coarse(tenantId, ALL_AGENTS, 'hour', hourStartMs, mergeRollups([...parts.values()]), agents, expiresAt)),
-      ...[...agents].map(([agentId, rollup]) => put(rollupItems.coarse(tenantId, agentId, 'hour', hourStartMs, rollup, new Map(), expiresAt))),
+      put(rollupItems.coarse(tenantId, ALL_AGENTS, 'hour', hourStartMs, mergeRollups([...parts.values()]), all, agents, expiresAt)),
+      ...[...agents].map(([agentId, rollup]) =>
+        put(
+          rollupItems.coarse(
+            tenantId,
+            agentId,
+            'hour',
+            hourStartMs,
+            rollup,
+            slots((minute) => minute.get(agentId)),
+            new Map(),
+            expiresAt,
+          ),
+        ),
+      ),
     ]);
     return [...agents.keys()];
   }
 
   async function recomputeDay(tenantId: string, scope: string, dayStartMs: number, expiresAt: number): Promise<void> {
-    const hours = [...(await coarse(tenantId, scope, 'hour', dayStartMs, dayStartMs + BUCKET_MS.day, scope === ALL_AGENTS)).values()];
+    const byHour = await coarse(tenantId, scope, 'hour', dayStartMs, dayStartMs + BUCKET_MS.day, scope === ALL_AGENTS);
+    const hours = [...byHour.values()];
     const overall = mergeRollups(hours.map((h) => h.overall));
-    await put(rollupItems.coarse(tenantId, scope, 'day', dayStartMs, overall, mergeByAgent(hours.map((h) => h.byAgent)), expiresAt));
+    const slots = slotsOf('day', dayStartMs, new Map([...byHour].map(([hourMs, h]) => [hourMs, countsOf(h.overall)])));
+    await put(rollupItems.coarse(tenantId, scope, 'day', dayStartMs, overall, slots, mergeByAgent(hours.map((h) => h.byAgent)), expiresAt));
   }
 
   /**
@@ -343,10 +449,14 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
       }),
     );
 
-  /** Whether the stored settled item sums the window's day buckets as they are: same window, no change since it was computed. */
+  /**
+   * Whether the stored settled item sums the window's day buckets as they are: same window, no change
+   * since it was computed (and it has the days' counts: one stored before them is recomputed once).
+   */
   const isCurrent = (item: Item | undefined, window: DayWindow): item is Item =>
     item !== undefined &&
     item['rollup'] !== undefined &&
+    item['dayCounts'] !== undefined &&
     Number(item['fromMs']) === window.fromMs &&
     Number(item['toMs']) === window.toMs &&
     Number(item['computedAt']) === Number(item['changes']);
@@ -359,9 +469,14 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
    */
   async function settle(tenantId: string, scope: string, window: DayWindow, stored: Item | undefined): Promise<SettledDays> {
     const changes = Number(stored?.['changes'] ?? 0);
-    const days = await query(tenantId, scope, 'day', window.fromMs, window.toMs, ['startMs', 'rollup'], true);
-    const sum = mergeRollups(days.map((d) => decodeRollup(d['rollup'] as Uint8Array)));
-    const firstDayMs = days.length > 0 ? Math.min(...days.map((d) => Number(d['startMs']))) : null;
+    const days = new Map(
+      (await query(tenantId, scope, 'day', window.fromMs, window.toMs, ['startMs', 'rollup'], true)).map((d) => [
+        Number(d['startMs']),
+        decodeRollup(d['rollup'] as Uint8Array),
+      ]),
+    );
+    const sum = mergeRollups([...days.values()]);
+    const dayCounts = bucketsBetween(window.fromMs, window.toMs, 'day').map((dayMs) => (days.has(dayMs) ? countsOf(days.get(dayMs)!) : NO_TRACES));
     await written(
       doc.send(
         new PutCommand({
@@ -373,7 +488,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
             fromMs: window.fromMs,
             toMs: window.toMs,
             rollup: encodeRollup(sum),
-            ...(firstDayMs === null ? {} : { firstDayMs }),
+            dayCounts: encodeSlotCounts(dayCounts),
             changes,
             computedAt: changes,
             // Once every day of the window is past any retention it was computed for.
@@ -384,17 +499,17 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
         }),
       ),
     );
-    return { rollup: sum, firstDayMs };
+    return { rollup: sum, dayCounts };
   }
 
   const storedSettled = (item: Item): SettledDays => ({
     rollup: decodeRollup(item['rollup'] as Uint8Array),
-    firstDayMs: item['firstDayMs'] === undefined ? null : Number(item['firstDayMs']),
+    dayCounts: decodeSlotCounts(item['dayCounts'] as Uint8Array),
   });
 
   return {
     async settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, SettledDays>> {
-      if (window.toMs <= window.fromMs) return new Map(scopes.map((scope) => [scope, { rollup: emptyRollup(), firstDayMs: null }]));
+      if (window.toMs <= window.fromMs) return new Map(scopes.map((scope) => [scope, { rollup: emptyRollup(), dayCounts: [] }]));
       const found = await batchGet(
         db,
         scopes.map((scope) => keys.rollupSettled(tenantId, scope)),
@@ -470,20 +585,13 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
      * How many traces the given buckets of a scope count (ok, in error, all), without those of the
      * `leaveOut` agents: only the counts are decoded, not the sketches.
      */
-    async counts(tenantId: string, scope: string, refs: readonly BucketRef[], leaveOut: ReadonlySet<string> = new Set()): Promise<TraceCounts> {
-      const runs = await Promise.all(runsOf(refs).map((run) => runCounts(tenantId, scope, run, leaveOut)));
-      return runs.reduce(
-        (sum, c) => ({
-          requestCount: sum.requestCount + c.requestCount,
-          successCount: sum.successCount + c.successCount,
-          errorCount: sum.errorCount + c.errorCount,
-        }),
-        {
-          requestCount: 0,
-          successCount: 0,
-          errorCount: 0,
-        },
-      );
+    async counts(tenantId: string, scope: string, refs: readonly CountRef[], leaveOut: ReadonlySet<string> = new Set()): Promise<TraceCounts> {
+      const slices = refs.filter(isSlice);
+      const [sliced, ...runs] = await Promise.all([
+        slices.length > 0 ? sliceCounts(tenantId, scope, slices, leaveOut) : NO_TRACES,
+        ...runsOf(refs.filter((ref) => !isSlice(ref))).map((run) => runCounts(tenantId, scope, run, leaveOut)),
+      ]);
+      return runs.reduce((sum, c) => addCounts(sum, c), sliced);
     },
 
     /**

@@ -92,23 +92,22 @@ const MAX_COUNTED_DAYS = 400;
 async function traceTotal(deps: { store: ReadStore<'traces' | 'rollups' | 'tenants'>; clock: Clock }, tenantId: string, q: TraceQuery): Promise<Total> {
   const { traces } = deps.store;
   if (hasFreeFilters(q) || q.userId !== undefined) return traces.count(tenantId, q);
-  let from = q.startMs;
-  let to = q.endMs;
-  const [bounds, retentionDays, dirtyHours] = await Promise.all([
-    from === undefined || to === undefined ? traces.completeStartBounds(tenantId, q) : undefined,
+  // Everything that does not depend on another read, at once: the ends of the range a date filter leaves open, the unfinished traces.
+  const [oldest, newest, retentionDays, dirtyHours, pending] = await Promise.all([
+    q.startMs === undefined ? traces.completeStart(tenantId, q, 'oldest') : q.startMs,
+    q.endMs === undefined ? traces.completeStart(tenantId, q, 'newest') : q.endMs,
     retentionDaysOf(deps.store, tenantId),
     deps.store.rollups.dirtyHours(tenantId),
+    traces.count(tenantId, q, ['pending']),
   ]);
-  if (from === undefined || to === undefined) {
-    if (!bounds) return traces.count(tenantId, q, ['pending']);
-    from ??= bucketStart(bounds.oldestMs, 'minute');
-    to ??= bucketStart(bounds.newestMs, 'minute') + BUCKET_MS.minute - 1;
-  }
+  if (oldest === undefined || newest === undefined) return pending;
+  const from = q.startMs ?? bucketStart(oldest, 'minute');
+  const to = q.endMs ?? bucketStart(newest, 'minute') + BUCKET_MS.minute - 1;
   const wholeFrom = Math.ceil(from / BUCKET_MS.minute) * BUCKET_MS.minute;
   const wholeTo = bucketStart(to + 1, 'minute');
   if (wholeTo - wholeFrom > MAX_COUNTED_DAYS * BUCKET_MS.day) return traces.count(tenantId, q);
   const complete = ['ok', 'error'] as const;
-  const parts: Array<Promise<Total>> = [traces.count(tenantId, q, ['pending'])];
+  const parts: Array<Promise<Total>> = [Promise.resolve(pending)];
   if (wholeFrom >= wholeTo) {
     parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: to }, complete));
   } else {

@@ -13,7 +13,7 @@ import {
   isSlice,
   SLOT_GRANULARITY,
 } from '../domain/analytics/buckets.ts';
-import type { BucketRollup, RollupsRepository, SettledDays } from '../domain/analytics/ports.ts';
+import type { BucketRollup, RollupsRepository } from '../domain/analytics/ports.ts';
 import {
   ALL_AGENTS,
   addCounts,
@@ -53,6 +53,13 @@ const TRACE_KEY_BYTES = 8;
 const SETTLE_MS = 5 * 60_000;
 /** Up to this many agents, a read of buckets projects their entries of the by-agent map rather than the whole map. */
 const PROJECTED_AGENTS = 100;
+
+/** What a settled item holds: the sum of the window's day buckets, and each day's counts. */
+interface SettledDays {
+  rollup: Rollup;
+  dayCounts: readonly TraceCounts[];
+}
+type SettledPart = keyof SettledDays;
 
 /** Rollups by agent id (NO_AGENT for the traces without one). */
 type ByAgent = ReadonlyMap<string, Rollup>;
@@ -451,12 +458,11 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
 
   /**
    * Whether the stored settled item sums the window's day buckets as they are: same window, no change
-   * since it was computed (and it has the days' counts: one stored before them is recomputed once).
+   * since it was computed, and it holds the part asked for (one stored before the days' counts is recomputed once).
    */
-  const isCurrent = (item: Item | undefined, window: DayWindow): item is Item =>
+  const isCurrent = (item: Item | undefined, window: DayWindow, part: SettledPart): item is Item =>
     item !== undefined &&
-    item['rollup'] !== undefined &&
-    item['dayCounts'] !== undefined &&
+    item[part] !== undefined &&
     Number(item['fromMs']) === window.fromMs &&
     Number(item['toMs']) === window.toMs &&
     Number(item['computedAt']) === Number(item['changes']);
@@ -502,27 +508,36 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     return { rollup: sum, dayCounts };
   }
 
-  const storedSettled = (item: Item): SettledDays => ({
-    rollup: decodeRollup(item['rollup'] as Uint8Array),
-    dayCounts: decodeSlotCounts(item['dayCounts'] as Uint8Array),
-  });
+  /** The scopes' settled items (only their state and the part asked for), recomputed where not current. */
+  async function settledOf(tenantId: string, scopes: readonly string[], window: DayWindow, part: SettledPart): Promise<Map<string, SettledDays>> {
+    if (window.toMs <= window.fromMs) return new Map(scopes.map((scope) => [scope, { rollup: emptyRollup(), dayCounts: [] }]));
+    const found = await batchGet(
+      db,
+      scopes.map((scope) => keys.rollupSettled(tenantId, scope)),
+      true,
+      ['scope', 'fromMs', 'toMs', 'changes', 'computedAt', part],
+    );
+    const byScope = new Map(found.map((item) => [String(item['scope']), item]));
+    const stored = (item: Item): SettledDays =>
+      part === 'rollup'
+        ? { rollup: decodeRollup(item['rollup'] as Uint8Array), dayCounts: [] }
+        : { rollup: emptyRollup(), dayCounts: decodeSlotCounts(item['dayCounts'] as Uint8Array) };
+    const sums = await Promise.all(
+      scopes.map(async (scope) => {
+        const item = byScope.get(scope);
+        return [scope, isCurrent(item, window, part) ? stored(item) : await settle(tenantId, scope, window, item)] as const;
+      }),
+    );
+    return new Map(sums);
+  }
 
   return {
-    async settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, SettledDays>> {
-      if (window.toMs <= window.fromMs) return new Map(scopes.map((scope) => [scope, { rollup: emptyRollup(), dayCounts: [] }]));
-      const found = await batchGet(
-        db,
-        scopes.map((scope) => keys.rollupSettled(tenantId, scope)),
-        true,
-      );
-      const byScope = new Map(found.map((item) => [String(item['scope']), item]));
-      const sums = await Promise.all(
-        scopes.map(async (scope) => {
-          const stored = byScope.get(scope);
-          return [scope, isCurrent(stored, window) ? storedSettled(stored) : await settle(tenantId, scope, window, stored)] as const;
-        }),
-      );
-      return new Map(sums);
+    async settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, Rollup>> {
+      return new Map([...(await settledOf(tenantId, scopes, window, 'rollup'))].map(([scope, days]) => [scope, days.rollup]));
+    },
+
+    async settledDayCounts(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, readonly TraceCounts[]>> {
+      return new Map([...(await settledOf(tenantId, scopes, window, 'dayCounts'))].map(([scope, days]) => [scope, days.dayCounts]));
     },
 
     /**

@@ -9,12 +9,6 @@ export interface BucketRollup {
   byAgent: ReadonlyMap<string, Rollup>;
 }
 
-/** A scope's rollup of the day buckets of a window, and each day's counts (the window's days in order). */
-export interface SettledDays {
-  rollup: Rollup;
-  dayCounts: readonly TraceCounts[];
-}
-
 /**
  * Rollup buckets: each finished trace counted once into its tenant's minute, hour and day buckets
  * recomputed from the minutes.
@@ -35,12 +29,14 @@ export interface RollupsRepository {
    */
   counts(tenantId: string, scope: string, refs: readonly CountRef[], leaveOut?: ReadonlySet<string>): Promise<TraceCounts>;
   /**
-   * Each scope's rollup of its day buckets in the window and each day's counts, from one item per
-   * scope (its settled days): the stored one while it is current (same window, and no day bucket in it recomputed since),
+   * Each scope's rollup of its day buckets in the window, from one item per scope (its settled days):
+   * the stored one while it is current (same window, and no day bucket in it recomputed since),
    * else recomputed from the day buckets and stored. Exact only while no dirty hour falls in the
    * window: the caller reads the days' hours and minutes then.
    */
-  settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, SettledDays>>;
+  settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, Rollup>>;
+  /** Each scope's counts of each day of the window (in order), from the same items, as current as `settled`'s. */
+  settledDayCounts(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, readonly TraceCounts[]>>;
   /**
    * The rollups of the given buckets of a scope by `bucketRefKey` (missing buckets are simply absent:
    * nothing happened then); with `byAgent`, a tenant-wide bucket also answers each agent's rollup

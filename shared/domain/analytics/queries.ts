@@ -16,7 +16,6 @@ import {
   seriesPlan,
   settledWindow,
 } from './buckets.ts';
-import type { SettledDays } from './ports.ts';
 import { ALL_AGENTS, addCounts, emptyRollup, mergeByAgent, mergeRollups, NO_TRACES, type Rollup, type TraceCounts } from './rollup.ts';
 import type { AgentRollup, AnalyticsInput } from './views.ts';
 import { analyticsWindow } from './window.ts';
@@ -118,9 +117,9 @@ export async function agentRollups(
   const refs = withDirtyHoursAsMinutes(coveringBuckets(settled ? window.toMs : window.fromMs, nowMs), dirtyHours);
   const [found, past] = await Promise.all([
     deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true, agents: new Set(agentIds) }),
-    settled ? deps.store.rollups.settled(tenantId, agentIds, window) : new Map<string, SettledDays>(),
+    settled ? deps.store.rollups.settled(tenantId, agentIds, window) : new Map<string, Rollup>(),
   ]);
-  return mergeByAgent([new Map([...past].map(([agentId, days]) => [agentId, days.rollup])), ...[...found.values()].map((b) => b.byAgent)]);
+  return mergeByAgent([past, ...[...found.values()].map((b) => b.byAgent)]);
 }
 
 /** One agent's rollup over the plan's retention, for the agent's own metrics (as in the list). */
@@ -199,9 +198,9 @@ async function windowDayCounts(
   days: readonly CountRef[],
   leaveOut: ReadonlySet<string>,
 ): Promise<TraceCounts> {
-  const settled = await rollups.settled(tenantId, [scope, ...(scope === ALL_AGENTS ? leaveOut : [])], window);
+  const settled = await rollups.settledDayCounts(tenantId, [scope, ...(scope === ALL_AGENTS ? leaveOut : [])], window);
   const ofDays = (scopeOf: string) => {
-    const dayCounts = settled.get(scopeOf)?.dayCounts ?? [];
+    const dayCounts = settled.get(scopeOf) ?? [];
     return days.reduce((sum, day) => addCounts(sum, dayCounts[(day.startMs - window.fromMs) / BUCKET_MS.day] ?? NO_TRACES), NO_TRACES);
   };
   return [...leaveOut].reduce((total, agent) => addCounts(total, ofDays(agent), -1), ofDays(scope));

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, type CountRef, settledWindow } from '#shared/domain/analytics/buckets.ts';
+import { BUCKET_MS, type BucketRef, type BucketSlice, bucketRefKey, bucketStart, settledWindow } from '#shared/domain/analytics/buckets.ts';
 import type { BucketRollup } from '#shared/domain/analytics/ports.ts';
 import { agentRollups, finishedTraceCount } from '#shared/domain/analytics/queries.ts';
 import { ALL_AGENTS, decodeSlotCounts, encodeRollup, groupBy, type Rollup, rollupOf, withoutModels } from '#shared/domain/analytics/rollup.ts';
@@ -233,7 +233,7 @@ describe('trace counts from the buckets', () => {
 
     // Parts of buckets, from their slot counts: minutes of an hour, hours of a day, in one read.
     const day = bucketStart(H, 'day');
-    const slices: CountRef[] = [
+    const slices: BucketSlice[] = [
       { granularity: 'hour', startMs: H, fromMs: H + 7 * MINUTE, toMs: H + 41 * MINUTE },
       { granularity: 'day', startMs: day, fromMs: H + HOUR, toMs: day + BUCKET_MS.day },
       { granularity: 'day', startMs: day, fromMs: day, toMs: H },

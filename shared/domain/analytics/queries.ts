@@ -210,10 +210,11 @@ async function windowDayCounts(
  * How many finished traces started in [startMs, endMs) (whole minutes) in a scope, of one status or
  * all, without those of `leaveOut` agents (tenant-wide scope only): the rollups count every finished
  * trace once, so this is exact and reads the range's buckets (their counts only), whatever the traces
- * number; an hour not recomputed yet (the tenant's dirty hours: from an hour's first minute bucket
- * until its recompute, and again after any later write) is read from its minutes. Given the
+ * number: its ragged hours and minutes as slices of one day and one hour bucket per end (see
+ * countingPlan); an hour not recomputed yet (the tenant's dirty hours: from an hour's first minute
+ * bucket until its recompute, and again after any later write) is read from its minutes. Given the
  * `settled` window (the plan's whole past days), the range's days in it come from the scope's settled
- * item, one item rather than a bucket per day. `dirtyHours` when the caller has read them already.
+ * item's per-day counts, one item rather than a bucket per day. `dirtyHours` when the caller has read them already.
  */
 export async function finishedTraceCount(
   deps: { store: Pick<Store, 'rollups'> },

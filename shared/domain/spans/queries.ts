@@ -85,9 +85,10 @@ const MAX_COUNTED_DAYS = 400;
 
 /**
  * How many traces match. Without free filters or a user: the rollups count the finished traces exactly
- * (whole minutes of the range, its whole past days of the plan's retention from one settled item;
- * its ragged edges and the unfinished traces are counted in their lists, a few items each), so the
- * total is exact. Otherwise a count within COUNT_BUDGET.
+ * (whole minutes of the range, its whole past days of the plan's retention from one settled item, its
+ * ragged hours and minutes from one day and one hour bucket per end; the seconds at its edges and the
+ * unfinished traces are counted in their lists, a few items each), so the total is exact. Otherwise a
+ * count within COUNT_BUDGET.
  */
 async function traceTotal(deps: { store: ReadStore<'traces' | 'rollups' | 'tenants'>; clock: Clock }, tenantId: string, q: TraceQuery): Promise<Total> {
   const { traces } = deps.store;

@@ -266,7 +266,9 @@ function traceSources(tenantId: string, q: TraceQuery, states: readonly TraceSta
       ...(state === 'pending' ? { status: q.status } : {}),
       ...(q.agentId === undefined ? { excludeAgents: q.excludeAgents } : {}),
     });
-    return { index: q.agentId === undefined ? 'gsi1' : 'gsi2', partition, ...(filter ? { filter } : {}) };
+    // Most traces are complete and ok (or of the status asked for): that list fills most of a page.
+    const bulk = state === (q.status ?? 'ok');
+    return { index: q.agentId === undefined ? 'gsi1' : 'gsi2', partition, ...(filter ? { filter } : {}), ...(bulk ? { bulk } : {}) };
   });
 }
 

@@ -123,7 +123,8 @@ const slotRefs = (slice: BucketSlice): BucketRef[] =>
 export const rollupItems = {
   /**
    * A tenant's minute bucket, the only one: each agent's rollup of the traces that started in the
-   * minute (`parts`), and the keys of those traces (`traces`), so that none is counted twice.
+   * minute (`parts`), the keys of those traces (`traces`), so that none is counted twice, and their
+   * counts (`counts`, as one slot: what a tenant-wide total reads of the minute).
    */
   minute: (tenantId: string, startMs: number, parts: ByAgent, traces: Uint8Array, version: number, expiresAt: number): Item => ({
     ...keys.rollup(tenantId, ALL_AGENTS, 'minute', startMs),
@@ -131,6 +132,7 @@ export const rollupItems = {
     granularity: 'minute',
     startMs,
     parts: encodeByAgent(parts),
+    counts: encodeSlotCounts([[...parts.values()].reduce<TraceCounts>((sum, r) => addCounts(sum, r), NO_TRACES)]),
     traces,
     version,
     expiresAt,
@@ -261,18 +263,30 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
   /** The counts of one run of buckets of a scope, without the traces of `leaveOut` agents (tenant-wide scope). */
   async function runCounts(tenantId: string, scope: string, run: readonly BucketRef[], leaveOut: ReadonlySet<string>): Promise<TraceCounts> {
     const total: TraceCounts = { requestCount: 0, successCount: 0, errorCount: 0 };
-    const add = (bytes: Uint8Array | undefined, sign: 1 | -1) => {
+    /** Adds an encoded rollup's counts (or a slot's: `slot`). */
+    const add = (bytes: Uint8Array | undefined, sign: 1 | -1, slot = false) => {
       if (!bytes) return;
-      const counts = decodeRollupCounts(bytes);
+      const counts = slot ? decodeSlotCounts(bytes)[0]! : decodeRollupCounts(bytes);
       total.requestCount += sign * counts.requestCount;
       total.successCount += sign * counts.successCount;
       total.errorCount += sign * counts.errorCount;
     };
     const g = run[0]!.granularity;
     if (g === 'minute') {
-      for (const item of await query(tenantId, ALL_AGENTS, 'minute', run[0]!.startMs, runEnd(run), ['parts'])) {
-        for (const [agent, bytes] of Object.entries(item['parts'] as Record<string, Uint8Array>))
-          if (scope === ALL_AGENTS ? !leaveOut.has(agent) : agent === scope) add(bytes, 1);
+      // A tenant-wide count takes each minute's counts, less the left-out agents' parts; an agent's, its part.
+      const tenantWide = scope === ALL_AGENTS;
+      const parts = tenantWide ? [...leaveOut] : [scope];
+      const asked = [...(tenantWide ? ['counts'] : []), ...(parts.length <= PROJECTED_AGENTS ? parts.map((agent) => ['parts', agent]) : [['parts']])];
+      const items = await query(tenantId, ALL_AGENTS, 'minute', run[0]!.startMs, runEnd(run), asked);
+      // Minutes stored before they had their counts: all their parts.
+      const uncounted = tenantWide && items.some((item) => item['counts'] === undefined);
+      for (const item of uncounted ? await query(tenantId, ALL_AGENTS, 'minute', run[0]!.startMs, runEnd(run), ['parts']) : items) {
+        const byAgent = Object.entries((item['parts'] ?? {}) as Record<string, Uint8Array>);
+        if (uncounted) for (const [agent, bytes] of byAgent) add(leaveOut.has(agent) ? undefined : bytes, 1);
+        else {
+          if (tenantWide) add(item['counts'] as Uint8Array, 1, true);
+          for (const [agent, bytes] of byAgent) if (parts.includes(agent)) add(bytes, tenantWide ? -1 : 1);
+        }
       }
       return total;
     }

@@ -261,6 +261,14 @@ describe('trace counts from the buckets', () => {
       ] as const)
         await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: keys.rollup(t, scope, granularity, startMs), UpdateExpression: 'REMOVE slots' }));
     expect(await sliceCounts()).toEqual(sliceTruth);
+
+    // Minute buckets stored before they had their counts: counted from their parts.
+    const minutes = [...groupBy(traces, (tr) => Math.floor(tr.startTimeMs / MINUTE) * MINUTE).keys()].filter((m) => m >= H + HOUR);
+    expect(await minuteItem(t, minutes[0]!)).toHaveProperty('counts');
+    for (const minute of minutes.filter((_, i) => i % 2 === 0))
+      await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: keys.rollup(t, ALL_AGENTS, 'minute', minute), UpdateExpression: 'REMOVE counts' }));
+    expect(await rollups().counts(t, ALL_AGENTS, refs)).toEqual(of(() => true));
+    expect(await rollups().counts(t, ALL_AGENTS, refs, new Set(['agt_2']))).toEqual(of((tr) => tr.agentId !== 'agt_2'));
   });
 });
 

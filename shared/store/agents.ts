@@ -52,20 +52,32 @@ export function agentsRepository(db: Db): AgentsRepository {
     );
   }
 
+  async function idPage(tenantId: string, page: PageInput) {
+    const claims = await readPage(db, { sources: byName(tenantId), range: keys.agentNameRange, order: 'oldest-first', page });
+    return { ...claims, items: claims.items.map((claim) => String(claim['agentId'])) };
+  }
+
+  async function getMany(tenantId: string, agentIds: readonly string[]): Promise<AgentRecord[]> {
+    const found = await batchGet(
+      db,
+      agentIds.map((agentId) => keys.agent(tenantId, agentId)),
+    );
+    const byId = new Map(found.map((item) => [String(item['id']), stripKeys<AgentRecord>(item)]));
+    return agentIds.flatMap((agentId) => byId.get(agentId) ?? []);
+  }
+
   return {
     get,
     idForName,
 
     /** One page of the tenant's agents in name order (their name claims are ordered by name). */
     async page(tenantId: string, page: PageInput) {
-      const claims = await readPage(db, { sources: byName(tenantId), range: keys.agentNameRange, order: 'oldest-first', page });
-      const found = await batchGet(
-        db,
-        claims.items.map((claim) => keys.agent(tenantId, String(claim['agentId']))),
-      );
-      const byId = new Map(found.map((item) => [String(item['id']), stripKeys<AgentRecord>(item)]));
-      return { ...claims, items: claims.items.flatMap((claim) => byId.get(String(claim['agentId'])) ?? []) };
+      const ids = await idPage(tenantId, page);
+      return { ...ids, items: await getMany(tenantId, ids.items) };
     },
+
+    idPage,
+    getMany,
 
     countNames: (tenantId: string): Promise<Total> => countItems(db, { sources: byName(tenantId), range: keys.agentNameRange }),
 

@@ -33,9 +33,19 @@ export async function batchWrite(db: Db, all: readonly WriteRequest[]): Promise<
 
 /**
  * The items with these keys that exist (in no particular order), 100 keys a call (several calls at
- * once), retrying the keys DynamoDB leaves unprocessed like batchWrite; `consistent` for strongly consistent reads.
+ * once), retrying the keys DynamoDB leaves unprocessed like batchWrite; `consistent` for strongly consistent reads;
+ * `attributes`: only these (and the keys).
  */
-export async function batchGet(db: Db, keys: readonly Record<string, unknown>[], consistent = false): Promise<Record<string, unknown>[]> {
+export async function batchGet(
+  db: Db,
+  keys: readonly Record<string, unknown>[],
+  consistent = false,
+  attributes?: readonly string[],
+): Promise<Record<string, unknown>[]> {
+  const projection = attributes && {
+    ProjectionExpression: [TABLE.partitionKey, TABLE.sortKey, ...attributes].map((_, i) => `#p${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries([TABLE.partitionKey, TABLE.sortKey, ...attributes].map((name, i) => [`#p${i}`, name])),
+  };
   const unique = [...new Map(keys.map((k) => [JSON.stringify([k[TABLE.partitionKey], k[TABLE.sortKey]]), k])).values()];
   const found = await mapConcurrently(chunks(unique, BATCH_GET_LIMIT), CALLS_AT_ONCE, async (chunk) => {
     const items: Record<string, unknown>[] = [];
@@ -44,7 +54,7 @@ export async function batchGet(db: Db, keys: readonly Record<string, unknown>[],
       if (attempt === MAX_ATTEMPTS) throw new Error(`${pending.length} reads still unprocessed after ${MAX_ATTEMPTS} attempts`);
       if (attempt > 0) await backoff(attempt);
       const { Responses, UnprocessedKeys } = await db.doc.send(
-        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: consistent } } }),
+        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: consistent, ...projection } } }),
       );
       items.push(...(Responses?.[db.tableName] ?? []));
       pending = UnprocessedKeys?.[db.tableName]?.Keys ?? [];

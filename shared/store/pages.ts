@@ -29,6 +29,11 @@ export interface Source {
   partition: string;
   /** A condition only this source's items must meet (e.g. the status of traces in the pending partition). */
   filter?: Condition;
+  /**
+   * Most of the list is expected here (e.g. the complete traces of a state, against the few pending
+   * ones): its first read is the whole page rather than its share, so a usual page takes one round of reads.
+   */
+  bulk?: boolean;
 }
 
 /** Inclusive sort-key bounds. */
@@ -138,6 +143,7 @@ interface Cursor {
   /** The sort key of the last item read (evaluated), while not done. */
   scanned?: string;
   lastLimit: number;
+  bulk: boolean;
 }
 
 /**
@@ -154,7 +160,7 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
   const cursors: Cursor[] = [];
   for (const source of request.sources) {
     const query = sourceQuery(db, source, request.range ?? {}, order, after, request.filter);
-    if (query) cursors.push({ query, buffer: [], done: false, lastLimit: 0 });
+    if (query) cursors.push({ query, buffer: [], done: false, lastLimit: 0, bulk: source.bulk === true });
   }
   const need = page.skip + page.limit + 1;
   const keyOf = (c: Cursor, item: Item) => String(item[c.query.sortKey]);
@@ -174,7 +180,7 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
   };
   const chunk = (c: Cursor, filteredDry: number): number => {
     const remaining = need - out.length + (c.lastLimit === 0 && after !== undefined ? 1 : 0);
-    if (!budgeted(c)) return c.lastLimit === 0 && cursors.length > 1 ? Math.ceil(remaining / cursors.length) + 1 : remaining;
+    if (!budgeted(c)) return c.lastLimit === 0 && cursors.length > 1 && !c.bulk ? Math.ceil(remaining / cursors.length) + 1 : remaining;
     // The first read is the source's share of the page, as for any source (a source that must match a
     // filter, such as the pending traces of a status, is often short); a source that needs more reads
     // four times as much each time, within what is left of the budget.

@@ -1,16 +1,33 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, type DayWindow, type Granularity } from '../domain/analytics/buckets.ts';
-import type { BucketRollup, RollupsRepository, SettledDays } from '../domain/analytics/ports.ts';
+import {
+  BUCKET_MS,
+  type BucketRef,
+  type BucketSlice,
+  bucketRefKey,
+  bucketStart,
+  bucketsBetween,
+  type CountRef,
+  type DayWindow,
+  type Granularity,
+  isSlice,
+  SLOT_GRANULARITY,
+} from '../domain/analytics/buckets.ts';
+import type { BucketRollup, RollupsRepository } from '../domain/analytics/ports.ts';
 import {
   ALL_AGENTS,
+  addCounts,
+  countsOf,
   decodeRollup,
   decodeRollupCounts,
+  decodeSlotCounts,
   emptyRollup,
   encodeRollup,
+  encodeSlotCounts,
   groupBy,
   mergeByAgent,
   mergeRollups,
+  NO_TRACES,
   type Rollup,
   rollupOf,
   type TraceCounts,
@@ -36,6 +53,13 @@ const TRACE_KEY_BYTES = 8;
 const SETTLE_MS = 5 * 60_000;
 /** Up to this many agents, a read of buckets projects their entries of the by-agent map rather than the whole map. */
 const PROJECTED_AGENTS = 100;
+
+/** What a settled item holds: the sum of the window's day buckets, and each day's counts. */
+interface SettledDays {
+  rollup: Rollup;
+  dayCounts: readonly TraceCounts[];
+}
+type SettledPart = keyof SettledDays;
 
 /** Rollups by agent id (NO_AGENT for the traces without one). */
 type ByAgent = ReadonlyMap<string, Rollup>;
@@ -77,11 +101,30 @@ function runsOf(refs: readonly BucketRef[]): BucketRef[][] {
 }
 const runEnd = (run: readonly BucketRef[]) => run.at(-1)!.startMs + BUCKET_MS[run[0]!.granularity];
 
+/** The counts of each slot (minute of an hour, hour of a day) of the bucket at `startMs`, from the slots' counts by start (a quiet slot has none). */
+export function slotsOf(granularity: 'hour' | 'day', startMs: number, bySlot: ReadonlyMap<number, TraceCounts>): TraceCounts[] {
+  return bucketsBetween(startMs, startMs + BUCKET_MS[granularity], SLOT_GRANULARITY[granularity]).map((slotMs) => bySlot.get(slotMs) ?? NO_TRACES);
+}
+
+/** The counts of the slice's slots, of the slots a bucket stores. */
+function sliceOf(slots: readonly TraceCounts[], slice: BucketSlice): TraceCounts {
+  const slotMs = BUCKET_MS[SLOT_GRANULARITY[slice.granularity]];
+  return slots.slice((slice.fromMs - slice.startMs) / slotMs, (slice.toMs - slice.startMs) / slotMs).reduce((sum, slot) => addCounts(sum, slot), NO_TRACES);
+}
+
+/** The buckets a slice covers (what it is counted from when its bucket has no slot counts). */
+const slotRefs = (slice: BucketSlice): BucketRef[] =>
+  bucketsBetween(slice.fromMs, slice.toMs, SLOT_GRANULARITY[slice.granularity]).map((startMs) => ({
+    granularity: SLOT_GRANULARITY[slice.granularity],
+    startMs,
+  }));
+
 /** The items the repository writes, as it writes them (the analytics bench bulk-writes the same). */
 export const rollupItems = {
   /**
    * A tenant's minute bucket, the only one: each agent's rollup of the traces that started in the
-   * minute (`parts`), and the keys of those traces (`traces`), so that none is counted twice.
+   * minute (`parts`), the keys of those traces (`traces`), so that none is counted twice, and their
+   * counts (`counts`, as one slot: what a tenant-wide total reads of the minute).
    */
   minute: (tenantId: string, startMs: number, parts: ByAgent, traces: Uint8Array, version: number, expiresAt: number): Item => ({
     ...keys.rollup(tenantId, ALL_AGENTS, 'minute', startMs),
@@ -89,17 +132,32 @@ export const rollupItems = {
     granularity: 'minute',
     startMs,
     parts: encodeByAgent(parts),
+    counts: encodeSlotCounts([[...parts.values()].reduce<TraceCounts>((sum, r) => addCounts(sum, r), NO_TRACES)]),
     traces,
     version,
     expiresAt,
   }),
-  /** An hour or day bucket of a scope; the tenant-wide one also holds each agent's rollup without its models (the per-agent breakdown). */
-  coarse: (tenantId: string, scope: string, granularity: 'hour' | 'day', startMs: number, overall: Rollup, byAgent: ByAgent, expiresAt: number): Item => ({
+  /**
+   * An hour or day bucket of a scope: its rollup, the counts of each of its minutes or hours (`slots`:
+   * a part of the bucket is counted from them), and in the tenant-wide one each agent's rollup without
+   * its models (the per-agent breakdown).
+   */
+  coarse: (
+    tenantId: string,
+    scope: string,
+    granularity: 'hour' | 'day',
+    startMs: number,
+    overall: Rollup,
+    slots: readonly TraceCounts[],
+    byAgent: ByAgent,
+    expiresAt: number,
+  ): Item => ({
     ...keys.rollup(tenantId, scope, granularity, startMs),
     entity: 'rollup',
     granularity,
     startMs,
     rollup: encodeRollup(overall),
+    slots: encodeSlotCounts(slots),
     ...(scope === ALL_AGENTS ? { agents: encodeByAgent(new Map([...agentsOnly(byAgent)].map(([agent, r]) => [agent, withoutModels(r)]))) } : {}),
     expiresAt,
   }),
@@ -205,18 +263,30 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
   /** The counts of one run of buckets of a scope, without the traces of `leaveOut` agents (tenant-wide scope). */
   async function runCounts(tenantId: string, scope: string, run: readonly BucketRef[], leaveOut: ReadonlySet<string>): Promise<TraceCounts> {
     const total: TraceCounts = { requestCount: 0, successCount: 0, errorCount: 0 };
-    const add = (bytes: Uint8Array | undefined, sign: 1 | -1) => {
+    /** Adds an encoded rollup's counts (or a slot's: `slot`). */
+    const add = (bytes: Uint8Array | undefined, sign: 1 | -1, slot = false) => {
       if (!bytes) return;
-      const counts = decodeRollupCounts(bytes);
+      const counts = slot ? decodeSlotCounts(bytes)[0]! : decodeRollupCounts(bytes);
       total.requestCount += sign * counts.requestCount;
       total.successCount += sign * counts.successCount;
       total.errorCount += sign * counts.errorCount;
     };
     const g = run[0]!.granularity;
     if (g === 'minute') {
-      for (const item of await query(tenantId, ALL_AGENTS, 'minute', run[0]!.startMs, runEnd(run), ['parts'])) {
-        for (const [agent, bytes] of Object.entries(item['parts'] as Record<string, Uint8Array>))
-          if (scope === ALL_AGENTS ? !leaveOut.has(agent) : agent === scope) add(bytes, 1);
+      // A tenant-wide count takes each minute's counts, less the left-out agents' parts; an agent's, its part.
+      const tenantWide = scope === ALL_AGENTS;
+      const parts = tenantWide ? [...leaveOut] : [scope];
+      const asked = [...(tenantWide ? ['counts'] : []), ...(parts.length <= PROJECTED_AGENTS ? parts.map((agent) => ['parts', agent]) : [['parts']])];
+      const items = await query(tenantId, ALL_AGENTS, 'minute', run[0]!.startMs, runEnd(run), asked);
+      // Minutes stored before they had their counts: all their parts.
+      const uncounted = tenantWide && items.some((item) => item['counts'] === undefined);
+      for (const item of uncounted ? await query(tenantId, ALL_AGENTS, 'minute', run[0]!.startMs, runEnd(run), ['parts']) : items) {
+        const byAgent = Object.entries((item['parts'] ?? {}) as Record<string, Uint8Array>);
+        if (uncounted) for (const [agent, bytes] of byAgent) add(leaveOut.has(agent) ? undefined : bytes, 1);
+        else {
+          if (tenantWide) add(item['counts'] as Uint8Array, 1, true);
+          for (const [agent, bytes] of byAgent) if (parts.includes(agent)) add(bytes, tenantWide ? -1 : 1);
+        }
       }
       return total;
     }
@@ -225,6 +295,37 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
       for (const agent of leaveOut) add((item['agents'] as Record<string, Uint8Array> | undefined)?.[agent], -1);
     }
     return total;
+  }
+
+  /**
+   * The counts of slices of a scope's hour and day buckets from their slot counts, less the leaveOut
+   * agents' (from their own buckets'), all in one read; a slice whose buckets were stored without
+   * slot counts is counted from its minutes or hours instead.
+   */
+  async function sliceCounts(tenantId: string, scope: string, slices: readonly BucketSlice[], leaveOut: ReadonlySet<string>): Promise<TraceCounts> {
+    const scopes = [scope, ...(scope === ALL_AGENTS ? leaveOut : [])];
+    const keyOf = (s: string, slice: BucketSlice) => keys.rollup(tenantId, s, slice.granularity, slice.startMs);
+    const id = (key: Item) => `${String(key['PK'])}|${String(key['SK'])}`;
+    const items = await batchGet(
+      db,
+      slices.flatMap((slice) => scopes.map((s) => keyOf(s, slice))),
+      false,
+      ['slots'],
+    );
+    const found = new Map(items.map((item) => [id(item), item]));
+    let total = NO_TRACES;
+    const unsliced: BucketRef[] = [];
+    for (const slice of slices) {
+      const buckets = scopes.map((s) => found.get(id(keyOf(s, slice))));
+      if (buckets.some((bucket) => bucket !== undefined && bucket['slots'] === undefined)) unsliced.push(...slotRefs(slice));
+      else
+        buckets.forEach((bucket, i) => {
+          if (bucket) total = addCounts(total, sliceOf(decodeSlotCounts(bucket['slots'] as Uint8Array), slice), i === 0 ? 1 : -1);
+        });
+    }
+    if (unsliced.length === 0) return total;
+    const runs = await Promise.all(runsOf(unsliced).map((run) => runCounts(tenantId, scope, run, leaveOut)));
+    return runs.reduce((sum, c) => addCounts(sum, c), total);
   }
 
   /** Adds the hour to (or takes it from) the tenant's set of hours whose hour and day buckets are stale. */
@@ -313,19 +414,45 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
 
   /** Recomputes a tenant's hour (tenant-wide and per agent) from its minutes; answers the agents it saw. */
   async function recomputeHour(tenantId: string, hourStartMs: number, expiresAt: number): Promise<string[]> {
-    const parts = mergeByAgent((await minutes(tenantId, hourStartMs, hourStartMs + BUCKET_MS.hour)).values());
+    const byMinute = await minutes(tenantId, hourStartMs, hourStartMs + BUCKET_MS.hour);
+    const parts = mergeByAgent(byMinute.values());
     const agents = agentsOnly(parts);
+    /** The hour's minutes' counts of a scope, as `count` finds them in each minute's rollups by agent. */
+    const slots = (count: (minute: ByAgent) => TraceCounts | undefined) => {
+      const bySlot = new Map<number, TraceCounts>();
+      for (const [minuteMs, minute] of byMinute) {
+        const counted = count(minute);
+        if (counted) bySlot.set(minuteMs, counted);
+      }
+      return slotsOf('hour', hourStartMs, bySlot);
+    };
+    const all = slots((minute) => [...minute.values()].reduce<TraceCounts>((sum, r) => addCounts(sum, r), NO_TRACES));
     await Promise.all([
-      put(rollupItems.coarse(tenantId, ALL_AGENTS, 'hour', hourStartMs, mergeRollups([...parts.values()]), agents, expiresAt)),
-      ...[...agents].map(([agentId, rollup]) => put(rollupItems.coarse(tenantId, agentId, 'hour', hourStartMs, rollup, new Map(), expiresAt))),
+      put(rollupItems.coarse(tenantId, ALL_AGENTS, 'hour', hourStartMs, mergeRollups([...parts.values()]), all, agents, expiresAt)),
+      ...[...agents].map(([agentId, rollup]) =>
+        put(
+          rollupItems.coarse(
+            tenantId,
+            agentId,
+            'hour',
+            hourStartMs,
+            rollup,
+            slots((minute) => minute.get(agentId)),
+            new Map(),
+            expiresAt,
+          ),
+        ),
+      ),
     ]);
     return [...agents.keys()];
   }
 
   async function recomputeDay(tenantId: string, scope: string, dayStartMs: number, expiresAt: number): Promise<void> {
-    const hours = [...(await coarse(tenantId, scope, 'hour', dayStartMs, dayStartMs + BUCKET_MS.day, scope === ALL_AGENTS)).values()];
+    const byHour = await coarse(tenantId, scope, 'hour', dayStartMs, dayStartMs + BUCKET_MS.day, scope === ALL_AGENTS);
+    const hours = [...byHour.values()];
     const overall = mergeRollups(hours.map((h) => h.overall));
-    await put(rollupItems.coarse(tenantId, scope, 'day', dayStartMs, overall, mergeByAgent(hours.map((h) => h.byAgent)), expiresAt));
+    const slots = slotsOf('day', dayStartMs, new Map([...byHour].map(([hourMs, h]) => [hourMs, countsOf(h.overall)])));
+    await put(rollupItems.coarse(tenantId, scope, 'day', dayStartMs, overall, slots, mergeByAgent(hours.map((h) => h.byAgent)), expiresAt));
   }
 
   /**
@@ -343,10 +470,13 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
       }),
     );
 
-  /** Whether the stored settled item sums the window's day buckets as they are: same window, no change since it was computed. */
-  const isCurrent = (item: Item | undefined, window: DayWindow): item is Item =>
+  /**
+   * Whether the stored settled item sums the window's day buckets as they are: same window, no change
+   * since it was computed, and it holds the part asked for (one stored before the days' counts is recomputed once).
+   */
+  const isCurrent = (item: Item | undefined, window: DayWindow, part: SettledPart): item is Item =>
     item !== undefined &&
-    item['rollup'] !== undefined &&
+    item[part] !== undefined &&
     Number(item['fromMs']) === window.fromMs &&
     Number(item['toMs']) === window.toMs &&
     Number(item['computedAt']) === Number(item['changes']);
@@ -359,9 +489,14 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
    */
   async function settle(tenantId: string, scope: string, window: DayWindow, stored: Item | undefined): Promise<SettledDays> {
     const changes = Number(stored?.['changes'] ?? 0);
-    const days = await query(tenantId, scope, 'day', window.fromMs, window.toMs, ['startMs', 'rollup'], true);
-    const sum = mergeRollups(days.map((d) => decodeRollup(d['rollup'] as Uint8Array)));
-    const firstDayMs = days.length > 0 ? Math.min(...days.map((d) => Number(d['startMs']))) : null;
+    const days = new Map(
+      (await query(tenantId, scope, 'day', window.fromMs, window.toMs, ['startMs', 'rollup'], true)).map((d) => [
+        Number(d['startMs']),
+        decodeRollup(d['rollup'] as Uint8Array),
+      ]),
+    );
+    const sum = mergeRollups([...days.values()]);
+    const dayCounts = bucketsBetween(window.fromMs, window.toMs, 'day').map((dayMs) => (days.has(dayMs) ? countsOf(days.get(dayMs)!) : NO_TRACES));
     await written(
       doc.send(
         new PutCommand({
@@ -373,7 +508,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
             fromMs: window.fromMs,
             toMs: window.toMs,
             rollup: encodeRollup(sum),
-            ...(firstDayMs === null ? {} : { firstDayMs }),
+            dayCounts: encodeSlotCounts(dayCounts),
             changes,
             computedAt: changes,
             // Once every day of the window is past any retention it was computed for.
@@ -384,30 +519,39 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
         }),
       ),
     );
-    return { rollup: sum, firstDayMs };
+    return { rollup: sum, dayCounts };
   }
 
-  const storedSettled = (item: Item): SettledDays => ({
-    rollup: decodeRollup(item['rollup'] as Uint8Array),
-    firstDayMs: item['firstDayMs'] === undefined ? null : Number(item['firstDayMs']),
-  });
+  /** The scopes' settled items (only their state and the part asked for), recomputed where not current. */
+  async function settledOf(tenantId: string, scopes: readonly string[], window: DayWindow, part: SettledPart): Promise<Map<string, SettledDays>> {
+    if (window.toMs <= window.fromMs) return new Map(scopes.map((scope) => [scope, { rollup: emptyRollup(), dayCounts: [] }]));
+    const found = await batchGet(
+      db,
+      scopes.map((scope) => keys.rollupSettled(tenantId, scope)),
+      true,
+      ['scope', 'fromMs', 'toMs', 'changes', 'computedAt', part],
+    );
+    const byScope = new Map(found.map((item) => [String(item['scope']), item]));
+    const stored = (item: Item): SettledDays =>
+      part === 'rollup'
+        ? { rollup: decodeRollup(item['rollup'] as Uint8Array), dayCounts: [] }
+        : { rollup: emptyRollup(), dayCounts: decodeSlotCounts(item['dayCounts'] as Uint8Array) };
+    const sums = await Promise.all(
+      scopes.map(async (scope) => {
+        const item = byScope.get(scope);
+        return [scope, isCurrent(item, window, part) ? stored(item) : await settle(tenantId, scope, window, item)] as const;
+      }),
+    );
+    return new Map(sums);
+  }
 
   return {
-    async settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, SettledDays>> {
-      if (window.toMs <= window.fromMs) return new Map(scopes.map((scope) => [scope, { rollup: emptyRollup(), firstDayMs: null }]));
-      const found = await batchGet(
-        db,
-        scopes.map((scope) => keys.rollupSettled(tenantId, scope)),
-        true,
-      );
-      const byScope = new Map(found.map((item) => [String(item['scope']), item]));
-      const sums = await Promise.all(
-        scopes.map(async (scope) => {
-          const stored = byScope.get(scope);
-          return [scope, isCurrent(stored, window) ? storedSettled(stored) : await settle(tenantId, scope, window, stored)] as const;
-        }),
-      );
-      return new Map(sums);
+    async settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, Rollup>> {
+      return new Map([...(await settledOf(tenantId, scopes, window, 'rollup'))].map(([scope, days]) => [scope, days.rollup]));
+    },
+
+    async settledDayCounts(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, readonly TraceCounts[]>> {
+      return new Map([...(await settledOf(tenantId, scopes, window, 'dayCounts'))].map(([scope, days]) => [scope, days.dayCounts]));
     },
 
     /**
@@ -470,20 +614,13 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
      * How many traces the given buckets of a scope count (ok, in error, all), without those of the
      * `leaveOut` agents: only the counts are decoded, not the sketches.
      */
-    async counts(tenantId: string, scope: string, refs: readonly BucketRef[], leaveOut: ReadonlySet<string> = new Set()): Promise<TraceCounts> {
-      const runs = await Promise.all(runsOf(refs).map((run) => runCounts(tenantId, scope, run, leaveOut)));
-      return runs.reduce(
-        (sum, c) => ({
-          requestCount: sum.requestCount + c.requestCount,
-          successCount: sum.successCount + c.successCount,
-          errorCount: sum.errorCount + c.errorCount,
-        }),
-        {
-          requestCount: 0,
-          successCount: 0,
-          errorCount: 0,
-        },
-      );
+    async counts(tenantId: string, scope: string, refs: readonly CountRef[], leaveOut: ReadonlySet<string> = new Set()): Promise<TraceCounts> {
+      const slices = refs.filter(isSlice);
+      const [sliced, ...runs] = await Promise.all([
+        slices.length > 0 ? sliceCounts(tenantId, scope, slices, leaveOut) : NO_TRACES,
+        ...runsOf(refs.filter((ref) => !isSlice(ref))).map((run) => runCounts(tenantId, scope, run, leaveOut)),
+      ]);
+      return runs.reduce((sum, c) => addCounts(sum, c), sliced);
     },
 
     /**

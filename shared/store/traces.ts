@@ -266,7 +266,9 @@ function traceSources(tenantId: string, q: TraceQuery, states: readonly TraceSta
       ...(state === 'pending' ? { status: q.status } : {}),
       ...(q.agentId === undefined ? { excludeAgents: q.excludeAgents } : {}),
     });
-    return { index: q.agentId === undefined ? 'gsi1' : 'gsi2', partition, ...(filter ? { filter } : {}) };
+    // Most traces are complete and ok (or of the status asked for): that list fills most of a page.
+    const bulk = state === (q.status ?? 'ok');
+    return { index: q.agentId === undefined ? 'gsi1' : 'gsi2', partition, ...(filter ? { filter } : {}), ...(bulk ? { bulk } : {}) };
   });
 }
 
@@ -498,14 +500,11 @@ export function tracesRepository(db: Db): TracesRepository {
     },
 
     /** The start times of the oldest and the newest complete trace the query's lists hold, or undefined when they hold none. */
-    async completeStartBounds(tenantId: string, q: TraceQuery): Promise<{ oldestMs: number; newestMs: number } | undefined> {
-      const ends = await Promise.all(
-        (['oldest-first', 'newest-first'] as const).map((order) =>
-          readPage(db, { sources: traceSources(tenantId, q, ['ok', 'error']), range: rangeOf(q), order, page: { limit: 1, skip: 0 } }),
-        ),
-      );
-      const [oldest, newest] = ends.map((p) => p.items[0]);
-      return oldest && newest ? { oldestMs: Number(oldest['startTimeMs']), newestMs: Number(newest['startTimeMs']) } : undefined;
+    async completeStart(tenantId: string, q: TraceQuery, end: 'oldest' | 'newest'): Promise<number | undefined> {
+      const order = end === 'oldest' ? 'oldest-first' : 'newest-first';
+      const [first] = (await readPage(db, { sources: traceSources(tenantId, q, ['ok', 'error']), range: rangeOf(q), order, page: { limit: 1, skip: 0 } }))
+        .items;
+      return first ? Number(first['startTimeMs']) : undefined;
     },
 
     /** Up to `limit` of an agent's complete summaries that started in [startMs, endMs), newest first: one page, for sampling. */

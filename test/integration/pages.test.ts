@@ -104,6 +104,31 @@ describe('pages of merged key-ordered lists', () => {
     expect(scanned).toBeLessThanOrEqual(3 * 10);
   });
 
+  it('read a source that holds most of the list for the whole page at once: the same page in one round of reads', async () => {
+    // Nine keys in ten in the bulk list, the rest in two others.
+    const items = Array.from({ length: 300 }, (_, n) => {
+      const list = n % 10 === 3 ? 'few' : n % 10 === 7 ? 'rare' : 'bulk';
+      return { PK: `bulk#${n}`, SK: 'ITEM', GSI1PK: `bulk#${list}`, GSI1SK: `k${String(n).padStart(6, '0')}`, n };
+    });
+    await batchWrite(db, putRequests(items));
+    const sources = (bulk: boolean): Source[] =>
+      ['bulk', 'few', 'rare'].map((list) => ({ index: 'gsi1', partition: `bulk#${list}`, bulk: bulk && list === 'bulk' }));
+    const newest = items.map((i) => i.n).reverse();
+    expect(await walk({ sources: sources(true) }, 20)).toEqual(newest);
+    const reads = async (bulk: boolean) => {
+      let calls = 0;
+      const send = async (command: Parameters<Db['doc']['send']>[0]) => {
+        calls++;
+        return db.doc.send(command);
+      };
+      const page = await readPage({ ...db, doc: { send } as unknown as Db['doc'] }, { sources: sources(bulk), page: { limit: 20, skip: 0 } });
+      expect(page.items.map((i) => i['n'])).toEqual(newest.slice(0, 20));
+      return calls;
+    };
+    expect(await reads(true)).toBe(3);
+    expect(await reads(false)).toBeGreaterThan(3);
+  });
+
   it('count exactly within the budget, and a lower bound past it', async () => {
     const { items, sources } = await seed('count', COUNT_BUDGET + 300);
     expect(await countItems(db, { sources, range: { lower: 'k000000', upper: 'k000099' } })).toEqual({ count: 100, exact: true });

@@ -1,9 +1,9 @@
-import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKET_MS, type BucketRef, bucketRefKey, settledWindow } from '#shared/domain/analytics/buckets.ts';
+import { BUCKET_MS, type BucketRef, type BucketSlice, bucketRefKey, bucketStart, settledWindow } from '#shared/domain/analytics/buckets.ts';
 import type { BucketRollup } from '#shared/domain/analytics/ports.ts';
 import { agentRollups, finishedTraceCount } from '#shared/domain/analytics/queries.ts';
-import { ALL_AGENTS, encodeRollup, groupBy, type Rollup, rollupOf, withoutModels } from '#shared/domain/analytics/rollup.ts';
+import { ALL_AGENTS, decodeSlotCounts, encodeRollup, groupBy, type Rollup, rollupOf, withoutModels } from '#shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
@@ -230,6 +230,45 @@ describe('trace counts from the buckets', () => {
     expect(await rollups().counts(t, ALL_AGENTS, refs, new Set(['agt_2']))).toEqual(of((tr) => tr.agentId !== 'agt_2'));
     const read = await rollups().read(t, ALL_AGENTS, refs, { byAgent: true, agents: new Set(['agt_1']) });
     expect(new Set([...read.values()].flatMap((b) => [...b.byAgent.keys()]))).toEqual(new Set(['agt_1']));
+
+    // Parts of buckets, from their slot counts: minutes of an hour, hours of a day, in one read.
+    const day = bucketStart(H, 'day');
+    const slices: BucketSlice[] = [
+      { granularity: 'hour', startMs: H, fromMs: H + 7 * MINUTE, toMs: H + 41 * MINUTE },
+      { granularity: 'day', startMs: day, fromMs: H + HOUR, toMs: day + BUCKET_MS.day },
+      { granularity: 'day', startMs: day, fromMs: day, toMs: H },
+    ];
+    const inSlices = (tr: TraceSummary) => slices.some((s) => tr.startTimeMs >= s.fromMs && tr.startTimeMs < s.toMs);
+    const sliceTruth = {
+      all: of(inSlices),
+      agent: of((tr) => inSlices(tr) && tr.agentId === 'agt_1'),
+      leftOut: of((tr) => inSlices(tr) && tr.agentId !== 'agt_2'),
+    };
+    const sliceCounts = async () => ({
+      all: await rollups().counts(t, ALL_AGENTS, slices),
+      agent: await rollups().counts(t, 'agt_1', slices),
+      leftOut: await rollups().counts(t, ALL_AGENTS, slices, new Set(['agt_2'])),
+    });
+    expect(sliceTruth.all.requestCount).toBeGreaterThan(0);
+    expect(await sliceCounts()).toEqual(sliceTruth);
+
+    // Buckets stored before they had slot counts: the parts are counted from their minutes and hours.
+    for (const scope of [ALL_AGENTS, 'agt_1', 'agt_2'])
+      for (const [granularity, startMs] of [
+        ['hour', H],
+        ['hour', H + HOUR],
+        ['day', day],
+      ] as const)
+        await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: keys.rollup(t, scope, granularity, startMs), UpdateExpression: 'REMOVE slots' }));
+    expect(await sliceCounts()).toEqual(sliceTruth);
+
+    // Minute buckets stored before they had their counts: counted from their parts.
+    const minutes = [...groupBy(traces, (tr) => Math.floor(tr.startTimeMs / MINUTE) * MINUTE).keys()].filter((m) => m >= H + HOUR);
+    expect(await minuteItem(t, minutes[0]!)).toHaveProperty('counts');
+    for (const minute of minutes.filter((_, i) => i % 2 === 0))
+      await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: keys.rollup(t, ALL_AGENTS, 'minute', minute), UpdateExpression: 'REMOVE counts' }));
+    expect(await rollups().counts(t, ALL_AGENTS, refs)).toEqual(of(() => true));
+    expect(await rollups().counts(t, ALL_AGENTS, refs, new Set(['agt_2']))).toEqual(of((tr) => tr.agentId !== 'agt_2'));
   });
 });
 
@@ -283,10 +322,16 @@ describe('settled days', () => {
       }
     const settled = await settledItem(t, ALL_AGENTS);
     expect(settled?.['fromMs']).toBe(today - 4 * DAY);
-    expect(settled?.['firstDayMs']).toBe(today - 4 * DAY);
+    const perDay = [4, 3, 2, 1].map((daysAgo) => truth(today - daysAgo * DAY) - truth(today - (daysAgo - 1) * DAY));
+    expect(decodeSlotCounts(settled?.['dayCounts'] as Uint8Array).map((c) => c.requestCount)).toEqual(perDay);
     expect(settled?.['toMs']).toBe(today);
     expect(isCurrent(settled)).toBe(true);
     expect(isCurrent(await settledItem(t, 'agt_2'))).toBe(true);
+
+    // A settled item stored before it had each day's counts is recomputed once.
+    await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: keys.rollupSettled(t, ALL_AGENTS), UpdateExpression: 'REMOVE dayCounts' }));
+    expect(await count(ALL_AGENTS, today - 4 * DAY - 90 * MINUTE)).toBe(truth(today - 4 * DAY - 90 * MINUTE));
+    expect((await settledItem(t, ALL_AGENTS))?.['dayCounts']).toBeDefined();
 
     // A late trace for a settled day: read from its minutes while its hour is dirty, then from the settled item recomputed.
     const late = trace('late', 'agt_1', today - 2 * DAY + 5 * HOUR, { status: 'error' });

@@ -306,8 +306,9 @@ describe('trace summaries', () => {
   it('count the matches of a query within the budget, and say when the count stopped', async () => {
     expect(await store.traces.count(tenantId, { status: 'ok', excludeAgents: ['agt_gone'] })).toEqual({ count: 3, exact: true });
     expect(await store.traces.count(tenantId, {}, ['pending'])).toEqual({ count: 1, exact: true });
-    expect(await store.traces.completeStartBounds(tenantId, { agentId: 'agt_a' })).toEqual({ oldestMs: 1_000, newestMs: 4_000 });
-    expect(await store.traces.completeStartBounds('tnt_none', {})).toBeUndefined();
+    expect(await store.traces.completeStart(tenantId, { agentId: 'agt_a' }, 'oldest')).toBe(1_000);
+    expect(await store.traces.completeStart(tenantId, { agentId: 'agt_a' }, 'newest')).toBe(4_000);
+    expect(await store.traces.completeStart('tnt_none', {}, 'newest')).toBeUndefined();
   });
 
   it('filter by what the summary holds: tools, error types, name, tags, metadata, duration, cost, tokens, models and alerts', async () => {

@@ -84,24 +84,21 @@ export async function getAgent(tenantId: string, agentId: string, deps: AgentDep
 /**
  * One page of agents in name order, their metrics from the rollups (the page's agents' settled items
  * read together, today from the tenant-wide buckets decoding only the page's agents) and `lastSeenAt`
- * from their items: no read per agent.
+ * from their items: no read per agent; the agents and their metrics are read at once, by the page's ids.
  */
 export async function listAgents(tenantId: string, page: PageInput, deps: AgentDeps) {
-  const [agents, total, days, dirtyHours] = await Promise.all([
-    deps.store.agents.page(tenantId, page),
-    deps.store.agents.countNames(tenantId),
-    retentionDaysOf(deps.store, tenantId),
-    deps.store.rollups.dirtyHours(tenantId),
-  ]);
-  const rollups = await agentRollups(
-    deps,
-    tenantId,
-    days,
-    agents.items.map((a) => a.id),
-    dirtyHours,
-  );
-  const items = await Promise.all(agents.items.map((a) => view(a, deps, rollups.get(a.id) ?? emptyRollup())));
-  return { ...agents, items, total: total.count, totalExact: total.exact };
+  const pageWithMetrics = async () => {
+    const [ids, days, dirtyHours] = await Promise.all([
+      deps.store.agents.idPage(tenantId, page),
+      retentionDaysOf(deps.store, tenantId),
+      deps.store.rollups.dirtyHours(tenantId),
+    ]);
+    const [agents, rollups] = await Promise.all([deps.store.agents.getMany(tenantId, ids.items), agentRollups(deps, tenantId, days, ids.items, dirtyHours)]);
+    return { ids, agents, rollups };
+  };
+  const [{ ids, agents, rollups }, total] = await Promise.all([pageWithMetrics(), deps.store.agents.countNames(tenantId)]);
+  const items = await Promise.all(agents.map((a) => view(a, deps, rollups.get(a.id) ?? emptyRollup())));
+  return { ...ids, items, total: total.count, totalExact: total.exact };
 }
 
 export async function updateAgent(tenantId: string, agentId: string, body: z.infer<typeof updateAgentBody>, deps: AgentDeps) {

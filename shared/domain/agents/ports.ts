@@ -29,6 +29,10 @@ export interface AgentsRepository {
   idForName(tenantId: string, name: string, consistent?: boolean): Promise<string | undefined>;
   /** One page of the tenant's agents in name order. */
   page(tenantId: string, page: PageInput): Promise<ReadPage<AgentRecord>>;
+  /** The ids of one page of the tenant's agents in name order (what `page` reads first). */
+  idPage(tenantId: string, page: PageInput): Promise<ReadPage<string>>;
+  /** These agents of the tenant, in the order given (those that exist). */
+  getMany(tenantId: string, agentIds: readonly string[]): Promise<AgentRecord[]>;
   countNames(tenantId: string): Promise<Total>;
   /** Notes that the agent's traces started as late as `startMs`, when that is later than noted by more than LAST_SEEN_RESOLUTION_MS. */
   noteSeen(tenantId: string, agentId: string, startMs: number): Promise<void>;

@@ -17,6 +17,25 @@ export interface BucketRef {
   startMs: number;
 }
 
+/**
+ * A part [fromMs, toMs) of a stored hour or day bucket: whole minutes of the hour, whole hours of the
+ * day, counted from the bucket's slot counts (see `RollupsRepository.counts`).
+ */
+export interface BucketSlice {
+  granularity: 'hour' | 'day';
+  startMs: number;
+  fromMs: number;
+  toMs: number;
+}
+
+/** What a count reads: whole buckets and parts of buckets. */
+export type CountRef = BucketRef | BucketSlice;
+
+export const isSlice = (ref: CountRef): ref is BucketSlice => 'fromMs' in ref;
+
+/** The granularity of the slots an hour or day bucket counts its traces by. */
+export const SLOT_GRANULARITY = { hour: 'minute', day: 'hour' } as const;
+
 /** Whole UTC days [fromMs, toMs). */
 export interface DayWindow {
   fromMs: number;

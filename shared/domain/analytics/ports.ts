@@ -1,5 +1,5 @@
 import type { TraceSummary } from '../spans/summary.ts';
-import type { BucketRef, DayWindow } from './buckets.ts';
+import type { BucketRef, CountRef, DayWindow } from './buckets.ts';
 import type { Rollup, TraceCounts } from './rollup.ts';
 
 /** What a bucket holds for a query: the rollup of its scope and, for the tenant-wide scope, each agent's (which may leave out the usage by model). */
@@ -7,12 +7,6 @@ export interface BucketRollup {
   overall: Rollup;
   /** Rollups by agent id. */
   byAgent: ReadonlyMap<string, Rollup>;
-}
-
-/** A scope's rollup of the day buckets of a window, and the first of those days that has one (null: none has). */
-export interface SettledDays {
-  rollup: Rollup;
-  firstDayMs: number | null;
 }
 
 /**
@@ -29,17 +23,20 @@ export interface RollupsRepository {
   /** The tenant's hours whose hour and day buckets are not recomputed yet (their minutes are the truth). */
   dirtyHours(tenantId: string): Promise<number[]>;
   /**
-   * How many traces the given buckets of a scope count (ok, in error, all), without those of the
-   * `leaveOut` agents.
+   * How many traces the given buckets and parts of buckets of a scope count (ok, in error, all),
+   * without those of the `leaveOut` agents: the parts from their buckets' slot counts (every part in
+   * one read), or, in a bucket stored before it had them, from the part's own buckets.
    */
-  counts(tenantId: string, scope: string, refs: readonly BucketRef[], leaveOut?: ReadonlySet<string>): Promise<TraceCounts>;
+  counts(tenantId: string, scope: string, refs: readonly CountRef[], leaveOut?: ReadonlySet<string>): Promise<TraceCounts>;
   /**
    * Each scope's rollup of its day buckets in the window, from one item per scope (its settled days):
    * the stored one while it is current (same window, and no day bucket in it recomputed since),
    * else recomputed from the day buckets and stored. Exact only while no dirty hour falls in the
    * window: the caller reads the days' hours and minutes then.
    */
-  settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, SettledDays>>;
+  settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, Rollup>>;
+  /** Each scope's counts of each day of the window (in order), from the same items, as current as `settled`'s. */
+  settledDayCounts(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, readonly TraceCounts[]>>;
   /**
    * The rollups of the given buckets of a scope by `bucketRefKey` (missing buckets are simply absent:
    * nothing happened then); with `byAgent`, a tenant-wide bucket also answers each agent's rollup

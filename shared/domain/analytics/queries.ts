@@ -3,9 +3,20 @@ import { NotFoundError } from '../errors.ts';
 import { PLANS } from '../plans/plans.ts';
 import type { Clock } from '../ports.ts';
 import type { Store } from '../store.ts';
-import { BUCKET_MS, type BucketRef, bucketRefKey, bucketStart, bucketsBetween, coveringBuckets, type DayWindow, seriesPlan, settledWindow } from './buckets.ts';
-import type { SettledDays } from './ports.ts';
-import { ALL_AGENTS, emptyRollup, mergeByAgent, mergeRollups, type Rollup, type TraceCounts } from './rollup.ts';
+import {
+  BUCKET_MS,
+  type BucketRef,
+  bucketRefKey,
+  bucketStart,
+  bucketsBetween,
+  type CountRef,
+  coveringBuckets,
+  type DayWindow,
+  isSlice,
+  seriesPlan,
+  settledWindow,
+} from './buckets.ts';
+import { ALL_AGENTS, addCounts, emptyRollup, mergeByAgent, mergeRollups, NO_TRACES, type Rollup, type TraceCounts } from './rollup.ts';
 import type { AgentRollup, AnalyticsInput } from './views.ts';
 import { analyticsWindow } from './window.ts';
 
@@ -106,9 +117,9 @@ export async function agentRollups(
   const refs = withDirtyHoursAsMinutes(coveringBuckets(settled ? window.toMs : window.fromMs, nowMs), dirtyHours);
   const [found, past] = await Promise.all([
     deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true, agents: new Set(agentIds) }),
-    settled ? deps.store.rollups.settled(tenantId, agentIds, window) : new Map<string, SettledDays>(),
+    settled ? deps.store.rollups.settled(tenantId, agentIds, window) : new Map<string, Rollup>(),
   ]);
-  return mergeByAgent([new Map([...past].map(([agentId, days]) => [agentId, days.rollup])), ...[...found.values()].map((b) => b.byAgent)]);
+  return mergeByAgent([past, ...[...found.values()].map((b) => b.byAgent)]);
 }
 
 /** One agent's rollup over the plan's retention, for the agent's own metrics (as in the list). */
@@ -135,57 +146,75 @@ export function withDirtyHoursAsMinutes(refs: readonly BucketRef[], dirtyHours: 
   });
 }
 
-const NO_TRACES: TraceCounts = { requestCount: 0, successCount: 0, errorCount: 0 };
-const plus = (a: TraceCounts, b: TraceCounts, sign: 1 | -1 = 1): TraceCounts => ({
-  requestCount: a.requestCount + sign * b.requestCount,
-  successCount: a.successCount + sign * b.successCount,
-  errorCount: a.errorCount + sign * b.errorCount,
-});
-
 /**
- * The plan's day buckets in the settled window (`days`) and the rest of the plan, when the window
- * meets no dirty hour and the plan has at least two days in it (else one item saves nothing).
+ * What to read to count [startMs, endMs) (whole minutes): whole days and hours as their buckets, a
+ * ragged run of minutes within an hour or of hours within a day as a slice of that hour's or day's
+ * slot counts (one item where the minutes or hours took up to 59 or 23), and every dirty hour (not
+ * recomputed since its minutes changed: the current one among them) as its minutes.
  */
-function settledSplit(refs: readonly BucketRef[], window: DayWindow, dirtyHours: readonly number[]) {
-  if (meetsDirtyHour(window, dirtyHours)) return undefined;
-  const inWindow = (ref: BucketRef) => ref.granularity === 'day' && ref.startMs >= window.fromMs && ref.startMs < window.toMs;
-  const days = refs.filter(inWindow);
-  return days.length < 2 ? undefined : { days, rest: refs.filter((ref) => !inWindow(ref)) };
+export function countingPlan(startMs: number, endMs: number, dirtyHours: readonly number[]): CountRef[] {
+  const dirty = new Set(dirtyHours);
+  const plan: CountRef[] = [];
+  /** Adds the sub-bucket [fromMs, toMs) of the hour or day bucket at `bucketMs`, extending the slice before it when adjacent. */
+  const addSlice = (granularity: 'hour' | 'day', bucketMs: number, fromMs: number, toMs: number) => {
+    const last = plan.at(-1);
+    if (last && isSlice(last) && last.granularity === granularity && last.startMs === bucketMs && last.toMs === fromMs) last.toMs = toMs;
+    else plan.push({ granularity, startMs: bucketMs, fromMs, toMs });
+  };
+  const addHour = (hourMs: number, fromMs: number, toMs: number) => {
+    if (!dirty.has(hourMs)) return addSlice('hour', hourMs, fromMs, toMs);
+    for (const minuteMs of bucketsBetween(fromMs, toMs, 'minute')) plan.push({ granularity: 'minute', startMs: minuteMs });
+  };
+  for (const ref of coveringBuckets(startMs, endMs)) {
+    const end = ref.startMs + BUCKET_MS[ref.granularity];
+    if (ref.granularity === 'minute') addHour(bucketStart(ref.startMs, 'hour'), ref.startMs, end);
+    else if (ref.granularity === 'day' && !dirtyHours.some((h) => h >= ref.startMs && h < end)) plan.push(ref);
+    else
+      for (const hourMs of bucketsBetween(ref.startMs, end, 'hour')) {
+        if (dirty.has(hourMs)) addHour(hourMs, hourMs, hourMs + BUCKET_MS.hour);
+        else addSlice('day', bucketStart(hourMs, 'day'), hourMs, hourMs + BUCKET_MS.hour);
+      }
+  }
+  return plan;
 }
 
 /**
- * The counts of the plan's days in the window from the settled items: the scope's sum less the
- * leaveOut agents' and less the window's days the plan lacks (those from the scope's first day with
- * traces on: before it, the days hold nothing), when those are fewer than the plan's days; else the days' own counts.
+ * The plan's whole days in the settled window (`days`) and the rest of the plan, when the window
+ * meets no dirty hour and the plan has at least two whole days in it (else one item saves nothing).
  */
+function settledSplit(plan: readonly CountRef[], window: DayWindow, dirtyHours: readonly number[]) {
+  if (meetsDirtyHour(window, dirtyHours)) return undefined;
+  const inWindow = (ref: CountRef) => ref.granularity === 'day' && !isSlice(ref) && ref.startMs >= window.fromMs && ref.startMs < window.toMs;
+  const days = plan.filter(inWindow);
+  return days.length < 2 ? undefined : { days, rest: plan.filter((ref) => !inWindow(ref)) };
+}
+
+/** The counts of these days of the window from the scope's settled item, less the leaveOut agents' (from theirs: one read). */
 async function windowDayCounts(
   rollups: Store['rollups'],
   tenantId: string,
   scope: string,
   window: DayWindow,
-  days: readonly BucketRef[],
+  days: readonly CountRef[],
   leaveOut: ReadonlySet<string>,
 ): Promise<TraceCounts> {
-  const settled = await rollups.settled(tenantId, [scope, ...(scope === ALL_AGENTS ? leaveOut : [])], window);
-  const own = settled.get(scope);
-  const covered = new Set(days.map((ref) => ref.startMs));
-  const firstDayMs = own?.firstDayMs ?? window.toMs;
-  const lacking = bucketsBetween(Math.max(window.fromMs, firstDayMs), window.toMs, 'day')
-    .filter((startMs) => !covered.has(startMs))
-    .map((startMs) => ({ granularity: 'day' as const, startMs }));
-  if (lacking.length >= days.length) return rollups.counts(tenantId, scope, days, leaveOut);
-  const sum = [...leaveOut].reduce((total, agent) => plus(total, settled.get(agent)?.rollup ?? NO_TRACES, -1), own?.rollup ?? NO_TRACES);
-  return lacking.length === 0 ? sum : plus(sum, await rollups.counts(tenantId, scope, lacking, leaveOut), -1);
+  const settled = await rollups.settledDayCounts(tenantId, [scope, ...(scope === ALL_AGENTS ? leaveOut : [])], window);
+  const ofDays = (scopeOf: string) => {
+    const dayCounts = settled.get(scopeOf) ?? [];
+    return days.reduce((sum, day) => addCounts(sum, dayCounts[(day.startMs - window.fromMs) / BUCKET_MS.day] ?? NO_TRACES), NO_TRACES);
+  };
+  return [...leaveOut].reduce((total, agent) => addCounts(total, ofDays(agent), -1), ofDays(scope));
 }
 
 /**
  * How many finished traces started in [startMs, endMs) (whole minutes) in a scope, of one status or
  * all, without those of `leaveOut` agents (tenant-wide scope only): the rollups count every finished
  * trace once, so this is exact and reads the range's buckets (their counts only), whatever the traces
- * number; an hour not recomputed yet (the tenant's dirty hours: from an hour's first minute bucket
- * until its recompute, and again after any later write) is read from its minutes. Given the
+ * number: its ragged hours and minutes as slices of one day and one hour bucket per end (see
+ * countingPlan); an hour not recomputed yet (the tenant's dirty hours: from an hour's first minute
+ * bucket until its recompute, and again after any later write) is read from its minutes. Given the
  * `settled` window (the plan's whole past days), the range's days in it come from the scope's settled
- * item, one item rather than a bucket per day. `dirtyHours` when the caller has read them already.
+ * item's per-day counts, one item rather than a bucket per day. `dirtyHours` when the caller has read them already.
  */
 export async function finishedTraceCount(
   deps: { store: Pick<Store, 'rollups'> },
@@ -196,17 +225,17 @@ export async function finishedTraceCount(
   const { rollups } = deps.store;
   const leaveOut = new Set(range.leaveOut);
   const dirtyHours = range.dirtyHours ?? (await rollups.dirtyHours(tenantId));
-  const plan = coveringBuckets(range.startMs, range.endMs);
+  const plan = countingPlan(range.startMs, range.endMs, dirtyHours);
   const split = range.settled && settledSplit(plan, range.settled, dirtyHours);
   let counts: TraceCounts;
   if (!split) {
-    counts = await rollups.counts(tenantId, scope, withDirtyHoursAsMinutes(plan, dirtyHours), leaveOut);
+    counts = await rollups.counts(tenantId, scope, plan, leaveOut);
   } else {
     const [rest, days] = await Promise.all([
-      rollups.counts(tenantId, scope, withDirtyHoursAsMinutes(split.rest, dirtyHours), leaveOut),
+      rollups.counts(tenantId, scope, split.rest, leaveOut),
       windowDayCounts(rollups, tenantId, scope, range.settled!, split.days, leaveOut),
     ]);
-    counts = plus(rest, days);
+    counts = addCounts(rest, days);
   }
   return range.status === 'ok' ? counts.successCount : range.status === 'error' ? counts.errorCount : counts.requestCount;
 }

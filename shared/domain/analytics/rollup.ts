@@ -258,3 +258,40 @@ export function decodeRollup(encoded: Uint8Array): Rollup {
   }
   return { ...usage, successCount, errorCount, latency: { count, sumUs, minMs, maxMs, sketch }, models };
 }
+
+export const NO_TRACES: TraceCounts = { requestCount: 0, successCount: 0, errorCount: 0 };
+
+export const addCounts = (a: TraceCounts, b: TraceCounts, sign: 1 | -1 = 1): TraceCounts => ({
+  requestCount: a.requestCount + sign * b.requestCount,
+  successCount: a.successCount + sign * b.successCount,
+  errorCount: a.errorCount + sign * b.errorCount,
+});
+
+export const countsOf = (rollup: TraceCounts): TraceCounts => ({
+  requestCount: rollup.requestCount,
+  successCount: rollup.successCount,
+  errorCount: rollup.errorCount,
+});
+
+/**
+ * The counts of consecutive sub-buckets (an hour's minutes, a day's hours, a window's days) as
+ * bytes: the format, the number of slots, then each slot's ok and error counts as varints (every
+ * trace is one or the other), two bytes a quiet slot. A list's total reads a bucket's part from
+ * them instead of the part's own buckets.
+ */
+export function encodeSlotCounts(slots: readonly TraceCounts[]): Uint8Array {
+  const writer = new ByteWriter().uint32(FORMAT_VERSION).uint32(slots.length);
+  for (const slot of slots) writer.uint32(slot.successCount).uint32(slot.errorCount);
+  return writer.finish();
+}
+
+export function decodeSlotCounts(encoded: Uint8Array): TraceCounts[] {
+  const reader = new ByteReader(encoded);
+  const version = reader.uint32();
+  if (version !== FORMAT_VERSION) throw new Error(`unknown slot counts format ${version}`);
+  return Array.from({ length: reader.uint32() }, () => {
+    const successCount = reader.uint32();
+    const errorCount = reader.uint32();
+    return { requestCount: successCount + errorCount, successCount, errorCount };
+  });
+}

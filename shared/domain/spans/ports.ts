@@ -137,8 +137,8 @@ export interface TracesRepository {
   page(tenantId: string, q: TraceQuery, page: PageInput, options?: { count?: boolean }): Promise<ReadPage<StoredTraceSummary>>;
   /** How many summaries match, counted within a budget; `states` narrows it to some lists (e.g. the pending ones). */
   count(tenantId: string, q: TraceQuery, states?: readonly TraceState[]): Promise<Total>;
-  /** The start times of the oldest and the newest complete trace the query's lists hold, or undefined when they hold none. */
-  completeStartBounds(tenantId: string, q: TraceQuery): Promise<{ oldestMs: number; newestMs: number } | undefined>;
+  /** The start time of the oldest or the newest complete trace the query's lists hold, or undefined when they hold none. */
+  completeStart(tenantId: string, q: TraceQuery, end: 'oldest' | 'newest'): Promise<number | undefined>;
   /** Up to `limit` of an agent's complete summaries that started in [startMs, endMs), newest first: one page, for sampling. */
   newestOfAgent(tenantId: string, agentId: string, startMs: number, endMs: number, limit: number): Promise<TraceSummary[]>;
   /** When the agent's newest trace started, or undefined when it has none. */

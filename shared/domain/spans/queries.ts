@@ -33,15 +33,23 @@ export async function listTraces(
   q: TraceListQuery,
   page: PageInput,
 ): Promise<ListPage<ReturnType<typeof traceView>>> {
-  await assertAgent(store, tenantId, q.agentId);
-  if (q.sessionId !== undefined) return sessionTraces(store, tenantId, q.sessionId, q, page, 'newest-first');
-  const deleted = q.agentId === undefined ? await store.agents.deletedLately(tenantId) : { agentIds: [], complete: true };
-  const query: TraceQuery = { ...traceFilters(q), excludeAgents: deleted.agentIds };
+  if (q.sessionId !== undefined) {
+    await assertAgent(store, tenantId, q.agentId);
+    return sessionTraces(store, tenantId, q.sessionId, q, page, 'newest-first');
+  }
+  const filters = traceFilters(q);
   // A first page of a free filter counts its matches in the read that finds the page: it reads the budget either way.
-  const countInPage = hasFreeFilters(query) && page.after === undefined;
+  const countInPage = hasFreeFilters(filters) && page.after === undefined;
+  // Read at once, none needing another: the agent filter's check, the agents the list leaves out, what the rollups' count needs.
+  const [, deleted, counting] = await Promise.all([
+    assertAgent(store, tenantId, q.agentId),
+    q.agentId === undefined ? store.agents.deletedLately(tenantId) : { agentIds: [], complete: true },
+    countedByRollups(filters) ? rollupCounting(store, tenantId) : undefined,
+  ]);
+  const query: TraceQuery = { ...filters, excludeAgents: deleted.agentIds };
   const [result, total] = await Promise.all([
     store.traces.page(tenantId, query, page, { count: countInPage }),
-    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query),
+    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting),
   ]);
   const { count, exact } = total ?? result.counted!;
   return {
@@ -83,32 +91,45 @@ const metadataPair = (filter: string) => {
 /** Ranges of start times longer than this are counted within a budget rather than from the rollups (a year and a bit of day buckets). */
 const MAX_COUNTED_DAYS = 400;
 
+/** Whether the rollups count a query's total: no free filter, no user (the rollups know neither). */
+const countedByRollups = (q: TraceQuery) => !hasFreeFilters(q) && q.userId === undefined;
+
+/** What a count from the rollups needs besides the range: the plan's retention (its settled days), the hours not recomputed yet. */
+async function rollupCounting(store: ReadStore<'rollups' | 'tenants'>, tenantId: string) {
+  const [retentionDays, dirtyHours] = await Promise.all([retentionDaysOf(store, tenantId), store.rollups.dirtyHours(tenantId)]);
+  return { retentionDays, dirtyHours };
+}
+
 /**
  * How many traces match. Without free filters or a user: the rollups count the finished traces exactly
- * (whole minutes of the range, its whole past days of the plan's retention from one settled item;
- * its ragged edges and the unfinished traces are counted in their lists, a few items each), so the
- * total is exact. Otherwise a count within COUNT_BUDGET.
+ * (whole minutes of the range, its whole past days of the plan's retention from one settled item, its
+ * ragged hours and minutes from one day and one hour bucket per end; the seconds at its edges and the
+ * unfinished traces are counted in their lists, a few items each), so the total is exact. Otherwise a
+ * count within COUNT_BUDGET.
  */
-async function traceTotal(deps: { store: ReadStore<'traces' | 'rollups' | 'tenants'>; clock: Clock }, tenantId: string, q: TraceQuery): Promise<Total> {
+async function traceTotal(
+  deps: { store: ReadStore<'traces' | 'rollups' | 'tenants'>; clock: Clock },
+  tenantId: string,
+  q: TraceQuery,
+  counting: Awaited<ReturnType<typeof rollupCounting>> | undefined,
+): Promise<Total> {
   const { traces } = deps.store;
-  if (hasFreeFilters(q) || q.userId !== undefined) return traces.count(tenantId, q);
-  let from = q.startMs;
-  let to = q.endMs;
-  const [bounds, retentionDays, dirtyHours] = await Promise.all([
-    from === undefined || to === undefined ? traces.completeStartBounds(tenantId, q) : undefined,
-    retentionDaysOf(deps.store, tenantId),
-    deps.store.rollups.dirtyHours(tenantId),
+  if (!countedByRollups(q)) return traces.count(tenantId, q);
+  // Everything that does not depend on another read, at once: the ends of the range a date filter leaves open, the unfinished traces.
+  const [oldest, newest, { retentionDays, dirtyHours }, pending] = await Promise.all([
+    q.startMs === undefined ? traces.completeStart(tenantId, q, 'oldest') : q.startMs,
+    q.endMs === undefined ? traces.completeStart(tenantId, q, 'newest') : q.endMs,
+    counting ?? rollupCounting(deps.store, tenantId),
+    traces.count(tenantId, q, ['pending']),
   ]);
-  if (from === undefined || to === undefined) {
-    if (!bounds) return traces.count(tenantId, q, ['pending']);
-    from ??= bucketStart(bounds.oldestMs, 'minute');
-    to ??= bucketStart(bounds.newestMs, 'minute') + BUCKET_MS.minute - 1;
-  }
+  if (oldest === undefined || newest === undefined) return pending;
+  const from = q.startMs ?? bucketStart(oldest, 'minute');
+  const to = q.endMs ?? bucketStart(newest, 'minute') + BUCKET_MS.minute - 1;
   const wholeFrom = Math.ceil(from / BUCKET_MS.minute) * BUCKET_MS.minute;
   const wholeTo = bucketStart(to + 1, 'minute');
   if (wholeTo - wholeFrom > MAX_COUNTED_DAYS * BUCKET_MS.day) return traces.count(tenantId, q);
   const complete = ['ok', 'error'] as const;
-  const parts: Array<Promise<Total>> = [traces.count(tenantId, q, ['pending'])];
+  const parts: Array<Promise<Total>> = [Promise.resolve(pending)];
   if (wholeFrom >= wholeTo) {
     parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: to }, complete));
   } else {

@@ -1,6 +1,7 @@
-import { ALL_AGENTS, rollupOf, tracesByBucket } from '#shared/domain/analytics/rollup.ts';
+import { SLOT_GRANULARITY } from '#shared/domain/analytics/buckets.ts';
+import { ALL_AGENTS, groupBy, rollupOf, rollupsByBucket, tracesByBucket } from '#shared/domain/analytics/rollup.ts';
 import type { TraceSummary } from '#shared/domain/spans/summary.ts';
-import { minuteParts, rollupItems, traceKey } from '#shared/store/rollups.ts';
+import { minuteParts, rollupItems, slotsOf, traceKey } from '#shared/store/rollups.ts';
 import { summaryItem as storedSummaryItem } from '#shared/store/traces.ts';
 
 export type Item = Record<string, unknown>;
@@ -24,10 +25,13 @@ export function minuteItem(ctx: ItemContext, startMs: number, traces: readonly T
 /** The tenant-wide hour or day bucket of these traces, and each agent's, as the compaction recomputes them. */
 function coarseItems(ctx: ItemContext, granularity: 'hour' | 'day', startMs: number, traces: readonly TraceSummary[]): Item[] {
   const parts = minuteParts(traces);
-  const agentIds = [...new Set(traces.map((t) => t.agentId).filter((a): a is string => a !== null))];
+  const byAgent = [...groupBy(traces, (t) => t.agentId)].filter((entry): entry is [string, TraceSummary[]] => entry[0] !== null);
+  const slots = (of: readonly TraceSummary[]) => slotsOf(granularity, startMs, rollupsByBucket(of, SLOT_GRANULARITY[granularity]));
   return [
-    rollupItems.coarse(ctx.tenantId, ALL_AGENTS, granularity, startMs, rollupOf(traces), parts, ctx.expiresAt),
-    ...agentIds.map((agentId) => rollupItems.coarse(ctx.tenantId, agentId, granularity, startMs, parts.get(agentId)!, new Map(), ctx.expiresAt)),
+    rollupItems.coarse(ctx.tenantId, ALL_AGENTS, granularity, startMs, rollupOf(traces), slots(traces), parts, ctx.expiresAt),
+    ...byAgent.map(([agentId, own]) =>
+      rollupItems.coarse(ctx.tenantId, agentId, granularity, startMs, parts.get(agentId)!, slots(own), new Map(), ctx.expiresAt),
+    ),
   ];
 }
 

@@ -22,7 +22,7 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /^traces(|Error|Agent|AgentError|Day|DeepCursor)$/,
-    "the page reads ≤ 3 × limit; the exact total adds the rollup items of the range (one settled item for the whole past days of the plan's retention, an hour bucket per whole hour of the range's first day and of today, the minutes of its ragged ends (the current hour's among them) and of hours not recomputed yet: it grows with the range's hours, not with its traces, but the tenant-wide hour buckets hold every busy agent's breakdown, 200 at the large size against a handful at the small one, so they are larger) and the traces still in flight, counted in their list (a trace no span reached for an hour is closed and counted in the rollups, so that list holds the last hour's unfinished traces, not the history's: 4 items at 1M, where 2,000 stuck ones read 1,000 before closing)",
+    "the page reads ≤ 3 × limit; the exact total adds the rollup items of the range (one settled item for the whole past days of the plan's retention, one day and one hour bucket per ragged end, read together for their per-hour and per-minute counts, and the minutes of the hours not recomputed yet, the current hour's: up to 59 minute buckets, each holding the rollup of every agent active in the minute, more of them at the large size) and the traces still in flight, counted in their list (a trace no span reached for an hour is closed and counted in the rollups, so that list holds the last hour's unfinished traces, not the history's: 4 items at 1M, where 2,000 stuck ones read 1,000 before closing)",
   ],
   [/^tracesDeepSkip$/, 'skip reads every item it skips (up to 10,000, then 400 to use the cursor): page 10 by skip reads 9 pages first, by design'],
   [

@@ -8,6 +8,7 @@ import { type StoredSpan, TRACE_QUIET_MS, type TraceSummary } from '#shared/doma
 import { alertItem } from '#shared/store/alerts.ts';
 import { type Db, epochSeconds } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
+import { rollupsRepository } from '#shared/store/rollups.ts';
 import { sessionIndexItem, sessionItem, sessionTraceItem } from '#shared/store/sessions.ts';
 import { timelineItem } from '#shared/store/timeline.ts';
 import { summaryItem, tracesRepository } from '#shared/store/traces.ts';
@@ -314,6 +315,8 @@ async function seedTenant(
   });
   await write(sessionItems);
   await write([facetsItem(tenantId, plan.agents)]);
+  // The current hour is dirty, as the ingest worker leaves it from its first minute bucket on: reads take its minutes.
+  await rollupsRepository(db).markDirty(tenantId, bucketStart(plan.endMs - 1, 'hour'), expiresAt);
   facts.sessions = sessions.size;
   facts.sampledSessions = [...sampled];
   facts.seedSeconds = elapsed().seconds;

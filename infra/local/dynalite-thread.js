@@ -3,19 +3,7 @@
 // JavaScript, so that it loads in a worker whatever runs the main thread (tsx, vitest).
 import { parentPort, workerData } from 'node:worker_threads';
 import { AbstractIterator, AbstractKeyIterator, AbstractValueIterator } from 'abstract-level';
-import { ClassicLevel } from 'classic-level';
 import dynalite from 'dynalite';
-
-// LevelDB keeps up to max_open_files - 10 table files open, and on 64-bit systems maps each open table
-// file into memory whole (up to 1,000 of them): their pages count in the process's RSS and grow with
-// the data, up to gigabytes (after 400,000 spans, 220 MB of a 715 MB RSS were mapped table files).
-// dynalite opens its store with LevelDB's default of 1,000 and no way to set it, so it is set here.
-// 74 is LevelDB's least (64 tables, 2 MB each): at most about 128 MB mapped, whatever the data.
-const MAX_OPEN_FILES = 74;
-const openStore = ClassicLevel.prototype._open;
-ClassicLevel.prototype._open = function (options) {
-  return openStore.call(this, { ...options, maxOpenFiles: options?.maxOpenFiles ?? MAX_OPEN_FILES });
-};
 
 // dynalite 4 reads a Query's or Scan's items through a stream over a level iterator, and ends it with
 // `iterator.return()` when it has them all or stops early. abstract-level 3's iterators (level 10,

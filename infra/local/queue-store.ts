@@ -98,7 +98,11 @@ const MAX_DELAY_SECONDS = 900;
 /** LevelDB's block cache and write buffer; the queues hold a few thousand messages at most at a time. */
 const CACHE_BYTES = 2 * 1024 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
-/** LevelDB's least: at most 64 table files open, and so mapped into memory (see dynalite-thread.js), whatever the backlog. */
+/**
+ * LevelDB's least: at most 64 table files open. LevelDB maps each open table file into memory whole,
+ * so a backlog's files would otherwise stay in the RSS long after it drained; the queues read their
+ * messages in key order, which a small table cache serves.
+ */
 const MAX_OPEN_FILES = 74;
 
 const queueKey = (name: string) => `queue:${name}`;

@@ -6,10 +6,10 @@ import { BUCKET_MS, bucketStart, settledWindow } from '../analytics/buckets.ts';
 import { finishedTraceCount, retentionDaysOf } from '../analytics/queries.ts';
 import { ALL_AGENTS } from '../analytics/rollup.ts';
 import { NotFoundError } from '../errors.ts';
-import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
+import type { ListPage, Order, PageInput, ReadPage, Total } from '../paging/page.ts';
 import type { Clock } from '../ports.ts';
 import type { Store } from '../store.ts';
-import { hasFreeFilters, type TraceQuery } from './ports.ts';
+import { hasFreeFilters, type StoredTraceSummary, type TraceQuery } from './ports.ts';
 import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
 
 /** The repositories one read takes. */
@@ -40,6 +40,9 @@ export async function listTraces(
   const filters = traceFilters(q);
   // A first page of a free filter counts its matches in the read that finds the page: it reads the budget either way.
   const countInPage = hasFreeFilters(filters) && page.after === undefined;
+  // The page is read at once, not after the agents it leaves out (see pageLeavingOut).
+  const read = store.traces.page(tenantId, filters, page, { count: countInPage });
+  read.catch(() => undefined); // awaited below, unless a read of the next round fails first
   // Read at once, none needing another: the agent filter's check, the agents the list leaves out, what the rollups' count needs.
   const [, deleted, counting] = await Promise.all([
     assertAgent(store, tenantId, q.agentId),
@@ -48,7 +51,7 @@ export async function listTraces(
   ]);
   const query: TraceQuery = { ...filters, excludeAgents: deleted.agentIds };
   const [result, total] = await Promise.all([
-    store.traces.page(tenantId, query, page, { count: countInPage }),
+    pageLeavingOut(read, deleted.agentIds, countInPage, () => store.traces.page(tenantId, query, page, { count: countInPage })),
     countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting),
   ]);
   const { count, exact } = total ?? result.counted!;
@@ -59,6 +62,24 @@ export async function listTraces(
     total: count,
     totalExact: exact && deleted.complete,
   };
+}
+
+/**
+ * The page read without leaving out the deleted agents, when it is the page that leaves them out:
+ * their traces stay in the tenant's lists only while their purge runs, so a page rarely holds one.
+ * When it does, or when the read also counted its matches (a deleted agent's would be among them),
+ * the page is read again leaving them out.
+ */
+async function pageLeavingOut(
+  read: Promise<ReadPage<StoredTraceSummary>>,
+  leftOut: readonly string[],
+  counted: boolean,
+  readLeavingOut: () => Promise<ReadPage<StoredTraceSummary>>,
+): Promise<ReadPage<StoredTraceSummary>> {
+  if (leftOut.length === 0) return read;
+  const gone = new Set(leftOut);
+  const first = await read;
+  return counted || first.items.some((t) => t.agentId !== null && gone.has(t.agentId)) ? readLeavingOut() : first;
 }
 
 type TraceListQuery = z.infer<typeof traceListQuery>;

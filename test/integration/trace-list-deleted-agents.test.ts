@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import type { AgentRecord } from '#shared/domain/agents/ports.ts';
+import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import { listTraces } from '#shared/domain/spans/queries.ts';
+import { summarizeTrace } from '#shared/domain/spans/summary.ts';
+import type { Store } from '#shared/domain/store.ts';
+import { traceListQuery } from '#shared/schemas/routes/spans.ts';
+import { llm, spansOf } from '../fixtures/judge/build.ts';
+import { startStore } from '../support/dynamo.ts';
+
+let store: Store;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  ({ store, stop } = await startStore('aos-trace-list-deleted'));
+});
+afterAll(() => stop());
+
+const now = new Date('2026-11-20T10:00:00Z');
+const clock = { now: () => now };
+const FIRST = { limit: 50, skip: 0 };
+
+let tenants = 0;
+/** A tenant with agents a and b, two complete traces each (b's the newer unless `deletedOlder`), b deleted and its purge not run yet. */
+async function tenantWithDeletedAgent({ deletedOlder = false } = {}): Promise<string> {
+  const tenantId = `tnt_deleted_${++tenants}`;
+  await store.tenants.create({ id: tenantId, ownerUserId: 'usr_x', subscription: newTrialSubscription(now), createdAt: now.toISOString() });
+  for (const [agentId, traces] of [
+    ['agt_a', ['tr-a-1', 'tr-a-2']],
+    ['agt_b', ['tr-b-1', 'tr-b-2']],
+  ] as const) {
+    await store.agents.create(agentRecord(tenantId, agentId));
+    for (const [i, traceId] of traces.entries()) {
+      const minutesAgo = (agentId === 'agt_b') === deletedOlder ? 60 : 30;
+      const startTimeMs = now.getTime() - minutesAgo * 60_000 + i * 1000;
+      const summary = { ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })), agentId, startTimeMs, name: 'answer' };
+      await store.traces.putSummary(tenantId, summary, 1, 2_000_000_000);
+    }
+  }
+  await store.agents.delete(tenantId, 'agt_b');
+  return tenantId;
+}
+
+const agentRecord = (tenantId: string, id: string): AgentRecord => ({
+  id,
+  tenantId,
+  name: id,
+  description: '',
+  profileSettings: { learningEnabled: true },
+  source: 'implicit',
+  createdAt: now.toISOString(),
+  updatedAt: now.toISOString(),
+});
+
+/** The store, counting the trace pages it reads. */
+function counting(): { store: Store; pages: () => number } {
+  let pages = 0;
+  const traces: Store['traces'] = Object.create(store.traces);
+  traces.page = (...args) => {
+    pages++;
+    return store.traces.page(...args);
+  };
+  return { store: { ...store, traces }, pages: () => pages };
+}
+
+const list = (s: Store, tenantId: string, query: Record<string, string> = {}, page = FIRST) =>
+  listTraces(s, clock, tenantId, z.parse(traceListQuery, query), page);
+
+describe("a trace list leaves out a deleted agent's traces", () => {
+  it('while its purge has not run: the page read without leaving them out held some, so it is read again leaving them out', async () => {
+    const tenantId = await tenantWithDeletedAgent();
+    const { store: s, pages } = counting();
+    const page = await list(s, tenantId);
+    expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-2', 'tr-a-1']);
+    expect(pages()).toBe(2);
+  });
+
+  it('once its traces are gone: the page read at once is the page, read once', async () => {
+    const tenantId = await tenantWithDeletedAgent();
+    for (const traceId of ['tr-b-1', 'tr-b-2']) await store.traces.deleteTrace(tenantId, traceId);
+    const { store: s, pages } = counting();
+    const page = await list(s, tenantId);
+    expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-2', 'tr-a-1']);
+    expect(pages()).toBe(1);
+  });
+
+  it("from the count of a free filter's first page too, even when the page holds none of them", async () => {
+    const tenantId = await tenantWithDeletedAgent({ deletedOlder: true });
+    const { store: s, pages } = counting();
+    const page = await list(s, tenantId, { name: 'answer' }, { limit: 1, skip: 0 });
+    expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-2']);
+    expect(page).toMatchObject({ total: 2, totalExact: true });
+    expect(pages()).toBe(2);
+  });
+
+  it('and an agent filter reads its own list at once, once', async () => {
+    const tenantId = await tenantWithDeletedAgent();
+    const { store: s, pages } = counting();
+    const page = await list(s, tenantId, { agentId: 'agt_a' });
+    expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-2', 'tr-a-1']);
+    expect(pages()).toBe(1);
+  });
+});

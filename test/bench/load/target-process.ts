@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { SentTrace } from '../ingest/traces.ts';
 import { BenchFailure } from '../scenario.ts';
+import { START_FLAGS } from '../start-flags.ts';
 import type { ControlMessage, TargetMessage, TargetOptions } from './protocol.ts';
 
 const TARGET_PROGRAM = fileURLToPath(new URL('./target.ts', import.meta.url));
@@ -32,9 +33,12 @@ function nextMessage<T extends TargetMessage['type']>(child: ChildProcess, type:
 
 const control = (child: ChildProcess, message: ControlMessage) => child.send(message);
 
-/** Starts the local service in a child process (tsx's loader is inherited through execArgv) and waits until it is seeded. */
+/** Starts the local service in a child process (tsx's loader is inherited through execArgv, `npm start`'s flags added) and waits until it is seeded. */
 export async function startTarget(options: TargetOptions): Promise<Target> {
-  const child = fork(TARGET_PROGRAM, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(TARGET_PROGRAM, [JSON.stringify(options)], {
+    execArgv: [...process.execArgv, ...START_FLAGS],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     const ready = await nextMessage(child, 'ready');

@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { PLANS } from '#shared/domain/plans/plans.ts';
 import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
 import { type SpanBatch, seededRandom, spanBatches } from '../ingest/traces.ts';
 import { BenchFailure, type Scenario, type ScenarioResult, UsageError } from '../scenario.ts';
+import { START_FLAGS } from '../start-flags.ts';
 import { round } from '../stats.ts';
 import type { MemoryControl, MemoryMessage } from './service-process.ts';
 
@@ -47,13 +48,8 @@ export const memoryScenario: Scenario = {
 };
 
 /** The Node.js flags `npm start` gives the service (its heap limit), read from package.json's start script. */
-async function startFlags(): Promise<string[]> {
-  const manifest = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  return manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
-}
-
 async function startService(dataDir: string) {
-  const child = fork(SERVICE_PROGRAM, [dataDir], { execArgv: [...process.execArgv, ...(await startFlags())], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(SERVICE_PROGRAM, [dataDir], { execArgv: [...process.execArgv, ...START_FLAGS], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ask = <T extends MemoryMessage['type']>(control: MemoryControl | undefined, type: T) =>
     new Promise<Extract<MemoryMessage, { type: T }>>((resolve, reject) => {

@@ -51,9 +51,14 @@ export interface PageRequest {
   page: PageInput;
   /** Go on reading (within READ_BUDGET) past the page to count the matches: one read for the page and its total. */
   count?: boolean;
+  /** Say how many items each source matched when the page's read went to its end (`matchedToEnd`). */
+  tally?: boolean;
 }
 
-export type PageOfItems = ReadPage<Item>;
+export type PageOfItems = ReadPage<Item> & {
+  /** With `tally`: per source, in the request's order, how many items it matched when the read went to its end (else undefined). */
+  matchedToEnd?: Array<number | undefined>;
+};
 
 /** Items a filtered page evaluates at most: a filter that matches rarely answers what it found so far, with a cursor to go on. */
 export const READ_BUDGET = 1000;
@@ -144,6 +149,8 @@ interface Cursor {
   scanned?: string;
   lastLimit: number;
   bulk: boolean;
+  /** Items its reads answered (what it matched so far). */
+  matched: number;
 }
 
 /**
@@ -158,10 +165,14 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
   const after = page.after;
   const precedes = (a: string, b: string) => (order === 'newest-first' ? compareKeys(a, b) > 0 : compareKeys(a, b) < 0);
   const cursors: Cursor[] = [];
-  for (const source of request.sources) {
+  /** Each source's cursor; none for a source whose range is empty. */
+  const ofSource = request.sources.map((source) => {
     const query = sourceQuery(db, source, request.range ?? {}, order, after, request.filter);
-    if (query) cursors.push({ query, buffer: [], done: false, lastLimit: 0, bulk: source.bulk === true });
-  }
+    if (!query) return undefined;
+    const cursor: Cursor = { query, buffer: [], done: false, lastLimit: 0, bulk: source.bulk === true, matched: 0 };
+    cursors.push(cursor);
+    return cursor;
+  });
   const need = page.skip + page.limit + 1;
   const keyOf = (c: Cursor, item: Item) => String(item[c.query.sortKey]);
   /** Filtered sources read within the budget; so does every source of a read that counts. */
@@ -173,7 +184,9 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
     const result = await db.doc.send(new QueryCommand({ ...c.query.input, Limit: limit, ...(c.startKey ? { ExclusiveStartKey: c.startKey } : {}) }));
     if (budgeted(c)) filteredRead += result.ScannedCount ?? 0;
     c.lastLimit = limit;
-    c.buffer.push(...(result.Items ?? []).filter((item) => keyOf(c, item) !== after));
+    const matched = (result.Items ?? []).filter((item) => keyOf(c, item) !== after);
+    c.matched += matched.length;
+    c.buffer.push(...matched);
     c.startKey = result.LastEvaluatedKey;
     c.done = !result.LastEvaluatedKey;
     c.scanned = result.LastEvaluatedKey ? String(result.LastEvaluatedKey[c.query.sortKey]) : undefined;
@@ -225,10 +238,13 @@ export async function readPage(db: Db, request: PageRequest): Promise<PageOfItem
   }
   const data = out.slice(page.skip, page.skip + page.limit);
   const items = data.map((e) => e.item);
-  const withCount = counted ? { counted } : {};
-  if (out.length > page.skip + page.limit) return { items, hasMore: true, next: data.at(-1)!.key, ...withCount };
-  if (budgetSpent && stoppedAt !== undefined) return { items, hasMore: true, next: stoppedAt, ...withCount };
-  return { items, hasMore: false, ...withCount };
+  const known = {
+    ...(counted ? { counted } : {}),
+    ...(request.tally ? { matchedToEnd: ofSource.map((c) => (c === undefined ? 0 : c.done ? c.matched : undefined)) } : {}),
+  };
+  if (out.length > page.skip + page.limit) return { items, hasMore: true, next: data.at(-1)!.key, ...known };
+  if (budgetSpent && stoppedAt !== undefined) return { items, hasMore: true, next: stoppedAt, ...known };
+  return { items, hasMore: false, ...known };
 }
 
 export interface CountRequest {

@@ -259,8 +259,7 @@ function traceSources(tenantId: string, q: TraceQuery, states: readonly TraceSta
     const filter = traceScopeCondition({ agentId: q.agentId, status: q.status, ...(q.agentId === undefined ? { excludeAgents: q.excludeAgents } : {}) });
     return [{ index: 'gsi3', partition: keys.userCollection(tenantId, q.userId, 'TRACES'), ...(filter ? { filter } : {}) }];
   }
-  const wanted = states.filter((state) => q.status === undefined || state === q.status || state === 'pending');
-  return wanted.map((state) => {
+  return listedStates(q, states).map((state) => {
     const partition = q.agentId === undefined ? keys.tenantCollection(tenantId, 'TRACES', state) : keys.agentCollection(tenantId, q.agentId, 'TRACES', state);
     const filter = traceScopeCondition({
       ...(state === 'pending' ? { status: q.status } : {}),
@@ -271,6 +270,10 @@ function traceSources(tenantId: string, q: TraceQuery, states: readonly TraceSta
     return { index: q.agentId === undefined ? 'gsi1' : 'gsi2', partition, ...(filter ? { filter } : {}), ...(bulk ? { bulk } : {}) };
   });
 }
+
+/** The states whose lists `traceSources` reads for a query without a user, in its order. */
+const listedStates = (q: TraceQuery, states: readonly TraceState[] = TRACE_STATES) =>
+  states.filter((state) => q.status === undefined || state === q.status || state === 'pending');
 
 const rangeOf = (q: { startMs?: number; endMs?: number }) => timeRangeCondition(q.startMs, q.endMs);
 
@@ -483,10 +486,23 @@ export function tracesRepository(db: Db): TracesRepository {
       };
     },
 
-    /** One page of matching summaries, newest first (by start time), from the narrowest key-ordered lists; with `count`, and how many match (see `readPage`). */
+    /**
+     * One page of matching summaries, newest first (by start time), from the narrowest key-ordered
+     * lists; with `count`, and how many match (see `readPage`); and how many pending traces match,
+     * when the page was read from the start of the lists and read the pending list to its end.
+     */
     async page(tenantId: string, q: TraceQuery, page: PageInput, { count = false } = {}) {
-      const result = await readPage(db, { sources: traceSources(tenantId, q), range: rangeOf(q), filter: traceFilterCondition(q), page, count });
-      return { ...result, items: result.items.map((i) => stripKeys<StoredTraceSummary>(i)) };
+      const tally = page.after === undefined && q.userId === undefined;
+      const { matchedToEnd, ...result } = await readPage(db, {
+        sources: traceSources(tenantId, q),
+        range: rangeOf(q),
+        filter: traceFilterCondition(q),
+        page,
+        count,
+        tally,
+      });
+      const pendingCount = matchedToEnd?.[listedStates(q).indexOf('pending')];
+      return { ...result, items: result.items.map((i) => stripKeys<StoredTraceSummary>(i)), ...(pendingCount !== undefined ? { pendingCount } : {}) };
     },
 
     /**

@@ -21,19 +21,28 @@ const clock = { now: () => now };
 const FIRST = { limit: 50, skip: 0 };
 
 let tenants = 0;
-/** A tenant with agents a and b, two complete traces each (b's the newer unless `deletedOlder`), b deleted and its purge not run yet. */
-async function tenantWithDeletedAgent({ deletedOlder = false } = {}): Promise<string> {
+/**
+ * A tenant with agents a and b, two traces each (or `ofA` of a's; b's the newer unless `deletedOlder`),
+ * complete but for those named `pending`, b deleted and its purge not run yet.
+ */
+async function tenantWithDeletedAgent({ deletedOlder = false, pending = [] as string[], ofA = 2 } = {}): Promise<string> {
   const tenantId = `tnt_deleted_${++tenants}`;
   await store.tenants.create({ id: tenantId, ownerUserId: 'usr_x', subscription: newTrialSubscription(now), createdAt: now.toISOString() });
   for (const [agentId, traces] of [
-    ['agt_a', ['tr-a-1', 'tr-a-2']],
+    ['agt_a', Array.from({ length: ofA }, (_, i) => `tr-a-${i + 1}`)],
     ['agt_b', ['tr-b-1', 'tr-b-2']],
   ] as const) {
     await store.agents.create(agentRecord(tenantId, agentId));
     for (const [i, traceId] of traces.entries()) {
       const minutesAgo = (agentId === 'agt_b') === deletedOlder ? 60 : 30;
       const startTimeMs = now.getTime() - minutesAgo * 60_000 + i * 1000;
-      const summary = { ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })), agentId, startTimeMs, name: 'answer' };
+      const summary = {
+        ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })),
+        agentId,
+        startTimeMs,
+        name: 'answer',
+        ...(pending.includes(traceId) ? { complete: false } : {}),
+      };
       await store.traces.putSummary(tenantId, summary, 1, 2_000_000_000);
     }
   }
@@ -91,6 +100,15 @@ describe("a trace list leaves out a deleted agent's traces", () => {
     expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-2']);
     expect(page).toMatchObject({ total: 2, totalExact: true });
     expect(pages()).toBe(2);
+  });
+
+  it('from the pending traces a first page counts in its own read, when that read did not leave them out', async () => {
+    const tenantId = await tenantWithDeletedAgent({ deletedOlder: true, pending: ['tr-a-1', 'tr-b-2'], ofA: 5 });
+    // The page is a's four newest; its read of the pending list, whose share is three, found a's and b's pending trace and its end.
+    const page = await list(store, tenantId, {}, { limit: 4, skip: 0 });
+    expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-5', 'tr-a-4', 'tr-a-3', 'tr-a-2']);
+    // Written straight to the store, the finished traces are in no rollup: the total is the pending traces', a's one.
+    expect(page).toMatchObject({ total: 1, totalExact: true });
   });
 
   it('and an agent filter reads its own list at once, once', async () => {

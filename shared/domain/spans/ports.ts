@@ -133,8 +133,11 @@ export interface TracesRepository {
   markAlerted(tenantId: string, traceId: string, alertType: string): Promise<void>;
   /** Everything stored for one trace (summary, spans, signals, logs, anomalies) in one query. */
   readTrace(tenantId: string, traceId: string): Promise<TraceContents>;
-  /** One page of matching summaries, newest first (by start time); with `count`, and how many match. */
-  page(tenantId: string, q: TraceQuery, page: PageInput, options?: { count?: boolean }): Promise<ReadPage<StoredTraceSummary>>;
+  /**
+   * One page of matching summaries, newest first (by start time); with `count`, and how many match;
+   * `pendingCount`: how many pending traces match, when the page was read from the start of the lists and read theirs to the end.
+   */
+  page(tenantId: string, q: TraceQuery, page: PageInput, options?: { count?: boolean }): Promise<ReadPage<StoredTraceSummary> & { pendingCount?: number }>;
   /** How many summaries match, counted within a budget; `states` narrows it to some lists (e.g. the pending ones). */
   count(tenantId: string, q: TraceQuery, states?: readonly TraceState[]): Promise<Total>;
   /** The start time of the oldest or the newest complete trace the query's lists hold, or undefined when they hold none. */

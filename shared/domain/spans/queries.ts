@@ -6,10 +6,10 @@ import { BUCKET_MS, bucketStart, settledWindow } from '../analytics/buckets.ts';
 import { finishedTraceCount, retentionDaysOf } from '../analytics/queries.ts';
 import { ALL_AGENTS } from '../analytics/rollup.ts';
 import { NotFoundError } from '../errors.ts';
-import type { ListPage, Order, PageInput, ReadPage, Total } from '../paging/page.ts';
+import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
 import type { Clock } from '../ports.ts';
 import type { Store } from '../store.ts';
-import { hasFreeFilters, type StoredTraceSummary, type TraceQuery } from './ports.ts';
+import { hasFreeFilters, type TraceQuery, traceState } from './ports.ts';
 import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
 
 /** The repositories one read takes. */
@@ -40,9 +40,13 @@ export async function listTraces(
   const filters = traceFilters(q);
   // A first page of a free filter counts its matches in the read that finds the page: it reads the budget either way.
   const countInPage = hasFreeFilters(filters) && page.after === undefined;
-  // The page is read at once, not after the agents it leaves out (see pageLeavingOut).
+  // The page is read at once, not after the agents it leaves out (see pageLeavingOut); so is the
+  // oldest complete trace's start, where a range open at its start begins: should it be a deleted
+  // agent's, the rollups leave that agent out of the count, and the range only starts earlier.
   const read = store.traces.page(tenantId, filters, page, { count: countInPage });
-  read.catch(() => undefined); // awaited below, unless a read of the next round fails first
+  const oldest =
+    countInPage || !countedByRollups(filters) || filters.startMs !== undefined ? undefined : store.traces.completeStart(tenantId, filters, 'oldest');
+  for (const early of [read, oldest]) early?.catch(() => undefined); // awaited below, unless a read of the next round fails first
   // Read at once, none needing another: the agent filter's check, the agents the list leaves out, what the rollups' count needs.
   const [, deleted, counting] = await Promise.all([
     assertAgent(store, tenantId, q.agentId),
@@ -50,9 +54,11 @@ export async function listTraces(
     countedByRollups(filters) ? rollupCounting(store, tenantId) : undefined,
   ]);
   const query: TraceQuery = { ...filters, excludeAgents: deleted.agentIds };
-  const [result, total] = await Promise.all([
-    pageLeavingOut(read, deleted.agentIds, countInPage, () => store.traces.page(tenantId, query, page, { count: countInPage })),
-    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting),
+  const paged = pageLeavingOut(read, deleted.agentIds, countInPage, () => store.traces.page(tenantId, query, page, { count: countInPage }));
+  const fromTop = page.skip === 0 && page.after === undefined;
+  const [{ page: result }, total] = await Promise.all([
+    paged,
+    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting, { ...(fromTop ? { hints: paged.then(hintsOf) } : {}), oldest }),
   ]);
   const { count, exact } = total ?? result.counted!;
   return {
@@ -68,18 +74,37 @@ export async function listTraces(
  * The page read without leaving out the deleted agents, when it is the page that leaves them out:
  * their traces stay in the tenant's lists only while their purge runs, so a page rarely holds one.
  * When it does, or when the read also counted its matches (a deleted agent's would be among them),
- * the page is read again leaving them out.
+ * the page is read again leaving them out. `leftOut`: what the read found beyond the page left them out too.
  */
 async function pageLeavingOut(
-  read: Promise<ReadPage<StoredTraceSummary>>,
+  read: Promise<TracePage>,
   leftOut: readonly string[],
   counted: boolean,
-  readLeavingOut: () => Promise<ReadPage<StoredTraceSummary>>,
-): Promise<ReadPage<StoredTraceSummary>> {
-  if (leftOut.length === 0) return read;
+  readLeavingOut: () => Promise<TracePage>,
+): Promise<{ page: TracePage; leftOut: boolean }> {
+  if (leftOut.length === 0) return { page: await read, leftOut: true };
   const gone = new Set(leftOut);
   const first = await read;
-  return counted || first.items.some((t) => t.agentId !== null && gone.has(t.agentId)) ? readLeavingOut() : first;
+  if (counted || first.items.some((t) => t.agentId !== null && gone.has(t.agentId))) return { page: await readLeavingOut(), leftOut: true };
+  return { page: first, leftOut: false };
+}
+
+type TracePage = Awaited<ReturnType<Store['traces']['page']>>;
+
+/** What a page read from the top of its lists tells its total (see traceTotal). */
+interface PageHints {
+  /** The newest complete trace's start: undefined when the lists hold none, unknown when the page holds only pending traces and there are more. */
+  newestComplete: number | undefined | 'unknown';
+  /** The pending traces, when the read counted them all. */
+  pending?: Total;
+}
+
+function hintsOf({ page, leftOut }: { page: TracePage; leftOut: boolean }): PageHints {
+  const complete = page.items.find((t) => traceState(t) !== 'pending');
+  return {
+    newestComplete: complete ? complete.startTimeMs : page.hasMore ? 'unknown' : undefined,
+    ...(leftOut && page.pendingCount !== undefined ? { pending: { count: page.pendingCount, exact: true } } : {}),
+  };
 }
 
 type TraceListQuery = z.infer<typeof traceListQuery>;
@@ -127,21 +152,33 @@ async function rollupCounting(store: ReadStore<'rollups' | 'tenants'>, tenantId:
  * ragged hours and minutes from one day and one hour bucket per end; the seconds at its edges and the
  * unfinished traces are counted in their lists, a few items each), so the total is exact. Otherwise a
  * count within COUNT_BUDGET.
+ *
+ * `early`: reads started before the others. `oldest`: the oldest complete trace's start. `hints`: what
+ * the page read from the top of the lists shows; a range open at its end is then counted to the end
+ * of this minute rather than to the newest complete trace's start (no query looks it up), which the
+ * page shows, as it shows the pending traces when it read them all. Should the page show a complete
+ * trace that starts later (a client's clock ahead), the total is counted again the usual way.
  */
 async function traceTotal(
   deps: { store: ReadStore<'traces' | 'rollups' | 'tenants'>; clock: Clock },
   tenantId: string,
   q: TraceQuery,
   counting: Awaited<ReturnType<typeof rollupCounting>> | undefined,
+  early: { hints?: Promise<PageHints>; oldest?: Promise<number | undefined> | undefined } = {},
 ): Promise<Total> {
+  const fromPage = early.hints;
   const { traces } = deps.store;
   if (!countedByRollups(q)) return traces.count(tenantId, q);
+  const hinted = fromPage !== undefined && q.endMs === undefined;
+  const thisMinuteEnd = bucketStart(deps.clock.now().getTime(), 'minute') + BUCKET_MS.minute - 1;
+  const countPending = () => traces.count(tenantId, q, ['pending']);
+  const pending = fromPage ? fromPage.then((hints) => hints.pending ?? countPending()) : countPending();
+  pending.catch(() => undefined); // awaited below, unless a read of the next round fails first
   // Everything that does not depend on another read, at once: the ends of the range a date filter leaves open, the unfinished traces.
-  const [oldest, newest, { retentionDays, dirtyHours }, pending] = await Promise.all([
-    q.startMs === undefined ? traces.completeStart(tenantId, q, 'oldest') : q.startMs,
-    q.endMs === undefined ? traces.completeStart(tenantId, q, 'newest') : q.endMs,
+  const [oldest, newest, { retentionDays, dirtyHours }] = await Promise.all([
+    q.startMs ?? early.oldest ?? traces.completeStart(tenantId, q, 'oldest'),
+    q.endMs ?? (hinted ? thisMinuteEnd : traces.completeStart(tenantId, q, 'newest')),
     counting ?? rollupCounting(deps.store, tenantId),
-    traces.count(tenantId, q, ['pending']),
   ]);
   if (oldest === undefined || newest === undefined) return pending;
   const from = q.startMs ?? bucketStart(oldest, 'minute');
@@ -150,7 +187,7 @@ async function traceTotal(
   const wholeTo = bucketStart(to + 1, 'minute');
   if (wholeTo - wholeFrom > MAX_COUNTED_DAYS * BUCKET_MS.day) return traces.count(tenantId, q);
   const complete = ['ok', 'error'] as const;
-  const parts: Array<Promise<Total>> = [Promise.resolve(pending)];
+  const parts: Array<Promise<Total>> = [pending];
   if (wholeFrom >= wholeTo) {
     parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: to }, complete));
   } else {
@@ -168,6 +205,11 @@ async function traceTotal(
     if (wholeTo <= to) parts.push(traces.count(tenantId, { ...q, startMs: wholeTo, endMs: to }, complete));
   }
   const totals = await Promise.all(parts);
+  if (hinted) {
+    const { newestComplete } = await fromPage;
+    if (newestComplete === 'unknown' || (newestComplete !== undefined && newestComplete > thisMinuteEnd))
+      return traceTotal(deps, tenantId, q, counting, { oldest: early.oldest });
+  }
   return { count: totals.reduce((sum, t) => sum + t.count, 0), exact: totals.every((t) => t.exact) };
 }
 

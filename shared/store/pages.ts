@@ -51,12 +51,12 @@ export interface PageRequest {
   page: PageInput;
   /** Go on reading (within READ_BUDGET) past the page to count the matches: one read for the page and its total. */
   count?: boolean;
-  /** Say how many items each source matched when the page's read went to its end (`matchedToEnd`). */
+  /** Say how many items each source matched past `after` when the page's read went to its end (`matchedToEnd`). */
   tally?: boolean;
 }
 
 export type PageOfItems = ReadPage<Item> & {
-  /** With `tally`: per source, in the request's order, how many items it matched when the read went to its end (else undefined). */
+  /** With `tally`: per source, in the request's order, how many items it matched past `after` when the read went to its end (else undefined). */
   matchedToEnd?: Array<number | undefined>;
 };
 

@@ -280,6 +280,10 @@ describe('totals', () => {
     await send([{ ...trace(random, Date.now() + 2 * HOUR), finished: true }]);
     expect((await get('/spans/traces?limit=1')).data[0].traceId).toBe(sent.at(-1)!.traceId);
     await expectExactTotals();
+    // And one three hours ahead, unfinished: a page of one shows only it, and the finished one is looked up.
+    await send([{ ...trace(random, Date.now() + 3 * HOUR), finished: false }]);
+    expect((await get('/spans/traces?limit=1')).data[0].traceId).toBe(sent.at(-1)!.traceId);
+    await expectExactTotals();
   }, 120_000);
 });
 

@@ -25,7 +25,7 @@ let tenants = 0;
  * A tenant with agents a and b, two traces each (or `ofA` of a's; b's the newer unless `deletedOlder`),
  * complete but for those named `pending`, b deleted and its purge not run yet.
  */
-async function tenantWithDeletedAgent({ deletedOlder = false, pending = [] as string[], ofA = 2 } = {}): Promise<string> {
+async function tenantWithDeletedAgent({ deletedOlder = false, pending = [] as string[], ofA = 2, deleteB = true } = {}): Promise<string> {
   const tenantId = `tnt_deleted_${++tenants}`;
   await store.tenants.create({ id: tenantId, ownerUserId: 'usr_x', subscription: newTrialSubscription(now), createdAt: now.toISOString() });
   for (const [agentId, traces] of [
@@ -46,7 +46,7 @@ async function tenantWithDeletedAgent({ deletedOlder = false, pending = [] as st
       await store.traces.putSummary(tenantId, summary, 1, 2_000_000_000);
     }
   }
-  await store.agents.delete(tenantId, 'agt_b');
+  if (deleteB) await store.agents.delete(tenantId, 'agt_b');
   return tenantId;
 }
 
@@ -61,15 +61,20 @@ const agentRecord = (tenantId: string, id: string): AgentRecord => ({
   updatedAt: now.toISOString(),
 });
 
-/** The store, counting the trace pages it reads. */
-function counting(): { store: Store; pages: () => number } {
+/** The store, counting the trace pages it reads and the counts of pending traces it makes. */
+function counting(): { store: Store; pages: () => number; pendingCounts: () => number } {
   let pages = 0;
+  let pendingCounts = 0;
   const traces: Store['traces'] = Object.create(store.traces);
   traces.page = (...args) => {
     pages++;
     return store.traces.page(...args);
   };
-  return { store: { ...store, traces }, pages: () => pages };
+  traces.count = (tenantId, q, states) => {
+    if (states?.includes('pending')) pendingCounts++;
+    return store.traces.count(tenantId, q, states);
+  };
+  return { store: { ...store, traces }, pages: () => pages, pendingCounts: () => pendingCounts };
 }
 
 const list = (s: Store, tenantId: string, query: Record<string, string> = {}, page = FIRST) =>
@@ -104,11 +109,22 @@ describe("a trace list leaves out a deleted agent's traces", () => {
 
   it('from the pending traces a first page counts in its own read, when that read did not leave them out', async () => {
     const tenantId = await tenantWithDeletedAgent({ deletedOlder: true, pending: ['tr-a-1', 'tr-b-2'], ofA: 5 });
+    const { store: s, pendingCounts } = counting();
     // The page is a's four newest; its read of the pending list, whose share is three, found a's and b's pending trace and its end.
-    const page = await list(store, tenantId, {}, { limit: 4, skip: 0 });
+    const page = await list(s, tenantId, {}, { limit: 4, skip: 0 });
     expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-5', 'tr-a-4', 'tr-a-3', 'tr-a-2']);
-    // Written straight to the store, the finished traces are in no rollup: the total is the pending traces', a's one.
+    // Written straight to the store, the finished traces are in no rollup: the total is the pending traces', a's one, counted apart.
     expect(page).toMatchObject({ total: 1, totalExact: true });
+    expect(pendingCounts()).toBe(1);
+  });
+
+  it('but with no agent deleted, the pending traces the page read to the end of their list are its count', async () => {
+    const tenantId = await tenantWithDeletedAgent({ deletedOlder: true, pending: ['tr-a-1', 'tr-b-2'], ofA: 5, deleteB: false });
+    const { store: s, pendingCounts } = counting();
+    const page = await list(s, tenantId, {}, { limit: 4, skip: 0 });
+    expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-5', 'tr-a-4', 'tr-a-3', 'tr-a-2']);
+    expect(page).toMatchObject({ total: 2, totalExact: true });
+    expect(pendingCounts()).toBe(0);
   });
 
   it('and an agent filter reads its own list at once, once', async () => {

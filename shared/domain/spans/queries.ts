@@ -55,10 +55,11 @@ export async function listTraces(
   ]);
   const query: TraceQuery = { ...filters, excludeAgents: deleted.agentIds };
   const paged = pageLeavingOut(read, deleted.agentIds, countInPage, () => store.traces.page(tenantId, query, page, { count: countInPage }));
-  const fromTop = page.skip === 0 && page.after === undefined;
+  const hints = page.skip === 0 && page.after === undefined && countedByRollups(filters) ? paged.then(hintsOf) : undefined;
+  hints?.catch(() => undefined); // a failed page fails the request through `paged`
   const [{ page: result }, total] = await Promise.all([
     paged,
-    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting, { ...(fromTop ? { hints: paged.then(hintsOf) } : {}), oldest }),
+    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting, { ...(hints ? { hints } : {}), ...(oldest ? { oldest } : {}) }),
   ]);
   const { count, exact } = total ?? result.counted!;
   return {
@@ -74,19 +75,19 @@ export async function listTraces(
  * The page read without leaving out the deleted agents, when it is the page that leaves them out:
  * their traces stay in the tenant's lists only while their purge runs, so a page rarely holds one.
  * When it does, or when the read also counted its matches (a deleted agent's would be among them),
- * the page is read again leaving them out. `leftOut`: what the read found beyond the page left them out too.
+ * the page is read again leaving them out. `excludesDeleted`: what the read found beyond the page left them out too.
  */
 async function pageLeavingOut(
   read: Promise<TracePage>,
   leftOut: readonly string[],
   counted: boolean,
   readLeavingOut: () => Promise<TracePage>,
-): Promise<{ page: TracePage; leftOut: boolean }> {
-  if (leftOut.length === 0) return { page: await read, leftOut: true };
+): Promise<{ page: TracePage; excludesDeleted: boolean }> {
+  if (leftOut.length === 0) return { page: await read, excludesDeleted: true };
   const gone = new Set(leftOut);
   const first = await read;
-  if (counted || first.items.some((t) => t.agentId !== null && gone.has(t.agentId))) return { page: await readLeavingOut(), leftOut: true };
-  return { page: first, leftOut: false };
+  if (counted || first.items.some((t) => t.agentId !== null && gone.has(t.agentId))) return { page: await readLeavingOut(), excludesDeleted: true };
+  return { page: first, excludesDeleted: false };
 }
 
 type TracePage = Awaited<ReturnType<Store['traces']['page']>>;
@@ -99,11 +100,11 @@ interface PageHints {
   pending?: Total;
 }
 
-function hintsOf({ page, leftOut }: { page: TracePage; leftOut: boolean }): PageHints {
+function hintsOf({ page, excludesDeleted }: { page: TracePage; excludesDeleted: boolean }): PageHints {
   const complete = page.items.find((t) => traceState(t) !== 'pending');
   return {
     newestComplete: complete ? complete.startTimeMs : page.hasMore ? 'unknown' : undefined,
-    ...(leftOut && page.pendingCount !== undefined ? { pending: { count: page.pendingCount, exact: true } } : {}),
+    ...(excludesDeleted && page.pendingCount !== undefined ? { pending: { count: page.pendingCount, exact: true } } : {}),
   };
 }
 
@@ -155,22 +156,29 @@ async function rollupCounting(store: ReadStore<'rollups' | 'tenants'>, tenantId:
  *
  * `early`: reads started before the others. `oldest`: the oldest complete trace's start. `hints`: what
  * the page read from the top of the lists shows; a range open at its end is then counted to the end
- * of this minute rather than to the newest complete trace's start (no query looks it up), which the
- * page shows, as it shows the pending traces when it read them all. Should the page show a complete
- * trace that starts later (a client's clock ahead), the total is counted again the usual way.
+ * of this minute rather than to the newest complete trace's start, which the page shows (looked up
+ * only when the page holds nothing but pending traces and there are more), as it shows the pending
+ * traces when it read them all. Should the newest complete trace start later (a client's clock
+ * ahead), or the range grow past MAX_COUNTED_DAYS, the total is counted again the usual way.
  */
 async function traceTotal(
   deps: { store: ReadStore<'traces' | 'rollups' | 'tenants'>; clock: Clock },
   tenantId: string,
   q: TraceQuery,
   counting: Awaited<ReturnType<typeof rollupCounting>> | undefined,
-  early: { hints?: Promise<PageHints>; oldest?: Promise<number | undefined> | undefined } = {},
+  early: { hints?: Promise<PageHints>; oldest?: Promise<number | undefined> } = {},
 ): Promise<Total> {
   const fromPage = early.hints;
   const { traces } = deps.store;
   if (!countedByRollups(q)) return traces.count(tenantId, q);
   const hinted = fromPage !== undefined && q.endMs === undefined;
   const thisMinuteEnd = bucketStart(deps.clock.now().getTime(), 'minute') + BUCKET_MS.minute - 1;
+  const usualWay = () => traceTotal(deps, tenantId, q, counting, early.oldest ? { oldest: early.oldest } : {});
+  // The newest finished trace: what the page shows, looked up as soon as the page shows only pending traces and there are more.
+  const newestFinished = hinted
+    ? fromPage.then((hints) => (hints.newestComplete === 'unknown' ? traces.completeStart(tenantId, q, 'newest') : hints.newestComplete))
+    : undefined;
+  newestFinished?.catch(() => undefined); // awaited below, unless a read of the next round fails first
   const countPending = () => traces.count(tenantId, q, ['pending']);
   const pending = fromPage ? fromPage.then((hints) => hints.pending ?? countPending()) : countPending();
   pending.catch(() => undefined); // awaited below, unless a read of the next round fails first
@@ -185,7 +193,7 @@ async function traceTotal(
   const to = q.endMs ?? bucketStart(newest, 'minute') + BUCKET_MS.minute - 1;
   const wholeFrom = Math.ceil(from / BUCKET_MS.minute) * BUCKET_MS.minute;
   const wholeTo = bucketStart(to + 1, 'minute');
-  if (wholeTo - wholeFrom > MAX_COUNTED_DAYS * BUCKET_MS.day) return traces.count(tenantId, q);
+  if (wholeTo - wholeFrom > MAX_COUNTED_DAYS * BUCKET_MS.day) return hinted ? usualWay() : traces.count(tenantId, q);
   const complete = ['ok', 'error'] as const;
   const parts: Array<Promise<Total>> = [pending];
   if (wholeFrom >= wholeTo) {
@@ -205,11 +213,8 @@ async function traceTotal(
     if (wholeTo <= to) parts.push(traces.count(tenantId, { ...q, startMs: wholeTo, endMs: to }, complete));
   }
   const totals = await Promise.all(parts);
-  if (hinted) {
-    const { newestComplete } = await fromPage;
-    if (newestComplete === 'unknown' || (newestComplete !== undefined && newestComplete > thisMinuteEnd))
-      return traceTotal(deps, tenantId, q, counting, { oldest: early.oldest });
-  }
+  const newestSeen = await newestFinished;
+  if (newestSeen !== undefined && newestSeen > thisMinuteEnd) return usualWay();
   return { count: totals.reduce((sum, t) => sum + t.count, 0), exact: totals.every((t) => t.exact) };
 }
 

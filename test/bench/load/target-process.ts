@@ -33,12 +33,14 @@ function nextMessage<T extends TargetMessage['type']>(child: ChildProcess, type:
 
 const control = (child: ChildProcess, message: ControlMessage) => child.send(message);
 
-/** Starts the local service in a child process (tsx's loader is inherited through execArgv, `npm start`'s flags added) and waits until it is seeded. */
+/**
+ * Starts the local service in a child process (tsx's loader is inherited through execArgv) and waits
+ * until it is seeded. `npm start`'s flags are added but for its heap limit: the process also holds
+ * what it seeds and verifies.
+ */
 export async function startTarget(options: TargetOptions): Promise<Target> {
-  const child = fork(TARGET_PROGRAM, [JSON.stringify(options)], {
-    execArgv: [...process.execArgv, ...START_FLAGS],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const execArgv = [...process.execArgv, ...START_FLAGS.filter((flag) => !flag.startsWith('--max-old-space-size'))];
+  const child = fork(TARGET_PROGRAM, [JSON.stringify(options)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     const ready = await nextMessage(child, 'ready');

@@ -2,7 +2,6 @@ import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiKeyRecord, EmailTakenError, type UserRecord } from '#shared/domain/accounts/ports.ts';
-import type { AgentRecord } from '#shared/domain/agents/ports.ts';
 import type { PageInput } from '#shared/domain/paging/page.ts';
 import type { TraceQuery } from '#shared/domain/spans/ports.ts';
 import { summarizeTrace, type TraceSummary } from '#shared/domain/spans/summary.ts';
@@ -13,6 +12,7 @@ import * as keys from '#shared/store/keys.ts';
 import { timeSortKey } from '#shared/store/keys.ts';
 import { tracePartitionItems } from '#shared/store/traces.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
+import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
@@ -205,16 +205,7 @@ describe('spans', () => {
 
 describe('trace summaries', () => {
   const tenantId = 'tnt_summaries';
-  const agent = (id: string): AgentRecord => ({
-    id,
-    tenantId,
-    name: id,
-    description: '',
-    profileSettings: { learningEnabled: true },
-    source: 'implicit',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  });
+  const agent = (id: string) => agentRecord(tenantId, id);
   const summaryOf = (traceId: string, agentId: string | null, startTimeMs: number, status: 'ok' | 'error' = 'ok', over: Partial<TraceSummary> = {}) => ({
     ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })),
     agentId,

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import type { AgentRecord } from '#shared/domain/agents/ports.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { listTraces } from '#shared/domain/spans/queries.ts';
 import { summarizeTrace } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { traceListQuery } from '#shared/schemas/routes/spans.ts';
 import { llm, spansOf } from '../fixtures/judge/build.ts';
+import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
@@ -32,7 +32,7 @@ async function tenantWithDeletedAgent({ deletedOlder = false, pending = [] as st
     ['agt_a', Array.from({ length: ofA }, (_, i) => `tr-a-${i + 1}`)],
     ['agt_b', ['tr-b-1', 'tr-b-2']],
   ] as const) {
-    await store.agents.create(agentRecord(tenantId, agentId));
+    await store.agents.create(agentRecord(tenantId, agentId, now.toISOString()));
     for (const [i, traceId] of traces.entries()) {
       const minutesAgo = (agentId === 'agt_b') === deletedOlder ? 60 : 30;
       const startTimeMs = now.getTime() - minutesAgo * 60_000 + i * 1000;
@@ -49,17 +49,6 @@ async function tenantWithDeletedAgent({ deletedOlder = false, pending = [] as st
   if (deleteB) await store.agents.delete(tenantId, 'agt_b');
   return tenantId;
 }
-
-const agentRecord = (tenantId: string, id: string): AgentRecord => ({
-  id,
-  tenantId,
-  name: id,
-  description: '',
-  profileSettings: { learningEnabled: true },
-  source: 'implicit',
-  createdAt: now.toISOString(),
-  updatedAt: now.toISOString(),
-});
 
 /** The store, counting the trace pages it reads and the counts of pending traces it makes. */
 function counting(): { store: Store; pages: () => number; pendingCounts: () => number } {

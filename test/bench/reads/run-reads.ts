@@ -30,6 +30,14 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
     "the total is counted in the list within 250 items (five pages; a lower bound past them): the small tenant's list is shorter than that, the large one's reaches it, so the large tenant's request reads up to 250 more items, a bounded amount that does not grow with the history",
   ],
   [
+    /^(sessionsUser|alertsOpen)$/,
+    "the small tenant's page holds a few items (the user's few sessions; no open alert), the large one's a full page of 50 and a count of its list: the ratio compares a nearly empty page with a full one, and the large one reads what a full page and its count read, whatever the history holds",
+  ],
+  [
+    /^session$/,
+    "a session's page shows each trace's input and output from its spans: one query per trace on the page (16 at a time) besides the session's figures and its contributions, so the page costs a call per trace it shows (up to 20 in the seeded sessions)",
+  ],
+  [
     /^agents$/,
     "agents' metrics read the page's agents' settled items (their whole past days, one small item each, read together) and today's tenant-wide rollup buckets (its whole hours, the current hour's minutes), which hold the rollup of every agent active in the bucket: 200 agents busy every hour in the large tenant against a handful in the small one, so today's buckets read are larger (not more)",
   ],

@@ -96,24 +96,19 @@ describe("a trace list leaves out a deleted agent's traces", () => {
     expect(pages()).toBe(2);
   });
 
-  it('from the pending traces a first page counts in its own read, when that read did not leave them out', async () => {
-    const tenantId = await tenantWithDeletedAgent({ deletedOlder: true, pending: ['tr-a-1', 'tr-b-2'], ofA: 5 });
-    const { store: s, pendingCounts } = counting();
-    // The page is a's four newest; its read of the pending list, whose share is three, found a's and b's pending trace and its end.
-    const page = await list(s, tenantId, {}, { limit: 4, skip: 0 });
-    expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-5', 'tr-a-4', 'tr-a-3', 'tr-a-2']);
-    // Written straight to the store, the finished traces are in no rollup: the total is the pending traces', a's one, counted apart.
-    expect(page).toMatchObject({ total: 1, totalExact: true });
-    expect(pendingCounts()).toBe(1);
-  });
-
-  it('but with no agent deleted, the pending traces the page read to the end of their list are its count', async () => {
-    const tenantId = await tenantWithDeletedAgent({ deletedOlder: true, pending: ['tr-a-1', 'tr-b-2'], ofA: 5, deleteB: false });
+  // The page is a's four newest; its read of the pending list, whose share is three, finds a's and b's
+  // pending trace and the list's end. Written straight to the store, the finished traces are in no
+  // rollup: the total is the pending traces'.
+  it.each([
+    { case: 'b deleted: counted apart, leaving b out, as the read did not', deleteB: true, total: 1, pendingCounts: 1 },
+    { case: 'no agent deleted: what the page read to the end of their list', deleteB: false, total: 2, pendingCounts: 0 },
+  ])('from the pending traces of a first page, $case', async ({ deleteB, total, pendingCounts: counted }) => {
+    const tenantId = await tenantWithDeletedAgent({ deletedOlder: true, pending: ['tr-a-1', 'tr-b-2'], ofA: 5, deleteB });
     const { store: s, pendingCounts } = counting();
     const page = await list(s, tenantId, {}, { limit: 4, skip: 0 });
     expect(page.items.map((t) => t.traceId)).toEqual(['tr-a-5', 'tr-a-4', 'tr-a-3', 'tr-a-2']);
-    expect(page).toMatchObject({ total: 2, totalExact: true });
-    expect(pendingCounts()).toBe(0);
+    expect(page).toMatchObject({ total, totalExact: true });
+    expect(pendingCounts()).toBe(counted);
   });
 
   it('and an agent filter reads its own list at once, once', async () => {

@@ -9,7 +9,7 @@ import type { Ports, Store } from '../domain/store.ts';
 import { observability } from '../observability/handler.ts';
 import { logger, thrown } from '../observability/logger.ts';
 import { type AreaRoute, DEFAULT_MAX_BODY_BYTES, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
-import { authenticate, type CredentialPorts, type Principal, rateLimitSubject } from './auth.ts';
+import { apiKeyRateSubject, authenticate, type CredentialPorts, type Principal, rateLimitSubject } from './auth.ts';
 import { jsonBody } from './body.ts';
 import { type Reply, raw } from './reply.ts';
 import { RESPONSE_SECURITY_HEADERS } from './response-headers.ts';
@@ -129,29 +129,34 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
 
 /**
  * Authentication and the per-credential rate limit in one step, because a refused credential must
- * still be counted (against the client address) and still see the rate-limit headers.
+ * still be counted (against the client address) and still see the rate-limit headers. An API key's
+ * request is counted while its key is looked up (one round, not two): its bucket is known from the
+ * key presented (`apiKeyRateSubject`); a refused one is then counted against the address too.
  */
 function guard(route: RouteRef, getPorts: () => RoutePorts): MiddlewareObj<Event, Result, Error, Context> {
   return {
     before: async (request) => {
       const state = stateOf(request.event);
       const ports = getPorts();
-      let principal: Principal | undefined;
-      let refusal: unknown;
-      try {
-        principal = await authenticate(request.event, route.auth, ports);
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        refusal = err;
-      }
       const nowMs = ports.clock.now().getTime();
       const start = windowStart(nowMs);
-      const limit = config.rateLimits[route.tier];
-      const hits = await ports.store.rateLimits.hit(rateLimitSubject(principal, request.event), route.tier, start, WINDOW_SECONDS);
-      const decision = decide(hits, limit, start);
+      const count = (subject: string) => ports.store.rateLimits.hit(subject, route.tier, start, WINDOW_SECONDS);
+      const keySubject = apiKeyRateSubject(request.event, route.auth);
+      const [outcome, keyHits] = await Promise.all([
+        authenticate(request.event, route.auth, ports).then(
+          (principal) => ({ principal }),
+          (refusal: unknown) => ({ refusal }),
+        ),
+        keySubject === undefined ? undefined : count(keySubject),
+      ]);
+      if ('refusal' in outcome && !(outcome.refusal instanceof AppError)) throw outcome.refusal;
+      const principal = 'principal' in outcome ? outcome.principal : undefined;
+      const subject = rateLimitSubject(principal, request.event, route.auth);
+      const hits = subject === keySubject && keyHits !== undefined ? keyHits : await count(subject);
+      const decision = decide(hits, config.rateLimits[route.tier], start);
       Object.assign(state.headers, rateLimitHeaders(decision));
       if (!decision.allowed) throw new RateLimitedError(Math.max(1, decision.reset - Math.floor(nowMs / 1000)));
-      if (refusal) throw refusal;
+      if ('refusal' in outcome) throw outcome.refusal;
       if (principal) {
         state.principal = principal;
         logger.appendKeys({ tenantId: principal.tenantId });

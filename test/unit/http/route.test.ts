@@ -9,6 +9,7 @@ import type { PageInput } from '#shared/domain/paging/page.ts';
 import { listRoute } from '#shared/http/list-route.ts';
 import { ok } from '#shared/http/reply.ts';
 import { httpRoute, type RoutePorts } from '#shared/http/route.ts';
+import { agentsRoutes } from '#shared/schemas/routes/agents.ts';
 import { authRoutes } from '#shared/schemas/routes/auth.ts';
 import { keysRoutes } from '#shared/schemas/routes/keys.ts';
 import { systemRoutes } from '#shared/schemas/routes/system.ts';
@@ -199,6 +200,49 @@ describe('the HTTP stack', () => {
     expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': key } }))).statusCode).toBe(403);
     const wrong = key.slice(0, 25) + (key[25] === 'x' ? 'y' : 'x') + key.slice(26);
     expect((await call(handler, httpEvent('GET', '/api/keys', { headers: { 'x-api-key': wrong } }))).statusCode).toBe(401);
+  });
+
+  it("counts an API key's request while the key is looked up, in a bucket a forged secret for the same key id never reaches", async () => {
+    const { record, key } = storedKey('tnt_1');
+    const forged = issueApiKey(record.id, signing.apiKeyPepper).key;
+    const { ports, hits } = fakePorts([record]);
+    const { rateLimits, apiKeys } = ports.store;
+    let counted!: () => void;
+    const firstCount = new Promise<void>((resolve) => {
+      counted = resolve;
+    });
+    const count = rateLimits.hit.bind(rateLimits);
+    const lookUp = apiKeys.get.bind(apiKeys);
+    Object.assign(rateLimits, { hit: (...args: Parameters<typeof count>) => (counted(), count(...args)) });
+    Object.assign(apiKeys, {
+      get: async (id: string) => {
+        const late = new Promise((_, reject) => setTimeout(() => reject(new Error('the key was looked up before the request was counted')), 1000));
+        await Promise.race([firstCount, late]);
+        return lookUp(id);
+      },
+    });
+    const handler = httpRoute(
+      'agents/list',
+      agentsRoutes,
+      () => ports,
+      async () => ok([]),
+    );
+    const asKey = (presented: string) => call(handler, httpEvent('GET', '/api/agents', { headers: { 'x-api-key': presented }, ip: '198.51.100.9' }));
+    expect((await asKey(key)).headers?.['X-RateLimit-Remaining']).toBe('99');
+    const refused = await asKey(forged);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers?.['X-RateLimit-Remaining']).toBe('99');
+    const again = await asKey(key);
+    expect(again.statusCode).toBe(200);
+    expect(again.headers?.['X-RateLimit-Remaining']).toBe('98');
+    const buckets = [...hits].map(
+      ([bucket, n]) =>
+        `${bucket
+          .split('|')[0]!
+          .replace(record.id, '<id>')
+          .replace(/:[\w-]{16}$/, ':<secret>')} ${n}`,
+    );
+    expect(buckets.sort()).toEqual(['ip:198.51.100.9 1', 'key:<id>:<secret> 1', 'key:<id>:<secret> 2']);
   });
 
   it('limits per credential per tier per minute with 429 and Retry-After', async () => {

@@ -4,7 +4,7 @@ import { config } from '../config.ts';
 import { authenticateApiKey } from '../domain/accounts/api-key-service.ts';
 import { parseApiKey } from '../domain/accounts/api-keys.ts';
 import { type ExternalIssuer, type ExternalKeySet, verifyAccessToken } from '../domain/accounts/jwt.ts';
-import { sha256 } from '../domain/accounts/secrets.ts';
+import { hmacSha256 } from '../domain/accounts/secrets.ts';
 import type { SigningMaterial } from '../domain/accounts/signing-keys.ts';
 import { userForExternalToken } from '../domain/accounts/users.ts';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
@@ -62,23 +62,23 @@ export async function authenticate(event: APIGatewayProxyEventV2, mode: AuthMode
 
 /**
  * The rate-limit bucket of the API key a request presents, known before the key is checked: the key's
- * id and a fingerprint of the secret presented. So the guard counts the request while the key is
- * looked up, and a forged secret for a real key's id is counted in a bucket of its own (then against
- * the client address, as every refused credential is), never against the real key's budget.
- * Undefined when the request would not be authenticated by an API key.
+ * id and a keyed fingerprint of the secret presented (the secret itself is never stored). So the guard
+ * counts the request while the key is looked up, and a forged secret for a real key's id is counted in
+ * a bucket of its own (then against the client address, as every refused credential is), never
+ * against the real key's budget. Undefined when the request would not be authenticated by an API key.
  */
-export function apiKeyRateSubject(event: APIGatewayProxyEventV2, mode: AuthMode): string | undefined {
+export async function apiKeyRateSubject(event: APIGatewayProxyEventV2, mode: AuthMode, signing: CredentialPorts['signing']): Promise<string | undefined> {
   const presented = event.headers['x-api-key'];
   if (mode !== 'any' || presented === undefined || event.headers['authorization'] !== undefined) return undefined;
   const parsed = parseApiKey(presented);
-  return parsed && `key:${parsed.keyId}:${sha256(parsed.secret).slice(0, 16)}`;
+  if (!parsed) return undefined;
+  const { apiKeyPepper } = await signing();
+  return `key:${parsed.keyId}:${hmacSha256(apiKeyPepper, `rate-limit:${parsed.secret}`).slice(0, 16)}`;
 }
 
-/** The identity a rate limit counts against: the credential, or the client address when there is none. */
-export function rateLimitSubject(principal: Principal | undefined, event: APIGatewayProxyEventV2, mode: AuthMode): string {
-  if (principal?.kind === 'apiKey') return apiKeyRateSubject(event, mode)!;
-  if (principal?.kind === 'user') return `user:${principal.userId}`;
-  return `ip:${event.requestContext.http.sourceIp}`;
+/** The identity a rate limit counts a user or a refused credential against (an API key's: `apiKeyRateSubject`). */
+export function rateLimitSubject(principal: Exclude<Principal, { kind: 'apiKey' }> | undefined, event: APIGatewayProxyEventV2): string {
+  return principal ? `user:${principal.userId}` : `ip:${event.requestContext.http.sourceIp}`;
 }
 
 /** The signed-in user behind a `jwt` route (the guard has already refused anything else). */

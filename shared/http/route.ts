@@ -130,8 +130,8 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
 /**
  * Authentication and the per-credential rate limit in one step, because a refused credential must
  * still be counted (against the client address) and still see the rate-limit headers. An API key's
- * request is counted while its key is looked up (one round, not two): its bucket is known from the
- * key presented (`apiKeyRateSubject`); a refused one is then counted against the address too.
+ * request is counted while its key is looked up (one round trip, not two): its bucket is known from
+ * the key presented (`apiKeyRateSubject`); a refused one is then counted against the address too.
  */
 function guard(route: RouteRef, getPorts: () => RoutePorts): MiddlewareObj<Event, Result, Error, Context> {
   return {
@@ -141,22 +141,27 @@ function guard(route: RouteRef, getPorts: () => RoutePorts): MiddlewareObj<Event
       const nowMs = ports.clock.now().getTime();
       const start = windowStart(nowMs);
       const count = (subject: string) => ports.store.rateLimits.hit(subject, route.tier, start, WINDOW_SECONDS);
-      const keySubject = apiKeyRateSubject(request.event, route.auth);
-      const [outcome, keyHits] = await Promise.all([
-        authenticate(request.event, route.auth, ports).then(
-          (principal) => ({ principal }),
-          (refusal: unknown) => ({ refusal }),
-        ),
+      const keySubject = await apiKeyRateSubject(request.event, route.auth, ports.signing);
+      // Both settle before anything is thrown, so that no write of either runs on after the answer.
+      const [authenticated, keyCount] = await Promise.allSettled([
+        authenticate(request.event, route.auth, ports),
         keySubject === undefined ? undefined : count(keySubject),
       ]);
-      if ('refusal' in outcome && !(outcome.refusal instanceof AppError)) throw outcome.refusal;
-      const principal = 'principal' in outcome ? outcome.principal : undefined;
-      const subject = rateLimitSubject(principal, request.event, route.auth);
-      const hits = subject === keySubject && keyHits !== undefined ? keyHits : await count(subject);
+      if (keyCount.status === 'rejected') throw keyCount.reason;
+      if (authenticated.status === 'rejected' && !(authenticated.reason instanceof AppError)) throw authenticated.reason;
+      const principal = authenticated.status === 'fulfilled' ? authenticated.value : undefined;
+      let hits: number;
+      if (principal?.kind === 'apiKey') {
+        // apiKeyRateSubject names a bucket for exactly the requests an API key can authenticate.
+        if (keyCount.value === undefined) throw new Error('an API key authenticated a request it was not counted for');
+        hits = keyCount.value;
+      } else {
+        hits = await count(rateLimitSubject(principal, request.event));
+      }
       const decision = decide(hits, config.rateLimits[route.tier], start);
       Object.assign(state.headers, rateLimitHeaders(decision));
       if (!decision.allowed) throw new RateLimitedError(Math.max(1, decision.reset - Math.floor(nowMs / 1000)));
-      if ('refusal' in outcome) throw outcome.refusal;
+      if (authenticated.status === 'rejected') throw authenticated.reason;
       if (principal) {
         state.principal = principal;
         logger.appendKeys({ tenantId: principal.tenantId });

@@ -207,17 +207,31 @@ describe('the HTTP stack', () => {
     const forged = issueApiKey(record.id, signing.apiKeyPepper).key;
     const { ports, hits } = fakePorts([record]);
     const { rateLimits, apiKeys } = ports.store;
-    let counted!: () => void;
-    const firstCount = new Promise<void>((resolve) => {
-      counted = resolve;
-    });
     const count = rateLimits.hit.bind(rateLimits);
     const lookUp = apiKeys.get.bind(apiKeys);
-    Object.assign(rateLimits, { hit: (...args: Parameters<typeof count>) => (counted(), count(...args)) });
+    let counts = 0;
+    const waiting = new Set<() => void>();
+    Object.assign(rateLimits, {
+      hit: (...args: Parameters<typeof count>) => {
+        counts++;
+        for (const check of waiting) check();
+        return count(...args);
+      },
+    });
+    // Each lookup answers only once the request has been counted meanwhile: counting after it never comes.
     Object.assign(apiKeys, {
       get: async (id: string) => {
-        const late = new Promise((_, reject) => setTimeout(() => reject(new Error('the key was looked up before the request was counted')), 1000));
-        await Promise.race([firstCount, late]);
+        const countsBefore = counts;
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('the key was looked up and the request not counted meanwhile')), 1000);
+          const check = () => {
+            if (counts === countsBefore) return;
+            clearTimeout(timer);
+            waiting.delete(check);
+            resolve();
+          };
+          waiting.add(check);
+        });
         return lookUp(id);
       },
     });
@@ -227,12 +241,13 @@ describe('the HTTP stack', () => {
       () => ports,
       async () => ok([]),
     );
-    const asKey = (presented: string) => call(handler, httpEvent('GET', '/api/agents', { headers: { 'x-api-key': presented }, ip: '198.51.100.9' }));
-    expect((await asKey(key)).headers?.['X-RateLimit-Remaining']).toBe('99');
-    const refused = await asKey(forged);
+    const from = (headers: Record<string, string>) => call(handler, httpEvent('GET', '/api/agents', { headers, ip: '198.51.100.9' }));
+    expect((await from({})).headers?.['X-RateLimit-Remaining']).toBe('99');
+    expect((await from({ 'x-api-key': key })).headers?.['X-RateLimit-Remaining']).toBe('99');
+    const refused = await from({ 'x-api-key': forged });
     expect(refused.statusCode).toBe(401);
-    expect(refused.headers?.['X-RateLimit-Remaining']).toBe('99');
-    const again = await asKey(key);
+    expect(refused.headers?.['X-RateLimit-Remaining'], 'counted against the address').toBe('98');
+    const again = await from({ 'x-api-key': key });
     expect(again.statusCode).toBe(200);
     expect(again.headers?.['X-RateLimit-Remaining']).toBe('98');
     const buckets = [...hits].map(
@@ -242,7 +257,7 @@ describe('the HTTP stack', () => {
           .replace(record.id, '<id>')
           .replace(/:[\w-]{16}$/, ':<secret>')} ${n}`,
     );
-    expect(buckets.sort()).toEqual(['ip:198.51.100.9 1', 'key:<id>:<secret> 1', 'key:<id>:<secret> 2']);
+    expect(buckets.sort()).toEqual(['ip:198.51.100.9 2', 'key:<id>:<secret> 1', 'key:<id>:<secret> 2']);
   });
 
   it('limits per credential per tier per minute with 429 and Retry-After', async () => {

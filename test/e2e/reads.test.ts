@@ -215,10 +215,18 @@ async function expectExactTotals() {
       ([q, m]) => [`${q}&startDate=${iso(start)}&endDate=${iso(end)}`, (t: Sent) => m(t) && t.startTimeMs >= start && t.startTimeMs <= end] as const,
     ),
   ]) {
-    // A page of one reads a few of each list; a page of 50 reads the pending traces to the end and counts them itself.
-    for (const limit of [1, 50]) {
-      const { pagination } = await get(`/spans/traces?limit=${limit}&${query}`);
-      expect(pagination, `limit=${limit}&${query}`).toMatchObject({ total: sent.filter(match).length, totalExact: true });
+    // A page of one reads a few of each list; a page of 50 reads the pending traces to the end and counts them itself;
+    // a deeper page (by skip, by cursor) looks the newest finished trace up beside the page.
+    const { nextCursor } = (await get(`/spans/traces?limit=1&${query}`)).pagination;
+    const pages = [
+      `limit=1&${query}`,
+      `limit=50&${query}`,
+      `limit=3&skip=4&${query}`,
+      ...(nextCursor ? [`limit=1&${query}&cursor=${encodeURIComponent(nextCursor)}`] : []),
+    ];
+    for (const page of pages) {
+      const { pagination } = await get(`/spans/traces?${page}`);
+      expect(pagination, page).toMatchObject({ total: sent.filter(match).length, totalExact: true });
     }
   }
 }

@@ -40,13 +40,16 @@ export async function listTraces(
   const filters = traceFilters(q);
   // A first page of a free filter counts its matches in the read that finds the page: it reads the budget either way.
   const countInPage = hasFreeFilters(filters) && page.after === undefined;
-  // The page is read at once, not after the agents it leaves out (see pageLeavingOut); so is the
-  // oldest complete trace's start, where a range open at its start begins: should it be a deleted
-  // agent's, the rollups leave that agent out of the count, and the range only starts earlier.
+  const firstPage = page.skip === 0 && page.after === undefined;
+  const counted = !countInPage && countedByRollups(filters);
+  // The page is read at once, not after the agents it leaves out (see pageLeavingOut); so are the
+  // oldest and newest complete traces' starts, where a range open at either end begins and ends
+  // (a first page shows the newest itself: see traceTotal). Should one be a deleted agent's, the
+  // rollups leave that agent out of the count, and the range is only longer.
   const read = store.traces.page(tenantId, filters, page, { count: countInPage });
-  const oldest =
-    countInPage || !countedByRollups(filters) || filters.startMs !== undefined ? undefined : store.traces.completeStart(tenantId, filters, 'oldest');
-  for (const early of [read, oldest]) early?.catch(() => undefined); // awaited below, unless a read of the next round fails first
+  const oldest = counted && filters.startMs === undefined ? store.traces.completeStart(tenantId, filters, 'oldest') : undefined;
+  const newest = counted && filters.endMs === undefined && !firstPage ? store.traces.completeStart(tenantId, filters, 'newest') : undefined;
+  for (const early of [read, oldest, newest]) early?.catch(() => undefined); // awaited below, unless a read of the next round fails first
   // Read at once, none needing another: the agent filter's check, the agents the list leaves out, what the rollups' count needs.
   const [, deleted, counting] = await Promise.all([
     assertAgent(store, tenantId, q.agentId),
@@ -55,11 +58,11 @@ export async function listTraces(
   ]);
   const query: TraceQuery = { ...filters, excludeAgents: deleted.agentIds };
   const paged = pageLeavingOut(read, deleted.agentIds, countInPage, () => store.traces.page(tenantId, query, page, { count: countInPage }));
-  const hints = page.skip === 0 && page.after === undefined && countedByRollups(filters) ? paged.then(hintsOf) : undefined;
+  const hints = firstPage && counted ? paged.then(hintsOf) : undefined;
   hints?.catch(() => undefined); // a failed page fails the request through `paged`
   const [{ page: result }, total] = await Promise.all([
     paged,
-    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting, { ...(hints ? { hints } : {}), ...(oldest ? { oldest } : {}) }),
+    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting, { hints, oldest, newest }),
   ]);
   const { count, exact } = total ?? result.counted!;
   return {
@@ -154,7 +157,7 @@ async function rollupCounting(store: ReadStore<'rollups' | 'tenants'>, tenantId:
  * unfinished traces are counted in their lists, a few items each), so the total is exact. Otherwise a
  * count within COUNT_BUDGET.
  *
- * `early`: reads started before the others. `oldest`: the oldest complete trace's start. `hints`: what
+ * `early`: reads started before the others. `oldest`, `newest`: the oldest and newest complete traces' starts. `hints`: what
  * the page read from the top of the lists shows; a range open at its end is then counted to the end
  * of this minute rather than to the newest complete trace's start, which the page shows (looked up
  * only when the page holds nothing but pending traces and there are more), as it shows the pending
@@ -166,7 +169,7 @@ async function traceTotal(
   tenantId: string,
   q: TraceQuery,
   counting: Awaited<ReturnType<typeof rollupCounting>> | undefined,
-  early: { hints?: Promise<PageHints>; oldest?: Promise<number | undefined> } = {},
+  early: { hints?: Promise<PageHints> | undefined; oldest?: Promise<number | undefined> | undefined; newest?: Promise<number | undefined> | undefined } = {},
 ): Promise<Total> {
   const fromPage = early.hints;
   const { traces } = deps.store;
@@ -185,7 +188,7 @@ async function traceTotal(
   // Everything that does not depend on another read, at once: the ends of the range a date filter leaves open, the unfinished traces.
   const [oldest, newest, { retentionDays, dirtyHours }] = await Promise.all([
     q.startMs ?? early.oldest ?? traces.completeStart(tenantId, q, 'oldest'),
-    q.endMs ?? (hinted ? thisMinuteEnd : traces.completeStart(tenantId, q, 'newest')),
+    q.endMs ?? (hinted ? thisMinuteEnd : (early.newest ?? traces.completeStart(tenantId, q, 'newest'))),
     counting ?? rollupCounting(deps.store, tenantId),
   ]);
   if (oldest === undefined || newest === undefined) return pending;

@@ -21,8 +21,12 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
     'a free filter: DynamoDB evaluates up to 1,000 items of the narrowest list per request, and the first page counts its matches in that same read; with 1,000 traces the whole list is about the budget, with many more the budget is spent, so each request reads the budget (not the history) and answers with a cursor to go on',
   ],
   [
-    /^traces(|Error|Agent|AgentError|Day|DeepCursor)$/,
+    /^traces(|Error|Agent|AgentError|Day)$/,
     "the page reads ≤ 3 × limit; the exact total adds the rollup items of the range (one settled item for the whole past days of the plan's retention, one day and one hour bucket per ragged end, read together for their per-hour and per-minute counts, and the minutes of the hours not recomputed yet, the current hour's: up to 59 minute buckets, each holding the rollup of every agent active in the minute, more of them at the large size) and the traces still in flight, counted in their list (a trace no span reached for an hour is closed and counted in the rollups, so that list holds the last hour's unfinished traces, not the history's: 4 items at 1M, where 2,000 stuck ones read 1,000 before closing)",
+  ],
+  [
+    /^tracesDeepCursor$/,
+    'a deeper page reads ≤ 3 × limit like the first, but does not show the top of the lists its exact total ends at: the oldest and newest finished traces are looked up beside the page (two lists each), and the traces in flight are counted in their list beside the rollup items of the range, so it makes a few more calls than the first page, in as many rounds, whatever the history holds',
   ],
   [/^tracesDeepSkip$/, 'skip reads every item it skips (up to 10,000, then 400 to use the cursor): page 10 by skip reads 9 pages first, by design'],
   [

@@ -11,6 +11,7 @@ import type { PlanKey } from '#shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { type NotifyPorts, notifyHandler } from '../../functions/workers/notify.ts';
+import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 
@@ -62,17 +63,7 @@ async function tenantWithAgent(alertConfig: AlertConfigPatch, options: { plan?: 
     subscription: { ...newTrialSubscription(new Date(now)), plan: options.plan ?? 'trial' },
     createdAt,
   });
-  await store.agents.create({
-    id: agentId,
-    tenantId,
-    name: 'support-bot',
-    description: '',
-    profileSettings: { learningEnabled: true },
-    source: 'explicit',
-    alertConfig,
-    createdAt,
-    updatedAt: createdAt,
-  });
+  await store.agents.create(agentRecord(tenantId, agentId, createdAt, { name: 'support-bot', source: 'explicit', alertConfig }));
 
   const dir = await mkdtemp(join(tmpdir(), 'aos-outbox-'));
   outboxDirs.push(dir);

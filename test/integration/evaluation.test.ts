@@ -12,6 +12,7 @@ import type { Store } from '#shared/domain/store.ts';
 import { type EvaluatePorts, evaluateHandler } from '../../functions/workers/evaluate.ts';
 import { type TraceSpec, traceOf } from '../fixtures/judge/build.ts';
 import { LABELLED_TRACES } from '../fixtures/judge/traces.ts';
+import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 
@@ -58,16 +59,7 @@ async function world(options: { plan?: PlanKey; alertConfig?: AlertConfigPatch }
   });
   const agentId = `agt_eval_${n}`;
   const iso = clock.now().toISOString();
-  await store.agents.create({
-    id: agentId,
-    tenantId,
-    name: `bot-${n}`,
-    description: '',
-    profileSettings: { learningEnabled: true },
-    source: 'explicit',
-    createdAt: iso,
-    updatedAt: iso,
-  });
+  await store.agents.create(agentRecord(tenantId, agentId, iso, { name: `bot-${n}`, source: 'explicit' }));
   await store.agents.setAlertConfig(tenantId, agentId, options.alertConfig ?? { llmAnalysis: { enabled: true } }, clock.now());
   async function trace(id: string, spec: TraceSpec) {
     const { summary, spans } = traceOf(id, spec);

@@ -12,6 +12,7 @@ import {
 } from '#shared/domain/experiments/service.ts';
 import type { StoredSignal } from '#shared/domain/spans/ports.ts';
 import type { Store } from '#shared/domain/store.ts';
+import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
 import { traceSummary } from '../unit/analytics/fixtures.ts';
 
@@ -57,16 +58,7 @@ describe('experiments in the store', () => {
   it('creates in draft, reads back, lists newest first with status and agent filters', async () => {
     const t = tenant();
     const agentId = 'agt_exp';
-    await store.agents.create({
-      id: agentId,
-      tenantId: t,
-      name: 'bot',
-      description: '',
-      profileSettings: { learningEnabled: true },
-      source: 'explicit',
-      createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
-    });
+    await store.agents.create(agentRecord(t, agentId, now.toISOString(), { name: 'bot', source: 'explicit' }));
     const first = await createExperiment(t, definition, deps());
     now = new Date(now.getTime() + 1000);
     const second = await createExperiment(t, { ...definition, name: 'second', agentId }, deps());

@@ -19,6 +19,7 @@ import { DEFAULT_LEARNING_SETTINGS, type LearningSettings } from '#shared/domain
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import { getTrace } from '#shared/domain/spans/queries.ts';
 import type { Store } from '#shared/domain/store.ts';
+import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
 import { startTestLake } from '../support/lake.ts';
 import { canonicalSpan } from '../support/spans.ts';
@@ -234,16 +235,7 @@ describe('profile learning on the table (dynalite)', () => {
   });
 
   it('an agent without traces cannot be regenerated; a failing narrator falls back to the template', async () => {
-    const quiet = await store.agents.ensure({
-      id: 'agt_quiet',
-      tenantId,
-      name: 'quiet-bot',
-      description: '',
-      profileSettings: { learningEnabled: true },
-      source: 'explicit',
-      createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
-    });
+    const quiet = await store.agents.ensure(agentRecord(tenantId, 'agt_quiet', now.toISOString(), { name: 'quiet-bot', source: 'explicit' }));
     expect(await getAgentProfile(tenantId, quiet, deps())).toMatchObject({ phase: 'pre-profile', profile: null, anchors: [], nextLearningAt: null });
     await expect(regenerateAgentProfile(tenantId, quiet, deps())).rejects.toThrow(/no finished traces/);
 

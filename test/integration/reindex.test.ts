@@ -8,6 +8,7 @@ import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { timeSortKey } from '#shared/store/keys.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
+import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
@@ -42,16 +43,7 @@ async function asWrittenBefore(key: Record<string, unknown>, set: Record<string,
 
 describe('re-indexing items written before the bounded-lists layout', () => {
   it('moves every kind of item into its lists, builds the sessions, and then only checks it is done', async () => {
-    await store.agents.create({
-      id: 'agt_old',
-      tenantId,
-      name: 'old-bot',
-      description: '',
-      profileSettings: { learningEnabled: true },
-      source: 'implicit',
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-    });
+    await store.agents.create(agentRecord(tenantId, 'agt_old', undefined, { name: 'old-bot' }));
     const traceIds = Array.from({ length: 30 }, (_, i) => `tr-old-${i}`);
     for (const [i, traceId] of traceIds.entries()) {
       const spans: StoredSpan[] = spansOf(traceId, { input: 'q', steps: [tool('search', {}, 'r'), llm('a')], output: 'a' }, T0 + i * 1000).map((s) => ({

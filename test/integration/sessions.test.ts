@@ -8,6 +8,7 @@ import type { Store } from '#shared/domain/store.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
+import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let store: Store;
@@ -41,16 +42,7 @@ describe('sessions', () => {
   it('sum up their traces whatever order they arrive in and however often, listed by first seen', async () => {
     const t = tenant();
     const at = new Date(T0).toISOString();
-    await store.agents.create({
-      id: 'agt_fixture',
-      tenantId: t,
-      name: 'fixture-bot',
-      description: '',
-      profileSettings: { learningEnabled: true },
-      source: 'implicit',
-      createdAt: at,
-      updatedAt: at,
-    });
+    await store.agents.create(agentRecord(t, 'agt_fixture', at, { name: 'fixture-bot' }));
     const a = await turn(t, 'tr-1', 's-1', T0);
     const b = await turn(t, 'tr-2', 's-1', T0 + 60_000, { status: 'error', cost: 0.25, inputTokens: 100, outputTokens: 10, totalTokens: 110 });
     const c = await turn(t, 'tr-3', 's-2', T0 + 30_000, {}, 'user-2');

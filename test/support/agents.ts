@@ -1,7 +1,7 @@
 import type { AgentRecord } from '#shared/domain/agents/ports.ts';
 
-/** An agent as ingestion creates it on first sight (named by its id), created and updated at `at`. */
-export const agentRecord = (tenantId: string, id: string, at = '2026-01-01T00:00:00.000Z'): AgentRecord => ({
+/** An agent as ingestion creates it on first sight (named by its id), created and updated at `at`; `fields` overrides any of it. */
+export const agentRecord = (tenantId: string, id: string, at = '2026-01-01T00:00:00.000Z', fields: Partial<AgentRecord> = {}): AgentRecord => ({
   id,
   tenantId,
   name: id,
@@ -10,4 +10,5 @@ export const agentRecord = (tenantId: string, id: string, at = '2026-01-01T00:00
   source: 'implicit',
   createdAt: at,
   updatedAt: at,
+  ...fields,
 });

@@ -7,6 +7,7 @@ import type { EmailMessage, SmsMessage } from '#shared/domain/notifications/mess
 import { UndeliverableError } from '#shared/domain/notifications/ports.ts';
 import type { PlanKey } from '#shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import { agentRecord as storedAgent } from '../../support/agents.ts';
 
 export const T0 = Date.parse('2026-11-20T10:00:00Z');
 export const TENANT = 'tnt_1';
@@ -37,17 +38,8 @@ export const alertRecord = (over: Partial<AlertRecord> = {}): AlertRecord => ({
   ...over,
 });
 
-export const agentRecord = (alertConfig: AlertConfigPatch): AgentRecord => ({
-  id: 'agt_1',
-  tenantId: TENANT,
-  name: 'support-bot',
-  description: '',
-  profileSettings: { learningEnabled: true },
-  source: 'explicit',
-  alertConfig,
-  createdAt: '2026-11-01T00:00:00.000Z',
-  updatedAt: '2026-11-01T00:00:00.000Z',
-});
+export const agentRecord = (alertConfig: AlertConfigPatch): AgentRecord =>
+  storedAgent(TENANT, 'agt_1', '2026-11-01T00:00:00.000Z', { name: 'support-bot', source: 'explicit', alertConfig });
 
 /**
  * Plain in-memory stand-ins for what processAlertNotification needs, with the repositories' semantics

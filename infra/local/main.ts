@@ -1,6 +1,6 @@
 // `npm start`: the whole service on this machine. PORT (3000), HOST (127.0.0.1), DATA_DIR (.data).
 import { resolve } from 'node:path';
-import { ensureConsoleBuild } from '../../console/build.ts';
+import { ensureConsoleBuildApart } from '../../console/build.ts';
 import { DataDirInUseError } from './data-dir-lock.ts';
 import { type LocalService, startLocalService } from './runtime.ts';
 
@@ -17,8 +17,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 }
 
 // The console is built here when its build is missing or older than its sources (a few seconds;
-// checking takes milliseconds), so `npm install && npm start` serves it with no build step of its own.
-const consoleBuild = await ensureConsoleBuild();
+// checking takes milliseconds), in a process of its own, so `npm install && npm start` serves it with no build step of its own.
+const consoleBuild = await ensureConsoleBuildApart().catch((err: Error) => {
+  console.error(err.message);
+  process.exit(1);
+});
 if (consoleBuild.builtInMs > 0) console.log(`Built the console in ${(consoleBuild.builtInMs / 1000).toFixed(1)} s`);
 
 let service: LocalService;

@@ -3,12 +3,13 @@ import type { logListQuery } from '../../schemas/routes/logs.ts';
 import type { signalListQuery, signalSummaryQuery } from '../../schemas/routes/signals.ts';
 import type { traceListQuery } from '../../schemas/routes/spans.ts';
 import { BUCKET_MS, bucketStart, settledWindow } from '../analytics/buckets.ts';
-import { finishedTraceCount, retentionDaysOf } from '../analytics/queries.ts';
+import { retentionDaysOf } from '../analytics/queries.ts';
 import { ALL_AGENTS } from '../analytics/rollup.ts';
 import { NotFoundError } from '../errors.ts';
 import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
 import type { Clock } from '../ports.ts';
 import type { Store } from '../store.ts';
+import { type CountAhead, type CountPlan, countAhead, countByPlan, rememberPlan, samePlan } from './count-ahead.ts';
 import { hasFreeFilters, type TraceQuery, traceState } from './ports.ts';
 import { logView, orderSpans, signalView, spanView, summarizeSignals, traceView } from './views.ts';
 
@@ -50,6 +51,7 @@ export async function listTraces(
   const oldest = counted && filters.startMs === undefined ? store.traces.completeStart(tenantId, filters, 'oldest') : undefined;
   const newest = counted && filters.endMs === undefined && !firstPage ? store.traces.completeStart(tenantId, filters, 'newest') : undefined;
   for (const early of [read, oldest, newest]) early?.catch(() => undefined); // awaited below, unless a read of the next round fails first
+  const ahead = counted ? countAhead({ store, clock }, tenantId, filters) : undefined;
   // Read at once, none needing another: the agent filter's check, the agents the list leaves out, what the rollups' count needs.
   const [, deleted, counting] = await Promise.all([
     assertAgent(store, tenantId, q.agentId),
@@ -62,7 +64,7 @@ export async function listTraces(
   hints?.catch(() => undefined); // a failed page fails the request through `paged`
   const [{ page: result }, total] = await Promise.all([
     paged,
-    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting, { hints, oldest, newest }),
+    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting, { hints, oldest, newest, ahead }),
   ]);
   const { count, exact } = total ?? result.counted!;
   return {
@@ -169,7 +171,12 @@ async function traceTotal(
   tenantId: string,
   q: TraceQuery,
   counting: Awaited<ReturnType<typeof rollupCounting>> | undefined,
-  early: { hints?: Promise<PageHints> | undefined; oldest?: Promise<number | undefined> | undefined; newest?: Promise<number | undefined> | undefined } = {},
+  early: {
+    hints?: Promise<PageHints> | undefined;
+    oldest?: Promise<number | undefined> | undefined;
+    newest?: Promise<number | undefined> | undefined;
+    ahead?: CountAhead | undefined;
+  } = {},
 ): Promise<Total> {
   const fromPage = early.hints;
   const { traces } = deps.store;
@@ -202,15 +209,18 @@ async function traceTotal(
   if (wholeFrom >= wholeTo) {
     parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: to }, complete));
   } else {
-    const scope = q.agentId ?? ALL_AGENTS;
-    const finished = finishedTraceCount(deps, tenantId, scope, {
+    const plan: CountPlan = {
+      scope: q.agentId ?? ALL_AGENTS,
       startMs: wholeFrom,
       endMs: wholeTo,
       ...(q.status ? { status: q.status } : {}),
       leaveOut: q.excludeAgents ?? [],
       settled: settledWindow(deps.clock.now().getTime(), retentionDays),
       dirtyHours,
-    });
+      toThisMinute: hinted,
+    };
+    const finished = early.ahead && samePlan(early.ahead.plan, plan) ? early.ahead.count : countByPlan(deps, tenantId, plan);
+    rememberPlan(tenantId, q, plan);
     parts.push(finished.then((count) => ({ count, exact: true })));
     if (from < wholeFrom) parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: wholeFrom - 1 }, complete));
     if (wholeTo <= to) parts.push(traces.count(tenantId, { ...q, startMs: wholeTo, endMs: to }, complete));

@@ -328,16 +328,27 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     return runs.reduce((sum, c) => addCounts(sum, c), total);
   }
 
-  /** Adds the hour to (or takes it from) the tenant's set of hours whose hour and day buckets are stale. */
+  /**
+   * Adds the hour to (or takes it from) the tenant's set of hours whose hour and day buckets are
+   * stale; taking one out counts a recompute (see `dirtyHoursAndRecomputes`).
+   */
   const noteDirtyHour = (tenantId: string, hourStartMs: number, change: 'ADD' | 'DELETE') =>
     doc.send(
       new UpdateCommand({
         TableName,
         Key: keys.rollupDirtyHours(tenantId),
-        UpdateExpression: `${change} hours :h`,
-        ExpressionAttributeValues: { ':h': new Set([hourStartMs]) },
+        UpdateExpression: change === 'ADD' ? 'ADD hours :h' : 'DELETE hours :h ADD recomputes :one',
+        ExpressionAttributeValues: { ':h': new Set([hourStartMs]), ...(change === 'DELETE' ? { ':one': 1 } : {}) },
       }),
     );
+
+  async function dirtyHoursAndRecomputes(tenantId: string): Promise<{ hours: number[]; recomputes: number }> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.rollupDirtyHours(tenantId), ConsistentRead: true }));
+    return {
+      hours: [...((Item?.['hours'] as Set<number> | undefined) ?? [])].map(Number).sort((a, b) => a - b),
+      recomputes: Number(Item?.['recomputes'] ?? 0),
+    };
+  }
 
   /**
    * The marker the compaction finds the hour by, then the hour in the tenant's own set, which reads
@@ -606,9 +617,10 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
 
     /** The tenant's hours whose hour and day buckets are not recomputed yet (their minutes are the truth). */
     async dirtyHours(tenantId: string): Promise<number[]> {
-      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.rollupDirtyHours(tenantId), ConsistentRead: true }));
-      return [...((Item?.['hours'] as Set<number> | undefined) ?? [])].map(Number).sort((a, b) => a - b);
+      return (await dirtyHoursAndRecomputes(tenantId)).hours;
     },
+
+    dirtyHoursAndRecomputes,
 
     /**
      * How many traces the given buckets of a scope count (ok, in error, all), without those of the

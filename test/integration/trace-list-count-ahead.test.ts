@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { bucketStart } from '#shared/domain/analytics/buckets.ts';
+import type { PageInput } from '#shared/domain/paging/page.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { listTraces } from '#shared/domain/spans/queries.ts';
 import { summarizeTrace } from '#shared/domain/spans/summary.ts';
@@ -42,24 +43,42 @@ async function tenantWithTraces(): Promise<string> {
 
 /**
  * The store, noting in order when a count of the rollups starts and when the read of the hours not
- * recomputed yet (one of the reads that decide what the count reads) answers.
+ * recomputed yet (one of the reads that decide what the count reads) answers; `beforeDirtyHours`
+ * runs once the counts started so far have read, before that read.
  */
-function noting(): { store: Store; events: string[] } {
+function noting(beforeDirtyHours?: () => Promise<void>): { store: Store; events: string[] } {
   const events: string[] = [];
+  const counts: Array<Promise<unknown>> = [];
   const rollups: Store['rollups'] = Object.create(store.rollups);
   rollups.counts = (...args) => {
     events.push('count');
-    return store.rollups.counts(...args);
+    const count = store.rollups.counts(...args);
+    counts.push(count);
+    return count;
   };
-  rollups.dirtyHours = async (tenantId) => {
-    const hours = await store.rollups.dirtyHours(tenantId);
+  rollups.dirtyHoursAndRecomputes = async (tenantId) => {
+    if (beforeDirtyHours) {
+      await Promise.all(counts);
+      await beforeDirtyHours();
+    }
+    const read = await store.rollups.dirtyHoursAndRecomputes(tenantId);
     events.push('dirty hours read');
-    return hours;
+    return read;
   };
   return { store: { ...store, rollups }, events };
 }
 
-const list = (s: Store, tenantId: string) => listTraces(s, clock, tenantId, z.parse(traceListQuery, {}), FIRST);
+/** A finished trace of agent a that started at `startTimeMs`, stored and counted in its minute. */
+async function addTrace(tenantId: string, traceId: string, startTimeMs: number): Promise<void> {
+  const summary = { ...summarizeTrace(spansOf(traceId, { input: 'q', steps: [llm('a')], output: 'a' })), agentId: 'agt_a', startTimeMs };
+  await store.traces.putSummary(tenantId, summary, 1, EXPIRES);
+  await store.rollups.countTraces(tenantId, bucketStart(startTimeMs, 'minute'), [summary], EXPIRES);
+}
+
+/** Recomputes every dirty hour that has settled: the store's writers run on the real clock, so all of the tests' hours have. */
+const compact = () => store.rollups.compactDirty(100, async () => EXPIRES, Date.now());
+
+const list = (s: Store, tenantId: string, page: PageInput = FIRST) => listTraces(s, clock, tenantId, z.parse(traceListQuery, {}), page);
 
 describe('a trace total asked again reads the rollups at once', () => {
   it('with the plan of the last count of the same list, kept when the plan decided now is the same', async () => {
@@ -81,6 +100,15 @@ describe('a trace total asked again reads the rollups at once', () => {
     expect(later.events).toEqual(['count', 'dirty hours read']);
   });
 
+  it("a first page's plan is kept apart from a later page's, whose range ends with the newest finished trace", async () => {
+    const tenantId = await tenantWithTraces();
+    const first = await list(store, tenantId, { limit: 2, skip: 0 });
+    await list(store, tenantId, { limit: 2, skip: 0, after: first.next! });
+    const again = noting();
+    expect(await list(again.store, tenantId, { limit: 2, skip: 0 })).toMatchObject({ total: 4, totalExact: true });
+    expect(again.events).toEqual(['count', 'dirty hours read']);
+  });
+
   it('and reads them again when the plan changed: an agent deleted since is left out of the count', async () => {
     const tenantId = await tenantWithTraces();
     await list(store, tenantId);
@@ -90,5 +118,19 @@ describe('a trace total asked again reads the rollups at once', () => {
     expect(page.items.map((t) => t.traceId)).toEqual(['tr-agt_a-2', 'tr-agt_a-1']);
     expect(page).toMatchObject({ total: 2, totalExact: true });
     expect(after.events).toEqual(['count', 'dirty hours read', 'count']);
+  });
+
+  it('and reads them again when an hour was recomputed meanwhile: a trace that came late into it is counted', async () => {
+    const tenantId = await tenantWithTraces();
+    await compact();
+    expect(await list(store, tenantId)).toMatchObject({ total: 4, totalExact: true });
+    // The hour of a's traces, recomputed (so not among the dirty hours) before and after the late
+    // trace, between the read ahead of its buckets and the read of the dirty hours.
+    const late = noting(async () => {
+      await addTrace(tenantId, 'tr-late', nowMs - 20 * 60_000);
+      await compact();
+    });
+    expect(await list(late.store, tenantId)).toMatchObject({ total: 5, totalExact: true });
+    expect(late.events).toEqual(['count', 'dirty hours read', 'count']);
   });
 });

@@ -23,6 +23,12 @@ export interface RollupsRepository {
   /** The tenant's hours whose hour and day buckets are not recomputed yet (their minutes are the truth). */
   dirtyHours(tenantId: string): Promise<number[]>;
   /**
+   * The dirty hours as `dirtyHours` reads them, with how many times an hour left them (its hour and
+   * day buckets recomputed) so far: a reader that read buckets before this read and finds the count
+   * unchanged since an earlier read knows that no bucket it read was recomputed in between.
+   */
+  dirtyHoursAndRecomputes(tenantId: string): Promise<{ hours: number[]; recomputes: number }>;
+  /**
    * How many traces the given buckets and parts of buckets of a scope count (ok, in error, all),
    * without those of the `leaveOut` agents: the parts from their buckets' slot counts (every part in
    * one read), or, in a bucket stored before it had them, from the part's own buckets.

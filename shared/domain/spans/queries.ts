@@ -51,7 +51,7 @@ export async function listTraces(
   const oldest = counted && filters.startMs === undefined ? store.traces.completeStart(tenantId, filters, 'oldest') : undefined;
   const newest = counted && filters.endMs === undefined && !firstPage ? store.traces.completeStart(tenantId, filters, 'newest') : undefined;
   for (const early of [read, oldest, newest]) early?.catch(() => undefined); // awaited below, unless a read of the next round fails first
-  const ahead = counted ? countAhead({ store, clock }, tenantId, filters) : undefined;
+  const ahead = counted ? countAhead({ store, clock }, tenantId, filters, firstPage && filters.endMs === undefined) : undefined;
   // Read at once, none needing another: the agent filter's check, the agents the list leaves out, what the rollups' count needs.
   const [, deleted, counting] = await Promise.all([
     assertAgent(store, tenantId, q.agentId),
@@ -148,8 +148,11 @@ const countedByRollups = (q: TraceQuery) => !hasFreeFilters(q) && q.userId === u
 
 /** What a count from the rollups needs besides the range: the plan's retention (its settled days), the hours not recomputed yet. */
 async function rollupCounting(store: ReadStore<'rollups' | 'tenants'>, tenantId: string) {
-  const [retentionDays, dirtyHours] = await Promise.all([retentionDaysOf(store, tenantId), store.rollups.dirtyHours(tenantId)]);
-  return { retentionDays, dirtyHours };
+  const [retentionDays, { hours: dirtyHours, recomputes }] = await Promise.all([
+    retentionDaysOf(store, tenantId),
+    store.rollups.dirtyHoursAndRecomputes(tenantId),
+  ]);
+  return { retentionDays, dirtyHours, recomputes };
 }
 
 /**
@@ -193,7 +196,7 @@ async function traceTotal(
   const pending = fromPage ? fromPage.then((hints) => hints.pending ?? countPending()) : countPending();
   pending.catch(() => undefined); // awaited below, unless a read of the next round fails first
   // Everything that does not depend on another read, at once: the ends of the range a date filter leaves open, the unfinished traces.
-  const [oldest, newest, { retentionDays, dirtyHours }] = await Promise.all([
+  const [oldest, newest, { retentionDays, dirtyHours, recomputes }] = await Promise.all([
     q.startMs ?? early.oldest ?? traces.completeStart(tenantId, q, 'oldest'),
     q.endMs ?? (hinted ? thisMinuteEnd : (early.newest ?? traces.completeStart(tenantId, q, 'newest'))),
     counting ?? rollupCounting(deps.store, tenantId),
@@ -217,6 +220,7 @@ async function traceTotal(
       leaveOut: q.excludeAgents ?? [],
       settled: settledWindow(deps.clock.now().getTime(), retentionDays),
       dirtyHours,
+      recomputes,
       toThisMinute: hinted,
     };
     const finished = early.ahead && samePlan(early.ahead.plan, plan) ? early.ahead.count : countByPlan(deps, tenantId, plan);

@@ -1,6 +1,6 @@
 import { type BrowserServer, chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
-import { ensureConsoleBuild } from '../../console/build.ts';
+import { ensureConsoleBuildApart } from '../../console/build.ts';
 import { chromiumLaunchOptions } from '../support/chromium.ts';
 
 declare module 'vitest' {
@@ -18,7 +18,7 @@ let server: BrowserServer | undefined;
  * browser tests are never skipped.
  */
 export async function setup(project: TestProject) {
-  const [build, options] = await Promise.all([ensureConsoleBuild(), chromiumLaunchOptions()]);
+  const [build, options] = await Promise.all([ensureConsoleBuildApart(), chromiumLaunchOptions()]);
   server = await chromium.launchServer(options);
   project.provide('browserWsEndpoint', server.wsEndpoint());
   project.provide('consoleDir', build.dir);

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type BrowserContext, chromium } from 'playwright-core';
-import { ensureConsoleBuild } from '../../../console/build.ts';
+import { ensureConsoleBuildApart } from '../../../console/build.ts';
 import { chromiumLaunchOptions } from '../../support/chromium.ts';
 import { sizeName } from '../reads/figures.ts';
 import { BenchFailure, type Figure, type ScenarioResult } from '../scenario.ts';
@@ -30,7 +30,7 @@ type Load = Awaited<ReturnType<typeof timeTracesPage>>;
  * weighed gzipped (zlib's default level, as CloudFront compresses it).
  */
 export async function runConsoleBench({ flags, data }: MeasureRequest, progress: (line: string) => void): Promise<ScenarioResult> {
-  const build = await ensureConsoleBuild();
+  const build = await ensureConsoleBuildApart();
   // As the other benches start it: no TTL sweep, and no re-indexing walk of the seeded table.
   const service = await startBenchService(RATE_LIMITS, { dataDir: data.dir, consoleDir: build.dir });
   const browser = await chromium.launch(await chromiumLaunchOptions());

@@ -254,6 +254,7 @@ async function seedTenant(
   };
   const minutes = (plan.endMs - plan.startMs) / BUCKET_MS.minute;
   let day: TraceSummary[] = [];
+  const currentHourMs = bucketStart(plan.endMs - 1, 'hour');
   const flushDay = async () => {
     if (day.length === 0) return;
     const items: Item[] = [];
@@ -272,11 +273,18 @@ async function seedTenant(
         spans.push(...spansOfTrace(t));
       }
     }
-    const buckets = bucketItems(
-      { tenantId, revision: 1, expiresAt },
-      day.filter((t) => t.complete || t.closedAtMs !== null),
+    // The current hour is in its minute buckets only: the compaction recomputes an hour (and its day) once it is over.
+    const finished = day.filter((t) => t.complete || t.closedAtMs !== null);
+    const ctx = { tenantId, revision: 1, expiresAt };
+    const compacted = bucketItems(
+      ctx,
+      finished.filter((t) => t.startTimeMs < currentHourMs),
     );
-    await write([...items, ...buckets.minute, ...buckets.hour, ...buckets.day]);
+    const current = bucketItems(
+      ctx,
+      finished.filter((t) => t.startTimeMs >= currentHourMs),
+    );
+    await write([...items, ...compacted.minute, ...compacted.hour, ...compacted.day, ...current.minute]);
     await tracesRepository(db).putSpans(tenantId, spans, expiresAt, 1);
     progress(`seeded ${facts.traces.toLocaleString('en-US')} of ${plan.traces.toLocaleString('en-US')} traces (${Math.round(elapsed().seconds)} s)`);
     day = [];
@@ -316,7 +324,7 @@ async function seedTenant(
   await write(sessionItems);
   await write([facetsItem(tenantId, plan.agents)]);
   // The current hour is dirty, as the ingest worker leaves it from its first minute bucket on: reads take its minutes.
-  await rollupsRepository(db).markDirty(tenantId, bucketStart(plan.endMs - 1, 'hour'), expiresAt);
+  await rollupsRepository(db).markDirty(tenantId, currentHourMs, expiresAt);
   facts.sessions = sessions.size;
   facts.sampledSessions = [...sampled];
   facts.seedSeconds = elapsed().seconds;

@@ -400,4 +400,68 @@ describe('settled days', () => {
     const dirty = await agentRollups(deps, t, RETENTION_DAYS, ['agt_1']);
     expect(bytes(withoutModels(dirty.get('agt_1')!))).toEqual(bytes(withoutModels(rollupOf(expected('agt_1')))));
   });
+
+  it('give each agent today from its own day bucket and the minutes of the hours it lacks, and from the tenant-wide buckets while it holds a late hour', async () => {
+    const t = newTenant();
+    nowMs = today + 5 * HOUR + 2 * MINUTE;
+    const random = seededRandom(21);
+    // Today's hours up to 3 are recomputed at 5:02 (the compaction waits for an hour to settle); hour 4 and the current one are not.
+    const traces = Array.from({ length: 60 }, (_, i) =>
+      trace(`d${i}`, random.pick(['agt_1', 'agt_2', 'agt_3', null]), today - 2 * DAY + random.int(0, 2 * DAY + 5 * HOUR + MINUTE), {
+        status: random.chance(0.2) ? 'error' : 'ok',
+      }),
+    );
+    traces.push(trace('hour-4', 'agt_2', today + 4 * HOUR + 10 * MINUTE), trace('now', 'agt_3', today + 5 * HOUR + MINUTE, { status: 'error' }));
+    for (const [minute, group] of groupBy(traces, (tr) => Math.floor(tr.startTimeMs / MINUTE) * MINUTE)) await rollups().countTraces(t, minute, group, EXPIRES);
+    await compactAll(nowMs);
+    const reads: string[] = [];
+    const watched: Db = {
+      tableName: db.tableName,
+      doc: {
+        send: (command: unknown) => {
+          if (command instanceof QueryCommand)
+            reads.push(`${command.input.ExpressionAttributeValues?.[':pk']} ${command.input.ExpressionAttributeValues?.[':lower']}`);
+          return db.doc.send(command as QueryCommand);
+        },
+      } as Db['doc'],
+    };
+    const deps = { store: { rollups: rollupsRepository(watched, () => nowMs), agents: undefined as never }, clock: { now: () => new Date(nowMs) } };
+    const from = settledWindow(nowMs, RETENTION_DAYS).fromMs;
+    const agents = ['agt_1', 'agt_2', 'agt_3', 'agt_none'];
+    const expectExact = async () => {
+      const found = await agentRollups(deps, t, RETENTION_DAYS, agents);
+      for (const agentId of agents) {
+        const truth = traces.filter((tr) => tr.agentId === agentId && tr.startTimeMs >= from && tr.startTimeMs < nowMs);
+        expect(bytes(withoutModels(found.get(agentId) ?? rollupOf([]))), agentId).toEqual(bytes(withoutModels(rollupOf(truth))));
+      }
+    };
+    const tenantWideHoursRead = () => reads.some((r) => r.includes(`#ROLLUPV2#${ALL_AGENTS} hour#`));
+
+    await expectExact();
+    expect(tenantWideHoursRead()).toBe(false);
+    // Hour 4 and the current hour, adjacent: one read of their minutes.
+    expect(reads.filter((r) => r.includes(`#ROLLUPV2#${ALL_AGENTS} minute#`))).toEqual([
+      `${keys.rollupPartition(t, ALL_AGENTS)} minute#${new Date(today + 4 * HOUR).toISOString()}`,
+    ]);
+
+    // A late trace in a recomputed hour of today: the agent's day bucket holds that hour, so today comes from the tenant-wide buckets.
+    const late = trace('late', 'agt_1', today + HOUR + 7 * MINUTE);
+    traces.push(late);
+    await rollups().countTraces(t, late.startTimeMs, [late], EXPIRES);
+    reads.length = 0;
+    await expectExact();
+    expect(tenantWideHoursRead()).toBe(true);
+
+    // Recomputed, the day buckets answer again.
+    await compactAll(nowMs);
+    reads.length = 0;
+    await expectExact();
+    expect(tenantWideHoursRead()).toBe(false);
+
+    // A day bucket stored before day buckets had their hours' counts cannot say which hours it holds.
+    await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: keys.rollup(t, 'agt_2', 'day', today), UpdateExpression: 'REMOVE slots' }));
+    reads.length = 0;
+    await expectExact();
+    expect(tenantWideHoursRead()).toBe(true);
+  });
 });

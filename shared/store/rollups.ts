@@ -13,7 +13,7 @@ import {
   isSlice,
   SLOT_GRANULARITY,
 } from '../domain/analytics/buckets.ts';
-import type { BucketRollup, DayBucket, RollupsRepository } from '../domain/analytics/ports.ts';
+import type { BucketRollup, RollupsRepository } from '../domain/analytics/ports.ts';
 import {
   ALL_AGENTS,
   addCounts,
@@ -563,25 +563,6 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
 
     async settledDayCounts(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, readonly TraceCounts[]>> {
       return new Map([...(await settledOf(tenantId, scopes, window, 'dayCounts'))].map(([scope, days]) => [scope, days.dayCounts]));
-    },
-
-    async dayBuckets(tenantId: string, scopes: readonly string[], dayStartMs: number): Promise<Map<string, DayBucket>> {
-      const scopeOf = new Map(scopes.map((scope) => [keys.rollupPartition(tenantId, scope), scope]));
-      const items = await batchGet(
-        db,
-        scopes.map((scope) => keys.rollup(tenantId, scope, 'day', dayStartMs)),
-        true,
-        ['rollup', 'slots'],
-      );
-      return new Map(
-        items.map((item) => [
-          scopeOf.get(String(item['PK']))!,
-          {
-            rollup: decodeRollup(item['rollup'] as Uint8Array),
-            hourCounts: item['slots'] === undefined ? undefined : decodeSlotCounts(item['slots'] as Uint8Array),
-          },
-        ]),
-      );
     },
 
     /**

@@ -83,7 +83,7 @@ export async function getAgent(tenantId: string, agentId: string, deps: AgentDep
 
 /**
  * One page of agents in name order, their metrics from the rollups (the page's agents' settled items
- * and day buckets of today read together, and today's fresh minutes: see agentRollups) and `lastSeenAt`
+ * read together, today from the tenant-wide buckets decoding only the page's agents) and `lastSeenAt`
  * from their items: no read per agent; the agents and their metrics are read at once, by the page's ids.
  */
 export async function listAgents(tenantId: string, page: PageInput, deps: AgentDeps) {

@@ -9,12 +9,6 @@ export interface BucketRollup {
   byAgent: ReadonlyMap<string, Rollup>;
 }
 
-/** A scope's day bucket: its rollup and the counts of each of its hours as they were when it was recomputed (none in a bucket stored before it had them). */
-export interface DayBucket {
-  rollup: Rollup;
-  hourCounts: readonly TraceCounts[] | undefined;
-}
-
 /**
  * Rollup buckets: each finished trace counted once into its tenant's minute, hour and day buckets
  * recomputed from the minutes.
@@ -49,8 +43,6 @@ export interface RollupsRepository {
   settled(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, Rollup>>;
   /** Each scope's counts of each day of the window (in order), from the same items, as current as `settled`'s. */
   settledDayCounts(tenantId: string, scopes: readonly string[], window: DayWindow): Promise<Map<string, readonly TraceCounts[]>>;
-  /** Each scope's day bucket of the day at `dayStartMs`, for the scopes that have one, in one consistent read. */
-  dayBuckets(tenantId: string, scopes: readonly string[], dayStartMs: number): Promise<Map<string, DayBucket>>;
   /**
    * The rollups of the given buckets of a scope by `bucketRefKey` (missing buckets are simply absent:
    * nothing happened then); with `byAgent`, a tenant-wide bucket also answers each agent's rollup

@@ -43,7 +43,7 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /^agents$/,
-    "agents' metrics read the page's agents' settled items (their whole past days) and day buckets of today (its recomputed hours), one item each per agent, read together, and the current hour's tenant-wide minute buckets (each with the rollup of every agent busy in the minute); the large tenant's agents each hold a month of thousands of traces against a few, so their latency sketches hold more bins to decode and merge (bounded by the sketch, not by the history), and the total counts the tenant's 200 agents at both sizes",
+    "agents' metrics read the page's agents' settled items (their whole past days, one small item each, read together) and today's tenant-wide rollup buckets (its whole hours, the current hour's minutes), which hold the rollup of every agent active in the bucket: 200 agents busy every hour in the large tenant against a handful in the small one, so today's buckets read are larger (not more)",
   ],
 ];
 

@@ -214,13 +214,13 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     });
   }
 
-  /** Each agent's rollups of the minutes in [fromMs, toMs) (only those of `only`, when given), by minute start. */
-  async function minutes(tenantId: string, fromMs: number, toMs: number, only?: ReadonlySet<string>): Promise<Map<number, ByAgent>> {
-    const items = await query(tenantId, ALL_AGENTS, 'minute', fromMs, toMs, ['startMs', ...entriesOf('parts', only)]);
+  /** Each agent's rollups of the minutes in [fromMs, toMs) (only those of `only`, when given), by minute start; `consistent`: a strongly consistent read. */
+  async function minutes(tenantId: string, fromMs: number, toMs: number, only?: ReadonlySet<string>, consistent = false): Promise<Map<number, ByAgent>> {
+    const items = await query(tenantId, ALL_AGENTS, 'minute', fromMs, toMs, ['startMs', ...entriesOf('parts', only)], consistent);
     return new Map(items.map((i) => [Number(i['startMs']), decodeByAgent(i['parts'], only)]));
   }
 
-  /** The hour or day buckets of a scope in [fromMs, toMs), by start; `byAgent` only when asked for (tenant-wide ones), of `agents` when given. */
+  /** The hour or day buckets of a scope in [fromMs, toMs), by start; `byAgent` only when asked for (tenant-wide ones), of `agents` when given; `consistent`: a strongly consistent read. */
   async function coarse(
     tenantId: string,
     scope: string,
@@ -229,8 +229,9 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     toMs: number,
     byAgent: boolean,
     agents?: ReadonlySet<string>,
+    consistent = false,
   ): Promise<Map<number, BucketRollup>> {
-    const items = await query(tenantId, scope, g, fromMs, toMs, ['startMs', 'rollup', ...(byAgent ? entriesOf('agents', agents) : [])]);
+    const items = await query(tenantId, scope, g, fromMs, toMs, ['startMs', 'rollup', ...(byAgent ? entriesOf('agents', agents) : [])], consistent);
     return new Map(items.map((i) => [Number(i['startMs']), { overall: decodeRollup(i['rollup'] as Uint8Array), byAgent: decodeByAgent(i['agents'], agents) }]));
   }
 
@@ -423,9 +424,16 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     throw new Error(`minute bucket ${minuteStartMs} of tenant ${tenantId} stayed contended for ${MAX_ATTEMPTS} attempts`);
   }
 
-  /** Recomputes a tenant's hour (tenant-wide and per agent) from its minutes; answers the agents it saw. */
+  /**
+   * Recomputes a tenant's hour (tenant-wide and per agent) from its minutes; answers the agents it saw.
+   * The compaction reads what it recomputes from strongly consistently, here and in recomputeDay: it
+   * may run moments after the write it recomputes for (a late trace's minute, then its marker; the
+   * hour buckets put just before the day's), and once the marker is gone the hour is not recomputed
+   * until a write dirties it again, nor its day until another of its hours is: a bucket read before
+   * that write would stay wrong (on AWS; dynalite's reads are all consistent).
+   */
   async function recomputeHour(tenantId: string, hourStartMs: number, expiresAt: number): Promise<string[]> {
-    const byMinute = await minutes(tenantId, hourStartMs, hourStartMs + BUCKET_MS.hour);
+    const byMinute = await minutes(tenantId, hourStartMs, hourStartMs + BUCKET_MS.hour, undefined, true);
     const parts = mergeByAgent(byMinute.values());
     const agents = agentsOnly(parts);
     /** The hour's minutes' counts of a scope, as `count` finds them in each minute's rollups by agent. */
@@ -459,7 +467,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
   }
 
   async function recomputeDay(tenantId: string, scope: string, dayStartMs: number, expiresAt: number): Promise<void> {
-    const byHour = await coarse(tenantId, scope, 'hour', dayStartMs, dayStartMs + BUCKET_MS.day, scope === ALL_AGENTS);
+    const byHour = await coarse(tenantId, scope, 'hour', dayStartMs, dayStartMs + BUCKET_MS.day, scope === ALL_AGENTS, undefined, true);
     const hours = [...byHour.values()];
     const overall = mergeRollups(hours.map((h) => h.overall));
     const slots = slotsOf('day', dayStartMs, new Map([...byHour].map(([hourMs, h]) => [hourMs, countsOf(h.overall)])));

@@ -186,6 +186,28 @@ describe('dirty hours and their compaction', () => {
     expect(await repository.dirtyHours(t)).toEqual([H]);
   });
 
+  it('reads the minutes and hours it recomputes from strongly consistently: on AWS a read moments after a write may miss it, and the bucket would stay wrong', async () => {
+    const t = newTenant();
+    nowMs = H + 3 * HOUR;
+    await rollups().countTraces(t, H + MINUTE, [trace('c1', 'agt_1', H + MINUTE), trace('c2', null, H + MINUTE)], EXPIRES);
+    const reads: Array<{ sortKey: string; consistent: boolean }> = [];
+    const watched: Db = {
+      tableName: db.tableName,
+      doc: {
+        send: (command: unknown) => {
+          const input = (command as QueryCommand).input;
+          const partition = String(input.ExpressionAttributeValues?.[':pk'] ?? '');
+          if (command instanceof QueryCommand && partition.startsWith(`TENANT#${t}#ROLLUPV2#`))
+            reads.push({ sortKey: String(input.ExpressionAttributeValues?.[':lower']), consistent: input.ConsistentRead === true });
+          return db.doc.send(command as QueryCommand);
+        },
+      } as Db['doc'],
+    };
+    await rollupsRepository(watched, () => nowMs).compactDirty(100, async () => EXPIRES, nowMs);
+    expect(reads.map((r) => r.sortKey.split('#')[0]).sort()).toEqual(['hour', 'hour', 'minute']); // the minutes, then the hours of the day, tenant-wide and the agent's
+    expect(reads.every((r) => r.consistent)).toBe(true);
+  });
+
   it('lists the settled markers oldest first, whatever the tenant', async () => {
     const [a, b] = [newTenant(), newTenant()];
     for (const [tenantId, hour] of [

@@ -6,9 +6,16 @@ export interface Selection {
   parameters: Record<string, number>;
 }
 
-export type CommandLine = { help: true } | { help: false; selections: Selection[] };
+export type CommandLine =
+  | { help: true }
+  | {
+      help: false;
+      selections: Selection[];
+      /** Write the reports into docs/benchmarks.md and results/latest.json (`--no-record`: print them only, for a run whose figures must not land). */
+      record: boolean;
+    };
 
-/** `--scenario <name>` (repeatable; every scenario when absent) and the scenarios' numeric flags. */
+/** `--scenario <name>` (repeatable; every scenario when absent), `--no-record`, and the scenarios' numeric flags. */
 export function parseCommandLine(args: string[], scenarios: readonly Scenario[]): CommandLine {
   const flags = allFlags(scenarios);
   const values = parseFlags(args, [...flags.keys()]);
@@ -22,11 +29,16 @@ export function parseCommandLine(args: string[], scenarios: readonly Scenario[])
     );
     return { scenario, parameters };
   });
-  return { help: false, selections };
+  return { help: false, selections, record: values['no-record'] !== true };
 }
 
 export function usage(scenarios: readonly Scenario[]): string {
-  const lines = ['npm run bench -- [--scenario <name>]... [--<flag> <n>]...', ''];
+  const lines = [
+    'npm run bench -- [--scenario <name>]... [--no-record] [--<flag> <n>]...',
+    '',
+    '  --no-record: print the reports only, leaving docs/benchmarks.md and test/bench/results/latest.json as they are',
+    '',
+  ];
   for (const s of scenarios) {
     lines.push(`  --scenario ${s.name}: ${s.summary}`);
     for (const [flag, def] of Object.entries(s.flags)) lines.push(`      --${flag.padEnd(20)} ${def.description} (default ${def.default})`);
@@ -42,6 +54,7 @@ function parseFlags(args: string[], numberFlags: string[]): Record<string, strin
       options: {
         scenario: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
+        'no-record': { type: 'boolean' },
         ...Object.fromEntries(numberFlags.map((name) => [name, { type: 'string' as const }])),
       },
     }).values;

@@ -9,7 +9,7 @@ import { scenarios } from './scenarios.ts';
 /**
  * `npm run bench [-- --scenario <name> --<flag> <n> ...]`: runs the selected scenarios (all by default)
  * one after another, prints each report, writes each as its section of docs/benchmarks.md and all of
- * them as JSON to test/bench/results/latest.json.
+ * them as JSON to test/bench/results/latest.json (unless `--no-record`).
  * Exits 1 when a scenario failed (e.g. an accepted span was not stored), 2 on a bad command line.
  */
 async function main(): Promise<number> {
@@ -25,11 +25,14 @@ async function main(): Promise<number> {
     const result = await runScenario(scenario, parameters, progress);
     console.log(formatReport(scenario.name, result));
     results.push({ name: scenario.name, result });
+    if (!commandLine.record) continue;
     const doc = await writeBenchmarkSection(scenario.name, benchmarkSection(scenario.name, scenario.summary, result, new Date()));
     console.log(`section ${scenario.name} written to ${relative(process.cwd(), doc)}`);
   }
-  const file = await writeResults(results);
-  console.log(`\nwritten to ${relative(process.cwd(), file)}`);
+  if (commandLine.record) {
+    const file = await writeResults(results);
+    console.log(`\nwritten to ${relative(process.cwd(), file)}`);
+  }
   const failed = results.filter((r) => r.result.failures.length > 0);
   if (failed.length > 0) console.error(`\nFAILED: ${failed.map((r) => r.name).join(', ')}`);
   return failed.length > 0 ? 1 : 0;

@@ -23,7 +23,7 @@ const FIRST = { limit: 50, skip: 0 };
 let tenants = 0;
 /**
  * A tenant with agents a and b, two traces each (or `ofA` of a's; b's the newer unless `deletedOlder`),
- * complete but for those named `pending`, b deleted and its purge not run yet.
+ * complete but for those named `pending`, b deleted and its purge not run yet, listed once.
  */
 async function tenantWithDeletedAgent({ deletedOlder = false, pending = [] as string[], ofA = 2, deleteB = true } = {}): Promise<string> {
   const tenantId = `tnt_deleted_${++tenants}`;
@@ -47,6 +47,7 @@ async function tenantWithDeletedAgent({ deletedOlder = false, pending = [] as st
     }
   }
   if (deleteB) await store.agents.delete(tenantId, 'agt_b');
+  await list(store, tenantId); // this process knows where the tenant's lists begin, as it does after its first list (see listTraces)
   return tenantId;
 }
 

@@ -7,6 +7,7 @@ import { retentionDaysOf } from '../analytics/queries.ts';
 import { ALL_AGENTS } from '../analytics/rollup.ts';
 import { NotFoundError } from '../errors.ts';
 import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
+import { LONGEST_RETENTION_DAYS } from '../plans/plans.ts';
 import type { Clock } from '../ports.ts';
 import type { Store } from '../store.ts';
 import { type CountAhead, type CountPlan, countAhead, countByPlan, rememberPlan, samePlan } from './count-ahead.ts';
@@ -38,33 +39,50 @@ export async function listTraces(
     await assertAgent(store, tenantId, q.agentId);
     return sessionTraces(store, tenantId, q.sessionId, q, page, 'newest-first');
   }
-  const filters = traceFilters(q);
+  const asked = traceFilters(q);
   // A first page of a free filter counts its matches in the read that finds the page: it reads the budget either way.
-  const countInPage = hasFreeFilters(filters) && page.after === undefined;
+  const countInPage = hasFreeFilters(asked) && page.after === undefined;
   const firstPage = page.skip === 0 && page.after === undefined;
-  const counted = !countInPage && countedByRollups(filters);
-  // The page is read at once, not after the agents it leaves out (see pageLeavingOut); so are the
-  // oldest and newest complete traces' starts, where a range open at either end begins and ends
-  // (a first page shows the newest itself: see traceTotal). Should one be a deleted agent's, the
-  // rollups leave that agent out of the count, and the range is only longer.
-  const read = store.traces.page(tenantId, filters, page, { count: countInPage });
-  const oldest = counted && filters.startMs === undefined ? store.traces.completeStart(tenantId, filters, 'oldest') : undefined;
-  const newest = counted && filters.endMs === undefined && !firstPage ? store.traces.completeStart(tenantId, filters, 'newest') : undefined;
-  for (const early of [read, oldest, newest]) early?.catch(() => undefined); // awaited below, unless a read of the next round fails first
-  const ahead = counted ? countAhead({ store, clock }, tenantId, filters, firstPage && filters.endMs === undefined) : undefined;
+  const counted = !countInPage && countedByRollups(asked);
+  const nowMs = clock.now().getTime();
+  const retentionDays = retentionDaysOf(store, tenantId);
+  // The page is read at once, not after the plan's retention (where the lists begin: see windowStart)
+  // nor the agents it leaves out (see pageLeavingOut): from where the tenant's lists began when this
+  // process last listed them, else the longest retention's, and read again should the plan's window
+  // begin elsewhere (a tenant's first list in this process, a plan changed). A count in the page
+  // reads its budget, so that read waits for the retention rather than risk it twice.
+  const guessed = within(asked, windowStart(nowMs, retentionSeen.get(tenantId) ?? LONGEST_RETENTION_DAYS));
+  const read = countInPage
+    ? retentionDays.then((days) => store.traces.page(tenantId, within(asked, windowStart(nowMs, days)), page, { count: true }))
+    : store.traces.page(tenantId, guessed, page);
+  // A deeper page does not show the newest complete trace, where a range open at its end ends (a first page does: see traceTotal).
+  const newest = counted && asked.endMs === undefined && !firstPage ? store.traces.completeStart(tenantId, asked, 'newest') : undefined;
+  for (const early of [read, newest]) early?.catch(() => undefined); // awaited below, unless a read of the next round fails first
+  const ahead = counted ? countAhead({ store, clock }, tenantId, asked, firstPage && asked.endMs === undefined) : undefined;
   // Read at once, none needing another: the agent filter's check, the agents the list leaves out, what the rollups' count needs.
-  const [, deleted, counting] = await Promise.all([
+  const [, deleted, counting, days] = await Promise.all([
     assertAgent(store, tenantId, q.agentId),
     q.agentId === undefined ? store.agents.deletedLately(tenantId) : { agentIds: [], complete: true },
-    countedByRollups(filters) ? rollupCounting(store, tenantId) : undefined,
+    countedByRollups(asked) ? rollupCounting(store, tenantId, retentionDays) : undefined,
+    retentionDays,
   ]);
-  const query: TraceQuery = { ...filters, excludeAgents: deleted.agentIds };
-  const paged = pageLeavingOut(read, deleted.agentIds, countInPage, () => store.traces.page(tenantId, query, page, { count: countInPage }));
+  rememberRetention(tenantId, days);
+  const from = windowStart(nowMs, days);
+  const query = { ...within(asked, from), excludeAgents: deleted.agentIds };
+  const readAgain = () => store.traces.page(tenantId, query, page, { count: countInPage });
+  const guessedWrong = !countInPage && guessed.startMs !== query.startMs;
+  const paged = guessedWrong
+    ? readAgain().then((again) => ({ page: again, excludesDeleted: true }))
+    : pageLeavingOut(read, deleted.agentIds, countInPage, readAgain);
   const hints = firstPage && counted ? paged.then(hintsOf) : undefined;
   hints?.catch(() => undefined); // a failed page fails the request through `paged`
   const [{ page: result }, total] = await Promise.all([
     paged,
-    countInPage ? undefined : traceTotal({ store, clock }, tenantId, query, counting, { hints, oldest, newest, ahead }),
+    countInPage
+      ? undefined
+      : counting
+        ? traceTotal({ store, clock }, tenantId, query, counting, { asked, hints, newest, ahead })
+        : store.traces.count(tenantId, query),
   ]);
   const { count, exact } = total ?? result.counted!;
   return {
@@ -75,6 +93,26 @@ export async function listTraces(
     totalExact: exact && deleted.complete,
   };
 }
+
+/** The plans' retentions this process last saw, by tenant, the least lately seen forgotten first: a guess at where a tenant's lists begin. */
+const retentionSeen = new Map<string, number>();
+const RETENTIONS_SEEN = 10_000;
+
+function rememberRetention(tenantId: string, days: number): void {
+  retentionSeen.delete(tenantId);
+  retentionSeen.set(tenantId, days);
+  if (retentionSeen.size > RETENTIONS_SEEN) retentionSeen.delete(retentionSeen.keys().next().value!);
+}
+
+/**
+ * Where a tenant's trace lists begin: the first day of the plan's retention (the days its analytics
+ * cover). A trace that started earlier is not listed nor counted, though TTL has not deleted it yet
+ * (a trace expires a retention after it was received, so one sent late can outlive its window).
+ */
+const windowStart = (nowMs: number, retentionDays: number) => settledWindow(nowMs, retentionDays).fromMs;
+
+/** The query narrowed to the traces that started from `fromMs` on. */
+const within = <Q extends TraceQuery>(q: Q, fromMs: number): Q & { startMs: number } => ({ ...q, startMs: Math.max(q.startMs ?? fromMs, fromMs) });
 
 /**
  * The page read without leaving out the deleted agents, when it is the page that leaves them out:
@@ -147,46 +185,43 @@ const MAX_COUNTED_DAYS = 400;
 const countedByRollups = (q: TraceQuery) => !hasFreeFilters(q) && q.userId === undefined;
 
 /** What a count from the rollups needs besides the range: the plan's retention (its settled days), the hours not recomputed yet. */
-async function rollupCounting(store: ReadStore<'rollups' | 'tenants'>, tenantId: string) {
-  const [retentionDays, { hours: dirtyHours, recomputes }] = await Promise.all([
-    retentionDaysOf(store, tenantId),
-    store.rollups.dirtyHoursAndRecomputes(tenantId),
-  ]);
+async function rollupCounting(store: ReadStore<'rollups'>, tenantId: string, retention: Promise<number>) {
+  const [retentionDays, { hours: dirtyHours, recomputes }] = await Promise.all([retention, store.rollups.dirtyHoursAndRecomputes(tenantId)]);
   return { retentionDays, dirtyHours, recomputes };
 }
 
 /**
- * How many traces match. Without free filters or a user: the rollups count the finished traces exactly
- * (whole minutes of the range, its whole past days of the plan's retention from one settled item, its
- * ragged hours and minutes from one day and one hour bucket per end; the seconds at its edges and the
- * unfinished traces are counted in their lists, a few items each), so the total is exact. Otherwise a
- * count within COUNT_BUDGET.
+ * How many traces match a query without free filters or a user: the rollups count the finished traces
+ * exactly (whole minutes of the range, its whole past days of the plan's retention from one settled
+ * item, its ragged hours and minutes from one day and one hour bucket per end; the seconds at its
+ * edges and the unfinished traces are counted in their lists, a few items each).
  *
- * `early`: reads started before the others. `oldest`, `newest`: the oldest and newest complete traces' starts. `hints`: what
- * the page read from the top of the lists shows; a range open at its end is then counted to the end
- * of this minute rather than to the newest complete trace's start, which the page shows (looked up
- * only when the page holds nothing but pending traces and there are more), as it shows the pending
- * traces when it read them all. Should the newest complete trace start later (a client's clock
- * ahead), or the range grow past MAX_COUNTED_DAYS, the total is counted again the usual way.
+ * `q` starts where its lists do (see windowStart), never open at its start. `early`: reads started
+ * before the others. `asked`: the query as asked, which the plan is remembered by (see countAhead).
+ * `newest`: the newest complete trace's start. `hints`: what the page read from the top of the lists
+ * shows; a range open at its end is then counted to the end of this minute rather than to the newest
+ * complete trace's start, which the page shows (looked up only when the page holds nothing but pending
+ * traces and there are more), as it shows the pending traces when it read them all. Should the newest
+ * complete trace start later (a client's clock ahead), or the range grow past MAX_COUNTED_DAYS, the
+ * total is counted again the usual way.
  */
 async function traceTotal(
   deps: { store: ReadStore<'traces' | 'rollups' | 'tenants'>; clock: Clock },
   tenantId: string,
-  q: TraceQuery,
-  counting: Awaited<ReturnType<typeof rollupCounting>> | undefined,
+  q: TraceQuery & { startMs: number },
+  counting: Awaited<ReturnType<typeof rollupCounting>>,
   early: {
+    asked: TraceQuery;
     hints?: Promise<PageHints> | undefined;
-    oldest?: Promise<number | undefined> | undefined;
     newest?: Promise<number | undefined> | undefined;
     ahead?: CountAhead | undefined;
-  } = {},
+  },
 ): Promise<Total> {
   const fromPage = early.hints;
   const { traces } = deps.store;
-  if (!countedByRollups(q)) return traces.count(tenantId, q);
   const hinted = fromPage !== undefined && q.endMs === undefined;
   const thisMinuteEnd = bucketStart(deps.clock.now().getTime(), 'minute') + BUCKET_MS.minute - 1;
-  const usualWay = () => traceTotal(deps, tenantId, q, counting, early.oldest ? { oldest: early.oldest } : {});
+  const usualWay = () => traceTotal(deps, tenantId, q, counting, { asked: early.asked });
   // The newest finished trace: what the page shows, looked up as soon as the page shows only pending traces and there are more.
   const newestFinished = hinted
     ? fromPage.then((hints) => (hints.newestComplete === 'unknown' ? traces.completeStart(tenantId, q, 'newest') : hints.newestComplete))
@@ -195,15 +230,12 @@ async function traceTotal(
   const countPending = () => traces.count(tenantId, q, ['pending']);
   const pending = fromPage ? fromPage.then((hints) => hints.pending ?? countPending()) : countPending();
   pending.catch(() => undefined); // awaited below, unless a read of the next round fails first
-  // Everything that does not depend on another read, at once: the ends of the range a date filter leaves open, the unfinished traces.
-  const [oldest, newest, { retentionDays, dirtyHours, recomputes }] = await Promise.all([
-    q.startMs ?? early.oldest ?? traces.completeStart(tenantId, q, 'oldest'),
-    q.endMs ?? (hinted ? thisMinuteEnd : (early.newest ?? traces.completeStart(tenantId, q, 'newest'))),
-    counting ?? rollupCounting(deps.store, tenantId),
-  ]);
-  if (oldest === undefined || newest === undefined) return pending;
-  const from = q.startMs ?? bucketStart(oldest, 'minute');
+  const { retentionDays, dirtyHours, recomputes } = counting;
+  const from = q.startMs;
+  const newest = q.endMs ?? (hinted ? thisMinuteEnd : await (early.newest ?? traces.completeStart(tenantId, q, 'newest')));
+  if (newest === undefined) return pending;
   const to = q.endMs ?? bucketStart(newest, 'minute') + BUCKET_MS.minute - 1;
+  if (to < from) return pending;
   const wholeFrom = Math.ceil(from / BUCKET_MS.minute) * BUCKET_MS.minute;
   const wholeTo = bucketStart(to + 1, 'minute');
   if (wholeTo - wholeFrom > MAX_COUNTED_DAYS * BUCKET_MS.day) return hinted ? usualWay() : traces.count(tenantId, q);
@@ -224,7 +256,7 @@ async function traceTotal(
       toThisMinute: hinted,
     };
     const finished = early.ahead && samePlan(early.ahead.plan, plan) ? early.ahead.count : countByPlan(deps, tenantId, plan);
-    rememberPlan(tenantId, q, plan);
+    rememberPlan(tenantId, early.asked, plan);
     parts.push(finished.then((count) => ({ count, exact: true })));
     if (from < wholeFrom) parts.push(traces.count(tenantId, { ...q, startMs: from, endMs: wholeFrom - 1 }, complete));
     if (wholeTo <= to) parts.push(traces.count(tenantId, { ...q, startMs: wholeTo, endMs: to }, complete));

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { bucketStart } from '#shared/domain/analytics/buckets.ts';
+import type { PageInput } from '#shared/domain/paging/page.ts';
+import type { PlanKey } from '#shared/domain/plans/plans.ts';
+import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import { listTraces } from '#shared/domain/spans/queries.ts';
+import { summarizeTrace } from '#shared/domain/spans/summary.ts';
+import type { Store } from '#shared/domain/store.ts';
+import { traceListQuery } from '#shared/schemas/routes/spans.ts';
+import { llm, spansOf } from '../fixtures/judge/build.ts';
+import { agentRecord } from '../support/agents.ts';
+import { startStore } from '../support/dynamo.ts';
+
+let store: Store;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  ({ store, stop } = await startStore('aos-trace-list-retention'));
+});
+afterAll(() => stop());
+
+const DAY_MS = 86_400_000;
+const EXPIRES = 2_000_000_000;
+const nowMs = Date.parse('2026-11-20T10:00:20Z');
+const clock = { now: () => new Date(nowMs) };
+const FIRST: PageInput = { limit: 50, skip: 0 };
+
+/** Finished traces by how long ago they started; a trial keeps 14 days (today and the 13 before), pro 90. */
+const AGES = { hour: 3_600_000, days10: 10 * DAY_MS, days20: 20 * DAY_MS, days100: 100 * DAY_MS };
+const traceIdOf = (age: keyof typeof AGES) => `tr-${age}`;
+
+const createTenant = (tenantId: string, plan: PlanKey) =>
+  store.tenants.create({
+    id: tenantId,
+    ownerUserId: 'usr_x',
+    subscription: { ...newTrialSubscription(new Date(nowMs)), plan },
+    createdAt: new Date(nowMs).toISOString(),
+  });
+
+let tenants = 0;
+/** A tenant of the plan with one finished trace of each age, counted in the rollups, none expired yet (a trace expires a retention after it was received). */
+async function tenantOn(plan: PlanKey): Promise<string> {
+  const tenantId = `tnt_retention_${++tenants}`;
+  await createTenant(tenantId, plan);
+  await store.agents.create(agentRecord(tenantId, 'agt_a', new Date(nowMs).toISOString()));
+  for (const age of Object.keys(AGES) as Array<keyof typeof AGES>) {
+    const startTimeMs = nowMs - AGES[age];
+    const summary = {
+      ...summarizeTrace(spansOf(traceIdOf(age), { input: 'q', steps: [llm('a')], output: 'a' })),
+      agentId: 'agt_a',
+      startTimeMs,
+      name: 'answer',
+      userId: 'usr_1',
+    };
+    await store.traces.putSummary(tenantId, summary, 1, EXPIRES);
+    await store.rollups.countTraces(tenantId, bucketStart(startTimeMs, 'minute'), [summary], EXPIRES);
+  }
+  return tenantId;
+}
+
+const list = (tenantId: string, query: Record<string, string> = {}, page = FIRST) => listTraces(store, clock, tenantId, z.parse(traceListQuery, query), page);
+const idsOf = (page: { items: Array<{ traceId: string }> }) => page.items.map((t) => t.traceId);
+
+describe("a trace list shows the plan's retention window", () => {
+  it("a trial's lists begin 13 days before today: older traces are neither listed nor counted, on its first list in this process and after", async () => {
+    const tenantId = await tenantOn('trial');
+    for (const _ of ['first, read again from the plan’s window', 'then read from it at once']) {
+      const page = await list(tenantId);
+      expect(idsOf(page)).toEqual([traceIdOf('hour'), traceIdOf('days10')]);
+      expect(page).toMatchObject({ total: 2, totalExact: true, hasMore: false });
+    }
+  });
+
+  it('pro keeps 90 days', async () => {
+    const tenantId = await tenantOn('pro');
+    const page = await list(tenantId);
+    expect(idsOf(page)).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('days20')]);
+    expect(page).toMatchObject({ total: 3, totalExact: true });
+  });
+
+  it('a plan whose window grew since this process last listed the tenant: the page is read again from the new window', async () => {
+    const tenantId = await tenantOn('trial');
+    expect(idsOf(await list(tenantId))).toHaveLength(2);
+    await store.tenants.delete(tenantId);
+    await createTenant(tenantId, 'pro');
+    const page = await list(tenantId);
+    expect(idsOf(page)).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('days20')]);
+    expect(page).toMatchObject({ total: 3, totalExact: true });
+  });
+
+  it('a start date before the window starts at the window; walked one by one by cursor and by skip, the list ends at it', async () => {
+    const tenantId = await tenantOn('trial');
+    const query = { startDate: new Date(nowMs - 50 * DAY_MS).toISOString() };
+    const byCursor: string[] = [];
+    let after: string | undefined;
+    do {
+      const page = await list(tenantId, query, { limit: 1, skip: 0, ...(after ? { after } : {}) });
+      expect(page).toMatchObject({ total: 2, totalExact: true });
+      byCursor.push(...idsOf(page));
+      after = page.next;
+    } while (after);
+    expect(byCursor).toEqual([traceIdOf('hour'), traceIdOf('days10')]);
+    const bySkip = await Promise.all([0, 1, 2].map((skip) => list(tenantId, query, { limit: 1, skip })));
+    expect(bySkip.map(idsOf)).toEqual([[traceIdOf('hour')], [traceIdOf('days10')], []]);
+  });
+
+  it('filters narrow the window the same way: an agent, a status, a user, a free filter', async () => {
+    const tenantId = await tenantOn('trial');
+    for (const query of [{ agentId: 'agt_a' }, { status: 'ok' }, { userId: 'usr_1' }, { name: 'answer' }] as Array<Record<string, string>>) {
+      const page = await list(tenantId, query);
+      expect(idsOf(page), JSON.stringify(query)).toEqual([traceIdOf('hour'), traceIdOf('days10')]);
+      expect(page.total, JSON.stringify(query)).toBe(2);
+    }
+  });
+});

@@ -21,7 +21,8 @@ let seq = 0;
 const tenant = () => service.signUp(`ingest${++seq}-${Date.now()}@example.com`);
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const T0 = Date.parse('2026-11-20T10:00:00Z');
+/** An hour ago, whole seconds: trace lists show the plan's retention days, so a fixed date would leave them one day. */
+const T0 = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 
 /**
  * The trace once it holds `spanCount` spans and `signalCount` signals (the worker runs asynchronously;

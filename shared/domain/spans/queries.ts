@@ -105,9 +105,9 @@ function rememberRetention(tenantId: string, days: number): void {
 }
 
 /**
- * Where a tenant's trace lists begin: the first day of the plan's retention (the days its analytics
- * cover). A trace that started earlier is not listed nor counted, though TTL has not deleted it yet
- * (a trace expires a retention after it was received, so one sent late can outlive its window).
+ * Where a tenant's trace lists begin: the first day of the plan's retention (the days agents' metrics
+ * cover). A trace that started earlier is not listed nor counted, though TTL may not have deleted it
+ * yet (a trace expires a retention after it was received, so one sent late can outlive its window).
  */
 const windowStart = (nowMs: number, retentionDays: number) => settledWindow(nowMs, retentionDays).fromMs;
 

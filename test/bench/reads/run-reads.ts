@@ -26,7 +26,7 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /^tracesDeepCursor$/,
-    'a deeper page reads ≤ 3 × limit like the first, but does not show the top of the lists its exact total ends at: the oldest and newest finished traces are looked up beside the page (two lists each), and the traces in flight are counted in their list beside the rollup items of the range, so it makes a few more calls than the first page, in as many rounds, whatever the history holds',
+    'a deeper page reads ≤ 3 × limit like the first, but does not show the top of the lists its exact total ends at: the newest finished trace is looked up beside the page (in two lists), and the traces in flight are counted in their list beside the rollup items of the range, so it makes a few more calls than the first page, in as many rounds, whatever the history holds',
   ],
   [/^tracesDeepSkip$/, 'skip reads every item it skips (up to 10,000, then 400 to use the cursor): page 10 by skip reads 9 pages first, by design'],
   [

@@ -21,7 +21,7 @@ let seq = 0;
 const tenant = () => service.signUp(`ingest${++seq}-${Date.now()}@example.com`);
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-/** An hour ago, whole seconds: trace lists show the plan's retention days, so a fixed date would leave them one day. */
+/** An hour ago, whole seconds: trace lists show the plan's retention days, which a fixed date would fall out of one day. */
 const T0 = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 
 /**

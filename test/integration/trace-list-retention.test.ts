@@ -25,8 +25,17 @@ const nowMs = Date.parse('2026-11-20T10:00:20Z');
 const clock = { now: () => new Date(nowMs) };
 const FIRST: PageInput = { limit: 50, skip: 0 };
 
-/** Finished traces by how long ago they started; a trial keeps 14 days (today and the 13 before), pro 90. */
-const AGES = { hour: 3_600_000, days10: 10 * DAY_MS, days20: 20 * DAY_MS, days100: 100 * DAY_MS };
+/** A trial keeps 14 days (today and the 13 before), pro 90: a trial's lists begin on this day. */
+const TRIAL_WINDOW_START = Date.parse('2026-11-07T00:00:00Z');
+/** Finished traces by how long ago they started: the first trace of a trial's window and the last before it among them. */
+const AGES = {
+  hour: 3_600_000,
+  days10: 10 * DAY_MS,
+  trialFirst: nowMs - TRIAL_WINDOW_START,
+  beforeTrial: nowMs - TRIAL_WINDOW_START + 1,
+  days20: 20 * DAY_MS,
+  days100: 100 * DAY_MS,
+};
 const traceIdOf = (age: keyof typeof AGES) => `tr-${age}`;
 
 const createTenant = (tenantId: string, plan: PlanKey) =>
@@ -58,34 +67,49 @@ async function tenantOn(plan: PlanKey): Promise<string> {
   return tenantId;
 }
 
-const list = (tenantId: string, query: Record<string, string> = {}, page = FIRST) => listTraces(store, clock, tenantId, z.parse(traceListQuery, query), page);
+/** The store, counting the trace pages it reads. */
+function countingPages(): { store: Store; pages: () => number } {
+  let pages = 0;
+  const traces: Store['traces'] = Object.create(store.traces);
+  traces.page = (...args) => {
+    pages++;
+    return store.traces.page(...args);
+  };
+  return { store: { ...store, traces }, pages: () => pages };
+}
+
+const list = (tenantId: string, query: Record<string, string> = {}, page = FIRST, s = store) =>
+  listTraces(s, clock, tenantId, z.parse(traceListQuery, query), page);
 const idsOf = (page: { items: Array<{ traceId: string }> }) => page.items.map((t) => t.traceId);
 
 describe("a trace list shows the plan's retention window", () => {
   it("a trial's lists begin 13 days before today: older traces are neither listed nor counted, on its first list in this process and after", async () => {
     const tenantId = await tenantOn('trial');
-    for (const _ of ['first, read again from the plan’s window', 'then read from it at once']) {
-      const page = await list(tenantId);
-      expect(idsOf(page)).toEqual([traceIdOf('hour'), traceIdOf('days10')]);
-      expect(page).toMatchObject({ total: 2, totalExact: true, hasMore: false });
+    // First read from the longest retention's window and again from the plan's, then from the plan's at once.
+    for (const pagesRead of [2, 1]) {
+      const { store: s, pages } = countingPages();
+      const page = await list(tenantId, {}, FIRST, s);
+      expect(idsOf(page)).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('trialFirst')]);
+      expect(page).toMatchObject({ total: 3, totalExact: true, hasMore: false });
+      expect(pages()).toBe(pagesRead);
     }
   });
 
   it('pro keeps 90 days', async () => {
     const tenantId = await tenantOn('pro');
     const page = await list(tenantId);
-    expect(idsOf(page)).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('days20')]);
-    expect(page).toMatchObject({ total: 3, totalExact: true });
+    expect(idsOf(page)).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('trialFirst'), traceIdOf('beforeTrial'), traceIdOf('days20')]);
+    expect(page).toMatchObject({ total: 5, totalExact: true });
   });
 
   it('a plan whose window grew since this process last listed the tenant: the page is read again from the new window', async () => {
     const tenantId = await tenantOn('trial');
-    expect(idsOf(await list(tenantId))).toHaveLength(2);
+    expect(idsOf(await list(tenantId))).toHaveLength(3);
     await store.tenants.delete(tenantId);
     await createTenant(tenantId, 'pro');
     const page = await list(tenantId);
-    expect(idsOf(page)).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('days20')]);
-    expect(page).toMatchObject({ total: 3, totalExact: true });
+    expect(idsOf(page)).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('trialFirst'), traceIdOf('beforeTrial'), traceIdOf('days20')]);
+    expect(page).toMatchObject({ total: 5, totalExact: true });
   });
 
   it('a start date before the window starts at the window; walked one by one by cursor and by skip, the list ends at it', async () => {
@@ -95,21 +119,28 @@ describe("a trace list shows the plan's retention window", () => {
     let after: string | undefined;
     do {
       const page = await list(tenantId, query, { limit: 1, skip: 0, ...(after ? { after } : {}) });
-      expect(page).toMatchObject({ total: 2, totalExact: true });
+      expect(page).toMatchObject({ total: 3, totalExact: true });
       byCursor.push(...idsOf(page));
       after = page.next;
     } while (after);
-    expect(byCursor).toEqual([traceIdOf('hour'), traceIdOf('days10')]);
-    const bySkip = await Promise.all([0, 1, 2].map((skip) => list(tenantId, query, { limit: 1, skip })));
-    expect(bySkip.map(idsOf)).toEqual([[traceIdOf('hour')], [traceIdOf('days10')], []]);
+    expect(byCursor).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('trialFirst')]);
+    const bySkip = await Promise.all([0, 1, 2, 3].map((skip) => list(tenantId, query, { limit: 1, skip })));
+    expect(bySkip.map(idsOf)).toEqual([[traceIdOf('hour')], [traceIdOf('days10')], [traceIdOf('trialFirst')], []]);
+    for (const page of bySkip) expect(page).toMatchObject({ total: 3, totalExact: true });
+  });
+
+  it('a range that ends before the window holds nothing', async () => {
+    const tenantId = await tenantOn('trial');
+    const page = await list(tenantId, { endDate: new Date(TRIAL_WINDOW_START - 1).toISOString() });
+    expect(page).toMatchObject({ items: [], total: 0, totalExact: true, hasMore: false });
   });
 
   it('filters narrow the window the same way: an agent, a status, a user, a free filter', async () => {
     const tenantId = await tenantOn('trial');
     for (const query of [{ agentId: 'agt_a' }, { status: 'ok' }, { userId: 'usr_1' }, { name: 'answer' }] as Array<Record<string, string>>) {
       const page = await list(tenantId, query);
-      expect(idsOf(page), JSON.stringify(query)).toEqual([traceIdOf('hour'), traceIdOf('days10')]);
-      expect(page.total, JSON.stringify(query)).toBe(2);
+      expect(idsOf(page), JSON.stringify(query)).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('trialFirst')]);
+      expect(page.total, JSON.stringify(query)).toBe(3);
     }
   });
 });

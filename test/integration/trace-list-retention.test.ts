@@ -21,7 +21,8 @@ afterAll(() => stop());
 
 const DAY_MS = 86_400_000;
 const EXPIRES = 2_000_000_000;
-const nowMs = Date.parse('2026-11-20T10:00:20Z');
+const NOW = Date.parse('2026-11-20T10:00:20Z');
+let nowMs = NOW;
 const clock = { now: () => new Date(nowMs) };
 const FIRST: PageInput = { limit: 50, skip: 0 };
 
@@ -31,8 +32,8 @@ const TRIAL_WINDOW_START = Date.parse('2026-11-07T00:00:00Z');
 const AGES = {
   hour: 3_600_000,
   days10: 10 * DAY_MS,
-  trialFirst: nowMs - TRIAL_WINDOW_START,
-  beforeTrial: nowMs - TRIAL_WINDOW_START + 1,
+  trialFirst: NOW - TRIAL_WINDOW_START,
+  beforeTrial: NOW - TRIAL_WINDOW_START + 1,
   days20: 20 * DAY_MS,
   days100: 100 * DAY_MS,
 };
@@ -127,6 +128,35 @@ describe("a trace list shows the plan's retention window", () => {
     const bySkip = await Promise.all([0, 1, 2, 3].map((skip) => list(tenantId, query, { limit: 1, skip })));
     expect(bySkip.map(idsOf)).toEqual([[traceIdOf('hour')], [traceIdOf('days10')], [traceIdOf('trialFirst')], []]);
     for (const page of bySkip) expect(page).toMatchObject({ total: 3, totalExact: true });
+  });
+
+  it('a walk by cursor keeps the window it began in: across midnight UTC it still ends with the day that left the window', async () => {
+    const tenantId = await tenantOn('trial');
+    const walked: string[] = [];
+    let after: string | undefined;
+    try {
+      do {
+        const page = await list(tenantId, {}, { limit: 1, skip: 0, ...(after ? { after } : {}) });
+        expect(page).toMatchObject({ total: 3, totalExact: true });
+        walked.push(...idsOf(page));
+        after = page.next;
+        nowMs = Date.parse('2026-11-21T00:00:01Z'); // the rest of the walk after midnight, when the window begins on 2026-11-08
+      } while (after);
+      expect(walked).toEqual([traceIdOf('hour'), traceIdOf('days10'), traceIdOf('trialFirst')]);
+      const anew = await list(tenantId);
+      expect(idsOf(anew)).toEqual([traceIdOf('hour'), traceIdOf('days10')]);
+      expect(anew).toMatchObject({ total: 2, totalExact: true });
+    } finally {
+      nowMs = NOW;
+    }
+  });
+
+  it("a cursor's position without the walk's window (issued before positions carried it) continues in today's window", async () => {
+    const tenantId = await tenantOn('trial');
+    const { next } = await store.traces.page(tenantId, {}, { limit: 1, skip: 0 });
+    const page = await list(tenantId, {}, { limit: 5, skip: 0, after: next! });
+    expect(idsOf(page)).toEqual([traceIdOf('days10'), traceIdOf('trialFirst')]);
+    expect(page).toMatchObject({ total: 3, totalExact: true, hasMore: false });
   });
 
   it('a range that ends before the window holds nothing', async () => {

@@ -33,12 +33,13 @@ export async function listTraces(
   clock: Clock,
   tenantId: string,
   q: TraceListQuery,
-  page: PageInput,
+  asking: PageInput,
 ): Promise<ListPage<ReturnType<typeof traceView>>> {
   if (q.sessionId !== undefined) {
     await assertAgent(store, tenantId, q.agentId);
-    return sessionTraces(store, tenantId, q.sessionId, q, page, 'newest-first');
+    return sessionTraces(store, tenantId, q.sessionId, q, asking, 'newest-first');
   }
+  const { page, walkFromMs } = walkOf(asking);
   const asked = traceFilters(q);
   // A first page of a free filter counts its matches in the read that finds the page: it reads the budget either way.
   const countInPage = hasFreeFilters(asked) && page.after === undefined;
@@ -49,9 +50,10 @@ export async function listTraces(
   // The page is read at once, not after the plan's retention (where the lists begin: see windowStart)
   // nor the agents it leaves out (see pageLeavingOut): from where the tenant's lists began when this
   // process last listed them, else the longest retention's, and read again should the plan's window
-  // begin elsewhere (a tenant's first list in this process, a plan changed). A count in the page
-  // reads its budget, so that read waits for the retention rather than risk it twice.
-  const guessed = within(asked, windowStart(nowMs, retentionSeen.get(tenantId) ?? LONGEST_RETENTION_DAYS));
+  // begin elsewhere (a tenant's first list in this process, a plan changed); a page after a cursor,
+  // from where its walk began. A count in the page reads its budget, so that read waits for the
+  // retention rather than risk it twice.
+  const guessed = within(asked, walkFromMs ?? windowStart(nowMs, retentionSeen.get(tenantId) ?? LONGEST_RETENTION_DAYS));
   const read = countInPage
     ? retentionDays.then((days) => store.traces.page(tenantId, within(asked, windowStart(nowMs, days)), page, { count: true }))
     : store.traces.page(tenantId, guessed, page);
@@ -67,7 +69,7 @@ export async function listTraces(
     retentionDays,
   ]);
   rememberRetention(tenantId, days);
-  const from = windowStart(nowMs, days);
+  const from = walkFromMs ?? windowStart(nowMs, days);
   const query = { ...within(asked, from), excludeAgents: deleted.agentIds };
   const readAgain = () => store.traces.page(tenantId, query, page, { count: countInPage });
   const guessedWrong = !countInPage && guessed.startMs !== query.startMs;
@@ -88,10 +90,25 @@ export async function listTraces(
   return {
     items: result.items.map(traceView),
     hasMore: result.hasMore,
-    ...(result.next ? { next: result.next } : {}),
+    ...(result.next ? { next: walkPosition(from, result.next) } : {}),
     total: count,
     totalExact: exact && deleted.complete,
   };
+}
+
+/**
+ * A walk by cursor keeps the window it began in: the position a trace list's cursor carries starts
+ * with the first day of that window, so that a walk across midnight UTC does not lose the day that
+ * left the window meanwhile (nor its total change). A position without it (a cursor issued before
+ * positions carried it) continues in the window of the day it is used.
+ */
+const WALK_POSITION = /^w(\d+)\|/;
+const walkPosition = (fromMs: number, position: string) => `w${fromMs}|${position}`;
+
+function walkOf(page: PageInput): { page: PageInput; walkFromMs?: number } {
+  const walk = page.after === undefined ? null : WALK_POSITION.exec(page.after);
+  if (!walk) return { page };
+  return { page: { ...page, after: page.after!.slice(walk[0].length) }, walkFromMs: Number(walk[1]) };
 }
 
 /** The plans' retentions this process last saw, by tenant, the least lately seen forgotten first: a guess at where a tenant's lists begin. */

@@ -151,12 +151,31 @@ describe("a trace list shows the plan's retention window", () => {
     }
   });
 
-  it("a cursor's position without the walk's window (issued before positions carried it) continues in today's window", async () => {
+  it("a cursor's position without the walk's window (issued before positions carried it) continues in the window of the day it is used", async () => {
     const tenantId = await tenantOn('trial');
     const { next } = await store.traces.page(tenantId, {}, { limit: 1, skip: 0 });
-    const page = await list(tenantId, {}, { limit: 5, skip: 0, after: next! });
-    expect(idsOf(page)).toEqual([traceIdOf('days10'), traceIdOf('trialFirst')]);
-    expect(page).toMatchObject({ total: 3, totalExact: true, hasMore: false });
+    try {
+      nowMs = Date.parse('2026-11-21T00:00:01Z');
+      const page = await list(tenantId, {}, { limit: 5, skip: 0, after: next! });
+      expect(idsOf(page)).toEqual([traceIdOf('days10')]);
+      expect(page).toMatchObject({ total: 2, totalExact: true, hasMore: false });
+    } finally {
+      nowMs = NOW;
+    }
+  });
+
+  it('a walk kept going for days keeps a window a day older than the day’s at most', async () => {
+    const tenantId = await tenantOn('trial');
+    const first = await list(tenantId, {}, { limit: 1, skip: 0 });
+    try {
+      // Two midnights later the window begins on 2026-11-09: the walk keeps 2026-11-08 on, not 2026-11-07.
+      nowMs = Date.parse('2026-11-22T00:00:01Z');
+      const page = await list(tenantId, {}, { limit: 5, skip: 0, after: first.next! });
+      expect(idsOf(page)).toEqual([traceIdOf('days10')]);
+      expect(page).toMatchObject({ total: 2, totalExact: true, hasMore: false });
+    } finally {
+      nowMs = NOW;
+    }
   });
 
   it('a range that ends before the window holds nothing', async () => {

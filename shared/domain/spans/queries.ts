@@ -53,7 +53,7 @@ export async function listTraces(
   // begin elsewhere (a tenant's first list in this process, a plan changed); a page after a cursor,
   // from where its walk began. A count in the page reads its budget, so that read waits for the
   // retention rather than risk it twice.
-  const guessed = within(asked, walkFromMs ?? windowStart(nowMs, retentionSeen.get(tenantId) ?? LONGEST_RETENTION_DAYS));
+  const guessed = within(asked, walkStart(walkFromMs, windowStart(nowMs, retentionSeen.get(tenantId) ?? LONGEST_RETENTION_DAYS)));
   const read = countInPage
     ? retentionDays.then((days) => store.traces.page(tenantId, within(asked, windowStart(nowMs, days)), page, { count: true }))
     : store.traces.page(tenantId, guessed, page);
@@ -69,7 +69,7 @@ export async function listTraces(
     retentionDays,
   ]);
   rememberRetention(tenantId, days);
-  const from = walkFromMs ?? windowStart(nowMs, days);
+  const from = walkStart(walkFromMs, windowStart(nowMs, days));
   const query = { ...within(asked, from), excludeAgents: deleted.agentIds };
   const readAgain = () => store.traces.page(tenantId, query, page, { count: countInPage });
   const guessedWrong = !countInPage && guessed.startMs !== query.startMs;
@@ -97,13 +97,17 @@ export async function listTraces(
 }
 
 /**
- * A walk by cursor keeps the window it began in: the position a trace list's cursor carries starts
- * with the first day of that window, so that a walk across midnight UTC does not lose the day that
- * left the window meanwhile (nor its total change). A position without it (a cursor issued before
- * positions carried it) continues in the window of the day it is used.
+ * A walk by cursor keeps the window it began in, a day older than today's at most: the position a
+ * trace list's cursor carries starts with the first day of that window, so that a walk across
+ * midnight UTC does not lose the day that left the window meanwhile (nor its total change). Each
+ * page's cursor lives a day, so a walk kept going for days would otherwise keep its window for ever,
+ * even past a plan cut short. A position without it (a cursor issued before positions carried it)
+ * continues in the window of the day it is used.
  */
 const WALK_POSITION = /^w(\d+)\|/;
 const walkPosition = (fromMs: number, position: string) => `w${fromMs}|${position}`;
+const walkStart = (walkFromMs: number | undefined, todayFromMs: number) =>
+  walkFromMs === undefined ? todayFromMs : Math.max(walkFromMs, todayFromMs - DAY_MS);
 
 function walkOf(page: PageInput): { page: PageInput; walkFromMs?: number } {
   const walk = page.after === undefined ? null : WALK_POSITION.exec(page.after);

@@ -83,6 +83,16 @@ const list = (tenantId: string, query: Record<string, string> = {}, page = FIRST
   listTraces(s, clock, tenantId, z.parse(traceListQuery, query), page);
 const idsOf = (page: { items: Array<{ traceId: string }> }) => page.items.map((t) => t.traceId);
 
+/** What `ask` answers with the clock at `iso`; the clock is put back after. */
+async function asOf<T>(iso: string, ask: () => Promise<T>): Promise<T> {
+  nowMs = Date.parse(iso);
+  try {
+    return await ask();
+  } finally {
+    nowMs = NOW;
+  }
+}
+
 describe("a trace list shows the plan's retention window", () => {
   it("a trial's lists begin 13 days before today: older traces are neither listed nor counted, on its first list in this process and after", async () => {
     const tenantId = await tenantOn('trial');
@@ -151,31 +161,23 @@ describe("a trace list shows the plan's retention window", () => {
     }
   });
 
-  it("a cursor's position without the walk's window (issued before positions carried it) continues in the window of the day it is used", async () => {
+  it.each([
+    {
+      case: "a cursor's position without the walk's window (issued before positions carried it) continues in the window of the day it is used",
+      issuedBefore: true,
+      at: '2026-11-21T00:00:01Z',
+    },
+    {
+      case: 'a walk kept going for days keeps a window a day older than the day’s at most (two midnights later, 2026-11-08 on, not 2026-11-07)',
+      issuedBefore: false,
+      at: '2026-11-22T00:00:01Z',
+    },
+  ])('$case', async ({ issuedBefore, at }) => {
     const tenantId = await tenantOn('trial');
-    const { next } = await store.traces.page(tenantId, {}, { limit: 1, skip: 0 });
-    try {
-      nowMs = Date.parse('2026-11-21T00:00:01Z');
-      const page = await list(tenantId, {}, { limit: 5, skip: 0, after: next! });
-      expect(idsOf(page)).toEqual([traceIdOf('days10')]);
-      expect(page).toMatchObject({ total: 2, totalExact: true, hasMore: false });
-    } finally {
-      nowMs = NOW;
-    }
-  });
-
-  it('a walk kept going for days keeps a window a day older than the day’s at most', async () => {
-    const tenantId = await tenantOn('trial');
-    const first = await list(tenantId, {}, { limit: 1, skip: 0 });
-    try {
-      // Two midnights later the window begins on 2026-11-09: the walk keeps 2026-11-08 on, not 2026-11-07.
-      nowMs = Date.parse('2026-11-22T00:00:01Z');
-      const page = await list(tenantId, {}, { limit: 5, skip: 0, after: first.next! });
-      expect(idsOf(page)).toEqual([traceIdOf('days10')]);
-      expect(page).toMatchObject({ total: 2, totalExact: true, hasMore: false });
-    } finally {
-      nowMs = NOW;
-    }
+    const first = issuedBefore ? await store.traces.page(tenantId, {}, { limit: 1, skip: 0 }) : await list(tenantId, {}, { limit: 1, skip: 0 });
+    const page = await asOf(at, () => list(tenantId, {}, { limit: 5, skip: 0, after: first.next! }));
+    expect(idsOf(page)).toEqual([traceIdOf('days10')]);
+    expect(page).toMatchObject({ total: 2, totalExact: true, hasMore: false });
   });
 
   it('after the compaction too: the settled days count the window, and a walk across midnight counts the day that left from its day bucket', async () => {
@@ -185,15 +187,10 @@ describe("a trace list shows the plan's retention window", () => {
     expect((await store.rollups.dirtyHoursAndRecomputes(tenantId)).hours.every((hour) => hour >= bucketStart(NOW, 'day'))).toBe(true);
     const first = await list(tenantId, {}, { limit: 1, skip: 0 });
     expect(first).toMatchObject({ total: 3, totalExact: true });
-    try {
-      nowMs = Date.parse('2026-11-21T00:00:01Z');
-      const rest = await list(tenantId, {}, { limit: 5, skip: 0, after: first.next! });
-      expect(idsOf(rest)).toEqual([traceIdOf('days10'), traceIdOf('trialFirst')]);
-      expect(rest).toMatchObject({ total: 3, totalExact: true, hasMore: false });
-      expect(await list(tenantId)).toMatchObject({ total: 2, totalExact: true });
-    } finally {
-      nowMs = NOW;
-    }
+    const [rest, anew] = await asOf('2026-11-21T00:00:01Z', () => Promise.all([list(tenantId, {}, { limit: 5, skip: 0, after: first.next! }), list(tenantId)]));
+    expect(idsOf(rest)).toEqual([traceIdOf('days10'), traceIdOf('trialFirst')]);
+    expect(rest).toMatchObject({ total: 3, totalExact: true, hasMore: false });
+    expect(anew).toMatchObject({ total: 2, totalExact: true });
   });
 
   it('a range that ends before the window holds nothing', async () => {

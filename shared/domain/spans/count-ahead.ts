@@ -48,9 +48,9 @@ export const countByPlan = (deps: Pick<Deps, 'store'>, tenantId: string, plan: C
  * The count of the plan this process last made for the same tenant and query, started now. A total
  * is counted from the rollups only once the reads that decide which buckets to read (the plan's
  * retention, where a range open at its start begins; the hours not recomputed yet; the deleted
- * agents) have answered: a round of reads after another. A list asked again (a refresh, a dashboard's next poll)
- * mostly decides the same buckets, so their reads start with those reads and are kept when the plan
- * decided then is the same (`samePlan`), else they are read again. The same plan read earlier counts
+ * agents) have answered: a round of reads after another. A list asked again (a refresh, a
+ * dashboard's next poll) mostly decides the same buckets, so their reads start with those reads and
+ * are kept when the plan decided then is the same (`samePlan`), else they are read again. The same plan read earlier counts
  * what the later read would: the buckets of dirty hours are read whole whenever they are read, and
  * the others change only when the compaction recomputes them, which it counts (`recomputes`) as it
  * takes their hour out of the dirty hours, before the plan's own read of them.

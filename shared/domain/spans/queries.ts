@@ -99,10 +99,10 @@ export async function listTraces(
 /**
  * A walk by cursor keeps the window it began in, a day older than today's at most: the position a
  * trace list's cursor carries starts with the first day of that window, so that a walk across
- * midnight UTC does not lose the day that left the window meanwhile (nor its total change). Each
- * page's cursor lives a day, so a walk kept going for days would otherwise keep its window for ever,
- * even past a plan cut short. A position without it (a cursor issued before positions carried it)
- * continues in the window of the day it is used.
+ * midnight UTC does not lose the day that left the window meanwhile, nor its total that day's
+ * traces. Each page's cursor lives a day, so a walk kept going for days would otherwise keep its
+ * window for ever, even past a plan cut short. A position without it (a cursor issued before
+ * positions carried it) continues in the window of the day it is used.
  */
 const WALK_POSITION = /^w(\d+)\|/;
 const walkPosition = (fromMs: number, position: string) => `w${fromMs}|${position}`;

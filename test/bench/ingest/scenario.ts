@@ -24,7 +24,8 @@ interface IngestParameters {
 
 export const ingestScenario: Scenario = {
   name: 'ingest',
-  summary: 'native spans over HTTP (POST /api/spans → 202 → ingest queue → worker → dynalite) end to end, against raw dynalite BatchWriteItem',
+  summary:
+    'native spans over HTTP (POST /api/spans → 202 → ingest queue → worker → dynalite) end to end, against raw dynalite BatchWriteItem of their span groups alone and of every item stored for them',
   flags: {
     requests: { default: 200, description: 'measured POST /api/spans requests, split evenly into the rounds' },
     rounds: { default: 5, description: 'measured rounds; each is sent, then persisted, before the next (figures are their median)' },
@@ -54,7 +55,12 @@ export const ingestScenario: Scenario = {
 
 interface IngestRun {
   rounds: RoundMeasure[];
+  /** Each round's spans as span group items. */
   raw: RawRound[];
+  /** Each round's spans as every item the service stores for them. */
+  rawEveryItem: RawRound[];
+  /** Items the service stored per 1,000 spans of the warm-up. */
+  itemsPerThousandSpans: number;
   verification: Verification;
 }
 
@@ -72,24 +78,31 @@ async function runIngest(p: IngestParameters, flags: Record<string, number>, pro
 }
 
 /**
- * Warms up the service and the raw baseline, then measures them in turns, a service round then a raw
- * round of the same spans as stored items, so that both see the same conditions on a machine that other programs share.
+ * Warms up the service and the raw baseline, then measures them in turns, a service round then raw
+ * rounds of the same spans as stored items (span groups alone, then every item the service stores for
+ * them), so that all see the same conditions on a machine that other programs share.
  */
 async function measure(p: IngestParameters, warmup: SpanBatch[], rounds: SpanBatch[][], progress: (line: string) => void): Promise<IngestRun> {
   const target = await startIngestTarget(p.concurrency);
   try {
-    progress(`warm-up: ${warmup.length} requests, then the same spans as stored span group items straight into dynalite`);
-    await target.sendAndPersist('warm-up', warmup);
-    const raw = await startRawBaseline(await target.storedSpanItems(TEMPLATE_TRACES), p.rawWriters);
-    const measured: { rounds: RoundMeasure[]; raw: RawRound[] } = { rounds: [], raw: [] };
+    progress(`warm-up: ${warmup.length} requests, then the same spans as stored items straight into dynalite`);
+    const stored = await target.storeAndCollect('warm-up', warmup);
+    const raw = await startRawBaseline(await target.storedSpanItems(TEMPLATE_TRACES), stored, p.rawWriters);
+    const measured = {
+      rounds: [] as RoundMeasure[],
+      raw: [] as RawRound[],
+      rawEveryItem: [] as RawRound[],
+      itemsPerThousandSpans: (stored.items.length * 1000) / stored.spans,
+    };
     try {
-      await raw.write(spanCountOf(warmup));
+      await raw.spanGroups(stored.spans);
+      await raw.everyItem(stored.spans);
       for (const [i, batches] of rounds.entries()) {
-        progress(
-          `round ${i + 1} of ${rounds.length}: ${batches.length} requests from ${p.concurrency} clients, then ${spanCountOf(batches)} spans as raw items`,
-        );
+        const spans = spanCountOf(batches);
+        progress(`round ${i + 1} of ${rounds.length}: ${batches.length} requests from ${p.concurrency} clients, then ${spans} spans as raw items`);
         measured.rounds.push(await target.sendAndPersist(`round ${i + 1}`, batches));
-        measured.raw.push(await raw.write(spanCountOf(batches)));
+        measured.raw.push(await raw.spanGroups(spans));
+        measured.rawEveryItem.push(await raw.everyItem(spans));
       }
     } finally {
       await raw.stop();
@@ -117,12 +130,13 @@ const perSecond = (count: number, e: Elapsed) => count / e.seconds;
 const cpuMsPerThousand = (count: number, e: Elapsed) => (e.cpuSeconds * 1000 * 1000) / count;
 const range = (values: number[]): Range => ({ min: Math.round(Math.min(...values)), max: Math.round(Math.max(...values)) });
 
-function figures(p: IngestParameters, { rounds, raw, verification: v }: IngestRun): Figure[] {
+function figures(p: IngestParameters, { rounds, raw, rawEveryItem, itemsPerThousandSpans, verification: v }: IngestRun): Figure[] {
   const latencies = rounds.flatMap((r) => r.outcomes.map((o) => o.latencyMs));
   const endToEnd = rounds.map((r) => perSecond(r.spans, r.persisted));
   const endToEndCpu = median(rounds.map((r) => cpuMsPerThousand(r.spans, r.persisted)));
   const rawRate = raw.map((r) => perSecond(r.spans, r.elapsed));
   const rawCpu = median(raw.map((r) => cpuMsPerThousand(r.spans, r.elapsed)));
+  const everyItemRate = rawEveryItem.map((r) => perSecond(r.spans, r.elapsed));
   return [
     { key: 'spansSent', label: 'spans sent (measured)', value: rounds.reduce((sum, r) => sum + r.spans, 0) },
     { key: 'requests', label: 'requests (measured)', value: latencies.length },
@@ -161,6 +175,24 @@ function figures(p: IngestParameters, { rounds, raw, verification: v }: IngestRu
       value: round(median(endToEnd.map((rate, i) => rate / rawRate[i]!)), 3),
     },
     { key: 'endToEndToRawCpuRatio', label: 'raw CPU per item / end-to-end CPU per span', value: round(rawCpu / endToEndCpu, 3) },
+    { key: 'storedItemsPer1000Spans', label: 'items the service stored per 1,000 spans (warm-up)', value: Math.round(itemsPerThousandSpans) },
+    {
+      key: 'rawEveryItemSpansPerSecond',
+      label: `raw dynalite BatchWriteItem of every item stored for the spans, ${p.rawWriters} in flight (median)`,
+      value: Math.round(median(everyItemRate)),
+      unit: 'spans/s',
+    },
+    { key: 'rawEveryItemSpansPerSecondRange', label: 'raw every item, slowest–fastest round', value: range(everyItemRate), unit: 'spans/s' },
+    {
+      key: 'rawEveryItemToRawRatio',
+      label: 'raw every item / raw span groups (median of rounds)',
+      value: round(median(everyItemRate.map((rate, i) => rate / rawRate[i]!)), 3),
+    },
+    {
+      key: 'endToEndToRawEveryItemRatio',
+      label: 'end-to-end / raw every item (median of rounds)',
+      value: round(median(endToEnd.map((rate, i) => rate / everyItemRate[i]!)), 3),
+    },
     { key: 'tracesAccepted', label: 'traces accepted (incl. warm-up)', value: v.expectedTraces },
     { key: 'tracesListed', label: 'traces counted by GET /spans/traces', value: v.listedTraces },
     { key: 'spansAccepted', label: 'spans accepted (incl. warm-up)', value: v.expectedSpans },

@@ -1,9 +1,11 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { SPAN_GROUP_PREFIX } from '#shared/store/keys.ts';
 import { tracePartitionItems } from '#shared/store/traces.ts';
 import { BenchFailure } from '../scenario.ts';
 import { type BenchAccount, type BenchService, serviceDb, signUp, startBenchService } from '../service.ts';
 import { collectGarbage, type Elapsed, stopwatch } from '../stats.ts';
 import { postBatches, type RequestOutcome } from './load.ts';
+import type { StoredForSpans } from './raw-dynalite.ts';
 import { type SentTrace, type SpanBatch, spanCountOf } from './traces.ts';
 import { type Verification, verifyStored } from './verify.ts';
 
@@ -35,22 +37,24 @@ export async function startIngestTarget(concurrency: number) {
   }
   const accepted: SentTrace[] = [];
 
+  /**
+   * Sends the batches, then waits until the queues are empty: everything accepted is persisted.
+   * Throws when a request is refused or a message fails: the figures would mean nothing.
+   */
+  const sendAndPersist = async (phase: string, batches: readonly SpanBatch[]): Promise<RoundMeasure> => {
+    collectGarbage();
+    const elapsed = stopwatch();
+    const outcomes = await postBatches(service, account.apiKey, batches, concurrency);
+    const acceptedBy = elapsed();
+    accepted.push(...batches.flatMap((batch, i) => (outcomes[i]!.problem === undefined ? batch.traces : [])));
+    const refused = outcomes.filter((o) => o.problem !== undefined);
+    if (refused.length > 0) throw new BenchFailure(`${phase}: ${refused.length} request(s) not fully accepted, e.g. ${refused[0]!.problem}`);
+    await persisted(service, phase);
+    return { spans: spanCountOf(batches), outcomes, accepted: acceptedBy, persisted: elapsed() };
+  };
+
   return {
-    /**
-     * Sends the batches, then waits until the queues are empty: everything accepted is persisted.
-     * Throws when a request is refused or a message fails: the figures would mean nothing.
-     */
-    async sendAndPersist(phase: string, batches: readonly SpanBatch[]): Promise<RoundMeasure> {
-      collectGarbage();
-      const elapsed = stopwatch();
-      const outcomes = await postBatches(service, account.apiKey, batches, concurrency);
-      const acceptedBy = elapsed();
-      accepted.push(...batches.flatMap((batch, i) => (outcomes[i]!.problem === undefined ? batch.traces : [])));
-      const refused = outcomes.filter((o) => o.problem !== undefined);
-      if (refused.length > 0) throw new BenchFailure(`${phase}: ${refused.length} request(s) not fully accepted, e.g. ${refused[0]!.problem}`);
-      await persisted(service, phase);
-      return { spans: spanCountOf(batches), outcomes, accepted: acceptedBy, persisted: elapsed() };
-    },
+    sendAndPersist,
 
     /** Span group items of the first accepted traces, as the worker stored them. */
     async storedSpanItems(traces: number): Promise<Record<string, unknown>[]> {
@@ -59,9 +63,31 @@ export async function startIngestTarget(concurrency: number) {
       return partitions.flat().filter((item) => String(item['SK']).startsWith(SPAN_GROUP_PREFIX));
     },
 
+    /** Sends the batches and persists them like `sendAndPersist`, answering every item they added to the table. */
+    async storeAndCollect(phase: string, batches: readonly SpanBatch[]): Promise<StoredForSpans> {
+      const keyOf = (item: Record<string, unknown>) => `${String(item['PK'])}\u0000${String(item['SK'])}`;
+      const before = new Set((await tableItems()).map(keyOf));
+      await sendAndPersist(phase, batches);
+      const items = (await tableItems()).filter((item) => !before.has(keyOf(item)));
+      return { items, tenantId: account.tenantId, spans: spanCountOf(batches) };
+    },
+
     verify: (sampleSize: number): Promise<Verification> => verifyStored(service, account, accepted, sampleSize),
     stop: () => service.stop(),
   };
+}
+
+/** Every item of the service's table (a bench's table is small). */
+async function tableItems(): Promise<Record<string, unknown>[]> {
+  const db = serviceDb();
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.doc.send(new ScanCommand({ TableName: db.tableName, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
 }
 
 /** Resolves once every queue is empty; rejects as soon as a consumer fails a message, or after the timeout. */

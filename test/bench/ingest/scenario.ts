@@ -1,15 +1,14 @@
 import { PLANS } from '#shared/domain/plans/plans.ts';
 import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
+import { SPAN_GROUP_PREFIX } from '#shared/store/keys.ts';
 import { type Figure, type Range, type Scenario, type ScenarioResult, UsageError } from '../scenario.ts';
 import { type Elapsed, median, percentile, round } from '../stats.ts';
 import { type RawRound, startRawBaseline } from './raw-dynalite.ts';
 import { BENCH_PLAN, type RoundMeasure, startIngestTarget } from './service-run.ts';
-import { type SpanBatch, seededRandom, spanBatches, spanCountOf } from './traces.ts';
+import { type SpanBatch, seededRandom, spanBatches } from './traces.ts';
 import type { Verification } from './verify.ts';
 
 const SEED = 20_260_301;
-/** Traces whose stored span items the raw baseline copies. */
-const TEMPLATE_TRACES = 8;
 
 interface IngestParameters {
   requests: number;
@@ -25,7 +24,7 @@ interface IngestParameters {
 export const ingestScenario: Scenario = {
   name: 'ingest',
   summary:
-    'native spans over HTTP (POST /api/spans → 202 → ingest queue → worker → dynalite) end to end, against raw dynalite BatchWriteItem of their span groups alone and of every item stored for them',
+    'native spans over HTTP (POST /api/spans → 202 → ingest queue → worker → dynalite) end to end, against raw dynalite BatchWriteItem of what they wrote: their span groups alone, and every item',
   flags: {
     requests: { default: 200, description: 'measured POST /api/spans requests, split evenly into the rounds' },
     rounds: { default: 5, description: 'measured rounds; each is sent, then persisted, before the next (figures are their median)' },
@@ -55,12 +54,10 @@ export const ingestScenario: Scenario = {
 
 interface IngestRun {
   rounds: RoundMeasure[];
-  /** Each round's spans as span group items. */
-  raw: RawRound[];
-  /** Each round's spans as every item the service stores for them. */
+  /** Each round's span group items, written raw. */
+  rawSpanGroups: RawRound[];
+  /** Every item each round added or changed, written raw. */
   rawEveryItem: RawRound[];
-  /** Items the service stored per 1,000 spans of the warm-up. */
-  itemsPerThousandSpans: number;
   verification: Verification;
 }
 
@@ -70,39 +67,43 @@ async function runIngest(p: IngestParameters, flags: Record<string, number>, pro
   if ((p.requests + p.warmupRequests + 1) * p.spansPerRequest > quota)
     throw new UsageError(`the run would send more than the ${BENCH_PLAN} plan's ${quota} spans`);
   const random = seededRandom(SEED);
-  // One request more than asked when there is no warm-up: the raw baseline copies stored spans.
+  // One request more than asked when there is no warm-up: the raw baseline warms up on what it stored.
   const warmup = spanBatches(random, Math.max(1, p.warmupRequests), p.spansPerRequest, Date.now(), p.anomalyRate);
   const rounds = splitEvenly(p.requests, p.rounds).map((requests) => spanBatches(random, requests, p.spansPerRequest, Date.now(), p.anomalyRate));
   const run = await measure(p, warmup, rounds, progress);
   return { parameters: flags, figures: figures(p, run), failures: mismatchFailures(run.verification.mismatches) };
 }
 
+const spanGroupsOf = (items: readonly Record<string, unknown>[]) => items.filter((item) => String(item['SK']).startsWith(SPAN_GROUP_PREFIX));
+
 /**
- * Warms up the service and the raw baseline, then measures them in turns, a service round then raw
- * rounds of the same spans as stored items (span groups alone, then every item the service stores for
- * them), so that all see the same conditions on a machine that other programs share.
+ * Warms up the service and the raw baseline, then measures them in turns: a service round, then what
+ * it wrote, written raw twice (its span group items alone, and every item it added or changed), the
+ * two in alternating order, so that all see the same conditions on a machine that other programs share.
  */
 async function measure(p: IngestParameters, warmup: SpanBatch[], rounds: SpanBatch[][], progress: (line: string) => void): Promise<IngestRun> {
   const target = await startIngestTarget(p.concurrency);
   try {
-    progress(`warm-up: ${warmup.length} requests, then the same spans as stored items straight into dynalite`);
-    const stored = await target.storeAndCollect('warm-up', warmup);
-    const raw = await startRawBaseline(await target.storedSpanItems(TEMPLATE_TRACES), stored, p.rawWriters);
-    const measured = {
-      rounds: [] as RoundMeasure[],
-      raw: [] as RawRound[],
-      rawEveryItem: [] as RawRound[],
-      itemsPerThousandSpans: (stored.items.length * 1000) / stored.spans,
-    };
+    progress(`warm-up: ${warmup.length} requests, then what they wrote straight into dynalite`);
+    const warm = await target.sendAndPersist('warm-up', warmup);
+    const raw = await startRawBaseline(target.tenantId, p.rawWriters);
+    const measured: Pick<IngestRun, 'rounds' | 'rawSpanGroups' | 'rawEveryItem'> = { rounds: [], rawSpanGroups: [], rawEveryItem: [] };
     try {
-      await raw.spanGroups(stored.spans);
-      await raw.everyItem(stored.spans);
+      await raw.write(spanGroupsOf(warm.written), warm.spans);
+      await raw.write(warm.written, warm.spans);
       for (const [i, batches] of rounds.entries()) {
-        const spans = spanCountOf(batches);
-        progress(`round ${i + 1} of ${rounds.length}: ${batches.length} requests from ${p.concurrency} clients, then ${spans} spans as raw items`);
-        measured.rounds.push(await target.sendAndPersist(`round ${i + 1}`, batches));
-        measured.raw.push(await raw.spanGroups(spans));
-        measured.rawEveryItem.push(await raw.everyItem(spans));
+        progress(`round ${i + 1} of ${rounds.length}: ${batches.length} requests from ${p.concurrency} clients, then what they wrote as raw items`);
+        const round = await target.sendAndPersist(`round ${i + 1}`, batches);
+        measured.rounds.push(round);
+        const spanGroups = () => raw.write(spanGroupsOf(round.written), round.spans);
+        const everyItem = () => raw.write(round.written, round.spans);
+        if (i % 2 === 0) {
+          measured.rawSpanGroups.push(await spanGroups());
+          measured.rawEveryItem.push(await everyItem());
+        } else {
+          measured.rawEveryItem.push(await everyItem());
+          measured.rawSpanGroups.push(await spanGroups());
+        }
       }
     } finally {
       await raw.stop();
@@ -130,13 +131,14 @@ const perSecond = (count: number, e: Elapsed) => count / e.seconds;
 const cpuMsPerThousand = (count: number, e: Elapsed) => (e.cpuSeconds * 1000 * 1000) / count;
 const range = (values: number[]): Range => ({ min: Math.round(Math.min(...values)), max: Math.round(Math.max(...values)) });
 
-function figures(p: IngestParameters, { rounds, raw, rawEveryItem, itemsPerThousandSpans, verification: v }: IngestRun): Figure[] {
+function figures(p: IngestParameters, { rounds, rawSpanGroups: raw, rawEveryItem, verification: v }: IngestRun): Figure[] {
   const latencies = rounds.flatMap((r) => r.outcomes.map((o) => o.latencyMs));
   const endToEnd = rounds.map((r) => perSecond(r.spans, r.persisted));
   const endToEndCpu = median(rounds.map((r) => cpuMsPerThousand(r.spans, r.persisted)));
   const rawRate = raw.map((r) => perSecond(r.spans, r.elapsed));
   const rawCpu = median(raw.map((r) => cpuMsPerThousand(r.spans, r.elapsed)));
   const everyItemRate = rawEveryItem.map((r) => perSecond(r.spans, r.elapsed));
+  const itemsPerThousandSpans = median(rawEveryItem.map((r) => (r.items * 1000) / r.spans));
   return [
     { key: 'spansSent', label: 'spans sent (measured)', value: rounds.reduce((sum, r) => sum + r.spans, 0) },
     { key: 'requests', label: 'requests (measured)', value: latencies.length },
@@ -171,14 +173,18 @@ function figures(p: IngestParameters, { rounds, raw, rawEveryItem, itemsPerThous
     { key: 'rawDynaliteCpuMsPer1000Spans', label: 'raw dynalite CPU time per 1,000 spans', value: Math.round(rawCpu), unit: 'ms' },
     {
       key: 'endToEndToRawRatio',
-      label: 'end-to-end / raw throughput (median of rounds)',
+      label: 'end-to-end / raw span groups (median of rounds)',
       value: round(median(endToEnd.map((rate, i) => rate / rawRate[i]!)), 3),
     },
     { key: 'endToEndToRawCpuRatio', label: 'raw CPU per item / end-to-end CPU per span', value: round(rawCpu / endToEndCpu, 3) },
-    { key: 'storedItemsPer1000Spans', label: 'items the service stored per 1,000 spans (warm-up)', value: Math.round(itemsPerThousandSpans) },
+    {
+      key: 'writtenItemsPer1000Spans',
+      label: 'items a round added or changed per 1,000 spans (median of rounds)',
+      value: Math.round(itemsPerThousandSpans),
+    },
     {
       key: 'rawEveryItemSpansPerSecond',
-      label: `raw dynalite BatchWriteItem of every item stored for the spans, ${p.rawWriters} in flight (median)`,
+      label: `raw dynalite BatchWriteItem of every item a round added or changed, ${p.rawWriters} in flight (median)`,
       value: Math.round(median(everyItemRate)),
       unit: 'spans/s',
     },

@@ -1,11 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { SPAN_GROUP_PREFIX } from '#shared/store/keys.ts';
-import { tracePartitionItems } from '#shared/store/traces.ts';
 import { BenchFailure } from '../scenario.ts';
 import { type BenchAccount, type BenchService, serviceDb, signUp, startBenchService } from '../service.ts';
 import { collectGarbage, type Elapsed, stopwatch } from '../stats.ts';
 import { postBatches, type RequestOutcome } from './load.ts';
-import type { StoredForSpans } from './raw-dynalite.ts';
 import { type SentTrace, type SpanBatch, spanCountOf } from './traces.ts';
 import { type Verification, verifyStored } from './verify.ts';
 
@@ -16,6 +14,8 @@ export const BENCH_PLAN = 'pro';
 const DRAIN_TIMEOUT_MS = 90_000;
 const FAILURE_CHECK_MS = 100;
 
+type Item = Record<string, unknown>;
+
 export interface RoundMeasure {
   spans: number;
   outcomes: RequestOutcome[];
@@ -23,6 +23,8 @@ export interface RoundMeasure {
   accepted: Elapsed;
   /** From the first request until every queue is empty again: every accepted span persisted. */
   persisted: Elapsed;
+  /** The items of the tenant the round added or changed, as they are at its end. */
+  written: Item[];
 }
 
 /** The local service in this process with one bench account, keeping track of what it accepted. */
@@ -31,45 +33,35 @@ export async function startIngestTarget(concurrency: number) {
   let account: BenchAccount;
   try {
     account = await signUp(service, BENCH_PLAN);
+    // What sign-up queued (its e-mail) is stored before the first round, so that no round counts it.
+    await persisted(service, 'sign-up');
   } catch (err) {
     await service.stop();
     throw err;
   }
   const accepted: SentTrace[] = [];
-
-  /**
-   * Sends the batches, then waits until the queues are empty: everything accepted is persisted.
-   * Throws when a request is refused or a message fails: the figures would mean nothing.
-   */
-  const sendAndPersist = async (phase: string, batches: readonly SpanBatch[]): Promise<RoundMeasure> => {
-    collectGarbage();
-    const elapsed = stopwatch();
-    const outcomes = await postBatches(service, account.apiKey, batches, concurrency);
-    const acceptedBy = elapsed();
-    accepted.push(...batches.flatMap((batch, i) => (outcomes[i]!.problem === undefined ? batch.traces : [])));
-    const refused = outcomes.filter((o) => o.problem !== undefined);
-    if (refused.length > 0) throw new BenchFailure(`${phase}: ${refused.length} request(s) not fully accepted, e.g. ${refused[0]!.problem}`);
-    await persisted(service, phase);
-    return { spans: spanCountOf(batches), outcomes, accepted: acceptedBy, persisted: elapsed() };
-  };
+  const tenantItems = async () => new Map((await tableItems()).filter((item) => ofTenant(item, account.tenantId)).map((item) => [keyOf(item), item]));
 
   return {
-    sendAndPersist,
+    tenantId: account.tenantId,
 
-    /** Span group items of the first accepted traces, as the worker stored them. */
-    async storedSpanItems(traces: number): Promise<Record<string, unknown>[]> {
-      const db = serviceDb();
-      const partitions = await Promise.all(accepted.slice(0, traces).map((t) => tracePartitionItems(db, account.tenantId, t.traceId)));
-      return partitions.flat().filter((item) => String(item['SK']).startsWith(SPAN_GROUP_PREFIX));
-    },
-
-    /** Sends the batches and persists them like `sendAndPersist`, answering every item they added to the table. */
-    async storeAndCollect(phase: string, batches: readonly SpanBatch[]): Promise<StoredForSpans> {
-      const keyOf = (item: Record<string, unknown>) => `${String(item['PK'])}\u0000${String(item['SK'])}`;
-      const before = new Set((await tableItems()).map(keyOf));
-      await sendAndPersist(phase, batches);
-      const items = (await tableItems()).filter((item) => !before.has(keyOf(item)));
-      return { items, tenantId: account.tenantId, spans: spanCountOf(batches) };
+    /**
+     * Sends the batches, then waits until the queues are empty: everything accepted is persisted.
+     * Throws when a request is refused or a message fails: the figures would mean nothing.
+     */
+    async sendAndPersist(phase: string, batches: readonly SpanBatch[]): Promise<RoundMeasure> {
+      const before = await tenantItems();
+      collectGarbage();
+      const elapsed = stopwatch();
+      const outcomes = await postBatches(service, account.apiKey, batches, concurrency);
+      const acceptedBy = elapsed();
+      accepted.push(...batches.flatMap((batch, i) => (outcomes[i]!.problem === undefined ? batch.traces : [])));
+      const refused = outcomes.filter((o) => o.problem !== undefined);
+      if (refused.length > 0) throw new BenchFailure(`${phase}: ${refused.length} request(s) not fully accepted, e.g. ${refused[0]!.problem}`);
+      await persisted(service, phase);
+      const persistedBy = elapsed();
+      const written = [...(await tenantItems()).values()].filter((item) => !isDeepStrictEqual(item, before.get(keyOf(item))));
+      return { spans: spanCountOf(batches), outcomes, accepted: acceptedBy, persisted: persistedBy, written };
     },
 
     verify: (sampleSize: number): Promise<Verification> => verifyStored(service, account, accepted, sampleSize),
@@ -77,10 +69,14 @@ export async function startIngestTarget(concurrency: number) {
   };
 }
 
+const keyOf = (item: Item) => `${String(item['PK'])}\u0000${String(item['SK'])}`;
+/** Whether the item is the tenant's: its key names it (rate-limit windows and deliveries name none). */
+const ofTenant = (item: Item, tenantId: string) => String(item['PK']).includes(tenantId) || String(item['SK']).includes(tenantId);
+
 /** Every item of the service's table (a bench's table is small). */
-async function tableItems(): Promise<Record<string, unknown>[]> {
+async function tableItems(): Promise<Item[]> {
   const db = serviceDb();
-  const items: Record<string, unknown>[] = [];
+  const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await db.doc.send(new ScanCommand({ TableName: db.tableName, ExclusiveStartKey: start }));

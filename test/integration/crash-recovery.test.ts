@@ -3,12 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '#shared/store/client.ts';
 import { SPAN_GROUP_PREFIX } from '#shared/store/keys.ts';
 import { spansFromItems } from '#shared/store/traces.ts';
 import { localTableName, startDynamoDb } from '../../infra/local/dynamodb.ts';
+import { tableItems } from '../support/dynamo.ts';
 import type { ServiceControl, ServiceMessage } from './crash/service-process.ts';
 
 const SERVICE_PROGRAM = fileURLToPath(new URL('./crash/service-process.ts', import.meta.url));
@@ -137,14 +137,7 @@ async function sendUntilKilled(service: Service, apiKey: string, round: number, 
 async function storedTraces(dataDir: string) {
   const dynamo = await startDynamoDb(join(dataDir, 'dynamodb'));
   try {
-    const { doc, tableName } = createDb(localTableName('aos-local'), dynamo.client);
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey }));
-      items.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const items = await tableItems(createDb(localTableName('aos-local'), dynamo.client));
     const copies = new Map<string, number>();
     for (const item of items.filter((i) => String(i['SK']).startsWith(SPAN_GROUP_PREFIX))) {
       // Each group item on its own: a span stored in two items would be counted twice.

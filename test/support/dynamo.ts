@@ -1,4 +1,5 @@
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '#shared/domain/store.ts';
 import { createDb, type Db } from '#shared/store/client.ts';
 import { createTableInput } from '#shared/store/table.ts';
@@ -16,4 +17,16 @@ export async function startDynamo(tableName = 'aos-it'): Promise<{ db: Db; clien
 export async function startStore(tableName?: string): Promise<{ db: Db; store: Store; stop: () => Promise<void> }> {
   const { db, stop } = await startDynamo(tableName);
   return { db, store: createStore(db), stop };
+}
+
+/** Every item of a test's or a bench's table, strongly consistent: for tables small enough to read whole. */
+export async function tableItems({ doc, tableName }: Db): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey, ConsistentRead: true }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
 }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { tableItems } from '../../support/dynamo.ts';
 import { BenchFailure } from '../scenario.ts';
 import { type BenchAccount, type BenchService, serviceDb, signUp, startBenchService } from '../service.ts';
 import { collectGarbage, type Elapsed, stopwatch } from '../stats.ts';
@@ -40,7 +40,8 @@ export async function startIngestTarget(concurrency: number) {
     throw err;
   }
   const accepted: SentTrace[] = [];
-  const tenantItems = async () => new Map((await tableItems()).filter((item) => ofTenant(item, account.tenantId)).map((item) => [keyOf(item), item]));
+  const tenantItems = async () =>
+    new Map((await tableItems(serviceDb())).filter((item) => ofTenant(item, account.tenantId)).map((item) => [keyOf(item), item]));
 
   return {
     tenantId: account.tenantId,
@@ -72,19 +73,6 @@ export async function startIngestTarget(concurrency: number) {
 const keyOf = (item: Item) => `${String(item['PK'])}\u0000${String(item['SK'])}`;
 /** Whether the item is the tenant's: its key names it (rate-limit windows and deliveries name none). */
 const ofTenant = (item: Item, tenantId: string) => String(item['PK']).includes(tenantId) || String(item['SK']).includes(tenantId);
-
-/** Every item of the service's table (a bench's table is small). */
-async function tableItems(): Promise<Item[]> {
-  const db = serviceDb();
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.doc.send(new ScanCommand({ TableName: db.tableName, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 /** Resolves once every queue is empty; rejects as soon as a consumer fails a message, or after the timeout. */
 async function persisted(service: BenchService, phase: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TenantRecord, TenantsRepository } from '../domain/accounts/ports.ts';
-import type { Db } from './client.ts';
+import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
 
@@ -32,15 +32,23 @@ export function tenantsRepository(db: Db): TenantsRepository {
       return Number(Item?.['spans'] ?? 0);
     },
 
-    /** Counts accepted spans; the counter lives as long as the period plus a year, for billing history. */
-    async addSpansUsed(tenantId: string, periodStart: string, spans: number, expiresAt: number): Promise<void> {
-      await doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.usage(tenantId, periodStart),
-          UpdateExpression: 'ADD spans :n SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
-          ExpressionAttributeValues: { ':n': spans, ':expires': expiresAt, ':entity': 'usage' },
-        }),
+    /**
+     * Adds `spans` (negative to give them back) to the period's counter, which lives as long as the
+     * period plus a year, for billing history. With `limit`, only when the counter stays within it:
+     * one conditional write, so concurrent requests cannot together pass the limit.
+     */
+    async countSpans(tenantId: string, periodStart: string, spans: number, expiresAt: number, limit?: number): Promise<boolean> {
+      if (limit !== undefined && spans > limit) return false;
+      return written(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.usage(tenantId, periodStart),
+            UpdateExpression: 'ADD spans :n SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
+            ...(limit === undefined ? {} : { ConditionExpression: 'attribute_not_exists(spans) OR spans <= :room' }),
+            ExpressionAttributeValues: { ':n': spans, ':expires': expiresAt, ':entity': 'usage', ...(limit === undefined ? {} : { ':room': limit - spans }) },
+          }),
+        ),
       );
     },
   };

@@ -49,7 +49,11 @@ export interface TenantsRepository {
   get(tenantId: string): Promise<TenantRecord | undefined>;
   /** Spans accepted in the billing period that starts at `periodStart` (ISO 8601). */
   spansUsed(tenantId: string, periodStart: string): Promise<number>;
-  addSpansUsed(tenantId: string, periodStart: string, spans: number, expiresAt: number): Promise<void>;
+  /**
+   * Adds `spans` (negative to give them back) to the period's counter; with `limit`, only when the
+   * counter stays within it, as one atomic step. Whether they were added.
+   */
+  countSpans(tenantId: string, periodStart: string, spans: number, expiresAt: number, limit?: number): Promise<boolean>;
 }
 
 export const API_KEY_STATUSES = ['active', 'revoked'] as const;

@@ -1,5 +1,5 @@
 import { ForbiddenError, ServiceUnavailableError, ValidationError } from '../errors.ts';
-import { PLANS, UNLIMITED } from '../plans/plans.ts';
+import { PLANS, type Plan, UNLIMITED } from '../plans/plans.ts';
 import { currentPeriod } from '../plans/subscription.ts';
 import type { Clock, QueuePort } from '../ports.ts';
 import { effectiveAgentName } from '../spans/model.ts';
@@ -29,10 +29,30 @@ function agentNamesOf(t: Telemetry): string[] {
   return [...names.values()];
 }
 
+/** The value of a settled promise, or its error thrown. */
+function settledValue<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+
+/** Refuses agents the plan has no room for: names the tenant has no agent for yet, beyond its agent quota. */
+async function checkAgentQuota(tenantId: string, telemetry: Telemetry, plan: Plan, deps: AcceptDeps): Promise<void> {
+  const agentLimit = plan.features.agents;
+  if (agentLimit === UNLIMITED) return;
+  const names = agentNamesOf(telemetry);
+  const known = await Promise.all(names.map((n) => deps.store.agents.idForName(tenantId, n)));
+  const fresh = names.filter((_, i) => !known[i]);
+  if (fresh.length > 0 && (await deps.store.agents.count(tenantId)) + fresh.length > agentLimit) {
+    throw new ForbiddenError(
+      `Agent limit reached: the ${plan.name} plan allows ${agentLimit} agents; new agent(s) ${fresh.slice(0, 5).join(', ')} cannot be created`,
+    );
+  }
+}
+
 /**
- * Checks the plan (trial still running, span quota, agent quota), queues the telemetry and counts the
- * spans against the period. Resolves only once the queue holds every message: an error before that
- * means nothing was accepted and the client should retry.
+ * Checks the plan (trial still running, span quota, agent quota), counts the spans against the period
+ * and queues the telemetry. Resolves only once the queue holds every message: an error before that
+ * means nothing was accepted (nor counted) and the client should retry.
  */
 export async function acceptTelemetry(tenantId: string, sent: Telemetry, invalid: ItemError[], deps: AcceptDeps): Promise<AcceptResult> {
   // Cut to what the queue and the store take before anything reads it: an agent name is a key.
@@ -55,39 +75,36 @@ export async function acceptTelemetry(tenantId: string, sent: Telemetry, invalid
     throw new ForbiddenError(`The ${plan.name} ended on ${period.end.toISOString().slice(0, 10)}; choose a plan to keep ingesting`);
   }
 
+  const spans = telemetry.spans.length;
+  const limit = plan.features.spans === UNLIMITED ? undefined : plan.features.spans;
   const periodStart = period.start.toISOString();
-  const spanLimit = plan.features.spans;
-  if (spanLimit !== UNLIMITED && telemetry.spans.length > 0) {
-    const used = await deps.store.tenants.spansUsed(tenantId, periodStart);
-    if (used + telemetry.spans.length > spanLimit) {
-      throw new ForbiddenError(
-        `Span limit reached: the ${plan.name} plan allows ${spanLimit} spans per period; ${used} used, this request has ${telemetry.spans.length}`,
-      );
-    }
-  }
-
-  const agentLimit = plan.features.agents;
-  if (agentLimit !== UNLIMITED) {
-    const names = agentNamesOf(telemetry);
-    const known = await Promise.all(names.map((n) => deps.store.agents.idForName(tenantId, n)));
-    const fresh = names.filter((_, i) => !known[i]);
-    if (fresh.length > 0 && (await deps.store.agents.count(tenantId)) + fresh.length > agentLimit) {
-      throw new ForbiddenError(
-        `Agent limit reached: the ${plan.name} plan allows ${agentLimit} agents; new agent(s) ${fresh.slice(0, 5).join(', ')} cannot be created`,
-      );
-    }
-  }
-
-  const messages = packMessages(tenantId, now.getTime(), telemetry);
+  const countSpans = (n: number, within?: number) =>
+    deps.store.tenants.countSpans(tenantId, periodStart, n, Math.floor(period.end.getTime() / 1000) + YEAR_SECONDS, within);
+  let counted = false;
   try {
-    await deps.queue.send('ingest', messages);
+    // The spans are counted before they are queued, in one conditional write, so that concurrent
+    // requests cannot pass the limit together; the agent quota is checked meanwhile.
+    const [reserved, agentsChecked] = await Promise.allSettled([
+      spans > 0 ? countSpans(spans, limit) : false,
+      checkAgentQuota(tenantId, telemetry, plan, deps),
+    ]);
+    counted = settledValue(reserved);
+    if (spans > 0 && !counted) {
+      const used = await deps.store.tenants.spansUsed(tenantId, periodStart);
+      throw new ForbiddenError(`Span limit reached: the ${plan.name} plan allows ${limit} spans per period; ${used} used, this request has ${spans}`);
+    }
+    settledValue(agentsChecked);
+    try {
+      await deps.queue.send('ingest', packMessages(tenantId, now.getTime(), telemetry));
+    } catch (err) {
+      // Part of a large request may already be queued; the client's retry is harmless (idempotent writes).
+      throw new ServiceUnavailableError(5, { cause: err });
+    }
   } catch (err) {
-    // Part of a large request may already be queued; the client's retry is harmless (idempotent writes).
-    throw new ServiceUnavailableError(5, { cause: err });
-  }
-  if (telemetry.spans.length > 0) {
-    const expiresAt = Math.floor(period.end.getTime() / 1000) + YEAR_SECONDS;
-    await deps.store.tenants.addSpansUsed(tenantId, periodStart, telemetry.spans.length, expiresAt);
+    // What was counted for a request not accepted is given back. Should that fail too, the counter
+    // stays this request's spans too high: the quota is reached that much early, nothing is lost.
+    if (counted) await countSpans(-spans).catch(() => false);
+    throw err;
   }
   return { accepted: total, rejected: invalid.length, errors: invalid };
 }

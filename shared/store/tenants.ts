@@ -38,15 +38,17 @@ export function tenantsRepository(db: Db): TenantsRepository {
      * one conditional write, so concurrent requests cannot together pass the limit.
      */
     async countSpans(tenantId: string, periodStart: string, spans: number, expiresAt: number, limit?: number): Promise<boolean> {
+      // A counter not yet written passes any condition: a request larger than the whole limit is refused here.
       if (limit !== undefined && spans > limit) return false;
+      const within = limit === undefined ? undefined : { ConditionExpression: 'attribute_not_exists(spans) OR spans <= :room', room: limit - spans };
       return written(
         doc.send(
           new UpdateCommand({
             TableName,
             Key: keys.usage(tenantId, periodStart),
             UpdateExpression: 'ADD spans :n SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
-            ...(limit === undefined ? {} : { ConditionExpression: 'attribute_not_exists(spans) OR spans <= :room' }),
-            ExpressionAttributeValues: { ':n': spans, ':expires': expiresAt, ':entity': 'usage', ...(limit === undefined ? {} : { ':room': limit - spans }) },
+            ...(within ? { ConditionExpression: within.ConditionExpression } : {}),
+            ExpressionAttributeValues: { ':n': spans, ':expires': expiresAt, ':entity': 'usage', ...(within ? { ':room': within.room } : {}) },
           }),
         ),
       );

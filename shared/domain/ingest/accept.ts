@@ -52,7 +52,7 @@ async function checkAgentQuota(tenantId: string, telemetry: Telemetry, plan: Pla
 /**
  * Checks the plan (trial still running, span quota, agent quota), counts the spans against the period
  * and queues the telemetry. Resolves only once the queue holds every message: an error before that
- * means nothing was accepted (nor counted) and the client should retry.
+ * means nothing was accepted (and its count was given back) and the client should retry.
  */
 export async function acceptTelemetry(tenantId: string, sent: Telemetry, invalid: ItemError[], deps: AcceptDeps): Promise<AcceptResult> {
   // Cut to what the queue and the store take before anything reads it: an agent name is a key.
@@ -78,20 +78,17 @@ export async function acceptTelemetry(tenantId: string, sent: Telemetry, invalid
   const spans = telemetry.spans.length;
   const limit = plan.features.spans === UNLIMITED ? undefined : plan.features.spans;
   const periodStart = period.start.toISOString();
-  const countSpans = (n: number, within?: number) =>
+  const count = (n: number, within?: number) =>
     deps.store.tenants.countSpans(tenantId, periodStart, n, Math.floor(period.end.getTime() / 1000) + YEAR_SECONDS, within);
   let counted = false;
   try {
-    // The spans are counted before they are queued, in one conditional write, so that concurrent
-    // requests cannot pass the limit together; the agent quota is checked meanwhile.
-    const [reserved, agentsChecked] = await Promise.allSettled([
-      spans > 0 ? countSpans(spans, limit) : false,
-      checkAgentQuota(tenantId, telemetry, plan, deps),
-    ]);
+    // Counted before they are queued, so that the count is the quota check; the agents are checked meanwhile.
+    const [reserved, agentsChecked] = await Promise.allSettled([spans > 0 ? count(spans, limit) : false, checkAgentQuota(tenantId, telemetry, plan, deps)]);
     counted = settledValue(reserved);
     if (spans > 0 && !counted) {
-      const used = await deps.store.tenants.spansUsed(tenantId, periodStart);
-      throw new ForbiddenError(`Span limit reached: the ${plan.name} plan allows ${limit} spans per period; ${used} used, this request has ${spans}`);
+      const used = await deps.store.tenants.spansUsed(tenantId, periodStart).catch(() => undefined);
+      const usedText = used === undefined ? '' : `; ${used} used`;
+      throw new ForbiddenError(`Span limit reached: the ${plan.name} plan allows ${limit} spans per period${usedText}, this request has ${spans}`);
     }
     settledValue(agentsChecked);
     try {
@@ -102,8 +99,8 @@ export async function acceptTelemetry(tenantId: string, sent: Telemetry, invalid
     }
   } catch (err) {
     // What was counted for a request not accepted is given back. Should that fail too, the counter
-    // stays this request's spans too high: the quota is reached that much early, nothing is lost.
-    if (counted) await countSpans(-spans).catch(() => false);
+    // stays this request's spans too high: the quota is reached that much earlier, nothing is lost.
+    if (counted) await count(-spans).catch(() => false);
     throw err;
   }
   return { accepted: total, rejected: invalid.length, errors: invalid };

@@ -101,7 +101,16 @@ async function runMemory(
   if (spans < spansPerRequest) throw new UsageError(`--spans ${spans} is fewer than --spans-per-request ${spansPerRequest}`);
   const dataDir = await mkdtemp(join(tmpdir(), 'aos-bench-memory-'));
   const service = await startService(dataDir);
-  const samples: { spans: number; rssMb: number; rssFileMb: number; heapMb: number; externalMb: number }[] = [];
+  const samples: {
+    spans: number;
+    rssMb: number;
+    tableFilesMb: number;
+    tableFiles: number;
+    otherFilesMb: number;
+    v8PagesMb: number;
+    heapMb: number;
+    externalMb: number;
+  }[] = [];
   try {
     const { baseUrl, apiKey } = await service.ask(undefined, 'ready');
     const sample = async (sent: number) => {
@@ -110,7 +119,10 @@ async function runMemory(
       samples.push({
         spans: sent,
         rssMb: round(s.rssBytes / MB, 0),
-        rssFileMb: round(s.rssFileBytes / MB, 0),
+        tableFilesMb: round(s.tableFileBytes / MB, 0),
+        tableFiles: s.tableFiles,
+        otherFilesMb: round(s.otherFileBytes / MB, 0),
+        v8PagesMb: round(s.v8PageBytes / MB, 0),
         heapMb: round(s.heapUsedBytes / MB, 0),
         externalMb: round(s.externalBytes / MB, 0),
       });
@@ -135,7 +147,7 @@ async function runMemory(
       if (Math.floor(sent / drainEvery) > Math.floor(before / drainEvery)) await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
       const s = await sample(sent);
       progress(
-        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (mapped files ${s.rssFileMb} MB), heap ${s.heapMb} MB, buffers ${s.externalMb} MB`,
+        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (LevelDB's table files ${s.tableFilesMb} MB in ${s.tableFiles} files, other files ${s.otherFilesMb} MB, V8's pages ${s.v8PagesMb} MB, the rest ${s.rssMb - s.tableFilesMb - s.otherFilesMb - s.v8PagesMb} MB), heap ${s.heapMb} MB, buffers ${s.externalMb} MB`,
       );
     }
     await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
@@ -154,8 +166,25 @@ async function runMemory(
         { key: 'rssStartMb', label: 'RSS at start', value: samples[0]!.rssMb, unit: 'MB' },
         { key: 'rssPeakMb', label: 'RSS peak while ingesting', value: peak, unit: 'MB' },
         { key: 'rssEndMb', label: 'RSS once everything is stored', value: last.rssMb, unit: 'MB' },
-        { key: 'rssFileEndMb', label: "of which pages of mapped files (LevelDB's tables; the kernel drops them at will)", value: last.rssFileMb, unit: 'MB' },
-        { key: 'rssAnonPeakMb', label: 'RSS peak without mapped files', value: Math.max(...samples.map((s) => s.rssMb - s.rssFileMb)), unit: 'MB' },
+        {
+          key: 'tableFilesEndMb',
+          label: "of which pages of LevelDB's table files (mapped; the kernel drops them at will)",
+          value: last.tableFilesMb,
+          unit: 'MB',
+        },
+        {
+          key: 'otherFilesEndMb',
+          label: 'of which pages of other mapped files (the code of Node.js and the native modules)',
+          value: last.otherFilesMb,
+          unit: 'MB',
+        },
+        { key: 'v8PagesEndMb', label: "of which V8's heap pages (both threads)", value: last.v8PagesMb, unit: 'MB' },
+        {
+          key: 'rssAnonPeakMb',
+          label: 'RSS peak without mapped files',
+          value: Math.max(...samples.map((s) => s.rssMb - s.tableFilesMb - s.otherFilesMb)),
+          unit: 'MB',
+        },
         { key: 'heapEndMb', label: "JS heap in use then (the main thread's, without dynalite's thread)", value: last.heapMb, unit: 'MB' },
         { key: 'externalEndMb', label: 'buffers outside the JS heap then', value: last.externalMb, unit: 'MB' },
         { key: 'onDiskMb', label: 'data directory on disk', value: onDiskMb, unit: 'MB' },

@@ -9,7 +9,7 @@ import { signUp } from '../service.ts';
 export type MemoryControl = { type: 'sample' } | { type: 'drain'; timeoutMs: number } | { type: 'stop' };
 export type MemoryMessage =
   | { type: 'ready'; baseUrl: string; apiKey: string }
-  | { type: 'sample'; rssBytes: number; rssFileBytes: number; heapUsedBytes: number; externalBytes: number; consumerFailures: number }
+  | ({ type: 'sample'; rssBytes: number; heapUsedBytes: number; externalBytes: number; consumerFailures: number } & MappedMemory)
   | { type: 'drained' }
   | { type: 'failed'; message: string };
 
@@ -38,7 +38,7 @@ async function main(dataDir: string): Promise<void> {
         await send({ type: 'drained' });
       } else {
         const { rss, heapUsed, external } = process.memoryUsage();
-        await send({ type: 'sample', rssBytes: rss, rssFileBytes: await rssFileBytes(), heapUsedBytes: heapUsed, externalBytes: external, consumerFailures });
+        await send({ type: 'sample', rssBytes: rss, ...(await mappedMemory()), heapUsedBytes: heapUsed, externalBytes: external, consumerFailures });
       }
     }
   } finally {
@@ -46,15 +46,43 @@ async function main(dataDir: string): Promise<void> {
   }
 }
 
-/**
- * The part of the RSS that is pages of files mapped into memory (Linux's RssFile; 0 elsewhere):
- * LevelDB maps the table files it reads, so the RSS grows with the data on disk, by pages that the
- * kernel can drop and read again at any time.
- */
-async function rssFileBytes(): Promise<number> {
-  const status = await readFile('/proc/self/status', 'utf8').catch(() => '');
-  const kb = /^RssFile:\s+(\d+) kB$/m.exec(status)?.[1];
-  return kb === undefined ? 0 : Number(kb) * 1024;
+/** Parts of the RSS by what is mapped (Linux's /proc/self/smaps; all 0 elsewhere). */
+export interface MappedMemory {
+  /** Pages of LevelDB's table files: LevelDB maps the table files it holds open, pages the kernel can drop and read again. */
+  tableFileBytes: number;
+  /** How many table files are mapped. */
+  tableFiles: number;
+  /** Pages of every other mapped file: the code of Node.js, DuckDB and the other native modules. */
+  otherFileBytes: number;
+  /** Anonymous mappings of 256 KB: V8's heap pages, of both threads. */
+  v8PageBytes: number;
+}
+
+const SMAPS_MAPPING = /^[0-9a-f]+-[0-9a-f]+ /;
+const V8_PAGE_BYTES = 256 * 1024;
+
+async function mappedMemory(): Promise<MappedMemory> {
+  const memory: MappedMemory = { tableFileBytes: 0, tableFiles: 0, otherFileBytes: 0, v8PageBytes: 0 };
+  const smaps = await readFile('/proc/self/smaps', 'utf8').catch(() => '');
+  let part: keyof MappedMemory | undefined;
+  for (const line of smaps.split('\n')) {
+    if (SMAPS_MAPPING.test(line)) {
+      // `start-end perms offset dev inode [path]`; anonymous mappings have no path.
+      const [range, , , , , path = ''] = line.split(/\s+/);
+      const [start, end] = range!.split('-').map((hex) => Number.parseInt(hex, 16));
+      part = path.endsWith('.ldb')
+        ? 'tableFileBytes'
+        : path.startsWith('/')
+          ? 'otherFileBytes'
+          : path === '' && end! - start! === V8_PAGE_BYTES
+            ? 'v8PageBytes'
+            : undefined;
+      if (part === 'tableFileBytes') memory.tableFiles++;
+    } else if (part && line.startsWith('Rss:')) {
+      memory[part] += Number(/(\d+) kB/.exec(line)?.[1] ?? 0) * 1024;
+    }
+  }
+  return memory;
 }
 
 process.once('disconnect', () => process.exit(1));

@@ -108,6 +108,7 @@ async function runMemory(
     tableFiles: number;
     otherFilesMb: number;
     v8PagesMb: number;
+    restMb: number;
     heapMb: number;
     externalMb: number;
   }[] = [];
@@ -123,6 +124,7 @@ async function runMemory(
         tableFiles: s.tableFiles,
         otherFilesMb: round(s.otherFileBytes / MB, 0),
         v8PagesMb: round(s.v8PageBytes / MB, 0),
+        restMb: round(s.restBytes / MB, 0),
         heapMb: round(s.heapUsedBytes / MB, 0),
         externalMb: round(s.externalBytes / MB, 0),
       });
@@ -147,7 +149,7 @@ async function runMemory(
       if (Math.floor(sent / drainEvery) > Math.floor(before / drainEvery)) await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
       const s = await sample(sent);
       progress(
-        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (LevelDB's table files ${s.tableFilesMb} MB in ${s.tableFiles} files, other files ${s.otherFilesMb} MB, V8's pages ${s.v8PagesMb} MB, the rest ${s.rssMb - s.tableFilesMb - s.otherFilesMb - s.v8PagesMb} MB), heap ${s.heapMb} MB, buffers ${s.externalMb} MB`,
+        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (LevelDB's table files ${s.tableFilesMb} MB in ${s.tableFiles} files, other files ${s.otherFilesMb} MB, V8's regular pages ${s.v8PagesMb} MB, the rest ${s.restMb} MB), heap ${s.heapMb} MB, buffers ${s.externalMb} MB`,
       );
     }
     await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
@@ -178,7 +180,8 @@ async function runMemory(
           value: last.otherFilesMb,
           unit: 'MB',
         },
-        { key: 'v8PagesEndMb', label: "of which V8's heap pages (both threads)", value: last.v8PagesMb, unit: 'MB' },
+        { key: 'v8PagesEndMb', label: "of which V8's regular heap pages (256 KB mappings, every thread's heap)", value: last.v8PagesMb, unit: 'MB' },
+        { key: 'restEndMb', label: "of which the rest (native allocators' memory, thread stacks, V8's other pages)", value: last.restMb, unit: 'MB' },
         {
           key: 'rssAnonPeakMb',
           label: 'RSS peak without mapped files',

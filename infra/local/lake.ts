@@ -20,7 +20,7 @@ export interface LocalLakeService {
  * 130 MB less.
  */
 export const LOCAL_LAKE_MEMORY_LIMIT = '128MB';
-const LOCAL_LAKE_THREADS = 2;
+export const LOCAL_LAKE_THREADS = 2;
 
 /**
  * The trace lake of the local runtime: a DuckDB database in this process, at `<DATA_DIR>/lake/`, with

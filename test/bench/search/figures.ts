@@ -1,5 +1,5 @@
 import { SPANS_PER_PIECE } from '#shared/adapters/exports-local.ts';
-import { LOCAL_LAKE_MEMORY_LIMIT } from '../../../infra/local/lake.ts';
+import { LOCAL_LAKE_MEMORY_LIMIT, LOCAL_LAKE_THREADS } from '../../../infra/local/lake.ts';
 import { sizeName } from '../reads/figures.ts';
 import type { Figure } from '../scenario.ts';
 import { percentile, round } from '../stats.ts';
@@ -62,6 +62,7 @@ const streams = (runs: readonly SizeRun[]) => {
 const summaryOf = (samples: readonly number[]) => ({ p50: round(percentile(samples, 0.5)), p95: round(percentile(samples, 0.95)) });
 const rowsPerSecond = (run: SizeRun) => Math.round(run.export.rows / run.export.seconds);
 const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+const threadsText = (count: number) => (count === 1 ? 'one thread' : `${count} threads`);
 
 export function searchFigures(runs: readonly SizeRun[]): Figure[] {
   const [small, large] = runs as [SizeRun, SizeRun];
@@ -121,7 +122,7 @@ export function searchTable(runs: readonly SizeRun[], parameters: Record<string,
   const queryCount = (kind: Kind) => (kind === 'next page' ? 'word queries with a second page' : String(large.hits.filter((h) => h.kind === kind).length));
   const exportRow = (label: string, value: (run: SizeRun) => string) => `| ${label} | ${value(small)} | ${value(large)} |`;
   return [
-    `The local service in one process over HTTP, its lake DuckDB with a ${LOCAL_LAKE_MEMORY_LIMIT.replace('MB', ' MB')} memory limit and 2 threads. ` +
+    `The local service in one process over HTTP, its lake DuckDB with a ${LOCAL_LAKE_MEMORY_LIMIT.replace('MB', ' MB')} memory limit and ${threadsText(LOCAL_LAKE_THREADS)}. ` +
       `One tenant's lake of ${small.lake.traces.toLocaleString('en-US')} traces (${seeding(small)}), then one of ${large.lake.traces.toLocaleString('en-US')} (${seeding(large)}), ` +
       'each over 30 days of realistic agent runs (about 1.7 KB of searchable text and 5 spans a trace, 5% failed), written as the lake writer lays them out; ' +
       'the service closes the first lake and opens the second between the sizes. ' +

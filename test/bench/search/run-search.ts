@@ -7,7 +7,7 @@ import { issueAccessToken } from '#shared/domain/accounts/jwt.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
-import { LOCAL_LAKE_MEMORY_LIMIT } from '../../../infra/local/lake.ts';
+import { LOCAL_LAKE_MEMORY_LIMIT, LOCAL_LAKE_THREADS } from '../../../infra/local/lake.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { sizeName } from '../reads/figures.ts';
 import { BenchFailure, type ScenarioResult, UsageError } from '../scenario.ts';
@@ -95,7 +95,7 @@ async function benchAccount(service: TestService): Promise<string> {
 
 /** What the process holds when an export starts: its resident set, Node.js's heap, and DuckDB's memory (the lake the runtime has open at `link`). */
 async function memoryNow(link: string): Promise<SizeRun['export']['memoryBefore']> {
-  const lake = await openLocalLake({ path: link, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: 2 });
+  const lake = await openLocalLake({ path: link, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS });
   const [duckdb] = await lake.query({ sql: 'SELECT sum(memory_usage_bytes) AS bytes FROM duckdb_memory()', params: [] });
   const { rss, heapTotal } = process.memoryUsage();
   return { rssMb: Math.round(rss / 2 ** 20), heapMb: Math.round(heapTotal / 2 ** 20), duckdbMb: Math.round(Number(duckdb?.['bytes'] ?? 0) / 2 ** 20) };

@@ -151,7 +151,7 @@ async function runMemory(
       if (Math.floor(sent / drainEvery) > Math.floor(before / drainEvery)) await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
       const s = await sample(sent);
       progress(
-        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (LevelDB's table files ${s.tableFilesMb} MB in ${s.tableFiles} files, other files ${s.otherFilesMb} MB, V8's regular pages ${s.v8PagesMb} MB, the rest ${s.restMb} MB, DuckDB's buffers ${s.lakeMb} MB of it), heap ${s.heapMb} MB, buffers ${s.externalMb} MB`,
+        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (LevelDB's table files ${s.tableFilesMb} MB in ${s.tableFiles} files, other files ${s.otherFilesMb} MB, V8's regular pages ${s.v8PagesMb} MB, the rest ${s.restMb} MB; DuckDB's buffer manager ${s.lakeMb} MB by its own count), heap ${s.heapMb} MB, buffers ${s.externalMb} MB`,
       );
     }
     await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
@@ -184,8 +184,8 @@ async function runMemory(
         },
         { key: 'v8PagesEndMb', label: "of which V8's regular heap pages (256 KB mappings, every thread's heap)", value: last.v8PagesMb, unit: 'MB' },
         { key: 'restEndMb', label: "of which the rest (native allocators' memory, thread stacks, V8's other pages)", value: last.restMb, unit: 'MB' },
-        { key: 'lakeEndMb', label: "of the rest, DuckDB's buffers (the lake's, duckdb_memory())", value: last.lakeMb, unit: 'MB' },
-        { key: 'lakePeakMb', label: "DuckDB's buffers, peak of the samples", value: Math.max(...samples.map((s) => s.lakeMb)), unit: 'MB' },
+        { key: 'lakeEndMb', label: "DuckDB's buffer manager then (the lake's, by DuckDB's count: duckdb_memory())", value: last.lakeMb, unit: 'MB' },
+        { key: 'lakePeakMb', label: "DuckDB's buffer manager, peak of the samples", value: Math.max(...samples.map((s) => s.lakeMb)), unit: 'MB' },
         {
           key: 'rssAnonPeakMb',
           label: 'RSS peak without mapped files',

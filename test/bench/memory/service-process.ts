@@ -2,11 +2,9 @@
 // of its own so that its memory is measured alone. Started by scenario.ts; answers over IPC.
 import '../../support/env.ts';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { openLocalLake } from '#shared/adapters/lake-duckdb.ts';
-import { LOCAL_LAKE_MEMORY_LIMIT, LOCAL_LAKE_THREADS } from '../../../infra/local/lake.ts';
 import { startTestService } from '../../support/service.ts';
 import { exitWithParent } from '../child.ts';
+import { lakeBufferBytes } from '../lake-memory.ts';
 import { signUp } from '../service.ts';
 import { type MappedMemory, splitSmaps } from './smaps.ts';
 
@@ -41,9 +39,11 @@ async function main(dataDir: string): Promise<void> {
         await service.drainQueues(control.timeoutMs);
         await send({ type: 'drained' });
       } else {
+        // The RSS and its split at one moment, before the lake's query allocates anything.
         const { rss, heapUsed, external } = process.memoryUsage();
-        const lakeBytes = await lakeMemory(dataDir);
-        await send({ type: 'sample', rssBytes: rss, ...(await mappedMemory()), heapUsedBytes: heapUsed, externalBytes: external, lakeBytes, consumerFailures });
+        const mapped = await mappedMemory();
+        const lakeBytes = await lakeBufferBytes(service.environment['LAKE_DUCKDB_PATH']!);
+        await send({ type: 'sample', rssBytes: rss, ...mapped, heapUsedBytes: heapUsed, externalBytes: external, lakeBytes, consumerFailures });
       }
     }
   } finally {
@@ -53,14 +53,6 @@ async function main(dataDir: string): Promise<void> {
 
 /** The RSS split by what is mapped (Linux's /proc/self/smaps; all 0 elsewhere). */
 const mappedMemory = async (): Promise<MappedMemory> => splitSmaps(await readFile('/proc/self/smaps', 'utf8').catch(() => ''));
-
-/** What DuckDB's buffer manager holds for the lake (`duckdb_memory()`; its allocator's own keep is not in it). */
-async function lakeMemory(dataDir: string): Promise<number> {
-  // The service opened the lake at this path; this answers the same database.
-  const lake = await openLocalLake({ path: join(dataDir, 'lake', 'traces.duckdb'), memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS });
-  const [row] = await lake.query({ sql: 'SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT AS bytes FROM duckdb_memory()', params: [] });
-  return Number(row?.['bytes'] ?? 0);
-}
 
 process.once('disconnect', () => process.exit(1));
 main(process.argv[2]!).then(

@@ -2,13 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closeLocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
+import { closeLocalLake } from '#shared/adapters/lake-duckdb.ts';
 import { issueAccessToken } from '#shared/domain/accounts/jwt.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
-import { LOCAL_LAKE_MEMORY_LIMIT, LOCAL_LAKE_THREADS } from '../../../infra/local/lake.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { lakeBufferBytes } from '../lake-memory.ts';
 import { sizeName } from '../reads/figures.ts';
 import { BenchFailure, type ScenarioResult, UsageError } from '../scenario.ts';
 import { serviceDb } from '../service.ts';
@@ -95,10 +95,9 @@ async function benchAccount(service: TestService): Promise<string> {
 
 /** What the process holds when an export starts: its resident set, Node.js's heap, and DuckDB's memory (the lake the runtime has open at `link`). */
 async function memoryNow(link: string): Promise<SizeRun['export']['memoryBefore']> {
-  const lake = await openLocalLake({ path: link, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS });
-  const [duckdb] = await lake.query({ sql: 'SELECT sum(memory_usage_bytes) AS bytes FROM duckdb_memory()', params: [] });
+  const duckdbBytes = await lakeBufferBytes(link);
   const { rss, heapTotal } = process.memoryUsage();
-  return { rssMb: Math.round(rss / 2 ** 20), heapMb: Math.round(heapTotal / 2 ** 20), duckdbMb: Math.round(Number(duckdb?.['bytes'] ?? 0) / 2 ** 20) };
+  return { rssMb: Math.round(rss / 2 ** 20), heapMb: Math.round(heapTotal / 2 ** 20), duckdbMb: Math.round(duckdbBytes / 2 ** 20) };
 }
 
 async function measure(

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LocalLake } from '#shared/adapters/lake-duckdb.ts';
+import { type LakeSignalInput, lakeRowsOf } from '#shared/domain/lake/records.ts';
+import { summarizeTrace } from '#shared/domain/spans/summary.ts';
+import { startTestLake } from '../support/lake.ts';
+import { storedSpan } from '../support/spans.ts';
+
+const START = Date.parse('2026-11-20T10:00:00Z');
+const EXPIRES = START + 86_400_000 * 365;
+
+/** A finished trace whose spans are numbered `spanNumbers`, starting at `startMs`. */
+const trace = (traceId: string, startMs: number, spanNumbers: readonly number[] = [0, 1, 2, 3, 4]) => {
+  const spans = spanNumbers.map((i, position) =>
+    storedSpan({
+      traceId,
+      spanId: `${traceId}-s${i}`,
+      parentSpanId: i === spanNumbers[0] ? null : `${traceId}-s${spanNumbers[0]}`,
+      name: `step ${i}`,
+      kind: 'llm',
+      startTimeMs: startMs + position,
+      endTimeMs: startMs + position + 10,
+      durationMs: 10,
+      input: `question about the order of ${traceId}`,
+    }),
+  );
+  return { summary: summarizeTrace(spans), spans, revision: 1 };
+};
+
+const signal = (id: string, value: number): LakeSignalInput => ({
+  id,
+  signalName: 'thumbs',
+  value,
+  traceId: 't1',
+  spanId: null,
+  agentId: null,
+  metadata: {},
+  timestampMs: START,
+});
+
+let lake: (LocalLake & { remove(): Promise<void> }) | undefined;
+const open = async () => (lake = await startTestLake());
+afterEach(async () => {
+  await lake?.remove();
+  lake = undefined;
+});
+
+const rowsOf = async (sql: string) => (await lake!.query({ sql, params: [] })).map((r) => Object.values(r).join(' '));
+
+describe('the local lake written again', () => {
+  it("replaces a trace's row and every one of its spans, when its start moved earlier too, and leaves the rest alone", async () => {
+    await open();
+    await lake!.write(lakeRowsOf('tnt_a', [trace('t1', START), trace('t2', START + 5)], [], EXPIRES));
+    await lake!.write(lakeRowsOf('tnt_b', [trace('t1', START)], [], EXPIRES));
+    // A late span moved t1's start a minute earlier and it now has spans 7 and 8 only; t2 has three of its five.
+    await lake!.write(lakeRowsOf('tnt_a', [trace('t1', START - 60_000, [7, 8]), trace('t2', START + 5, [0, 1, 2])], [], EXPIRES));
+
+    expect(await rowsOf('SELECT tenant_id, trace_id, start_ms, span_count FROM lake_traces ORDER BY tenant_id, trace_id')).toEqual([
+      `tnt_a t1 ${START - 60_000} 2`,
+      `tnt_a t2 ${START + 5} 3`,
+      `tnt_b t1 ${START} 5`,
+    ]);
+    expect(await rowsOf("SELECT span_id, trace_start_ms FROM lake_spans WHERE tenant_id = 'tnt_a' AND trace_id = 't1' ORDER BY span_id")).toEqual([
+      `t1-s7 ${START - 60_000}`,
+      `t1-s8 ${START - 60_000}`,
+    ]);
+    expect(await rowsOf("SELECT span_id FROM lake_spans WHERE tenant_id = 'tnt_a' AND trace_id = 't2' ORDER BY span_id")).toEqual(['t2-s0', 't2-s1', 't2-s2']);
+    expect(await rowsOf("SELECT count(*) FROM lake_spans WHERE tenant_id = 'tnt_b'")).toEqual(['5']);
+  });
+
+  it('keeps one row of a signal written again', async () => {
+    await open();
+    await lake!.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 1), signal('sig_2', 0)], EXPIRES));
+    await lake!.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 1)], EXPIRES));
+    expect(await rowsOf('SELECT signal_id, value FROM lake_signals ORDER BY signal_id')).toEqual(['sig_1 1', 'sig_2 0']);
+  });
+});

@@ -1,5 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { LocalLake } from '#shared/adapters/lake-duckdb.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type LakeSignalInput, lakeRowsOf } from '#shared/domain/lake/records.ts';
 import { summarizeTrace } from '#shared/domain/spans/summary.ts';
 import { startTestLake } from '../support/lake.ts';
@@ -37,22 +36,23 @@ const signal = (id: string, value: number): LakeSignalInput => ({
   timestampMs: START,
 });
 
-let lake: (LocalLake & { remove(): Promise<void> }) | undefined;
-const open = async () => (lake = await startTestLake());
-afterEach(async () => {
-  await lake?.remove();
-  lake = undefined;
+let lake: Awaited<ReturnType<typeof startTestLake>>;
+beforeEach(async () => {
+  lake = await startTestLake();
 });
+afterEach(() => lake.remove());
 
-const rowsOf = async (sql: string) => (await lake!.query({ sql, params: [] })).map((r) => Object.values(r).join(' '));
+const rowsOf = async (sql: string) => (await lake.query({ sql, params: [] })).map((r) => Object.values(r).join(' '));
 
 describe('the local lake written again', () => {
   it("replaces a trace's row and every one of its spans, when its start moved earlier too, and leaves the rest alone", async () => {
-    await open();
-    await lake!.write(lakeRowsOf('tnt_a', [trace('t1', START), trace('t2', START + 5)], [], EXPIRES));
-    await lake!.write(lakeRowsOf('tnt_b', [trace('t1', START)], [], EXPIRES));
-    // A late span moved t1's start a minute earlier and it now has spans 7 and 8 only; t2 has three of its five.
-    await lake!.write(lakeRowsOf('tnt_a', [trace('t1', START - 60_000, [7, 8]), trace('t2', START + 5, [0, 1, 2])], [], EXPIRES));
+    await lake.write(lakeRowsOf('tnt_a', [trace('t1', START), trace('t2', START + 5)], [], EXPIRES));
+    await lake.write(lakeRowsOf('tnt_b', [trace('t1', START)], [], EXPIRES));
+    // A late span moved t1's start a minute earlier, and it now has spans 7 and 8 only (a write of its
+    // own: its old rows start after every start it brings).
+    await lake.write(lakeRowsOf('tnt_a', [trace('t1', START - 60_000, [7, 8])], [], EXPIRES));
+    // t2 now has three of its five spans.
+    await lake.write(lakeRowsOf('tnt_a', [trace('t2', START + 5, [0, 1, 2])], [], EXPIRES));
 
     expect(await rowsOf('SELECT tenant_id, trace_id, start_ms, span_count FROM lake_traces ORDER BY tenant_id, trace_id')).toEqual([
       `tnt_a t1 ${START - 60_000} 2`,
@@ -67,10 +67,9 @@ describe('the local lake written again', () => {
     expect(await rowsOf("SELECT count(*) FROM lake_spans WHERE tenant_id = 'tnt_b'")).toEqual(['5']);
   });
 
-  it('keeps one row of a signal written again', async () => {
-    await open();
-    await lake!.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 1), signal('sig_2', 0)], EXPIRES));
-    await lake!.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 1)], EXPIRES));
-    expect(await rowsOf('SELECT signal_id, value FROM lake_signals ORDER BY signal_id')).toEqual(['sig_1 1', 'sig_2 0']);
+  it('keeps one row of a signal written again, the latest', async () => {
+    await lake.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 1), signal('sig_2', 0)], EXPIRES));
+    await lake.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 0)], EXPIRES));
+    expect(await rowsOf('SELECT signal_id, value FROM lake_signals ORDER BY signal_id')).toEqual(['sig_1 0', 'sig_2 0']);
   });
 });

@@ -1,17 +1,19 @@
+import { isDeepStrictEqual } from 'node:util';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../domain/concurrency.ts';
 import type { Order, PageInput, Total } from '../domain/paging/page.ts';
 import { backoff } from '../domain/retry.ts';
 import type { SessionQuery, SessionRecord, SessionsRepository, SessionTraceQuery } from '../domain/sessions/ports.ts';
 import { listingOf, type SessionFigures, type SessionListing, sessionFigures } from '../domain/sessions/sessions.ts';
 import type { StoredTraceSummary } from '../domain/spans/ports.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
-import { batchGet, queryAll } from './batch.ts';
+import { batchGet, batchWrite, putRequests, queryAll } from './batch.ts';
 import { type Db, isConditionFailure, written } from './client.ts';
 import * as keys from './keys.ts';
 import { SESSION_TRACE_PREFIX, stripKeys, timeSortKey } from './keys.ts';
 import { countItems, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
 import { TABLE } from './table.ts';
-import { timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer } from './traces.ts';
+import { storedSummary, timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer } from './traces.ts';
 import { inTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
@@ -28,6 +30,13 @@ interface SessionItems {
 }
 
 const sameListing = (a: SessionListing, b: SessionListing) => a.firstSeenMs === b.firstSeenMs && a.agentId === b.agentId && a.userId === b.userId;
+/**
+ * Whether a refresh writes the index entry after the figures: when what the session is listed under
+ * changed, when the entry is missing (a refresh that stopped between the two writes is completed by
+ * the next one), or when the session would outlive it by more than a day.
+ */
+const needsListing = (figures: SessionFigures, entry: SessionItems['entry'], expiresAt: number) =>
+  !entry || !sameListing(entry.listing, listingOf(figures)) || entry.expiresAt < expiresAt - INDEX_EXPIRY_SLACK_SECONDS;
 const sameFigures = (a: SessionFigures, b: SessionFigures) => (Object.keys(b) as Array<keyof SessionFigures>).every((field) => a[field] === b[field]);
 
 /** A session's index entry as the repository writes it: listed by first-seen time for the tenant, its agent and its user. */
@@ -66,14 +75,26 @@ export const sessionTraceItem = (tenantId: string, summary: TraceSummary & { ses
   expiresAt,
 });
 
+/** An index entry a refresh left for its caller to write, with the version of the figures it lists. */
+interface DueEntry {
+  sessionId: string;
+  version: number;
+  item: Item;
+}
+
 /**
  * Sessions, maintained at ingestion. Each trace that names a session has a contribution in the
- * session's partition (a copy of its summary, written on the same revision condition as the summary,
- * keyed by start time so the session's traces read in order); the session's figures are recomputed
- * from a strongly consistent read of the partition (figures, index entry and contributions in one
- * query) and written conditional on a version (concurrent workers retry), and its index entry, which
- * lists it by first-seen time for the tenant, its agent and its user, is written only when what it
- * is listed under changes.
+ * session's partition (a copy of its summary, keyed by start time so the session's traces read in
+ * order); the session's figures are recomputed from a strongly consistent read of the partition
+ * (figures, index entry and contributions in one query) and written conditional on a version
+ * (concurrent workers retry), and its index entry, which lists it by first-seen time for the tenant,
+ * its agent and its user, is written only when what it is listed under changes.
+ *
+ * The contributions and the index entries of a batch are written together (BatchWriteItem), which
+ * takes no condition, so each is checked after it is written against what it copies: a contribution
+ * against its trace's summary, an index entry against its session's figures. Every writer writes
+ * those first, so one that still matches means any later change is followed by its own writer's
+ * copy; one that does not is written again, on a condition, from what is stored now.
  */
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
@@ -128,7 +149,11 @@ export function sessionsRepository(db: Db): SessionsRepository {
     return Item ? stripKeys<SessionRecord>(Item) : undefined;
   }
 
-  async function refreshOnce(tenantId: string, sessionId: string): Promise<void> {
+  /**
+   * Recomputes the session's figures. Its index entry, when it needs writing, is written here (on
+   * the condition that it is not newer) or, with `deferEntry`, answered for the caller to write.
+   */
+  async function refreshOnce(tenantId: string, sessionId: string, deferEntry = false): Promise<DueEntry | undefined> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) await backoff(attempt);
       const { current, entry, traces } = await readSession(tenantId, sessionId);
@@ -138,10 +163,10 @@ export function sessionsRepository(db: Db): SessionsRepository {
         : { ConditionExpression: 'attribute_not_exists(PK)' };
       try {
         if (traces.length === 0) {
-          if (!current) return;
-          await doc.send(new DeleteCommand({ TableName, Key: keys.session(tenantId, sessionId), ...versionCondition }));
+          if (!current && !entry) return undefined;
+          if (current) await doc.send(new DeleteCommand({ TableName, Key: keys.session(tenantId, sessionId), ...versionCondition }));
           await doc.send(new DeleteCommand({ TableName, Key: keys.sessionIndex(tenantId, sessionId) }));
-          return;
+          return undefined;
         }
         const figures = sessionFigures(
           sessionId,
@@ -151,8 +176,22 @@ export function sessionsRepository(db: Db): SessionsRepository {
         // A redelivered message changes nothing: no write, unless the index entry is behind.
         const unchanged = current !== undefined && sameFigures(current, figures);
         if (!unchanged) await doc.send(new PutCommand({ TableName, Item: sessionItem(tenantId, { ...figures, version }, expiresAt), ...versionCondition }));
-        await relist(tenantId, figures, unchanged ? current.version : version, entry, expiresAt);
-        return;
+        const listed = unchanged ? current.version : version;
+        if (!needsListing(figures, entry, expiresAt)) return undefined;
+        const item = sessionIndexItem(tenantId, figures, listed, expiresAt);
+        if (deferEntry) return { sessionId, version: listed, item };
+        // When the condition fails, a newer version was written meanwhile: its writer lists the session.
+        await written(
+          doc.send(
+            new PutCommand({
+              TableName,
+              Item: item,
+              ConditionExpression: 'attribute_not_exists(PK) OR aggregateVersion <= :v',
+              ExpressionAttributeValues: { ':v': listed },
+            }),
+          ),
+        );
+        return undefined;
       } catch (err) {
         if (!isConditionFailure(err)) throw err;
       }
@@ -160,24 +199,62 @@ export function sessionsRepository(db: Db): SessionsRepository {
     throw new Error(`session ${sessionId} of tenant ${tenantId} stayed contended for ${MAX_ATTEMPTS} attempts`);
   }
 
+  const refreshInTurn = (tenantId: string, sessionId: string, deferEntry = false) =>
+    inTurn(`session|${tenantId}|${sessionId}`, () => refreshOnce(tenantId, sessionId, deferEntry));
+
   /**
-   * Writes the index entry, after the figures, when what the session is listed under changed, when
-   * the entry is missing (a refresh that stopped between the two writes is completed by the next one),
-   * or when the session would outlive it by more than a day. An older version never overwrites a newer entry.
+   * Writes the index entries a batch's refreshes left, together, then reads the figures they list: a
+   * session whose figures moved on meanwhile may have had a newer entry overwritten, and is refreshed again.
    */
-  async function relist(tenantId: string, figures: SessionFigures, version: number, entry: SessionItems['entry'], expiresAt: number): Promise<void> {
-    if (entry && sameListing(entry.listing, listingOf(figures)) && entry.expiresAt >= expiresAt - INDEX_EXPIRY_SLACK_SECONDS) return;
-    // When the condition fails, a newer version was written meanwhile: its writer lists the session.
-    await written(
-      doc.send(
-        new PutCommand({
-          TableName,
-          Item: sessionIndexItem(tenantId, figures, version, expiresAt),
-          ConditionExpression: 'attribute_not_exists(PK) OR aggregateVersion <= :v',
-          ExpressionAttributeValues: { ':v': version },
-        }),
-      ),
+  async function list(tenantId: string, due: readonly DueEntry[]): Promise<void> {
+    if (due.length === 0) return;
+    await batchWrite(db, putRequests(due.map((d) => d.item)));
+    const figures = await batchGet(
+      db,
+      due.map((d) => keys.session(tenantId, d.sessionId)),
+      true,
+      ['sessionId', 'version'],
     );
+    const versions = new Map(figures.map((item) => [String(item['sessionId']), Number(item['version'])]));
+    const moved = due.filter((d) => versions.get(d.sessionId) !== d.version);
+    await mapConcurrently(moved, PER_TRACE_CALLS_AT_ONCE, (d) => refreshInTurn(tenantId, d.sessionId));
+  }
+
+  /**
+   * Writes the contributions together, then reads the summaries they copy: a contribution whose
+   * summary is not the one it copied, or carries alert marks, is written again from the summary, on
+   * the revision condition (`updateUnlessNewer`), marks included; one whose summary is gone (its
+   * trace deleted meanwhile) is deleted.
+   */
+  async function contribute(tenantId: string, traces: ReadonlyArray<{ summary: TraceSummary & { sessionId: string }; revision: number }>, expiresAt: number) {
+    if (traces.length === 0) return;
+    const copies = traces.map(({ summary, revision }) => ({ summary, revision, item: sessionTraceItem(tenantId, summary, revision, expiresAt) }));
+    await batchWrite(db, putRequests(copies.map((c) => c.item)));
+    const stored = await batchGet(
+      db,
+      traces.map(({ summary }) => keys.traceSummary(tenantId, summary.traceId)),
+      true,
+    );
+    const byTrace = new Map(stored.map((item) => [String(item['traceId']), item]));
+    await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, item: copy }) => {
+      const item = byTrace.get(summary.traceId);
+      if (!item) {
+        const { PK, SK } = copy;
+        await written(
+          doc.send(new DeleteCommand({ TableName, Key: { PK, SK }, ConditionExpression: 'revision = :r', ExpressionAttributeValues: { ':r': revision } })),
+        );
+        return;
+      }
+      const latest = storedSummary(item);
+      const marks = item['alertTypes'];
+      if (latest.revision === revision && isDeepStrictEqual(latest.summary, summary) && marks === undefined) return;
+      const { sessionId } = latest.summary;
+      if (sessionId === null) return;
+      await updateUnlessNewer(db, {
+        ...sessionTraceItem(tenantId, { ...latest.summary, sessionId }, latest.revision, expiresAt),
+        ...(marks ? { alertTypes: marks } : {}),
+      });
+    });
   }
 
   const listSources = (tenantId: string, q: SessionQuery): Source[] => {
@@ -200,20 +277,20 @@ export function sessionsRepository(db: Db): SessionsRepository {
   };
 
   return {
-    /** The trace's contribution to its session, unless a newer summary of it is there (as `putSummary`). */
-    async putTrace(tenantId: string, summary: TraceSummary & { sessionId: string }, revision: number, expiresAt: number): Promise<void> {
-      await updateUnlessNewer(db, sessionTraceItem(tenantId, summary, revision, expiresAt));
-    },
+    putTraces: contribute,
 
-    /** Recomputes the session's figures (and its listing) from its traces; concurrency-safe, idempotent. */
-    refresh(tenantId: string, sessionId: string): Promise<void> {
-      return inTurn(`session|${tenantId}|${sessionId}`, () => refreshOnce(tenantId, sessionId));
+    async refresh(tenantId: string, sessionIds: readonly string[]): Promise<void> {
+      const due = await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) => refreshInTurn(tenantId, sessionId, true));
+      await list(
+        tenantId,
+        due.filter((d) => d !== undefined),
+      );
     },
 
     /** Takes a deleted trace out of its session (the session goes when it has no trace left). */
     async removeTrace(tenantId: string, sessionId: string, traceId: string, startTimeMs: number): Promise<void> {
       await doc.send(new DeleteCommand({ TableName, Key: keys.sessionTrace(tenantId, sessionId, startTimeMs, traceId) }));
-      await inTurn(`session|${tenantId}|${sessionId}`, () => refreshOnce(tenantId, sessionId));
+      await refreshInTurn(tenantId, sessionId);
     },
 
     get: (tenantId: string, sessionId: string) => getRecord(tenantId, sessionId),

@@ -176,7 +176,8 @@ const newVersion = () => randomBytes(12).toString('base64url');
 /** What a summary item holds besides the summary: its write bookkeeping and the alert marks. */
 const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes'] as const;
 
-function storedSummary(item: Record<string, unknown>): StoredSummary {
+/** A summary item as the domain reads it: the summary apart from its bookkeeping. */
+export function storedSummary(item: Record<string, unknown>): StoredSummary {
   const summary = stripKeys<Record<string, unknown>>(item);
   for (const name of SUMMARY_BOOKKEEPING) delete summary[name];
   summary['closedAtMs'] ??= null; // stored before traces were closed

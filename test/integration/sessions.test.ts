@@ -1,4 +1,4 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
@@ -7,6 +7,7 @@ import { type StoredSpan, summarizeTrace, type TraceSummary } from '#shared/doma
 import type { Store } from '#shared/domain/store.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
+import { sessionsRepository } from '#shared/store/sessions.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
@@ -121,5 +122,68 @@ describe('sessions', () => {
 
     await recordSessions(t, [first], EXPIRES, store);
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toMatchObject([{ sessionId: 's', traceCount: 1 }]);
+  });
+
+  it('keep the newest copy of a trace when a worker that read less writes its copy after one that read more', async () => {
+    const t = tenant();
+    const older = await turn(t, 'tr-1', 's', T0);
+    const newer = { summary: { ...older.summary, status: 'error' as const, errorCount: 1 }, revision: 2000 };
+    await store.traces.putSummary(t, newer.summary, newer.revision, EXPIRES);
+    await recordSessions(t, [newer], EXPIRES, store);
+    await recordSessions(t, [older], EXPIRES, store);
+
+    expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items).toMatchObject([{ traceId: 'tr-1', status: 'error' }]);
+    expect(await store.sessions.get(t, 's')).toMatchObject({ traceCount: 1, errorCount: 1 });
+  });
+
+  it('keep the alert marks on a trace written again after the judge marked it', async () => {
+    const t = tenant();
+    const marked = await turn(t, 'tr-1', 's', T0);
+    await recordSessions(t, [marked], EXPIRES, store);
+    await store.traces.markAlerted(t, 'tr-1', 'hallucination');
+    await recordSessions(t, [marked], EXPIRES, store);
+
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0, 'tr-1'), ConsistentRead: true }));
+    expect(Item?.['alertTypes']).toEqual(new Set(['hallucination']));
+    expect((await store.sessions.tracesPage(t, 's', { hasAlert: true }, FIRST, 'oldest-first')).items.map((i) => i.traceId)).toEqual(['tr-1']);
+  });
+
+  it('do not bring back a trace deleted while a late worker was writing it', async () => {
+    const t = tenant();
+    const deleted = await turn(t, 'tr-1', 's', T0);
+    await recordSessions(t, [deleted], EXPIRES, store);
+    await store.sessions.removeTrace(t, 's', 'tr-1', T0);
+    await store.traces.deleteTrace(t, 'tr-1');
+    await recordSessions(t, [deleted], EXPIRES, store);
+
+    expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items).toEqual([]);
+    expect(await store.sessions.get(t, 's')).toBeUndefined();
+  });
+
+  it('are listed by their newest figures when an older refresh writes its index entry after a newer one', async () => {
+    const t = tenant();
+    const later = await turn(t, 'tr-later', 's', T0 + 60_000);
+    const earlier = await turn(t, 'tr-earlier', 's', T0);
+    // The slow worker's index entries are held back until another worker has added an earlier trace and listed the session anew.
+    let overtaken = false;
+    const slow: Db = {
+      tableName: db.tableName,
+      doc: {
+        send: async (command: unknown) => {
+          const writes = command instanceof BatchWriteCommand ? Object.values(command.input.RequestItems ?? {}).flat() : [];
+          if (!overtaken && writes.some((w) => w.PutRequest?.Item?.['entity'] === 'sessionIndex')) {
+            overtaken = true;
+            await recordSessions(t, [earlier], EXPIRES, store);
+          }
+          return db.doc.send(command as never);
+        },
+      } as unknown as Db['doc'],
+    };
+    await recordSessions(t, [later], EXPIRES, { sessions: sessionsRepository(slow) });
+
+    expect(overtaken).toBe(true);
+    expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0, traceCount: 2 });
+    const firstMinute = { limit: 50, skip: 0, startDate: new Date(T0), endDate: new Date(T0 + 30_000) };
+    expect((await listSessions(store, t, firstMinute, FIRST)).items.map((s) => s.sessionId)).toEqual(['s']);
   });
 });

@@ -1,11 +1,10 @@
-import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../concurrency.ts';
 import type { TraceSummary } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
 
 /**
- * Keeps the sessions of the traces a message changed: each trace's contribution (on the same revision
- * condition as its summary), then each session's figures, recomputed once per session. Idempotent:
- * a redelivered message writes the same contributions and finds the figures already right.
+ * Keeps the sessions of the traces a message changed, after their summaries: each trace's
+ * contribution, then each session's figures, recomputed once per session. Idempotent: a redelivered
+ * message writes the same contributions and finds the figures already right.
  */
 export async function recordSessions(
   tenantId: string,
@@ -16,7 +15,6 @@ export async function recordSessions(
   const inSessions = traces.flatMap(({ summary, revision }) =>
     summary.sessionId === null ? [] : [{ summary: { ...summary, sessionId: summary.sessionId }, revision }],
   );
-  await mapConcurrently(inSessions, PER_TRACE_CALLS_AT_ONCE, ({ summary, revision }) => store.sessions.putTrace(tenantId, summary, revision, expiresAt));
-  const sessionIds = [...new Set(inSessions.map((t) => t.summary.sessionId))];
-  await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) => store.sessions.refresh(tenantId, sessionId));
+  await store.sessions.putTraces(tenantId, inSessions, expiresAt);
+  await store.sessions.refresh(tenantId, [...new Set(inSessions.map((t) => t.summary.sessionId))]);
 }

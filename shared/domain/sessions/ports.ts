@@ -29,10 +29,13 @@ export interface SessionTraceQuery extends TraceFreeFilters {
  * summary, and the session's figures are recomputed from its contributions.
  */
 export interface SessionsRepository {
-  /** The trace's contribution to its session, unless a newer summary of it is there (as `putSummary`). */
-  putTrace(tenantId: string, summary: TraceSummary & { sessionId: string }, revision: number, expiresAt: number): Promise<void>;
-  /** Recomputes the session's figures (and its listing) from its traces; concurrency-safe, idempotent. */
-  refresh(tenantId: string, sessionId: string): Promise<void>;
+  /**
+   * The traces' contributions to their sessions, each a copy of its trace's summary as stored (the
+   * caller wrote the summaries first), marks included: no older copy stays over a newer one.
+   */
+  putTraces(tenantId: string, traces: ReadonlyArray<{ summary: TraceSummary & { sessionId: string }; revision: number }>, expiresAt: number): Promise<void>;
+  /** Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe, idempotent. */
+  refresh(tenantId: string, sessionIds: readonly string[]): Promise<void>;
   /** Takes a deleted trace out of its session (the session goes when it has no trace left). */
   removeTrace(tenantId: string, sessionId: string, traceId: string, startTimeMs: number): Promise<void>;
   get(tenantId: string, sessionId: string): Promise<SessionRecord | undefined>;

@@ -20,10 +20,31 @@ import './schemas/messages.ts';
  */
 const nonEmpty = z.string().check(z.minLength(1));
 
+/** A size as DuckDB reads it: KB, MB and GB are powers of 1000, KiB, MiB and GiB of 1024. */
+const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i;
+const UNIT_BYTES: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 };
+const bytesOf = (size: string): number => {
+  const [, amount, unit] = SIZE.exec(size) ?? [];
+  return amount && unit ? Number(amount) * UNIT_BYTES[unit.toLowerCase()]! : Number.NaN;
+};
+/**
+ * The least memory limit the local lake takes. DuckDB holds the rows written since its last
+ * checkpoint in two blocks of 256 KB for each of the lake's 125 columns (62 MB); with a 64 MB limit
+ * its checkpoint failed after about 10,000 traces, an error DuckDB calls fatal, and with 32 MB its
+ * commits failed ([local-runtime.md](../docs/local-runtime.md#memory)). 128 MB is what `npm start` sets.
+ */
+const LEAST_LAKE_MEMORY = '128MB';
+
 const lakeEnv = z.object({
   LAKE: z.optional(z.enum(['duckdb', 'athena'])),
   LAKE_DUCKDB_PATH: z.optional(nonEmpty),
-  LAKE_MEMORY_LIMIT: z._default(z.string().check(z.regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 128MB')), '128MB'),
+  LAKE_MEMORY_LIMIT: z._default(
+    z.string().check(
+      z.regex(SIZE, 'must be a size such as 128MB'),
+      z.refine((size) => !SIZE.test(size) || bytesOf(size) >= bytesOf(LEAST_LAKE_MEMORY), `must be at least ${LEAST_LAKE_MEMORY}`),
+    ),
+    '128MB',
+  ),
   LAKE_THREADS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(64)), 2),
   EXPORTS_DIR: z.optional(nonEmpty),
   LAKE_FIREHOSE_STREAM: z.optional(nonEmpty),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { signingMaterialLoader } from '#shared/adapters/signing.ts';
 import { ConfigError, parseConfig } from '#shared/config.ts';
 import { hostedSignInOrigins, hostedSignInProviders, parseExternalIssuers } from '#shared/external-issuers.ts';
+import { parseLakeSettings } from '#shared/lake-config.ts';
 import { consoleContentSecurityPolicy } from '../../console/security-headers.ts';
 
 describe('configuration', () => {
@@ -29,6 +30,15 @@ describe('configuration', () => {
       parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://127.0.0.1:4000/pool","audiences":["client"]}]' }).jwt.externalIssuers,
     ).toHaveLength(1);
     expect(() => parseConfig({ TABLE_NAME: 't', MAIL_TRANSPORT: 'outbox' })).toThrow(/OUTBOX_DIR/);
+  });
+
+  it('refuses a local lake memory limit below what the lake was measured to work with', () => {
+    const lake = (LAKE_MEMORY_LIMIT?: string) =>
+      parseLakeSettings({ LAKE: 'duckdb', LAKE_DUCKDB_PATH: 'lake.duckdb', EXPORTS_DIR: 'exports', LAKE_MEMORY_LIMIT });
+    expect(lake().local?.memoryLimit).toBe('128MB');
+    for (const size of ['128MB', '0.5GB', '1GiB', '200 mb']) expect(lake(size).local?.memoryLimit, size).toBe(size);
+    for (const size of ['64MB', '122MiB', '127.9MB', '100000KB']) expect(() => lake(size), size).toThrow(/LAKE_MEMORY_LIMIT: must be at least 128MB/);
+    expect(() => lake('lots')).toThrow(/LAKE_MEMORY_LIMIT: must be a size such as 128MB/);
   });
 
   it('refuses an external issuer that names no audience: every app of its users could call the API', () => {

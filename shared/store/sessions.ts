@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../domain/concurrency.ts';
 import type { Order, PageInput, Total } from '../domain/paging/page.ts';
 import { backoff } from '../domain/retry.ts';
-import type { SessionQuery, SessionRecord, SessionsRepository, SessionTraceQuery } from '../domain/sessions/ports.ts';
+import type { SessionQuery, SessionRecord, SessionsRepository, SessionTrace, SessionTraceQuery } from '../domain/sessions/ports.ts';
 import { listingOf, type SessionFigures, type SessionListing, sessionFigures } from '../domain/sessions/sessions.ts';
 import type { StoredTraceSummary } from '../domain/spans/ports.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
@@ -94,7 +94,10 @@ interface DueEntry {
  * takes no condition, so each is checked after it is written against what it copies: a contribution
  * against its trace's summary, an index entry against its session's figures. Every writer writes
  * those first, so one that still matches means any later change is followed by its own writer's
- * copy; one that does not is written again, on a condition, from what is stored now.
+ * copy; one that does not is written again, on a condition, from what is stored now. Deleting a
+ * trace goes the other way (its copy, then its summary, so that a purge stopped between the two
+ * finds the trace again): a copy written between the two by a worker that checks before the summary
+ * goes stays, as it did when copies were written one by one on a condition.
  */
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
@@ -206,7 +209,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
    * Writes the index entries a batch's refreshes left, together, then reads the figures they list: a
    * session whose figures moved on meanwhile may have had a newer entry overwritten, and is refreshed again.
    */
-  async function list(tenantId: string, due: readonly DueEntry[]): Promise<void> {
+  async function writeIndexEntries(tenantId: string, due: readonly DueEntry[]): Promise<void> {
     if (due.length === 0) return;
     await batchWrite(db, putRequests(due.map((d) => d.item)));
     const figures = await batchGet(
@@ -222,11 +225,12 @@ export function sessionsRepository(db: Db): SessionsRepository {
 
   /**
    * Writes the contributions together, then reads the summaries they copy: a contribution whose
-   * summary is not the one it copied, or carries alert marks, is written again from the summary, on
-   * the revision condition (`updateUnlessNewer`), marks included; one whose summary is gone (its
-   * trace deleted meanwhile) is deleted.
+   * summary is not the one it copied is written again from the summary, on the revision condition
+   * and only over a copy that is there (`updateUnlessNewer`); the summary's alert marks are added to
+   * it (a set, so a mark the judge adds meanwhile stays); one whose summary is gone (its trace
+   * deleted meanwhile) is deleted.
    */
-  async function contribute(tenantId: string, traces: ReadonlyArray<{ summary: TraceSummary & { sessionId: string }; revision: number }>, expiresAt: number) {
+  async function putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void> {
     if (traces.length === 0) return;
     const copies = traces.map(({ summary, revision }) => ({ summary, revision, item: sessionTraceItem(tenantId, summary, revision, expiresAt) }));
     await batchWrite(db, putRequests(copies.map((c) => c.item)));
@@ -239,21 +243,38 @@ export function sessionsRepository(db: Db): SessionsRepository {
     await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, item: copy }) => {
       const item = byTrace.get(summary.traceId);
       if (!item) {
-        const { PK, SK } = copy;
         await written(
-          doc.send(new DeleteCommand({ TableName, Key: { PK, SK }, ConditionExpression: 'revision = :r', ExpressionAttributeValues: { ':r': revision } })),
+          doc.send(
+            new DeleteCommand({
+              TableName,
+              Key: { PK: copy['PK'], SK: copy['SK'] },
+              ConditionExpression: 'revision = :r',
+              ExpressionAttributeValues: { ':r': revision },
+            }),
+          ),
         );
         return;
       }
       const latest = storedSummary(item);
-      const marks = item['alertTypes'];
-      if (latest.revision === revision && isDeepStrictEqual(latest.summary, summary) && marks === undefined) return;
       const { sessionId } = latest.summary;
+      // The trace names no session now: nothing to copy (the copy it left stays, as when a trace moves to another session).
       if (sessionId === null) return;
-      await updateUnlessNewer(db, {
-        ...sessionTraceItem(tenantId, { ...latest.summary, sessionId }, latest.revision, expiresAt),
-        ...(marks ? { alertTypes: marks } : {}),
-      });
+      const rewrite = sessionTraceItem(tenantId, { ...latest.summary, sessionId }, latest.revision, expiresAt);
+      if (latest.revision !== revision || !isDeepStrictEqual(latest.summary, summary)) await updateUnlessNewer(db, rewrite, { mustExist: true });
+      const marks = item['alertTypes'];
+      if (marks !== undefined) {
+        await written(
+          doc.send(
+            new UpdateCommand({
+              TableName,
+              Key: { PK: rewrite['PK'], SK: rewrite['SK'] },
+              UpdateExpression: 'ADD alertTypes :marks',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeValues: { ':marks': marks },
+            }),
+          ),
+        );
+      }
     });
   }
 
@@ -277,11 +298,11 @@ export function sessionsRepository(db: Db): SessionsRepository {
   };
 
   return {
-    putTraces: contribute,
+    putTraces,
 
     async refresh(tenantId: string, sessionIds: readonly string[]): Promise<void> {
       const due = await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) => refreshInTurn(tenantId, sessionId, true));
-      await list(
+      await writeIndexEntries(
         tenantId,
         due.filter((d) => d !== undefined),
       );

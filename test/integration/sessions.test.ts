@@ -1,4 +1,4 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
@@ -148,7 +148,7 @@ describe('sessions', () => {
     expect((await store.sessions.tracesPage(t, 's', { hasAlert: true }, FIRST, 'oldest-first')).items.map((i) => i.traceId)).toEqual(['tr-1']);
   });
 
-  it('do not bring back a trace deleted while a late worker was writing it', async () => {
+  it('drop the copy a late worker writes of a trace deleted before it checked its copies', async () => {
     const t = tenant();
     const deleted = await turn(t, 'tr-1', 's', T0);
     await recordSessions(t, [deleted], EXPIRES, store);
@@ -160,30 +160,73 @@ describe('sessions', () => {
     expect(await store.sessions.get(t, 's')).toBeUndefined();
   });
 
+  it('keep a mark the judge adds while a worker rewrites a marked copy', async () => {
+    const t = tenant();
+    const marked = await turn(t, 'tr-1', 's', T0);
+    await recordSessions(t, [marked], EXPIRES, store);
+    await store.traces.markAlerted(t, 'tr-1', 'hallucination');
+    const slow = holdingBack(readsSummaries, () => store.traces.markAlerted(t, 'tr-1', 'loop'), { after: true });
+    await recordSessions(t, [marked], EXPIRES, slow.store);
+
+    expect(slow.held()).toBe(true);
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0, 'tr-1'), ConsistentRead: true }));
+    expect(Item?.['alertTypes']).toEqual(new Set(['hallucination', 'loop']));
+  });
+
   it('are listed by their newest figures when an older refresh writes its index entry after a newer one', async () => {
     const t = tenant();
     const later = await turn(t, 'tr-later', 's', T0 + 60_000);
     const earlier = await turn(t, 'tr-earlier', 's', T0);
-    // The slow worker's index entries are held back until another worker has added an earlier trace and listed the session anew.
-    let overtaken = false;
-    const slow: Db = {
-      tableName: db.tableName,
-      doc: {
-        send: async (command: unknown) => {
-          const writes = command instanceof BatchWriteCommand ? Object.values(command.input.RequestItems ?? {}).flat() : [];
-          if (!overtaken && writes.some((w) => w.PutRequest?.Item?.['entity'] === 'sessionIndex')) {
-            overtaken = true;
-            await recordSessions(t, [earlier], EXPIRES, store);
-          }
-          return db.doc.send(command as never);
-        },
-      } as unknown as Db['doc'],
-    };
-    await recordSessions(t, [later], EXPIRES, { sessions: sessionsRepository(slow) });
+    const slow = holdingBack(writesIndexEntries, () => recordSessions(t, [earlier], EXPIRES, store));
+    await recordSessions(t, [later], EXPIRES, slow.store);
 
-    expect(overtaken).toBe(true);
+    expect(slow.held()).toBe(true);
     expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0, traceCount: 2 });
     const firstMinute = { limit: 50, skip: 0, startDate: new Date(T0), endDate: new Date(T0 + 30_000) };
     expect((await listSessions(store, t, firstMinute, FIRST)).items.map((s) => s.sessionId)).toEqual(['s']);
   });
+
+  it('are not listed when their last trace is deleted while a worker writes their index entry', async () => {
+    const t = tenant();
+    const only = await turn(t, 'tr-1', 's', T0);
+    const slow = holdingBack(writesIndexEntries, async () => {
+      await store.sessions.removeTrace(t, 's', 'tr-1', T0);
+      await store.traces.deleteTrace(t, 'tr-1');
+    });
+    await recordSessions(t, [only], EXPIRES, slow.store);
+
+    expect(slow.held()).toBe(true);
+    expect(await store.sessions.get(t, 's')).toBeUndefined();
+    expect(await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).toMatchObject({ items: [], total: 0 });
+  });
 });
+
+const writesIndexEntries = (command: unknown) =>
+  command instanceof BatchWriteCommand &&
+  Object.values(command.input.RequestItems ?? {})
+    .flat()
+    .some((w) => w.PutRequest?.Item?.['entity'] === 'sessionIndex');
+const readsSummaries = (command: unknown) =>
+  command instanceof BatchGetCommand && Object.values(command.input.RequestItems ?? {}).some((r) => r.Keys?.some((k) => k['SK'] === 'SUMMARY'));
+
+/**
+ * The sessions as a worker sees them whose first command that `matches` is held back: `meanwhile`
+ * runs before it is sent or, with `after`, once it is answered and before the worker hears of it.
+ */
+function holdingBack(matches: (command: unknown) => boolean, meanwhile: () => Promise<unknown>, { after = false } = {}) {
+  let held = false;
+  const slow: Db = {
+    tableName: db.tableName,
+    doc: {
+      send: async (command: unknown) => {
+        const hold = !held && matches(command);
+        if (hold) held = true;
+        if (hold && !after) await meanwhile();
+        const answer = await db.doc.send(command as never);
+        if (hold && after) await meanwhile();
+        return answer;
+      },
+    } as unknown as Db['doc'],
+  };
+  return { store: { sessions: sessionsRepository(slow) }, held: () => held };
+}

@@ -28,12 +28,19 @@ export interface SessionTraceQuery extends TraceFreeFilters {
  * Sessions, maintained at ingestion: each trace that names a session contributes a copy of its
  * summary, and the session's figures are recomputed from its contributions.
  */
+/** A trace's summary as its worker computed it, with the revision it was written at, for its session's copy. */
+export interface SessionTrace {
+  summary: TraceSummary & { sessionId: string };
+  revision: number;
+}
+
 export interface SessionsRepository {
   /**
-   * The traces' contributions to their sessions, each a copy of its trace's summary as stored (the
-   * caller wrote the summaries first), marks included: no older copy stays over a newer one.
+   * The traces' contributions to their sessions, copies of their summaries, written after the
+   * summaries: a copy that is not its summary as stored once written (a newer summary, or alert marks
+   * on it) is written again from the summary, and the copy of a trace whose summary is gone is deleted.
    */
-  putTraces(tenantId: string, traces: ReadonlyArray<{ summary: TraceSummary & { sessionId: string }; revision: number }>, expiresAt: number): Promise<void>;
+  putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void>;
   /** Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe, idempotent. */
   refresh(tenantId: string, sessionIds: readonly string[]): Promise<void>;
   /** Takes a deleted trace out of its session (the session goes when it has no trace left). */

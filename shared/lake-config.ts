@@ -31,20 +31,15 @@ const bytesOf = (size: string): number => {
  * The least memory limit the local lake takes. DuckDB holds the rows written since its last
  * checkpoint in two blocks of 256 KB for each of the lake's 125 columns (62 MB); with a 64 MB limit
  * its checkpoint failed after about 10,000 traces, an error DuckDB calls fatal, and with 32 MB its
- * commits failed ([local-runtime.md](../docs/local-runtime.md#memory)). 128 MB is what `npm start` sets.
+ * commits failed (a script writing the lake alone, [local-runtime.md](../docs/local-runtime.md#memory)).
+ * 128 MB is also the default, and what `npm start` sets.
  */
 const LEAST_LAKE_MEMORY = '128MB';
 
 const lakeEnv = z.object({
   LAKE: z.optional(z.enum(['duckdb', 'athena'])),
   LAKE_DUCKDB_PATH: z.optional(nonEmpty),
-  LAKE_MEMORY_LIMIT: z._default(
-    z.string().check(
-      z.regex(SIZE, 'must be a size such as 128MB'),
-      z.refine((size) => !SIZE.test(size) || bytesOf(size) >= bytesOf(LEAST_LAKE_MEMORY), `must be at least ${LEAST_LAKE_MEMORY}`),
-    ),
-    '128MB',
-  ),
+  LAKE_MEMORY_LIMIT: z._default(z.string().check(z.regex(SIZE, 'must be a size such as 128MB')), LEAST_LAKE_MEMORY),
   LAKE_THREADS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(64)), 2),
   EXPORTS_DIR: z.optional(nonEmpty),
   LAKE_FIREHOSE_STREAM: z.optional(nonEmpty),
@@ -58,6 +53,11 @@ const lakeEnv = z.object({
 });
 
 export type LakeSettings = ReturnType<typeof parseLakeSettings>;
+
+function localMemoryLimit(size: string): string {
+  if (bytesOf(size) < bytesOf(LEAST_LAKE_MEMORY)) throw new ConfigError(`invalid configuration: LAKE_MEMORY_LIMIT: must be at least ${LEAST_LAKE_MEMORY}`);
+  return size;
+}
 
 export function parseLakeSettings(env: Record<string, string | undefined>) {
   const parsed = z.safeParse(lakeEnv, env);
@@ -75,7 +75,12 @@ export function parseLakeSettings(env: Record<string, string | undefined>) {
     /** The local lake; present when LAKE=duckdb. */
     local:
       e.LAKE === 'duckdb'
-        ? { path: required('LAKE_DUCKDB_PATH'), memoryLimit: e.LAKE_MEMORY_LIMIT, threads: e.LAKE_THREADS, exportsDir: required('EXPORTS_DIR') }
+        ? {
+            path: required('LAKE_DUCKDB_PATH'),
+            memoryLimit: localMemoryLimit(e.LAKE_MEMORY_LIMIT),
+            threads: e.LAKE_THREADS,
+            exportsDir: required('EXPORTS_DIR'),
+          }
         : undefined,
     /** The AWS lake; each function gets the names it uses. */
     aws:

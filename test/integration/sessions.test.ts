@@ -173,6 +173,20 @@ describe('sessions', () => {
     expect(Item?.['alertTypes']).toEqual(new Set(['hallucination', 'loop']));
   });
 
+  it('do not bring back a marked copy taken out of its session while a late worker checks it', async () => {
+    const t = tenant();
+    const stale = await turn(t, 'tr-1', 's', T0);
+    await store.traces.putSummary(t, stale.summary, 2000, EXPIRES);
+    await store.traces.markAlerted(t, 'tr-1', 'hallucination');
+    const slow = holdingBack(readsSummaries, () => store.sessions.removeTrace(t, 's', 'tr-1', T0), { after: true });
+    await recordSessions(t, [stale], EXPIRES, slow.store);
+
+    expect(slow.held()).toBe(true);
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0, 'tr-1'), ConsistentRead: true }));
+    expect(Item).toBeUndefined();
+    expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items).toEqual([]);
+  });
+
   it('are listed by their newest figures when an older refresh writes its index entry after a newer one', async () => {
     const t = tenant();
     const later = await turn(t, 'tr-later', 's', T0 + 60_000);

@@ -39,6 +39,7 @@ describe('configuration', () => {
     for (const size of ['128MB', '0.5GB', '1GiB', '200 mb']) expect(lake(size).local?.memoryLimit, size).toBe(size);
     for (const size of ['64MB', '122MiB', '127.9MB', '100000KB']) expect(() => lake(size), size).toThrow(/LAKE_MEMORY_LIMIT: must be at least 128MB/);
     expect(() => lake('lots')).toThrow(/LAKE_MEMORY_LIMIT: must be a size such as 128MB/);
+    for (const engine of ['athena', undefined]) expect(() => parseLakeSettings({ LAKE: engine, LAKE_MEMORY_LIMIT: '64MB' }), engine).not.toThrow();
   });
 
   it('refuses an external issuer that names no audience: every app of its users could call the API', () => {

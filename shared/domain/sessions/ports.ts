@@ -24,21 +24,22 @@ export interface SessionTraceQuery extends TraceFreeFilters {
   endMs?: number;
 }
 
-/**
- * Sessions, maintained at ingestion: each trace that names a session contributes a copy of its
- * summary, and the session's figures are recomputed from its contributions.
- */
 /** A trace's summary as its worker computed it, with the revision it was written at, for its session's copy. */
 export interface SessionTrace {
   summary: TraceSummary & { sessionId: string };
   revision: number;
 }
 
+/**
+ * Sessions, maintained at ingestion: each trace that names a session contributes a copy of its
+ * summary, and the session's figures are recomputed from its contributions.
+ */
 export interface SessionsRepository {
   /**
    * The traces' contributions to their sessions, copies of their summaries, written after the
-   * summaries: a copy that is not its summary as stored once written (a newer summary, or alert marks
-   * on it) is written again from the summary, and the copy of a trace whose summary is gone is deleted.
+   * summaries: a copy that is not its summary as stored once written is written again from the
+   * summary (over a copy that is there), the summary's alert marks are added to it, and the copy of
+   * a trace whose summary is gone is deleted.
    */
   putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void>;
   /** Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe, idempotent. */

@@ -96,8 +96,8 @@ interface DueEntry {
  * those first, so one that still matches means any later change is followed by its own writer's
  * copy; one that does not is written again, on a condition, from what is stored now. Deleting a
  * trace goes the other way (its copy, then its summary, so that a purge stopped between the two
- * finds the trace again): a copy written between the two by a worker that checks before the summary
- * goes stays, as it did when copies were written one by one on a condition.
+ * finds the trace again), so the purge takes the copy out once more after the summary: a worker's
+ * copy written between the two and checked before the summary went is kept by the check.
  */
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;

@@ -19,7 +19,9 @@ import { config } from '#shared/config.ts';
 import { deleteAgent } from '#shared/domain/agents/agents.ts';
 import { NotFoundError, ServiceUnavailableError } from '#shared/domain/errors.ts';
 import { toIngestMessages } from '#shared/domain/ingest/messages.ts';
+import { purgeAgent } from '#shared/domain/ingest/persist.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
+import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { metrics } from '#shared/observability/metrics.ts';
@@ -324,6 +326,32 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.traces.getSummary(tenantId, 'late')).toBeUndefined();
       // Once the table holds nothing of the agent, after the final sweep, the lake forgets it too.
       expect(lakeMessages).toContainEqual({ kind: 'forget-agent', tenantId, agentId });
+    });
+
+    it('takes out of its session the copy a late worker wrote while the purge deleted its trace', async () => {
+      const tenantId = await newTenant();
+      const spans = [span('in-session', 'root', null, { agentName: 'Doomed', sessionId: 's-doomed' })];
+      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
+      const [agent] = await store.agents.list(tenantId);
+      const { summary, revision, expiresAt } = (await store.traces.summaries(tenantId, ['in-session'])).get('in-session')!;
+      expect(await store.sessions.get(tenantId, 's-doomed')).toMatchObject({ traceCount: 1 });
+      // A worker that stored the trace before the purge writes and checks its session copy after the
+      // purge removed the copy and before it deletes the summary.
+      const racing: Store = {
+        ...store,
+        traces: {
+          ...store.traces,
+          deleteTrace: async (t, traceId) => {
+            await recordSessions(t, [{ summary, revision }], expiresAt, store);
+            await store.traces.deleteTrace(t, traceId);
+          },
+        },
+      };
+      await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
+
+      expect(await store.traces.getSummary(tenantId, 'in-session')).toBeUndefined();
+      expect((await store.sessions.tracesPage(tenantId, 's-doomed', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-doomed')).toBeUndefined();
     });
 
     it('never brings the agent back when a worker meets its name while it is being deleted', async () => {

@@ -95,9 +95,10 @@ interface DueEntry {
  * against its trace's summary, an index entry against its session's figures. Every writer writes
  * those first, so one that still matches means any later change is followed by its own writer's
  * copy; one that does not is written again, on a condition, from what is stored now. Deleting a
- * trace goes the other way (its copy, then its summary, so that a purge stopped between the two
- * finds the trace again), so the purge takes the copy out once more after the summary: a worker's
- * copy written between the two and checked before the summary went is kept by the check.
+ * trace goes the other way (its copies, then its summary, so that a purge stopped between the two
+ * finds the trace again), so the purge takes every copy of the trace out once more after the
+ * summary: a worker's copy written between the two and checked before the summary went is kept by
+ * the check, under whatever start the worker saw.
  */
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
@@ -105,9 +106,9 @@ export function sessionsRepository(db: Db): SessionsRepository {
   /**
    * The session's items, read together with one strongly consistent query of its partition: its
    * figures, its index entry, and its traces' contributions, the latest of each trace (older ones, of a
-   * trace whose start moved, are deleted).
+   * trace whose start moved, are deleted), without the `dropped` trace, whose every copy is deleted.
    */
-  async function readSession(tenantId: string, sessionId: string): Promise<SessionItems> {
+  async function readSession(tenantId: string, sessionId: string, dropped?: string): Promise<SessionItems> {
     const items = await queryAll(db, {
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': keys.sessionPartition(tenantId, sessionId) },
@@ -117,7 +118,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
     const { SK: indexSk } = keys.sessionIndex(tenantId, sessionId);
     const record = items.find((item) => item['SK'] === recordSk);
     const entry = items.find((item) => item['SK'] === indexSk);
-    const contributions = items.filter((item) => String(item['SK']).startsWith(SESSION_TRACE_PREFIX));
+    const all = items.filter((item) => String(item['SK']).startsWith(SESSION_TRACE_PREFIX));
+    const contributions = all.filter((item) => item['traceId'] !== dropped);
     const latest = new Map<string, Item>();
     const newer = (a: Item, b: Item) =>
       Number(a['revision']) > Number(b['revision']) || (a['revision'] === b['revision'] && Number(a['spanCount']) > Number(b['spanCount']));
@@ -126,8 +128,10 @@ export function sessionsRepository(db: Db): SessionsRepository {
       if (!seen || newer(item, seen)) latest.set(String(item['traceId']), item);
     }
     const stale = contributions.filter((item) => latest.get(String(item['traceId'])) !== item);
-    await Promise.all(
-      stale.map((item) =>
+    // Every copy of a dropped trace goes, whatever its start and whoever rewrites it meanwhile.
+    const gone = all.filter((item) => item['traceId'] === dropped);
+    await Promise.all([
+      ...stale.map((item) =>
         written(
           doc.send(
             new DeleteCommand({
@@ -139,7 +143,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
           ),
         ),
       ),
-    );
+      ...gone.map((item) => doc.send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] } }))),
+    ]);
     return {
       ...(record ? { current: stripKeys<SessionRecord>(record) } : {}),
       ...(entry ? { entry: { listing: listingOf(entry as unknown as SessionFigures), expiresAt: Number(entry['expiresAt']) } } : {}),
@@ -156,10 +161,14 @@ export function sessionsRepository(db: Db): SessionsRepository {
    * Recomputes the session's figures. Its index entry, when it needs writing, is written here (on
    * the condition that it is not newer) or, with `deferEntry`, answered for the caller to write.
    */
-  async function refreshOnce(tenantId: string, sessionId: string, deferEntry = false): Promise<DueEntry | undefined> {
+  async function refreshOnce(
+    tenantId: string,
+    sessionId: string,
+    { deferEntry = false, dropped }: { deferEntry?: boolean; dropped?: string } = {},
+  ): Promise<DueEntry | undefined> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) await backoff(attempt);
-      const { current, entry, traces } = await readSession(tenantId, sessionId);
+      const { current, entry, traces } = await readSession(tenantId, sessionId, dropped);
       const version = (current?.version ?? 0) + 1;
       const versionCondition = current
         ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } }
@@ -202,8 +211,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
     throw new Error(`session ${sessionId} of tenant ${tenantId} stayed contended for ${MAX_ATTEMPTS} attempts`);
   }
 
-  const refreshInTurn = (tenantId: string, sessionId: string, deferEntry = false) =>
-    inTurn(`session|${tenantId}|${sessionId}`, () => refreshOnce(tenantId, sessionId, deferEntry));
+  const refreshInTurn = (tenantId: string, sessionId: string, options?: { deferEntry?: boolean; dropped?: string }) =>
+    inTurn(`session|${tenantId}|${sessionId}`, () => refreshOnce(tenantId, sessionId, options));
 
   /**
    * Writes the index entries a batch's refreshes left, together, then reads the figures they list: a
@@ -301,17 +310,16 @@ export function sessionsRepository(db: Db): SessionsRepository {
     putTraces,
 
     async refresh(tenantId: string, sessionIds: readonly string[]): Promise<void> {
-      const due = await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) => refreshInTurn(tenantId, sessionId, true));
+      const due = await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) => refreshInTurn(tenantId, sessionId, { deferEntry: true }));
       await writeIndexEntries(
         tenantId,
         due.filter((d) => d !== undefined),
       );
     },
 
-    /** Takes a deleted trace out of its session (the session goes when it has no trace left). */
-    async removeTrace(tenantId: string, sessionId: string, traceId: string, startTimeMs: number): Promise<void> {
-      await doc.send(new DeleteCommand({ TableName, Key: keys.sessionTrace(tenantId, sessionId, startTimeMs, traceId) }));
-      await refreshInTurn(tenantId, sessionId);
+    /** Takes a deleted trace out of its session, every copy of it (the session goes when it has no trace left). */
+    async removeTrace(tenantId: string, sessionId: string, traceId: string): Promise<void> {
+      await refreshInTurn(tenantId, sessionId, { dropped: traceId });
     },
 
     get: (tenantId: string, sessionId: string) => getRecord(tenantId, sessionId),

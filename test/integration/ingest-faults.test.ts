@@ -354,6 +354,33 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.sessions.get(tenantId, 's-doomed')).toBeUndefined();
     });
 
+    it('takes out of its session a late copy made before the start of its trace moved earlier', async () => {
+      const tenantId = await newTenant();
+      const store1 = (spans: CanonicalSpan[]) =>
+        ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
+      const doomed = { agentName: 'Doomed', sessionId: 's-doomed' };
+      await store1([span('moved', 'child', 'root', { ...doomed, startTimeMs: T0 + 5000, endTimeMs: T0 + 6000 })]);
+      const childOnly = (await store.traces.summaries(tenantId, ['moved'])).get('moved')!;
+      await store1([span('moved', 'root', null, { ...doomed, startTimeMs: T0, endTimeMs: T0 + 7000 })]);
+      const [agent] = await store.agents.list(tenantId);
+      // A worker that read the trace before its root arrived writes and checks its copy (under the
+      // child's start) after the purge removed the trace's copy and before it deletes the summary.
+      const racing: Store = {
+        ...store,
+        traces: {
+          ...store.traces,
+          deleteTrace: async (t, traceId) => {
+            await recordSessions(t, [{ summary: childOnly.summary, revision: childOnly.revision }], childOnly.expiresAt, store);
+            await store.traces.deleteTrace(t, traceId);
+          },
+        },
+      };
+      await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
+
+      expect((await store.sessions.tracesPage(tenantId, 's-doomed', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-doomed')).toBeUndefined();
+    });
+
     it('never brings the agent back when a worker meets its name while it is being deleted', async () => {
       const { tenantId, agentId } = await agentWithTrace('named');
       let interleaved = false;

@@ -105,10 +105,10 @@ describe('sessions', () => {
     ]);
     expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0, traceCount: 2 });
 
-    await store.sessions.removeTrace(t, 's', 'tr-x', T0);
+    await store.sessions.removeTrace(t, 's', 'tr-x');
     expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0 + 20_000, traceCount: 1 });
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items.map((s) => s.firstSeenAt)).toEqual([new Date(T0 + 20_000).toISOString()]);
-    await store.sessions.removeTrace(t, 's', 'tr-y', T0 + 20_000);
+    await store.sessions.removeTrace(t, 's', 'tr-y');
     expect(await store.sessions.get(t, 's')).toBeUndefined();
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toEqual([]);
   });
@@ -152,7 +152,7 @@ describe('sessions', () => {
     const t = tenant();
     const deleted = await turn(t, 'tr-1', 's', T0);
     await recordSessions(t, [deleted], EXPIRES, store);
-    await store.sessions.removeTrace(t, 's', 'tr-1', T0);
+    await store.sessions.removeTrace(t, 's', 'tr-1');
     await store.traces.deleteTrace(t, 'tr-1');
     await recordSessions(t, [deleted], EXPIRES, store);
 
@@ -178,7 +178,7 @@ describe('sessions', () => {
     const stale = await turn(t, 'tr-1', 's', T0);
     await store.traces.putSummary(t, stale.summary, 2000, EXPIRES);
     await store.traces.markAlerted(t, 'tr-1', 'hallucination');
-    const slow = holdingBack(readsSummaries, () => store.sessions.removeTrace(t, 's', 'tr-1', T0), { after: true });
+    const slow = holdingBack(readsSummaries, () => store.sessions.removeTrace(t, 's', 'tr-1'), { after: true });
     await recordSessions(t, [stale], EXPIRES, slow.store);
 
     expect(slow.held()).toBe(true);
@@ -204,7 +204,7 @@ describe('sessions', () => {
     const t = tenant();
     const only = await turn(t, 'tr-1', 's', T0);
     const slow = holdingBack(writesIndexEntries, async () => {
-      await store.sessions.removeTrace(t, 's', 'tr-1', T0);
+      await store.sessions.removeTrace(t, 's', 'tr-1');
       await store.traces.deleteTrace(t, 'tr-1');
     });
     await recordSessions(t, [only], EXPIRES, slow.store);

@@ -401,13 +401,13 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
   // Usually deleted already by the request that queued this; if that request failed after queuing, here.
   await deps.store.agents.delete(tenantId, agentId);
   const traces = await deps.store.traces.tracesOfAgent(tenantId, agentId, PURGE_PAGE);
-  for (const { traceId, sessionId, startTimeMs } of traces) {
+  for (const { traceId, sessionId } of traces) {
     // The session's copy goes before the summary (a purge stopped between the two finds the trace
     // again) and once more after it: a worker that wrote its copy in between, and checked it while
     // the summary was still there, kept it (`SessionsRepository.putTraces`).
-    if (sessionId !== null) await deps.store.sessions.removeTrace(tenantId, sessionId, traceId, startTimeMs);
+    if (sessionId !== null) await deps.store.sessions.removeTrace(tenantId, sessionId, traceId);
     await deps.store.traces.deleteTrace(tenantId, traceId);
-    if (sessionId !== null) await deps.store.sessions.removeTrace(tenantId, sessionId, traceId, startTimeMs);
+    if (sessionId !== null) await deps.store.sessions.removeTrace(tenantId, sessionId, traceId);
   }
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);

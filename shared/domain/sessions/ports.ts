@@ -44,8 +44,8 @@ export interface SessionsRepository {
   putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void>;
   /** Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe, idempotent. */
   refresh(tenantId: string, sessionIds: readonly string[]): Promise<void>;
-  /** Takes a deleted trace out of its session (the session goes when it has no trace left). */
-  removeTrace(tenantId: string, sessionId: string, traceId: string, startTimeMs: number): Promise<void>;
+  /** Takes a deleted trace out of its session, every copy of it (the session goes when it has no trace left). */
+  removeTrace(tenantId: string, sessionId: string, traceId: string): Promise<void>;
   get(tenantId: string, sessionId: string): Promise<SessionRecord | undefined>;
   /** One page of sessions, most recently started first, with their figures. */
   page(tenantId: string, q: SessionQuery, page: PageInput): Promise<ReadPage<SessionRecord>>;

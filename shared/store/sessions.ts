@@ -103,6 +103,19 @@ interface DueEntry {
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
 
+  /** Deletes a trace's copy unless it was written again since it held `revision`. */
+  const deleteCopy = (copy: Item, revision: unknown) =>
+    written(
+      doc.send(
+        new DeleteCommand({
+          TableName,
+          Key: { PK: copy['PK'], SK: copy['SK'] },
+          ConditionExpression: 'revision = :r',
+          ExpressionAttributeValues: { ':r': revision },
+        }),
+      ),
+    );
+
   /**
    * The session's items, read together with one strongly consistent query of its partition: its
    * figures, its index entry, and its traces' contributions, the latest of each trace (older ones, of a
@@ -131,18 +144,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
     // Every copy of a dropped trace goes, whatever its start and whoever rewrites it meanwhile.
     const gone = all.filter((item) => item['traceId'] === dropped);
     await Promise.all([
-      ...stale.map((item) =>
-        written(
-          doc.send(
-            new DeleteCommand({
-              TableName,
-              Key: { PK: item['PK'], SK: item['SK'] },
-              ConditionExpression: 'revision = :r',
-              ExpressionAttributeValues: { ':r': item['revision'] },
-            }),
-          ),
-        ),
-      ),
+      ...stale.map((item) => deleteCopy(item, item['revision'])),
       ...gone.map((item) => doc.send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] } }))),
     ]);
     return {
@@ -252,16 +254,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
     await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, item: copy }) => {
       const item = byTrace.get(summary.traceId);
       if (!item) {
-        await written(
-          doc.send(
-            new DeleteCommand({
-              TableName,
-              Key: { PK: copy['PK'], SK: copy['SK'] },
-              ConditionExpression: 'revision = :r',
-              ExpressionAttributeValues: { ':r': revision },
-            }),
-          ),
-        );
+        await deleteCopy(copy, revision);
         return;
       }
       const latest = storedSummary(item);

@@ -146,8 +146,8 @@ export interface TracesRepository {
   newestOfAgent(tenantId: string, agentId: string, startMs: number, endMs: number, limit: number): Promise<TraceSummary[]>;
   /** When the agent's newest trace started, or undefined when it has none. */
   latestStartOfAgent(tenantId: string, agentId: string): Promise<number | undefined>;
-  /** Up to `limit` of an agent's traces (id, session, start), for purging it page by page. */
-  tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId' | 'startTimeMs'>>>;
+  /** Up to `limit` of an agent's traces (id and session), for purging it page by page. */
+  tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId'>>>;
   deleteTrace(tenantId: string, traceId: string): Promise<void>;
   /**
    * Closes a pending trace as `stored` read it: sets `closedAtMs`, lists it by its status and gives it

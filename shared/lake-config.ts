@@ -20,7 +20,7 @@ import './schemas/messages.ts';
  */
 const nonEmpty = z.string().check(z.minLength(1));
 
-/** A size as DuckDB reads it: KB, MB and GB are powers of 1000, KiB, MiB and GiB of 1024. */
+/** A size as DuckDB reads it: KB, MB and GB are powers of 1000, KiB, MiB and GiB of 1024 (the `bytes` package reads KB as 1024). */
 const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i;
 const UNIT_BYTES: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 };
 const bytesOf = (size: string): number => {

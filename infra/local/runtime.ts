@@ -122,9 +122,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     Object.assign(process.env, env, options.env);
 
     running.pollers = running.queues.map((q) => startQueuePoller(sqs.client, q, (event) => invoke(workerFunction(q.def), event), log));
-    sqs.onSend(() => {
-      for (const poller of running.pollers) poller.wake();
-    });
+    // Only the queue that got messages is polled at once: each poll is a call that the main thread
+    // serves, and a send to one queue used to set off an empty receive on every other.
+    const pollerOf = new Map(running.queues.map((q, i) => [q.name, running.pollers[i]!]));
+    sqs.onSend((queueName) => pollerOf.get(queueName)?.wake());
     const runSchedule = (id: string) => runJob(catalog, invoke, id);
     const sweepExpired = async () => (await lake.sweepExports(Date.now())) + (await sweepExpiredItems(dynamoDb.client, TABLE_NAME));
     const sweepTableSlice = incrementalSweeper(dynamoDb.client, TABLE_NAME, TTL_SWEEP_SLICE_ITEMS);

@@ -8,13 +8,14 @@ import { close, listen, origin } from './servers.ts';
 export interface LocalSqs {
   endpoint: string;
   client: SQSClient;
-  /** Calls `listener` after messages were stored in any queue. */
-  onSend(listener: () => void): void;
+  /** Calls `listener` with the queue's name after messages were stored in it. */
+  onSend(listener: (queueName: string) => void): void;
   stop(): Promise<void>;
 }
 
 export interface LocalQueue {
   def: QueueDef;
+  name: string;
   url: string;
   arn: string;
 }
@@ -431,16 +432,17 @@ export async function createQueue(client: SQSClient, namePrefix: string, def: Qu
     }),
   );
   const dlqArn = await queueArn(client, dlq.QueueUrl!);
+  const name = `${namePrefix}-${def.id}`;
   const queue = await client.send(
     new CreateQueueCommand({
-      QueueName: `${namePrefix}-${def.id}`,
+      QueueName: name,
       Attributes: {
         VisibilityTimeout: String(def.visibilityTimeoutSeconds),
         RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: def.maxReceiveCount }),
       },
     }),
   );
-  return { def, url: queue.QueueUrl!, arn: await queueArn(client, queue.QueueUrl!) };
+  return { def, name, url: queue.QueueUrl!, arn: await queueArn(client, queue.QueueUrl!) };
 }
 
 async function queueArn(client: SQSClient, url: string): Promise<string> {

@@ -53,6 +53,16 @@ describe('the local queue', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it("tells its listeners which queue got messages, so that the runtime wakes that queue's poller alone", async () => {
+    const other = await createQueue(sqs.client, 'aos-test', { ...def, id: 'other' });
+    const told: string[] = [];
+    sqs.onSend((name) => told.push(name));
+    await send('one');
+    await sqs.client.send(new SendMessageCommand({ QueueUrl: other.url, MessageBody: 'two' }));
+    expect(told).toEqual(['aos-test-work', 'aos-test-other']);
+    expect([queue.name, other.name]).toEqual(told);
+  });
+
   it('keeps what it accepted across a restart, and hands out in flight messages again at once', async () => {
     await sqs.client.send(
       new SendMessageBatchCommand({

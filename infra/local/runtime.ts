@@ -121,10 +121,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const env = { ...handlerEnvironment({ dynamoDb, sqs, signingSeed, outboxDir, appOrigin }, running.queues), ...lake.environment };
     Object.assign(process.env, env, options.env);
 
-    running.pollers = running.queues.map((q) => startQueuePoller(sqs.client, q, (event) => invoke(workerFunction(q.def), event), log));
-    // Only the queue that got messages is polled at once: each poll is a call that the main thread
-    // serves, and a send to one queue used to set off an empty receive on every other.
-    const pollerOf = new Map(running.queues.map((q, i) => [q.name, running.pollers[i]!]));
+    const pollerOf = new Map(running.queues.map((q) => [q.name, startQueuePoller(sqs.client, q, (event) => invoke(workerFunction(q.def), event), log)]));
+    running.pollers = [...pollerOf.values()];
+    // A send wakes the poller of the queue that got messages, no other (each receive is a call this
+    // thread both makes and serves); a dead-letter queue has no poller.
     sqs.onSend((queueName) => pollerOf.get(queueName)?.wake());
     const runSchedule = (id: string) => runJob(catalog, invoke, id);
     const sweepExpired = async () => (await lake.sweepExports(Date.now())) + (await sweepExpiredItems(dynamoDb.client, TABLE_NAME));

@@ -53,7 +53,7 @@ describe('the local queue', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("tells its listeners which queue got messages, so that the runtime wakes that queue's poller alone", async () => {
+  it('names the queue that got messages to its listeners, as its LocalQueue spells it', async () => {
     const other = await createQueue(sqs.client, 'aos-test', { ...def, id: 'other' });
     const told: string[] = [];
     sqs.onSend((name) => told.push(name));

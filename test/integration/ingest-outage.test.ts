@@ -41,6 +41,29 @@ describe('SQS outage at ingestion', () => {
     expect(await store.tenants.spansUsed('tnt_outage', currentPeriod(subscription, now).start.toISOString())).toBe(0);
   });
 
+  it('still answers "unavailable, retry" when giving the spans back fails too, the count then that request too high', async () => {
+    const subscription = newTrialSubscription(now);
+    await store.tenants.create({ id: 'tnt_give_back', ownerUserId: 'u', subscription, createdAt: now.toISOString() });
+    sqs
+      .on(SendMessageBatchCommand)
+      .rejects(new SQSServiceException({ name: 'ServiceUnavailable', $fault: 'server', message: 'Service Unavailable', $metadata: { httpStatusCode: 503 } }));
+    const givingBackFails: Store = {
+      ...store,
+      tenants: {
+        ...store.tenants,
+        countSpans: (tenantId, periodStart, n, expiresAt, limit) =>
+          n < 0 ? Promise.reject(new Error('the table is unavailable')) : store.tenants.countSpans(tenantId, periodStart, n, expiresAt, limit),
+      },
+    };
+    const attempt = acceptTelemetry('tnt_give_back', { spans, signals: [], logs: [] }, [], {
+      store: givingBackFails,
+      clock: { now: () => now },
+      queue: queue(),
+    });
+    await expect(attempt).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(await store.tenants.spansUsed('tnt_give_back', currentPeriod(subscription, now).start.toISOString())).toBe(spans.length);
+  });
+
   it('accepts once the queue is back', async () => {
     sqs.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => ({
       Successful: input.Entries!.map((e) => ({ Id: e.Id!, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'md5' })),

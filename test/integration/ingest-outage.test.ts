@@ -27,26 +27,28 @@ const queue = () => sqsQueue({ QUEUE_URL_INGEST: 'https://sqs.us-east-1.amazonaw
 const now = new Date();
 const spans = parseSpans([{ traceId: 't', spanId: 's', name: 'n', startTime: now.getTime() - 1000, endTime: now.getTime() }]).items;
 
+/** A new trial tenant, with SQS answering every send with 503; resolves with a reader of the tenant's span count. */
+async function tenantWhileQueueIsDown(tenantId: string): Promise<() => Promise<number>> {
+  const subscription = newTrialSubscription(now);
+  await store.tenants.create({ id: tenantId, ownerUserId: 'u', subscription, createdAt: now.toISOString() });
+  sqs
+    .on(SendMessageBatchCommand)
+    .rejects(new SQSServiceException({ name: 'ServiceUnavailable', $fault: 'server', message: 'Service Unavailable', $metadata: { httpStatusCode: 503 } }));
+  return () => store.tenants.spansUsed(tenantId, currentPeriod(subscription, now).start.toISOString());
+}
+
 describe('SQS outage at ingestion', () => {
   it('answers "unavailable, retry" and counts nothing against the quota', async () => {
-    const subscription = newTrialSubscription(now);
-    await store.tenants.create({ id: 'tnt_outage', ownerUserId: 'u', subscription, createdAt: now.toISOString() });
-    sqs
-      .on(SendMessageBatchCommand)
-      .rejects(new SQSServiceException({ name: 'ServiceUnavailable', $fault: 'server', message: 'Service Unavailable', $metadata: { httpStatusCode: 503 } }));
+    const spansUsed = await tenantWhileQueueIsDown('tnt_outage');
     const deps = { store, clock: { now: () => now }, queue: queue() };
     const attempt = acceptTelemetry('tnt_outage', { spans, signals: [], logs: [] }, [], deps);
     await expect(attempt).rejects.toBeInstanceOf(ServiceUnavailableError);
     await expect(attempt).rejects.toMatchObject({ status: 503, code: 'INTERNAL_ERROR' });
-    expect(await store.tenants.spansUsed('tnt_outage', currentPeriod(subscription, now).start.toISOString())).toBe(0);
+    expect(await spansUsed()).toBe(0);
   });
 
   it('still answers "unavailable, retry" when giving the spans back fails too, the count then that request too high', async () => {
-    const subscription = newTrialSubscription(now);
-    await store.tenants.create({ id: 'tnt_give_back', ownerUserId: 'u', subscription, createdAt: now.toISOString() });
-    sqs
-      .on(SendMessageBatchCommand)
-      .rejects(new SQSServiceException({ name: 'ServiceUnavailable', $fault: 'server', message: 'Service Unavailable', $metadata: { httpStatusCode: 503 } }));
+    const spansUsed = await tenantWhileQueueIsDown('tnt_give_back');
     const givingBackFails: Store = {
       ...store,
       tenants: {
@@ -61,7 +63,7 @@ describe('SQS outage at ingestion', () => {
       queue: queue(),
     });
     await expect(attempt).rejects.toBeInstanceOf(ServiceUnavailableError);
-    expect(await store.tenants.spansUsed('tnt_give_back', currentPeriod(subscription, now).start.toISOString())).toBe(spans.length);
+    expect(await spansUsed()).toBe(spans.length);
   });
 
   it('accepts once the queue is back', async () => {

@@ -14,8 +14,9 @@ export interface QueuePoller {
 /** SQS hands out at most 10 messages per receive. */
 const MAX_RECEIVE = 10;
 /**
- * Pause after an empty receive; a send to the poller's queue, or a drain, ends it early (see wake). Short polls plus this
- * pause instead of long polling, so that stop() and a drain never wait out a long poll.
+ * Pause after an empty receive; a send to the poller's queue, or a drain, ends it early (see wake).
+ * Short polls plus this pause instead of long polling, so that stop() and a drain never wait out a
+ * long poll.
  */
 const IDLE_PAUSE_MS = 1000;
 

@@ -1,3 +1,5 @@
+import pLimit from 'p-limit';
+
 /**
  * Calls a worker batch makes per trace (or per session) in flight at once: enough to keep the table
  * busy, few enough that the calls of other work sharing the client's connections (50 by default; in
@@ -6,15 +8,6 @@
 export const PER_TRACE_CALLS_AT_ONCE = 16;
 
 /** `fn` of every item, at most `limit` running at once; the results in the items' order. */
-export async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
+export function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  return pLimit(limit).map(items, (item) => fn(item));
 }

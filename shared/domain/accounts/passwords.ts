@@ -1,15 +1,28 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { limitFunction } from 'p-limit';
 
 /** scrypt with N=2^17, r=8, p=1 (OWASP's first choice); the parameters travel with each hash. */
 const DEFAULT = { log2N: 17, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 const MIN_LOG2N = 17;
 
-function derive(password: string, salt: Buffer, log2N: number, r: number, p: number): Promise<Buffer> {
-  const N = 2 ** log2N;
-  const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))));
-}
+/**
+ * Hashes in progress at once in one process. Each takes 128 MiB of working memory (128 × N × r
+ * bytes) on libuv's pool, four threads by default, so four sign-ins at once would add 512 MiB to the
+ * process for the time of a hash. A Lambda container serves one request at a time, so this binds
+ * the local runtime, where one process serves every sign-in: two at once keep two cores busy, and a
+ * third waits for one of them.
+ */
+const HASHES_AT_ONCE = 2;
+
+const derive = limitFunction(
+  (password: string, salt: Buffer, log2N: number, r: number, p: number): Promise<Buffer> => {
+    const N = 2 ** log2N;
+    const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
+    return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))));
+  },
+  { concurrency: HASHES_AT_ONCE },
+);
 
 /** `scrypt$<log2N>$<r>$<p>$<salt b64url>$<hash b64url>` */
 export async function hashPassword(password: string): Promise<string> {

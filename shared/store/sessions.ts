@@ -98,7 +98,9 @@ interface DueEntry {
  * trace goes the other way (its copies, then its summary, so that a purge stopped between the two
  * finds the trace again), so the purge takes every copy of the trace out once more after the
  * summary: a worker's copy written between the two and checked before the summary went is kept by
- * the check, under whatever start the worker saw.
+ * the check, under whatever start the worker saw. A trace that moves to another session leaves the
+ * old one the same way (out, then the summary that moves it, then out once more), and a copy whose
+ * trace's summary names another session by the check is deleted.
  */
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
@@ -259,8 +261,13 @@ export function sessionsRepository(db: Db): SessionsRepository {
       }
       const latest = storedSummary(item);
       const { sessionId } = latest.summary;
-      // The trace names no session now: nothing to copy (the copy it left stays, as when a trace moves to another session).
-      if (sessionId === null) return;
+      // The trace moved to another session (or names none) since this copy's summary: the copy goes, and
+      // the caller's refresh of the copy's session recomputes it without the trace; the summary's writer
+      // copies the trace into its new session.
+      if (sessionId !== summary.sessionId) {
+        await deleteCopy(copy, revision);
+        return;
+      }
       const rewrite = sessionTraceItem(tenantId, { ...latest.summary, sessionId }, latest.revision, expiresAt);
       if (latest.revision !== revision || !isDeepStrictEqual(latest.summary, summary)) await updateUnlessNewer(db, rewrite, { mustExist: true });
       const marks = item['alertTypes'];

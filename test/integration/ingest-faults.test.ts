@@ -127,6 +127,89 @@ describe('the ingest worker under faults (dynalite)', () => {
     expect(await store.agents.list(tenantId)).toHaveLength(1);
   });
 
+  describe('a trace whose earlier span names another session', () => {
+    const child = span('moving', 'child', 'root', { sessionId: 's-late', startTimeMs: T0 + 5000, endTimeMs: T0 + 6000 });
+    const root = span('moving', 'root', null, { sessionId: 's-early', startTimeMs: T0, endTimeMs: T0 + 7000 });
+    const storeSpans = (tenantId: string, ports: Store, spans: CanonicalSpan[]) =>
+      ingestHandler(() => portsWith(ports))(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
+    const tracesOf = async (tenantId: string, sessionId: string) =>
+      (await store.sessions.tracesPage(tenantId, sessionId, {}, { limit: 50, skip: 0 }, 'oldest-first')).items.map((t) => t.traceId);
+    /** The trace's summary as a worker read it before the root moved the trace. */
+    async function beforeTheMove(tenantId: string) {
+      await storeSpans(tenantId, store, [child]);
+      return (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
+    }
+
+    it('moves it into that session and out of the one it was in, whose figures go on without it', async () => {
+      const tenantId = await newTenant();
+      const staying = span('staying', 'root', null, { sessionId: 's-late', startTimeMs: T0 + 9000, endTimeMs: T0 + 9500 });
+      await storeSpans(tenantId, store, [child, staying]);
+      expect(await store.sessions.get(tenantId, 's-late')).toMatchObject({ traceCount: 2, firstSeenMs: T0 + 5000 });
+
+      expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
+      expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
+      expect(await store.sessions.get(tenantId, 's-early')).toMatchObject({ traceCount: 1, firstSeenMs: T0 });
+      expect(await tracesOf(tenantId, 's-late')).toEqual(['staying']);
+      expect(await store.sessions.get(tenantId, 's-late')).toMatchObject({ traceCount: 1, firstSeenMs: T0 + 9000 });
+    });
+
+    it('has left the old session when the worker crashes right after writing the summary that moves it', async () => {
+      const tenantId = await newTenant();
+      await beforeTheMove(tenantId);
+      let crashes = 1;
+      const crashing: Store = {
+        ...store,
+        traces: {
+          ...store.traces,
+          putSummary: async (...args: Parameters<Store['traces']['putSummary']>) => {
+            const put = await store.traces.putSummary(...args);
+            if (crashes-- > 0) throw new Error('Lambda timed out');
+            return put;
+          },
+        },
+      };
+      expect((await storeSpans(tenantId, crashing, [root])).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+      expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
+
+      expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
+      expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
+    });
+
+    it('takes out of the old session the copy a late worker wrote and checked just before the move', async () => {
+      const tenantId = await newTenant();
+      const { summary, revision, expiresAt } = await beforeTheMove(tenantId);
+      let late = false;
+      const racing: Store = {
+        ...store,
+        traces: {
+          ...store.traces,
+          putSummary: async (...args: Parameters<Store['traces']['putSummary']>) => {
+            late = true;
+            await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
+            return store.traces.putSummary(...args);
+          },
+        },
+      };
+      expect((await storeSpans(tenantId, racing, [root])).batchItemFailures).toEqual([]);
+
+      expect(late).toBe(true);
+      expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
+    });
+
+    it('drops the copy a late worker writes after the move, checking it against the moved summary', async () => {
+      const tenantId = await newTenant();
+      const { summary, revision, expiresAt } = await beforeTheMove(tenantId);
+      await storeSpans(tenantId, store, [root]);
+      await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
+
+      expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
+    });
+  });
+
   it('counts the spans it stored and the alerts they opened (EMF metrics)', async () => {
     const tenantId = await newTenant();
     const added = vi.spyOn(metrics, 'addMetric');

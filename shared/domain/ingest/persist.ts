@@ -297,10 +297,16 @@ async function summarizeTraces(
       const summary = summarizeTrace(stored, storedSummary?.summary.closedAtMs ?? null);
       const unchanged =
         storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);
-      const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat() };
+      const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat(), leftSession: null };
       if (unchanged) return trace;
+      // A trace is in the session its earliest span naming one names, so an earlier span can move it. It
+      // leaves the old session before the summary that moves it is written: after a crash between the
+      // two, the redelivered message still finds the old session in the summary, and the move to make.
+      const before = storedSummary?.summary.sessionId ?? null;
+      const leftSession = before !== null && before !== summary.sessionId ? before : null;
+      if (leftSession !== null) await deps.store.sessions.removeTrace(tenantId, leftSession, traceId);
       const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, { basis: { spanGroups, replaces: storedSummary } });
-      return put ? trace : undefined;
+      return put ? { ...trace, leftSession } : undefined;
     });
     done.push(...written.filter((t) => t !== undefined));
     pending = pending.filter((_, i) => written[i] === undefined);
@@ -339,6 +345,8 @@ interface StoredTrace {
   stored: StoredSpan[];
   /** The spans this batch brought. */
   arrived: StoredSpan[];
+  /** The session this batch's summary moved the trace out of, if any. */
+  leftSession: string | null;
 }
 
 /**

@@ -99,8 +99,9 @@ interface DueEntry {
  * finds the trace again), so the purge takes every copy of the trace out once more after the
  * summary: a worker's copy written between the two and checked before the summary went is kept by
  * the check, under whatever start the worker saw. A trace that moves to another session leaves the
- * old one the same way (out, then the summary that moves it, then out once more), and a copy whose
- * trace's summary names another session by the check is deleted.
+ * old one the same way (out, then the summary that moves it, then out once more, copied back if it
+ * moved back meanwhile), and a copy whose trace's summary names another session by the check is
+ * deleted.
  */
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
@@ -317,9 +318,19 @@ export function sessionsRepository(db: Db): SessionsRepository {
       );
     },
 
-    /** Takes a deleted trace out of its session, every copy of it (the session goes when it has no trace left). */
     async removeTrace(tenantId: string, sessionId: string, traceId: string): Promise<void> {
       await refreshInTurn(tenantId, sessionId, { dropped: traceId });
+    },
+
+    async removeMovedTrace(tenantId: string, sessionId: string, traceId: string): Promise<void> {
+      await refreshInTurn(tenantId, sessionId, { dropped: traceId });
+      // A mover-back that writes its summary after this read writes its copy after the removal too.
+      const [item] = await batchGet(db, [keys.traceSummary(tenantId, traceId)], true);
+      if (!item) return;
+      const { summary, revision, expiresAt } = storedSummary(item);
+      if (summary.sessionId !== sessionId) return;
+      await putTraces(tenantId, [{ summary: { ...summary, sessionId }, revision }], expiresAt);
+      await refreshInTurn(tenantId, sessionId);
     },
 
     get: (tenantId: string, sessionId: string) => getRecord(tenantId, sessionId),

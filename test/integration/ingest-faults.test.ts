@@ -89,6 +89,11 @@ describe('the ingest worker under faults (dynalite)', () => {
     await store.tenants.create({ id, ownerUserId: 'usr_x', subscription: newTrialSubscription(new Date()), createdAt: new Date().toISOString() });
     return id;
   }
+  /** The store, each summary written through `around`, which is given the write to make. */
+  const aroundPutSummary = (around: (write: () => Promise<boolean>) => Promise<boolean>): Store => ({
+    ...store,
+    traces: { ...store.traces, putSummary: (...args: Parameters<Store['traces']['putSummary']>) => around(() => store.traces.putSummary(...args)) },
+  });
   const portsWith = (storeOverride: Store): IngestPorts =>
     ({
       store: storeOverride,
@@ -107,16 +112,10 @@ describe('the ingest worker under faults (dynalite)', () => {
       logs: [],
     });
     let crashes = 1;
-    const crashingStore: Store = {
-      ...store,
-      traces: {
-        ...store.traces,
-        putSummary: async (...args: Parameters<Store['traces']['putSummary']>) => {
-          if (crashes-- > 0) throw new Error('Lambda timed out');
-          return store.traces.putSummary(...args);
-        },
-      },
-    };
+    const crashingStore = aroundPutSummary(async (write) => {
+      if (crashes-- > 0) throw new Error('Lambda timed out');
+      return write();
+    });
     const handler = ingestHandler(() => portsWith(crashingStore));
     expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
     expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]);
@@ -157,17 +156,11 @@ describe('the ingest worker under faults (dynalite)', () => {
       const tenantId = await newTenant();
       await beforeTheMove(tenantId);
       let crashes = 1;
-      const crashing: Store = {
-        ...store,
-        traces: {
-          ...store.traces,
-          putSummary: async (...args: Parameters<Store['traces']['putSummary']>) => {
-            const put = await store.traces.putSummary(...args);
-            if (crashes-- > 0) throw new Error('Lambda timed out');
-            return put;
-          },
-        },
-      };
+      const crashing = aroundPutSummary(async (write) => {
+        const put = await write();
+        if (crashes-- > 0) throw new Error('Lambda timed out');
+        return put;
+      });
       expect((await storeSpans(tenantId, crashing, [root])).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
       expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
 
@@ -179,17 +172,11 @@ describe('the ingest worker under faults (dynalite)', () => {
       const tenantId = await newTenant();
       const { summary, revision, expiresAt } = await beforeTheMove(tenantId);
       let late = false;
-      const racing: Store = {
-        ...store,
-        traces: {
-          ...store.traces,
-          putSummary: async (...args: Parameters<Store['traces']['putSummary']>) => {
-            late = true;
-            await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
-            return store.traces.putSummary(...args);
-          },
-        },
-      };
+      const racing = aroundPutSummary(async (write) => {
+        late = true;
+        await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
+        return write();
+      });
       expect((await storeSpans(tenantId, racing, [root])).batchItemFailures).toEqual([]);
 
       expect(late).toBe(true);
@@ -207,6 +194,34 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
       expect(await tracesOf(tenantId, 's-late')).toEqual([]);
       expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
+    });
+
+    it('keeps it in the session it moved back to before its first mover took it out of there once more', async () => {
+      const tenantId = await newTenant();
+      await beforeTheMove(tenantId);
+      // An even earlier span, naming the first session again, is stored by another worker between the
+      // first mover's refresh of its new session and its last removal from the old one.
+      const earliest = span('moving', 'earliest', 'root', { sessionId: 's-late', startTimeMs: T0 - 1000, endTimeMs: T0 + 500 });
+      let movedBack = false;
+      const firstMover: Store = {
+        ...store,
+        sessions: {
+          ...store.sessions,
+          refresh: async (...args: Parameters<Store['sessions']['refresh']>) => {
+            await store.sessions.refresh(...args);
+            if (movedBack) return;
+            movedBack = true;
+            expect((await storeSpans(tenantId, store, [earliest])).batchItemFailures).toEqual([]);
+          },
+        },
+      };
+      expect((await storeSpans(tenantId, firstMover, [root])).batchItemFailures).toEqual([]);
+
+      expect(movedBack).toBe(true);
+      expect((await store.traces.getSummary(tenantId, 'moving'))?.sessionId).toBe('s-late');
+      expect(await tracesOf(tenantId, 's-late')).toEqual(['moving']);
+      expect(await store.sessions.get(tenantId, 's-late')).toMatchObject({ traceCount: 1, firstSeenMs: T0 - 1000 });
+      expect(await store.sessions.get(tenantId, 's-early')).toBeUndefined();
     });
   });
 

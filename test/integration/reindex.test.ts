@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAST_SEEN_RESOLUTION_MS } from '#shared/domain/agents/ports.ts';
 import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
+import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import { type StoredSpan, summarizeTrace, TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
 import type { Db } from '#shared/store/client.ts';
@@ -166,6 +167,21 @@ describe('re-indexing items written before the bounded-lists layout', () => {
     expect(due.filter((m) => m.tenantId === t)).toEqual([{ tenantId: t, traceId: 'tr-pending', dueAtMs: 500 + TRACE_QUIET_MS, expiresAt: EXPIRES }]);
     expect((await store.traces.summaries(t, ['tr-closed'])).get('tr-closed')!.summary).toMatchObject({ closedAtMs: 900, complete: false });
     expect(await store.traces.count(t, {}, ['pending'])).toEqual({ count: 1, exact: true });
+  });
+
+  it('moves a trace whose stored summary names another session than its spans, out of the old one', async () => {
+    const t = 'tnt_moved';
+    const spans = spansOf('tr-moved', { input: 'q', steps: [llm('a')], output: 'a' }, T0).map((s) => ({ ...s, sessionId: 'sess-new' }));
+    await store.traces.putSpans(t, spans, EXPIRES, 500);
+    const stale = { ...summarizeTrace(spans), sessionId: 'sess-old' };
+    await store.traces.putSummary(t, stale, 500, EXPIRES);
+    await recordSessions(t, [{ summary: stale, revision: 500 }], EXPIRES, store);
+    expect(await store.sessions.get(t, 'sess-old')).toMatchObject({ traceCount: 1 });
+
+    await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });
+    for (let done = false; !done; ) done = (await reindexStep({ store, clock }, 60_000)).done;
+    expect(await store.sessions.get(t, 'sess-old')).toBeUndefined();
+    expect((await store.sessions.tracesPage(t, 'sess-new', {}, FIRST, 'oldest-first')).items.map((i) => i.traceId)).toEqual(['tr-moved']);
   });
 
   it('never brings back a trace deleted while it walks', async () => {

@@ -17,7 +17,7 @@ import type { Clock, Ids, MetricsSink, QueuePort } from '../ports.ts';
 import { estimateCost } from '../pricing/estimate.ts';
 import { checkTracesAgainstProfiles, type FinishedTrace } from '../profiles/ingest.ts';
 import { backoff } from '../retry.ts';
-import { recordSessions } from '../sessions/ingest.ts';
+import { leaveSession, recordSessions } from '../sessions/ingest.ts';
 import { effectiveAgentName } from '../spans/model.ts';
 import type { StoredLog, StoredSignal, StoredSpanWrite, StoredSummary } from '../spans/ports.ts';
 import { spanGroupsOf } from '../spans/span-groups.ts';
@@ -299,12 +299,7 @@ async function summarizeTraces(
         storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);
       const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat(), leftSession: null };
       if (unchanged) return trace;
-      // A trace is in the session its earliest span naming one names, so an earlier span can move it. It
-      // leaves the old session before the summary that moves it is written: after a crash between the
-      // two, the redelivered message still finds the old session in the summary, and the move to make.
-      const before = storedSummary?.summary.sessionId ?? null;
-      const leftSession = before !== null && before !== summary.sessionId ? before : null;
-      if (leftSession !== null) await deps.store.sessions.removeTrace(tenantId, leftSession, traceId);
+      const leftSession = await leaveSession(tenantId, traceId, storedSummary?.summary.sessionId ?? null, summary.sessionId, deps.store);
       const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, { basis: { spanGroups, replaces: storedSummary } });
       return put ? { ...trace, leftSession } : undefined;
     });

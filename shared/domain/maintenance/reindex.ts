@@ -1,6 +1,6 @@
 import { noteAgentsSeen } from '../agents/agents.ts';
 import type { Clock } from '../ports.ts';
-import { recordSessions } from '../sessions/ingest.ts';
+import { leaveSession, recordSessions } from '../sessions/ingest.ts';
 import { summarizeTrace } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
 
@@ -53,9 +53,14 @@ async function rewrite(item: Record<string, unknown>, deps: ReindexDeps): Promis
       if (spans.length === 0) return;
       const revision = spans.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
       const summary = summarizeTrace(spans, (item['closedAtMs'] as number | null | undefined) ?? null);
+      const storedSession = (item['sessionId'] as string | null | undefined) ?? null;
+      const leftSession = await leaveSession(tenantId, summary.traceId, storedSession, summary.sessionId, deps.store);
       if (await deps.store.traces.putSummary(tenantId, summary, revision, Number(item['expiresAt']), { mustExist: true })) {
-        await recordSessions(tenantId, [{ summary, revision }], Number(item['expiresAt']), deps.store);
+        await recordSessions(tenantId, [{ summary, revision, leftSession }], Number(item['expiresAt']), deps.store);
         await noteAgentsSeen(tenantId, [summary], deps.store.agents);
+      } else if (leftSession !== null) {
+        // A worker wrote a newer summary meanwhile: if it still names the session left, its copy is written again.
+        await deps.store.sessions.removeMovedTrace(tenantId, leftSession, summary.traceId);
       }
       return;
     }

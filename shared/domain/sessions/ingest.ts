@@ -2,14 +2,33 @@ import type { TraceSummary } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
 
 /**
+ * Before a summary that moves its trace out of its session (to another one, or to none: a trace is
+ * in the session its earliest span naming one names, so a span that started earlier can move it) is
+ * written: takes the trace out of the session it leaves, and answers that session, for
+ * `recordSessions` to take the trace out once more after the summary. Out before the summary, so
+ * that a redelivery after a crash between the two still finds the old session in the stored
+ * summary, and the move to make.
+ */
+export async function leaveSession(
+  tenantId: string,
+  traceId: string,
+  stored: string | null,
+  next: string | null,
+  store: Pick<Store, 'sessions'>,
+): Promise<string | null> {
+  if (stored === null || stored === next) return null;
+  await store.sessions.removeTrace(tenantId, stored, traceId);
+  return stored;
+}
+
+/**
  * Keeps the sessions of the traces a message changed, after their summaries: each trace's
  * contribution, then each session's figures, recomputed once per session. Idempotent: a redelivered
  * message writes the same contributions and finds the figures already right.
  *
- * A trace whose summary moved it to another session (`leftSession`, out of which its writer took it
- * before writing the summary) is taken out of the old session once more: a worker that read the
- * summary before the move may have written its copy there in between, and checked it while the
- * summary still named the old session.
+ * A trace whose summary moved it out of a session (`leftSession`, see `leaveSession`) is taken out
+ * of that session once more: a worker that read the summary before the move may have written its
+ * copy there in between, and checked it while the summary still named the old session.
  */
 export async function recordSessions(
   tenantId: string,
@@ -23,6 +42,6 @@ export async function recordSessions(
   await store.sessions.putTraces(tenantId, inSessions, expiresAt);
   await store.sessions.refresh(tenantId, [...new Set(inSessions.map((t) => t.summary.sessionId))]);
   for (const { summary, leftSession } of traces) {
-    if (leftSession) await store.sessions.removeTrace(tenantId, leftSession, summary.traceId);
+    if (leftSession) await store.sessions.removeMovedTrace(tenantId, leftSession, summary.traceId);
   }
 }

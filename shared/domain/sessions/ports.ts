@@ -39,13 +39,19 @@ export interface SessionsRepository {
    * The traces' contributions to their sessions, copies of their summaries, written after the
    * summaries: a copy that is not its summary as stored once written is written again from the
    * summary (over a copy that is there), the summary's alert marks are added to it, and the copy of
-   * a trace whose summary is gone is deleted.
+   * a trace whose summary is gone, or names another session (or none), is deleted.
    */
   putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void>;
   /** Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe, idempotent. */
   refresh(tenantId: string, sessionIds: readonly string[]): Promise<void>;
-  /** Takes a deleted trace out of its session, every copy of it (the session goes when it has no trace left). */
+  /** Takes a trace out of a session, every copy of it (the session goes when it has no trace left): a deleted trace, or one on its way to another session. */
   removeTrace(tenantId: string, sessionId: string, traceId: string): Promise<void>;
+  /**
+   * Takes a trace that moved to another session out of the one it left, after the summary that moved
+   * it was written. When the trace has moved back meanwhile (its summary names this session again),
+   * the copy its mover wrote may have gone with it, and is written again from the summary.
+   */
+  removeMovedTrace(tenantId: string, sessionId: string, traceId: string): Promise<void>;
   get(tenantId: string, sessionId: string): Promise<SessionRecord | undefined>;
   /** One page of sessions, most recently started first, with their figures. */
   page(tenantId: string, q: SessionQuery, page: PageInput): Promise<ReadPage<SessionRecord>>;

@@ -98,10 +98,10 @@ interface DueEntry {
  * trace goes the other way (its copies, then its summary, so that a purge stopped between the two
  * finds the trace again), so the purge takes every copy of the trace out once more after the
  * summary: a worker's copy written between the two and checked before the summary went is kept by
- * the check, under whatever start the worker saw. A trace that moves to another session leaves the
- * old one the same way (out, then the summary that moves it, then out once more, copied back if it
- * moved back meanwhile), and a copy whose trace's summary names another session by the check is
- * deleted.
+ * the check, under whatever start the worker saw; the summary goes last, and the session it named
+ * as it went is cleared too. A trace that moves to another session leaves the old one the same way
+ * (out, then the summary that moves it, then out once more, copied back if it moved back meanwhile),
+ * and a copy whose trace's summary names another session by the check is deleted.
  */
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;

@@ -543,13 +543,16 @@ export function tracesRepository(db: Db): TracesRepository {
       return items.map((i) => ({ traceId: String(i['traceId']), sessionId: (i['sessionId'] as string | null) ?? null }));
     },
 
-    async deleteTrace(tenantId: string, traceId: string): Promise<void> {
+    async deleteTrace(tenantId: string, traceId: string): Promise<string | null> {
+      const summaryKey = keys.traceSummary(tenantId, traceId);
       const items = await queryAll(db, {
         KeyConditionExpression: 'PK = :pk',
         ExpressionAttributeValues: { ':pk': keys.tracePartition(tenantId, traceId) },
         ProjectionExpression: 'PK, SK',
       });
-      await batchWrite(db, deleteRequests(items.map((i) => ({ PK: i['PK'], SK: i['SK'] }))));
+      await batchWrite(db, deleteRequests(items.filter((i) => i['SK'] !== summaryKey.SK).map((i) => ({ PK: i['PK'], SK: i['SK'] }))));
+      const { Attributes } = await doc.send(new DeleteCommand({ TableName, Key: summaryKey, ReturnValues: 'ALL_OLD' }));
+      return (Attributes?.['sessionId'] as string | null | undefined) ?? null;
     },
 
     /** Adds the values not added lately by this process: most batches bring none, and then nothing is read or written. */

@@ -223,6 +223,29 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.sessions.get(tenantId, 's-late')).toMatchObject({ traceCount: 1, firstSeenMs: T0 - 1000 });
       expect(await store.sessions.get(tenantId, 's-early')).toBeUndefined();
     });
+
+    it('is taken out of the session it moved to while its agent was being purged', async () => {
+      const tenantId = await newTenant();
+      await beforeTheMove(tenantId);
+      const [agent] = await store.agents.list(tenantId);
+      // The purge read the trace in its first session; a worker moves it before the purge deletes it.
+      const racing: Store = {
+        ...store,
+        traces: {
+          ...store.traces,
+          deleteTrace: async (t, traceId) => {
+            await storeSpans(tenantId, store, [root]);
+            return store.traces.deleteTrace(t, traceId);
+          },
+        },
+      };
+      await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
+
+      expect(await store.traces.getSummary(tenantId, 'moving')).toBeUndefined();
+      expect(await tracesOf(tenantId, 's-early')).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-early')).toBeUndefined();
+      expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
+    });
   });
 
   it('counts the spans it stored and the alerts they opened (EMF metrics)', async () => {
@@ -441,7 +464,7 @@ describe('the ingest worker under faults (dynalite)', () => {
           ...store.traces,
           deleteTrace: async (t, traceId) => {
             await recordSessions(t, [{ summary, revision }], expiresAt, store);
-            await store.traces.deleteTrace(t, traceId);
+            return store.traces.deleteTrace(t, traceId);
           },
         },
       };
@@ -469,7 +492,7 @@ describe('the ingest worker under faults (dynalite)', () => {
           ...store.traces,
           deleteTrace: async (t, traceId) => {
             await recordSessions(t, [{ summary: childOnly.summary, revision: childOnly.revision }], childOnly.expiresAt, store);
-            await store.traces.deleteTrace(t, traceId);
+            return store.traces.deleteTrace(t, traceId);
           },
         },
       };

@@ -409,8 +409,9 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
     // again) and once more after it: a worker that wrote its copy in between, and checked it while
     // the summary was still there, kept it (`SessionsRepository.putTraces`).
     if (sessionId !== null) await deps.store.sessions.removeTrace(tenantId, sessionId, traceId);
-    await deps.store.traces.deleteTrace(tenantId, traceId);
-    if (sessionId !== null) await deps.store.sessions.removeTrace(tenantId, sessionId, traceId);
+    const lastSession = await deps.store.traces.deleteTrace(tenantId, traceId);
+    // A worker may have moved the trace to another session since the page was read.
+    for (const session of distinct([sessionId, lastSession])) await deps.store.sessions.removeTrace(tenantId, session, traceId);
   }
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);

@@ -148,7 +148,11 @@ export interface TracesRepository {
   latestStartOfAgent(tenantId: string, agentId: string): Promise<number | undefined>;
   /** Up to `limit` of an agent's traces (id and session), for purging it page by page. */
   tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId'>>>;
-  deleteTrace(tenantId: string, traceId: string): Promise<void>;
+  /**
+   * Deletes the trace's items, its summary last (so that a delete stopped midway finds the trace
+   * again by its summary), and answers the session the summary named as it went.
+   */
+  deleteTrace(tenantId: string, traceId: string): Promise<string | null>;
   /**
    * Closes a pending trace as `stored` read it: sets `closedAtMs`, lists it by its status and gives it
    * a new version (a worker that read it pending must read it again). Answers the closed summary, or

@@ -7,11 +7,11 @@ const KEY_LENGTH = 32;
 const MIN_LOG2N = 17;
 
 /**
- * Hashes in progress at once in one process. Each takes 128 MiB of working memory (128 × N × r
- * bytes) on libuv's pool, four threads by default, so four sign-ins at once would add 512 MiB to the
- * process for the time of a hash. A Lambda container serves one request at a time, so this binds
- * the local runtime, where one process serves every sign-in: two at once keep two cores busy, and a
- * third waits for one of them.
+ * Hashes in progress at once in one process. Each takes 128 × N × r bytes of working memory, 128 MiB
+ * at the default parameters, on libuv's pool, four threads by default, so four sign-ins at once
+ * would add 512 MiB to the process for the time of a hash. A Lambda container serves one request at
+ * a time, so this binds the local runtime, where one process serves every sign-in: two at once keep
+ * two cores busy, and a third waits for one of them.
  */
 const HASHES_AT_ONCE = 2;
 

@@ -156,7 +156,8 @@ export function spansFromItems(items: readonly Record<string, unknown>[]): Store
 
 /**
  * A trace summary item as `putSummary` writes it (without the alert marks, which only `markAlerted`
- * adds; with a basis, the span groups it was computed from and a new version).
+ * adds; with a basis, the span groups it was computed from). Every write makes a new version, the
+ * re-index's without a basis too, so that a worker that read the summary before reads it again.
  */
 export function summaryItem(tenantId: string, summary: TraceSummary, revision: number, expiresAt: number, basis?: SummaryBasis): Record<string, unknown> {
   return {
@@ -166,7 +167,8 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
     ...summary,
     tenantId,
     revision,
-    ...(basis ? { spanGroups: [...basis.spanGroups], version: newVersion() } : {}),
+    ...(basis ? { spanGroups: [...basis.spanGroups] } : {}),
+    version: newVersion(),
     expiresAt,
   };
 }

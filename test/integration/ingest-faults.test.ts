@@ -8,6 +8,7 @@ import {
   PutCommand,
   type ServiceInputTypes,
   type ServiceOutputTypes,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
@@ -20,6 +21,7 @@ import { deleteAgent } from '#shared/domain/agents/agents.ts';
 import { NotFoundError, ServiceUnavailableError } from '#shared/domain/errors.ts';
 import { toIngestMessages } from '#shared/domain/ingest/messages.ts';
 import { purgeAgent } from '#shared/domain/ingest/persist.ts';
+import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
@@ -28,6 +30,7 @@ import { metrics } from '#shared/observability/metrics.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { batchGet, batchWrite, putRequests } from '#shared/store/batch.ts';
 import { createDb, type Db } from '#shared/store/client.ts';
+import * as keys from '#shared/store/keys.ts';
 import { type IngestPorts, ingestHandler } from '../../functions/workers/ingest.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
@@ -222,6 +225,59 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await tracesOf(tenantId, 's-late')).toEqual(['moving']);
       expect(await store.sessions.get(tenantId, 's-late')).toMatchObject({ traceCount: 1, firstSeenMs: T0 - 1000 });
       expect(await store.sessions.get(tenantId, 's-early')).toBeUndefined();
+    });
+
+    /** The trace as an earlier version could leave it: its summary, and its copy, in `s-old`, while its span names `s-late`. */
+    async function summaryNamingAnotherSession(tenantId: string) {
+      await beforeTheMove(tenantId);
+      await db.doc.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.traceSummary(tenantId, 'moving'),
+          UpdateExpression: 'SET sessionId = :s',
+          ExpressionAttributeValues: { ':s': 's-old' },
+        }),
+      );
+      await store.sessions.removeTrace(tenantId, 's-late', 'moving');
+      const stale = (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
+      await recordSessions(tenantId, [stale], stale.expiresAt, store);
+      expect(await tracesOf(tenantId, 's-old')).toEqual(['moving']);
+    }
+    const reindexAll = async (walker: Store) => {
+      await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });
+      for (let done = false; !done; ) done = (await reindexStep({ store: walker, clock: { now: () => new Date() } }, 60_000)).done;
+    };
+    const rootInOldSession = span('moving', 'root', null, { sessionId: 's-old', startTimeMs: T0, endTimeMs: T0 + 7000 });
+
+    it('is moved by the re-index so that a worker that read its summary before reads it again', async () => {
+      const tenantId = await newTenant();
+      await summaryNamingAnotherSession(tenantId);
+      // A worker storing an earlier root, which keeps the trace in s-old, has read the summary and
+      // writes only once the re-index has moved the trace to s-late.
+      let workerRead!: () => void;
+      const workerHasRead = new Promise<void>((resolve) => (workerRead = resolve));
+      let walked!: () => void;
+      const walkDone = new Promise<void>((resolve) => (walked = resolve));
+      const worker = aroundPutSummary(async (write) => {
+        workerRead();
+        await walkDone;
+        return write();
+      });
+      let workerRun: ReturnType<typeof storeSpans> | undefined;
+      const walker = aroundPutSummary(async (write) => {
+        if (!workerRun) {
+          workerRun = storeSpans(tenantId, worker, [rootInOldSession]);
+          await workerHasRead;
+        }
+        return write();
+      });
+      await reindexAll(walker);
+      walked();
+      expect((await workerRun!).batchItemFailures).toEqual([]);
+
+      expect((await store.traces.getSummary(tenantId, 'moving'))?.sessionId).toBe('s-old');
+      expect(await tracesOf(tenantId, 's-old')).toEqual(['moving']);
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
     });
 
     it('is taken out of the session it moved to while its agent was being purged', async () => {

@@ -22,7 +22,8 @@ export type ReindexDeps = { store: Pick<Store, 'reindex' | 'traces' | 'sessions'
  * Walks the table a scan page at a time until done or `budgetMs` is spent, rewriting what the current
  * layout changed, and records where it stopped, so the next run goes on from there (resumable), and a
  * finished walk costs a run one read. Idempotent: every rewrite is one the ingest worker could make
- * (a summary recomputed from its spans, on the revision condition), and none brings back a deleted item.
+ * (a summary recomputed from its spans, on the revision condition, with a new version so that a
+ * worker that read the summary before reads it again), and none brings back a deleted item.
  */
 export async function reindexStep(deps: ReindexDeps, budgetMs: number, pageSize = SCAN_PAGE): Promise<{ rewritten: number; done: boolean }> {
   const { reindex } = deps.store;

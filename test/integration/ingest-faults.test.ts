@@ -280,6 +280,31 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await tracesOf(tenantId, 's-late')).toEqual([]);
     });
 
+    it('stays in the session the re-index took it out of when a worker that keeps it there wrote first', async () => {
+      const tenantId = await newTenant();
+      await summaryNamingAnotherSession(tenantId);
+      let workerWrote = false;
+      const walker: Store = {
+        ...store,
+        sessions: {
+          ...store.sessions,
+          removeTrace: async (...args: Parameters<Store['sessions']['removeTrace']>) => {
+            if (args[0] === tenantId && !workerWrote) {
+              workerWrote = true;
+              expect((await storeSpans(tenantId, store, [rootInOldSession])).batchItemFailures).toEqual([]);
+            }
+            return store.sessions.removeTrace(...args);
+          },
+        },
+      };
+      await reindexAll(walker);
+
+      expect(workerWrote).toBe(true);
+      expect((await store.traces.getSummary(tenantId, 'moving'))?.sessionId).toBe('s-old');
+      expect(await tracesOf(tenantId, 's-old')).toEqual(['moving']);
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+    });
+
     it('is taken out of the session it moved to while its agent was being purged', async () => {
       const tenantId = await newTenant();
       await beforeTheMove(tenantId);

@@ -60,8 +60,10 @@ async function rewrite(item: Record<string, unknown>, deps: ReindexDeps): Promis
         await recordSessions(tenantId, [{ summary, revision, leftSession }], Number(item['expiresAt']), deps.store);
         await noteAgentsSeen(tenantId, [summary], deps.store.agents);
       } else if (leftSession !== null) {
-        // A worker wrote a newer summary meanwhile: if it still names the session left, its copy is written again.
-        await deps.store.sessions.removeMovedTrace(tenantId, leftSession, summary.traceId);
+        // A worker wrote a newer summary meanwhile: if it keeps the trace in the session this walk took
+        // it out of, the copy there may have gone with that removal, and is written again.
+        const current = (await deps.store.traces.summaries(tenantId, [summary.traceId])).get(summary.traceId);
+        if (current?.summary.sessionId === leftSession) await recordSessions(tenantId, [current], current.expiresAt, deps.store);
       }
       return;
     }

@@ -242,7 +242,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
    * summary is not the one it copied is written again from the summary, on the revision condition
    * and only over a copy that is there (`updateUnlessNewer`); the summary's alert marks are added to
    * it (a set, so a mark the judge adds meanwhile stays); one whose summary is gone (its trace
-   * deleted meanwhile) is deleted.
+   * deleted meanwhile), or names another session (or none: the trace moved), is deleted.
    */
   async function putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void> {
     if (traces.length === 0) return;
@@ -324,7 +324,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
 
     async removeMovedTrace(tenantId: string, sessionId: string, traceId: string): Promise<void> {
       await refreshInTurn(tenantId, sessionId, { dropped: traceId });
-      // A mover-back that writes its summary after this read writes its copy after the removal too.
+      // Strongly consistent: a mover-back whose summary this read misses writes its copy after the removal.
       const [item] = await batchGet(db, [keys.traceSummary(tenantId, traceId)], true);
       if (!item) return;
       const { summary, revision, expiresAt } = storedSummary(item);

@@ -97,6 +97,17 @@ describe('the ingest worker under faults (dynalite)', () => {
     ...store,
     traces: { ...store.traces, putSummary: (...args: Parameters<Store['traces']['putSummary']>) => around(() => store.traces.putSummary(...args)) },
   });
+  /** The store, `meanwhile` run before each trace is deleted. */
+  const beforeDeleteTrace = (meanwhile: (tenantId: string) => Promise<unknown>): Store => ({
+    ...store,
+    traces: {
+      ...store.traces,
+      deleteTrace: async (tenantId, traceId) => {
+        await meanwhile(tenantId);
+        return store.traces.deleteTrace(tenantId, traceId);
+      },
+    },
+  });
   const portsWith = (storeOverride: Store): IngestPorts =>
     ({
       store: storeOverride,
@@ -248,6 +259,12 @@ describe('the ingest worker under faults (dynalite)', () => {
       for (let done = false; !done; ) done = (await reindexStep({ store: walker, clock: { now: () => new Date() } }, 60_000)).done;
     };
     const rootInOldSession = span('moving', 'root', null, { sessionId: 's-old', startTimeMs: T0, endTimeMs: T0 + 7000 });
+    /** The earlier root keeps the trace in s-old: there, and there only. */
+    async function expectKeptInOldSession(tenantId: string) {
+      expect((await store.traces.getSummary(tenantId, 'moving'))?.sessionId).toBe('s-old');
+      expect(await tracesOf(tenantId, 's-old')).toEqual(['moving']);
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+    }
 
     it('is moved by the re-index so that a worker that read its summary before reads it again', async () => {
       const tenantId = await newTenant();
@@ -275,9 +292,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       walked();
       expect((await workerRun!).batchItemFailures).toEqual([]);
 
-      expect((await store.traces.getSummary(tenantId, 'moving'))?.sessionId).toBe('s-old');
-      expect(await tracesOf(tenantId, 's-old')).toEqual(['moving']);
-      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+      await expectKeptInOldSession(tenantId);
     });
 
     it('stays in the session the re-index took it out of when a worker that keeps it there wrote first', async () => {
@@ -300,9 +315,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       await reindexAll(walker);
 
       expect(workerWrote).toBe(true);
-      expect((await store.traces.getSummary(tenantId, 'moving'))?.sessionId).toBe('s-old');
-      expect(await tracesOf(tenantId, 's-old')).toEqual(['moving']);
-      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+      await expectKeptInOldSession(tenantId);
     });
 
     it('is taken out of the session it moved to while its agent was being purged', async () => {
@@ -310,16 +323,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       await beforeTheMove(tenantId);
       const [agent] = await store.agents.list(tenantId);
       // The purge read the trace in its first session; a worker moves it before the purge deletes it.
-      const racing: Store = {
-        ...store,
-        traces: {
-          ...store.traces,
-          deleteTrace: async (t, traceId) => {
-            await storeSpans(tenantId, store, [root]);
-            return store.traces.deleteTrace(t, traceId);
-          },
-        },
-      };
+      const racing = beforeDeleteTrace(() => storeSpans(tenantId, store, [root]));
       await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
 
       expect(await store.traces.getSummary(tenantId, 'moving')).toBeUndefined();
@@ -539,16 +543,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.sessions.get(tenantId, 's-doomed')).toMatchObject({ traceCount: 1 });
       // A worker that stored the trace before the purge writes and checks its session copy after the
       // purge removed the copy and before it deletes the summary.
-      const racing: Store = {
-        ...store,
-        traces: {
-          ...store.traces,
-          deleteTrace: async (t, traceId) => {
-            await recordSessions(t, [{ summary, revision }], expiresAt, store);
-            return store.traces.deleteTrace(t, traceId);
-          },
-        },
-      };
+      const racing = beforeDeleteTrace((t) => recordSessions(t, [{ summary, revision }], expiresAt, store));
       await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
 
       expect(await store.traces.getSummary(tenantId, 'in-session')).toBeUndefined();
@@ -567,16 +562,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       const [agent] = await store.agents.list(tenantId);
       // A worker that read the trace before its root arrived writes and checks its copy (under the
       // child's start) after the purge removed the trace's copy and before it deletes the summary.
-      const racing: Store = {
-        ...store,
-        traces: {
-          ...store.traces,
-          deleteTrace: async (t, traceId) => {
-            await recordSessions(t, [{ summary: childOnly.summary, revision: childOnly.revision }], childOnly.expiresAt, store);
-            return store.traces.deleteTrace(t, traceId);
-          },
-        },
-      };
+      const racing = beforeDeleteTrace((t) => recordSessions(t, [{ summary: childOnly.summary, revision: childOnly.revision }], childOnly.expiresAt, store));
       await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
 
       expect((await store.sessions.tracesPage(tenantId, 's-doomed', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);

@@ -97,6 +97,8 @@ describe('the ingest worker under faults (dynalite)', () => {
     ...store,
     traces: { ...store.traces, putSummary: (...args: Parameters<Store['traces']['putSummary']>) => around(() => store.traces.putSummary(...args)) },
   });
+  /** The store, with these of its sessions' methods in place of its own. */
+  const withSessions = (sessions: Partial<Store['sessions']>): Store => ({ ...store, sessions: { ...store.sessions, ...sessions } });
   /** The store, `meanwhile` run before each trace is deleted. */
   const beforeDeleteTrace = (meanwhile: (tenantId: string) => Promise<unknown>): Store => ({
     ...store,
@@ -217,18 +219,14 @@ describe('the ingest worker under faults (dynalite)', () => {
       // first mover's refresh of its new session and its last removal from the old one.
       const earliest = span('moving', 'earliest', 'root', { sessionId: 's-late', startTimeMs: T0 - 1000, endTimeMs: T0 + 500 });
       let movedBack = false;
-      const firstMover: Store = {
-        ...store,
-        sessions: {
-          ...store.sessions,
-          refresh: async (...args: Parameters<Store['sessions']['refresh']>) => {
-            await store.sessions.refresh(...args);
-            if (movedBack) return;
-            movedBack = true;
-            expect((await storeSpans(tenantId, store, [earliest])).batchItemFailures).toEqual([]);
-          },
+      const firstMover = withSessions({
+        refresh: async (...args) => {
+          await store.sessions.refresh(...args);
+          if (movedBack) return;
+          movedBack = true;
+          expect((await storeSpans(tenantId, store, [earliest])).batchItemFailures).toEqual([]);
         },
-      };
+      });
       expect((await storeSpans(tenantId, firstMover, [root])).batchItemFailures).toEqual([]);
 
       expect(movedBack).toBe(true);
@@ -299,19 +297,15 @@ describe('the ingest worker under faults (dynalite)', () => {
       const tenantId = await newTenant();
       await summaryNamingAnotherSession(tenantId);
       let workerWrote = false;
-      const walker: Store = {
-        ...store,
-        sessions: {
-          ...store.sessions,
-          removeTrace: async (...args: Parameters<Store['sessions']['removeTrace']>) => {
-            if (args[0] === tenantId && !workerWrote) {
-              workerWrote = true;
-              expect((await storeSpans(tenantId, store, [rootInOldSession])).batchItemFailures).toEqual([]);
-            }
-            return store.sessions.removeTrace(...args);
-          },
+      const walker = withSessions({
+        removeTrace: async (...args) => {
+          if (args[0] === tenantId && !workerWrote) {
+            workerWrote = true;
+            expect((await storeSpans(tenantId, store, [rootInOldSession])).batchItemFailures).toEqual([]);
+          }
+          return store.sessions.removeTrace(...args);
         },
-      };
+      });
       await reindexAll(walker);
 
       expect(workerWrote).toBe(true);

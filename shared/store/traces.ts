@@ -176,7 +176,10 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
 const newVersion = () => randomBytes(12).toString('base64url');
 
 /** What a summary item holds besides the summary: its write bookkeeping and the alert marks. */
-const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes'] as const;
+const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes', 'sessionsLeft'] as const;
+
+/** The sessions a summary item's writers moved its trace out of and have not finished leaving (a string set). */
+const sessionsLeftOf = (item: Record<string, unknown>): string[] => [...((item['sessionsLeft'] as ReadonlySet<string> | undefined) ?? [])];
 
 /** A summary item as the domain reads it: the summary apart from its bookkeeping. */
 export function storedSummary(item: Record<string, unknown>): StoredSummary {
@@ -189,6 +192,7 @@ export function storedSummary(item: Record<string, unknown>): StoredSummary {
     expiresAt: Number(item['expiresAt']),
     ...(Array.isArray(item['spanGroups']) ? { spanGroups: (item['spanGroups'] as unknown[]).map(String) } : {}),
     ...(item['version'] !== undefined ? { version: String(item['version']) } : {}),
+    ...(item['sessionsLeft'] !== undefined ? { sessionsLeft: sessionsLeftOf(item) } : {}),
   };
 }
 
@@ -198,6 +202,9 @@ interface WriteCondition {
   names: Record<string, string>;
   values: Record<string, unknown>;
 }
+
+/** Set attributes an update adds elements to, by name. */
+type SetAdditions = Record<string, ReadonlySet<string>>;
 
 /**
  * The condition that a summary write replaces exactly the summary its basis read: none, the same
@@ -286,13 +293,18 @@ const rangeOf = (q: { startMs?: number; endMs?: number }) => timeRangeCondition(
  * cannot overwrite a more complete one. False when a newer one was there (or, with `mustExist`, none:
  * a rewrite must not bring back a deleted trace).
  */
-export function updateUnlessNewer(db: Db, item: Record<string, unknown>, { mustExist = false } = {}): Promise<boolean> {
+export function updateUnlessNewer(db: Db, item: Record<string, unknown>, { mustExist = false } = {}, additions: SetAdditions = {}): Promise<boolean> {
   const newer = '#rev < :c_rev OR (#rev = :c_rev AND #spans <= :c_spans)';
-  return updateIf(db, item, {
-    expression: mustExist ? `attribute_exists(PK) AND (${newer})` : `attribute_not_exists(PK) OR ${newer}`,
-    names: { '#rev': 'revision', '#spans': 'spanCount' },
-    values: { ':c_rev': item['revision'], ':c_spans': item['spanCount'] },
-  });
+  return updateIf(
+    db,
+    item,
+    {
+      expression: mustExist ? `attribute_exists(PK) AND (${newer})` : `attribute_not_exists(PK) OR ${newer}`,
+      names: { '#rev': 'revision', '#spans': 'spanCount' },
+      values: { ':c_rev': item['revision'], ':c_spans': item['spanCount'] },
+    },
+    additions,
+  );
 }
 
 /**
@@ -300,21 +312,34 @@ export function updateUnlessNewer(db: Db, item: Record<string, unknown>, { mustE
  * put, so the alert marks stay; index entries the item no longer has (a trace without agent or user,
  * or one written in an earlier layout) go.
  */
-async function updateIf(db: Db, item: Record<string, unknown>, condition: WriteCondition): Promise<boolean> {
+async function updateIf(db: Db, item: Record<string, unknown>, condition: WriteCondition, additions: SetAdditions = {}): Promise<boolean> {
   const { PK, SK, ...attributes } = item;
   const names = Object.keys(attributes).filter((name) => attributes[name] !== undefined);
   const gone = Object.values(TABLE.indexes)
     .flatMap((index) => [index.partitionKey, index.sortKey])
     .filter((name) => attributes[name] === undefined);
+  const added = Object.keys(additions);
   return written(
     db.doc.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: { PK, SK },
-        UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}${gone.length ? ` REMOVE ${gone.join(', ')}` : ''}`,
+        UpdateExpression: [
+          `SET ${names.map((_, i) => `#a${i} = :a${i}`).join(', ')}`,
+          ...(gone.length ? [`REMOVE ${gone.join(', ')}`] : []),
+          ...(added.length ? [`ADD ${added.map((_, i) => `#add${i} :add${i}`).join(', ')}`] : []),
+        ].join(' '),
         ConditionExpression: condition.expression,
-        ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])), ...condition.names },
-        ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])), ...condition.values },
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+          ...Object.fromEntries(added.map((name, i) => [`#add${i}`, name])),
+          ...condition.names,
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(names.map((name, i) => [`:a${i}`, attributes[name]])),
+          ...Object.fromEntries(added.map((name, i) => [`:add${i}`, additions[name]])),
+          ...condition.values,
+        },
       }),
     ),
   );
@@ -410,14 +435,29 @@ export function tracesRepository(db: Db): TracesRepository {
       summary: TraceSummary,
       revision: number,
       expiresAt: number,
-      options: { mustExist?: boolean; basis?: SummaryBasis } = {},
+      options: { mustExist?: boolean; basis?: SummaryBasis; leaving?: string | null } = {},
     ): Promise<boolean> {
       const replaced = options.basis?.replaces;
       if (traceState(summary) === 'pending' && (!options.basis || !replaced || traceState(replaced.summary) !== 'pending')) {
         await putCloseMarker({ tenantId, traceId: summary.traceId, dueAtMs: revision + TRACE_QUIET_MS }, expiresAt);
       }
       const item = summaryItem(tenantId, summary, revision, expiresAt, options.basis);
-      return options.basis ? updateIf(db, item, replacing(options.basis.replaces)) : updateUnlessNewer(db, item, options);
+      const additions: SetAdditions = options.leaving ? { sessionsLeft: new Set([options.leaving]) } : {};
+      return options.basis ? updateIf(db, item, replacing(options.basis.replaces), additions) : updateUnlessNewer(db, item, options, additions);
+    },
+
+    async forgetSessionLeft(tenantId: string, traceId: string, sessionId: string): Promise<void> {
+      await written(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.traceSummary(tenantId, traceId),
+            UpdateExpression: 'DELETE sessionsLeft :left',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':left': new Set([sessionId]) },
+          }),
+        ),
+      );
     },
 
     async closeSummary(tenantId: string, stored: StoredSummary, closedAtMs: number): Promise<StoredSummary | undefined> {
@@ -545,7 +585,7 @@ export function tracesRepository(db: Db): TracesRepository {
       return items.map((i) => ({ traceId: String(i['traceId']), sessionId: (i['sessionId'] as string | null) ?? null }));
     },
 
-    async deleteTrace(tenantId: string, traceId: string): Promise<string | null> {
+    async deleteTrace(tenantId: string, traceId: string): Promise<string[]> {
       const summaryKey = keys.traceSummary(tenantId, traceId);
       const items = await queryAll(db, {
         KeyConditionExpression: 'PK = :pk',
@@ -554,7 +594,9 @@ export function tracesRepository(db: Db): TracesRepository {
       });
       await batchWrite(db, deleteRequests(items.filter((i) => i['SK'] !== summaryKey.SK).map((i) => ({ PK: i['PK'], SK: i['SK'] }))));
       const { Attributes } = await doc.send(new DeleteCommand({ TableName, Key: summaryKey, ReturnValues: 'ALL_OLD' }));
-      return (Attributes?.['sessionId'] as string | null | undefined) ?? null;
+      if (!Attributes) return [];
+      const named = (Attributes['sessionId'] as string | null | undefined) ?? null;
+      return [...new Set([...(named === null ? [] : [named]), ...sessionsLeftOf(Attributes)])];
     },
 
     /** Adds the values not added lately by this process: most batches bring none, and then nothing is read or written. */

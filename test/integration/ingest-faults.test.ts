@@ -5,6 +5,7 @@ import {
   DeleteCommand,
   DynamoDBDocumentClient,
   type DynamoDBDocumentClientResolvedConfig,
+  GetCommand,
   PutCommand,
   type ServiceInputTypes,
   type ServiceOutputTypes,
@@ -201,6 +202,62 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
     });
 
+    /**
+     * A mover whose batch fails after the summary that moves the trace, and before its last removal
+     * from the old session; a late worker's copy was written there, and checked while the summary
+     * still named that session, just before the move.
+     */
+    async function moverFailingBeforeItsLastRemoval(tenantId: string) {
+      const { summary, revision, expiresAt } = await beforeTheMove(tenantId);
+      const failing = aroundPutSummary(async (write) => {
+        await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
+        await write();
+        throw new Error('ProvisionedThroughputExceededException');
+      });
+      expect((await storeSpans(tenantId, failing, [root])).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+      expect(await tracesOf(tenantId, 's-late')).toEqual(['moving']);
+    }
+    const sessionsLeftOnSummary = async (tenantId: string) =>
+      (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), ConsistentRead: true }))).Item?.['sessionsLeft'];
+
+    const reindexAll = async (walker: Store) => {
+      await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });
+      for (let done = false; !done; ) done = (await reindexStep({ store: walker, clock: { now: () => new Date() } }, 60_000)).done;
+    };
+
+    it('takes the late copy out of the old session on the retry of a mover that failed before its last removal', async () => {
+      const tenantId = await newTenant();
+      await moverFailingBeforeItsLastRemoval(tenantId);
+      expect(await sessionsLeftOnSummary(tenantId)).toEqual(new Set(['s-late']));
+
+      expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
+      expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
+      expect(await sessionsLeftOnSummary(tenantId)).toBeUndefined();
+    });
+
+    it('takes the late copy out of the old session when the agent is purged after a mover failed before its last removal', async () => {
+      const tenantId = await newTenant();
+      await moverFailingBeforeItsLastRemoval(tenantId);
+      const [agent] = await store.agents.list(tenantId);
+      await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(store));
+
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
+      expect(await store.sessions.get(tenantId, 's-early')).toBeUndefined();
+    });
+
+    it('takes the late copy out of the old session when the re-index walks the trace after a mover failed before its last removal', async () => {
+      const tenantId = await newTenant();
+      await moverFailingBeforeItsLastRemoval(tenantId);
+      await reindexAll(store);
+
+      expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+      expect(await sessionsLeftOnSummary(tenantId)).toBeUndefined();
+    });
+
     it('drops the copy a late worker writes after the move, checking it against the moved summary', async () => {
       const tenantId = await newTenant();
       const { summary, revision, expiresAt } = await beforeTheMove(tenantId);
@@ -252,10 +309,6 @@ describe('the ingest worker under faults (dynalite)', () => {
       await recordSessions(tenantId, [stale], stale.expiresAt, store);
       expect(await tracesOf(tenantId, 's-old')).toEqual(['moving']);
     }
-    const reindexAll = async (walker: Store) => {
-      await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });
-      for (let done = false; !done; ) done = (await reindexStep({ store: walker, clock: { now: () => new Date() } }, 60_000)).done;
-    };
     const rootInOldSession = span('moving', 'root', null, { sessionId: 's-old', startTimeMs: T0, endTimeMs: T0 + 7000 });
     /** The earlier root keeps the trace in s-old: there, and there only. */
     async function expectKeptInOldSession(tenantId: string) {

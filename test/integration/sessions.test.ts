@@ -224,7 +224,7 @@ const readsSummaries = (command: unknown) =>
   command instanceof BatchGetCommand && Object.values(command.input.RequestItems ?? {}).some((r) => r.Keys?.some((k) => k['SK'] === 'SUMMARY'));
 
 /**
- * The sessions as a worker sees them whose first command that `matches` is held back: `meanwhile`
+ * The store as a worker sees it, the first command of its sessions that `matches` held back: `meanwhile`
  * runs before it is sent or, with `after`, once it is answered and before the worker hears of it.
  */
 function holdingBack(matches: (command: unknown) => boolean, meanwhile: () => Promise<unknown>, { after = false } = {}) {
@@ -242,5 +242,5 @@ function holdingBack(matches: (command: unknown) => boolean, meanwhile: () => Pr
       },
     } as unknown as Db['doc'],
   };
-  return { store: { sessions: sessionsRepository(slow) }, held: () => held };
+  return { store: { ...store, sessions: sessionsRepository(slow) }, held: () => held };
 }

@@ -297,11 +297,16 @@ async function summarizeTraces(
       const summary = summarizeTrace(stored, storedSummary?.summary.closedAtMs ?? null);
       const unchanged =
         storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);
-      const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat(), leftSession: null };
+      // Sessions a writer that failed before its last removal left to finish (see `recordSessions`).
+      const sessionsLeft = storedSummary?.sessionsLeft ?? [];
+      const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat(), sessionsLeft };
       if (unchanged) return trace;
-      const leftSession = await leaveSession(tenantId, traceId, storedSummary?.summary.sessionId ?? null, summary.sessionId, deps.store);
-      const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, { basis: { spanGroups, replaces: storedSummary } });
-      return put ? { ...trace, leftSession } : undefined;
+      const leaving = await leaveSession(tenantId, traceId, storedSummary?.summary.sessionId ?? null, summary.sessionId, deps.store);
+      const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, {
+        basis: { spanGroups, replaces: storedSummary },
+        leaving,
+      });
+      return put ? { ...trace, sessionsLeft: distinct([...sessionsLeft, leaving]) } : undefined;
     });
     done.push(...written.filter((t) => t !== undefined));
     pending = pending.filter((_, i) => written[i] === undefined);
@@ -340,8 +345,8 @@ interface StoredTrace {
   stored: StoredSpan[];
   /** The spans this batch brought. */
   arrived: StoredSpan[];
-  /** The session this batch's summary moved the trace out of, if any. */
-  leftSession: string | null;
+  /** The sessions the trace's summary moved it out of whose last removal is still to do (see `recordSessions`). */
+  sessionsLeft: string[];
 }
 
 /**
@@ -409,9 +414,9 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
     // again) and once more after it: a worker that wrote its copy in between, and checked it while
     // the summary was still there, kept it (`SessionsRepository.putTraces`).
     if (sessionId !== null) await deps.store.sessions.removeTrace(tenantId, sessionId, traceId);
-    const lastSession = await deps.store.traces.deleteTrace(tenantId, traceId);
-    // A worker may have moved the trace to another session since the page was read.
-    for (const session of distinct([sessionId, lastSession])) await deps.store.sessions.removeTrace(tenantId, session, traceId);
+    const lastSessions = await deps.store.traces.deleteTrace(tenantId, traceId);
+    // A worker may have moved the trace to another session since the page was read, or failed to finish leaving one.
+    for (const session of distinct([sessionId, ...lastSessions])) await deps.store.sessions.removeTrace(tenantId, session, traceId);
   }
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);

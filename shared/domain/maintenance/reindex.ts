@@ -55,15 +55,18 @@ async function rewrite(item: Record<string, unknown>, deps: ReindexDeps): Promis
       const revision = spans.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
       const summary = summarizeTrace(spans, (item['closedAtMs'] as number | null | undefined) ?? null);
       const storedSession = (item['sessionId'] as string | null | undefined) ?? null;
-      const leftSession = await leaveSession(tenantId, summary.traceId, storedSession, summary.sessionId, deps.store);
-      if (await deps.store.traces.putSummary(tenantId, summary, revision, Number(item['expiresAt']), { mustExist: true })) {
-        await recordSessions(tenantId, [{ summary, revision, leftSession }], Number(item['expiresAt']), deps.store);
+      // Sessions a writer that failed before its last removal left to finish (see `recordSessions`).
+      const stillLeaving = [...((item['sessionsLeft'] as ReadonlySet<string> | undefined) ?? [])];
+      const leaving = await leaveSession(tenantId, summary.traceId, storedSession, summary.sessionId, deps.store);
+      if (await deps.store.traces.putSummary(tenantId, summary, revision, Number(item['expiresAt']), { mustExist: true, leaving })) {
+        const sessionsLeft = [...new Set([...stillLeaving, ...(leaving === null ? [] : [leaving])])];
+        await recordSessions(tenantId, [{ summary, revision, sessionsLeft }], Number(item['expiresAt']), deps.store);
         await noteAgentsSeen(tenantId, [summary], deps.store.agents);
-      } else if (leftSession !== null) {
+      } else if (leaving !== null) {
         // A worker wrote a newer summary meanwhile: if it keeps the trace in the session this walk took
         // it out of, the copy there may have gone with that removal, and is written again.
         const current = (await deps.store.traces.summaries(tenantId, [summary.traceId])).get(summary.traceId);
-        if (current?.summary.sessionId === leftSession) await recordSessions(tenantId, [current], current.expiresAt, deps.store);
+        if (current?.summary.sessionId === leaving) await recordSessions(tenantId, [current], current.expiresAt, deps.store);
       }
       return;
     }

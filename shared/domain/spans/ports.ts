@@ -30,6 +30,11 @@ export interface StoredSummary {
   version?: string;
   /** When the trace's items expire (epoch seconds). */
   expiresAt: number;
+  /**
+   * The sessions a summary write moved the trace out of whose last removal is not done yet (see
+   * `recordSessions`): whoever reads the summary next finishes it, should its mover have failed first.
+   */
+  sessionsLeft?: string[];
 }
 
 /** What a summary was computed from, and the stored summary it replaces (undefined: none is stored). */
@@ -116,15 +121,18 @@ export interface TracesRepository {
    * so a worker that read fewer spans cannot overwrite a more complete summary; the alert marks stay.
    * With `mustExist`, only over a stored summary (a rewrite must not bring back a deleted trace).
    * A summary that becomes pending (written pending over none, or without a basis) gets its close
-   * marker, due TRACE_QUIET_MS after `revision`, written first.
+   * marker, due TRACE_QUIET_MS after `revision`, written first. `leaving`: the session the summary
+   * moves the trace out of, added to its `sessionsLeft` in the same write.
    */
   putSummary(
     tenantId: string,
     summary: TraceSummary,
     revision: number,
     expiresAt: number,
-    options?: { mustExist?: boolean; basis?: SummaryBasis },
+    options?: { mustExist?: boolean; basis?: SummaryBasis; leaving?: string | null },
   ): Promise<boolean>;
+  /** Takes `sessionId` off the summary's `sessionsLeft`: the trace's last removal from it is done. Nothing when the summary is gone. */
+  forgetSessionLeft(tenantId: string, traceId: string, sessionId: string): Promise<void>;
   getSummary(tenantId: string, traceId: string): Promise<StoredTraceSummary | undefined>;
   /**
    * Notes on the trace's summary, and on its contribution to its session, that an alert of this
@@ -150,9 +158,10 @@ export interface TracesRepository {
   tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId'>>>;
   /**
    * Deletes the trace's items, its summary last (so that a delete stopped midway finds the trace
-   * again by its summary), and answers the session the summary named as it went.
+   * again by its summary), and answers the sessions the summary named as it went: the one it was in,
+   * and those it was leaving (`sessionsLeft`).
    */
-  deleteTrace(tenantId: string, traceId: string): Promise<string | null>;
+  deleteTrace(tenantId: string, traceId: string): Promise<string[]>;
   /**
    * Closes a pending trace as `stored` read it: sets `closedAtMs`, lists it by its status and gives it
    * a new version (a worker that read it pending must read it again). Answers the closed summary, or

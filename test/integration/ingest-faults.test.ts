@@ -156,6 +156,9 @@ describe('the ingest worker under faults (dynalite)', () => {
       return (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
     }
 
+    const sessionsLeftOnSummary = async (tenantId: string) =>
+      (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), ConsistentRead: true }))).Item?.['sessionsLeft'];
+
     it('moves it into that session and out of the one it was in, whose figures go on without it', async () => {
       const tenantId = await newTenant();
       const staying = span('staying', 'root', null, { sessionId: 's-late', startTimeMs: T0 + 9000, endTimeMs: T0 + 9500 });
@@ -167,6 +170,17 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.sessions.get(tenantId, 's-early')).toMatchObject({ traceCount: 1, firstSeenMs: T0 });
       expect(await tracesOf(tenantId, 's-late')).toEqual(['staying']);
       expect(await store.sessions.get(tenantId, 's-late')).toMatchObject({ traceCount: 1, firstSeenMs: T0 + 9000 });
+    });
+
+    it('takes it out of its session when its only span naming one is sent again naming none', async () => {
+      const tenantId = await newTenant();
+      await beforeTheMove(tenantId);
+      expect((await storeSpans(tenantId, store, [{ ...child, sessionId: null }])).batchItemFailures).toEqual([]);
+
+      expect((await store.traces.getSummary(tenantId, 'moving'))?.sessionId).toBeNull();
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
+      expect(await sessionsLeftOnSummary(tenantId)).toBeUndefined();
     });
 
     it('has left the old session when the worker crashes right after writing the summary that moves it', async () => {
@@ -217,8 +231,6 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect((await storeSpans(tenantId, failing, [root])).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
       expect(await tracesOf(tenantId, 's-late')).toEqual(['moving']);
     }
-    const sessionsLeftOnSummary = async (tenantId: string) =>
-      (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), ConsistentRead: true }))).Item?.['sessionsLeft'];
 
     const reindexAll = async (walker: Store) => {
       await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });

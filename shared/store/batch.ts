@@ -3,7 +3,7 @@ import { mapConcurrently } from '../domain/concurrency.ts';
 import type { Db } from './client.ts';
 import { TABLE } from './table.ts';
 
-const BATCH_WRITE_LIMIT = 25;
+export const BATCH_WRITE_LIMIT = 25;
 const BATCH_GET_LIMIT = 100;
 const MAX_ATTEMPTS = 8;
 /** Batch calls of one batchWrite or batchGet in flight at once. */
@@ -64,7 +64,7 @@ export async function batchGet(
   return found.flat();
 }
 
-const chunks = <T>(all: readonly T[], size: number): T[][] =>
+export const chunks = <T>(all: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(all.length / size) }, (_, i) => all.slice(i * size, (i + 1) * size));
 
 /**

@@ -1,16 +1,13 @@
 import { randomIds } from '#shared/adapters/ids.ts';
 import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
-import { batchWrite, putRequests } from '#shared/store/batch.ts';
 import type { Db } from '#shared/store/client.ts';
 import { seededRandom } from '../../support/random.ts';
+import { writeInBatches } from '../batch-writes.ts';
 import { stopwatch } from '../stats.ts';
 import { bulkShapeMismatches } from './drift.ts';
 import { bucketItems, type Item, type ItemContext, summaryItem } from './items.ts';
 import { agentProfiles, type BenchAgent, tracesByDay } from './traces.ts';
-
-/** BatchWriteItem's limit. */
-const BATCH_WRITE_ITEMS = 25;
 
 export interface SeedPlan {
   traces: number;
@@ -84,13 +81,6 @@ export async function createAgents(db: Db, tenantId: string, count: number): Pro
 /** Writes the items as BatchWriteItem calls of 25, `writers` calls in flight; answers the seconds it took. */
 export async function timedWrite(db: Db, items: readonly Item[], writers: number): Promise<number> {
   const elapsed = stopwatch();
-  let next = 0;
-  const writer = async () => {
-    for (let start = next; start < items.length; start = next) {
-      next += BATCH_WRITE_ITEMS;
-      await batchWrite(db, putRequests(items.slice(start, start + BATCH_WRITE_ITEMS)));
-    }
-  };
-  await Promise.all(Array.from({ length: writers }, writer));
+  await writeInBatches(db, items, writers);
   return elapsed().seconds;
 }

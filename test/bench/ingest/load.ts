@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { mapConcurrently } from '#shared/domain/concurrency.ts';
 import type { TestService } from '../../support/service.ts';
 import type { SpanBatch } from './traces.ts';
 
@@ -11,16 +12,7 @@ export interface RequestOutcome {
 
 /** Posts every batch to `POST /spans`, `concurrency` requests in flight at a time, timing each answer. */
 export async function postBatches(service: TestService, apiKey: string, batches: readonly SpanBatch[], concurrency: number): Promise<RequestOutcome[]> {
-  const outcomes: RequestOutcome[] = new Array(batches.length);
-  let next = 0;
-  const client = async () => {
-    while (next < batches.length) {
-      const index = next++;
-      outcomes[index] = await postBatch(service, apiKey, batches[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, client));
-  return outcomes;
+  return mapConcurrently(batches, concurrency, (batch) => postBatch(service, apiKey, batch));
 }
 
 async function postBatch(service: TestService, apiKey: string, batch: SpanBatch): Promise<RequestOutcome> {

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mapConcurrently } from '#shared/domain/concurrency.ts';
 import { PLANS } from '#shared/domain/plans/plans.ts';
 import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
 import { type SpanBatch, seededRandom, spanBatches } from '../ingest/traces.ts';
@@ -140,12 +141,7 @@ async function runMemory(
     let sent = 0;
     for (let done = 0; done < requests; done += CHUNK_REQUESTS) {
       const batches = spanBatches(random, Math.min(CHUNK_REQUESTS, requests - done), spansPerRequest, Date.now(), 0.02);
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (next < batches.length) await post(baseUrl, apiKey, batches[next++]!);
-        }),
-      );
+      await mapConcurrently(batches, concurrency, (batch) => post(baseUrl, apiKey, batch));
       const before = sent;
       sent += batches.reduce((n, b) => n + b.spanCount, 0);
       if (Math.floor(sent / drainEvery) > Math.floor(before / drainEvery)) await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');

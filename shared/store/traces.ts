@@ -442,7 +442,7 @@ export function tracesRepository(db: Db): TracesRepository {
         await putCloseMarker({ tenantId, traceId: summary.traceId, dueAtMs: revision + TRACE_QUIET_MS }, expiresAt);
       }
       const item = summaryItem(tenantId, summary, revision, expiresAt, options.basis);
-      const additions: SetAdditions = options.leaving ? { sessionsLeft: new Set([options.leaving]) } : {};
+      const additions: SetAdditions = options.leaving != null ? { sessionsLeft: new Set([options.leaving]) } : {};
       return options.basis ? updateIf(db, item, replacing(options.basis.replaces), additions) : updateUnlessNewer(db, item, options, additions);
     },
 

@@ -20,12 +20,14 @@ import { catalog, queueUrlEnv } from '#shared/catalog.ts';
 import { config } from '#shared/config.ts';
 import { deleteAgent } from '#shared/domain/agents/agents.ts';
 import { NotFoundError, ServiceUnavailableError } from '#shared/domain/errors.ts';
+import { closeTraces } from '#shared/domain/ingest/close.ts';
 import { toIngestMessages } from '#shared/domain/ingest/messages.ts';
 import { purgeAgent } from '#shared/domain/ingest/persist.ts';
 import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
+import { TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { metrics } from '#shared/observability/metrics.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
@@ -221,15 +223,22 @@ describe('the ingest worker under faults (dynalite)', () => {
      * from the old session; a late worker's copy was written there, and checked while the summary
      * still named that session, just before the move.
      */
-    async function moverFailingBeforeItsLastRemoval(tenantId: string) {
+    async function moverFailingBeforeItsLastRemoval(tenantId: string, moving = root) {
       const { summary, revision, expiresAt } = await beforeTheMove(tenantId);
       const failing = aroundPutSummary(async (write) => {
         await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
         await write();
         throw new Error('ProvisionedThroughputExceededException');
       });
-      expect((await storeSpans(tenantId, failing, [root])).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+      expect((await storeSpans(tenantId, failing, [moving])).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
       expect(await tracesOf(tenantId, 's-late')).toEqual(['moving']);
+    }
+    /** The old session no longer lists the trace, which is in the new one, and nothing is left to leave. */
+    async function expectLeftForGood(tenantId: string) {
+      expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
+      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
+      expect(await sessionsLeftOnSummary(tenantId)).toBeUndefined();
     }
 
     const reindexAll = async (walker: Store) => {
@@ -243,10 +252,24 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await sessionsLeftOnSummary(tenantId)).toEqual(new Set(['s-late']));
 
       expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
-      expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
-      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
-      expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
-      expect(await sessionsLeftOnSummary(tenantId)).toBeUndefined();
+      await expectLeftForGood(tenantId);
+    });
+
+    it('takes the late copy out of the old session when another span of the trace is stored after a mover failed before its last removal', async () => {
+      const tenantId = await newTenant();
+      await moverFailingBeforeItsLastRemoval(tenantId);
+      const another = span('moving', 'another', 'root', { startTimeMs: T0 + 6000, endTimeMs: T0 + 6500 });
+      expect((await storeSpans(tenantId, store, [another])).batchItemFailures).toEqual([]);
+      expect((await store.traces.getSummary(tenantId, 'moving'))?.spanCount).toBe(3);
+      await expectLeftForGood(tenantId);
+    });
+
+    it('takes the late copy out of the old session when the trace is closed after a mover failed before its last removal', async () => {
+      const tenantId = await newTenant();
+      await moverFailingBeforeItsLastRemoval(tenantId, { ...root, endTimeMs: null });
+      const later = { now: () => new Date(Date.now() + TRACE_QUIET_MS + 60_000) };
+      expect(await closeTraces({ kind: 'close-traces', tenantId, traceIds: ['moving'] }, { ...portsWith(store), clock: later })).toBe(1);
+      await expectLeftForGood(tenantId);
     });
 
     it('takes the late copy out of the old session when the agent is purged after a mover failed before its last removal', async () => {
@@ -265,9 +288,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       await moverFailingBeforeItsLastRemoval(tenantId);
       await reindexAll(store);
 
-      expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
-      expect(await tracesOf(tenantId, 's-late')).toEqual([]);
-      expect(await sessionsLeftOnSummary(tenantId)).toBeUndefined();
+      await expectLeftForGood(tenantId);
     });
 
     it('drops the copy a late worker writes after the move, checking it against the moved summary', async () => {

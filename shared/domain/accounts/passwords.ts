@@ -5,16 +5,19 @@ import { limitFunction } from 'p-limit';
 const DEFAULT = { log2N: 17, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 const MIN_LOG2N = 17;
-/** What a stored hash may ask of one verification: twice the default's memory (room to raise N or r once), and p up to 4. */
+/**
+ * What a stored hash may ask of one verification: twice the default's memory (room to raise N or r
+ * once), and p up to 4.
+ */
 const MAX_HASH_BYTES = 2 * 128 * 2 ** DEFAULT.log2N * DEFAULT.r;
 const MAX_P = 4;
 
 /**
- * Hashes in progress at once in one process. Each takes 128 × N × r bytes of working memory, 128 MiB
- * at the default parameters (256 MiB at most, MAX_HASH_BYTES), on libuv's pool, four threads by default, so four sign-ins at once
- * would add 512 MiB to the process for the time of a hash. A Lambda container serves one request at
- * a time, so this binds the local runtime, where one process serves every sign-in: two at once keep
- * two cores busy, and a third waits for one of them.
+ * Hashes in progress at once in one process. Each takes 128 × N × r bytes of working memory (128 MiB
+ * at the default parameters, 256 MiB at most: MAX_HASH_BYTES), on libuv's pool, four threads by
+ * default, so four sign-ins at once would add 512 MiB to the process for the time of a hash. A
+ * Lambda container serves one request at a time, so this binds the local runtime, where one process
+ * serves every sign-in: two at once keep two cores busy, and a third waits for one of them.
  */
 const HASHES_AT_ONCE = 2;
 

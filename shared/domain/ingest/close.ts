@@ -9,7 +9,8 @@ import { checkThresholds, finishTraces, type PersistDeps } from './persist.ts';
 /**
  * The ingest worker's handling of a close message: each trace that is still pending and quiet is
  * closed (`closeSummary`, conditional on the summary the worker read, so a span arriving meanwhile
- * wins and the trace stays open), then set off as if its root had arrived: its session's copy, its
+ * wins and the trace stays open), then set off as if its root had arrived: its session's copy (and
+ * the last removal from the sessions it left that a failed writer did not finish), its
  * threshold alerts (a timeout: it did not finish), the finished-trace stages, its experiment
  * observation, its rows in the lake. A trace closed already (the message delivered again after a
  * failure past the close) goes through them again: they count it once. Answers how many traces it
@@ -34,7 +35,13 @@ export async function closeTraces(message: CloseTracesMessage, deps: PersistDeps
   const traces = await Promise.all(
     closed
       .filter((c) => c !== undefined)
-      .map(async ({ summary, revision, expiresAt }) => ({ summary, revision, expiresAt, stored: await deps.store.traces.spansOf(tenantId, summary.traceId) })),
+      .map(async ({ summary, revision, expiresAt, sessionsLeft }) => ({
+        summary,
+        revision,
+        expiresAt,
+        sessionsLeft,
+        stored: await deps.store.traces.spansOf(tenantId, summary.traceId),
+      })),
   );
   if (traces.length === 0) return 0;
   const expiresAt = Math.max(...traces.map((t) => t.expiresAt));

@@ -32,7 +32,9 @@ export interface StoredSummary {
   expiresAt: number;
   /**
    * The sessions a summary write moved the trace out of whose last removal is not done yet (see
-   * `recordSessions`): whoever reads the summary next finishes it, should its mover have failed first.
+   * `recordSessions`). Should the mover fail first, the next to store the trace's sessions finishes
+   * it: the mover's retry, a worker storing more of the trace's spans, the closing of a pending trace,
+   * the re-index's walk, the agent purge.
    */
   sessionsLeft?: string[];
 }

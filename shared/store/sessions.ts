@@ -95,13 +95,13 @@ interface DueEntry {
  * against its trace's summary, an index entry against its session's figures. Every writer writes
  * those first, so one that still matches means any later change is followed by its own writer's
  * copy; one that does not is written again, on a condition, from what is stored now. Deleting a
- * trace goes the other way (its copies, then its summary, so that a purge stopped between the two
- * finds the trace again), so the purge takes every copy of the trace out once more after the
- * summary: a worker's copy written between the two and checked before the summary went is kept by
- * the check, under whatever start the worker saw; the summary goes last, and the session it named
- * as it went is cleared too. A trace that moves to another session leaves the old one the same way
- * (out, then the summary that moves it, then out once more, copied back if it moved back meanwhile),
- * and a copy whose trace's summary names another session by the check is deleted.
+ * trace goes the other way: the purge marks the summary as being deleted, takes the trace out of
+ * every session the marked summary names, then deletes the trace, its summary last (a purge stopped
+ * midway finds the trace again); a worker's copy checked after the mark deletes itself, and one
+ * checked before it was written before the removals, which take it out. A trace that moves to
+ * another session leaves the old one (out, then the summary that moves it, then out once more,
+ * copied back if it moved back meanwhile), and a copy whose trace's summary names another session
+ * by the check is deleted.
  */
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
@@ -256,11 +256,12 @@ export function sessionsRepository(db: Db): SessionsRepository {
     const byTrace = new Map(stored.map((item) => [String(item['traceId']), item]));
     await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, item: copy }) => {
       const item = byTrace.get(summary.traceId);
-      if (!item) {
+      const latest = item && storedSummary(item);
+      // The trace was deleted, or is being deleted (its purge takes its copies out before the summary goes).
+      if (!latest || latest.deleting) {
         await deleteCopy(copy, revision);
         return;
       }
-      const latest = storedSummary(item);
       const { sessionId } = latest.summary;
       // The trace moved to another session (or names none) since this copy's summary: the copy goes, and
       // the caller's refresh of the copy's session recomputes it without the trace; the summary's writer

@@ -176,7 +176,7 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
 const newVersion = () => randomBytes(12).toString('base64url');
 
 /** What a summary item holds besides the summary: its write bookkeeping and the alert marks. */
-const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes', 'sessionsLeft'] as const;
+const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes', 'sessionsLeft', 'deleting'] as const;
 
 /** The sessions a summary item's writers moved its trace out of and have not finished leaving (a string set). */
 const sessionsLeftOf = (item: Record<string, unknown>): string[] => [...((item['sessionsLeft'] as ReadonlySet<string> | undefined) ?? [])];
@@ -193,6 +193,7 @@ export function storedSummary(item: Record<string, unknown>): StoredSummary {
     ...(Array.isArray(item['spanGroups']) ? { spanGroups: (item['spanGroups'] as unknown[]).map(String) } : {}),
     ...(item['version'] !== undefined ? { version: String(item['version']) } : {}),
     ...(item['sessionsLeft'] !== undefined ? { sessionsLeft: sessionsLeftOf(item) } : {}),
+    ...(item['deleting'] === true ? { deleting: true as const } : {}),
   };
 }
 
@@ -585,7 +586,26 @@ export function tracesRepository(db: Db): TracesRepository {
       return items.map((i) => ({ traceId: String(i['traceId']), sessionId: (i['sessionId'] as string | null) ?? null }));
     },
 
-    async deleteTrace(tenantId: string, traceId: string): Promise<string[]> {
+    async markDeleting(tenantId: string, traceId: string): Promise<string[] | undefined> {
+      const marked = await ifWritten(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.traceSummary(tenantId, traceId),
+            UpdateExpression: 'SET deleting = :yes',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':yes': true },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      const item = marked?.Attributes;
+      if (!item) return undefined;
+      const named = (item['sessionId'] as string | null | undefined) ?? null;
+      return [...new Set([...(named === null ? [] : [named]), ...sessionsLeftOf(item)])];
+    },
+
+    async deleteTrace(tenantId: string, traceId: string): Promise<void> {
       const summaryKey = keys.traceSummary(tenantId, traceId);
       const items = await queryAll(db, {
         KeyConditionExpression: 'PK = :pk',
@@ -593,10 +613,7 @@ export function tracesRepository(db: Db): TracesRepository {
         ProjectionExpression: 'PK, SK',
       });
       await batchWrite(db, deleteRequests(items.filter((i) => i['SK'] !== summaryKey.SK).map((i) => ({ PK: i['PK'], SK: i['SK'] }))));
-      const { Attributes } = await doc.send(new DeleteCommand({ TableName, Key: summaryKey, ReturnValues: 'ALL_OLD' }));
-      if (!Attributes) return [];
-      const named = (Attributes['sessionId'] as string | null | undefined) ?? null;
-      return [...new Set([...(named === null ? [] : [named]), ...sessionsLeftOf(Attributes)])];
+      await doc.send(new DeleteCommand({ TableName, Key: summaryKey }));
     },
 
     /** Adds the values not added lately by this process: most batches bring none, and then nothing is read or written. */

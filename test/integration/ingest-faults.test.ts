@@ -102,17 +102,23 @@ describe('the ingest worker under faults (dynalite)', () => {
   });
   /** The store, with these of its sessions' methods in place of its own. */
   const withSessions = (sessions: Partial<Store['sessions']>): Store => ({ ...store, sessions: { ...store.sessions, ...sessions } });
-  /** The store, `meanwhile` run before each trace is deleted. */
-  const beforeDeleteTrace = (meanwhile: (tenantId: string) => Promise<unknown>): Store => ({
-    ...store,
-    traces: {
-      ...store.traces,
-      deleteTrace: async (tenantId, traceId) => {
+  /** The store, `meanwhile` run before each trace is marked as being deleted, or deleted: the purge's first and last steps. */
+  const beforePurgeStep = (step: 'markDeleting' | 'deleteTrace', meanwhile: (tenantId: string) => Promise<unknown>): Store => {
+    const traces = store.traces;
+    const meanwhileFirst =
+      <A extends unknown[], R>(call: (tenantId: string, ...rest: A) => Promise<R>) =>
+      async (tenantId: string, ...rest: A): Promise<R> => {
         await meanwhile(tenantId);
-        return store.traces.deleteTrace(tenantId, traceId);
-      },
-    },
-  });
+        return call(tenantId, ...rest);
+      };
+    return {
+      ...store,
+      traces:
+        step === 'markDeleting'
+          ? { ...traces, markDeleting: meanwhileFirst(traces.markDeleting) }
+          : { ...traces, deleteTrace: meanwhileFirst(traces.deleteTrace) },
+    };
+  };
   const portsWith = (storeOverride: Store): IngestPorts =>
     ({
       store: storeOverride,
@@ -398,12 +404,15 @@ describe('the ingest worker under faults (dynalite)', () => {
       await expectKeptInOldSession(tenantId);
     });
 
-    it('is taken out of the session it moved to while its agent was being purged', async () => {
+    it.each([
+      ['before the purge marked it', 'markDeleting'],
+      ['after the purge marked it', 'deleteTrace'],
+    ] as const)('is taken out of the session it moved to while its agent was being purged, moved %s', async (_, step) => {
       const tenantId = await newTenant();
       await beforeTheMove(tenantId);
       const [agent] = await store.agents.list(tenantId);
-      // The purge read the trace in its first session; a worker moves it before the purge deletes it.
-      const racing = beforeDeleteTrace(() => storeSpans(tenantId, store, [root]));
+      // The purge read the trace in its first session; a worker moves it before the purge's step.
+      const racing = beforePurgeStep(step, () => storeSpans(tenantId, store, [root]));
       await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
 
       expect(await store.traces.getSummary(tenantId, 'moving')).toBeUndefined();
@@ -623,8 +632,38 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.sessions.get(tenantId, 's-doomed')).toMatchObject({ traceCount: 1 });
       // A worker that stored the trace before the purge writes and checks its session copy after the
       // purge removed the copy and before it deletes the summary.
-      const racing = beforeDeleteTrace((t) => recordSessions(t, [{ summary, revision }], expiresAt, store));
+      const racing = beforePurgeStep('deleteTrace', (t) => recordSessions(t, [{ summary, revision }], expiresAt, store));
       await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
+
+      expect(await store.traces.getSummary(tenantId, 'in-session')).toBeUndefined();
+      expect((await store.sessions.tracesPage(tenantId, 's-doomed', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-doomed')).toBeUndefined();
+    });
+
+    it('leaves no late copy in its session when the purge stops right after deleting the summary', async () => {
+      const tenantId = await newTenant();
+      const spans = [span('in-session', 'root', null, { agentName: 'Doomed', sessionId: 's-doomed' })];
+      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
+      const [agent] = await store.agents.list(tenantId);
+      const { summary, revision, expiresAt } = (await store.traces.summaries(tenantId, ['in-session'])).get('in-session')!;
+      // A worker that stored the trace before the purge writes and checks its session copy just before
+      // the purge deletes the summary; the purge stops right after that delete, and SQS runs it again.
+      let stops = 1;
+      const stopping: Store = {
+        ...store,
+        traces: {
+          ...store.traces,
+          deleteTrace: async (t, traceId) => {
+            await recordSessions(t, [{ summary, revision }], expiresAt, store);
+            const deleted = await store.traces.deleteTrace(t, traceId);
+            if (stops-- > 0) throw new Error('Lambda timed out');
+            return deleted;
+          },
+        },
+      };
+      const purge = { kind: 'purge-agent', tenantId, agentId: agent!.id } as const;
+      await expect(purgeAgent(purge, portsWith(stopping))).rejects.toThrow('Lambda timed out');
+      await purgeAgent(purge, portsWith(store));
 
       expect(await store.traces.getSummary(tenantId, 'in-session')).toBeUndefined();
       expect((await store.sessions.tracesPage(tenantId, 's-doomed', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);
@@ -642,7 +681,9 @@ describe('the ingest worker under faults (dynalite)', () => {
       const [agent] = await store.agents.list(tenantId);
       // A worker that read the trace before its root arrived writes and checks its copy (under the
       // child's start) after the purge removed the trace's copy and before it deletes the summary.
-      const racing = beforeDeleteTrace((t) => recordSessions(t, [{ summary: childOnly.summary, revision: childOnly.revision }], childOnly.expiresAt, store));
+      const racing = beforePurgeStep('deleteTrace', (t) =>
+        recordSessions(t, [{ summary: childOnly.summary, revision: childOnly.revision }], childOnly.expiresAt, store),
+      );
       await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
 
       expect((await store.sessions.tracesPage(tenantId, 's-doomed', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);

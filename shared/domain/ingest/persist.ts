@@ -410,13 +410,14 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
   await deps.store.agents.delete(tenantId, agentId);
   const traces = await deps.store.traces.tracesOfAgent(tenantId, agentId, PURGE_PAGE);
   for (const { traceId, sessionId } of traces) {
-    // The session's copy goes before the summary (a purge stopped between the two finds the trace
-    // again) and once more after it: a worker that wrote its copy in between, and checked it while
-    // the summary was still there, kept it (`SessionsRepository.putTraces`).
-    if (sessionId !== null) await deps.store.sessions.removeTrace(tenantId, sessionId, traceId);
-    const lastSessions = await deps.store.traces.deleteTrace(tenantId, traceId);
-    // A worker may have moved the trace to another session since the page was read, or failed to finish leaving one.
-    for (const session of distinct([sessionId, ...lastSessions])) await deps.store.sessions.removeTrace(tenantId, session, traceId);
+    // Marked first: a worker's session copy checked against the summary from then on deletes itself
+    // (`SessionsRepository.putTraces`), and one checked before was written before the removals below.
+    // The mark names the sessions as they are now: a worker may have moved the trace since the page
+    // was read, or failed to finish leaving a session. The summary goes last, so a purge stopped
+    // before it finds the trace again and starts over.
+    const named = await deps.store.traces.markDeleting(tenantId, traceId);
+    for (const session of distinct([sessionId, ...(named ?? [])])) await deps.store.sessions.removeTrace(tenantId, session, traceId);
+    await deps.store.traces.deleteTrace(tenantId, traceId);
   }
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);

@@ -31,8 +31,9 @@ export async function leaveSession(
  * with those its stored summary was still leaving) is taken out of that session once more: a worker
  * that read the summary before the move may have written its copy there in between, and checked it
  * while the summary still named the old session. The summary names those sessions (written with the
- * move) until this last removal is done, so a writer that fails first leaves it to whoever reads the
- * summary next: its own retry, any worker storing spans of the trace, the re-index or the purge.
+ * move) until this last removal is done, so a writer that fails first leaves it to the next that
+ * stores the trace's sessions: its own retry, a worker storing more of its spans, the closing of a
+ * pending trace, the re-index, or the agent purge.
  */
 export async function recordSessions(
   tenantId: string,

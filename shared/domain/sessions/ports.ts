@@ -39,7 +39,7 @@ export interface SessionsRepository {
    * The traces' contributions to their sessions, copies of their summaries, written after the
    * summaries: a copy that is not its summary as stored once written is written again from the
    * summary (over a copy that is there), the summary's alert marks are added to it, and the copy of
-   * a trace whose summary is gone, or names another session (or none), is deleted.
+   * a trace whose summary is gone or being deleted, or names another session (or none), is deleted.
    */
   putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void>;
   /** Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe, idempotent. */

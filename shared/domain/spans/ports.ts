@@ -37,6 +37,8 @@ export interface StoredSummary {
    * the re-index's walk, the agent purge.
    */
   sessionsLeft?: string[];
+  /** The trace is being deleted (see `markDeleting`). */
+  deleting?: true;
 }
 
 /** What a summary was computed from, and the stored summary it replaces (undefined: none is stored). */
@@ -159,11 +161,13 @@ export interface TracesRepository {
   /** Up to `limit` of an agent's traces (id and session), for purging it page by page. */
   tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId'>>>;
   /**
-   * Deletes the trace's items, its summary last (so that a delete stopped midway finds the trace
-   * again by its summary), and answers the sessions the summary named as it went: the one it was in,
-   * and those it was leaving (`sessionsLeft`).
+   * Marks the trace's summary as being deleted (`deleting`: a session copy checked against it from
+   * then on is deleted, see `SessionsRepository.putTraces`), and answers the sessions it names: the
+   * one the trace is in and those it is leaving (`sessionsLeft`). Undefined when the summary is gone.
    */
-  deleteTrace(tenantId: string, traceId: string): Promise<string[]>;
+  markDeleting(tenantId: string, traceId: string): Promise<string[] | undefined>;
+  /** Deletes the trace's items, its summary last, so that a delete stopped midway finds the trace again by its summary. */
+  deleteTrace(tenantId: string, traceId: string): Promise<void>;
   /**
    * Closes a pending trace as `stored` read it: sets `closedAtMs`, lists it by its status and gives it
    * a new version (a worker that read it pending must read it again). Answers the closed summary, or

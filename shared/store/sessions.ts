@@ -242,7 +242,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
    * summary is not the one it copied is written again from the summary, on the revision condition
    * and only over a copy that is there (`updateUnlessNewer`); the summary's alert marks are added to
    * it (a set, so a mark the judge adds meanwhile stays); one whose summary is gone (its trace
-   * deleted meanwhile), or names another session (or none: the trace moved), is deleted.
+   * deleted meanwhile), or names another session (or none: the trace moved), is deleted unless it
+   * was written again since; one whose summary is being deleted is deleted whatever its revision.
    */
   async function putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void> {
     if (traces.length === 0) return;
@@ -257,9 +258,14 @@ export function sessionsRepository(db: Db): SessionsRepository {
     await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, item: copy }) => {
       const item = byTrace.get(summary.traceId);
       const latest = item && storedSummary(item);
-      // The trace was deleted, or is being deleted (its purge takes its copies out before the summary goes).
-      if (!latest || latest.deleting) {
+      if (!latest) {
         await deleteCopy(copy, revision);
+        return;
+      }
+      // Being deleted: the mark stays until the summary goes, so no copy of the trace is to stay, even
+      // one another worker's late rewrite raised past this copy's revision after the purge's removals.
+      if (latest.deleting) {
+        await doc.send(new DeleteCommand({ TableName, Key: { PK: copy['PK'], SK: copy['SK'] } }));
         return;
       }
       const { sessionId } = latest.summary;

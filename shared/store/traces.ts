@@ -512,7 +512,7 @@ export function tracesRepository(db: Db): TracesRepository {
       };
       const marked = await ifWritten(doc.send(new UpdateCommand({ TableName, Key: keys.traceSummary(tenantId, traceId), ...mark, ReturnValues: 'ALL_NEW' })));
       const sessionId = marked?.Attributes?.['sessionId'] as string | null | undefined;
-      if (sessionId) {
+      if (sessionId != null) {
         await written(
           doc.send(new UpdateCommand({ TableName, Key: keys.sessionTrace(tenantId, sessionId, Number(marked!.Attributes!['startTimeMs']), traceId), ...mark })),
         );

@@ -412,8 +412,12 @@ describe('the ingest worker under faults (dynalite)', () => {
       await beforeTheMove(tenantId);
       const [agent] = await store.agents.list(tenantId);
       // The purge read the trace in its first session; a worker moves it before the purge's step.
-      const racing = beforePurgeStep(step, () => storeSpans(tenantId, store, [root]));
+      let moved: Awaited<ReturnType<typeof storeSpans>> | undefined;
+      const racing = beforePurgeStep(step, async () => {
+        moved ??= await storeSpans(tenantId, store, [root]);
+      });
       await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
+      expect(moved?.batchItemFailures).toEqual([]);
 
       expect(await store.traces.getSummary(tenantId, 'moving')).toBeUndefined();
       expect(await tracesOf(tenantId, 's-early')).toEqual([]);

@@ -1,4 +1,4 @@
-import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
@@ -157,6 +157,26 @@ describe('sessions', () => {
     await recordSessions(t, [deleted], EXPIRES, store);
 
     expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items).toEqual([]);
+    expect(await store.sessions.get(t, 's')).toBeUndefined();
+  });
+
+  it('drop a late copy of a trace being deleted, even one another worker rewrote to a newer revision meanwhile', async () => {
+    const t = tenant();
+    const late = await turn(t, 'tr-1', 's', T0);
+    expect(await store.traces.markDeleting(t, 'tr-1')).toEqual(['s']);
+    // Between this worker's write of its copy and its check, a worker whose check read a newer
+    // summary before the mark rewrites the copy from it.
+    const copyKey = keys.sessionTrace(t, 's', T0, 'tr-1');
+    const rewrite = () =>
+      db.doc.send(
+        new UpdateCommand({ TableName: db.tableName, Key: copyKey, UpdateExpression: 'SET revision = :r', ExpressionAttributeValues: { ':r': 2000 } }),
+      );
+    const slow = holdingBack(readsSummaries, rewrite);
+    await recordSessions(t, [late], EXPIRES, slow.store);
+
+    expect(slow.held()).toBe(true);
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: copyKey, ConsistentRead: true }));
+    expect(Item).toBeUndefined();
     expect(await store.sessions.get(t, 's')).toBeUndefined();
   });
 

@@ -126,7 +126,8 @@ export interface TracesRepository {
    * With `mustExist`, only over a stored summary (a rewrite must not bring back a deleted trace).
    * A summary that becomes pending (written pending over none, or without a basis) gets its close
    * marker, due TRACE_QUIET_MS after `revision`, written first. `leaving`: the session the summary
-   * moves the trace out of, added to its `sessionsLeft` in the same write.
+   * moves the trace out of, added to its `sessionsLeft` in the same write. An update: what the item
+   * holds besides the summary (the alert marks, `sessionsLeft`, `deleting`) stays.
    */
   putSummary(
     tenantId: string,
@@ -166,12 +167,15 @@ export interface TracesRepository {
    * one the trace is in and those it is leaving (`sessionsLeft`). Undefined when the summary is gone.
    */
   markDeleting(tenantId: string, traceId: string): Promise<string[] | undefined>;
-  /** Deletes the trace's items, its summary last, so that a delete stopped midway finds the trace again by its summary. */
+  /**
+   * Deletes the trace's items, its summary last, so that a delete stopped midway finds the trace
+   * again by its summary. The purge calls it after `markDeleting` and the session removals.
+   */
   deleteTrace(tenantId: string, traceId: string): Promise<void>;
   /**
    * Closes a pending trace as `stored` read it: sets `closedAtMs`, lists it by its status and gives it
-   * a new version (a worker that read it pending must read it again). Answers the closed summary, or
-   * undefined when the stored one changed meanwhile (or is gone).
+   * a new version (a worker that read it pending must read it again); the rest of the item stays.
+   * Answers the closed summary, or undefined when the stored one changed meanwhile (or is gone).
    */
   closeSummary(tenantId: string, stored: StoredSummary, closedAtMs: number): Promise<StoredSummary | undefined>;
   /** Up to `limit` close markers due by `nowMs` from each of the markers' partitions, oldest first in each. */

@@ -175,7 +175,7 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
 
 const newVersion = () => randomBytes(12).toString('base64url');
 
-/** What a summary item holds besides the summary: its write bookkeeping and the alert marks. */
+/** What a summary item holds besides the summary: its write bookkeeping, the alert marks, and the marks of moves and of a delete. */
 const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes', 'sessionsLeft', 'deleting'] as const;
 
 /** The sessions a summary item's writers moved its trace out of and have not finished leaving (a string set). */

@@ -6,9 +6,8 @@ import type { Store } from '../store.ts';
  * in the session its earliest span naming one names, so a span that started earlier can move it) is
  * written: takes the trace out of the session it leaves, and answers that session, for the summary
  * to name among its `sessionsLeft` and `recordSessions` to take the trace out once more after the
- * summary. Out before the summary, so
- * that a redelivery after a crash between the two still finds the old session in the stored
- * summary, and the move to make.
+ * summary. Out before the summary, so that a redelivery after a crash between the two still finds the
+ * old session in the stored summary, and the move to make.
  */
 export async function leaveSession(
   tenantId: string,

@@ -627,29 +627,34 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(lakeMessages).toContainEqual({ kind: 'forget-agent', tenantId, agentId });
     });
 
-    it('takes out of its session the copy a late worker wrote while the purge deleted its trace', async () => {
-      const tenantId = await newTenant();
+    /** A trace of the agent Doomed in session s-doomed: the agent, and the trace's summary as a worker read it before the purge. */
+    async function doomedTraceInSession(tenantId: string) {
       const spans = [span('in-session', 'root', null, { agentName: 'Doomed', sessionId: 's-doomed' })];
       await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
       const [agent] = await store.agents.list(tenantId);
-      const { summary, revision, expiresAt } = (await store.traces.summaries(tenantId, ['in-session'])).get('in-session')!;
+      return { agent: agent!, ...(await store.traces.summaries(tenantId, ['in-session'])).get('in-session')! };
+    }
+    async function expectPurgedFromSession(tenantId: string) {
+      expect(await store.traces.getSummary(tenantId, 'in-session')).toBeUndefined();
+      expect((await store.sessions.tracesPage(tenantId, 's-doomed', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);
+      expect(await store.sessions.get(tenantId, 's-doomed')).toBeUndefined();
+    }
+
+    it('takes out of its session the copy a late worker wrote while the purge deleted its trace', async () => {
+      const tenantId = await newTenant();
+      const { agent, summary, revision, expiresAt } = await doomedTraceInSession(tenantId);
       expect(await store.sessions.get(tenantId, 's-doomed')).toMatchObject({ traceCount: 1 });
       // A worker that stored the trace before the purge writes and checks its session copy after the
       // purge removed the copy and before it deletes the summary.
       const racing = beforePurgeStep('deleteTrace', (t) => recordSessions(t, [{ summary, revision }], expiresAt, store));
-      await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
+      await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent.id }, portsWith(racing));
 
-      expect(await store.traces.getSummary(tenantId, 'in-session')).toBeUndefined();
-      expect((await store.sessions.tracesPage(tenantId, 's-doomed', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);
-      expect(await store.sessions.get(tenantId, 's-doomed')).toBeUndefined();
+      await expectPurgedFromSession(tenantId);
     });
 
     it('leaves no late copy in its session when the purge stops right after deleting the summary', async () => {
       const tenantId = await newTenant();
-      const spans = [span('in-session', 'root', null, { agentName: 'Doomed', sessionId: 's-doomed' })];
-      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
-      const [agent] = await store.agents.list(tenantId);
-      const { summary, revision, expiresAt } = (await store.traces.summaries(tenantId, ['in-session'])).get('in-session')!;
+      const { agent, summary, revision, expiresAt } = await doomedTraceInSession(tenantId);
       // A worker that stored the trace before the purge writes and checks its session copy just before
       // the purge deletes the summary; the purge stops right after that delete, and SQS runs it again.
       let stops = 1;
@@ -665,13 +670,11 @@ describe('the ingest worker under faults (dynalite)', () => {
           },
         },
       };
-      const purge = { kind: 'purge-agent', tenantId, agentId: agent!.id } as const;
+      const purge = { kind: 'purge-agent', tenantId, agentId: agent.id } as const;
       await expect(purgeAgent(purge, portsWith(stopping))).rejects.toThrow('Lambda timed out');
       await purgeAgent(purge, portsWith(store));
 
-      expect(await store.traces.getSummary(tenantId, 'in-session')).toBeUndefined();
-      expect((await store.sessions.tracesPage(tenantId, 's-doomed', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);
-      expect(await store.sessions.get(tenantId, 's-doomed')).toBeUndefined();
+      await expectPurgedFromSession(tenantId);
     });
 
     it('takes out of its session a late copy made before the start of its trace moved earlier', async () => {

@@ -652,6 +652,25 @@ describe('the ingest worker under faults (dynalite)', () => {
       await expectPurgedFromSession(tenantId);
     });
 
+    it('starts over on the trace when the purge stops after marking its summary, before taking it out of its session', async () => {
+      const tenantId = await newTenant();
+      const { agent } = await doomedTraceInSession(tenantId);
+      let stops = 1;
+      const stopping = withSessions({
+        removeTrace: async (...args) => {
+          if (stops-- > 0) throw new Error('Lambda timed out');
+          return store.sessions.removeTrace(...args);
+        },
+      });
+      const purge = { kind: 'purge-agent', tenantId, agentId: agent.id } as const;
+      await expect(purgeAgent(purge, portsWith(stopping))).rejects.toThrow('Lambda timed out');
+      expect(await store.traces.getSummary(tenantId, 'in-session')).toBeDefined();
+      expect(await store.sessions.get(tenantId, 's-doomed')).toMatchObject({ traceCount: 1 });
+
+      await purgeAgent(purge, portsWith(store));
+      await expectPurgedFromSession(tenantId);
+    });
+
     it('leaves no late copy in its session when the purge stops right after deleting the summary', async () => {
       const tenantId = await newTenant();
       const { agent, summary, revision, expiresAt } = await doomedTraceInSession(tenantId);

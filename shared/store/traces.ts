@@ -6,6 +6,8 @@ import type { TraceAnomalies } from '../domain/profiles/ports.ts';
 import {
   type CloseMarker,
   type Facets,
+  type NewMove,
+  type SessionLeft,
   type StoredLog,
   type StoredSignal,
   type StoredSpanWrite,
@@ -176,10 +178,32 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
 const newVersion = () => randomBytes(12).toString('base64url');
 
 /** What a summary item holds besides the summary: its write bookkeeping, the alert marks, and the marks of moves and of a delete. */
-const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes', 'sessionsLeft', 'deleting'] as const;
+const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes', 'movesLeft', 'sessionsLeft', 'deleting'] as const;
 
-/** The sessions a summary item's writers moved its trace out of and have not finished leaving (a string set). */
-const sessionsLeftOf = (item: Record<string, unknown>): string[] => [...((item['sessionsLeft'] as ReadonlySet<string> | undefined) ?? [])];
+/**
+ * The moves out of a session a summary item's writers have not finished (see `SessionLeft`): a string
+ * set `movesLeft`, each element the move's id, a space and the session's id (a move id has no space,
+ * so the session id is all that follows the first). Marks written before moves had ids are session ids
+ * in the string set `sessionsLeft`.
+ */
+const MOVE_SEPARATOR = ' ';
+const moveElement = ({ moveId, sessionId }: NewMove) => `${moveId}${MOVE_SEPARATOR}${sessionId}`;
+const sessionsLeftOf = (item: Record<string, unknown>): SessionLeft[] => {
+  const set = (name: string) => [...((item[name] as ReadonlySet<string> | undefined) ?? [])];
+  const moves = set('movesLeft').map((element) => {
+    const at = element.indexOf(MOVE_SEPARATOR);
+    return { moveId: element.slice(0, at), sessionId: element.slice(at + 1) };
+  });
+  return [...moves, ...set('sessionsLeft').map((sessionId) => ({ sessionId, moveId: null }))];
+};
+/** The update that takes a finished move off the summary item. */
+const forgetting = (left: SessionLeft) =>
+  left.moveId === null
+    ? { UpdateExpression: 'DELETE sessionsLeft :left', ExpressionAttributeValues: { ':left': new Set([left.sessionId]) } }
+    : {
+        UpdateExpression: 'DELETE movesLeft :left',
+        ExpressionAttributeValues: { ':left': new Set([moveElement({ sessionId: left.sessionId, moveId: left.moveId })]) },
+      };
 
 /** A summary item as the domain reads it: the summary apart from its bookkeeping. */
 export function storedSummary(item: Record<string, unknown>): StoredSummary {
@@ -192,7 +216,7 @@ export function storedSummary(item: Record<string, unknown>): StoredSummary {
     expiresAt: Number(item['expiresAt']),
     ...(Array.isArray(item['spanGroups']) ? { spanGroups: (item['spanGroups'] as unknown[]).map(String) } : {}),
     ...(item['version'] !== undefined ? { version: String(item['version']) } : {}),
-    ...(item['sessionsLeft'] !== undefined ? { sessionsLeft: sessionsLeftOf(item) } : {}),
+    ...(item['movesLeft'] !== undefined || item['sessionsLeft'] !== undefined ? { sessionsLeft: sessionsLeftOf(item) } : {}),
     ...(item['deleting'] === true ? { deleting: true as const } : {}),
   };
 }
@@ -436,26 +460,25 @@ export function tracesRepository(db: Db): TracesRepository {
       summary: TraceSummary,
       revision: number,
       expiresAt: number,
-      options: { mustExist?: boolean; basis?: SummaryBasis; leaving?: string | null } = {},
+      options: { mustExist?: boolean; basis?: SummaryBasis; leaving?: NewMove | null } = {},
     ): Promise<boolean> {
       const replaced = options.basis?.replaces;
       if (traceState(summary) === 'pending' && (!options.basis || !replaced || traceState(replaced.summary) !== 'pending')) {
         await putCloseMarker({ tenantId, traceId: summary.traceId, dueAtMs: revision + TRACE_QUIET_MS }, expiresAt);
       }
       const item = summaryItem(tenantId, summary, revision, expiresAt, options.basis);
-      const additions: SetAdditions = options.leaving != null ? { sessionsLeft: new Set([options.leaving]) } : {};
+      const additions: SetAdditions = options.leaving ? { movesLeft: new Set([moveElement(options.leaving)]) } : {};
       return options.basis ? updateIf(db, item, replacing(options.basis.replaces), additions) : updateUnlessNewer(db, item, options, additions);
     },
 
-    async forgetSessionLeft(tenantId: string, traceId: string, sessionId: string): Promise<void> {
+    async forgetSessionLeft(tenantId: string, traceId: string, left: SessionLeft): Promise<void> {
       await written(
         doc.send(
           new UpdateCommand({
             TableName,
             Key: keys.traceSummary(tenantId, traceId),
-            UpdateExpression: 'DELETE sessionsLeft :left',
             ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':left': new Set([sessionId]) },
+            ...forgetting(left),
           }),
         ),
       );
@@ -602,7 +625,7 @@ export function tracesRepository(db: Db): TracesRepository {
       const item = marked?.Attributes;
       if (!item) return undefined;
       const named = (item['sessionId'] as string | null | undefined) ?? null;
-      return [...new Set([...(named === null ? [] : [named]), ...sessionsLeftOf(item)])];
+      return [...new Set([...(named === null ? [] : [named]), ...sessionsLeftOf(item).map((left) => left.sessionId)])];
     },
 
     async deleteTrace(tenantId: string, traceId: string): Promise<void> {

@@ -164,8 +164,12 @@ describe('the ingest worker under faults (dynalite)', () => {
       return (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
     }
 
-    const sessionsLeftOnSummary = async (tenantId: string) =>
-      (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), ConsistentRead: true }))).Item?.['sessionsLeft'];
+    /** The sessions of the moves the summary item still holds (each element of `movesLeft` is a move's id, a space, a session's id); undefined when it holds none. */
+    const sessionsLeftOnSummary = async (tenantId: string) => {
+      const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), ConsistentRead: true }));
+      const moves = Item?.['movesLeft'] as ReadonlySet<string> | undefined;
+      return moves && [...moves].map((element) => element.slice(element.indexOf(' ') + 1));
+    };
 
     it('moves it into that session and out of the one it was in, whose figures go on without it', async () => {
       const tenantId = await newTenant();
@@ -249,13 +253,13 @@ describe('the ingest worker under faults (dynalite)', () => {
 
     const reindexAll = async (walker: Store) => {
       await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });
-      for (let done = false; !done; ) done = (await reindexStep({ store: walker, clock: { now: () => new Date() } }, 60_000)).done;
+      for (let done = false; !done; ) done = (await reindexStep({ store: walker, clock: { now: () => new Date() }, ids: randomIds }, 60_000)).done;
     };
 
     it('takes the late copy out of the old session on the retry of a mover that failed before its last removal', async () => {
       const tenantId = await newTenant();
       await moverFailingBeforeItsLastRemoval(tenantId);
-      expect(await sessionsLeftOnSummary(tenantId)).toEqual(new Set(['s-late']));
+      expect(await sessionsLeftOnSummary(tenantId)).toEqual(['s-late']);
 
       expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
       await expectLeftForGood(tenantId);
@@ -297,6 +301,25 @@ describe('the ingest worker under faults (dynalite)', () => {
       await expectLeftForGood(tenantId);
     });
 
+    it('finishes a move its summary names the way it did before moves had ids (a session id in sessionsLeft)', async () => {
+      const tenantId = await newTenant();
+      await moverFailingBeforeItsLastRemoval(tenantId);
+      await db.doc.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.traceSummary(tenantId, 'moving'),
+          UpdateExpression: 'REMOVE movesLeft ADD sessionsLeft :left',
+          ExpressionAttributeValues: { ':left': new Set(['s-late']) },
+        }),
+      );
+      expect((await store.traces.summaries(tenantId, ['moving'])).get('moving')?.sessionsLeft).toEqual([{ sessionId: 's-late', moveId: null }]);
+
+      expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
+      await expectLeftForGood(tenantId);
+      const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), ConsistentRead: true }));
+      expect(Item).not.toHaveProperty('sessionsLeft');
+    });
+
     it('drops the copy a late worker writes after the move, checking it against the moved summary', async () => {
       const tenantId = await newTenant();
       const { summary, revision, expiresAt } = await beforeTheMove(tenantId);
@@ -330,6 +353,43 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await tracesOf(tenantId, 's-late')).toEqual(['moving']);
       expect(await store.sessions.get(tenantId, 's-late')).toMatchObject({ traceCount: 1, firstSeenMs: T0 - 1000 });
       expect(await store.sessions.get(tenantId, 's-early')).toBeUndefined();
+    });
+
+    it('takes the late copy out on the retry of a second mover out of the same session, though the first mover finished its own move meanwhile', async () => {
+      const tenantId = await newTenant();
+      await beforeTheMove(tenantId);
+      // While the first mover (the root: s-late → s-early) is between its last removal from s-late and
+      // noting that removal done, the trace moves back to s-late, then out of it again to s-early by a
+      // second mover, which fails before its own last removal; a late worker's copy was written in
+      // s-late, and checked, between that mover's first removal and its summary.
+      const backToLate = span('moving', 'earliest', 'root', { sessionId: 's-late', startTimeMs: T0 - 1000, endTimeMs: T0 + 500 });
+      const outAgain = span('moving', 'even-earlier', 'root', { sessionId: 's-early', startTimeMs: T0 - 2000, endTimeMs: T0 + 400 });
+      let secondMover: Awaited<ReturnType<typeof storeSpans>> | undefined;
+      const firstMover: Store = {
+        ...store,
+        traces: {
+          ...store.traces,
+          forgetSessionLeft: async (...args) => {
+            if (!secondMover) {
+              expect((await storeSpans(tenantId, store, [backToLate])).batchItemFailures).toEqual([]);
+              const { summary, revision, expiresAt } = (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
+              const failing = aroundPutSummary(async (write) => {
+                await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
+                await write();
+                throw new Error('ProvisionedThroughputExceededException');
+              });
+              secondMover = await storeSpans(tenantId, failing, [outAgain]);
+            }
+            return store.traces.forgetSessionLeft(...args);
+          },
+        },
+      };
+      expect((await storeSpans(tenantId, firstMover, [root])).batchItemFailures).toEqual([]);
+      expect(secondMover?.batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+      expect(await tracesOf(tenantId, 's-late')).toEqual(['moving']);
+
+      expect((await storeSpans(tenantId, store, [outAgain])).batchItemFailures).toEqual([]);
+      await expectLeftForGood(tenantId);
     });
 
     /** The trace as an earlier version could leave it: its summary, and its copy, in `s-old`, while its span names `s-late`. */

@@ -19,7 +19,7 @@ import { checkTracesAgainstProfiles, type FinishedTrace } from '../profiles/inge
 import { backoff } from '../retry.ts';
 import { leaveSession, recordSessions } from '../sessions/ingest.ts';
 import { effectiveAgentName } from '../spans/model.ts';
-import type { StoredLog, StoredSignal, StoredSpanWrite, StoredSummary } from '../spans/ports.ts';
+import type { SessionLeft, StoredLog, StoredSignal, StoredSpanWrite, StoredSummary } from '../spans/ports.ts';
 import { spanGroupsOf } from '../spans/span-groups.ts';
 import { type StoredSpan, summarizeTrace, type TraceSummary } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
@@ -297,16 +297,16 @@ async function summarizeTraces(
       const summary = summarizeTrace(stored, storedSummary?.summary.closedAtMs ?? null);
       const unchanged =
         storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);
-      // Sessions a writer that failed before its last removal left to finish (see `recordSessions`).
+      // Moves a writer that failed before its last removal left to finish (see `recordSessions`).
       const sessionsLeft = storedSummary?.sessionsLeft ?? [];
       const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat(), sessionsLeft };
       if (unchanged) return trace;
-      const leaving = await leaveSession(tenantId, traceId, storedSummary?.summary.sessionId ?? null, summary.sessionId, deps.store);
+      const leaving = await leaveSession(tenantId, traceId, storedSummary?.summary.sessionId ?? null, summary.sessionId, deps);
       const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, {
         basis: { spanGroups, replaces: storedSummary },
         leaving,
       });
-      return put ? { ...trace, sessionsLeft: distinct([...sessionsLeft, leaving]) } : undefined;
+      return put ? { ...trace, sessionsLeft: leaving ? [...sessionsLeft, leaving] : sessionsLeft } : undefined;
     });
     done.push(...written.filter((t) => t !== undefined));
     pending = pending.filter((_, i) => written[i] === undefined);
@@ -345,8 +345,8 @@ interface StoredTrace {
   stored: StoredSpan[];
   /** The spans this batch brought. */
   arrived: StoredSpan[];
-  /** The sessions the trace's summary moved it out of whose last removal is still to do (see `recordSessions`). */
-  sessionsLeft: string[];
+  /** The moves of the trace out of a session whose last removal is still to do (see `recordSessions`). */
+  sessionsLeft: SessionLeft[];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { noteAgentsSeen } from '../agents/agents.ts';
-import type { Clock } from '../ports.ts';
+import type { Clock, Ids } from '../ports.ts';
 import { leaveSession, recordSessions } from '../sessions/ingest.ts';
 import { summarizeTrace } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
@@ -16,7 +16,7 @@ export const LIST_LAYOUT = 'bounded-lists-2';
 const SCAN_PAGE = 200;
 const REWRITES_AT_ONCE = 16;
 
-export type ReindexDeps = { store: Pick<Store, 'reindex' | 'traces' | 'sessions' | 'agents'>; clock: Clock };
+export type ReindexDeps = { store: Pick<Store, 'reindex' | 'traces' | 'sessions' | 'agents'>; clock: Clock; ids: Ids };
 
 /**
  * Walks the table a scan page at a time until done or `budgetMs` is spent, rewriting what the current
@@ -55,18 +55,19 @@ async function rewrite(item: Record<string, unknown>, deps: ReindexDeps): Promis
       const revision = spans.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
       const summary = summarizeTrace(spans, (item['closedAtMs'] as number | null | undefined) ?? null);
       const storedSession = (item['sessionId'] as string | null | undefined) ?? null;
-      // Sessions a writer that failed before its last removal left to finish (see `recordSessions`).
-      const stillLeaving = [...((item['sessionsLeft'] as ReadonlySet<string> | undefined) ?? [])];
-      const leaving = await leaveSession(tenantId, summary.traceId, storedSession, summary.sessionId, deps.store);
+      // Moves a writer that failed before its last removal left to finish (see `recordSessions`), as
+      // the summary names them now.
+      const stillLeaving = (await deps.store.traces.summaries(tenantId, [summary.traceId])).get(summary.traceId)?.sessionsLeft ?? [];
+      const leaving = await leaveSession(tenantId, summary.traceId, storedSession, summary.sessionId, deps);
       if (await deps.store.traces.putSummary(tenantId, summary, revision, Number(item['expiresAt']), { mustExist: true, leaving })) {
-        const sessionsLeft = [...new Set([...stillLeaving, ...(leaving === null ? [] : [leaving])])];
+        const sessionsLeft = leaving ? [...stillLeaving, leaving] : stillLeaving;
         await recordSessions(tenantId, [{ summary, revision, sessionsLeft }], Number(item['expiresAt']), deps.store);
         await noteAgentsSeen(tenantId, [summary], deps.store.agents);
       } else if (leaving !== null) {
         // A worker wrote a newer summary meanwhile: if it keeps the trace in the session this walk took
         // it out of, the copy there may have gone with that removal, and is written again.
         const current = (await deps.store.traces.summaries(tenantId, [summary.traceId])).get(summary.traceId);
-        if (current?.summary.sessionId === leaving) await recordSessions(tenantId, [current], current.expiresAt, deps.store);
+        if (current?.summary.sessionId === leaving.sessionId) await recordSessions(tenantId, [current], current.expiresAt, deps.store);
       }
       return;
     }

@@ -31,15 +31,28 @@ export interface StoredSummary {
   /** When the trace's items expire (epoch seconds). */
   expiresAt: number;
   /**
-   * The sessions a summary write moved the trace out of whose last removal is not done yet (see
-   * `recordSessions`). Should the mover fail first, the next to store the trace's sessions finishes
-   * it: the mover's retry, a worker storing more of the trace's spans, the closing of a pending trace,
-   * the re-index's walk, the agent purge.
+   * The moves out of a session whose last removal is not done yet (see `recordSessions`). Should the
+   * mover fail first, the next to store the trace's sessions finishes it: the mover's retry, a worker
+   * storing more of the trace's spans, the closing of a pending trace, the re-index's walk, the agent
+   * purge.
    */
-  sessionsLeft?: string[];
+  sessionsLeft?: SessionLeft[];
   /** The trace is being deleted (see `markDeleting`). */
   deleting?: true;
 }
+
+/**
+ * A summary write's move of its trace out of a session, until the trace's last removal from that
+ * session is done. Each move has its own id, so that of two movers out of one session (the trace moved
+ * back in between), the one that finishes first does not take the other's mark with its own. Marks
+ * written before moves had ids (2026-11-29) have none: `moveId` null.
+ */
+export interface SessionLeft {
+  sessionId: string;
+  moveId: string | null;
+}
+/** A move a summary write makes: one with an id (from `Ids`, so without spaces). */
+export type NewMove = SessionLeft & { moveId: string };
 
 /** What a summary was computed from, and the stored summary it replaces (undefined: none is stored). */
 export interface SummaryBasis {
@@ -125,8 +138,8 @@ export interface TracesRepository {
    * so a worker that read fewer spans cannot overwrite a more complete summary; the alert marks stay.
    * With `mustExist`, only over a stored summary (a rewrite must not bring back a deleted trace).
    * A summary that becomes pending (written pending over none, or without a basis) gets its close
-   * marker, due TRACE_QUIET_MS after `revision`, written first. `leaving`: the session the summary
-   * moves the trace out of, added to its `sessionsLeft` in the same write. An update: what the item
+   * marker, due TRACE_QUIET_MS after `revision`, written first. `leaving`: the summary's move out of
+   * a session, added to its `sessionsLeft` in the same write. An update: what the item
    * holds besides the summary (the alert marks, `sessionsLeft`, `deleting`) stays.
    */
   putSummary(
@@ -134,10 +147,10 @@ export interface TracesRepository {
     summary: TraceSummary,
     revision: number,
     expiresAt: number,
-    options?: { mustExist?: boolean; basis?: SummaryBasis; leaving?: string | null },
+    options?: { mustExist?: boolean; basis?: SummaryBasis; leaving?: NewMove | null },
   ): Promise<boolean>;
-  /** Takes `sessionId` off the summary's `sessionsLeft`: the trace's last removal from it is done. Nothing when the summary is gone. */
-  forgetSessionLeft(tenantId: string, traceId: string, sessionId: string): Promise<void>;
+  /** Takes the move off the summary's `sessionsLeft`: the trace's last removal from its session is done. Nothing when the summary is gone. */
+  forgetSessionLeft(tenantId: string, traceId: string, left: SessionLeft): Promise<void>;
   getSummary(tenantId: string, traceId: string): Promise<StoredTraceSummary | undefined>;
   /**
    * Notes on the trace's summary, and on its contribution to its session, that an alert of this

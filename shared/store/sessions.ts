@@ -13,7 +13,7 @@ import * as keys from './keys.ts';
 import { SESSION_TRACE_PREFIX, stripKeys, timeSortKey } from './keys.ts';
 import { countItems, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
 import { TABLE } from './table.ts';
-import { storedSummary, timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer } from './traces.ts';
+import { newVersion, storedSummary, timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer } from './traces.ts';
 import { inTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
@@ -106,15 +106,21 @@ interface DueEntry {
 export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
 
-  /** Deletes a trace's copy unless it was written again since it held `revision`. */
-  const deleteCopy = (copy: Item, revision: unknown) =>
+  /**
+   * Deletes a trace's copy unless it was written again since (a put gives it a new `writeId`; a
+   * rewrite from the summary keeps it, so the copy a late worker rewrote from a summary read before
+   * a delete or a move goes too). A copy written before copies had a `writeId` is deleted unless it
+   * was written again at another revision, or with one.
+   */
+  const deleteCopy = (copy: Item) =>
     written(
       doc.send(
         new DeleteCommand({
           TableName,
           Key: { PK: copy['PK'], SK: copy['SK'] },
-          ConditionExpression: 'revision = :r',
-          ExpressionAttributeValues: { ':r': revision },
+          ...(copy['writeId'] !== undefined
+            ? { ConditionExpression: 'writeId = :w', ExpressionAttributeValues: { ':w': copy['writeId'] } }
+            : { ConditionExpression: 'revision = :r AND attribute_not_exists(writeId)', ExpressionAttributeValues: { ':r': copy['revision'] } }),
         }),
       ),
     );
@@ -147,7 +153,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
     // Every copy of a dropped trace goes, whatever its start and whoever rewrites it meanwhile.
     const gone = all.filter((item) => item['traceId'] === dropped);
     await Promise.all([
-      ...stale.map((item) => deleteCopy(item, item['revision'])),
+      ...stale.map((item) => deleteCopy(item)),
       ...gone.map((item) => doc.send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] } }))),
     ]);
     return {
@@ -242,12 +248,16 @@ export function sessionsRepository(db: Db): SessionsRepository {
    * summary is not the one it copied is written again from the summary, on the revision condition
    * and only over a copy that is there (`updateUnlessNewer`); the summary's alert marks are added to
    * it (a set, so a mark the judge adds meanwhile stays); one whose summary is gone (its trace
-   * deleted meanwhile), or names another session (or none: the trace moved), is deleted unless it
-   * was written again since; one whose summary is being deleted is deleted whatever its revision.
+   * deleted meanwhile), being deleted, or names another session (or none: the trace moved), is
+   * deleted unless it was written again since (`deleteCopy`).
    */
   async function putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void> {
     if (traces.length === 0) return;
-    const copies = traces.map(({ summary, revision }) => ({ summary, revision, item: sessionTraceItem(tenantId, summary, revision, expiresAt) }));
+    const copies = traces.map(({ summary, revision }) => ({
+      summary,
+      revision,
+      item: { ...sessionTraceItem(tenantId, summary, revision, expiresAt), writeId: newVersion() } as Item,
+    }));
     await batchWrite(db, putRequests(copies.map((c) => c.item)));
     const stored = await batchGet(
       db,
@@ -258,24 +268,15 @@ export function sessionsRepository(db: Db): SessionsRepository {
     await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, item: copy }) => {
       const item = byTrace.get(summary.traceId);
       const latest = item && storedSummary(item);
-      if (!latest) {
-        await deleteCopy(copy, revision);
+      // The copy goes when its trace is gone or being deleted (the mark stays until the summary goes),
+      // or moved to another session (or to none) since this copy's summary: the caller's refresh of the
+      // copy's session recomputes it without the trace, and the summary's writer copies the trace into
+      // its new session. Even when another worker rewrote it meanwhile from a summary read before.
+      if (!latest || latest.deleting || latest.summary.sessionId !== summary.sessionId) {
+        await deleteCopy(copy);
         return;
       }
-      // Being deleted: the mark stays until the summary goes, so no copy of the trace is to stay, even
-      // one another worker's late rewrite raised past this copy's revision after the purge's removals.
-      if (latest.deleting) {
-        await doc.send(new DeleteCommand({ TableName, Key: { PK: copy['PK'], SK: copy['SK'] } }));
-        return;
-      }
-      const { sessionId } = latest.summary;
-      // The trace moved to another session (or names none) since this copy's summary: the copy goes, and
-      // the caller's refresh of the copy's session recomputes it without the trace; the summary's writer
-      // copies the trace into its new session.
-      if (sessionId !== summary.sessionId) {
-        await deleteCopy(copy, revision);
-        return;
-      }
+      const { sessionId } = summary;
       const rewrite = sessionTraceItem(tenantId, { ...latest.summary, sessionId }, latest.revision, expiresAt);
       if (latest.revision !== revision || !isDeepStrictEqual(latest.summary, summary)) await updateUnlessNewer(db, rewrite, { mustExist: true });
       const marks = item['alertTypes'];

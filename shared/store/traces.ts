@@ -175,7 +175,8 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
   };
 }
 
-const newVersion = () => randomBytes(12).toString('base64url');
+/** A random version: of a summary item (`version`), of a session copy's write (`writeId`). */
+export const newVersion = () => randomBytes(12).toString('base64url');
 
 /** What a summary item holds besides the summary: its write bookkeeping, the alert marks, and the marks of moves and of a delete. */
 const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes', 'movesLeft', 'sessionsLeft', 'deleting'] as const;

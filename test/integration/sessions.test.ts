@@ -1,4 +1,4 @@
-import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
@@ -7,7 +7,7 @@ import { type StoredSpan, summarizeTrace, type TraceSummary } from '#shared/doma
 import type { Store } from '#shared/domain/store.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
-import { sessionsRepository } from '#shared/store/sessions.ts';
+import { sessionsRepository, sessionTraceItem } from '#shared/store/sessions.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
@@ -113,6 +113,19 @@ describe('sessions', () => {
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toEqual([]);
   });
 
+  it('drop the copy at its old start of a trace whose start moved, written before copies had a write id', async () => {
+    const t = tenant();
+    const late = await turn(t, 'tr-x', 's', T0 + 10_000);
+    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: sessionTraceItem(t, { ...late.summary, sessionId: 's' }, late.revision, EXPIRES) }));
+    const earlier = { summary: { ...late.summary, startTimeMs: T0 }, revision: 2000 };
+    await store.traces.putSummary(t, earlier.summary, earlier.revision, EXPIRES);
+    await recordSessions(t, [earlier], EXPIRES, store);
+
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0 + 10_000, 'tr-x'), ConsistentRead: true }));
+    expect(Item).toBeUndefined();
+    expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items.map((i) => [i.traceId, i.startTimeMs])).toEqual([['tr-x', T0]]);
+  });
+
   it('are listed again by the next refresh when a worker stopped after their figures but before their index entry', async () => {
     const t = tenant();
     const first = await turn(t, 'tr-1', 's', T0);
@@ -178,6 +191,66 @@ describe('sessions', () => {
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: copyKey, ConsistentRead: true }));
     expect(Item).toBeUndefined();
     expect(await store.sessions.get(t, 's')).toBeUndefined();
+  });
+
+  it('drop the copy a late worker writes of a trace deleted before it checked, even one another worker rewrote from a summary read before the delete', async () => {
+    const t = tenant();
+    const late = await turn(t, 'tr-1', 's', T0);
+    await store.traces.putSummary(t, { ...late.summary, status: 'error', errorCount: 1 }, 2000, EXPIRES);
+    // The rewriter reads the newer summary; before it acts on it, the purge runs and the late worker
+    // writes its copy. The rewriter rewrites that copy from the summary it read, then the late worker
+    // checks its copy and finds the trace gone.
+    let latePut!: () => void;
+    const lateHasPut = new Promise<void>((resolve) => (latePut = resolve));
+    let rewritten!: () => void;
+    const rewriterDone = new Promise<void>((resolve) => (rewritten = resolve));
+    const lateWorker = holdingBack(readsSummaries, async () => {
+      latePut();
+      await rewriterDone;
+    });
+    let lateRun: Promise<void> | undefined;
+    const rewriter = holdingBack(
+      readsSummaries,
+      async () => {
+        await store.traces.markDeleting(t, 'tr-1');
+        await store.sessions.removeTrace(t, 's', 'tr-1');
+        await store.traces.deleteTrace(t, 'tr-1');
+        lateRun = recordSessions(t, [late], EXPIRES, lateWorker.store);
+        await lateHasPut;
+      },
+      { after: true },
+    );
+    await recordSessions(t, [late], EXPIRES, rewriter.store);
+    const copyKey = keys.sessionTrace(t, 's', T0, 'tr-1');
+    const { Item: rewrittenCopy } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: copyKey, ConsistentRead: true }));
+    expect(rewrittenCopy).toMatchObject({ revision: 2000, status: 'error' });
+    rewritten();
+    await lateRun;
+
+    expect(lateWorker.held() && rewriter.held()).toBe(true);
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: copyKey, ConsistentRead: true }));
+    expect(Item).toBeUndefined();
+    expect(await store.sessions.get(t, 's')).toBeUndefined();
+  });
+
+  it('keep the copy of a trace written again after its purge, when a late worker that found the trace being deleted drops its own copy after', async () => {
+    const t = tenant();
+    const late = await turn(t, 'tr-1', 's', T0);
+    await store.traces.markDeleting(t, 'tr-1');
+    // The late worker reads the marked summary; before it drops its copy, the purge finishes and the
+    // trace is stored again (its spans sent once more), its copy at the same key.
+    const purgedThenStoredAgain = async () => {
+      await store.sessions.removeTrace(t, 's', 'tr-1');
+      await store.traces.deleteTrace(t, 'tr-1');
+      const again = await turn(t, 'tr-1', 's', T0);
+      await recordSessions(t, [again], EXPIRES, store);
+    };
+    const slow = holdingBack(readsSummaries, purgedThenStoredAgain, { after: true });
+    await recordSessions(t, [late], EXPIRES, slow.store);
+
+    expect(slow.held()).toBe(true);
+    expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items.map((i) => i.traceId)).toEqual(['tr-1']);
+    expect(await store.sessions.get(t, 's')).toMatchObject({ traceCount: 1 });
   });
 
   it('keep a mark the judge adds while a worker rewrites a marked copy', async () => {

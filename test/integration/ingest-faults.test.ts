@@ -164,6 +164,9 @@ describe('the ingest worker under faults (dynalite)', () => {
       return (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
     }
 
+    /** Changes the trace's summary item as an earlier version of the service could have left it. */
+    const updateSummaryItem = (tenantId: string, UpdateExpression: string, ExpressionAttributeValues: Record<string, unknown>) =>
+      db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), UpdateExpression, ExpressionAttributeValues }));
     /** The sessions of the moves the summary item still holds (each element of `movesLeft` is a move's id, a space, a session's id); undefined when it holds none. */
     const sessionsLeftOnSummary = async (tenantId: string) => {
       const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), ConsistentRead: true }));
@@ -304,14 +307,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     it('finishes a move its summary names the way it did before moves had ids (a session id in sessionsLeft)', async () => {
       const tenantId = await newTenant();
       await moverFailingBeforeItsLastRemoval(tenantId);
-      await db.doc.send(
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: keys.traceSummary(tenantId, 'moving'),
-          UpdateExpression: 'REMOVE movesLeft ADD sessionsLeft :left',
-          ExpressionAttributeValues: { ':left': new Set(['s-late']) },
-        }),
-      );
+      await updateSummaryItem(tenantId, 'REMOVE movesLeft ADD sessionsLeft :left', { ':left': new Set(['s-late']) });
       expect((await store.traces.summaries(tenantId, ['moving'])).get('moving')?.sessionsLeft).toEqual([{ sessionId: 's-late', moveId: null }]);
 
       expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
@@ -395,14 +391,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     /** The trace as an earlier version could leave it: its summary, and its copy, in `s-old`, while its span names `s-late`. */
     async function summaryNamingAnotherSession(tenantId: string) {
       await beforeTheMove(tenantId);
-      await db.doc.send(
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: keys.traceSummary(tenantId, 'moving'),
-          UpdateExpression: 'SET sessionId = :s',
-          ExpressionAttributeValues: { ':s': 's-old' },
-        }),
-      );
+      await updateSummaryItem(tenantId, 'SET sessionId = :s', { ':s': 's-old' });
       await store.sessions.removeTrace(tenantId, 's-late', 'moving');
       const stale = (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
       await recordSessions(tenantId, [stale], stale.expiresAt, store);

@@ -107,23 +107,29 @@ export function sessionsRepository(db: Db): SessionsRepository {
   const { doc, tableName: TableName } = db;
 
   /**
-   * Deletes a trace's copy unless it was written again since (a put gives it a new `writeId`; a
-   * rewrite from the summary keeps it, so the copy a late worker rewrote from a summary read before
-   * a delete or a move goes too). A copy written before copies had a `writeId` is deleted unless it
-   * was written again at another revision, or with one.
+   * Deletes a trace's copy unless it was put again since: each put gives it a new `writeId`, which a
+   * rewrite from the summary keeps, so a copy that a late worker rewrote from a summary it read before
+   * a delete or a move goes too. `atRevision`, for a copy judged stale by its revision (an older copy
+   * of a trace whose start moved): also unless it was rewritten since, which may have made it the
+   * trace's newest. Only such a copy can have been put before copies had a `writeId`: it is deleted at
+   * its revision.
    */
-  const deleteCopy = (copy: Item) =>
-    written(
+  const deleteCopy = (copy: Item, { atRevision = false } = {}) => {
+    const conditions = [
+      ...(copy['writeId'] !== undefined ? [['writeId = :w', ':w', copy['writeId']] as const] : []),
+      ...(atRevision ? [['revision = :r', ':r', copy['revision']] as const] : []),
+    ];
+    return written(
       doc.send(
         new DeleteCommand({
           TableName,
           Key: { PK: copy['PK'], SK: copy['SK'] },
-          ...(copy['writeId'] !== undefined
-            ? { ConditionExpression: 'writeId = :w', ExpressionAttributeValues: { ':w': copy['writeId'] } }
-            : { ConditionExpression: 'revision = :r AND attribute_not_exists(writeId)', ExpressionAttributeValues: { ':r': copy['revision'] } }),
+          ConditionExpression: conditions.map(([condition]) => condition).join(' AND '),
+          ExpressionAttributeValues: Object.fromEntries(conditions.map(([, name, value]) => [name, value])),
         }),
       ),
     );
+  };
 
   /**
    * The session's items, read together with one strongly consistent query of its partition: its
@@ -153,7 +159,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
     // Every copy of a dropped trace goes, whatever its start and whoever rewrites it meanwhile.
     const gone = all.filter((item) => item['traceId'] === dropped);
     await Promise.all([
-      ...stale.map((item) => deleteCopy(item)),
+      ...stale.map((item) => deleteCopy(item, { atRevision: true })),
       ...gone.map((item) => doc.send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] } }))),
     ]);
     return {

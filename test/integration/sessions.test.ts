@@ -1,4 +1,4 @@
-import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
@@ -124,6 +124,66 @@ describe('sessions', () => {
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0 + 10_000, 'tr-x'), ConsistentRead: true }));
     expect(Item).toBeUndefined();
     expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items.map((i) => [i.traceId, i.startTimeMs])).toEqual([['tr-x', T0]]);
+  });
+
+  it('keep the copy at the start of a trace when a refresh judged it stale just before another worker rewrote it from the summary', async () => {
+    const t = tenant();
+    // The trace started at +10 s, then at T0 (its copy there at revision 2000), then at +10 s again, in error.
+    const first = await turn(t, 'tr-x', 's', T0 + 10_000);
+    const earlier = { summary: { ...first.summary, startTimeMs: T0 }, revision: 2000 };
+    await store.traces.putSummary(t, earlier.summary, earlier.revision, EXPIRES);
+    await recordSessions(t, [earlier], EXPIRES, store);
+    const latest = { summary: { ...first.summary, status: 'error' as const, errorCount: 1 }, revision: 3000 };
+    await store.traces.putSummary(t, latest.summary, latest.revision, EXPIRES);
+    // The latest summary's writer puts its copy at +10 s; a late worker with the first summary puts its
+    // own there over it and reads the latest summary. The writer's refresh reads that copy (revision
+    // 1000, older than T0's), and before it deletes it as stale, the late worker rewrites it from the
+    // summary (revision 3000).
+    const signal = () => {
+      let give!: () => void;
+      const given = new Promise<void>((resolve) => (give = resolve));
+      return { give, given };
+    };
+    const lateRead = signal();
+    const writerQueried = signal();
+    const lateRewrote = signal();
+    const lateWorker = holdingBackEach([
+      {
+        matches: readsSummaries,
+        meanwhile: async () => {
+          lateRead.give();
+          await writerQueried.given;
+        },
+        after: true,
+      },
+      { matches: (command) => command instanceof UpdateCommand, meanwhile: async () => lateRewrote.give(), after: true },
+    ]);
+    let lateRun: Promise<void> | undefined;
+    const writer = holdingBackEach([
+      {
+        matches: readsSummaries,
+        meanwhile: async () => {
+          lateRun = recordSessions(t, [first], EXPIRES, lateWorker.store);
+          await lateRead.given;
+        },
+      },
+      {
+        matches: (command) => command instanceof QueryCommand,
+        meanwhile: async () => {
+          writerQueried.give();
+          await lateRewrote.given;
+        },
+        after: true,
+      },
+    ]);
+    await recordSessions(t, [latest], EXPIRES, writer.store);
+    await lateRun;
+
+    expect(writer.held() && lateWorker.held()).toBe(true);
+    expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items).toMatchObject([
+      { traceId: 'tr-x', startTimeMs: T0 + 10_000, status: 'error' },
+    ]);
+    expect(await store.sessions.get(t, 's')).toMatchObject({ traceCount: 1, errorCount: 1, firstSeenMs: T0 + 10_000 });
   });
 
   it('are listed again by the next refresh when a worker stopped after their figures but before their index entry', async () => {
@@ -316,24 +376,31 @@ const writesIndexEntries = (command: unknown) =>
 const readsSummaries = (command: unknown) =>
   command instanceof BatchGetCommand && Object.values(command.input.RequestItems ?? {}).some((r) => r.Keys?.some((k) => k['SK'] === 'SUMMARY'));
 
-/**
- * The store as a worker sees it, the first command of its sessions that `matches` held back: `meanwhile`
- * runs before it is sent or, with `after`, once it is answered and before the worker hears of it.
- */
-function holdingBack(matches: (command: unknown) => boolean, meanwhile: () => Promise<unknown>, { after = false } = {}) {
-  let held = false;
+/** A command a worker's sessions send held back: `meanwhile` runs before it is sent or, with `after`, once it is answered and before the worker hears of it. */
+interface Hold {
+  matches: (command: unknown) => boolean;
+  meanwhile: () => Promise<unknown>;
+  after?: boolean;
+}
+
+/** The store as a worker sees it, with the first command matching each hold held back (each hold once). */
+function holdingBackEach(holds: readonly Hold[]) {
+  const done = new Set<Hold>();
   const slow: Db = {
     tableName: db.tableName,
     doc: {
       send: async (command: unknown) => {
-        const hold = !held && matches(command);
-        if (hold) held = true;
-        if (hold && !after) await meanwhile();
+        const hold = holds.find((h) => !done.has(h) && h.matches(command));
+        if (hold) done.add(hold);
+        if (hold && !hold.after) await hold.meanwhile();
         const answer = await db.doc.send(command as never);
-        if (hold && after) await meanwhile();
+        if (hold?.after) await hold.meanwhile();
         return answer;
       },
     } as unknown as Db['doc'],
   };
-  return { store: { ...store, sessions: sessionsRepository(slow) }, held: () => held };
+  return { store: { ...store, sessions: sessionsRepository(slow) }, held: () => done.size === holds.length };
 }
+
+/** The store as a worker sees it, the first command of its sessions that `matches` held back (see `Hold`). */
+const holdingBack = (matches: Hold['matches'], meanwhile: Hold['meanwhile'], { after = false } = {}) => holdingBackEach([{ matches, meanwhile, after }]);

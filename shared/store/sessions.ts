@@ -13,7 +13,7 @@ import * as keys from './keys.ts';
 import { SESSION_TRACE_PREFIX, stripKeys, timeSortKey } from './keys.ts';
 import { countItems, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
 import { TABLE } from './table.ts';
-import { newVersion, storedSummary, timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer } from './traces.ts';
+import { randomToken, storedSummary, timeRangeCondition, traceFilterCondition, traceScopeCondition, updateUnlessNewer } from './traces.ts';
 import { inTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
@@ -65,7 +65,7 @@ export const sessionItem = (tenantId: string, record: SessionRecord, expiresAt: 
   expiresAt,
 });
 
-/** A trace's contribution to its session as the repository writes it (a copy of its summary). */
+/** A trace's contribution to its session (a copy of its summary), as the repository writes and rewrites it; each put adds a new `writeId`. */
 export const sessionTraceItem = (tenantId: string, summary: TraceSummary & { sessionId: string }, revision: number, expiresAt: number): Item => ({
   ...keys.sessionTrace(tenantId, summary.sessionId, summary.startTimeMs, summary.traceId),
   entity: 'sessionTrace',
@@ -262,7 +262,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
     const copies = traces.map(({ summary, revision }) => ({
       summary,
       revision,
-      item: { ...sessionTraceItem(tenantId, summary, revision, expiresAt), writeId: newVersion() } as Item,
+      item: { ...sessionTraceItem(tenantId, summary, revision, expiresAt), writeId: randomToken() } as Item,
     }));
     await batchWrite(db, putRequests(copies.map((c) => c.item)));
     const stored = await batchGet(

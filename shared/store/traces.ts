@@ -7,7 +7,7 @@ import {
   type CloseMarker,
   type Facets,
   type NewMove,
-  type SessionLeft,
+  type SessionMove,
   type StoredLog,
   type StoredSignal,
   type StoredSpanWrite,
@@ -170,26 +170,26 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
     tenantId,
     revision,
     ...(basis ? { spanGroups: [...basis.spanGroups] } : {}),
-    version: newVersion(),
+    version: randomToken(),
     expiresAt,
   };
 }
 
-/** A random version: of a summary item (`version`), of a session copy's write (`writeId`). */
-export const newVersion = () => randomBytes(12).toString('base64url');
+/** A random token: a summary item's `version`, a session copy's `writeId`. */
+export const randomToken = () => randomBytes(12).toString('base64url');
 
 /** What a summary item holds besides the summary: its write bookkeeping, the alert marks, and the marks of moves and of a delete. */
 const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes', 'movesLeft', 'sessionsLeft', 'deleting'] as const;
 
 /**
- * The moves out of a session a summary item's writers have not finished (see `SessionLeft`): a string
+ * The moves out of a session a summary item's writers have not finished (see `SessionMove`): a string
  * set `movesLeft`, each element the move's id, a space and the session's id (a move id has no space,
  * so the session id is all that follows the first). Marks written before moves had ids are session ids
  * in the string set `sessionsLeft`.
  */
 const MOVE_SEPARATOR = ' ';
 const moveElement = ({ moveId, sessionId }: NewMove) => `${moveId}${MOVE_SEPARATOR}${sessionId}`;
-const sessionsLeftOf = (item: Record<string, unknown>): SessionLeft[] => {
+const movesLeftOf = (item: Record<string, unknown>): SessionMove[] => {
   const set = (name: string) => [...((item[name] as ReadonlySet<string> | undefined) ?? [])];
   const moves = set('movesLeft').map((element) => {
     const at = element.indexOf(MOVE_SEPARATOR);
@@ -198,7 +198,7 @@ const sessionsLeftOf = (item: Record<string, unknown>): SessionLeft[] => {
   return [...moves, ...set('sessionsLeft').map((sessionId) => ({ sessionId, moveId: null }))];
 };
 /** The update that takes a finished move off the summary item. */
-const forgetting = (left: SessionLeft) =>
+const forgetting = (left: SessionMove) =>
   left.moveId === null
     ? { UpdateExpression: 'DELETE sessionsLeft :left', ExpressionAttributeValues: { ':left': new Set([left.sessionId]) } }
     : {
@@ -217,7 +217,7 @@ export function storedSummary(item: Record<string, unknown>): StoredSummary {
     expiresAt: Number(item['expiresAt']),
     ...(Array.isArray(item['spanGroups']) ? { spanGroups: (item['spanGroups'] as unknown[]).map(String) } : {}),
     ...(item['version'] !== undefined ? { version: String(item['version']) } : {}),
-    ...(item['movesLeft'] !== undefined || item['sessionsLeft'] !== undefined ? { sessionsLeft: sessionsLeftOf(item) } : {}),
+    ...(item['movesLeft'] !== undefined || item['sessionsLeft'] !== undefined ? { movesLeft: movesLeftOf(item) } : {}),
     ...(item['deleting'] === true ? { deleting: true as const } : {}),
   };
 }
@@ -472,7 +472,7 @@ export function tracesRepository(db: Db): TracesRepository {
       return options.basis ? updateIf(db, item, replacing(options.basis.replaces), additions) : updateUnlessNewer(db, item, options, additions);
     },
 
-    async forgetSessionLeft(tenantId: string, traceId: string, left: SessionLeft): Promise<void> {
+    async forgetMove(tenantId: string, traceId: string, left: SessionMove): Promise<void> {
       await written(
         doc.send(
           new UpdateCommand({
@@ -487,7 +487,7 @@ export function tracesRepository(db: Db): TracesRepository {
 
     async closeSummary(tenantId: string, stored: StoredSummary, closedAtMs: number): Promise<StoredSummary | undefined> {
       const summary = { ...stored.summary, closedAtMs };
-      const version = newVersion();
+      const version = randomToken();
       const item = { ...keys.traceSummary(tenantId, summary.traceId), ...traceIndexKeys(tenantId, summary), closedAtMs, version };
       return (await updateIf(db, item, replacing(stored))) ? { ...stored, summary, version } : undefined;
     },
@@ -626,7 +626,7 @@ export function tracesRepository(db: Db): TracesRepository {
       const item = marked?.Attributes;
       if (!item) return undefined;
       const named = (item['sessionId'] as string | null | undefined) ?? null;
-      return [...new Set([...(named === null ? [] : [named]), ...sessionsLeftOf(item).map((left) => left.sessionId)])];
+      return [...new Set([...(named === null ? [] : [named]), ...movesLeftOf(item).map((left) => left.sessionId)])];
     },
 
     async deleteTrace(tenantId: string, traceId: string): Promise<void> {

@@ -168,7 +168,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     const updateSummaryItem = (tenantId: string, UpdateExpression: string, ExpressionAttributeValues: Record<string, unknown>) =>
       db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), UpdateExpression, ExpressionAttributeValues }));
     /** The sessions of the moves the summary item still holds (each element of `movesLeft` is a move's id, a space, a session's id); undefined when it holds none. */
-    const sessionsLeftOnSummary = async (tenantId: string) => {
+    const sessionsOfMovesLeft = async (tenantId: string) => {
       const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, 'moving'), ConsistentRead: true }));
       const moves = Item?.['movesLeft'] as ReadonlySet<string> | undefined;
       return moves && [...moves].map((element) => element.slice(element.indexOf(' ') + 1));
@@ -195,7 +195,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect((await store.traces.getSummary(tenantId, 'moving'))?.sessionId).toBeNull();
       expect(await tracesOf(tenantId, 's-late')).toEqual([]);
       expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
-      expect(await sessionsLeftOnSummary(tenantId)).toBeUndefined();
+      expect(await sessionsOfMovesLeft(tenantId)).toBeUndefined();
     });
 
     it('has left the old session when the worker crashes right after writing the summary that moves it', async () => {
@@ -251,7 +251,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
       expect(await tracesOf(tenantId, 's-late')).toEqual([]);
       expect(await store.sessions.get(tenantId, 's-late')).toBeUndefined();
-      expect(await sessionsLeftOnSummary(tenantId)).toBeUndefined();
+      expect(await sessionsOfMovesLeft(tenantId)).toBeUndefined();
     }
 
     const reindexAll = async (walker: Store) => {
@@ -262,7 +262,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     it('takes the late copy out of the old session on the retry of a mover that failed before its last removal', async () => {
       const tenantId = await newTenant();
       await moverFailingBeforeItsLastRemoval(tenantId);
-      expect(await sessionsLeftOnSummary(tenantId)).toEqual(['s-late']);
+      expect(await sessionsOfMovesLeft(tenantId)).toEqual(['s-late']);
 
       expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
       await expectLeftForGood(tenantId);
@@ -308,7 +308,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       const tenantId = await newTenant();
       await moverFailingBeforeItsLastRemoval(tenantId);
       await updateSummaryItem(tenantId, 'REMOVE movesLeft ADD sessionsLeft :left', { ':left': new Set(['s-late']) });
-      expect((await store.traces.summaries(tenantId, ['moving'])).get('moving')?.sessionsLeft).toEqual([{ sessionId: 's-late', moveId: null }]);
+      expect((await store.traces.summaries(tenantId, ['moving'])).get('moving')?.movesLeft).toEqual([{ sessionId: 's-late', moveId: null }]);
 
       expect((await storeSpans(tenantId, store, [root])).batchItemFailures).toEqual([]);
       await expectLeftForGood(tenantId);
@@ -365,7 +365,7 @@ describe('the ingest worker under faults (dynalite)', () => {
         ...store,
         traces: {
           ...store.traces,
-          forgetSessionLeft: async (...args) => {
+          forgetMove: async (...args) => {
             if (!secondMover) {
               expect((await storeSpans(tenantId, store, [backToLate])).batchItemFailures).toEqual([]);
               const { summary, revision, expiresAt } = (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
@@ -376,7 +376,7 @@ describe('the ingest worker under faults (dynalite)', () => {
               });
               secondMover = await storeSpans(tenantId, failing, [outAgain]);
             }
-            return store.traces.forgetSessionLeft(...args);
+            return store.traces.forgetMove(...args);
           },
         },
       };

@@ -35,11 +35,11 @@ export async function closeTraces(message: CloseTracesMessage, deps: PersistDeps
   const traces = await Promise.all(
     closed
       .filter((c) => c !== undefined)
-      .map(async ({ summary, revision, expiresAt, sessionsLeft }) => ({
+      .map(async ({ summary, revision, expiresAt, movesLeft }) => ({
         summary,
         revision,
         expiresAt,
-        sessionsLeft,
+        movesLeft,
         stored: await deps.store.traces.spansOf(tenantId, summary.traceId),
       })),
   );

@@ -19,7 +19,7 @@ import { checkTracesAgainstProfiles, type FinishedTrace } from '../profiles/inge
 import { backoff } from '../retry.ts';
 import { leaveSession, recordSessions } from '../sessions/ingest.ts';
 import { effectiveAgentName } from '../spans/model.ts';
-import type { SessionLeft, StoredLog, StoredSignal, StoredSpanWrite, StoredSummary } from '../spans/ports.ts';
+import type { SessionMove, StoredLog, StoredSignal, StoredSpanWrite, StoredSummary } from '../spans/ports.ts';
 import { spanGroupsOf } from '../spans/span-groups.ts';
 import { type StoredSpan, summarizeTrace, type TraceSummary } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
@@ -298,15 +298,15 @@ async function summarizeTraces(
       const unchanged =
         storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);
       // Moves a writer that failed before its last removal left to finish (see `recordSessions`).
-      const sessionsLeft = storedSummary?.sessionsLeft ?? [];
-      const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat(), sessionsLeft };
+      const movesLeft = storedSummary?.movesLeft ?? [];
+      const trace: StoredTrace = { summary, revision, stored, arrived: [...arrival.groups.values()].flat(), movesLeft };
       if (unchanged) return trace;
       const leaving = await leaveSession(tenantId, traceId, storedSummary?.summary.sessionId ?? null, summary.sessionId, deps);
       const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, {
         basis: { spanGroups, replaces: storedSummary },
         leaving,
       });
-      return put ? { ...trace, sessionsLeft: leaving ? [...sessionsLeft, leaving] : sessionsLeft } : undefined;
+      return put ? { ...trace, movesLeft: leaving ? [...movesLeft, leaving] : movesLeft } : undefined;
     });
     done.push(...written.filter((t) => t !== undefined));
     pending = pending.filter((_, i) => written[i] === undefined);
@@ -346,7 +346,7 @@ interface StoredTrace {
   /** The spans this batch brought. */
   arrived: StoredSpan[];
   /** The moves of the trace out of a session whose last removal is still to do (see `recordSessions`). */
-  sessionsLeft: SessionLeft[];
+  movesLeft: SessionMove[];
 }
 
 /**

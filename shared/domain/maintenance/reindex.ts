@@ -57,11 +57,11 @@ async function rewrite(item: Record<string, unknown>, deps: ReindexDeps): Promis
       const storedSession = (item['sessionId'] as string | null | undefined) ?? null;
       // Moves a writer that failed before its last removal left to finish (see `recordSessions`), as
       // the summary names them now.
-      const stillLeaving = (await deps.store.traces.summaries(tenantId, [summary.traceId])).get(summary.traceId)?.sessionsLeft ?? [];
+      const stillLeaving = (await deps.store.traces.summaries(tenantId, [summary.traceId])).get(summary.traceId)?.movesLeft ?? [];
       const leaving = await leaveSession(tenantId, summary.traceId, storedSession, summary.sessionId, deps);
       if (await deps.store.traces.putSummary(tenantId, summary, revision, Number(item['expiresAt']), { mustExist: true, leaving })) {
-        const sessionsLeft = leaving ? [...stillLeaving, leaving] : stillLeaving;
-        await recordSessions(tenantId, [{ summary, revision, sessionsLeft }], Number(item['expiresAt']), deps.store);
+        const movesLeft = leaving ? [...stillLeaving, leaving] : stillLeaving;
+        await recordSessions(tenantId, [{ summary, revision, movesLeft }], Number(item['expiresAt']), deps.store);
         await noteAgentsSeen(tenantId, [summary], deps.store.agents);
       } else if (leaving !== null) {
         // A worker wrote a newer summary meanwhile: if it keeps the trace in the session this walk took

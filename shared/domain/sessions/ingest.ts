@@ -1,5 +1,5 @@
 import type { Ids } from '../ports.ts';
-import type { NewMove, SessionLeft } from '../spans/ports.ts';
+import type { NewMove, SessionMove } from '../spans/ports.ts';
 import type { TraceSummary } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
 
@@ -7,7 +7,7 @@ import type { Store } from '../store.ts';
  * Before a summary that moves its trace out of its session (to another one, or to none: a trace is
  * in the session its earliest span naming one names, so a span that started earlier can move it) is
  * written: takes the trace out of the session it leaves, and answers the move, for the summary to
- * name among its `sessionsLeft` and `recordSessions` to take the trace out once more after the
+ * name among its `movesLeft` and `recordSessions` to take the trace out once more after the
  * summary. Out before the summary, so that a redelivery after a crash between the two still finds the
  * old session in the stored summary, and the move to make.
  */
@@ -28,7 +28,7 @@ export async function leaveSession(
  * contribution, then each session's figures, recomputed once per session. Idempotent: a redelivered
  * message writes the same contributions and finds the figures already right.
  *
- * A trace whose summary moved it out of a session (`sessionsLeft`: the move `leaveSession` answered,
+ * A trace whose summary moved it out of a session (`movesLeft`: the move `leaveSession` answered,
  * with those its stored summary still names) is taken out of that session once more: a worker
  * that read the summary before the move may have written its copy there in between, and checked it
  * while the summary still named the old session. The summary keeps each move (written with it) until
@@ -39,7 +39,7 @@ export async function leaveSession(
  */
 export async function recordSessions(
   tenantId: string,
-  traces: ReadonlyArray<{ summary: TraceSummary; revision: number; sessionsLeft?: readonly SessionLeft[] }>,
+  traces: ReadonlyArray<{ summary: TraceSummary; revision: number; movesLeft?: readonly SessionMove[] }>,
   expiresAt: number,
   store: Pick<Store, 'sessions' | 'traces'>,
 ): Promise<void> {
@@ -48,10 +48,10 @@ export async function recordSessions(
   );
   await store.sessions.putTraces(tenantId, inSessions, expiresAt);
   await store.sessions.refresh(tenantId, [...new Set(inSessions.map((t) => t.summary.sessionId))]);
-  for (const { summary, sessionsLeft = [] } of traces) {
-    for (const sessionId of new Set(sessionsLeft.map((left) => left.sessionId))) {
+  for (const { summary, movesLeft = [] } of traces) {
+    for (const sessionId of new Set(movesLeft.map((left) => left.sessionId))) {
       await store.sessions.removeMovedTrace(tenantId, sessionId, summary.traceId);
-      for (const left of sessionsLeft.filter((l) => l.sessionId === sessionId)) await store.traces.forgetSessionLeft(tenantId, summary.traceId, left);
+      for (const left of movesLeft.filter((l) => l.sessionId === sessionId)) await store.traces.forgetMove(tenantId, summary.traceId, left);
     }
   }
 }

@@ -36,7 +36,7 @@ export interface StoredSummary {
    * storing more of the trace's spans, the closing of a pending trace, the re-index's walk, the agent
    * purge.
    */
-  sessionsLeft?: SessionLeft[];
+  movesLeft?: SessionMove[];
   /** The trace is being deleted (see `markDeleting`). */
   deleting?: true;
 }
@@ -47,12 +47,12 @@ export interface StoredSummary {
  * back in between), the one that finishes first does not take the other's mark with its own. Marks
  * written before moves had ids (2026-11-29) have none: `moveId` null.
  */
-export interface SessionLeft {
+export interface SessionMove {
   sessionId: string;
   moveId: string | null;
 }
 /** A move a summary write makes: one with an id (from `Ids`, so without spaces). */
-export type NewMove = SessionLeft & { moveId: string };
+export type NewMove = SessionMove & { moveId: string };
 
 /** What a summary was computed from, and the stored summary it replaces (undefined: none is stored). */
 export interface SummaryBasis {
@@ -139,8 +139,8 @@ export interface TracesRepository {
    * With `mustExist`, only over a stored summary (a rewrite must not bring back a deleted trace).
    * A summary that becomes pending (written pending over none, or without a basis) gets its close
    * marker, due TRACE_QUIET_MS after `revision`, written first. `leaving`: the summary's move out of
-   * a session, added to its `sessionsLeft` in the same write. An update: what the item
-   * holds besides the summary (the alert marks, `sessionsLeft`, `deleting`) stays.
+   * a session, added to its `movesLeft` in the same write. An update: what the item
+   * holds besides the summary (the alert marks, `movesLeft`, `deleting`) stays.
    */
   putSummary(
     tenantId: string,
@@ -149,8 +149,8 @@ export interface TracesRepository {
     expiresAt: number,
     options?: { mustExist?: boolean; basis?: SummaryBasis; leaving?: NewMove | null },
   ): Promise<boolean>;
-  /** Takes the move off the summary's `sessionsLeft`: the trace's last removal from its session is done. Nothing when the summary is gone. */
-  forgetSessionLeft(tenantId: string, traceId: string, left: SessionLeft): Promise<void>;
+  /** Takes the move off the summary's `movesLeft`: the trace's last removal from its session is done. Nothing when the summary is gone. */
+  forgetMove(tenantId: string, traceId: string, left: SessionMove): Promise<void>;
   getSummary(tenantId: string, traceId: string): Promise<StoredTraceSummary | undefined>;
   /**
    * Notes on the trace's summary, and on its contribution to its session, that an alert of this
@@ -177,7 +177,7 @@ export interface TracesRepository {
   /**
    * Marks the trace's summary as being deleted (`deleting`: a session copy checked against it from
    * then on is deleted, see `SessionsRepository.putTraces`), and answers the sessions it names: the
-   * one the trace is in and those it is leaving (`sessionsLeft`). Undefined when the summary is gone.
+   * one the trace is in and those it is leaving (`movesLeft`). Undefined when the summary is gone.
    */
   markDeleting(tenantId: string, traceId: string): Promise<string[] | undefined>;
   /**

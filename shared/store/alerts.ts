@@ -7,7 +7,7 @@ import { queryAll } from './batch.ts';
 import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
-import { allOf, type Condition, countItems, keysOf, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
+import { allOf, type Condition, compareKeys, countItems, keysOf, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
 import { timeRangeCondition } from './traces.ts';
 import { inTurn } from './turns.ts';
 
@@ -204,6 +204,7 @@ export function alertsRepository(db: Db): AlertsRepository {
     /** Every alert of a tenant or one agent created in the range (the per-agent summary counts them all). */
     async list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]> {
       const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
+      if (compareKeys(lower, upper) > 0) return []; // a range that ends before it starts (DynamoDB refuses such a BETWEEN)
       const lists = await Promise.all(
         alertSources(tenantId, filter).map(({ index, partition }) => {
           const { indexName, partitionKey, sortKey } = keysOf(index);

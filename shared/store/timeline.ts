@@ -5,7 +5,7 @@ import { batchWrite, deleteRequests, putRequests, queryAll } from './batch.ts';
 import type { Db } from './client.ts';
 import * as keys from './keys.ts';
 import { type Collection, collectionIndexKeys, stripKeys, timeSortKey } from './keys.ts';
-import { allOf, type Condition, countItems, type KeyRange, keysOf, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
+import { allOf, type Condition, compareKeys, countItems, type KeyRange, keysOf, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
 import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 
@@ -104,6 +104,7 @@ export function timelineRepository<T extends TimelineEntry>(db: Db, kind: 'SIGNA
     /** Every entry of a trace, or of a time range (the signal summary aggregates them), newest first. */
     async list(tenantId: string, q: TimelineQuery): Promise<T[]> {
       const { sources, range, filter } = plan(tenantId, q);
+      if (range.lower !== undefined && range.upper !== undefined && compareKeys(range.lower, range.upper) > 0) return []; // a range that ends before it starts (DynamoDB refuses such a BETWEEN)
       const lists = await Promise.all(
         sources.map(({ index, partition }) => {
           const { indexName, partitionKey, sortKey } = keysOf(index);

@@ -6,9 +6,15 @@ export const agentId = z.string().check(z.minLength(1), z.maxLength(64));
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** A day of the calendar, `YYYY-MM-DD`: `Date` would take 2024-02-30 for March 1. */
+const calendarDay = z.iso.date();
+
 /** An ISO 8601 date (`YYYY-MM-DD` or a date-time) in a query string, as a Date. */
 export const isoDate = z.pipe(
-  z.string().check(z.regex(ISO_DATE, 'must be an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ssZ)')),
+  z.string().check(
+    z.regex(ISO_DATE, 'must be an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ssZ)'),
+    z.refine((s: string) => calendarDay.safeParse(s.slice(0, 10)).success, 'is not a day of the calendar'),
+  ),
   z.transform((s: string, ctx) => {
     const d = new Date(s);
     if (Number.isNaN(d.getTime())) {

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { dateRangeQuery, isoDate, rangeChecked } from '#shared/schemas/common.ts';
+
+describe('a date in a query', () => {
+  it.each([
+    ['2024-02-29', '2024-02-29T00:00:00.000Z'],
+    ['2024-01-31T23:59', '2024-01-31T23:59:00.000Z'],
+    ['2024-03-01T10:00:00.5+02:00', '2024-03-01T08:00:00.500Z'],
+    ['2024-03-01T10:00:00+0200', '2024-03-01T08:00:00.000Z'],
+    ['9000-01-01', '9000-01-01T00:00:00.000Z'],
+  ])('takes %s', (text, iso) => {
+    expect(z.parse(isoDate, text).toISOString()).toBe(iso);
+  });
+
+  it.each(['2024-02-30', '2023-02-29', '2024-04-31', '2024-13-01', '2024-00-10', '2024-01-01T25:00Z', '2024-1-1', 'yesterday'])(
+    'refuses %s rather than reading another day',
+    (text) => {
+      expect(z.safeParse(isoDate, text).success).toBe(false);
+    },
+  );
+
+  it('refuses a range whose end comes before its start, naming endDate', () => {
+    const result = z.safeParse(rangeChecked(dateRangeQuery), { startDate: '2024-02-02', endDate: '2024-02-01' });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => i.path)).toEqual([['endDate']]);
+  });
+});

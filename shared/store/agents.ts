@@ -1,13 +1,23 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AgentNameTakenError, type AgentRecord, type AgentsRepository, LAST_SEEN_RESOLUTION_MS } from '../domain/agents/ports.ts';
 import type { AlertConfigPatch } from '../domain/alerts/config.ts';
+import { ServiceUnavailableError } from '../domain/errors.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import { LONGEST_RETENTION_DAYS } from '../domain/plans/plans.ts';
+import { backoff } from '../domain/retry.ts';
 import { batchGet, countAll, queryAll } from './batch.ts';
-import { type Db, epochSeconds, ifWritten, isConditionFailure, written } from './client.ts';
+import { type Db, epochSeconds, ifWritten, written } from './client.ts';
 import * as keys from './keys.ts';
 import { DELETED_AGENT_PREFIX, stripKeys } from './keys.ts';
 import { countItems, readPage, type Source } from './pages.ts';
+
+/**
+ * Rounds of reading and writing an agent that others rename or delete at the same time (each round
+ * at least one of them wins); past them the request is answered 503, to be retried.
+ */
+const CONTENDED_ATTEMPTS = 12;
+/** Names differing only in case or surrounding spaces are the same agent's (their claims share a key). */
+const nameKey = (name: string) => name.trim().toLowerCase();
 
 /** How many deleted agents a tenant-wide list leaves out by name (a FilterExpression's IN takes 100 values). */
 const DELETED_AGENTS_LEFT_OUT = 100;
@@ -18,8 +28,8 @@ export function agentsRepository(db: Db): AgentsRepository {
   const lastSeen = new Map<string, number>();
   const byName = (tenantId: string): Source[] => [{ index: 'table', partition: keys.agentName(tenantId, '').PK }];
 
-  async function get(tenantId: string, agentId: string): Promise<AgentRecord | undefined> {
-    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
+  async function get(tenantId: string, agentId: string, consistent = false): Promise<AgentRecord | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.agent(tenantId, agentId), ...(consistent ? { ConsistentRead: true } : {}) }));
     return Item ? stripKeys<AgentRecord>(Item) : undefined;
   }
 
@@ -38,6 +48,26 @@ export function agentsRepository(db: Db): AgentsRepository {
         }),
       ),
     );
+  }
+
+  /** Gives up the name's claim, if it is still this agent's. */
+  async function dropClaim(tenantId: string, name: string, agentId: string): Promise<void> {
+    await written(
+      doc.send(
+        new DeleteCommand({
+          TableName,
+          Key: keys.agentName(tenantId, name),
+          ConditionExpression: 'agentId = :id',
+          ExpressionAttributeValues: { ':id': agentId },
+        }),
+      ),
+    );
+  }
+
+  /** Whether the agent was deleted (its marker outlives every trace it had). */
+  async function wasDeleted(tenantId: string, agentId: string): Promise<boolean> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.deletedAgent(tenantId, agentId), ConsistentRead: true }));
+    return Item !== undefined;
   }
 
   async function putAgent(agent: AgentRecord): Promise<void> {
@@ -67,7 +97,7 @@ export function agentsRepository(db: Db): AgentsRepository {
   }
 
   return {
-    get,
+    get: (tenantId: string, agentId: string) => get(tenantId, agentId),
     idForName,
 
     /** One page of the tenant's agents in name order (their name claims are ordered by name). */
@@ -136,51 +166,77 @@ export function agentsRepository(db: Db): AgentsRepository {
     /**
      * The agent with this name, created if it is new. Race-safe: of two workers seeing a new name at
      * once, one claim wins and both end with its id; a crash between claim and agent item is repaired
-     * by the next call.
+     * by the next call. A claim whose agent was deleted (one that an earlier version's concurrent
+     * renames left behind) is dropped, and the name claimed anew, rather than bringing the agent back.
      */
     async ensure(candidate: AgentRecord): Promise<string> {
+      const { tenantId, name } = candidate;
       // The usual case, an agent seen before, costs one read and no write.
-      const known = await idForName(candidate.tenantId, candidate.name);
-      if (known && (await get(candidate.tenantId, known))) return known;
-      const claimed = await claimName(candidate.tenantId, candidate.name, candidate.id);
-      const agentId = claimed ? candidate.id : await idForName(candidate.tenantId, candidate.name, true);
-      if (!agentId) throw new Error('agent name claim vanished while resolving it');
-      await putAgent({ ...candidate, id: agentId });
-      return agentId;
+      const known = await idForName(tenantId, name);
+      if (known && (await get(tenantId, known))) return known;
+      for (let attempt = 0; attempt < CONTENDED_ATTEMPTS; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        if (await claimName(tenantId, name, candidate.id)) {
+          await putAgent(candidate);
+          return candidate.id;
+        }
+        const agentId = await idForName(tenantId, name, true);
+        if (agentId && !(await wasDeleted(tenantId, agentId))) {
+          await putAgent({ ...candidate, id: agentId });
+          return agentId;
+        }
+        if (agentId) await dropClaim(tenantId, name, agentId);
+      }
+      throw new ServiceUnavailableError(1);
     },
 
+    /**
+     * Applies the change to the agent's stored fields (an update: its alert configuration and
+     * `lastSeenAt`, which others write meanwhile, stay). A rename claims the new name first and gives
+     * up the old one after, conditional on the name it read: of two renames at once, the one that
+     * finds the agent renamed meanwhile gives up its claim and starts over from the new name, so the
+     * agent always has exactly one claim, its name's.
+     */
     async update(
       tenantId: string,
       agentId: string,
       change: { name?: string; description?: string; learningEnabled?: boolean },
       now: Date,
     ): Promise<AgentRecord | undefined> {
-      const current = await get(tenantId, agentId);
-      if (!current) return undefined;
-      const renamed = change.name !== undefined && change.name.trim().toLowerCase() !== current.name.trim().toLowerCase();
-      if (renamed && !(await claimName(tenantId, change.name!, agentId))) throw new AgentNameTakenError(change.name!);
-      const next: AgentRecord = {
-        ...current,
-        name: change.name ?? current.name,
-        description: change.description ?? current.description,
-        profileSettings: { learningEnabled: change.learningEnabled ?? current.profileSettings.learningEnabled },
-        updatedAt: now.toISOString(),
-      };
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName,
-            Item: { ...keys.agent(tenantId, agentId), entity: 'agent', ...next },
-            ConditionExpression: 'attribute_exists(PK)',
-          }),
+      for (let attempt = 0; attempt < CONTENDED_ATTEMPTS; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        // After a lost race, what the winner wrote.
+        const current = await get(tenantId, agentId, attempt > 0);
+        if (!current) return undefined;
+        const renamed = change.name !== undefined && nameKey(change.name) !== nameKey(current.name);
+        if (renamed && !(await claimName(tenantId, change.name!, agentId))) throw new AgentNameTakenError(change.name!);
+        const updated = await ifWritten(
+          doc.send(
+            new UpdateCommand({
+              TableName,
+              Key: keys.agent(tenantId, agentId),
+              UpdateExpression: 'SET #name = :name, description = :description, profileSettings = :settings, updatedAt = :now',
+              ConditionExpression: 'attribute_exists(PK) AND #name = :read',
+              ExpressionAttributeNames: { '#name': 'name' },
+              ExpressionAttributeValues: {
+                ':name': change.name ?? current.name,
+                ':description': change.description ?? current.description,
+                ':settings': { learningEnabled: change.learningEnabled ?? current.profileSettings.learningEnabled },
+                ':now': now.toISOString(),
+                ':read': current.name,
+              },
+              ReturnValues: 'ALL_NEW',
+            }),
+          ),
         );
-      } catch (err) {
-        if (renamed) await doc.send(new DeleteCommand({ TableName, Key: keys.agentName(tenantId, change.name!) }));
-        if (isConditionFailure(err)) return undefined;
-        throw err;
+        if (updated?.Attributes) {
+          if (renamed) await dropClaim(tenantId, current.name, agentId);
+          return stripKeys<AgentRecord>(updated.Attributes);
+        }
+        // Deleted or renamed meanwhile: the new name's claim goes, and the next round reads the agent again.
+        if (renamed) await dropClaim(tenantId, change.name!, agentId);
       }
-      if (renamed) await doc.send(new DeleteCommand({ TableName, Key: keys.agentName(tenantId, current.name) }));
-      return next;
+      throw new ServiceUnavailableError(1);
     },
 
     /** Stores the merged alert configuration; undefined when the agent is not the tenant's. */
@@ -202,26 +258,40 @@ export function agentsRepository(db: Db): AgentsRepository {
 
     /**
      * Removes the agent and its name claim; its traces are purged separately. The name claim goes first: `ensure` takes a claim whose agent item is missing for a crashed
-     * create and writes the item back, so deleting the item first could bring the agent back.
+     * create and writes the item back, so deleting the item first could bring the agent back. The
+     * item goes only while it still has the name whose claim went: a rename meanwhile claimed another,
+     * which the next round takes too.
      */
     async delete(tenantId: string, agentId: string): Promise<AgentRecord | undefined> {
-      const current = await get(tenantId, agentId);
-      if (!current) return undefined;
       // First: from now on tenant-wide trace lists leave its traces out, and totals take them out of the rollups.
       const forgetAt = epochSeconds(new Date()) + (LONGEST_RETENTION_DAYS + 1) * 86_400;
-      await doc.send(new PutCommand({ TableName, Item: { ...keys.deletedAgent(tenantId, agentId), entity: 'deletedAgent', agentId, expiresAt: forgetAt } }));
-      await written(
-        doc.send(
-          new DeleteCommand({
-            TableName,
-            Key: keys.agentName(tenantId, current.name),
-            ConditionExpression: 'agentId = :id',
-            ExpressionAttributeValues: { ':id': agentId },
-          }),
-        ),
-      );
-      await doc.send(new DeleteCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
-      return current;
+      let marked = false;
+      for (let attempt = 0; attempt < CONTENDED_ATTEMPTS; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        // After a lost race, what the winner wrote.
+        const current = await get(tenantId, agentId, attempt > 0);
+        if (!current) return undefined;
+        if (!marked) {
+          await doc.send(
+            new PutCommand({ TableName, Item: { ...keys.deletedAgent(tenantId, agentId), entity: 'deletedAgent', agentId, expiresAt: forgetAt } }),
+          );
+          marked = true;
+        }
+        await dropClaim(tenantId, current.name, agentId);
+        const deleted = await written(
+          doc.send(
+            new DeleteCommand({
+              TableName,
+              Key: keys.agent(tenantId, agentId),
+              ConditionExpression: '#name = :read',
+              ExpressionAttributeNames: { '#name': 'name' },
+              ExpressionAttributeValues: { ':read': current.name },
+            }),
+          ),
+        );
+        if (deleted) return current;
+      }
+      throw new ServiceUnavailableError(1);
     },
 
     async count(tenantId: string): Promise<number> {

@@ -1,11 +1,12 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiKeyRecord, EmailTakenError, type UserRecord } from '#shared/domain/accounts/ports.ts';
 import type { PageInput } from '#shared/domain/paging/page.ts';
 import type { TraceQuery } from '#shared/domain/spans/ports.ts';
 import { summarizeTrace, type TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
+import { agentsRepository } from '#shared/store/agents.ts';
 import { batchWrite, putRequests } from '#shared/store/batch.ts';
 import type { Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
@@ -361,5 +362,87 @@ describe('batch writes', () => {
     await batchWrite(db, putRequests([item(1), { PK: 'BATCH#dup', SK: 'OTHER', n: 0 }, item(2)]));
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: { PK: 'BATCH#dup', SK: 'ITEM' } }));
     expect(Item?.['n']).toBe(2);
+  });
+});
+
+describe('agents', () => {
+  const NOW = new Date('2026-02-01T00:00:00.000Z');
+  /** The store's agents over a client that runs `meanwhile` before the first command `matches` picks (once). */
+  const agentsHolding = (matches: (command: unknown) => boolean, meanwhile: () => Promise<unknown>) => {
+    let held = false;
+    const slow: Db = {
+      tableName: db.tableName,
+      doc: {
+        send: async (command: unknown) => {
+          if (!held && matches(command)) {
+            held = true;
+            await meanwhile();
+          }
+          return db.doc.send(command as never);
+        },
+      } as unknown as Db['doc'],
+    };
+    return { agents: agentsRepository(slow), held: () => held };
+  };
+
+  it('keep one name claim per agent when renames race: the agent is listed once, the names it did not keep are free', async () => {
+    const t = 'tnt_renames';
+    await store.agents.create(agentRecord(t, 'agt_r', undefined, { name: 'cc' }));
+    const names = Array.from({ length: 10 }, (_, i) => `cc${i}`);
+    await Promise.all(names.map((name) => store.agents.update(t, 'agt_r', { name }, NOW)));
+
+    const { items } = await store.agents.page(t, { limit: 50, skip: 0 });
+    expect(items.map((a) => a.id)).toEqual(['agt_r']);
+    expect(await store.agents.countNames(t)).toEqual({ count: 1, exact: true });
+    const kept = items[0]!.name;
+    expect(names).toContain(kept);
+    expect(await store.agents.ensure(agentRecord(t, 'agt_other', undefined, { name: kept }))).toBe('agt_r');
+    for (const name of names.filter((n) => n !== kept)) await store.agents.create(agentRecord(t, `agt_${name}`, undefined, { name }));
+  });
+
+  it('never bring a deleted agent back by a name it was given while being deleted', async () => {
+    const t = 'tnt_rename_delete';
+    await store.agents.create(agentRecord(t, 'agt_d', undefined, { name: 'before' }));
+    const deleter = agentsHolding(
+      (command) => command instanceof DeleteCommand,
+      () => store.agents.update(t, 'agt_d', { name: 'after' }, NOW),
+    );
+    await deleter.agents.delete(t, 'agt_d');
+
+    expect(deleter.held()).toBe(true);
+    expect(await store.agents.get(t, 'agt_d')).toBeUndefined();
+    expect(await store.agents.idForName(t, 'after', true)).toBeUndefined();
+    expect(await store.agents.ensure(agentRecord(t, 'agt_new', undefined, { name: 'after' }))).toBe('agt_new');
+    expect(await store.agents.get(t, 'agt_d')).toBeUndefined();
+  });
+
+  it('take a name anew when its claim names a deleted agent, as concurrent renames of an earlier version left it', async () => {
+    const t = 'tnt_stale_claim';
+    await store.agents.create(agentRecord(t, 'agt_s', undefined, { name: 'kept' }));
+    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...keys.agentName(t, 'lost'), entity: 'agentName', agentId: 'agt_s', name: 'lost' } }));
+    await store.agents.delete(t, 'agt_s');
+
+    expect(await store.agents.ensure(agentRecord(t, 'agt_fresh', undefined, { name: 'lost' }))).toBe('agt_fresh');
+    expect(await store.agents.get(t, 'agt_s')).toBeUndefined();
+    expect((await store.agents.page(t, { limit: 50, skip: 0 })).items.map((a) => [a.id, a.name])).toEqual([['agt_fresh', 'lost']]);
+  });
+
+  it('keep the alert configuration set while the agent is renamed', async () => {
+    const t = 'tnt_rename_alerts';
+    await store.agents.create(agentRecord(t, 'agt_c', undefined, { name: 'first' }));
+    const config = { thresholds: { errorRate: 0.5 } } as Parameters<Store['agents']['setAlertConfig']>[2];
+    const renamer = agentsHolding(
+      (command) => command instanceof UpdateCommand,
+      () => store.agents.setAlertConfig(t, 'agt_c', config, NOW),
+    );
+    expect(await renamer.agents.update(t, 'agt_c', { name: 'second', description: 'plans trips' }, NOW)).toMatchObject({
+      name: 'second',
+      description: 'plans trips',
+      alertConfig: config,
+    });
+
+    expect(renamer.held()).toBe(true);
+    expect(await store.agents.get(t, 'agt_c')).toMatchObject({ name: 'second', alertConfig: config });
+    expect(await store.agents.idForName(t, 'first', true)).toBeUndefined();
   });
 });

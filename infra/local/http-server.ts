@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { envelopeResponse, fromHandlerResult, type HttpResponse, MAX_BODY_BYTES, newRequestId, splitUrl, toHttpApiEvent } from './api-gateway.ts';
 import { type ConsoleSite, isConsoleRequest } from './console-site.ts';
@@ -66,6 +67,20 @@ export function createApiServer(route: (method: string, rawPath: string) => Rout
   }
 
   const server = createServer((req, res) => void handle(req, res));
+  // What node:http answers itself (a malformed request, headers past its limit) gets the envelope and
+  // the headers of every API answer too; the connection closes, as node does after such an error.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request'];
+    const response = envelopeResponse(status, 'VALIDATION_ERROR', message);
+    const head = Object.entries({ ...response.headers, 'content-length': response.body.length, connection: 'close' }).map(
+      ([name, value]) => `${name}: ${value}\r\n`,
+    );
+    socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${response.statusCode} ${STATUS_CODES[response.statusCode]}\r\n${head.join('')}\r\n`), response.body]));
+  });
   return {
     server,
     async shutdown() {
@@ -74,6 +89,12 @@ export function createApiServer(route: (method: string, rawPath: string) => Rout
     },
   };
 }
+
+/** The answers node:http gives these errors of a client's request (any other: 400), with a message. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive'],
+};
 
 const pathOf = (req: IncomingMessage): string => splitUrl(req.url).rawPath;
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -45,6 +46,26 @@ describe('the service catalog', () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
     }
+  });
+
+  it.each([
+    ['headers past the limit', `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+    ['a malformed request line', 'NOT HTTP AT ALL\r\n\r\n', 400],
+  ])('answers %s with the envelope and the headers of every API answer', async (_, request, status) => {
+    const { hostname, port } = new URL(service.baseUrl);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(Number(port), hostname, () => socket.write(request));
+      socket
+        .on('data', (chunk: Buffer) => chunks.push(chunk))
+        .on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+        .on('error', reject);
+    });
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(head).toMatch(/\r\ncache-control: no-store\r\n/i);
+    expect(head).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+    expect(JSON.parse(body!)).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String) } });
   });
 
   it('answers CORS preflight requests itself', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '#shared/adapters/ids.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
-import { type AccountsDeps, forgotPassword, login, register, resetPassword, verifyEmail } from '#shared/domain/accounts/users.ts';
+import { type AccountsDeps, forgotPassword, login, RESET_EMAILS_PER_HOUR, register, resetPassword, verifyEmail } from '#shared/domain/accounts/users.ts';
 import { UnauthorizedError, ValidationError } from '#shared/domain/errors.ts';
 import type { OutboundMessage } from '#shared/domain/notifications/messages.ts';
 import { startStore } from '../support/dynamo.ts';
@@ -83,6 +83,21 @@ describe('account use cases', () => {
     } finally {
       queueDown = false;
     }
+  });
+
+  it('e-mails at most RESET_EMAILS_PER_HOUR reset links an hour to one address, however it is spelt, with the same answer every time', async () => {
+    const a = account();
+    await register(a, deps);
+    const resets = () => queued.filter((m) => m.to === a.email && m.text.includes('reset-password?token=')).length;
+    now = new Date(Math.ceil(now.getTime() / 3_600_000) * 3_600_000); // the start of an hour
+    const answers = [];
+    for (const email of [a.email, a.email.toUpperCase(), ` ${a.email} `, a.email, a.email]) answers.push(await forgotPassword({ email }, deps));
+    expect(resets()).toBe(RESET_EMAILS_PER_HOUR);
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+
+    now = new Date(now.getTime() + 3_600_000);
+    await forgotPassword({ email: a.email }, deps);
+    expect(resets()).toBe(RESET_EMAILS_PER_HOUR + 1);
   });
 
   it('login refuses unknown users and wrong passwords alike', async () => {

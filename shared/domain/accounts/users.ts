@@ -8,12 +8,12 @@ import type { Store } from '../store.ts';
 import { issueAccessToken, type JwtSettings, providerOf, type VerifiedToken } from './jwt.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts';
 import { EmailTakenError, type Provider, type UserRecord } from './ports.ts';
-import { newLinkToken } from './secrets.ts';
+import { newLinkToken, sha256 } from './secrets.ts';
 import { SignInBackoff } from './sign-in-backoff.ts';
 import type { SigningMaterial } from './signing-keys.ts';
 
 export interface AccountsDeps {
-  store: Pick<Store, 'users' | 'tenants' | 'linkTokens' | 'apiKeys' | 'agents' | 'signInFailures'>;
+  store: Pick<Store, 'users' | 'tenants' | 'linkTokens' | 'apiKeys' | 'agents' | 'signInFailures' | 'rateLimits'>;
   clock: Clock;
   ids: Ids;
   queue: QueuePort;
@@ -181,9 +181,28 @@ export async function login(body: z.infer<typeof loginBody>, deps: Needs<'users'
   return { ...(await accessTokenFor(user, deps)), user: publicUser(user) };
 }
 
-export async function forgotPassword(body: z.infer<typeof forgotPasswordBody>, deps: Needs<'users'> & LinkEmailDeps) {
+/**
+ * Reset e-mails one address gets at most per hour, however many clients ask (each within its own
+ * per-address request limit): enough for someone who lost one, too few to flood an inbox.
+ */
+export const RESET_EMAILS_PER_HOUR = 3;
+const HOUR_SECONDS = 3600;
+
+/**
+ * E-mails a reset link to the account with this address, if there is one, within the hourly allowance.
+ * The asking is counted whether or not an account has the address, and the answer is the same.
+ */
+export async function forgotPassword(body: z.infer<typeof forgotPasswordBody>, deps: Needs<'users' | 'rateLimits'> & LinkEmailDeps) {
+  const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
+  // Keyed by the address as the store keys accounts (trimmed, lower-cased), hashed: no address is stored.
+  const asked = await deps.store.rateLimits.hit(
+    sha256(body.email.trim().toLowerCase()),
+    'password-reset',
+    nowSeconds - (nowSeconds % HOUR_SECONDS),
+    HOUR_SECONDS,
+  );
   const user = await deps.store.users.findByEmail(body.email);
-  if (user?.isActive) await trySendLinkEmail(deps, user, 'password-reset');
+  if (user?.isActive && asked <= RESET_EMAILS_PER_HOUR) await trySendLinkEmail(deps, user, 'password-reset');
   return { message: 'If an account exists for this e-mail, a reset link is on its way.' };
 }
 

@@ -9,14 +9,18 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{
 /** A day of the calendar, `YYYY-MM-DD`: `Date` would take 2024-02-30 for March 1. */
 const calendarDay = z.iso.date();
 
-/** An ISO 8601 date (`YYYY-MM-DD` or a date-time) in a query string, as a Date. */
+/** The offset that ends a date-time, if it has one. */
+const OFFSET = /(Z|[+-]\d{2}:?\d{2})$/;
+
+/** An ISO 8601 date (`YYYY-MM-DD` or a date-time; one without an offset is UTC, as a date is) in a query string, as a Date. */
 export const isoDate = z.pipe(
   z.string().check(
     z.regex(ISO_DATE, 'must be an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ssZ)'),
     z.refine((s: string) => calendarDay.safeParse(s.slice(0, 10)).success, 'is not a day of the calendar'),
   ),
   z.transform((s: string, ctx) => {
-    const d = new Date(s);
+    // `Date` reads a date-time without an offset in the server's time zone.
+    const d = new Date(s.length > 10 && !OFFSET.test(s) ? `${s}Z` : s);
     if (Number.isNaN(d.getTime())) {
       ctx.issues.push({ code: 'custom', message: 'is not a valid date', input: s });
       return z.NEVER;

@@ -1,8 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { dateRangeQuery, isoDate, rangeChecked } from '#shared/schemas/common.ts';
 
 describe('a date in a query', () => {
+  // Read in a server whose time zone is not UTC: a date-time without an offset is UTC all the same.
+  const zone = process.env.TZ;
+  beforeAll(() => {
+    process.env.TZ = 'America/New_York';
+  });
+  afterAll(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+
   it.each([
     ['2024-02-29', '2024-02-29T00:00:00.000Z'],
     ['2024-01-31T23:59', '2024-01-31T23:59:00.000Z'],

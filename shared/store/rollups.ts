@@ -201,6 +201,7 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
       return names.get(name)!;
     };
     const projection = attributes.map((path) => (typeof path === 'string' ? [path] : path).map(placeholder).join('.')).join(', ');
+    if (fromMs >= toMs) return []; // an empty range (DynamoDB refuses a BETWEEN whose bounds are reversed)
     return queryAll(db, {
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lower AND :upper',
       ProjectionExpression: projection,

@@ -70,7 +70,9 @@ export function createApiServer(route: (method: string, rawPath: string) => Rout
   // What node:http answers itself (a malformed request, headers past its limit) gets the envelope and
   // the headers of every API answer too; the connection closes, as node does after such an error.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable || err.code === 'ECONNRESET') {
+    // As node does: no answer on a connection that is gone, or in the middle of another answer.
+    const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (!socket.writable || answering || err.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
@@ -79,7 +81,10 @@ export function createApiServer(route: (method: string, rawPath: string) => Rout
     const head = Object.entries({ ...response.headers, 'content-length': response.body.length, connection: 'close' }).map(
       ([name, value]) => `${name}: ${value}\r\n`,
     );
-    socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${response.statusCode} ${STATUS_CODES[response.statusCode]}\r\n${head.join('')}\r\n`), response.body]));
+    socket.end(
+      Buffer.concat([Buffer.from(`HTTP/1.1 ${response.statusCode} ${STATUS_CODES[response.statusCode]}\r\n${head.join('')}\r\n`), response.body]),
+      () => socket.destroy(),
+    );
   });
   return {
     server,
@@ -93,6 +98,7 @@ export function createApiServer(route: (method: string, rawPath: string) => Rout
 /** The answers node:http gives these errors of a client's request (any other: 400), with a message. */
 const CLIENT_ERRORS: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request headers are too large'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Chunk extensions are too large'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive'],
 };
 

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { AgentNameTakenError, type AgentRecord, type AgentsRepository, LAST_SEEN_RESOLUTION_MS } from '../domain/agents/ports.ts';
 import type { AlertConfigPatch } from '../domain/alerts/config.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
@@ -16,6 +16,11 @@ import { countItems, readPage, type Source } from './pages.ts';
  * at least one of them wins); past them the request is answered 503, to be retried.
  */
 const CONTENDED_ATTEMPTS = 12;
+/**
+ * How old an agent's own claim of another name must be to be taken for one a failed rename left
+ * (a rename claims, then updates the agent, within one request).
+ */
+const SETTLED_CLAIM_MS = 60_000;
 /** Names differing only in case or surrounding spaces are the same agent's (their claims share a key). */
 const nameKey = (name: string) => name.trim().toLowerCase();
 
@@ -38,16 +43,35 @@ export function agentsRepository(db: Db): AgentsRepository {
     return Item ? String(Item['agentId']) : undefined;
   }
 
-  async function claimName(tenantId: string, name: string, agentId: string): Promise<boolean> {
+  async function claimName(tenantId: string, name: string, agentId: string, nowMs = Date.now()): Promise<boolean> {
     return written(
       doc.send(
         new PutCommand({
           TableName,
-          Item: { ...keys.agentName(tenantId, name), entity: 'agentName', agentId, name },
+          Item: { ...keys.agentName(tenantId, name), entity: 'agentName', agentId, name, claimedAtMs: nowMs },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       ),
     );
+  }
+
+  /** The name's claim as stored (strongly consistent), or undefined. */
+  async function claimOf(tenantId: string, name: string): Promise<{ agentId: string; claimedAtMs?: number } | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.agentName(tenantId, name), ConsistentRead: true }));
+    return Item ? { agentId: String(Item['agentId']), ...(typeof Item['claimedAtMs'] === 'number' ? { claimedAtMs: Item['claimedAtMs'] } : {}) } : undefined;
+  }
+
+  /** Every name claim of the agent: its name's, and any a rename that failed partway left. */
+  async function claimsOf(tenantId: string, agentId: string): Promise<string[]> {
+    const { PK } = keys.agentName(tenantId, '');
+    const items = await queryAll(db, {
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lower AND :upper',
+      FilterExpression: 'agentId = :id',
+      ExpressionAttributeValues: { ':pk': PK, ':lower': keys.agentNameRange.lower, ':upper': keys.agentNameRange.upper, ':id': agentId },
+      ProjectionExpression: '#n',
+      ExpressionAttributeNames: { '#n': 'name' },
+    });
+    return items.map((item) => String(item['name']));
   }
 
   /** Gives up the name's claim, if it is still this agent's. */
@@ -70,8 +94,9 @@ export function agentsRepository(db: Db): AgentsRepository {
     return Item !== undefined;
   }
 
-  async function putAgent(agent: AgentRecord): Promise<void> {
-    await written(
+  /** Writes the agent's item unless it exists; whether it wrote. */
+  async function putAgent(agent: AgentRecord): Promise<boolean> {
+    return written(
       doc.send(
         new PutCommand({
           TableName,
@@ -182,8 +207,9 @@ export function agentsRepository(db: Db): AgentsRepository {
         }
         const agentId = await idForName(tenantId, name, true);
         if (agentId && !(await wasDeleted(tenantId, agentId))) {
-          await putAgent({ ...candidate, id: agentId });
-          return agentId;
+          // A delete that ran to its end between the check and this repair is undone at once.
+          if (!(await putAgent({ ...candidate, id: agentId })) || !(await wasDeleted(tenantId, agentId))) return agentId;
+          await doc.send(new DeleteCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
         }
         if (agentId) await dropClaim(tenantId, name, agentId);
       }
@@ -195,7 +221,9 @@ export function agentsRepository(db: Db): AgentsRepository {
      * `lastSeenAt`, which others write meanwhile, stay). A rename claims the new name first and gives
      * up the old one after, conditional on the name it read: of two renames at once, the one that
      * finds the agent renamed meanwhile gives up its claim and starts over from the new name, so the
-     * agent always has exactly one claim, its name's.
+     * agent keeps one claim, its name's. A rename whose write fails gives up the claim it wrote; one
+     * that fails past that (a crash) leaves a claim, which a later rename to that name takes over once
+     * it is SETTLED_CLAIM_MS old, and the agent's delete drops.
      */
     async update(
       tenantId: string,
@@ -209,32 +237,47 @@ export function agentsRepository(db: Db): AgentsRepository {
         const current = await get(tenantId, agentId, attempt > 0);
         if (!current) return undefined;
         const renamed = change.name !== undefined && nameKey(change.name) !== nameKey(current.name);
-        if (renamed && !(await claimName(tenantId, change.name!, agentId))) throw new AgentNameTakenError(change.name!);
-        const updated = await ifWritten(
-          doc.send(
-            new UpdateCommand({
-              TableName,
-              Key: keys.agent(tenantId, agentId),
-              UpdateExpression: 'SET #name = :name, description = :description, profileSettings = :settings, updatedAt = :now',
-              ConditionExpression: 'attribute_exists(PK) AND #name = :read',
-              ExpressionAttributeNames: { '#name': 'name' },
-              ExpressionAttributeValues: {
-                ':name': change.name ?? current.name,
-                ':description': change.description ?? current.description,
-                ':settings': { learningEnabled: change.learningEnabled ?? current.profileSettings.learningEnabled },
-                ':now': now.toISOString(),
-                ':read': current.name,
-              },
-              ReturnValues: 'ALL_NEW',
-            }),
-          ),
-        );
+        let claimed = false;
+        if (renamed && !(claimed = await claimName(tenantId, change.name!, agentId, now.getTime()))) {
+          const claim = await claimOf(tenantId, change.name!);
+          if (claim && claim.agentId !== agentId) throw new AgentNameTakenError(change.name!);
+          // The agent's own claim: another rename to this name in flight (the next round sees it done,
+          // or the claim gone), or one a rename that failed partway left, which this rename takes over.
+          const left = claim && now.getTime() - (claim.claimedAtMs ?? 0) > SETTLED_CLAIM_MS;
+          if (!left) continue;
+        }
+        let updated: UpdateCommandOutput | undefined;
+        try {
+          updated = await ifWritten(
+            doc.send(
+              new UpdateCommand({
+                TableName,
+                Key: keys.agent(tenantId, agentId),
+                UpdateExpression: 'SET #name = :name, description = :description, profileSettings = :settings, updatedAt = :now',
+                ConditionExpression: 'attribute_exists(PK) AND #name = :read',
+                ExpressionAttributeNames: { '#name': 'name' },
+                ExpressionAttributeValues: {
+                  ':name': change.name ?? current.name,
+                  ':description': change.description ?? current.description,
+                  ':settings': { learningEnabled: change.learningEnabled ?? current.profileSettings.learningEnabled },
+                  ':now': now.toISOString(),
+                  ':read': current.name,
+                },
+                ReturnValues: 'ALL_NEW',
+              }),
+            ),
+          );
+        } catch (err) {
+          // The write itself failed (not its condition): the claim this round wrote goes with it.
+          if (claimed) await dropClaim(tenantId, change.name!, agentId).catch(() => undefined);
+          throw err;
+        }
         if (updated?.Attributes) {
           if (renamed) await dropClaim(tenantId, current.name, agentId);
           return stripKeys<AgentRecord>(updated.Attributes);
         }
-        // Deleted or renamed meanwhile: the new name's claim goes, and the next round reads the agent again.
-        if (renamed) await dropClaim(tenantId, change.name!, agentId);
+        // Deleted or renamed meanwhile: the claim this round wrote goes, and the next round reads the agent again.
+        if (claimed) await dropClaim(tenantId, change.name!, agentId);
       }
       throw new ServiceUnavailableError(1);
     },
@@ -277,7 +320,7 @@ export function agentsRepository(db: Db): AgentsRepository {
           );
           marked = true;
         }
-        await dropClaim(tenantId, current.name, agentId);
+        for (const name of new Set([current.name, ...(await claimsOf(tenantId, agentId))])) await dropClaim(tenantId, name, agentId);
         const deleted = await written(
           doc.send(
             new DeleteCommand({

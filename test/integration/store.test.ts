@@ -416,15 +416,84 @@ describe('agents', () => {
     expect(await store.agents.get(t, 'agt_d')).toBeUndefined();
   });
 
+  /** A name claim as an earlier version, or a rename that failed partway, could leave it. */
+  const claim = (t: string, name: string, agentId: string, claimedAtMs?: number) =>
+    db.doc.send(
+      new PutCommand({
+        TableName: db.tableName,
+        Item: { ...keys.agentName(t, name), entity: 'agentName', agentId, name, ...(claimedAtMs === undefined ? {} : { claimedAtMs }) },
+      }),
+    );
+
   it('take a name anew when its claim names a deleted agent, as concurrent renames of an earlier version left it', async () => {
     const t = 'tnt_stale_claim';
     await store.agents.create(agentRecord(t, 'agt_s', undefined, { name: 'kept' }));
-    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...keys.agentName(t, 'lost'), entity: 'agentName', agentId: 'agt_s', name: 'lost' } }));
     await store.agents.delete(t, 'agt_s');
+    await claim(t, 'lost', 'agt_s');
 
     expect(await store.agents.ensure(agentRecord(t, 'agt_fresh', undefined, { name: 'lost' }))).toBe('agt_fresh');
     expect(await store.agents.get(t, 'agt_s')).toBeUndefined();
     expect((await store.agents.page(t, { limit: 50, skip: 0 })).items.map((a) => [a.id, a.name])).toEqual([['agt_fresh', 'lost']]);
+  });
+
+  it('drop every claim of an agent they delete, one a failed rename left included', async () => {
+    const t = 'tnt_delete_claims';
+    await store.agents.create(agentRecord(t, 'agt_two', undefined, { name: 'named' }));
+    await claim(t, 'left-over', 'agt_two', NOW.getTime());
+    await store.agents.delete(t, 'agt_two');
+
+    expect(await store.agents.idForName(t, 'named', true)).toBeUndefined();
+    expect(await store.agents.idForName(t, 'left-over', true)).toBeUndefined();
+    expect(await store.agents.countNames(t)).toEqual({ count: 0, exact: true });
+  });
+
+  it('both answer a race of two renames to the same name with the agent renamed, and leave one claim', async () => {
+    const t = 'tnt_same_rename';
+    await store.agents.create(agentRecord(t, 'agt_same', undefined, { name: 'old' }));
+    const answers = await Promise.all([1, 2].map(() => store.agents.update(t, 'agt_same', { name: 'new' }, NOW)));
+
+    expect(answers.map((a) => a?.name)).toEqual(['new', 'new']);
+    expect(await store.agents.countNames(t)).toEqual({ count: 1, exact: true });
+    expect(await store.agents.idForName(t, 'new', true)).toBe('agt_same');
+  });
+
+  it('give up the name a rename claimed when the write that renames fails, and take over its own claim a failed rename left a while ago', async () => {
+    const t = 'tnt_failed_rename';
+    await store.agents.create(agentRecord(t, 'agt_f', undefined, { name: 'before' }));
+    const failing: Db = {
+      tableName: db.tableName,
+      doc: {
+        send: async (command: unknown) => {
+          if (command instanceof UpdateCommand) throw Object.assign(new Error('Throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
+          return db.doc.send(command as never);
+        },
+      } as unknown as Db['doc'],
+    };
+    await expect(agentsRepository(failing).update(t, 'agt_f', { name: 'after' }, NOW)).rejects.toThrow('Throughput exceeded');
+    expect(await store.agents.idForName(t, 'after', true)).toBeUndefined();
+
+    await claim(t, 'later', 'agt_f', NOW.getTime() - 5 * 60_000);
+    expect(await store.agents.update(t, 'agt_f', { name: 'later' }, NOW)).toMatchObject({ name: 'later' });
+    expect((await store.agents.page(t, { limit: 50, skip: 0 })).items.map((a) => a.name)).toEqual(['later']);
+  });
+
+  it('never bring back an agent deleted while a worker repairs what looked like a create in progress', async () => {
+    const t = 'tnt_repair_delete';
+    // A create in progress: its claim is written, its item not yet.
+    await claim(t, 'racing', 'agt_racing', NOW.getTime());
+    const worker = agentsHolding(
+      (command) => command instanceof PutCommand && command.input.Item?.['entity'] === 'agent',
+      async () => {
+        await store.agents.ensure(agentRecord(t, 'agt_racing', undefined, { name: 'racing' }));
+        await store.agents.delete(t, 'agt_racing');
+      },
+    );
+    const resolved = await worker.agents.ensure(agentRecord(t, 'agt_worker', undefined, { name: 'racing' }));
+
+    expect(worker.held()).toBe(true);
+    expect(await store.agents.get(t, 'agt_racing')).toBeUndefined();
+    expect(resolved).toBe('agt_worker');
+    expect(await store.agents.get(t, 'agt_worker')).toMatchObject({ name: 'racing' });
   });
 
   it('keep the alert configuration set while the agent is renamed', async () => {

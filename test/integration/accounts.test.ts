@@ -38,13 +38,15 @@ afterAll(() => stop());
 let seq = 0;
 const account = () => ({ email: `it${++seq}@example.com`, password: 'password-123', firstName: 'Ada', lastName: 'L' });
 const tokenIn = (m: OutboundMessage | undefined) => /token=([\w-]+)/.exec(m?.text ?? '')![1]!;
+/** The address a test's requests come from. */
+const CLIENT = '203.0.113.7';
 const lastMailTo = (to: string) => queued.filter((m) => m.to === to).at(-1);
 
 describe('account use cases', () => {
   it('a reset token expires after one hour', async () => {
     const a = account();
     await register(a, deps);
-    await forgotPassword({ email: a.email }, deps);
+    await forgotPassword({ email: a.email }, CLIENT, deps);
     const token = tokenIn(lastMailTo(a.email));
     now = new Date(now.getTime() + 3_600_000 + 1000);
     await expect(resetPassword({ token, password: 'new-password-1' }, deps)).rejects.toBeInstanceOf(ValidationError);
@@ -56,7 +58,7 @@ describe('account use cases', () => {
     await register(a, deps);
     const verification = tokenIn(lastMailTo(a.email));
     await expect(resetPassword({ token: verification, password: 'new-password-2' }, deps)).rejects.toBeInstanceOf(ValidationError);
-    await forgotPassword({ email: a.email }, deps);
+    await forgotPassword({ email: a.email }, CLIENT, deps);
     const reset = tokenIn(lastMailTo(a.email));
     await expect(verifyEmail({ token: reset }, deps)).rejects.toBeInstanceOf(ValidationError);
   });
@@ -64,7 +66,7 @@ describe('account use cases', () => {
   it('the reset link points at the configured app and the e-mail never contains the password', async () => {
     const a = account();
     await register(a, deps);
-    await forgotPassword({ email: a.email }, deps);
+    await forgotPassword({ email: a.email }, CLIENT, deps);
     const mail = lastMailTo(a.email);
     expect(mail?.text).toContain('https://app.example.com/reset-password?token=');
     expect(queued.some((m) => m.text.includes(a.password))).toBe(false);
@@ -76,8 +78,8 @@ describe('account use cases', () => {
       const a = account();
       const registered = await register(a, deps);
       expect(registered.user.email).toBe(a.email);
-      const known = await forgotPassword({ email: a.email }, deps);
-      const unknown = await forgotPassword({ email: 'nobody@example.com' }, deps);
+      const known = await forgotPassword({ email: a.email }, CLIENT, deps);
+      const unknown = await forgotPassword({ email: 'nobody@example.com' }, CLIENT, deps);
       expect(known).toEqual(unknown);
       expect(reported).toContain('could not queue the password-reset e-mail');
     } finally {
@@ -85,19 +87,24 @@ describe('account use cases', () => {
     }
   });
 
-  it('e-mails at most RESET_EMAILS_PER_HOUR reset links an hour to one address, however it is spelt, with the same answer every time', async () => {
+  it('e-mails one address at most so many reset links an hour from one client and from all, however it is spelt, with the same answer every time', async () => {
     const a = account();
     await register(a, deps);
     const resets = () => queued.filter((m) => m.to === a.email && m.text.includes('reset-password?token=')).length;
     now = new Date(Math.ceil(now.getTime() / 3_600_000) * 3_600_000); // the start of an hour
+    const { perClient, total } = RESET_EMAILS_PER_HOUR;
     const answers = [];
-    for (const email of [a.email, a.email.toUpperCase(), ` ${a.email} `, a.email, a.email]) answers.push(await forgotPassword({ email }, deps));
-    expect(resets()).toBe(RESET_EMAILS_PER_HOUR);
+    for (const email of [a.email, a.email.toUpperCase(), ` ${a.email} `, a.email, a.email]) answers.push(await forgotPassword({ email }, CLIENT, deps));
+    expect(resets()).toBe(perClient);
+    // Every ask counts toward the address's total, those refused to one client too: of the next ones,
+    // from other clients, those up to the total's are sent.
+    for (let i = 0; i < total; i++) answers.push(await forgotPassword({ email: a.email }, `198.51.100.${i}`, deps));
+    expect(resets()).toBe(perClient + (total - 5));
     expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
 
     now = new Date(now.getTime() + 3_600_000);
-    await forgotPassword({ email: a.email }, deps);
-    expect(resets()).toBe(RESET_EMAILS_PER_HOUR + 1);
+    await forgotPassword({ email: a.email }, CLIENT, deps);
+    expect(resets()).toBe(perClient + (total - 5) + 1);
   });
 
   it('login refuses unknown users and wrong passwords alike', async () => {

@@ -12,5 +12,5 @@ export const handler = httpRoute(
   'auth/forgot-password',
   authRoutes,
   routePorts({ users: usersRepository, linkTokens: linkTokensRepository }, { queue: sqsQueue }),
-  async ({ body }, ports) => ok(await forgotPassword(body, accountsDeps(ports))),
+  async ({ body, event }, ports) => ok(await forgotPassword(body, event.requestContext.http.sourceIp, accountsDeps(ports))),
 );

@@ -182,27 +182,29 @@ export async function login(body: z.infer<typeof loginBody>, deps: Needs<'users'
 }
 
 /**
- * Reset e-mails one address gets at most per hour, however many clients ask (each within its own
- * per-address request limit): enough for someone who lost one, too few to flood an inbox.
+ * Reset e-mails one address gets at most per hour from one client, and from all of them: enough for
+ * someone who lost one, too few to flood an inbox; and one client alone cannot use up what the owner
+ * may need.
  */
-export const RESET_EMAILS_PER_HOUR = 3;
+export const RESET_EMAILS_PER_HOUR = { perClient: 3, total: 20 } as const;
 const HOUR_SECONDS = 3600;
 
 /**
- * E-mails a reset link to the account with this address, if there is one, within the hourly allowance.
- * The asking is counted whether or not an account has the address, and the answer is the same.
+ * E-mails a reset link to the account with this address, if there is one, within the hourly
+ * allowances. The asking is counted whether or not an account has the address, and the answer is the same.
  */
-export async function forgotPassword(body: z.infer<typeof forgotPasswordBody>, deps: Needs<'users' | 'rateLimits'> & LinkEmailDeps) {
+export async function forgotPassword(body: z.infer<typeof forgotPasswordBody>, client: string, deps: Needs<'users' | 'rateLimits'> & LinkEmailDeps) {
   const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
+  const hour = nowSeconds - (nowSeconds % HOUR_SECONDS);
   // Keyed by the address as the store keys accounts (trimmed, lower-cased), hashed: no address is stored.
-  const asked = await deps.store.rateLimits.hit(
-    sha256(body.email.trim().toLowerCase()),
-    'password-reset',
-    nowSeconds - (nowSeconds % HOUR_SECONDS),
-    HOUR_SECONDS,
-  );
+  const address = sha256(body.email.trim().toLowerCase());
+  const [fromClient, fromAll] = await Promise.all([
+    deps.store.rateLimits.hit(`${address}:${sha256(client)}`, 'password-reset', hour, HOUR_SECONDS),
+    deps.store.rateLimits.hit(address, 'password-reset', hour, HOUR_SECONDS),
+  ]);
+  const allowed = fromClient <= RESET_EMAILS_PER_HOUR.perClient && fromAll <= RESET_EMAILS_PER_HOUR.total;
   const user = await deps.store.users.findByEmail(body.email);
-  if (user?.isActive && asked <= RESET_EMAILS_PER_HOUR) await trySendLinkEmail(deps, user, 'password-reset');
+  if (user?.isActive && allowed) await trySendLinkEmail(deps, user, 'password-reset');
   return { message: 'If an account exists for this e-mail, a reset link is on its way.' };
 }
 

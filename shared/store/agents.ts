@@ -17,8 +17,9 @@ import { countItems, readPage, type Source } from './pages.ts';
  */
 const CONTENDED_ATTEMPTS = 12;
 /**
- * How old an agent's own claim of another name must be to be taken for one a failed rename left
- * (a rename claims, then updates the agent, within one request).
+ * How long an agent's own claim of another name, and the agent, must have been left alone for the
+ * claim to be taken for one a failed rename left (a rename claims, updates the agent, then drops its
+ * old claim, within one request).
  */
 const SETTLED_CLAIM_MS = 60_000;
 /** Names differing only in case or surrounding spaces are the same agent's (their claims share a key). */
@@ -242,9 +243,11 @@ export function agentsRepository(db: Db): AgentsRepository {
           const claim = await claimOf(tenantId, change.name!);
           if (claim && claim.agentId !== agentId) throw new AgentNameTakenError(change.name!);
           // The agent's own claim: another rename to this name in flight (the next round sees it done,
-          // or the claim gone), or one a rename that failed partway left, which this rename takes over.
-          const left = claim && now.getTime() - (claim.claimedAtMs ?? 0) > SETTLED_CLAIM_MS;
-          if (!left) continue;
+          // or the claim gone), one a rename that just left this name still holds until it drops it,
+          // or one a rename that failed partway left, which this rename takes over: only once neither
+          // the claim nor the agent changed for a while.
+          const settled = (atMs: number) => now.getTime() - atMs > SETTLED_CLAIM_MS;
+          if (!claim || !settled(claim.claimedAtMs ?? 0) || !settled(Date.parse(current.updatedAt))) continue;
         }
         let updated: UpdateCommandOutput | undefined;
         try {

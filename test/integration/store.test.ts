@@ -2,6 +2,7 @@ import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiKeyRecord, EmailTakenError, type UserRecord } from '#shared/domain/accounts/ports.ts';
+import { ServiceUnavailableError } from '#shared/domain/errors.ts';
 import type { PageInput } from '#shared/domain/paging/page.ts';
 import type { TraceQuery } from '#shared/domain/spans/ports.ts';
 import { summarizeTrace, type TraceSummary } from '#shared/domain/spans/summary.ts';
@@ -475,6 +476,29 @@ describe('agents', () => {
     await claim(t, 'later', 'agt_f', NOW.getTime() - 5 * 60_000);
     expect(await store.agents.update(t, 'agt_f', { name: 'later' }, NOW)).toMatchObject({ name: 'later' });
     expect((await store.agents.page(t, { limit: 50, skip: 0 })).items.map((a) => a.name)).toEqual(['later']);
+  });
+
+  it('never take over the claim of the name a rename just left before it drops it', async () => {
+    const t = 'tnt_rename_back';
+    await store.agents.create(agentRecord(t, 'agt_back', undefined, { name: 'alpha' }));
+    await claim(t, 'alpha', 'agt_back'); // claimed long ago, as before claims had a time
+    // A rename to beta has updated the agent and is about to drop alpha's claim when another renames it back.
+    let back: Promise<unknown> | undefined;
+    const first = agentsHolding(
+      (command) => command instanceof DeleteCommand,
+      async () => {
+        back = store.agents.update(t, 'agt_back', { name: 'alpha' }, new Date(NOW.getTime() + 1000)).catch((err: unknown) => err);
+        await back;
+      },
+    );
+    expect(await first.agents.update(t, 'agt_back', { name: 'beta' }, NOW)).toMatchObject({ name: 'beta' });
+
+    expect(first.held()).toBe(true);
+    expect(await back).toBeInstanceOf(ServiceUnavailableError);
+    const agent = await store.agents.get(t, 'agt_back');
+    expect(await store.agents.idForName(t, agent!.name, true)).toBe('agt_back');
+    expect(await store.agents.countNames(t)).toEqual({ count: 1, exact: true });
+    expect(await store.agents.update(t, 'agt_back', { name: 'alpha' }, new Date(NOW.getTime() + 2000))).toMatchObject({ name: 'alpha' });
   });
 
   it('never bring back an agent deleted while a worker repairs what looked like a create in progress', async () => {

@@ -182,9 +182,9 @@ export async function login(body: z.infer<typeof loginBody>, deps: Needs<'users'
 }
 
 /**
- * Reset e-mails one address gets at most per hour from one client, and from all of them: enough for
- * someone who lost one, too few to flood an inbox; and one client alone cannot use up what the owner
- * may need.
+ * Reset e-mails one address gets at most per hour from one client address, and from all of them:
+ * enough for someone who lost one, too few to flood an inbox; and it takes several client addresses
+ * to use up what the owner may need.
  */
 export const RESET_EMAILS_PER_HOUR = { perClient: 3, total: 20 } as const;
 const HOUR_SECONDS = 3600;
@@ -198,11 +198,12 @@ export async function forgotPassword(body: z.infer<typeof forgotPasswordBody>, c
   const hour = nowSeconds - (nowSeconds % HOUR_SECONDS);
   // Keyed by the address as the store keys accounts (trimmed, lower-cased), hashed: no address is stored.
   const address = sha256(body.email.trim().toLowerCase());
-  const [fromClient, fromAll] = await Promise.all([
-    deps.store.rateLimits.hit(`${address}:${sha256(client)}`, 'password-reset', hour, HOUR_SECONDS),
-    deps.store.rateLimits.hit(address, 'password-reset', hour, HOUR_SECONDS),
-  ]);
-  const allowed = fromClient <= RESET_EMAILS_PER_HOUR.perClient && fromAll <= RESET_EMAILS_PER_HOUR.total;
+  // Only the asks a client's allowance admits count toward the address's total: one client adds at
+  // most its own allowance to it.
+  const fromClient = await deps.store.rateLimits.hit(`${address}:${sha256(client)}`, 'password-reset', hour, HOUR_SECONDS);
+  const allowed =
+    fromClient <= RESET_EMAILS_PER_HOUR.perClient &&
+    (await deps.store.rateLimits.hit(address, 'password-reset', hour, HOUR_SECONDS)) <= RESET_EMAILS_PER_HOUR.total;
   const user = await deps.store.users.findByEmail(body.email);
   if (user?.isActive && allowed) await trySendLinkEmail(deps, user, 'password-reset');
   return { message: 'If an account exists for this e-mail, a reset link is on its way.' };

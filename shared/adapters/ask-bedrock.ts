@@ -1,9 +1,10 @@
 import { BedrockRuntimeClient, ConverseCommand, type Message } from '@aws-sdk/client-bedrock-runtime';
 import * as z from 'zod/mini';
+import { mayPassLater } from '../aws-errors.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import type { AskContext, QueryTranslator, Translation } from '../domain/lake/ask.ts';
 import { parseSearchQuery } from '../domain/lake/query.ts';
-import { clientSettings, mayPassLater } from './aws-clients.ts';
+import { clientSettings } from './aws-clients.ts';
 
 /**
  * Questions turned into the search language by a Bedrock model (Converse, temperature 0). The model

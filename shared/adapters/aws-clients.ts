@@ -1,4 +1,3 @@
-import { isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { RetryStrategyV2 } from '@smithy/types';
 
@@ -31,15 +30,3 @@ export function clientSettings({ attempts, attemptTimeoutMs, retryStrategy }: Ca
 
 /** The signal that ends a call, its retries included, after `ms`. */
 export const deadline = (ms: number) => ({ abortSignal: AbortSignal.timeout(ms) });
-
-/**
- * Whether a failed call may pass when tried again later: throttling, a transient or server-side
- * failure, the network, or the deadline. A refusal of the request itself (access denied, a missing
- * resource, a validation error) is not.
- */
-export function mayPassLater(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  if (err.name === 'AbortError' || err.name === 'TimeoutError') return true;
-  const failure = err as Error & { $fault?: string; $metadata?: object };
-  return failure.$fault === 'server' || isThrottlingError(failure as never) || isTransientError(failure as never);
-}

@@ -7,12 +7,12 @@ import {
   StartQueryExecutionCommand,
   StopQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
+import { mayPassLater } from '../aws-errors.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import { athena } from '../domain/lake/dialects.ts';
 import { type LakeMaintenance, LakeQueryError, type LakeReader, LakeScanLimitError } from '../domain/lake/ports.ts';
 import type { LakeRow } from '../domain/lake/schema.ts';
 import type { SqlParam, SqlStatement } from '../domain/lake/sql.ts';
-import { mayPassLater } from './aws-clients.ts';
 
 /**
  * The lake's reader on AWS: Athena over the Iceberg tables, in the lake's workgroup, which caps the

@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JSONWebKeySet } from 'jose';
+import { mayPassLater } from '../aws-errors.ts';
 import { type ExternalIssuer, type ExternalKeySet, keysUrlOf } from '../domain/accounts/jwt.ts';
 import { type SigningMaterial, signingMaterialFromSeed } from '../domain/accounts/signing-keys.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
-import { mayPassLater } from './aws-clients.ts';
 import { getSecretString } from './secrets-manager.ts';
 
 /** The signing seed: given directly (local), or read once per cold start from Secrets Manager (AWS). */

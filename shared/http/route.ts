@@ -1,6 +1,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { mayPassLater } from '../aws-errors.ts';
 import type { RouteId } from '../catalog.ts';
 import { config } from '../config.ts';
 import { AppError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../domain/errors.ts';
@@ -108,7 +109,9 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
     },
     after: (request) => finish(request, request.response as unknown as Reply),
     onError: (request) => {
-      const err = request.error;
+      // An AWS call that failed after the SDK's retries in a way a later try may pass (throttling, a
+      // server-side or network failure) is a dependency's outage too: 503, to retry.
+      const err = mayPassLater(request.error) ? new ServiceUnavailableError(undefined, { cause: request.error }) : request.error;
       if (err instanceof ServiceUnavailableError) {
         const body = { success: false, error: { code: err.code, message: err.message } };
         logger.error('dependency unavailable', { cause: err.cause instanceof Error ? err.cause.message : undefined });

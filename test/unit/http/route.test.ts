@@ -296,6 +296,37 @@ describe('the HTTP stack', () => {
 });
 
 describe('a dependency outage', () => {
+  it.each([
+    [
+      'throttled',
+      Object.assign(new Error('Throughput exceeds the current capacity'), {
+        name: 'ProvisionedThroughputExceededException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    ],
+    [
+      'failing on its side',
+      Object.assign(new Error('Internal server error'), { name: 'InternalServerError', $fault: 'server', $metadata: { httpStatusCode: 500 } }),
+    ],
+    ['out of time', Object.assign(new Error('The operation was aborted'), { name: 'AbortError' })],
+  ])("answers 503 to retry, not 500, when an AWS call failed %s after the SDK's retries", async (_, failure) => {
+    const { ports } = fakePorts();
+    const handler = httpRoute(
+      'system/health',
+      systemRoutes,
+      () => ports,
+      async () => {
+        throw failure;
+      },
+    );
+    const res = await call(handler);
+    expect(res.statusCode).toBe(503);
+    expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.stringMatching(/retry/) } });
+    expect(res.headers?.['Retry-After']).toBe('5');
+    expect(res.body).not.toContain(failure.message);
+  });
+
   it('answers 503 with the envelope, INTERNAL_ERROR and Retry-After, and no internal detail', async () => {
     const { ports } = fakePorts();
     const handler = httpRoute(

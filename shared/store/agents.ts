@@ -71,6 +71,7 @@ export function agentsRepository(db: Db): AgentsRepository {
       ExpressionAttributeValues: { ':pk': PK, ':lower': keys.agentNameRange.lower, ':upper': keys.agentNameRange.upper, ':id': agentId },
       ProjectionExpression: '#n',
       ExpressionAttributeNames: { '#n': 'name' },
+      ConsistentRead: true,
     });
     return items.map((item) => String(item['name']));
   }

@@ -225,7 +225,7 @@ export function agentsRepository(db: Db): AgentsRepository {
      * finds the agent renamed meanwhile gives up its claim and starts over from the new name, so the
      * agent keeps one claim, its name's. A rename whose write fails gives up the claim it wrote; one
      * that fails past that (a crash) leaves a claim, which a later rename to that name takes over once
-     * it is SETTLED_CLAIM_MS old, and the agent's delete drops.
+     * neither the claim nor the agent changed for SETTLED_CLAIM_MS, and the agent's delete drops.
      */
     async update(
       tenantId: string,

@@ -209,9 +209,11 @@ export function agentsRepository(db: Db): AgentsRepository {
         }
         const agentId = await idForName(tenantId, name, true);
         if (agentId && !(await wasDeleted(tenantId, agentId))) {
-          // A delete that ran to its end between the check and this repair is undone at once.
-          if (!(await putAgent({ ...candidate, id: agentId })) || !(await wasDeleted(tenantId, agentId))) return agentId;
-          await doc.send(new DeleteCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
+          // A delete that ran to its end between the check and this repair: its item, if this wrote
+          // it, goes again, and the name is claimed anew.
+          const wrote = await putAgent({ ...candidate, id: agentId });
+          if (!(await wasDeleted(tenantId, agentId))) return agentId;
+          if (wrote) await doc.send(new DeleteCommand({ TableName, Key: keys.agent(tenantId, agentId) }));
         }
         if (agentId) await dropClaim(tenantId, name, agentId);
       }

@@ -520,6 +520,23 @@ describe('agents', () => {
     expect(await store.agents.get(t, 'agt_worker')).toMatchObject({ name: 'racing' });
   });
 
+  it('never resolve a name to an agent whose delete began while a worker looked at its claim', async () => {
+    const t = 'tnt_repair_deleting';
+    await claim(t, 'going', 'agt_going', NOW.getTime());
+    // The create in progress finishes, and the agent's delete begins (its marker), before the worker's repair.
+    const worker = agentsHolding(
+      (command) => command instanceof PutCommand && command.input.Item?.['entity'] === 'agent',
+      async () => {
+        await store.agents.ensure(agentRecord(t, 'agt_going', undefined, { name: 'going' }));
+        await db.doc.send(
+          new PutCommand({ TableName: db.tableName, Item: { ...keys.deletedAgent(t, 'agt_going'), entity: 'deletedAgent', agentId: 'agt_going' } }),
+        );
+      },
+    );
+    expect(await worker.agents.ensure(agentRecord(t, 'agt_next', undefined, { name: 'going' }))).toBe('agt_next');
+    expect(worker.held()).toBe(true);
+  });
+
   it('keep the alert configuration set while the agent is renamed', async () => {
     const t = 'tnt_rename_alerts';
     await store.agents.create(agentRecord(t, 'agt_c', undefined, { name: 'first' }));

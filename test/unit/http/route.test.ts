@@ -279,21 +279,25 @@ describe('the HTTP stack', () => {
   });
 
   it('hides unexpected errors behind a generic 500', async () => {
-    const { ports } = fakePorts();
-    const handler = httpRoute(
-      'system/health',
-      systemRoutes,
-      () => ports,
-      async () => {
-        throw new Error('connect ECONNREFUSED 10.0.0.1:5432 password=hunter2');
-      },
-    );
-    const res = await call(handler);
+    const res = await call(failingWith(new Error('connect ECONNREFUSED 10.0.0.1:5432 password=hunter2')));
     expect(res.statusCode).toBe(500);
     expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } });
     expect(res.body).not.toContain('hunter2');
   });
 });
+
+/** The health route with a handler that throws `err`. */
+function failingWith(err: unknown) {
+  const { ports } = fakePorts();
+  return httpRoute(
+    'system/health',
+    systemRoutes,
+    () => ports,
+    async () => {
+      throw err;
+    },
+  );
+}
 
 describe('a dependency outage', () => {
   it.each([
@@ -311,16 +315,7 @@ describe('a dependency outage', () => {
     ],
     ['out of time', Object.assign(new Error('The operation was aborted'), { name: 'AbortError' })],
   ])("answers 503 to retry, not 500, when an AWS call failed %s after the SDK's retries", async (_, failure) => {
-    const { ports } = fakePorts();
-    const handler = httpRoute(
-      'system/health',
-      systemRoutes,
-      () => ports,
-      async () => {
-        throw failure;
-      },
-    );
-    const res = await call(handler);
+    const res = await call(failingWith(failure));
     expect(res.statusCode).toBe(503);
     expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.stringMatching(/retry/) } });
     expect(res.headers?.['Retry-After']).toBe('5');
@@ -328,16 +323,7 @@ describe('a dependency outage', () => {
   });
 
   it('answers 503 with the envelope, INTERNAL_ERROR and Retry-After, and no internal detail', async () => {
-    const { ports } = fakePorts();
-    const handler = httpRoute(
-      'system/health',
-      systemRoutes,
-      () => ports,
-      async () => {
-        throw new ServiceUnavailableError(7, { cause: new Error('connect ECONNREFUSED sqs.internal:443') });
-      },
-    );
-    const res = await call(handler);
+    const res = await call(failingWith(new ServiceUnavailableError(7, { cause: new Error('connect ECONNREFUSED sqs.internal:443') })));
     expect(res.statusCode).toBe(503);
     expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.stringMatching(/retry/) } });
     expect(res.headers?.['Retry-After']).toBe('7');

@@ -9,7 +9,8 @@ import { batchGet, countAll, queryAll } from './batch.ts';
 import { type Db, epochSeconds, ifWritten, written } from './client.ts';
 import * as keys from './keys.ts';
 import { DELETED_AGENT_PREFIX, stripKeys } from './keys.ts';
-import { countItems, readPage, type Source } from './pages.ts';
+import { countItems, keysOf, readPage, type Source } from './pages.ts';
+import { TABLE } from './table.ts';
 
 /**
  * Rounds of reading and writing an agent that others rename or delete at the same time (each round
@@ -49,7 +50,16 @@ export function agentsRepository(db: Db): AgentsRepository {
       doc.send(
         new PutCommand({
           TableName,
-          Item: { ...keys.agentName(tenantId, name), entity: 'agentName', agentId, name, claimedAtMs: nowMs },
+          Item: {
+            ...keys.agentName(tenantId, name),
+            // Listed under the agent too, so that its delete finds every claim it has without reading the tenant's.
+            [TABLE.indexes.gsi2.partitionKey]: keys.agentCollection(tenantId, agentId, 'NAMES'),
+            [TABLE.indexes.gsi2.sortKey]: keys.agentName(tenantId, name).SK,
+            entity: 'agentName',
+            agentId,
+            name,
+            claimedAtMs: nowMs,
+          },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       ),
@@ -62,16 +72,18 @@ export function agentsRepository(db: Db): AgentsRepository {
     return Item ? { agentId: String(Item['agentId']), ...(typeof Item['claimedAtMs'] === 'number' ? { claimedAtMs: Item['claimedAtMs'] } : {}) } : undefined;
   }
 
-  /** Every name claim of the agent: its name's, and any a rename that failed partway left. */
+  /**
+   * Every name claim of the agent listed under it: its name's, and any a rename that failed partway
+   * left (claims written before 2026-11-29 are not listed; the delete drops the current name's anyway).
+   */
   async function claimsOf(tenantId: string, agentId: string): Promise<string[]> {
-    const { PK } = keys.agentName(tenantId, '');
+    const { indexName, partitionKey } = keysOf('gsi2');
     const items = await queryAll(db, {
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lower AND :upper',
-      FilterExpression: 'agentId = :id',
-      ExpressionAttributeValues: { ':pk': PK, ':lower': keys.agentNameRange.lower, ':upper': keys.agentNameRange.upper, ':id': agentId },
+      IndexName: indexName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': partitionKey, '#n': 'name' },
+      ExpressionAttributeValues: { ':pk': keys.agentCollection(tenantId, agentId, 'NAMES') },
       ProjectionExpression: '#n',
-      ExpressionAttributeNames: { '#n': 'name' },
-      ConsistentRead: true,
     });
     return items.map((item) => String(item['name']));
   }

@@ -163,7 +163,7 @@ export const rateWindow = (credential: string, tier: string, windowStart: number
   SK: String(windowStart),
 });
 
-export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS' | 'EXPERIMENTS' | 'SESSIONS';
+export type Collection = 'TRACES' | 'SIGNALS' | 'LOGS' | 'ALERTS' | 'EXPERIMENTS' | 'SESSIONS' | 'NAMES';
 
 /** Sort key of time-ordered collections: ISO time then id, so ranges and newest-first pages are key conditions. */
 export const timeSortKey = (timeMs: number, id: string): string => `${new Date(timeMs).toISOString()}#${id}`;

@@ -417,12 +417,21 @@ describe('agents', () => {
     expect(await store.agents.get(t, 'agt_d')).toBeUndefined();
   });
 
-  /** A name claim as an earlier version, or a rename that failed partway, could leave it. */
+  /**
+   * A name claim as a rename that failed partway leaves it (`claimedAtMs` given: listed under its
+   * agent, as the repository writes claims), or as an earlier version left it (neither).
+   */
   const claim = (t: string, name: string, agentId: string, claimedAtMs?: number) =>
     db.doc.send(
       new PutCommand({
         TableName: db.tableName,
-        Item: { ...keys.agentName(t, name), entity: 'agentName', agentId, name, ...(claimedAtMs === undefined ? {} : { claimedAtMs }) },
+        Item: {
+          ...keys.agentName(t, name),
+          entity: 'agentName',
+          agentId,
+          name,
+          ...(claimedAtMs === undefined ? {} : { claimedAtMs, GSI2PK: keys.agentCollection(t, agentId, 'NAMES'), GSI2SK: keys.agentName(t, name).SK }),
+        },
       }),
     );
 

@@ -266,7 +266,8 @@ export const schedules = [
   { id: 'analytics-compaction', job: 'analytics-compaction', everyMinutes: 1 },
   { id: 'profile-learning', job: 'profile-learning', everyMinutes: 5, uses: ['narrator'] },
   // Moves items written before the current index layout into it (a one-off walk); then one read a run.
-  { id: 'reindex', job: 'reindex', everyMinutes: 1 },
+  // Queues the refreshes of the large sessions of the traces it rewrites, as the ingest worker does.
+  { id: 'reindex', job: 'reindex', everyMinutes: 1, sendsTo: ['ingest'] },
   { id: 'lake-retention', job: 'lake-retention', everyMinutes: 60, uses: ['lakeRead', 'lakeDelete'] },
   // Pending traces quiet for an hour (their root lost) go to the ingest worker to be closed.
   { id: 'trace-closing', job: 'trace-closing', everyMinutes: 5, sendsTo: ['ingest'] },

@@ -1,5 +1,5 @@
-import { reindexStep } from '#shared/domain/maintenance/reindex.ts';
-import type { Ports } from '#shared/domain/store.ts';
+import { sqsQueue } from '#shared/adapters/queue.ts';
+import { type ReindexDeps, reindexStep } from '#shared/domain/maintenance/reindex.ts';
 import { instrumented } from '#shared/observability/handler.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
@@ -11,11 +11,12 @@ import { portsOf } from '#shared/wiring/ports.ts';
 /** Each run may use most of a minute; the next run (a minute later) continues where it stopped. */
 const BUDGET_MS = 45_000;
 
-type ReindexPorts = Ports<'reindex' | 'traces' | 'sessions' | 'agents'>;
-
 /** Scheduled every minute: moves items written before the current index layout into it, then only checks that it is done. */
 export const reindexHandler = (
-  getPorts: () => ReindexPorts = portsOf({ reindex: reindexRepository, traces: tracesRepository, sessions: sessionsRepository, agents: agentsRepository }),
+  getPorts: () => ReindexDeps = portsOf(
+    { reindex: reindexRepository, traces: tracesRepository, sessions: sessionsRepository, agents: agentsRepository },
+    { queue: sqsQueue },
+  ),
 ) =>
   instrumented(async () => {
     const result = await reindexStep(getPorts(), BUDGET_MS);

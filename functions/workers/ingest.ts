@@ -40,8 +40,8 @@ const ingestPorts = portsOf(
 );
 
 /**
- * Persists accepted telemetry, a batch's messages together, and purges deleted agents; failed records
- * retry alone, then go to the DLQ.
+ * Persists accepted telemetry, a batch's messages together, closes quiet traces, refreshes large
+ * sessions and purges deleted agents; failed records retry alone, then go to the DLQ.
  */
 export type IngestPorts = ReturnType<typeof ingestPorts>;
 
@@ -76,6 +76,10 @@ export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
       }
       if (message.kind === 'close-traces') {
         count(METRIC.tracesClosed, await closeTraces(message, deps));
+        return;
+      }
+      if (message.kind === 'refresh-session') {
+        await deps.store.sessions.refreshQueued(message.tenantId, message.sessionId);
         return;
       }
       const next = await purgeAgent(message, deps);

@@ -142,10 +142,12 @@ export const exportsOfTenantPartition = (tenantId: string) => `TENANT#${enc(tena
 export const delivery = (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' });
 /** A tenant's evaluations and judge usage of one UTC day (`YYYY-MM-DD`): the daily budget and the cost ledger. */
 export const evaluationUsage = (tenantId: string, day: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `EVALUSAGE#${day}` });
-/** A conversation: its figures (`SESSION`), its index entry (`INDEX`) and one contribution per trace, by start time. */
+/** A conversation: its figures (`SESSION`), its index entry (`INDEX`), the note of a queued refresh (`REFRESH`) and one contribution per trace, by start time. */
 export const sessionPartition = (tenantId: string, sessionId: string) => `TENANT#${enc(tenantId)}#SESSION#${enc(sessionId)}`;
 export const session = (tenantId: string, sessionId: string) => ({ PK: sessionPartition(tenantId, sessionId), SK: 'SESSION' });
 export const sessionIndex = (tenantId: string, sessionId: string) => ({ PK: sessionPartition(tenantId, sessionId), SK: 'INDEX' });
+/** The note that a refresh of a large session is queued (sorts before its figures and its traces, so a worker's first page of the partition holds it). */
+export const sessionRefreshNote = (tenantId: string, sessionId: string) => ({ PK: sessionPartition(tenantId, sessionId), SK: 'REFRESH' });
 export const SESSION_TRACE_PREFIX = 'TRACE#';
 export const sessionTrace = (tenantId: string, sessionId: string, startTimeMs: number, traceId: string) => ({
   PK: sessionPartition(tenantId, sessionId),

@@ -1,13 +1,21 @@
 import { isDeepStrictEqual } from 'node:util';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../domain/concurrency.ts';
 import type { Order, PageInput, Total } from '../domain/paging/page.ts';
 import { backoff } from '../domain/retry.ts';
-import type { SessionQuery, SessionRecord, SessionsRepository, SessionTrace, SessionTraceQuery } from '../domain/sessions/ports.ts';
-import { listingOf, type SessionFigures, type SessionListing, sessionFigures } from '../domain/sessions/sessions.ts';
+import type { LargeSession, SessionQuery, SessionRecord, SessionsRepository, SessionTrace, SessionTraceQuery } from '../domain/sessions/ports.ts';
+import {
+  LARGE_SESSION_TRACES,
+  listingOf,
+  REFRESH_OVERDUE_MS,
+  type SessionFigures,
+  type SessionListing,
+  type SessionTraceFigures,
+  sessionFigures,
+} from '../domain/sessions/sessions.ts';
 import type { StoredTraceSummary } from '../domain/spans/ports.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
-import { batchGet, batchWrite, putRequests, queryAll } from './batch.ts';
+import { batchGet, batchWrite, putRequests } from './batch.ts';
 import { type Db, isConditionFailure, written } from './client.ts';
 import * as keys from './keys.ts';
 import { SESSION_TRACE_PREFIX, stripKeys, timeSortKey } from './keys.ts';
@@ -19,6 +27,32 @@ import { inTurn } from './turns.ts';
 const MAX_ATTEMPTS = 12;
 /** The index entry's expiry is moved forward at most once a day per session, not with every trace. */
 const INDEX_EXPIRY_SLACK_SECONDS = 86_400;
+/**
+ * The items of a session's partition a worker's refresh reads first: its index entry, its refresh
+ * note and its figures sort before its traces, so this page tells a large session (whose figures
+ * count more than `LARGE_SESSION_TRACES`) from one small enough to recompute, and holds the whole of
+ * most sessions.
+ */
+const FIRST_PAGE_ITEMS = 16;
+/**
+ * What a refresh reads of each item of a session's partition: the fields its figures are computed
+ * from, the figures, the index entry's listing, the note's due time, and what picks a trace's latest
+ * copy and deletes the others (not the summaries' texts, lists and metadata, which a large session
+ * would otherwise hold in memory for every trace).
+ */
+const REFRESH_FIELDS = [
+  ...(['PK', 'SK', 'traceId', 'revision', 'spanCount', 'writeId', 'expiresAt', 'dueAtMs', 'version'] as const),
+  ...(['startTimeMs', 'endTimeMs', 'agentId', 'agentName', 'userId', 'status', 'inputTokens', 'outputTokens', 'cost'] as const satisfies ReadonlyArray<
+    keyof SessionTraceFigures
+  >),
+  ...(['sessionId', 'firstSeenMs', 'lastSeenMs', 'traceCount', 'errorCount', 'totalTokens', 'durationMs'] as const satisfies ReadonlyArray<
+    keyof SessionFigures
+  >),
+];
+const refreshProjection = {
+  ProjectionExpression: REFRESH_FIELDS.map((_, i) => `#f${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(REFRESH_FIELDS.map((field, i) => [`#f${i}`, field])),
+};
 
 type Item = Record<string, unknown>;
 
@@ -26,7 +60,16 @@ type Item = Record<string, unknown>;
 interface SessionItems {
   current?: SessionRecord;
   entry?: { listing: SessionListing; expiresAt: number };
-  traces: Array<{ summary: TraceSummary; expiresAt: number }>;
+  traces: Array<{ summary: SessionTraceFigures; expiresAt: number }>;
+}
+
+/** How a refresh reads a session: whole (every trace, whatever its size), or as a worker does, stopping at a large session's first page. */
+interface RefreshOptions {
+  whole?: boolean;
+  /** A trace taken out: every copy of it is deleted (a whole read). */
+  dropped?: string;
+  /** The index entry, when it needs writing, is answered for the caller to write. */
+  deferEntry?: boolean;
 }
 
 const sameListing = (a: SessionListing, b: SessionListing) => a.firstSeenMs === b.firstSeenMs && a.agentId === b.agentId && a.userId === b.userId;
@@ -132,18 +175,39 @@ export function sessionsRepository(db: Db): SessionsRepository {
   };
 
   /**
-   * The session's items, read together with one strongly consistent query of its partition: its
+   * The session's items, read together with a strongly consistent query of its partition: its
    * figures, its index entry, and its traces' contributions, the latest of each trace (older ones, of a
    * trace whose start moved, are deleted), without the `dropped` trace, whose every copy is deleted.
+   * Unless the read is `whole`, a session whose figures count more than `LARGE_SESSION_TRACES` traces is
+   * answered as large from the first page, with the refresh queued for it.
    */
-  async function readSession(tenantId: string, sessionId: string, dropped?: string): Promise<SessionItems> {
-    const items = await queryAll(db, {
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.sessionPartition(tenantId, sessionId) },
-      ConsistentRead: true,
-    });
+  async function readSession(tenantId: string, sessionId: string, { whole = false, dropped }: RefreshOptions): Promise<SessionItems | LargeSession> {
     const { SK: recordSk } = keys.session(tenantId, sessionId);
     const { SK: indexSk } = keys.sessionIndex(tenantId, sessionId);
+    const { SK: noteSk } = keys.sessionRefreshNote(tenantId, sessionId);
+    const items: Item[] = [];
+    let ExclusiveStartKey: Item | undefined;
+    do {
+      const firstOfWorker = items.length === 0 && !whole && dropped === undefined;
+      const page = await doc.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.sessionPartition(tenantId, sessionId) },
+          ConsistentRead: true,
+          ...refreshProjection,
+          ...(firstOfWorker ? { Limit: FIRST_PAGE_ITEMS } : {}),
+          ExclusiveStartKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+      const figures = firstOfWorker && ExclusiveStartKey ? items.find((item) => item['SK'] === recordSk) : undefined;
+      if (figures && Number(figures['traceCount']) > LARGE_SESSION_TRACES) {
+        const note = items.find((item) => item['SK'] === noteSk);
+        return { sessionId, traceCount: Number(figures['traceCount']), refreshDueAtMs: note ? Number(note['dueAtMs']) : null };
+      }
+    } while (ExclusiveStartKey);
     const record = items.find((item) => item['SK'] === recordSk);
     const entry = items.find((item) => item['SK'] === indexSk);
     const all = items.filter((item) => String(item['SK']).startsWith(SESSION_TRACE_PREFIX));
@@ -165,7 +229,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
     return {
       ...(record ? { current: stripKeys<SessionRecord>(record) } : {}),
       ...(entry ? { entry: { listing: listingOf(entry as unknown as SessionFigures), expiresAt: Number(entry['expiresAt']) } } : {}),
-      traces: [...latest.values()].map((item) => ({ summary: stripKeys<TraceSummary>(item), expiresAt: Number(item['expiresAt']) })),
+      traces: [...latest.values()].map((item) => ({ summary: stripKeys<SessionTraceFigures>(item), expiresAt: Number(item['expiresAt']) })),
     };
   }
 
@@ -175,17 +239,20 @@ export function sessionsRepository(db: Db): SessionsRepository {
   }
 
   /**
-   * Recomputes the session's figures. Its index entry, when it needs writing, is written here (on
-   * the condition that it is not newer) or, with `deferEntry`, answered for the caller to write.
+   * Recomputes the session's figures, or answers it as large (see `readSession`). Its index entry,
+   * when it needs writing, is written here (on the condition that it is not newer) or, with
+   * `deferEntry`, answered for the caller to write.
    */
   async function refreshOnce(
     tenantId: string,
     sessionId: string,
-    { deferEntry = false, dropped }: { deferEntry?: boolean; dropped?: string } = {},
-  ): Promise<DueEntry | undefined> {
+    options: RefreshOptions = {},
+  ): Promise<{ due: DueEntry } | { large: LargeSession } | undefined> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) await backoff(attempt);
-      const { current, entry, traces } = await readSession(tenantId, sessionId, dropped);
+      const read = await readSession(tenantId, sessionId, options);
+      if (!('traces' in read)) return { large: read };
+      const { current, entry, traces } = read;
       const version = (current?.version ?? 0) + 1;
       const versionCondition = current
         ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } }
@@ -208,7 +275,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
         const listed = unchanged ? current.version : version;
         if (!needsListing(figures, entry, expiresAt)) return undefined;
         const item = sessionIndexItem(tenantId, figures, listed, expiresAt);
-        if (deferEntry) return { sessionId, version: listed, item };
+        if (options.deferEntry) return { due: { sessionId, version: listed, item } };
         // When the condition fails, a newer version was written meanwhile: its writer lists the session.
         await written(
           doc.send(
@@ -228,7 +295,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
     throw new Error(`session ${sessionId} of tenant ${tenantId} stayed contended for ${MAX_ATTEMPTS} attempts`);
   }
 
-  const refreshInTurn = (tenantId: string, sessionId: string, options?: { deferEntry?: boolean; dropped?: string }) =>
+  const refreshInTurn = (tenantId: string, sessionId: string, options?: RefreshOptions) =>
     inTurn(`session|${tenantId}|${sessionId}`, () => refreshOnce(tenantId, sessionId, options));
 
   /**
@@ -246,7 +313,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
     );
     const versions = new Map(figures.map((item) => [String(item['sessionId']), Number(item['version'])]));
     const moved = due.filter((d) => versions.get(d.sessionId) !== d.version);
-    await mapConcurrently(moved, PER_TRACE_CALLS_AT_ONCE, (d) => refreshInTurn(tenantId, d.sessionId));
+    // Whole: a session listed a moment ago as small may have grown past large since, and its entry needs writing now.
+    await mapConcurrently(moved, PER_TRACE_CALLS_AT_ONCE, (d) => refreshInTurn(tenantId, d.sessionId, { whole: true }));
   }
 
   /**
@@ -324,12 +392,29 @@ export function sessionsRepository(db: Db): SessionsRepository {
   return {
     putTraces,
 
-    async refresh(tenantId: string, sessionIds: readonly string[]): Promise<void> {
-      const due = await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) => refreshInTurn(tenantId, sessionId, { deferEntry: true }));
+    async refresh(tenantId: string, sessionIds: readonly string[]): Promise<LargeSession[]> {
+      const refreshed = await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) => refreshInTurn(tenantId, sessionId, { deferEntry: true }));
       await writeIndexEntries(
         tenantId,
-        due.filter((d) => d !== undefined),
+        refreshed.flatMap((r) => (r && 'due' in r ? [r.due] : [])),
       );
+      return refreshed.flatMap((r) => (r && 'large' in r ? [r.large] : []));
+    },
+
+    async noteRefreshQueued(tenantId: string, refreshes: ReadonlyArray<{ sessionId: string; dueAtMs: number }>): Promise<void> {
+      const notes = refreshes.map(({ sessionId, dueAtMs }) => ({
+        ...keys.sessionRefreshNote(tenantId, sessionId),
+        entity: 'sessionRefreshNote',
+        dueAtMs,
+        // Kept past the time a refresh still counts as coming, then left to the table's expiry.
+        expiresAt: Math.ceil((dueAtMs + REFRESH_OVERDUE_MS) / 1000) + INDEX_EXPIRY_SLACK_SECONDS,
+      }));
+      await batchWrite(db, putRequests(notes));
+    },
+
+    async refreshQueued(tenantId: string, sessionId: string): Promise<void> {
+      await doc.send(new DeleteCommand({ TableName, Key: keys.sessionRefreshNote(tenantId, sessionId) }));
+      await refreshInTurn(tenantId, sessionId, { whole: true });
     },
 
     async removeTrace(tenantId: string, sessionId: string, traceId: string): Promise<void> {
@@ -344,7 +429,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
       const { summary, revision, expiresAt } = storedSummary(item);
       if (summary.sessionId !== sessionId) return;
       await putTraces(tenantId, [{ summary: { ...summary, sessionId }, revision }], expiresAt);
-      await refreshInTurn(tenantId, sessionId);
+      await refreshInTurn(tenantId, sessionId, { whole: true });
     },
 
     get: (tenantId: string, sessionId: string) => getRecord(tenantId, sessionId),

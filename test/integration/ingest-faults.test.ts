@@ -7,6 +7,7 @@ import {
   type DynamoDBDocumentClientResolvedConfig,
   GetCommand,
   PutCommand,
+  QueryCommand,
   type ServiceInputTypes,
   type ServiceOutputTypes,
   UpdateCommand,
@@ -26,6 +27,8 @@ import { purgeAgent } from '#shared/domain/ingest/persist.ts';
 import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
+import { listSessions } from '#shared/domain/sessions/queries.ts';
+import { LARGE_SESSION_TRACES, REFRESH_OVERDUE_MS, refreshDelaySeconds } from '#shared/domain/sessions/sessions.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import { TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
@@ -34,13 +37,14 @@ import { agentsRepository } from '#shared/store/agents.ts';
 import { batchGet, batchWrite, putRequests } from '#shared/store/batch.ts';
 import { createDb, type Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
+import { sessionsRepository } from '#shared/store/sessions.ts';
 import { type IngestPorts, ingestHandler } from '../../functions/workers/ingest.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
 import { startTestLake } from '../support/lake.ts';
 import { startTestService } from '../support/service.ts';
 import { canonicalSpan } from '../support/spans.ts';
-import { createStore } from '../support/store.ts';
+import { createStore, noSends, sessionDeps } from '../support/store.ts';
 import { allSummaries } from '../support/traces.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -220,7 +224,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       let late = false;
       const racing = aroundPutSummary(async (write) => {
         late = true;
-        await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
+        await recordSessions(tenantId, [{ summary, revision }], expiresAt, sessionDeps(store));
         return write();
       });
       expect((await storeSpans(tenantId, racing, [root])).batchItemFailures).toEqual([]);
@@ -239,7 +243,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     async function moverFailingBeforeItsLastRemoval(tenantId: string, moving = root) {
       const { summary, revision, expiresAt } = await beforeTheMove(tenantId);
       const failing = aroundPutSummary(async (write) => {
-        await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
+        await recordSessions(tenantId, [{ summary, revision }], expiresAt, sessionDeps(store));
         await write();
         throw new Error('ProvisionedThroughputExceededException');
       });
@@ -256,7 +260,8 @@ describe('the ingest worker under faults (dynalite)', () => {
 
     const reindexAll = async (walker: Store) => {
       await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });
-      for (let done = false; !done; ) done = (await reindexStep({ store: walker, clock: { now: () => new Date() }, ids: randomIds }, 60_000)).done;
+      for (let done = false; !done; )
+        done = (await reindexStep({ store: walker, clock: { now: () => new Date() }, ids: randomIds, queue: noSends }, 60_000)).done;
     };
 
     it('takes the late copy out of the old session on the retry of a mover that failed before its last removal', async () => {
@@ -320,7 +325,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       const tenantId = await newTenant();
       const { summary, revision, expiresAt } = await beforeTheMove(tenantId);
       await storeSpans(tenantId, store, [root]);
-      await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
+      await recordSessions(tenantId, [{ summary, revision }], expiresAt, sessionDeps(store));
 
       expect(await tracesOf(tenantId, 's-early')).toEqual(['moving']);
       expect(await tracesOf(tenantId, 's-late')).toEqual([]);
@@ -336,10 +341,11 @@ describe('the ingest worker under faults (dynalite)', () => {
       let movedBack = false;
       const firstMover = withSessions({
         refresh: async (...args) => {
-          await store.sessions.refresh(...args);
-          if (movedBack) return;
+          const large = await store.sessions.refresh(...args);
+          if (movedBack) return large;
           movedBack = true;
           expect((await storeSpans(tenantId, store, [earliest])).batchItemFailures).toEqual([]);
+          return large;
         },
       });
       expect((await storeSpans(tenantId, firstMover, [root])).batchItemFailures).toEqual([]);
@@ -370,7 +376,7 @@ describe('the ingest worker under faults (dynalite)', () => {
               expect((await storeSpans(tenantId, store, [backToLate])).batchItemFailures).toEqual([]);
               const { summary, revision, expiresAt } = (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
               const failing = aroundPutSummary(async (write) => {
-                await recordSessions(tenantId, [{ summary, revision }], expiresAt, store);
+                await recordSessions(tenantId, [{ summary, revision }], expiresAt, sessionDeps(store));
                 await write();
                 throw new Error('ProvisionedThroughputExceededException');
               });
@@ -394,7 +400,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       await updateSummaryItem(tenantId, 'SET sessionId = :s', { ':s': 's-old' });
       await store.sessions.removeTrace(tenantId, 's-late', 'moving');
       const stale = (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
-      await recordSessions(tenantId, [stale], stale.expiresAt, store);
+      await recordSessions(tenantId, [stale], stale.expiresAt, sessionDeps(store));
       expect(await tracesOf(tenantId, 's-old')).toEqual(['moving']);
     }
     const rootInOldSession = span('moving', 'root', null, { sessionId: 's-old', startTimeMs: T0, endTimeMs: T0 + 7000 });
@@ -514,6 +520,141 @@ describe('the ingest worker under faults (dynalite)', () => {
     const result = await ingestHandler(() => portsWith(store))(sqsEvent([good, { kind: 'nonsense' }], ['ok', 'poison']), lambdaContext);
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }]);
     expect(await store.traces.getSummary(tenantId, 'good')).toBeDefined();
+  });
+
+  describe('a session of more than LARGE_SESSION_TRACES traces', () => {
+    type Sent = { message: unknown; delaySeconds: number | undefined };
+    /** The ingest worker over `ports`, its sends recorded in `sent`, at `nowMs`. */
+    const worker = (sent: Sent[], { ports = store, nowMs = Date.now() }: { ports?: Store; nowMs?: number } = {}) =>
+      ingestHandler(() => ({
+        ...portsWith(ports),
+        clock: { now: () => new Date(nowMs) },
+        queue: {
+          send: async (queueId: string, messages: readonly unknown[], options?: { delaySeconds?: number }) => {
+            if (queueId === 'ingest') sent.push(...messages.map((message) => ({ message, delaySeconds: options?.delaySeconds })));
+          },
+        },
+      }));
+    const turn = (i: number) =>
+      span(`big-${i}`, `root-${i}`, null, { kind: 'agent', sessionId: 'big', startTimeMs: T0 + i * 1000, endTimeMs: T0 + i * 1000 + 500 });
+    const turns = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => turn(from + i));
+    const ingest = async (tenantId: string, spans: CanonicalSpan[], sent: Sent[], options?: Parameters<typeof worker>[1]) =>
+      expect(
+        (await worker(sent, options)(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext)).batchItemFailures,
+      ).toEqual([]);
+    const deliver = async (sent: Sent[]) => {
+      const messages = sent.splice(0).map((s) => s.message);
+      expect((await worker([])(sqsEvent(messages), lambdaContext)).batchItemFailures).toEqual([]);
+    };
+    /** A store whose first reads of a large session's partition are counted, items and calls. */
+    const countingReads = () => {
+      const reads = { items: 0 };
+      const counted = {
+        ...db,
+        doc: {
+          send: async (command: any) => {
+            const answer: any = await db.doc.send(command);
+            if (command instanceof QueryCommand && String(command.input.ExpressionAttributeValues?.[':pk']).includes('#SESSION#'))
+              reads.items += answer.Items?.length ?? 0;
+            return answer;
+          },
+        },
+      } as unknown as Db;
+      return { reads, ports: { ...store, sessions: sessionsRepository(counted) } };
+    };
+
+    it('has its figures recomputed once, by a refresh queued with a delay, for every trace stored meanwhile', async () => {
+      const tenantId = await newTenant();
+      const sent: Sent[] = [];
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), sent);
+      expect(sent).toEqual([]);
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 1 });
+
+      const { reads, ports } = countingReads();
+      await ingest(tenantId, [turn(200)], sent, { ports });
+      await ingest(tenantId, [turn(201)], sent, { ports });
+      // Each worker read the session's first page only, and only the first queued a refresh.
+      expect(reads.items).toBeLessThanOrEqual(2 * 16);
+      expect(sent).toEqual([{ message: { kind: 'refresh-session', tenantId, sessionId: 'big' }, delaySeconds: refreshDelaySeconds(LARGE_SESSION_TRACES + 1) }]);
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 1 });
+
+      await deliver(sent);
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({
+        traceCount: LARGE_SESSION_TRACES + 3,
+        firstSeenMs: T0 + 1000,
+        lastSeenMs: T0 + 201_500,
+      });
+      // Its note gone with the refresh, the next trace queues the next one.
+      await ingest(tenantId, [turn(202)], sent);
+      expect(sent.map((s) => s.message)).toEqual([{ kind: 'refresh-session', tenantId, sessionId: 'big' }]);
+      await deliver(sent);
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 4 });
+      expect((await listSessions(store, tenantId, { limit: 50, skip: 0 }, { limit: 50, skip: 0 })).items).toMatchObject([
+        { sessionId: 'big', traceCount: LARGE_SESSION_TRACES + 4 },
+      ]);
+    });
+
+    it('counts a trace stored while its queued refresh takes its note off', async () => {
+      const tenantId = await newTenant();
+      const sent: Sent[] = [];
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), sent);
+      await ingest(tenantId, [turn(200)], sent);
+      expect(sent).toHaveLength(1);
+      // A worker stores a trace, finding the note still there, just before the refresh takes it off.
+      let stepIn = true;
+      const steppingIn = {
+        ...db,
+        doc: {
+          send: async (command: any) => {
+            if (stepIn && command instanceof DeleteCommand && command.input.Key?.['SK'] === keys.sessionRefreshNote(tenantId, 'big').SK) {
+              stepIn = false;
+              await ingest(tenantId, [turn(201)], sent);
+            }
+            return db.doc.send(command);
+          },
+        },
+      } as unknown as Db;
+      const [queued] = sent.splice(0);
+      const refresher = { ...portsWith({ ...store, sessions: sessionsRepository(steppingIn) }), queue: noSends };
+      expect((await ingestHandler(() => refresher)(sqsEvent([queued!.message]), lambdaContext)).batchItemFailures).toEqual([]);
+      expect(stepIn).toBe(false);
+      expect(sent).toEqual([]);
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 3 });
+    });
+
+    it('queues the refresh again on the retry of a worker that failed to note it, and again once a queued one is long overdue', async () => {
+      const tenantId = await newTenant();
+      const sent: Sent[] = [];
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), sent);
+      let failNote = true;
+      const failingNote = withSessions({
+        noteRefreshQueued: async (...args) => {
+          if (failNote) {
+            failNote = false;
+            throw new Error('the note was not written');
+          }
+          return store.sessions.noteRefreshQueued(...args);
+        },
+      });
+      const message = toIngestMessages(tenantId, T0, { spans: [turn(200)], signals: [], logs: [] });
+      expect((await worker(sent, { ports: failingNote })(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+      expect((await worker(sent, { ports: failingNote })(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]);
+      expect(sent).toHaveLength(2);
+      // Noted now: a trace stored before it is due queues none, one stored long after queues another.
+      await ingest(tenantId, [turn(201)], sent);
+      expect(sent).toHaveLength(2);
+      await ingest(tenantId, [turn(202)], sent, { nowMs: Date.now() + REFRESH_OVERDUE_MS + 60_000 });
+      expect(sent).toHaveLength(3);
+      await deliver(sent);
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 4 });
+    });
+
+    it('has a trace taken out of it at once, by a whole read', async () => {
+      const tenantId = await newTenant();
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), []);
+      await store.sessions.removeTrace(tenantId, 'big', 'big-1');
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES, firstSeenMs: T0 + 2000 });
+    });
   });
 
   describe('a batch of messages', () => {
@@ -695,7 +836,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.sessions.get(tenantId, 's-doomed')).toMatchObject({ traceCount: 1 });
       // A worker that stored the trace before the purge writes and checks its session copy after the
       // purge removed the copy and before it deletes the summary.
-      const racing = beforePurgeStep('deleteTrace', (t) => recordSessions(t, [{ summary, revision }], expiresAt, store));
+      const racing = beforePurgeStep('deleteTrace', (t) => recordSessions(t, [{ summary, revision }], expiresAt, sessionDeps(store)));
       await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent.id }, portsWith(racing));
 
       await expectPurgedFromSession(tenantId);
@@ -731,7 +872,7 @@ describe('the ingest worker under faults (dynalite)', () => {
         traces: {
           ...store.traces,
           deleteTrace: async (t, traceId) => {
-            await recordSessions(t, [{ summary, revision }], expiresAt, store);
+            await recordSessions(t, [{ summary, revision }], expiresAt, sessionDeps(store));
             const deleted = await store.traces.deleteTrace(t, traceId);
             if (stops-- > 0) throw new Error('Lambda timed out');
             return deleted;
@@ -757,7 +898,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       // A worker that read the trace before its root arrived writes and checks its copy (under the
       // child's start) after the purge removed the trace's copy and before it deletes the summary.
       const racing = beforePurgeStep('deleteTrace', (t) =>
-        recordSessions(t, [{ summary: childOnly.summary, revision: childOnly.revision }], childOnly.expiresAt, store),
+        recordSessions(t, [{ summary: childOnly.summary, revision: childOnly.revision }], childOnly.expiresAt, sessionDeps(store)),
       );
       await purgeAgent({ kind: 'purge-agent', tenantId, agentId: agent!.id }, portsWith(racing));
 

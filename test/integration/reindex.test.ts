@@ -12,6 +12,7 @@ import { timeSortKey } from '#shared/store/keys.ts';
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
+import { noSends, sessionDeps } from '../support/store.ts';
 
 let store: Store;
 let db: Db;
@@ -135,7 +136,7 @@ describe('re-indexing items written before the bounded-lists layout', () => {
 
     // One small page a run: the walk goes on where the last run stopped.
     let runs = 0;
-    for (let done = false; !done; runs++) done = (await reindexStep({ store, clock, ids: randomIds }, 0, 25)).done;
+    for (let done = false; !done; runs++) done = (await reindexStep({ store, clock, ids: randomIds, queue: noSends }, 0, 25)).done;
     expect(runs).toBeGreaterThan(1);
     expect(await listed()).toEqual({ traces: 30, agentTraces: 30, userTraces: 30, sessions: 3, errorLogs: 1, scores: 1, openAlerts: 1 });
     expect(await store.sessions.get(tenantId, 'sess-0')).toMatchObject({ traceCount: 10 });
@@ -144,7 +145,7 @@ describe('re-indexing items written before the bounded-lists layout', () => {
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.traceSummary(tenantId, traceIds[0]!) }));
     expect(Item?.['GSI2PK']).toBe(keys.agentCollection(tenantId, 'agt_old', 'TRACES', 'ok'));
 
-    expect(await reindexStep({ store, clock, ids: randomIds }, 60_000)).toEqual({ rewritten: 0, done: true });
+    expect(await reindexStep({ store, clock, ids: randomIds, queue: noSends }, 60_000)).toEqual({ rewritten: 0, done: true });
     expect(await store.reindex.progress(LIST_LAYOUT)).toMatchObject({ done: true });
   });
 
@@ -163,7 +164,7 @@ describe('re-indexing items written before the bounded-lists layout', () => {
     expect(await store.traces.closeSummary(t, stored, 900)).toBeDefined();
 
     await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });
-    for (let done = false; !done; ) done = (await reindexStep({ store, clock, ids: randomIds }, 60_000)).done;
+    for (let done = false; !done; ) done = (await reindexStep({ store, clock, ids: randomIds, queue: noSends }, 60_000)).done;
     const due = await store.traces.dueToClose(T0 + 365 * 86_400_000, 100);
     expect(due.filter((m) => m.tenantId === t)).toEqual([{ tenantId: t, traceId: 'tr-pending', dueAtMs: 500 + TRACE_QUIET_MS, expiresAt: EXPIRES }]);
     expect((await store.traces.summaries(t, ['tr-closed'])).get('tr-closed')!.summary).toMatchObject({ closedAtMs: 900, complete: false });
@@ -176,11 +177,11 @@ describe('re-indexing items written before the bounded-lists layout', () => {
     await store.traces.putSpans(t, spans, EXPIRES, 500);
     const stale = { ...summarizeTrace(spans), sessionId: 'sess-old' };
     await store.traces.putSummary(t, stale, 500, EXPIRES);
-    await recordSessions(t, [{ summary: stale, revision: 500 }], EXPIRES, store);
+    await recordSessions(t, [{ summary: stale, revision: 500 }], EXPIRES, sessionDeps(store));
     expect(await store.sessions.get(t, 'sess-old')).toMatchObject({ traceCount: 1 });
 
     await store.reindex.saveProgress(LIST_LAYOUT, { done: false, items: 0 });
-    for (let done = false; !done; ) done = (await reindexStep({ store, clock, ids: randomIds }, 60_000)).done;
+    for (let done = false; !done; ) done = (await reindexStep({ store, clock, ids: randomIds, queue: noSends }, 60_000)).done;
     expect(await store.sessions.get(t, 'sess-old')).toBeUndefined();
     expect((await store.sessions.tracesPage(t, 'sess-new', {}, FIRST, 'oldest-first')).items.map((i) => i.traceId)).toEqual(['tr-moved']);
   });

@@ -11,6 +11,7 @@ import { sessionsRepository, sessionTraceItem } from '#shared/store/sessions.ts'
 import { llm, spansOf, tool } from '../fixtures/judge/build.ts';
 import { agentRecord } from '../support/agents.ts';
 import { startStore } from '../support/dynamo.ts';
+import { sessionDeps } from '../support/store.ts';
 
 let store: Store;
 let db: Db;
@@ -47,10 +48,10 @@ describe('sessions', () => {
     const a = await turn(t, 'tr-1', 's-1', T0);
     const b = await turn(t, 'tr-2', 's-1', T0 + 60_000, { status: 'error', cost: 0.25, inputTokens: 100, outputTokens: 10, totalTokens: 110 });
     const c = await turn(t, 'tr-3', 's-2', T0 + 30_000, {}, 'user-2');
-    await recordSessions(t, [b], EXPIRES, store);
-    await recordSessions(t, [a, c], EXPIRES, store);
-    await recordSessions(t, [a, b], EXPIRES, store);
-    await Promise.all([recordSessions(t, [a], EXPIRES, store), recordSessions(t, [b], EXPIRES, store)]);
+    await recordSessions(t, [b], EXPIRES, sessionDeps(store));
+    await recordSessions(t, [a, c], EXPIRES, sessionDeps(store));
+    await recordSessions(t, [a, b], EXPIRES, sessionDeps(store));
+    await Promise.all([recordSessions(t, [a], EXPIRES, sessionDeps(store)), recordSessions(t, [b], EXPIRES, sessionDeps(store))]);
 
     const s1 = await store.sessions.get(t, 's-1');
     expect(s1).toMatchObject({
@@ -79,7 +80,7 @@ describe('sessions', () => {
   it('show their traces in the order they started, each with what it was asked and answered', async () => {
     const t = tenant();
     const turns = [await turn(t, 'tr-b', 's', T0 + 5_000), await turn(t, 'tr-a', 's', T0), await turn(t, 'tr-c', 's', T0 + 9_000)];
-    await recordSessions(t, turns, EXPIRES, store);
+    await recordSessions(t, turns, EXPIRES, sessionDeps(store));
     const first = await getSession(store, t, 's', { limit: 2, skip: 0 });
     expect(first.data.traces.map((tr) => [tr.traceId, tr.input, tr.output])).toEqual([
       ['tr-a', 'question tr-a', 'answer tr-a'],
@@ -95,10 +96,10 @@ describe('sessions', () => {
     const t = tenant();
     const late = await turn(t, 'tr-x', 's', T0 + 10_000);
     const other = await turn(t, 'tr-y', 's', T0 + 20_000);
-    await recordSessions(t, [late, other], EXPIRES, store);
+    await recordSessions(t, [late, other], EXPIRES, sessionDeps(store));
     const earlier = { summary: { ...late.summary, startTimeMs: T0 }, revision: 2000 };
     await store.traces.putSummary(t, earlier.summary, earlier.revision, EXPIRES);
-    await recordSessions(t, [earlier], EXPIRES, store);
+    await recordSessions(t, [earlier], EXPIRES, sessionDeps(store));
     expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items.map((i) => [i.traceId, i.startTimeMs])).toEqual([
       ['tr-x', T0],
       ['tr-y', T0 + 20_000],
@@ -119,7 +120,7 @@ describe('sessions', () => {
     await db.doc.send(new PutCommand({ TableName: db.tableName, Item: sessionTraceItem(t, { ...late.summary, sessionId: 's' }, late.revision, EXPIRES) }));
     const earlier = { summary: { ...late.summary, startTimeMs: T0 }, revision: 2000 };
     await store.traces.putSummary(t, earlier.summary, earlier.revision, EXPIRES);
-    await recordSessions(t, [earlier], EXPIRES, store);
+    await recordSessions(t, [earlier], EXPIRES, sessionDeps(store));
 
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0 + 10_000, 'tr-x'), ConsistentRead: true }));
     expect(Item).toBeUndefined();
@@ -132,7 +133,7 @@ describe('sessions', () => {
     const first = await turn(t, 'tr-x', 's', T0 + 10_000);
     const earlier = { summary: { ...first.summary, startTimeMs: T0 }, revision: 2000 };
     await store.traces.putSummary(t, earlier.summary, earlier.revision, EXPIRES);
-    await recordSessions(t, [earlier], EXPIRES, store);
+    await recordSessions(t, [earlier], EXPIRES, sessionDeps(store));
     const latest = { summary: { ...first.summary, status: 'error' as const, errorCount: 1 }, revision: 3000 };
     await store.traces.putSummary(t, latest.summary, latest.revision, EXPIRES);
     // The latest summary's writer puts its copy at +10 s; a late worker with the first summary puts its
@@ -163,7 +164,7 @@ describe('sessions', () => {
       {
         matches: readsSummaries,
         meanwhile: async () => {
-          lateRun = recordSessions(t, [first], EXPIRES, lateWorker.store);
+          lateRun = recordSessions(t, [first], EXPIRES, sessionDeps(lateWorker.store));
           await lateRead.given;
         },
       },
@@ -176,7 +177,7 @@ describe('sessions', () => {
         after: true,
       },
     ]);
-    await recordSessions(t, [latest], EXPIRES, writer.store);
+    await recordSessions(t, [latest], EXPIRES, sessionDeps(writer.store));
     await lateRun;
 
     expect(writer.held() && lateWorker.held()).toBe(true);
@@ -189,11 +190,11 @@ describe('sessions', () => {
   it('are listed again by the next refresh when a worker stopped after their figures but before their index entry', async () => {
     const t = tenant();
     const first = await turn(t, 'tr-1', 's', T0);
-    await recordSessions(t, [first], EXPIRES, store);
+    await recordSessions(t, [first], EXPIRES, sessionDeps(store));
     await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: keys.sessionIndex(t, 's') }));
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toEqual([]);
 
-    await recordSessions(t, [first], EXPIRES, store);
+    await recordSessions(t, [first], EXPIRES, sessionDeps(store));
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toMatchObject([{ sessionId: 's', traceCount: 1 }]);
   });
 
@@ -202,8 +203,8 @@ describe('sessions', () => {
     const older = await turn(t, 'tr-1', 's', T0);
     const newer = { summary: { ...older.summary, status: 'error' as const, errorCount: 1 }, revision: 2000 };
     await store.traces.putSummary(t, newer.summary, newer.revision, EXPIRES);
-    await recordSessions(t, [newer], EXPIRES, store);
-    await recordSessions(t, [older], EXPIRES, store);
+    await recordSessions(t, [newer], EXPIRES, sessionDeps(store));
+    await recordSessions(t, [older], EXPIRES, sessionDeps(store));
 
     expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items).toMatchObject([{ traceId: 'tr-1', status: 'error' }]);
     expect(await store.sessions.get(t, 's')).toMatchObject({ traceCount: 1, errorCount: 1 });
@@ -212,9 +213,9 @@ describe('sessions', () => {
   it('keep the alert marks on a trace written again after the judge marked it', async () => {
     const t = tenant();
     const marked = await turn(t, 'tr-1', 's', T0);
-    await recordSessions(t, [marked], EXPIRES, store);
+    await recordSessions(t, [marked], EXPIRES, sessionDeps(store));
     await store.traces.markAlerted(t, 'tr-1', 'hallucination');
-    await recordSessions(t, [marked], EXPIRES, store);
+    await recordSessions(t, [marked], EXPIRES, sessionDeps(store));
 
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0, 'tr-1'), ConsistentRead: true }));
     expect(Item?.['alertTypes']).toEqual(new Set(['hallucination']));
@@ -224,10 +225,10 @@ describe('sessions', () => {
   it('drop the copy a late worker writes of a trace deleted before it checked its copies', async () => {
     const t = tenant();
     const deleted = await turn(t, 'tr-1', 's', T0);
-    await recordSessions(t, [deleted], EXPIRES, store);
+    await recordSessions(t, [deleted], EXPIRES, sessionDeps(store));
     await store.sessions.removeTrace(t, 's', 'tr-1');
     await store.traces.deleteTrace(t, 'tr-1');
-    await recordSessions(t, [deleted], EXPIRES, store);
+    await recordSessions(t, [deleted], EXPIRES, sessionDeps(store));
 
     expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items).toEqual([]);
     expect(await store.sessions.get(t, 's')).toBeUndefined();
@@ -245,7 +246,7 @@ describe('sessions', () => {
         new UpdateCommand({ TableName: db.tableName, Key: copyKey, UpdateExpression: 'SET revision = :r', ExpressionAttributeValues: { ':r': 2000 } }),
       );
     const slow = holdingBack(readsSummaries, rewrite);
-    await recordSessions(t, [late], EXPIRES, slow.store);
+    await recordSessions(t, [late], EXPIRES, sessionDeps(slow.store));
 
     expect(slow.held()).toBe(true);
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: copyKey, ConsistentRead: true }));
@@ -275,12 +276,12 @@ describe('sessions', () => {
         await store.traces.markDeleting(t, 'tr-1');
         await store.sessions.removeTrace(t, 's', 'tr-1');
         await store.traces.deleteTrace(t, 'tr-1');
-        lateRun = recordSessions(t, [late], EXPIRES, lateWorker.store);
+        lateRun = recordSessions(t, [late], EXPIRES, sessionDeps(lateWorker.store));
         await lateHasPut;
       },
       { after: true },
     );
-    await recordSessions(t, [late], EXPIRES, rewriter.store);
+    await recordSessions(t, [late], EXPIRES, sessionDeps(rewriter.store));
     const copyKey = keys.sessionTrace(t, 's', T0, 'tr-1');
     const { Item: rewrittenCopy } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: copyKey, ConsistentRead: true }));
     expect(rewrittenCopy).toMatchObject({ revision: 2000, status: 'error' });
@@ -303,10 +304,10 @@ describe('sessions', () => {
       await store.sessions.removeTrace(t, 's', 'tr-1');
       await store.traces.deleteTrace(t, 'tr-1');
       const again = await turn(t, 'tr-1', 's', T0);
-      await recordSessions(t, [again], EXPIRES, store);
+      await recordSessions(t, [again], EXPIRES, sessionDeps(store));
     };
     const slow = holdingBack(readsSummaries, purgedThenStoredAgain, { after: true });
-    await recordSessions(t, [late], EXPIRES, slow.store);
+    await recordSessions(t, [late], EXPIRES, sessionDeps(slow.store));
 
     expect(slow.held()).toBe(true);
     expect((await store.sessions.tracesPage(t, 's', {}, FIRST, 'oldest-first')).items.map((i) => i.traceId)).toEqual(['tr-1']);
@@ -316,10 +317,10 @@ describe('sessions', () => {
   it('keep a mark the judge adds while a worker rewrites a marked copy', async () => {
     const t = tenant();
     const marked = await turn(t, 'tr-1', 's', T0);
-    await recordSessions(t, [marked], EXPIRES, store);
+    await recordSessions(t, [marked], EXPIRES, sessionDeps(store));
     await store.traces.markAlerted(t, 'tr-1', 'hallucination');
     const slow = holdingBack(readsSummaries, () => store.traces.markAlerted(t, 'tr-1', 'loop'), { after: true });
-    await recordSessions(t, [marked], EXPIRES, slow.store);
+    await recordSessions(t, [marked], EXPIRES, sessionDeps(slow.store));
 
     expect(slow.held()).toBe(true);
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0, 'tr-1'), ConsistentRead: true }));
@@ -332,7 +333,7 @@ describe('sessions', () => {
     await store.traces.putSummary(t, stale.summary, 2000, EXPIRES);
     await store.traces.markAlerted(t, 'tr-1', 'hallucination');
     const slow = holdingBack(readsSummaries, () => store.sessions.removeTrace(t, 's', 'tr-1'), { after: true });
-    await recordSessions(t, [stale], EXPIRES, slow.store);
+    await recordSessions(t, [stale], EXPIRES, sessionDeps(slow.store));
 
     expect(slow.held()).toBe(true);
     const { Item } = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0, 'tr-1'), ConsistentRead: true }));
@@ -344,8 +345,8 @@ describe('sessions', () => {
     const t = tenant();
     const later = await turn(t, 'tr-later', 's', T0 + 60_000);
     const earlier = await turn(t, 'tr-earlier', 's', T0);
-    const slow = holdingBack(writesIndexEntries, () => recordSessions(t, [earlier], EXPIRES, store));
-    await recordSessions(t, [later], EXPIRES, slow.store);
+    const slow = holdingBack(writesIndexEntries, () => recordSessions(t, [earlier], EXPIRES, sessionDeps(store)));
+    await recordSessions(t, [later], EXPIRES, sessionDeps(slow.store));
 
     expect(slow.held()).toBe(true);
     expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0, traceCount: 2 });
@@ -360,7 +361,7 @@ describe('sessions', () => {
       await store.sessions.removeTrace(t, 's', 'tr-1');
       await store.traces.deleteTrace(t, 'tr-1');
     });
-    await recordSessions(t, [only], EXPIRES, slow.store);
+    await recordSessions(t, [only], EXPIRES, sessionDeps(slow.store));
 
     expect(slow.held()).toBe(true);
     expect(await store.sessions.get(t, 's')).toBeUndefined();

@@ -1,3 +1,5 @@
+import type { QueuePort } from '#shared/domain/ports.ts';
+import type { RecordSessionsDeps } from '#shared/domain/sessions/ingest.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { alertsRepository } from '#shared/store/alerts.ts';
@@ -49,3 +51,17 @@ export function createStore(db: Db): Store {
     db,
   );
 }
+
+/** A queue for a test that queues nothing: a send fails the test. */
+export const noSends: QueuePort = {
+  send: async (queueId, messages) => {
+    throw new Error(`unexpected send to ${queueId}: ${JSON.stringify(messages)}`);
+  },
+};
+
+/** What `recordSessions` needs, over a store: by default a queue that must not be used (no session in the test is large). */
+export const sessionDeps = (store: Pick<Store, 'sessions' | 'traces'>, queue: QueuePort = noSends): RecordSessionsDeps => ({
+  store,
+  queue,
+  clock: { now: () => new Date() },
+});

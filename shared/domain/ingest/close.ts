@@ -45,7 +45,7 @@ export async function closeTraces(message: CloseTracesMessage, deps: PersistDeps
   );
   if (traces.length === 0) return 0;
   const expiresAt = Math.max(...traces.map((t) => t.expiresAt));
-  await recordSessions(tenantId, traces, expiresAt, deps.store);
+  await recordSessions(tenantId, traces, expiresAt, deps);
   await checkThresholds(
     tenantId,
     traces.map((t) => ({ ...t, arrived: [] })),

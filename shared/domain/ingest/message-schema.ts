@@ -99,6 +99,11 @@ export const ingestMessageSchema = z.discriminatedUnion('kind', [
     tenantId: z.string().check(z.minLength(1)),
     traceIds: z.array(z.string().check(z.minLength(1))).check(z.minLength(1), z.maxLength(MAX_CLOSE_TRACES)),
   }),
+  z.object({
+    kind: z.literal('refresh-session'),
+    tenantId: z.string().check(z.minLength(1)),
+    sessionId: z.string().check(z.minLength(1)),
+  }),
 ]);
 
 /** The schema and the types the service writes are the same shapes (the compiler checks both ways). */

@@ -14,7 +14,9 @@ export type IngestMessage =
   /** `finalSweep`: the last pass, queued with a delay once the data is gone, for writes that were in flight. */
   | { kind: 'purge-agent'; tenantId: string; agentId: string; finalSweep?: true }
   /** Pending traces of a tenant that the closing job found quiet: closed and finished if they still are (`closeTraces`). */
-  | { kind: 'close-traces'; tenantId: string; traceIds: string[] };
+  | { kind: 'close-traces'; tenantId: string; traceIds: string[] }
+  /** A large session's figures, recomputed from all of its traces some time after one was stored (`recordSessions`). */
+  | { kind: 'refresh-session'; tenantId: string; sessionId: string };
 
 export type CloseTracesMessage = Extract<IngestMessage, { kind: 'close-traces' }>;
 

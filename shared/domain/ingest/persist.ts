@@ -142,7 +142,7 @@ export async function persistTelemetry(messages: readonly TelemetryMessage[], de
   const finished = traces.filter((t) => t.summary.complete && t.summary.closedAtMs === null && t.arrived.some((s) => s.spanId === t.summary.rootSpanId));
   let alertsRaised = 0;
   if (traces.length > 0) {
-    await recordSessions(tenantId, traces, expiresAt, deps.store);
+    await recordSessions(tenantId, traces, expiresAt, deps);
     await noteAgentsSeen(
       tenantId,
       traces.map((t) => t.summary),

@@ -1,5 +1,5 @@
 import { noteAgentsSeen } from '../agents/agents.ts';
-import type { Clock, Ids } from '../ports.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
 import { leaveSession, recordSessions } from '../sessions/ingest.ts';
 import { summarizeTrace } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
@@ -16,7 +16,7 @@ export const LIST_LAYOUT = 'bounded-lists-2';
 const SCAN_PAGE = 200;
 const REWRITES_AT_ONCE = 16;
 
-export type ReindexDeps = { store: Pick<Store, 'reindex' | 'traces' | 'sessions' | 'agents'>; clock: Clock; ids: Ids };
+export type ReindexDeps = { store: Pick<Store, 'reindex' | 'traces' | 'sessions' | 'agents'>; clock: Clock; ids: Ids; queue: QueuePort };
 
 /**
  * Walks the table a scan page at a time until done or `budgetMs` is spent, rewriting what the current
@@ -61,13 +61,13 @@ async function rewrite(item: Record<string, unknown>, deps: ReindexDeps): Promis
       const leaving = await leaveSession(tenantId, summary.traceId, storedSession, summary.sessionId, deps);
       if (await deps.store.traces.putSummary(tenantId, summary, revision, Number(item['expiresAt']), { mustExist: true, leaving })) {
         const movesLeft = leaving ? [...stillLeaving, leaving] : stillLeaving;
-        await recordSessions(tenantId, [{ summary, revision, movesLeft }], Number(item['expiresAt']), deps.store);
+        await recordSessions(tenantId, [{ summary, revision, movesLeft }], Number(item['expiresAt']), deps);
         await noteAgentsSeen(tenantId, [summary], deps.store.agents);
       } else if (leaving !== null) {
         // A worker wrote a newer summary meanwhile: if it keeps the trace in the session this walk took
         // it out of, the copy there may have gone with that removal, and is written again.
         const current = (await deps.store.traces.summaries(tenantId, [summary.traceId])).get(summary.traceId);
-        if (current?.summary.sessionId === leaving.sessionId) await recordSessions(tenantId, [current], current.expiresAt, deps.store);
+        if (current?.summary.sessionId === leaving.sessionId) await recordSessions(tenantId, [current], current.expiresAt, deps);
       }
       return;
     }

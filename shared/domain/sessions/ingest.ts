@@ -1,7 +1,15 @@
-import type { Ids } from '../ports.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
 import type { NewMove, SessionMove } from '../spans/ports.ts';
 import type { TraceSummary } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
+import type { LargeSession } from './ports.ts';
+import { REFRESH_OVERDUE_MS, refreshDelaySeconds } from './sessions.ts';
+
+export interface RecordSessionsDeps {
+  store: Pick<Store, 'sessions' | 'traces'>;
+  queue: QueuePort;
+  clock: Clock;
+}
 
 /**
  * Before a summary that moves its trace out of its session (to another one, or to none: a trace is
@@ -25,8 +33,9 @@ export async function leaveSession(
 
 /**
  * Keeps the sessions of the traces a message changed, after their summaries: each trace's
- * contribution, then each session's figures, recomputed once per session. Idempotent: a redelivered
- * message writes the same contributions and finds the figures already right.
+ * contribution, then each session's figures, recomputed once per session, or for a large session,
+ * by a refresh queued for it (`queueRefreshes`). Idempotent: a redelivered message writes the same
+ * contributions and finds the figures already right (or the refresh queued).
  *
  * A trace whose summary moved it out of a session (`movesLeft`: the move `leaveSession` answered,
  * with those its stored summary still names) is taken out of that session once more: a worker
@@ -41,17 +50,40 @@ export async function recordSessions(
   tenantId: string,
   traces: ReadonlyArray<{ summary: TraceSummary; revision: number; movesLeft?: readonly SessionMove[] }>,
   expiresAt: number,
-  store: Pick<Store, 'sessions' | 'traces'>,
+  deps: RecordSessionsDeps,
 ): Promise<void> {
+  const { store } = deps;
   const inSessions = traces.flatMap(({ summary, revision }) =>
     summary.sessionId === null ? [] : [{ summary: { ...summary, sessionId: summary.sessionId }, revision }],
   );
   await store.sessions.putTraces(tenantId, inSessions, expiresAt);
-  await store.sessions.refresh(tenantId, [...new Set(inSessions.map((t) => t.summary.sessionId))]);
+  const large = await store.sessions.refresh(tenantId, [...new Set(inSessions.map((t) => t.summary.sessionId))]);
+  await queueRefreshes(tenantId, large, deps);
   for (const { summary, movesLeft = [] } of traces) {
     for (const sessionId of new Set(movesLeft.map((left) => left.sessionId))) {
       await store.sessions.removeMovedTrace(tenantId, sessionId, summary.traceId);
       for (const left of movesLeft.filter((l) => l.sessionId === sessionId)) await store.traces.forgetMove(tenantId, summary.traceId, left);
     }
   }
+}
+
+/**
+ * Queues a refresh of each large session that has none coming, delayed by `refreshDelaySeconds`,
+ * then notes it on the session, so that the workers storing its traces until it is due leave them to
+ * it. A worker's contribution is written before it reads the note, and the refresh takes the note off
+ * before it reads the contributions: a contribution it misses is written after the note went, and its
+ * worker queues the next refresh. Sent before the note: a worker that fails between the two leaves a
+ * refresh queued and no note, so the next worker queues one more (a refresh is idempotent).
+ */
+async function queueRefreshes(tenantId: string, large: readonly LargeSession[], deps: Pick<RecordSessionsDeps, 'queue' | 'clock' | 'store'>) {
+  const nowMs = deps.clock.now().getTime();
+  const due = large.filter((s) => s.refreshDueAtMs === null || s.refreshDueAtMs + REFRESH_OVERDUE_MS < nowMs);
+  const notes = await Promise.all(
+    due.map(async ({ sessionId, traceCount }) => {
+      const delaySeconds = refreshDelaySeconds(traceCount);
+      await deps.queue.send('ingest', [{ kind: 'refresh-session', tenantId, sessionId }], { delaySeconds });
+      return { sessionId, dueAtMs: nowMs + delaySeconds * 1000 };
+    }),
+  );
+  await deps.store.sessions.noteRefreshQueued(tenantId, notes);
 }

@@ -30,6 +30,14 @@ export interface SessionTrace {
   revision: number;
 }
 
+/** A session too large for a worker to recompute with each trace it stores (see `LARGE_SESSION_TRACES`). */
+export interface LargeSession {
+  sessionId: string;
+  traceCount: number;
+  /** When the refresh queued for it is due; null when none is. */
+  refreshDueAtMs: number | null;
+}
+
 /**
  * Sessions, maintained at ingestion: each trace that names a session contributes a copy of its
  * summary, and the session's figures are recomputed from its contributions.
@@ -42,8 +50,22 @@ export interface SessionsRepository {
    * a trace whose summary is gone or being deleted, or names another session (or none), is deleted.
    */
   putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void>;
-  /** Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe, idempotent. */
-  refresh(tenantId: string, sessionIds: readonly string[]): Promise<void>;
+  /**
+   * Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe,
+   * idempotent. A session whose figures count more than `LARGE_SESSION_TRACES` traces is not
+   * recomputed: it is answered, with the refresh queued for it if any, for a refresh of its own.
+   */
+  refresh(tenantId: string, sessionIds: readonly string[]): Promise<LargeSession[]>;
+  /**
+   * Notes that a refresh of each session is queued, due at `dueAtMs`: the workers that store its
+   * traces until then leave them to it. Written after the refresh's message is sent.
+   */
+  noteRefreshQueued(tenantId: string, refreshes: ReadonlyArray<{ sessionId: string; dueAtMs: number }>): Promise<void>;
+  /**
+   * A queued refresh of a large session: takes off its note first, so that a worker that stores a
+   * trace after the read below queues another, then recomputes the figures from all of its traces.
+   */
+  refreshQueued(tenantId: string, sessionId: string): Promise<void>;
   /** Takes a trace out of a session, every copy of it (the session goes when it has no trace left): a deleted trace, or one on its way to another session. */
   removeTrace(tenantId: string, sessionId: string, traceId: string): Promise<void>;
   /**

@@ -34,12 +34,18 @@ export interface SessionListing {
   userId: string | null;
 }
 
-const firstNamed = <K extends 'agentId' | 'userId'>(traces: readonly TraceSummary[], field: K) => traces.find((t) => t[field] !== null);
+/** What a session's figures are computed from: the fields they read of each trace's summary. */
+export type SessionTraceFigures = Pick<
+  TraceSummary,
+  'traceId' | 'startTimeMs' | 'endTimeMs' | 'agentId' | 'agentName' | 'userId' | 'status' | 'inputTokens' | 'outputTokens' | 'cost'
+>;
 
-export function sessionFigures(sessionId: string, traces: readonly TraceSummary[]): SessionFigures {
+const firstNamed = <K extends 'agentId' | 'userId'>(traces: readonly SessionTraceFigures[], field: K) => traces.find((t) => t[field] !== null);
+
+export function sessionFigures(sessionId: string, traces: readonly SessionTraceFigures[]): SessionFigures {
   if (traces.length === 0) throw new Error('a session needs at least one trace');
   const ordered = [...traces].sort((a, b) => a.startTimeMs - b.startTimeMs || (a.traceId < b.traceId ? -1 : 1));
-  const sum = (pick: (t: TraceSummary) => number) => ordered.reduce((total, t) => total + pick(t), 0);
+  const sum = (pick: (t: SessionTraceFigures) => number) => ordered.reduce((total, t) => total + pick(t), 0);
   const firstSeenMs = ordered[0]!.startTimeMs;
   const lastSeenMs = Math.max(...ordered.map((t) => t.endTimeMs ?? t.startTimeMs));
   const withAgent = firstNamed(ordered, 'agentId');
@@ -61,6 +67,30 @@ export function sessionFigures(sessionId: string, traces: readonly TraceSummary[
     durationMs: lastSeenMs - firstSeenMs,
   };
 }
+
+/**
+ * Past this many traces, a session's figures are no longer recomputed by the worker that stores one of
+ * its traces (which would read all of them for each new one: O(n) per trace, O(n²) over the session's
+ * life), but by a refresh queued with a delay (`refreshDelaySeconds`), which recomputes them once for
+ * every trace stored meanwhile.
+ */
+export const LARGE_SESSION_TRACES = 100;
+
+const MIN_REFRESH_DELAY_SECONDS = 10;
+/** SQS's longest delay. */
+const MAX_REFRESH_DELAY_SECONDS = 900;
+/** Traces a large session's refresh reads per second of delay: the delay grows with the session, so its refreshes read at most about this many items a second, whatever its size. */
+const REFRESH_TRACES_PER_SECOND = 100;
+
+/** How long after a trace of a large session was stored its figures are recomputed: from 10 s (up to 1,000 traces) to 15 minutes (90,000 traces and more). */
+export const refreshDelaySeconds = (traceCount: number) =>
+  Math.min(MAX_REFRESH_DELAY_SECONDS, Math.max(MIN_REFRESH_DELAY_SECONDS, Math.ceil(traceCount / REFRESH_TRACES_PER_SECOND)));
+
+/**
+ * How long after its due time a queued refresh still counts as coming: past it (its message failed
+ * until the dead-letter queue took it), the next worker queues another.
+ */
+export const REFRESH_OVERDUE_MS = 30 * 60_000;
 
 export const listingOf = (f: SessionFigures): SessionListing => ({ firstSeenMs: f.firstSeenMs, agentId: f.agentId, userId: f.userId });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_TEXT_CHARS, sessionFigures, traceConversation } from '#shared/domain/sessions/sessions.ts';
+import { LARGE_SESSION_TRACES, refreshDelaySeconds, SESSION_TEXT_CHARS, sessionFigures, traceConversation } from '#shared/domain/sessions/sessions.ts';
 import { llm, spansOf } from '../../fixtures/judge/build.ts';
 import { traceSummary } from '../analytics/fixtures.ts';
 
@@ -64,5 +64,16 @@ describe('what a trace was asked and answered', () => {
     const [, first, second] = spansOf('t', { input: null, steps: [llm('one', { input: 'asked' }), llm('two')], output: null });
     expect(traceConversation([second!, first!])).toEqual({ input: 'asked', output: 'two' });
     expect(traceConversation([])).toEqual({ input: null, output: null });
+  });
+});
+
+describe('the refresh of a large session', () => {
+  it('waits longer the larger the session, so its refreshes read about as many traces a second whatever its size, within what SQS can delay', () => {
+    expect(refreshDelaySeconds(LARGE_SESSION_TRACES + 1)).toBe(10);
+    expect(refreshDelaySeconds(1000)).toBe(10);
+    expect(refreshDelaySeconds(1001)).toBe(11);
+    expect(refreshDelaySeconds(30_000)).toBe(300);
+    expect(refreshDelaySeconds(90_000)).toBe(900);
+    expect(refreshDelaySeconds(10_000_000)).toBe(900);
   });
 });

@@ -7,7 +7,6 @@ import type { LargeSession, SessionQuery, SessionRecord, SessionsRepository, Ses
 import {
   LARGE_SESSION_TRACES,
   listingOf,
-  REFRESH_OVERDUE_MS,
   type SessionFigures,
   type SessionListing,
   type SessionTraceFigures,
@@ -41,13 +40,25 @@ const FIRST_PAGE_ITEMS = 16;
  * would otherwise hold in memory for every trace).
  */
 const REFRESH_FIELDS = [
-  ...(['PK', 'SK', 'traceId', 'revision', 'spanCount', 'writeId', 'expiresAt', 'dueAtMs', 'version'] as const),
-  ...(['startTimeMs', 'endTimeMs', 'agentId', 'agentName', 'userId', 'status', 'inputTokens', 'outputTokens', 'cost'] as const satisfies ReadonlyArray<
-    keyof SessionTraceFigures
-  >),
-  ...(['sessionId', 'firstSeenMs', 'lastSeenMs', 'traceCount', 'errorCount', 'totalTokens', 'durationMs'] as const satisfies ReadonlyArray<
-    keyof SessionFigures
-  >),
+  ...['PK', 'SK', 'traceId', 'revision', 'spanCount', 'writeId', 'expiresAt', 'dueAtMs', 'version'],
+  ...Object.keys({
+    startTimeMs: true,
+    endTimeMs: true,
+    agentId: true,
+    agentName: true,
+    userId: true,
+    status: true,
+    inputTokens: true,
+    outputTokens: true,
+    cost: true,
+    sessionId: true,
+    firstSeenMs: true,
+    lastSeenMs: true,
+    traceCount: true,
+    errorCount: true,
+    totalTokens: true,
+    durationMs: true,
+  } satisfies Record<Exclude<keyof SessionTraceFigures | keyof SessionFigures, 'traceId'>, true>),
 ];
 const refreshProjection = {
   ProjectionExpression: REFRESH_FIELDS.map((_, i) => `#f${i}`).join(', '),
@@ -173,6 +184,19 @@ export function sessionsRepository(db: Db): SessionsRepository {
       ),
     );
   };
+
+  /** Deletes a trace's copy at the start its summary had before `revision`, unless that copy is as new. */
+  const deleteReplaced = (tenantId: string, summary: SessionTrace['summary'], startMs: number, revision: number) =>
+    written(
+      doc.send(
+        new DeleteCommand({
+          TableName,
+          Key: keys.sessionTrace(tenantId, summary.sessionId, startMs, summary.traceId),
+          ConditionExpression: 'revision < :r',
+          ExpressionAttributeValues: { ':r': revision },
+        }),
+      ),
+    );
 
   /**
    * The session's items, read together with a strongly consistent query of its partition: its
@@ -327,9 +351,10 @@ export function sessionsRepository(db: Db): SessionsRepository {
    */
   async function putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void> {
     if (traces.length === 0) return;
-    const copies = traces.map(({ summary, revision }) => ({
+    const copies = traces.map(({ summary, revision, replacedStartMs }) => ({
       summary,
       revision,
+      replacedStartMs,
       item: { ...sessionTraceItem(tenantId, summary, revision, expiresAt), writeId: randomToken() } as Item,
     }));
     await batchWrite(db, putRequests(copies.map((c) => c.item)));
@@ -339,7 +364,9 @@ export function sessionsRepository(db: Db): SessionsRepository {
       true,
     );
     const byTrace = new Map(stored.map((item) => [String(item['traceId']), item]));
-    await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, item: copy }) => {
+    await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, replacedStartMs, item: copy }) => {
+      // At once, not left to the session's refresh, which a large session has only some time later.
+      if (replacedStartMs !== undefined && replacedStartMs !== summary.startTimeMs) await deleteReplaced(tenantId, summary, replacedStartMs, revision);
       const item = byTrace.get(summary.traceId);
       const latest = item && storedSummary(item);
       // The copy goes when its trace is gone or being deleted (the mark stays until the summary goes),
@@ -406,8 +433,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
         ...keys.sessionRefreshNote(tenantId, sessionId),
         entity: 'sessionRefreshNote',
         dueAtMs,
-        // Kept past the time a refresh still counts as coming, then left to the table's expiry.
-        expiresAt: Math.ceil((dueAtMs + REFRESH_OVERDUE_MS) / 1000) + INDEX_EXPIRY_SLACK_SECONDS,
+        // It counts until its refresh is due; the table's expiry takes it a day later if no refresh did.
+        expiresAt: Math.ceil(dueAtMs / 1000) + INDEX_EXPIRY_SLACK_SECONDS,
       }));
       await batchWrite(db, putRequests(notes));
     },

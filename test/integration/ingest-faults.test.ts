@@ -28,7 +28,7 @@ import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts'
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import { listSessions } from '#shared/domain/sessions/queries.ts';
-import { LARGE_SESSION_TRACES, REFRESH_OVERDUE_MS, refreshDelaySeconds } from '#shared/domain/sessions/sessions.ts';
+import { LARGE_SESSION_TRACES, refreshDelaySeconds } from '#shared/domain/sessions/sessions.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import { TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
@@ -584,12 +584,14 @@ describe('the ingest worker under faults (dynalite)', () => {
         firstSeenMs: T0 + 1000,
         lastSeenMs: T0 + 201_500,
       });
-      // Its note gone with the refresh, the next trace queues the next one.
-      await ingest(tenantId, [turn(202)], sent);
+      // Its note gone with the refresh, the next trace queues the next one; this one is the session's
+      // earliest, and the refresh lists the session by its start.
+      await ingest(tenantId, [turn(0)], sent);
       expect(sent.map((s) => s.message)).toEqual([{ kind: 'refresh-session', tenantId, sessionId: 'big' }]);
       await deliver(sent);
-      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 4 });
-      expect((await listSessions(store, tenantId, { limit: 50, skip: 0 }, { limit: 50, skip: 0 })).items).toMatchObject([
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 4, firstSeenMs: T0 });
+      const firstSecond = { limit: 50, skip: 0, startDate: new Date(T0), endDate: new Date(T0 + 999) };
+      expect((await listSessions(store, tenantId, firstSecond, { limit: 50, skip: 0 })).items).toMatchObject([
         { sessionId: 'big', traceCount: LARGE_SESSION_TRACES + 4 },
       ]);
     });
@@ -622,7 +624,28 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 3 });
     });
 
-    it('queues the refresh again on the retry of a worker that failed to note it, and again once a queued one is long overdue', async () => {
+    it('is not kept from its next refresh by a note its worker wrote after the refresh it notes had run', async () => {
+      const tenantId = await newTenant();
+      const sent: Sent[] = [];
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), sent);
+      // The worker is held up between its send and its note for as long as the refresh's delay.
+      const lateNote = withSessions({
+        noteRefreshQueued: async (...args) => {
+          await deliver(sent);
+          return store.sessions.noteRefreshQueued(...args);
+        },
+      });
+      const startedMs = Date.now();
+      await ingest(tenantId, [turn(200)], sent, { ports: lateNote, nowMs: startedMs });
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 2 });
+      // Those who come after it (no sooner than the refresh it notes could run) queue the next.
+      await ingest(tenantId, [turn(201)], sent, { nowMs: startedMs + refreshDelaySeconds(LARGE_SESSION_TRACES + 1) * 1000 });
+      expect(sent.map((s) => s.message)).toEqual([{ kind: 'refresh-session', tenantId, sessionId: 'big' }]);
+      await deliver(sent);
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 3 });
+    });
+
+    it('queues the refresh again on the retry of a worker that failed to note it, and again once the noted one is due', async () => {
       const tenantId = await newTenant();
       const sent: Sent[] = [];
       await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), sent);
@@ -640,13 +663,25 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect((await worker(sent, { ports: failingNote })(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
       expect((await worker(sent, { ports: failingNote })(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]);
       expect(sent).toHaveLength(2);
-      // Noted now: a trace stored before it is due queues none, one stored long after queues another.
+      // Noted now: a trace stored before it is due queues none, one stored once it is due queues another.
       await ingest(tenantId, [turn(201)], sent);
       expect(sent).toHaveLength(2);
-      await ingest(tenantId, [turn(202)], sent, { nowMs: Date.now() + REFRESH_OVERDUE_MS + 60_000 });
+      await ingest(tenantId, [turn(202)], sent, { nowMs: Date.now() + refreshDelaySeconds(LARGE_SESSION_TRACES + 1) * 1000 });
       expect(sent).toHaveLength(3);
       await deliver(sent);
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 4 });
+    });
+
+    it('lists a trace once as soon as its start moves earlier, before its refresh', async () => {
+      const tenantId = await newTenant();
+      const sent: Sent[] = [];
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), sent);
+      // A child ends, and is exported, before its root, which started earlier.
+      await ingest(tenantId, [span('moved', 'child', 'root', { sessionId: 'big', startTimeMs: T0 + 500_000, endTimeMs: T0 + 500_100 })], sent);
+      await ingest(tenantId, [span('moved', 'root', null, { kind: 'agent', sessionId: 'big', startTimeMs: T0 + 499_000, endTimeMs: T0 + 501_000 })], sent);
+      const page = await store.sessions.tracesPage(tenantId, 'big', { startMs: T0 + 400_000 }, { limit: 50, skip: 0 }, 'oldest-first');
+      expect(page.items.map((t) => [t.traceId, t.startTimeMs])).toEqual([['moved', T0 + 499_000]]);
+      expect(sent).toHaveLength(1);
     });
 
     it('has a trace taken out of it at once, by a whole read', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import { getSession, listSessions } from '#shared/domain/sessions/queries.ts';
+import { LARGE_SESSION_TRACES } from '#shared/domain/sessions/sessions.ts';
 import { type StoredSpan, summarizeTrace, type TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
 import type { Db } from '#shared/store/client.ts';
@@ -351,6 +352,22 @@ describe('sessions', () => {
     expect(slow.held()).toBe(true);
     expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0, traceCount: 2 });
     const firstMinute = { limit: 50, skip: 0, startDate: new Date(T0), endDate: new Date(T0 + 30_000) };
+    expect((await listSessions(store, t, firstMinute, FIRST)).items.map((s) => s.sessionId)).toEqual(['s']);
+  });
+
+  it('are listed by their newest figures when an older refresh writes its index entry after a newer one, though the session grew large meanwhile', async () => {
+    const t = tenant();
+    const first = await Promise.all(Array.from({ length: LARGE_SESSION_TRACES - 1 }, (_, i) => turn(t, `tr-${i}`, 's', T0 + 60_000 + i * 1000)));
+    await recordSessions(t, first, EXPIRES, sessionDeps(store));
+    // The held worker's trace is the session's earliest so far, and its refresh the last of a small session.
+    const early = await turn(t, 'tr-early', 's', T0 + 30_000);
+    const earliest = await Promise.all([turn(t, 'tr-earliest', 's', T0), turn(t, 'tr-more-1', 's', T0 + 1000), turn(t, 'tr-more-2', 's', T0 + 2000)]);
+    const slow = holdingBack(writesIndexEntries, () => recordSessions(t, earliest, EXPIRES, sessionDeps(store)));
+    await recordSessions(t, [early], EXPIRES, sessionDeps(slow.store));
+
+    expect(slow.held()).toBe(true);
+    expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0, traceCount: LARGE_SESSION_TRACES + 3 });
+    const firstMinute = { limit: 50, skip: 0, startDate: new Date(T0), endDate: new Date(T0 + 29_000) };
     expect((await listSessions(store, t, firstMinute, FIRST)).items.map((s) => s.sessionId)).toEqual(['s']);
   });
 

@@ -306,7 +306,10 @@ async function summarizeTraces(
         basis: { spanGroups, replaces: storedSummary },
         leaving,
       });
-      return put ? { ...trace, movesLeft: leaving ? [...movesLeft, leaving] : movesLeft } : undefined;
+      if (!put) return undefined;
+      const replaced = storedSummary?.summary;
+      const startMoved = replaced !== undefined && replaced.sessionId === summary.sessionId && replaced.startTimeMs !== summary.startTimeMs;
+      return { ...trace, movesLeft: leaving ? [...movesLeft, leaving] : movesLeft, ...(startMoved ? { replacedStartMs: replaced.startTimeMs } : {}) };
     });
     done.push(...written.filter((t) => t !== undefined));
     pending = pending.filter((_, i) => written[i] === undefined);
@@ -347,6 +350,8 @@ interface StoredTrace {
   arrived: StoredSpan[];
   /** The moves of the trace out of a session whose last removal is still to do (see `recordSessions`). */
   movesLeft: SessionMove[];
+  /** The start of the summary this batch replaced, in the same session, when it moved (see `SessionTrace`). */
+  replacedStartMs?: number;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { NewMove, SessionMove } from '../spans/ports.ts';
 import type { TraceSummary } from '../spans/summary.ts';
 import type { Store } from '../store.ts';
 import type { LargeSession } from './ports.ts';
-import { REFRESH_OVERDUE_MS, refreshDelaySeconds } from './sessions.ts';
+import { refreshComing, refreshDelaySeconds } from './sessions.ts';
 
 export interface RecordSessionsDeps {
   store: Pick<Store, 'sessions' | 'traces'>;
@@ -35,7 +35,7 @@ export async function leaveSession(
  * Keeps the sessions of the traces a message changed, after their summaries: each trace's
  * contribution, then each session's figures, recomputed once per session, or for a large session,
  * by a refresh queued for it (`queueRefreshes`). Idempotent: a redelivered message writes the same
- * contributions and finds the figures already right (or the refresh queued).
+ * contributions and finds the figures already right (or queues one more refresh).
  *
  * A trace whose summary moved it out of a session (`movesLeft`: the move `leaveSession` answered,
  * with those its stored summary still names) is taken out of that session once more: a worker
@@ -48,13 +48,15 @@ export async function leaveSession(
  */
 export async function recordSessions(
   tenantId: string,
-  traces: ReadonlyArray<{ summary: TraceSummary; revision: number; movesLeft?: readonly SessionMove[] }>,
+  traces: ReadonlyArray<{ summary: TraceSummary; revision: number; movesLeft?: readonly SessionMove[]; replacedStartMs?: number }>,
   expiresAt: number,
   deps: RecordSessionsDeps,
 ): Promise<void> {
   const { store } = deps;
-  const inSessions = traces.flatMap(({ summary, revision }) =>
-    summary.sessionId === null ? [] : [{ summary: { ...summary, sessionId: summary.sessionId }, revision }],
+  const inSessions = traces.flatMap(({ summary, revision, replacedStartMs }) =>
+    summary.sessionId === null
+      ? []
+      : [{ summary: { ...summary, sessionId: summary.sessionId }, revision, ...(replacedStartMs === undefined ? {} : { replacedStartMs }) }],
   );
   await store.sessions.putTraces(tenantId, inSessions, expiresAt);
   const large = await store.sessions.refresh(tenantId, [...new Set(inSessions.map((t) => t.summary.sessionId))]);
@@ -73,11 +75,14 @@ export async function recordSessions(
  * it. A worker's contribution is written before it reads the note, and the refresh takes the note off
  * before it reads the contributions: a contribution it misses is written after the note went, and its
  * worker queues the next refresh. Sent before the note: a worker that fails between the two leaves a
- * refresh queued and no note, so the next worker queues one more (a refresh is idempotent).
+ * refresh queued and no note, so the next worker queues one more (a refresh is idempotent). A note
+ * counts only until its refresh is due (`refreshComing`), so one written after its refresh ran (its
+ * worker held up between the two) stops no one.
  */
-async function queueRefreshes(tenantId: string, large: readonly LargeSession[], deps: Pick<RecordSessionsDeps, 'queue' | 'clock' | 'store'>) {
+async function queueRefreshes(tenantId: string, large: readonly LargeSession[], deps: RecordSessionsDeps) {
   const nowMs = deps.clock.now().getTime();
-  const due = large.filter((s) => s.refreshDueAtMs === null || s.refreshDueAtMs + REFRESH_OVERDUE_MS < nowMs);
+  const due = large.filter((s) => !refreshComing(s.refreshDueAtMs, nowMs));
+  if (due.length === 0) return;
   const notes = await Promise.all(
     due.map(async ({ sessionId, traceCount }) => {
       const delaySeconds = refreshDelaySeconds(traceCount);

@@ -28,6 +28,8 @@ export interface SessionTraceQuery extends TraceFreeFilters {
 export interface SessionTrace {
   summary: TraceSummary & { sessionId: string };
   revision: number;
+  /** The start of the summary this one replaced in the same session, when it differs: the copy at that start is stale. */
+  replacedStartMs?: number;
 }
 
 /** A session too large for a worker to recompute with each trace it stores (see `LARGE_SESSION_TRACES`). */
@@ -47,7 +49,8 @@ export interface SessionsRepository {
    * The traces' contributions to their sessions, copies of their summaries, written after the
    * summaries: a copy that is not its summary as stored once written is written again from the
    * summary (over a copy that is there), the summary's alert marks are added to it, and the copy of
-   * a trace whose summary is gone or being deleted, or names another session (or none), is deleted.
+   * a trace whose summary is gone or being deleted, or names another session (or none), is deleted,
+   * as is the copy at a `replacedStartMs` (unless it is newer).
    */
   putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void>;
   /**

@@ -79,7 +79,7 @@ export const LARGE_SESSION_TRACES = 100;
 const MIN_REFRESH_DELAY_SECONDS = 10;
 /** SQS's longest delay. */
 const MAX_REFRESH_DELAY_SECONDS = 900;
-/** Traces a large session's refresh reads per second of delay: the delay grows with the session, so its refreshes read at most about this many items a second, whatever its size. */
+/** Traces a large session's refresh reads per second of delay: the delay grows with the session, so its refreshes read about this many items a second, up to 90,000 traces. */
 const REFRESH_TRACES_PER_SECOND = 100;
 
 /** How long after a trace of a large session was stored its figures are recomputed: from 10 s (up to 1,000 traces) to 15 minutes (90,000 traces and more). */
@@ -87,10 +87,15 @@ export const refreshDelaySeconds = (traceCount: number) =>
   Math.min(MAX_REFRESH_DELAY_SECONDS, Math.max(MIN_REFRESH_DELAY_SECONDS, Math.ceil(traceCount / REFRESH_TRACES_PER_SECOND)));
 
 /**
- * How long after its due time a queued refresh still counts as coming: past it (its message failed
- * until the dead-letter queue took it), the next worker queues another.
+ * A refresh's note counts only until this long before the refresh is due. The refresh cannot run
+ * before its due time (the worker takes the time before it sends, and SQS delays from the send), so
+ * a note its worker wrote late, after the refresh had run, counts for no one; this much is left for
+ * the clocks of two hosts to differ.
  */
-export const REFRESH_OVERDUE_MS = 30 * 60_000;
+export const NOTE_CLOCK_MARGIN_MS = 1000;
+
+/** Whether a refresh noted as due at `dueAtMs` is still to come at `nowMs`. */
+export const refreshComing = (dueAtMs: number | null, nowMs: number) => dueAtMs !== null && nowMs + NOTE_CLOCK_MARGIN_MS < dueAtMs;
 
 export const listingOf = (f: SessionFigures): SessionListing => ({ firstSeenMs: f.firstSeenMs, agentId: f.agentId, userId: f.userId });
 

@@ -79,7 +79,7 @@ export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
         return;
       }
       if (message.kind === 'refresh-session') {
-        await deps.store.sessions.refreshQueued(message.tenantId, message.sessionId);
+        await deps.store.sessions.refreshQueued(message.tenantId, message.sessionId, message.dueAtMs);
         return;
       }
       const next = await purgeAgent(message, deps);

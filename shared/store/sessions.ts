@@ -429,18 +429,39 @@ export function sessionsRepository(db: Db): SessionsRepository {
     },
 
     async noteRefreshQueued(tenantId: string, refreshes: ReadonlyArray<{ sessionId: string; dueAtMs: number }>): Promise<void> {
-      const notes = refreshes.map(({ sessionId, dueAtMs }) => ({
-        ...keys.sessionRefreshNote(tenantId, sessionId),
-        entity: 'sessionRefreshNote',
-        dueAtMs,
-        // It counts until its refresh is due; the table's expiry takes it a day later if no refresh did.
-        expiresAt: Math.ceil(dueAtMs / 1000) + INDEX_EXPIRY_SLACK_SECONDS,
-      }));
-      await batchWrite(db, putRequests(notes));
+      await Promise.all(
+        refreshes.map(({ sessionId, dueAtMs }) =>
+          written(
+            doc.send(
+              new PutCommand({
+                TableName,
+                Item: {
+                  ...keys.sessionRefreshNote(tenantId, sessionId),
+                  entity: 'sessionRefreshNote',
+                  dueAtMs,
+                  // It counts until its refresh is due; the table's expiry takes it a day later if no refresh did.
+                  expiresAt: Math.ceil(dueAtMs / 1000) + INDEX_EXPIRY_SLACK_SECONDS,
+                },
+                ConditionExpression: 'attribute_not_exists(dueAtMs) OR dueAtMs < :due',
+                ExpressionAttributeValues: { ':due': dueAtMs },
+              }),
+            ),
+          ),
+        ),
+      );
     },
 
-    async refreshQueued(tenantId: string, sessionId: string): Promise<void> {
-      await doc.send(new DeleteCommand({ TableName, Key: keys.sessionRefreshNote(tenantId, sessionId) }));
+    async refreshQueued(tenantId: string, sessionId: string, dueAtMs: number): Promise<void> {
+      await written(
+        doc.send(
+          new DeleteCommand({
+            TableName,
+            Key: keys.sessionRefreshNote(tenantId, sessionId),
+            ConditionExpression: 'dueAtMs <= :due',
+            ExpressionAttributeValues: { ':due': dueAtMs },
+          }),
+        ),
+      );
       await refreshInTurn(tenantId, sessionId, { whole: true });
     },
 

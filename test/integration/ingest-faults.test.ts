@@ -575,7 +575,8 @@ describe('the ingest worker under faults (dynalite)', () => {
       await ingest(tenantId, [turn(201)], sent, { ports });
       // Each worker read the session's first page only, and only the first queued a refresh.
       expect(reads.items).toBeLessThanOrEqual(2 * 16);
-      expect(sent).toEqual([{ message: { kind: 'refresh-session', tenantId, sessionId: 'big' }, delaySeconds: refreshDelaySeconds(LARGE_SESSION_TRACES + 1) }]);
+      const delaySeconds = refreshDelaySeconds(LARGE_SESSION_TRACES + 1);
+      expect(sent).toEqual([{ message: { kind: 'refresh-session', tenantId, sessionId: 'big', dueAtMs: expect.any(Number) }, delaySeconds }]);
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 1 });
 
       await deliver(sent);
@@ -587,7 +588,7 @@ describe('the ingest worker under faults (dynalite)', () => {
       // Its note gone with the refresh, the next trace queues the next one; this one is the session's
       // earliest, and the refresh lists the session by its start.
       await ingest(tenantId, [turn(0)], sent);
-      expect(sent.map((s) => s.message)).toEqual([{ kind: 'refresh-session', tenantId, sessionId: 'big' }]);
+      expect(sent.map((s) => s.message)).toEqual([{ kind: 'refresh-session', tenantId, sessionId: 'big', dueAtMs: expect.any(Number) }]);
       await deliver(sent);
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 4, firstSeenMs: T0 });
       const firstSecond = { limit: 50, skip: 0, startDate: new Date(T0), endDate: new Date(T0 + 999) };
@@ -640,9 +641,60 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 2 });
       // Those who come after it (no sooner than the refresh it notes could run) queue the next.
       await ingest(tenantId, [turn(201)], sent, { nowMs: startedMs + refreshDelaySeconds(LARGE_SESSION_TRACES + 1) * 1000 });
-      expect(sent.map((s) => s.message)).toEqual([{ kind: 'refresh-session', tenantId, sessionId: 'big' }]);
+      expect(sent.map((s) => s.message)).toEqual([{ kind: 'refresh-session', tenantId, sessionId: 'big', dueAtMs: expect.any(Number) }]);
       await deliver(sent);
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 3 });
+    });
+
+    it('does not give every later refresh a twin when two workers queue one at once', async () => {
+      const tenantId = await newTenant();
+      const sent: Sent[] = [];
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), sent);
+      const delayMs = refreshDelaySeconds(LARGE_SESSION_TRACES + 1) * 1000;
+      const startMs = Date.now();
+      // The first worker is held between its send and its note while a second finds no note either;
+      // the first one's note, due earlier, does not replace the second's.
+      const heldNote = withSessions({
+        noteRefreshQueued: async (...args) => {
+          await ingest(tenantId, [turn(201)], sent, { nowMs: startMs + 2000 });
+          return store.sessions.noteRefreshQueued(...args);
+        },
+      });
+      await ingest(tenantId, [turn(200)], sent, { ports: heldNote, nowMs: startMs });
+      const [earlier, later] = sent.splice(0).map((s) => s.message as { dueAtMs: number });
+      expect([earlier!.dueAtMs, later!.dueAtMs]).toEqual([startMs + delayMs, startMs + 2000 + delayMs]);
+      // The earlier refresh runs, and leaves the later one's note: a worker before that one is due queues none.
+      await deliver([{ message: earlier, delaySeconds: undefined }]);
+      await ingest(tenantId, [turn(202)], sent, { nowMs: startMs + delayMs });
+      expect(sent).toEqual([]);
+      await deliver([{ message: later, delaySeconds: undefined }]);
+      await ingest(tenantId, [turn(203)], sent, { nowMs: startMs + 2000 + delayMs });
+      expect(sent).toHaveLength(1);
+      await deliver(sent);
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 5 });
+    });
+
+    it('keeps the copy of a trace whose start moved back meanwhile, when a worker deletes the copy at the start it replaced', async () => {
+      const tenantId = await newTenant();
+      const sent: Sent[] = [];
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), sent);
+      const startMs = Date.now();
+      const first = T0 + 500_000;
+      await ingest(tenantId, [span('back', 'a', null, { sessionId: 'big', startTimeMs: first, endTimeMs: first + 100 })], sent, { nowMs: startMs });
+      // A worker moves the start earlier and is held before its session copies, while the span that
+      // moved it is sent again, later (a producer's retry with other times), moving it back.
+      const movedBack = span('back', 'b', null, { sessionId: 'big', startTimeMs: first + 50, endTimeMs: first + 60 });
+      const heldCopies = withSessions({
+        putTraces: async (...args) => {
+          await ingest(tenantId, [movedBack], sent, { nowMs: startMs + 2000 });
+          return store.sessions.putTraces(...args);
+        },
+      });
+      const earlier = span('back', 'b', null, { sessionId: 'big', startTimeMs: first - 100_000, endTimeMs: first - 99_000 });
+      await ingest(tenantId, [earlier], sent, { ports: heldCopies, nowMs: startMs + 1000 });
+      expect((await store.traces.getSummary(tenantId, 'back'))?.startTimeMs).toBe(first);
+      const page = await store.sessions.tracesPage(tenantId, 'big', { startMs: first - 200_000 }, { limit: 50, skip: 0 }, 'oldest-first');
+      expect(page.items.map((t) => t.startTimeMs)).toContain(first);
     });
 
     it('queues the refresh again on the retry of a worker that failed to note it, and again once the noted one is due', async () => {

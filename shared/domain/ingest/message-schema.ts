@@ -103,6 +103,7 @@ export const ingestMessageSchema = z.discriminatedUnion('kind', [
     kind: z.literal('refresh-session'),
     tenantId: z.string().check(z.minLength(1)),
     sessionId: z.string().check(z.minLength(1)),
+    dueAtMs: z.number().check(z.int(), z.nonnegative()),
   }),
 ]);
 

@@ -15,8 +15,8 @@ export type IngestMessage =
   | { kind: 'purge-agent'; tenantId: string; agentId: string; finalSweep?: true }
   /** Pending traces of a tenant that the closing job found quiet: closed and finished if they still are (`closeTraces`). */
   | { kind: 'close-traces'; tenantId: string; traceIds: string[] }
-  /** A large session's figures, recomputed from all of its traces some time after one was stored (`recordSessions`). */
-  | { kind: 'refresh-session'; tenantId: string; sessionId: string };
+  /** A large session's figures, recomputed from all of its traces once `dueAtMs` has come (`recordSessions`). */
+  | { kind: 'refresh-session'; tenantId: string; sessionId: string; dueAtMs: number };
 
 export type CloseTracesMessage = Extract<IngestMessage, { kind: 'close-traces' }>;
 

@@ -77,7 +77,9 @@ export async function recordSessions(
  * worker queues the next refresh. Sent before the note: a worker that fails between the two leaves a
  * refresh queued and no note, so the next worker queues one more (a refresh is idempotent). A note
  * counts only until its refresh is due (`refreshComing`), so one written after its refresh ran (its
- * worker held up between the two) stops no one.
+ * worker held up between the two) stops no one. A refresh takes off only notes of refreshes due no
+ * later than itself, and a note never replaces one due later: two refreshes queued at once (workers
+ * that found no note together) do not leave every later refresh with a twin.
  */
 async function queueRefreshes(tenantId: string, large: readonly LargeSession[], deps: RecordSessionsDeps) {
   const nowMs = deps.clock.now().getTime();
@@ -86,8 +88,9 @@ async function queueRefreshes(tenantId: string, large: readonly LargeSession[], 
   const notes = await Promise.all(
     due.map(async ({ sessionId, traceCount }) => {
       const delaySeconds = refreshDelaySeconds(traceCount);
-      await deps.queue.send('ingest', [{ kind: 'refresh-session', tenantId, sessionId }], { delaySeconds });
-      return { sessionId, dueAtMs: nowMs + delaySeconds * 1000 };
+      const dueAtMs = nowMs + delaySeconds * 1000;
+      await deps.queue.send('ingest', [{ kind: 'refresh-session', tenantId, sessionId, dueAtMs }], { delaySeconds });
+      return { sessionId, dueAtMs };
     }),
   );
   await deps.store.sessions.noteRefreshQueued(tenantId, notes);

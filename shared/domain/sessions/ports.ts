@@ -61,14 +61,16 @@ export interface SessionsRepository {
   refresh(tenantId: string, sessionIds: readonly string[]): Promise<LargeSession[]>;
   /**
    * Notes that a refresh of each session is queued, due at `dueAtMs`: the workers that store its
-   * traces until then leave them to it. Written after the refresh's message is sent.
+   * traces until then leave them to it. Written after the refresh's message is sent; a note of a
+   * refresh due later stays.
    */
   noteRefreshQueued(tenantId: string, refreshes: ReadonlyArray<{ sessionId: string; dueAtMs: number }>): Promise<void>;
   /**
-   * A queued refresh of a large session: takes off its note first, so that a worker that stores a
-   * trace after the read below queues another, then recomputes the figures from all of its traces.
+   * The refresh of a large session queued to run at `dueAtMs`: takes off its note first (unless it is
+   * the note of a refresh due later), so that a worker that stores a trace after the read below
+   * queues another, then recomputes the figures from all of its traces.
    */
-  refreshQueued(tenantId: string, sessionId: string): Promise<void>;
+  refreshQueued(tenantId: string, sessionId: string, dueAtMs: number): Promise<void>;
   /** Takes a trace out of a session, every copy of it (the session goes when it has no trace left): a deleted trace, or one on its way to another session. */
   removeTrace(tenantId: string, sessionId: string, traceId: string): Promise<void>;
   /**

@@ -135,7 +135,7 @@ describe('the ingest queue message schema', () => {
       ...toIngestMessages('tnt', 1, { spans, signals, logs }),
       { kind: 'purge-agent' as const, tenantId: 'tnt', agentId: 'agt', finalSweep: true as const },
       { kind: 'close-traces' as const, tenantId: 'tnt', traceIds: ['t1', 't2'] },
-      { kind: 'refresh-session' as const, tenantId: 'tnt', sessionId: 'conversation-1' },
+      { kind: 'refresh-session' as const, tenantId: 'tnt', sessionId: 'conversation-1', dueAtMs: 1_800_000_000_000 },
     ]) {
       expect(ingestMessageSchema.parse(JSON.parse(JSON.stringify(message)))).toEqual(message);
     }
@@ -152,6 +152,7 @@ describe('the ingest queue message schema', () => {
     expect(ingestMessageSchema.safeParse({ kind: 'close-traces', tenantId: 'tnt', traceIds: [] }).success).toBe(false);
     const tooMany = Array.from({ length: MAX_CLOSE_TRACES + 1 }, (_, i) => `t${i}`);
     expect(ingestMessageSchema.safeParse({ kind: 'close-traces', tenantId: 'tnt', traceIds: tooMany }).success).toBe(false);
-    expect(ingestMessageSchema.safeParse({ kind: 'refresh-session', tenantId: 'tnt', sessionId: '' }).success).toBe(false);
+    expect(ingestMessageSchema.safeParse({ kind: 'refresh-session', tenantId: 'tnt', sessionId: '', dueAtMs: 1 }).success).toBe(false);
+    expect(ingestMessageSchema.safeParse({ kind: 'refresh-session', tenantId: 'tnt', sessionId: 's' }).success).toBe(false);
   });
 });

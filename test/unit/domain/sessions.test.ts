@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { LARGE_SESSION_TRACES, refreshDelaySeconds, SESSION_TEXT_CHARS, sessionFigures, traceConversation } from '#shared/domain/sessions/sessions.ts';
+import {
+  LARGE_SESSION_TRACES,
+  NOTE_CLOCK_MARGIN_MS,
+  refreshComing,
+  refreshDelaySeconds,
+  SESSION_TEXT_CHARS,
+  sessionFigures,
+  traceConversation,
+} from '#shared/domain/sessions/sessions.ts';
 import { llm, spansOf } from '../../fixtures/judge/build.ts';
 import { traceSummary } from '../analytics/fixtures.ts';
 
@@ -75,5 +83,13 @@ describe('the refresh of a large session', () => {
     expect(refreshDelaySeconds(30_000)).toBe(300);
     expect(refreshDelaySeconds(90_000)).toBe(900);
     expect(refreshDelaySeconds(10_000_000)).toBe(900);
+  });
+
+  it('counts as coming only until a clock margin before it is due: a note written after its refresh ran keeps no one waiting', () => {
+    const dueAtMs = 1_800_000_000_000;
+    expect(refreshComing(null, dueAtMs - 60_000)).toBe(false);
+    expect(refreshComing(dueAtMs, dueAtMs - NOTE_CLOCK_MARGIN_MS - 1)).toBe(true);
+    expect(refreshComing(dueAtMs, dueAtMs - NOTE_CLOCK_MARGIN_MS)).toBe(false);
+    expect(refreshComing(dueAtMs, dueAtMs)).toBe(false);
   });
 });

@@ -77,8 +77,8 @@ interface SessionItems {
 /** How a refresh reads a session: whole (every trace, whatever its size), or as a worker does, stopping at a large session's first page. */
 interface RefreshOptions {
   whole?: boolean;
-  /** A trace taken out: every copy of it is deleted (a whole read). */
-  dropped?: string;
+  /** Traces taken out: every copy of each is deleted (a whole read). */
+  dropped?: ReadonlySet<string>;
   /** The index entry, when it needs writing, is answered for the caller to write. */
   deferEntry?: boolean;
 }
@@ -201,7 +201,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
   /**
    * The session's items, read together with a strongly consistent query of its partition: its
    * figures, its index entry, and its traces' contributions, the latest of each trace (older ones, of a
-   * trace whose start moved, are deleted), without the `dropped` trace, whose every copy is deleted.
+   * trace whose start moved, are deleted), without the `dropped` traces, whose every copy is deleted.
    * Unless the read is `whole`, a session whose figures count more than `LARGE_SESSION_TRACES` traces is
    * answered as large from the first page, with the refresh queued for it.
    */
@@ -235,7 +235,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
     const record = items.find((item) => item['SK'] === recordSk);
     const entry = items.find((item) => item['SK'] === indexSk);
     const all = items.filter((item) => String(item['SK']).startsWith(SESSION_TRACE_PREFIX));
-    const contributions = all.filter((item) => item['traceId'] !== dropped);
+    const isDropped = (item: Item) => dropped?.has(String(item['traceId'])) ?? false;
+    const contributions = all.filter((item) => !isDropped(item));
     const latest = new Map<string, Item>();
     const newer = (a: Item, b: Item) =>
       Number(a['revision']) > Number(b['revision']) || (a['revision'] === b['revision'] && Number(a['spanCount']) > Number(b['spanCount']));
@@ -245,7 +246,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
     }
     const stale = contributions.filter((item) => latest.get(String(item['traceId'])) !== item);
     // Every copy of a dropped trace goes, whatever its start and whoever rewrites it meanwhile.
-    const gone = all.filter((item) => item['traceId'] === dropped);
+    const gone = all.filter(isDropped);
     await Promise.all([
       ...stale.map((item) => deleteCopy(item, { atRevision: true })),
       ...gone.map((item) => doc.send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] } }))),
@@ -465,12 +466,12 @@ export function sessionsRepository(db: Db): SessionsRepository {
       await refreshInTurn(tenantId, sessionId, { whole: true });
     },
 
-    async removeTrace(tenantId: string, sessionId: string, traceId: string): Promise<void> {
-      await refreshInTurn(tenantId, sessionId, { dropped: traceId });
+    async removeTraces(tenantId: string, sessionId: string, traceIds: readonly string[]): Promise<void> {
+      await refreshInTurn(tenantId, sessionId, { dropped: new Set(traceIds) });
     },
 
     async removeMovedTrace(tenantId: string, sessionId: string, traceId: string): Promise<void> {
-      await refreshInTurn(tenantId, sessionId, { dropped: traceId });
+      await refreshInTurn(tenantId, sessionId, { dropped: new Set([traceId]) });
       // Strongly consistent: a mover-back whose summary this read misses writes its copy after the removal.
       const [item] = await batchGet(db, [keys.traceSummary(tenantId, traceId)], true);
       if (!item) return;

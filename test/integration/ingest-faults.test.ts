@@ -398,7 +398,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     async function summaryNamingAnotherSession(tenantId: string) {
       await beforeTheMove(tenantId);
       await updateSummaryItem(tenantId, 'SET sessionId = :s', { ':s': 's-old' });
-      await store.sessions.removeTrace(tenantId, 's-late', 'moving');
+      await store.sessions.removeTraces(tenantId, 's-late', ['moving']);
       const stale = (await store.traces.summaries(tenantId, ['moving'])).get('moving')!;
       await recordSessions(tenantId, [stale], stale.expiresAt, sessionDeps(store));
       expect(await tracesOf(tenantId, 's-old')).toEqual(['moving']);
@@ -445,12 +445,12 @@ describe('the ingest worker under faults (dynalite)', () => {
       await summaryNamingAnotherSession(tenantId);
       let workerWrote = false;
       const walker = withSessions({
-        removeTrace: async (...args) => {
+        removeTraces: async (...args) => {
           if (args[0] === tenantId && !workerWrote) {
             workerWrote = true;
             expect((await storeSpans(tenantId, store, [rootInOldSession])).batchItemFailures).toEqual([]);
           }
-          return store.sessions.removeTrace(...args);
+          return store.sessions.removeTraces(...args);
         },
       });
       await reindexAll(walker);
@@ -736,10 +736,24 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(sent).toHaveLength(1);
     });
 
+    it('is read once a purge page when its agent is deleted, not once a trace', async () => {
+      const tenantId = await newTenant();
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), []);
+      const [agent] = await store.agents.list(tenantId);
+      const { reads, ports } = countingReads();
+      let next: Awaited<ReturnType<typeof purgeAgent>> = { message: { kind: 'purge-agent', tenantId, agentId: agent!.id }, delayed: false };
+      while (next) next = await purgeAgent(next.message, portsWith(ports));
+
+      expect(await store.sessions.get(tenantId, 'big')).toBeUndefined();
+      expect((await store.sessions.tracesPage(tenantId, 'big', {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);
+      // Two pages of traces, each taken out of the session with one read of it (one trace at a time read it 101 times).
+      expect(reads.items).toBeLessThanOrEqual(2 * (LARGE_SESSION_TRACES + 3));
+    });
+
     it('has a trace taken out of it at once, by a whole read', async () => {
       const tenantId = await newTenant();
       await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), []);
-      await store.sessions.removeTrace(tenantId, 'big', 'big-1');
+      await store.sessions.removeTraces(tenantId, 'big', ['big-1']);
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES, firstSeenMs: T0 + 2000 });
     });
   });
@@ -934,9 +948,9 @@ describe('the ingest worker under faults (dynalite)', () => {
       const { agent } = await doomedTraceInSession(tenantId);
       let stops = 1;
       const stopping = withSessions({
-        removeTrace: async (...args) => {
+        removeTraces: async (...args) => {
           if (stops-- > 0) throw new Error('Lambda timed out');
-          return store.sessions.removeTrace(...args);
+          return store.sessions.removeTraces(...args);
         },
       });
       const purge = { kind: 'purge-agent', tenantId, agentId: agent.id } as const;

@@ -107,10 +107,10 @@ describe('sessions', () => {
     ]);
     expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0, traceCount: 2 });
 
-    await store.sessions.removeTrace(t, 's', 'tr-x');
+    await store.sessions.removeTraces(t, 's', ['tr-x']);
     expect(await store.sessions.get(t, 's')).toMatchObject({ firstSeenMs: T0 + 20_000, traceCount: 1 });
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items.map((s) => s.firstSeenAt)).toEqual([new Date(T0 + 20_000).toISOString()]);
-    await store.sessions.removeTrace(t, 's', 'tr-y');
+    await store.sessions.removeTraces(t, 's', ['tr-y']);
     expect(await store.sessions.get(t, 's')).toBeUndefined();
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toEqual([]);
   });
@@ -227,7 +227,7 @@ describe('sessions', () => {
     const t = tenant();
     const deleted = await turn(t, 'tr-1', 's', T0);
     await recordSessions(t, [deleted], EXPIRES, sessionDeps(store));
-    await store.sessions.removeTrace(t, 's', 'tr-1');
+    await store.sessions.removeTraces(t, 's', ['tr-1']);
     await store.traces.deleteTrace(t, 'tr-1');
     await recordSessions(t, [deleted], EXPIRES, sessionDeps(store));
 
@@ -275,7 +275,7 @@ describe('sessions', () => {
       readsSummaries,
       async () => {
         await store.traces.markDeleting(t, 'tr-1');
-        await store.sessions.removeTrace(t, 's', 'tr-1');
+        await store.sessions.removeTraces(t, 's', ['tr-1']);
         await store.traces.deleteTrace(t, 'tr-1');
         lateRun = recordSessions(t, [late], EXPIRES, sessionDeps(lateWorker.store));
         await lateHasPut;
@@ -302,7 +302,7 @@ describe('sessions', () => {
     // The late worker reads the marked summary; before it drops its copy, the purge finishes and the
     // trace is stored again (its spans sent once more), its copy at the same key.
     const purgedThenStoredAgain = async () => {
-      await store.sessions.removeTrace(t, 's', 'tr-1');
+      await store.sessions.removeTraces(t, 's', ['tr-1']);
       await store.traces.deleteTrace(t, 'tr-1');
       const again = await turn(t, 'tr-1', 's', T0);
       await recordSessions(t, [again], EXPIRES, sessionDeps(store));
@@ -333,7 +333,7 @@ describe('sessions', () => {
     const stale = await turn(t, 'tr-1', 's', T0);
     await store.traces.putSummary(t, stale.summary, 2000, EXPIRES);
     await store.traces.markAlerted(t, 'tr-1', 'hallucination');
-    const slow = holdingBack(readsSummaries, () => store.sessions.removeTrace(t, 's', 'tr-1'), { after: true });
+    const slow = holdingBack(readsSummaries, () => store.sessions.removeTraces(t, 's', ['tr-1']), { after: true });
     await recordSessions(t, [stale], EXPIRES, sessionDeps(slow.store));
 
     expect(slow.held()).toBe(true);
@@ -375,7 +375,7 @@ describe('sessions', () => {
     const t = tenant();
     const only = await turn(t, 'tr-1', 's', T0);
     const slow = holdingBack(writesIndexEntries, async () => {
-      await store.sessions.removeTrace(t, 's', 'tr-1');
+      await store.sessions.removeTraces(t, 's', ['tr-1']);
       await store.traces.deleteTrace(t, 'tr-1');
     });
     await recordSessions(t, [only], EXPIRES, sessionDeps(slow.store));

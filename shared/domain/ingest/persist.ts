@@ -414,16 +414,19 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
   // Usually deleted already by the request that queued this; if that request failed after queuing, here.
   await deps.store.agents.delete(tenantId, agentId);
   const traces = await deps.store.traces.tracesOfAgent(tenantId, agentId, PURGE_PAGE);
-  for (const { traceId, sessionId } of traces) {
-    // Marked first: a worker's session copy checked against the summary from then on deletes itself
-    // (`SessionsRepository.putTraces`), and one checked before was written before the removals below.
-    // The mark names the sessions as they are now: a worker may have moved the trace since the page
-    // was read, or failed to finish leaving a session. The summary goes last, so a purge stopped
-    // before it finds the trace again and starts over.
-    const named = await deps.store.traces.markDeleting(tenantId, traceId);
-    for (const session of distinct([sessionId, ...(named ?? [])])) await deps.store.sessions.removeTrace(tenantId, session, traceId);
-    await deps.store.traces.deleteTrace(tenantId, traceId);
-  }
+  // Marked first: a worker's session copy checked against the summary from then on deletes itself
+  // (`SessionsRepository.putTraces`), and one checked before was written before the removals below.
+  // The mark names the sessions as they are now: a worker may have moved the trace since the page
+  // was read, or failed to finish leaving a session. Each session then loses the page's traces in one
+  // read of it, not one per trace. The summaries go last, so a purge stopped before finds the traces
+  // again and starts over.
+  const named = await mapConcurrently(traces, PER_TRACE_CALLS_AT_ONCE, ({ traceId }) => deps.store.traces.markDeleting(tenantId, traceId));
+  const leaving = new Map<string, string[]>();
+  traces.forEach(({ traceId, sessionId }, i) => {
+    for (const session of distinct([sessionId, ...(named[i] ?? [])])) leaving.set(session, [...(leaving.get(session) ?? []), traceId]);
+  });
+  for (const [session, traceIds] of leaving) await deps.store.sessions.removeTraces(tenantId, session, traceIds);
+  await mapConcurrently(traces, PER_TRACE_CALLS_AT_ONCE, ({ traceId }) => deps.store.traces.deleteTrace(tenantId, traceId));
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   await deps.store.profiles.delete(tenantId, agentId);

@@ -27,7 +27,7 @@ export async function leaveSession(
   deps: { store: Pick<Store, 'sessions'>; ids: Ids },
 ): Promise<NewMove | null> {
   if (stored === null || stored === next) return null;
-  await deps.store.sessions.removeTrace(tenantId, stored, traceId);
+  await deps.store.sessions.removeTraces(tenantId, stored, [traceId]);
   return { sessionId: stored, moveId: deps.ids.next('mov') };
 }
 

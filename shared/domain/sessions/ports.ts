@@ -71,8 +71,11 @@ export interface SessionsRepository {
    * queues another, then recomputes the figures from all of its traces.
    */
   refreshQueued(tenantId: string, sessionId: string, dueAtMs: number): Promise<void>;
-  /** Takes a trace out of a session, every copy of it (the session goes when it has no trace left): a deleted trace, or one on its way to another session. */
-  removeTrace(tenantId: string, sessionId: string, traceId: string): Promise<void>;
+  /**
+   * Takes traces out of a session, every copy of each, with one whole read of the session (which goes
+   * when it has no trace left): traces being deleted, or one on its way to another session.
+   */
+  removeTraces(tenantId: string, sessionId: string, traceIds: readonly string[]): Promise<void>;
   /**
    * Takes a trace that moved to another session out of the one it left, after the summary that moved
    * it was written. When the trace has moved back meanwhile (its summary names this session again),

@@ -962,6 +962,35 @@ describe('the ingest worker under faults (dynalite)', () => {
       await expectPurgedFromSession(tenantId);
     });
 
+    it('takes a page of traces out of each of their sessions, and starts over when it stops between two sessions', async () => {
+      const tenantId = await newTenant();
+      const spans = ['s-1', 's-1', 's-2'].map((sessionId, i) => span(`doomed-${i}`, 'root', null, { agentName: 'Doomed', sessionId }));
+      await ingestHandler(() => portsWith(store))(sqsEvent(toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] })), lambdaContext);
+      const [agent] = await store.agents.list(tenantId);
+      const removals: string[][] = [];
+      const stopping = withSessions({
+        removeTraces: async (t, sessionId, traceIds) => {
+          removals.push([sessionId, ...traceIds]);
+          if (removals.length === 2) throw new Error('Lambda timed out');
+          return store.sessions.removeTraces(t, sessionId, traceIds);
+        },
+      });
+      const purge = { kind: 'purge-agent', tenantId, agentId: agent!.id } as const;
+      await expect(purgeAgent(purge, portsWith(stopping))).rejects.toThrow('Lambda timed out');
+      expect(removals.map(([sessionId, ...traceIds]) => [sessionId, traceIds.sort()]).sort()).toEqual([
+        ['s-1', ['doomed-0', 'doomed-1']],
+        ['s-2', ['doomed-2']],
+      ]);
+      expect(await allSummaries(db, tenantId)).toHaveLength(3);
+
+      await purgeAgent(purge, portsWith(store));
+      expect(await allSummaries(db, tenantId)).toEqual([]);
+      for (const sessionId of ['s-1', 's-2']) {
+        expect(await store.sessions.get(tenantId, sessionId)).toBeUndefined();
+        expect((await store.sessions.tracesPage(tenantId, sessionId, {}, { limit: 50, skip: 0 }, 'oldest-first')).items).toEqual([]);
+      }
+    });
+
     it('leaves no late copy in its session when the purge stops right after deleting the summary', async () => {
       const tenantId = await newTenant();
       const { agent, summary, revision, expiresAt } = await doomedTraceInSession(tenantId);

@@ -142,7 +142,9 @@ interface DueEntry {
  * order); the session's figures are recomputed from a strongly consistent read of the partition
  * (figures, index entry and contributions in one query) and written conditional on a version
  * (concurrent workers retry), and its index entry, which lists it by first-seen time for the tenant,
- * its agent and its user, is written only when what it is listed under changes.
+ * its agent and its user, is written only when what it is listed under changes. A worker reads only
+ * the first page of a large session (more than `LARGE_SESSION_TRACES`), answering it for a refresh
+ * queued with a delay (`refreshQueued`), which a note in the partition announces to later workers.
  *
  * The contributions and the index entries of a batch are written together (BatchWriteItem), which
  * takes no condition, so each is checked after it is written against what it copies: a contribution

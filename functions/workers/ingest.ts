@@ -6,6 +6,7 @@ import { closeTraces } from '#shared/domain/ingest/close.ts';
 import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
 import type { IngestMessage } from '#shared/domain/ingest/messages.ts';
 import { persistTelemetryBatch, purgeAgent } from '#shared/domain/ingest/persist.ts';
+import { refreshQueuedSession } from '#shared/domain/sessions/ingest.ts';
 import { count, METRIC } from '#shared/observability/metrics.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { alertsRepository } from '#shared/store/alerts.ts';
@@ -79,7 +80,7 @@ export const ingestHandler = (getPorts: () => IngestPorts = ingestPorts) =>
         return;
       }
       if (message.kind === 'refresh-session') {
-        await deps.store.sessions.refreshQueued(message.tenantId, message.sessionId, message.dueAtMs);
+        await refreshQueuedSession(message, deps);
         return;
       }
       const next = await purgeAgent(message, deps);

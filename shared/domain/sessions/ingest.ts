@@ -1,3 +1,4 @@
+import type { IngestMessage } from '../ingest/messages.ts';
 import type { Clock, Ids, QueuePort } from '../ports.ts';
 import type { NewMove, SessionMove } from '../spans/ports.ts';
 import type { TraceSummary } from '../spans/summary.ts';
@@ -94,4 +95,12 @@ async function queueRefreshes(tenantId: string, large: readonly LargeSession[], 
     }),
   );
   await deps.store.sessions.noteRefreshQueued(tenantId, notes);
+}
+
+/** The ingest worker's handling of a `refresh-session` message: the large session's figures, recomputed from all of its traces. */
+export async function refreshQueuedSession(
+  { tenantId, sessionId, dueAtMs }: Extract<IngestMessage, { kind: 'refresh-session' }>,
+  deps: { store: Pick<Store, 'sessions'> },
+): Promise<void> {
+  await deps.store.sessions.refreshQueued(tenantId, sessionId, dueAtMs);
 }

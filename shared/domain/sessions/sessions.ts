@@ -72,7 +72,7 @@ export function sessionFigures(sessionId: string, traces: readonly SessionTraceF
  * Past this many traces, a session's figures are no longer recomputed by the worker that stores one of
  * its traces (which would read all of them for each new one: O(n) per trace, O(n²) over the session's
  * life), but by a refresh queued with a delay (`refreshDelaySeconds`), which recomputes them once for
- * every trace stored meanwhile.
+ * every trace stored until it reads them (a trace stored after its read queues the next).
  */
 export const LARGE_SESSION_TRACES = 100;
 

@@ -44,6 +44,14 @@ const envSchema = z.object({
    */
   SIGNING_SEED: z.optional(z.string().check(z.minLength(32))),
   SIGNING_SEED_SECRET_ARN: z.optional(nonEmpty),
+  /**
+   * The secret the console's CloudFront distribution sends with every request it passes to the API,
+   * so that the viewer address it reports is believed (http/client-address.ts). AWS: the Secrets
+   * Manager secret that holds it; tests: the value itself. Without either (locally, where no
+   * distribution sits in front), the address the request came from is the client's.
+   */
+  ORIGIN_SECRET: z.optional(z.string().check(z.minLength(32))),
+  ORIGIN_SECRET_ARN: z.optional(nonEmpty),
   JWT_ISSUER: z._default(nonEmpty, 'urn:aos:local'),
   JWT_AUDIENCE: z._default(nonEmpty, 'aos-api'),
   JWT_TTL_SECONDS: z._default(positiveInt, 3600),
@@ -106,6 +114,8 @@ export function parseConfig(env: Record<string, string | undefined>) {
     tableName: e.TABLE_NAME,
     signingSeed: e.SIGNING_SEED,
     signingSeedSecretArn: e.SIGNING_SEED_SECRET_ARN,
+    originSecret: e.ORIGIN_SECRET,
+    originSecretArn: e.ORIGIN_SECRET_ARN,
     jwt: {
       issuer: e.JWT_ISSUER,
       audience: e.JWT_AUDIENCE,

@@ -85,6 +85,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   const console = new ConsoleStack(app, `${SERVICE}-Console`, {
     description: 'Agent Observability Service: the console (S3 + CloudFront) with the API at /api',
     api: api.api,
+    originSecret: stateful.originSecret,
   });
 
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

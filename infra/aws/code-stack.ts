@@ -23,6 +23,8 @@ export interface FunctionSpec {
   readonly timeout: Duration;
   readonly memoryMb?: number;
   readonly signingKey?: boolean;
+  /** An HTTP route: it tells a console user's address by the secret of the console's distribution (`shared/http/client-address.ts`). */
+  readonly originSecret?: boolean;
   readonly sendsTo?: readonly string[];
   /** A consumer that sends to its own queue (the ingest worker's purge pages) must not be stopped as a loop. */
   readonly feedsItself?: boolean;
@@ -66,7 +68,7 @@ export abstract class CodeStack extends Stack {
 
   /** A function that reads and writes the table, plus exactly the secret and queues its spec names. */
   protected serviceFunction(name: string, spec: FunctionSpec): ServiceFunction {
-    const { table, signingSeed } = this.stateful;
+    const { table, signingSeed, originSecret } = this.stateful;
     const sendsTo = (spec.sendsTo ?? []).map((queueId) => ({ queueId, queue: this.queue(queueId) }));
     const fn = new ServiceFunction(this, constructId(name), {
       module: spec.module,
@@ -77,11 +79,13 @@ export abstract class CodeStack extends Stack {
       environment: {
         ...this.functionEnvironment,
         ...(spec.signingKey && { SIGNING_SEED_SECRET_ARN: signingSeed.secretArn }),
+        ...(spec.originSecret && { ORIGIN_SECRET_ARN: originSecret.secretArn }),
         ...Object.fromEntries(sendsTo.map(({ queueId, queue }) => [queueUrlEnv(queueId), queue.queueUrl])),
       },
     });
     grantTableData(table, fn);
     if (spec.signingKey) signingSeed.grantRead(fn);
+    if (spec.originSecret) originSecret.grantRead(fn);
     for (const { queue } of sendsTo) queue.grantSendMessages(fn);
     for (const capability of spec.uses ?? []) this.grantCapability(fn, constructId(name), capability);
     return fn;

@@ -7,9 +7,11 @@ import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { API_BASE_PATH } from '#shared/catalog.ts';
 import { hostedSignInOrigins, parseExternalIssuers } from '#shared/external-issuers.ts';
+import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '#shared/http/client-address.ts';
 import { consoleContentSecurityPolicy } from '../../console/security-headers.ts';
 import { deploymentSettings } from './settings.ts';
 
@@ -25,11 +27,16 @@ const COPIER_WILDCARDS = [
   'Resource::*',
 ];
 
+/** The viewer request function of `/api/*`: the viewer's address, replacing any header of that name the viewer sent. */
+export const viewerAddressFunction = `function handler(event) { event.request.headers['${VIEWER_ADDRESS_HEADER}'] = { value: event.viewer.ip }; return event.request; }`;
+
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface ConsoleStackProps extends StackProps {
   /** The service's HTTP API; CloudFront sends `/api/*` to it, so the console calls it on its own origin. */
   readonly api: IHttpApi;
+  /** Sent to the API with every request, so that it believes the viewer address sent beside it. */
+  readonly originSecret: ISecret;
 }
 
 /**
@@ -108,6 +115,13 @@ export class ConsoleStack extends Stack {
       ),
     });
 
+    // API Gateway sees CloudFront's address; the API counts a console user by the viewer's (shared/http/client-address.ts).
+    const viewerAddress = new cloudfront.Function(this, 'ViewerAddress', {
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      comment: "Pass the viewer's address to the API",
+      code: cloudfront.FunctionCode.fromInline(viewerAddressFunction),
+    });
+
     const apiDomain = Fn.select(2, Fn.split('/', props.api.apiEndpoint));
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Agent Observability console and API',
@@ -129,12 +143,15 @@ export class ConsoleStack extends Stack {
           origin: new HttpOrigin(apiDomain, {
             protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
             originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+            // A dynamic reference: CloudFormation reads the secret when it deploys; the template holds only its ARN.
+            customHeaders: { [ORIGIN_SECRET_HEADER]: props.originSecret.secretValue.unsafeUnwrap() },
           }),
           viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
           // Never cached; with caching off, every viewer header (Authorization too) and cookie reaches the API, less Host.
           cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          functionAssociations: [{ function: viewerAddress, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
           responseHeadersPolicy: headers,
           compress: true,
         },

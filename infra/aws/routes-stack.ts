@@ -46,7 +46,8 @@ export class RoutesStack extends CodeStack {
   }
 
   private addRoute(routeId: string, routeKey: HttpRouteKey, spec: FunctionSpec): void {
-    const fn = this.serviceFunction(routeId, spec);
+    // Every route counts refused and anonymous requests per client (the guard in shared/http/route.ts).
+    const fn = this.serviceFunction(routeId, { ...spec, originSecret: true });
     this.routeFunctions.set(routeId, fn);
     const name = constructId(routeId);
     const route = new HttpRoute(this, `${name}Route`, {

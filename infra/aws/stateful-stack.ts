@@ -17,6 +17,11 @@ export interface StatefulResources {
   readonly deadLetterQueues: ReadonlyMap<string, sqs.IQueue>;
   /** The seed the functions derive the JWT ES256 key and the API-key pepper from. */
   readonly signingSeed: secretsmanager.ISecret;
+  /**
+   * What the console's distribution sends with every request it passes to the API, so that the routes
+   * believe the viewer address it reports (`shared/http/client-address.ts`).
+   */
+  readonly originSecret: secretsmanager.ISecret;
 }
 
 export interface StatefulStackProps extends StackProps {
@@ -31,6 +36,7 @@ export class StatefulStack extends Stack implements StatefulResources {
   readonly queues = new Map<string, sqs.Queue>();
   readonly deadLetterQueues = new Map<string, sqs.Queue>();
   readonly signingSeed: secretsmanager.Secret;
+  readonly originSecret: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps = {}) {
     super(scope, id, props);
@@ -83,6 +89,16 @@ export class StatefulStack extends Stack implements StatefulResources {
     Validations.of(this.signingSeed).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason: 'The seed derives the API-key pepper, so a new seed invalidates every issued API key; it is re-keyed deliberately, never on a rotation schedule.',
+    });
+
+    this.originSecret = new secretsmanager.Secret(this, 'OriginSecret', {
+      description: "Sent by the console's CloudFront distribution to the API, which then believes the viewer address it reports",
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    Validations.of(this.originSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'CloudFront takes the value when the console stack deploys, so a rotation would leave the distribution sending the old one until then (and the routes counting console users by the edge address meanwhile); a new value is taken by deploying both.',
     });
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

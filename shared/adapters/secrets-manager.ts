@@ -1,4 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mayPassLater } from '../aws-errors.ts';
+import { ServiceUnavailableError } from '../domain/errors.ts';
 import { traced } from '../observability/tracer.ts';
 import { clientSettings, deadline, ROUTE_CALL_DEADLINE_MS } from './aws-clients.ts';
 
@@ -15,7 +17,8 @@ const clientIn = (region: string) =>
 
 /**
  * The secret's string value (SecretString), asked in the secret's own region within the routes' call
- * deadline: the one call the routes make to Secrets Manager, once per cold start, for the signing seed.
+ * deadline: the routes read the signing seed and the console's origin secret this way, each at most
+ * once per cold start (`secretLoader`).
  */
 export async function getSecretString(secretArn: string, client?: SecretsManagerClient): Promise<string> {
   const region = SECRET_ARN.exec(secretArn)?.[1];
@@ -23,4 +26,30 @@ export async function getSecretString(secretArn: string, client?: SecretsManager
   const { SecretString } = await (client ?? clientIn(region)).send(new GetSecretValueCommand({ SecretId: secretArn }), deadline(ROUTE_CALL_DEADLINE_MS));
   if (typeof SecretString !== 'string' || SecretString === '') throw new SecretValueError(`the secret ${secretArn} has no string value`);
   return SecretString;
+}
+
+/**
+ * A secret given directly (locally, in tests), or read from Secrets Manager on first use and kept for
+ * the process; undefined when neither is configured. A read that may pass later (throttling, an
+ * outage) answers 503 and is tried again by the next request; a refusal stays a fault (500).
+ */
+export function secretLoader(
+  source: { value?: string | undefined; secretArn?: string | undefined },
+  readSecret: (secretArn: string) => Promise<string> = getSecretString,
+): () => Promise<string | undefined> {
+  let loaded: Promise<string | undefined> | undefined;
+  return () => {
+    loaded ??= (async () => {
+      if (source.value !== undefined) return source.value;
+      if (source.secretArn === undefined) return undefined;
+      try {
+        return await readSecret(source.secretArn);
+      } catch (err) {
+        if (mayPassLater(err)) throw new ServiceUnavailableError(5, { cause: err });
+        throw err;
+      }
+    })();
+    loaded.catch(() => (loaded = undefined));
+    return loaded;
+  };
 }

@@ -1,30 +1,20 @@
 import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, type JSONWebKeySet } from 'jose';
-import { mayPassLater } from '../aws-errors.ts';
 import { type ExternalIssuer, type ExternalKeySet, keysUrlOf } from '../domain/accounts/jwt.ts';
 import { type SigningMaterial, signingMaterialFromSeed } from '../domain/accounts/signing-keys.ts';
-import { ServiceUnavailableError } from '../domain/errors.ts';
-import { getSecretString } from './secrets-manager.ts';
+import { getSecretString, secretLoader } from './secrets-manager.ts';
 
 /** The signing seed: given directly (local), or read once per cold start from Secrets Manager (AWS). */
 export function signingMaterialLoader(
   source: { seed?: string; secretArn?: string },
   readSecret: (secretArn: string) => Promise<string> = getSecretString,
 ): () => Promise<SigningMaterial> {
+  const seed = secretLoader({ value: source.seed, secretArn: source.secretArn }, readSecret);
   let loaded: Promise<SigningMaterial> | undefined;
   return () => {
-    loaded ??= (async () => {
-      if (source.seed) return signingMaterialFromSeed(source.seed);
-      if (!source.secretArn) {
-        throw new Error('invalid configuration: this function needs SIGNING_SEED or SIGNING_SEED_SECRET_ARN');
-      }
-      try {
-        return signingMaterialFromSeed(await readSecret(source.secretArn));
-      } catch (err) {
-        // Secrets Manager throttling or down: the client may retry (503); a refusal stays a fault (500).
-        if (mayPassLater(err)) throw new ServiceUnavailableError(5, { cause: err });
-        throw err;
-      }
-    })();
+    loaded ??= seed().then((value) => {
+      if (value === undefined) throw new Error('invalid configuration: this function needs SIGNING_SEED or SIGNING_SEED_SECRET_ARN');
+      return signingMaterialFromSeed(value);
+    });
     loaded.catch(() => (loaded = undefined));
     return loaded;
   };

@@ -21,10 +21,14 @@ function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
   return match[1];
 }
 
-/** The keys tokens are signed and verified with: the service's own, and external issuers' key sets. */
+/**
+ * The keys tokens are signed and verified with (the service's own, and external issuers' key sets),
+ * and the secret that proves a request came through the console's distribution (client-address.ts).
+ */
 export interface CredentialPorts {
   signing: () => Promise<SigningMaterial>;
   externalKeySet: (issuer: ExternalIssuer) => ExternalKeySet;
+  originSecret: () => Promise<string | undefined>;
 }
 
 /** What authentication uses: API keys, and the users and tenants an external identity maps to. */
@@ -76,9 +80,12 @@ export async function apiKeyRateSubject(event: APIGatewayProxyEventV2, mode: Aut
   return `key:${parsed.keyId}:${hmacSha256(apiKeyPepper, `rate-limit:${parsed.secret}`).slice(0, 16)}`;
 }
 
-/** The identity a rate limit counts a user or a refused credential against (an API key's: `apiKeyRateSubject`). */
-export function rateLimitSubject(principal: Exclude<Principal, { kind: 'apiKey' }> | undefined, event: APIGatewayProxyEventV2): string {
-  return principal ? `user:${principal.userId}` : `ip:${event.requestContext.http.sourceIp}`;
+/**
+ * The identity a rate limit counts a user or a refused credential against (an API key's:
+ * `apiKeyRateSubject`): the user, or else the client's network (`clientAddress`).
+ */
+export async function rateLimitSubject(principal: Exclude<Principal, { kind: 'apiKey' }> | undefined, client: () => Promise<string>): Promise<string> {
+  return principal ? `user:${principal.userId}` : `ip:${await client()}`;
 }
 
 /** The signed-in user behind a `jwt` route (the guard has already refused anything else). */

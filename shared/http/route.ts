@@ -12,6 +12,7 @@ import { logger, thrown } from '../observability/logger.ts';
 import { type AreaRoute, DEFAULT_MAX_BODY_BYTES, type RouteRef, type RouteSchemas } from '../schemas/route-schemas.ts';
 import { apiKeyRateSubject, authenticate, type CredentialPorts, type Principal, rateLimitSubject } from './auth.ts';
 import { jsonBody } from './body.ts';
+import { clientAddress } from './client-address.ts';
 import { type Reply, raw } from './reply.ts';
 import { RESPONSE_SECURITY_HEADERS } from './response-headers.ts';
 import { parseOrThrow, refuseUnstorable } from './validation.ts';
@@ -26,6 +27,8 @@ export interface RouteRequest<S extends RouteSchemas> {
   principal: Principal | undefined;
   requestId: string;
   event: APIGatewayProxyEventV2;
+  /** The client's network, for limits per client (see `clientAddress`); looked up once per request. */
+  clientAddress: () => Promise<string>;
 }
 
 /** The repositories the guard uses (authentication and the rate limit): every route has these. */
@@ -44,6 +47,7 @@ interface RequestState {
   principal?: Principal;
   headers: Record<string, string>;
   input?: { body: unknown; query: unknown; params: unknown };
+  client?: Promise<string>;
 }
 type MiddyRequest = { event: Event; context: Context; response: Result | null; error: unknown };
 
@@ -54,6 +58,12 @@ function stateOf(event: Event): RequestState {
   if (!state) throw new Error('request state missing: the envelope middleware must run first');
   return state;
 }
+/** The request's `clientAddress`, resolved at most once. */
+function clientOf(event: Event, originSecret: CredentialPorts['originSecret']): () => Promise<string> {
+  const state = stateOf(event);
+  return () => (state.client ??= clientAddress(event, originSecret));
+}
+
 function startState(event: Event, context: Context): RequestState {
   const state: RequestState = {
     startedAt: Date.now(),
@@ -159,7 +169,7 @@ function guard(route: RouteRef, getPorts: () => RoutePorts): MiddlewareObj<Event
         if (keyCount.value === undefined) throw new Error('an API key authenticated a request it was not counted for');
         hits = keyCount.value;
       } else {
-        hits = await count(rateLimitSubject(principal, request.event));
+        hits = await count(await rateLimitSubject(principal, clientOf(request.event, ports.originSecret)));
       }
       const decision = decide(hits, config.rateLimits[route.tier], start);
       Object.assign(state.headers, rateLimitHeaders(decision));
@@ -214,6 +224,7 @@ export function httpRoute<R extends RouteId, T extends Readonly<Record<R, AreaRo
     .handler(async (event) => {
       const state = stateOf(event);
       const input = state.input ?? { body: undefined, query: undefined, params: undefined };
+      const ports = getPorts();
       const reply = await impl(
         {
           body: input.body as Parsed<T[R]['body']>,
@@ -222,8 +233,9 @@ export function httpRoute<R extends RouteId, T extends Readonly<Record<R, AreaRo
           principal: state.principal,
           requestId: state.requestId,
           event,
+          clientAddress: clientOf(event, ports.originSecret),
         },
-        getPorts(),
+        ports,
       );
       // The envelope middleware's `after` turns the Reply into the API Gateway result.
       return reply as unknown as Result;

@@ -1,3 +1,4 @@
+import { secretLoader } from '../adapters/secrets-manager.ts';
 import { remoteKeySets, signingMaterialLoader } from '../adapters/signing.ts';
 import { config } from '../config.ts';
 import type { Store } from '../domain/store.ts';
@@ -28,6 +29,7 @@ export function routePorts<K extends keyof Store = never, E extends object = obj
   const credentials: Adapters<CredentialPorts> = {
     signing: () => signingMaterialLoader({ seed: config.signingSeed, secretArn: config.signingSeedSecretArn }),
     externalKeySet: remoteKeySets,
+    originSecret: () => secretLoader({ value: config.originSecret, secretArn: config.originSecretArn }),
   };
   return portsOf(
     { ...GUARD_REPOSITORIES, ...repositories } as Repositories<K | GuardRepository>,

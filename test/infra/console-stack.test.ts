@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import type { ConsoleStack } from '../../infra/aws/console-stack.ts';
+import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '#shared/http/client-address.ts';
+import { type ConsoleStack, viewerAddressFunction } from '../../infra/aws/console-stack.ts';
 import { buildTestApp } from './service-app.ts';
 
-const { console: consoleStack, api: apiStack } = buildTestApp();
+const { console: consoleStack, api: apiStack, stateful: statefulStack } = buildTestApp();
 const template = Template.fromStack(consoleStack);
 
 describe('the console stack', () => {
@@ -47,6 +48,30 @@ describe('the console stack', () => {
     expect(JSON.stringify(origin.DomainName)).toContain(apiStack.getLogicalId(apiStack.api.node.defaultChild as never));
     expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([expect.objectContaining({ EventType: 'viewer-request' })]);
     expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+  });
+
+  it("sends the API the viewer's address, and the origin secret that makes the API believe it (by CloudFormation's reference, not in the template)", () => {
+    const config = Object.values(template.findResources('AWS::CloudFront::Distribution'))[0]!.Properties.DistributionConfig;
+    const api = config.CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/*');
+    const origin = config.Origins.find((o: { Id: string }) => o.Id === api.TargetOriginId);
+    expect(origin.OriginCustomHeaders).toHaveLength(1);
+    const [header] = origin.OriginCustomHeaders;
+    expect(header.HeaderName).toBe(ORIGIN_SECRET_HEADER);
+    const value = JSON.stringify(header.HeaderValue);
+    expect(value).toContain('{{resolve:secretsmanager:');
+    expect(value).toContain(statefulStack.getLogicalId(statefulStack.originSecret.node.defaultChild as never));
+
+    expect(api.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: expect.anything() }]);
+    const functions = template.findResources('AWS::CloudFront::Function');
+    const [logicalId] = api.FunctionAssociations[0].FunctionARN['Fn::GetAtt'];
+    const code: string = functions[logicalId]!.Properties.FunctionCode;
+    expect(code).toBe(viewerAddressFunction);
+    // The function as CloudFront runs it: a viewer's own header of that name is replaced.
+    const handler = new Function(`${code}; return handler;`)() as (event: unknown) => { headers: Record<string, { value: string }> };
+    const request = { uri: '/api/auth/login', headers: { [VIEWER_ADDRESS_HEADER]: { value: '10.0.0.1' }, host: { value: 'd1.cloudfront.net' } } };
+    const passed = handler({ viewer: { ip: '2001:db8::7' }, request });
+    expect(passed.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: '2001:db8::7' });
+    expect(passed.headers['host']).toEqual({ value: 'd1.cloudfront.net' });
   });
 
   it('answers with a CSP, HSTS, no framing and no sniffing, on the console and on the API', () => {

@@ -78,6 +78,11 @@ describe('stateful stack', () => {
     });
   });
 
+  it("keeps a generated 48-character secret for the console's distribution to prove itself to the API with", () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: { PasswordLength: 48, ExcludePunctuation: true } });
+    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+  });
+
   it('outputs the table name', () => {
     template.hasOutput('TableName', { Value: { Ref: logicalIdOf(stateful.table) } });
   });

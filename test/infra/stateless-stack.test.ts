@@ -175,16 +175,34 @@ describe('stateless stacks', () => {
   });
 
   describe('grants', () => {
+    /** The secrets the function may read, by the stateful stack's construct id. */
+    const secretsReadBy = (fn: ServiceFunction): string[] => {
+      const reads = statementsOf(fn).filter((s) => actionsOf(s).includes('secretsmanager:GetSecretValue'));
+      return (['SigningSeed', 'OriginSecret'] as const)
+        .filter((name) => reads.some((s) => mentions(s, logicalIdOf(name === 'SigningSeed' ? stateful.signingSeed : stateful.originSecret))))
+        .sort();
+    };
+
     it.each(catalog.routes)('give route $id the signing secret only if it needs it', (route) => {
       const fn = functionOf(route.id);
-      expect(grantsAction(statementsOf(fn), 'secretsmanager:GetSecretValue')).toBe(needsSigningKey(route));
+      expect(secretsReadBy(fn).includes('SigningSeed')).toBe(needsSigningKey(route));
       expect('SIGNING_SEED_SECRET_ARN' in environmentOf(fn)).toBe(needsSigningKey(route));
     });
 
-    it('keep the signing secret from public routes such as health and the fallback', () => {
+    it("keep the signing secret from public routes such as health and the fallback, which read only the console distribution's origin secret", () => {
       for (const routeId of ['system/health', catalog.fallbackRoute.id]) {
-        const statements = statementsOf(functionOf(routeId));
-        expect(statements.flatMap(actionsOf).filter((action) => action.startsWith('secretsmanager:'))).toEqual([]);
+        expect(secretsReadBy(functionOf(routeId))).toEqual(['OriginSecret']);
+        const secretStatements = statementsOf(functionOf(routeId)).filter((s) => actionsOf(s).some((action) => action.startsWith('secretsmanager:')));
+        expect(secretStatements.every((s) => mentions(s, logicalIdOf(stateful.originSecret)))).toBe(true);
+      }
+    });
+
+    it("give every route, and no worker or job, the console distribution's origin secret, to tell a console user's address by", () => {
+      const routes = new Set<ServiceFunction>(routeFunctions.values());
+      expect(routes.size).toBe(catalog.routes.length + 1);
+      for (const fn of functionsOf(service)) {
+        expect(secretsReadBy(fn).includes('OriginSecret'), fn.node.path).toBe(routes.has(fn));
+        expect('ORIGIN_SECRET_ARN' in environmentOf(fn), fn.node.path).toBe(routes.has(fn));
       }
     });
 

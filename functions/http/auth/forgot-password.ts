@@ -12,5 +12,5 @@ export const handler = httpRoute(
   'auth/forgot-password',
   authRoutes,
   routePorts({ users: usersRepository, linkTokens: linkTokensRepository }, { queue: sqsQueue }),
-  async ({ body, event }, ports) => ok(await forgotPassword(body, event.requestContext.http.sourceIp, accountsDeps(ports))),
+  async ({ body, clientAddress }, ports) => ok(await forgotPassword(body, await clientAddress(), accountsDeps(ports))),
 );

@@ -9,7 +9,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { getSecretString, SecretValueError } from '#shared/adapters/secrets-manager.ts';
+import { getSecretString, SecretValueError, secretLoader } from '#shared/adapters/secrets-manager.ts';
 import { signingMaterialLoader } from '#shared/adapters/signing.ts';
 import { ServiceUnavailableError } from '#shared/domain/errors.ts';
 
@@ -73,5 +73,30 @@ describe('the signing material loader on Secrets Manager', () => {
       secrets.on(GetSecretValueCommand).rejects(refusal);
       await expect(loader()()).rejects.toBe(refusal);
     }
+  });
+});
+
+describe("a secret loader (the console distribution's origin secret)", () => {
+  it('gives the value it was given, reads a secret once per process, and gives nothing when neither is set', async () => {
+    expect(await secretLoader({ value: SEED, secretArn: ARN })()).toBe(SEED);
+    expect(await secretLoader({})()).toBeUndefined();
+    expect(secrets).not.toHaveReceivedAnyCommand();
+    secrets.on(GetSecretValueCommand).resolves({ SecretString: SEED });
+    const load = secretLoader({ secretArn: ARN });
+    expect(await Promise.all([load(), load()])).toEqual([SEED, SEED]);
+    expect(await load()).toBe(SEED);
+    expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
+  });
+
+  it('answers 503 while Secrets Manager is out of reach and reads again next time; a refusal stays a fault', async () => {
+    const outage = new InternalServiceError({ message: 'internal', ...metadata });
+    secrets.on(GetSecretValueCommand).rejectsOnce(outage).resolves({ SecretString: SEED });
+    const load = secretLoader({ secretArn: ARN });
+    await expect(load()).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(await load()).toBe(SEED);
+    secrets.reset();
+    const refusal = new ResourceNotFoundException({ message: 'not found', ...metadata });
+    secrets.on(GetSecretValueCommand).rejects(refusal);
+    await expect(secretLoader({ secretArn: ARN })()).rejects.toBe(refusal);
   });
 });

@@ -6,6 +6,7 @@ import type { ApiKeyRecord } from '#shared/domain/accounts/ports.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { ServiceUnavailableError } from '#shared/domain/errors.ts';
 import type { PageInput } from '#shared/domain/paging/page.ts';
+import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '#shared/http/client-address.ts';
 import { listRoute } from '#shared/http/list-route.ts';
 import { ok } from '#shared/http/reply.ts';
 import { httpRoute, type RoutePorts } from '#shared/http/route.ts';
@@ -16,6 +17,7 @@ import { systemRoutes } from '#shared/schemas/routes/system.ts';
 import { httpEvent, lambdaContext } from '../../support/http-event.ts';
 
 const signing = await signingMaterialFromSeed(process.env.SIGNING_SEED!);
+const ORIGIN_SECRET = 'the-distributions-origin-secret-0123456789';
 
 /** Plain fakes for the ports the HTTP stack touches. */
 function fakePorts(keys: ApiKeyRecord[] = []) {
@@ -23,6 +25,7 @@ function fakePorts(keys: ApiKeyRecord[] = []) {
   const ports = {
     clock: { now: () => new Date('2026-05-01T10:00:30Z') },
     signing: async () => signing,
+    originSecret: async () => ORIGIN_SECRET,
     store: {
       rateLimits: {
         hit: async (credential: string, tier: string, windowStart: number) => {
@@ -276,6 +279,36 @@ describe('the HTTP stack', () => {
     expect(limited.headers).toMatchObject({ 'Retry-After': '30', 'X-RateLimit-Remaining': '0' });
     const otherClient = httpEvent('POST', '/api/auth/forgot-password', { body: '{"email":"a@b.c"}', ip: '198.51.100.8' });
     expect((await call(handler, otherClient)).statusCode).toBe(200);
+  });
+
+  it("counts a console user by the viewer address the console's distribution vouches for, and an IPv6 client by its /64", async () => {
+    const { ports, hits } = fakePorts();
+    const seen: string[] = [];
+    const handler = httpRoute(
+      'auth/forgot-password',
+      authRoutes,
+      () => ports,
+      async ({ clientAddress }) => {
+        seen.push(await clientAddress());
+        return ok(null);
+      },
+    );
+    const send = (ip: string, headers: Record<string, string> = {}) =>
+      call(handler, httpEvent('POST', '/api/auth/forgot-password', { body: '{"email":"a@b.c"}', ip, headers }));
+    const edge = '130.176.12.34';
+    await send(edge, { [VIEWER_ADDRESS_HEADER]: '198.51.100.20', [ORIGIN_SECRET_HEADER]: ORIGIN_SECRET });
+    await send(edge, { [VIEWER_ADDRESS_HEADER]: '198.51.100.21', [ORIGIN_SECRET_HEADER]: ORIGIN_SECRET });
+    await send(edge, { [VIEWER_ADDRESS_HEADER]: '198.51.100.22', [ORIGIN_SECRET_HEADER]: 'forged-forged-forged-forged-forged-forged' });
+    await send(edge, { [VIEWER_ADDRESS_HEADER]: '198.51.100.23' });
+    await send('2001:db8:a:b::1');
+    await send('2001:db8:a:b:ffff::2');
+    expect(seen).toEqual(['198.51.100.20', '198.51.100.21', edge, edge, '2001:db8:a:b::/64', '2001:db8:a:b::/64']);
+    expect([...hits].map(([bucket, n]) => `${bucket.split('|')[0]} ${n}`).sort()).toEqual([
+      'ip:130.176.12.34 2',
+      'ip:198.51.100.20 1',
+      'ip:198.51.100.21 1',
+      'ip:2001:db8:a:b::/64 2',
+    ]);
   });
 
   it('hides unexpected errors behind a generic 500', async () => {

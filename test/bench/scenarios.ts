@@ -8,6 +8,7 @@ import { otlpDecodeScenario } from './otlp-decode/scenario.ts';
 import { readsScenario } from './reads/scenario.ts';
 import type { Scenario } from './scenario.ts';
 import { searchScenario } from './search/scenario.ts';
+import { sessionsScenario } from './sessions/scenario.ts';
 
 /** Every scenario `npm run bench` knows, in the order a run without `--scenario` runs them. */
 export const scenarios: readonly Scenario[] = [
@@ -20,4 +21,5 @@ export const scenarios: readonly Scenario[] = [
   consoleScenario,
   memoryScenario,
   searchScenario,
+  sessionsScenario,
 ];

@@ -125,8 +125,11 @@ function prose(random: () => number, minChars: number, maxChars: number): string
  */
 type Anomaly = 'none' | 'slow' | 'failing-tool';
 
-/** A native agent trace of `spanCount` spans: an agent root over LLM calls, tool calls and a retrieval, one after another. */
-function agentTrace(random: () => number, spanCount: number, startMs: number, anomaly: Anomaly): NativeSpanInput[] {
+/**
+ * A native agent trace of `spanCount` spans: an agent root over LLM calls, tool calls and a retrieval,
+ * one after another; in one of 500 conversations unless `sessionId` names one.
+ */
+function agentTrace(random: () => number, spanCount: number, startMs: number, anomaly: Anomaly, sessionId?: string): NativeSpanInput[] {
   const agent = pick(random, AGENTS);
   const question = prose(random, 80, 300);
   const traceId = hex(16);
@@ -162,7 +165,7 @@ function agentTrace(random: () => number, spanCount: number, startMs: number, an
     ...(failed ? { statusMessage: 'gave up after a tool failure', errorType: 'ToolError' } : {}),
     input: { question, channel: 'web' },
     output: failed ? null : prose(random, 150, 600),
-    sessionId: `sess-${between(random, 1, 500)}`,
+    sessionId: sessionId ?? `sess-${between(random, 1, 500)}`,
     userId: `user-${between(random, 1, 2000)}`,
     attributes: { 'deployment.environment': 'bench', 'service.version': '1.4.2' },
   };
@@ -235,6 +238,17 @@ export function spanBatches(random: () => number, requests: number, spansPerRequ
       traces.push({ traceId: trace[0]!.traceId, spanCount: trace.length });
     }
     return { body: JSON.stringify({ spans }), spanCount: spans.length, traces };
+  });
+}
+
+/**
+ * `turns` requests of one trace of 4–6 spans each, all of the conversation `sessionId`, a turn a
+ * second from `startMs`: an agent that sends each turn as it ends.
+ */
+export function conversationTurns(random: () => number, turns: number, sessionId: string, startMs: number): SpanBatch[] {
+  return Array.from({ length: turns }, (_, turn) => {
+    const spans = agentTrace(random, between(random, MIN_SPANS_PER_TRACE, MAX_SPANS_PER_TRACE), startMs + turn * 1000, 'none', sessionId);
+    return { body: JSON.stringify({ spans }), spanCount: spans.length, traces: [{ traceId: spans[0]!.traceId, spanCount: spans.length }] };
   });
 }
 

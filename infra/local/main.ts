@@ -67,7 +67,7 @@ Agent Observability Service: ${baseUrl}
   console ${baseUrl.replace(/\/api$/, '/')}
   data    ${dataDir} (DynamoDB table, queues, trace lake, exports and signing seed; delete it to start afresh)
   outbox  ${outboxDir} (e-mails and SMS, one JSON file each)
-  queues  on disk: what was accepted is kept through a crash; Ctrl-C drains them before stopping
+  queues  on disk: what was accepted is kept through a crash; Ctrl-C stores what is due before stopping
 
 Try it:
   curl -s ${baseUrl}/health

@@ -17,7 +17,7 @@ import { createRouter } from './router.ts';
 import { createTimers, scheduledEvent, type Timers } from './schedules.ts';
 import { listen, origin } from './servers.ts';
 import { loadSigningSeed } from './signing-seed.ts';
-import { createQueue, isQueueEmpty, type LocalQueue, type LocalSqs, startSqs } from './sqs.ts';
+import { createQueue, type LocalQueue, type LocalSqs, queueCounts, startSqs } from './sqs.ts';
 
 export interface LocalServiceOptions {
   /** Interface to listen on (default 127.0.0.1). */
@@ -76,6 +76,8 @@ const importFromRepo: LoadModule = (modulePath) => import(pathToFileURL(join(REP
 
 /** What has been started, so that stop() (and a failed start) shuts down exactly that. */
 interface Running {
+  /** Where the queues are kept on disk; in memory when absent. */
+  dataDir?: string;
   unlockDataDir?: () => Promise<void>;
   dynamoDb?: LocalDynamoDb;
   lake?: LocalLakeService;
@@ -103,7 +105,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
   const running: Running = { queues: [], pollers: [], timers: createTimers() };
   try {
-    if (dataDir) running.unlockDataDir = await lockDataDir(dataDir);
+    if (dataDir) {
+      running.dataDir = dataDir;
+      running.unlockDataDir = await lockDataDir(dataDir);
+    }
     const dynamoDb = (running.dynamoDb = await startDynamoDb(dataDir && join(dataDir, 'dynamodb')));
     await ensureTable(dynamoDb.client, TABLE_NAME, TABLE_PREFIX);
     const lake = (running.lake = await startLocalLake(dataDir));
@@ -208,13 +213,17 @@ function startTimers(
   );
 }
 
-async function drain(sqs: LocalSqs, running: Running, timeoutMs: number): Promise<void> {
+/**
+ * Resolves once no queue holds a message waiting or in flight, nor a delayed one unless `delayed` is
+ * false; rejects after `timeoutMs`.
+ */
+async function drain(sqs: LocalSqs, running: Running, timeoutMs: number, { delayed = true } = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   // Empty twice in a row: a consumer may have sent to a queue that was looked at before its own.
   for (let emptyChecks = 0; ; ) {
     for (const poller of running.pollers) poller.wake();
-    const empty = await Promise.all(running.queues.map((q) => isQueueEmpty(sqs.client, q.url)));
-    const busy = running.queues.filter((_, i) => !empty[i]).map((q) => q.def.id);
+    const counts = await Promise.all(running.queues.map((q) => queueCounts(sqs.client, q.url)));
+    const busy = running.queues.filter((_, i) => counts[i]!.waiting + counts[i]!.inFlight + (delayed ? counts[i]!.delayed : 0) > 0).map((q) => q.def.id);
     emptyChecks = busy.length === 0 ? emptyChecks + 1 : 0;
     if (emptyChecks === 2) return;
     if (busy.length > 0 && Date.now() >= deadline) {
@@ -224,16 +233,26 @@ async function drain(sqs: LocalSqs, running: Running, timeoutMs: number): Promis
   }
 }
 
+/** How many delayed messages (a large session's refresh, a purge's last sweep) the queues hold. */
+async function delayedMessages(sqs: LocalSqs, running: Running): Promise<number> {
+  const counts = await Promise.all(running.queues.map((q) => queueCounts(sqs.client, q.url)));
+  return counts.reduce((sum, c) => sum + c.delayed, 0);
+}
+
 /** No new work first, then let the work in hand finish, then stop the backing services. */
 async function shutDown(running: Running, log: Log): Promise<void> {
   await running.api?.shutdown();
   await running.timers.stop();
   if (running.sqs) {
+    // Messages not yet due are not waited for (a large session's refresh is due up to 15 minutes on).
+    // Kept on disk with a data directory: the next start delivers what is left.
+    const kept = running.dataDir ? 'kept for the next start' : 'dropped with the in-memory queues';
     try {
-      await drain(running.sqs, running, DRAIN_TIMEOUT_MS);
+      await drain(running.sqs, running, DRAIN_TIMEOUT_MS, { delayed: false });
+      const delayed = await delayedMessages(running.sqs, running);
+      if (delayed > 0) log(`[queues] ${delayed} delayed message(s) not yet due, ${kept}`);
     } catch (err) {
-      // Kept on disk with a data directory: the next start delivers what is left.
-      log(`[queues] not drained before stopping: ${errorText(err)}`);
+      log(`[queues] not drained before stopping (${kept}): ${errorText(err)}`);
     }
   }
   await Promise.all(running.pollers.map((p) => p.stop()));

@@ -450,13 +450,21 @@ async function queueArn(client: SQSClient, url: string): Promise<string> {
   return Attributes!.QueueArn!;
 }
 
-/** No message waiting, in flight (received, not yet deleted) or delayed. */
-export async function isQueueEmpty(client: SQSClient, url: string): Promise<boolean> {
-  const counts = [
-    QueueAttributeName.ApproximateNumberOfMessages,
-    QueueAttributeName.ApproximateNumberOfMessagesNotVisible,
-    QueueAttributeName.ApproximateNumberOfMessagesDelayed,
-  ];
-  const { Attributes = {} } = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: counts }));
-  return counts.every((name) => Number(Attributes[name] ?? 0) === 0);
+/** How many messages the queue holds: waiting, in flight (received, not yet deleted), and delayed (not yet due). */
+export async function queueCounts(client: SQSClient, url: string): Promise<{ waiting: number; inFlight: number; delayed: number }> {
+  const { Attributes = {} } = await client.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: [
+        QueueAttributeName.ApproximateNumberOfMessages,
+        QueueAttributeName.ApproximateNumberOfMessagesNotVisible,
+        QueueAttributeName.ApproximateNumberOfMessagesDelayed,
+      ],
+    }),
+  );
+  return {
+    waiting: Number(Attributes.ApproximateNumberOfMessages ?? 0),
+    inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+    delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0),
+  };
 }

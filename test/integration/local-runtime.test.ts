@@ -12,6 +12,7 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   type SendMessageBatchRequestEntry,
+  SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, ScheduledEvent, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -20,6 +21,7 @@ import { type Catalog, queueUrlEnv } from '#shared/catalog.ts';
 import { createTableInput } from '#shared/store/table.ts';
 import { incrementalSweeper, startDynamoDb, waitUntilActive } from '../../infra/local/dynamodb.ts';
 import { startLocalService } from '../../infra/local/runtime.ts';
+import { queueCounts } from '../../infra/local/sqs.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const quiet = () => {};
@@ -378,6 +380,32 @@ describe('stopping', () => {
     await new SQSClient({}).send(new SendMessageBatchCommand({ QueueUrl: process.env[queueUrlEnv('work')]!, Entries: [{ Id: '1', MessageBody: 'last' }] }));
     await service.stop();
     expect(seen).toEqual(['last']);
+  });
+
+  it('does not wait for a message not yet due, which a data directory keeps for the next start', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'aos-delayed-'));
+    const seen: string[] = [];
+    consume = async (event) => {
+      seen.push(...event.Records.map((r) => r.body));
+    };
+    const logged: string[] = [];
+    try {
+      const first = await startLocalService({ dataDir, catalog: testCatalog, loadModule, log: (line) => logged.push(line) });
+      const queueUrl = process.env[queueUrlEnv('work')]!;
+      await new SQSClient({}).send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'a refresh', DelaySeconds: 900 }));
+      await first.stop();
+      expect(seen).toEqual([]);
+      expect(logged).toContain('[queues] 1 delayed message(s) not yet due, kept for the next start');
+
+      const second = await startLocalService({ dataDir, catalog: testCatalog, loadModule, log: quiet });
+      try {
+        expect(await queueCounts(new SQSClient({}), process.env[queueUrlEnv('work')]!)).toEqual({ waiting: 0, inFlight: 0, delayed: 1 });
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -54,7 +54,7 @@ export function buildApp(options: BuildAppOptions = {}): ServiceApp {
   const catalog = options.catalog ?? defaultCatalog;
   const app = new App({ context: options.context });
   const stateful = new StatefulStack(app, `${SERVICE}-Stateful`, {
-    description: 'Agent Observability Service: table, queues, signing seed',
+    description: "Agent Observability Service: table, queues, signing seed, the console distribution's origin secret",
     catalog,
   });
   // The API stack keeps the name the whole stateless part had before it was split: a deployment made then

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssetHashType, CfnOutput, DockerImage, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AssetHashType, CfnOutput, DockerImage, Duration, Fn, RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -122,6 +122,13 @@ export class ConsoleStack extends Stack {
       code: cloudfront.FunctionCode.fromInline(viewerAddressFunction),
     });
 
+    // CloudFormation reads a dynamic reference again only when the distribution changes: naming the
+    // version (context originSecretVersionId) is what takes a new value to CloudFront.
+    const { originSecretVersionId } = deploymentSettings(this);
+    const originSecretValue = originSecretVersionId
+      ? SecretValue.secretsManager(props.originSecret.secretArn, { versionId: originSecretVersionId })
+      : props.originSecret.secretValue;
+
     const apiDomain = Fn.select(2, Fn.split('/', props.api.apiEndpoint));
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'Agent Observability console and API',
@@ -143,8 +150,8 @@ export class ConsoleStack extends Stack {
           origin: new HttpOrigin(apiDomain, {
             protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
             originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
-            // A dynamic reference: CloudFormation reads the secret when it deploys; the template holds only its ARN.
-            customHeaders: { [ORIGIN_SECRET_HEADER]: props.originSecret.secretValue.unsafeUnwrap() },
+            // A dynamic reference: CloudFormation reads the secret when it updates the distribution; the template holds only its ARN.
+            customHeaders: { [ORIGIN_SECRET_HEADER]: originSecretValue.unsafeUnwrap() },
           }),
           viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,

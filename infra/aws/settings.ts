@@ -19,6 +19,7 @@ import { logLevelOf } from '#shared/observability/logger.ts';
  * | `profileNarratorModelId` | unset: profiles' narratives come from a template | the regenerate route's and learning job's `PROFILE_NARRATOR_MODEL_ID` (and their IAM grant) |
  * | `askModelId`         | `amazon.nova-lite-v1:0`; a foundation model or inference profile id | `ASK_MODEL_ID` of the routes that turn questions into searches (and their IAM grant) |
  * | `timestreamDatabase`, `timestreamTable` | unset: no Timestream sink | the ingest worker's `TIMESTREAM_DATABASE`/`TIMESTREAM_TABLE` (and its IAM grant) |
+ * | `originSecretVersionId` | unset: the origin secret's current version | the console distribution's origin secret header, pinned to that version of the secret (to re-key it, docs/limits-and-plans.md) |
  */
 const DEFAULT_ASK_MODEL = 'amazon.nova-lite-v1:0';
 
@@ -36,6 +37,8 @@ export interface DeploymentSettings {
   /** The model that turns questions into search queries (`POST /search/ask`). */
   readonly askModelId: string;
   readonly timestream: { database: string; table: string } | undefined;
+  /** The version of the origin secret the console distribution sends; its current one when unset. */
+  readonly originSecretVersionId: string | undefined;
 }
 
 export function deploymentSettings(stack: Stack): DeploymentSettings {
@@ -50,6 +53,7 @@ export function deploymentSettings(stack: Stack): DeploymentSettings {
     profileNarratorModelId: stringContext(stack, 'profileNarratorModelId'),
     askModelId: stringContext(stack, 'askModelId') ?? DEFAULT_ASK_MODEL,
     timestream: timestreamContext(stack),
+    originSecretVersionId: stringContext(stack, 'originSecretVersionId'),
   };
 }
 

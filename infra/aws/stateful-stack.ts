@@ -98,7 +98,7 @@ export class StatefulStack extends Stack implements StatefulResources {
     Validations.of(this.originSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'CloudFront takes the value when the console stack deploys, so a rotation would leave the distribution sending the old one until then (and the routes counting console users by the edge address meanwhile); a new value is taken by deploying both.',
+        'CloudFront takes the value only when the distribution itself changes, so a scheduled rotation would leave it sending the old one (and the routes counting console users by the edge address); it is re-keyed by hand, by putting a new value and deploying the console stack with originSecretVersionId naming it (docs/limits-and-plans.md).',
     });
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

@@ -28,28 +28,49 @@ export async function getSecretString(secretArn: string, client?: SecretsManager
   return SecretString;
 }
 
+/** How long a secret read from Secrets Manager is kept (`maxAgeMs`), and how long after a failed read none is tried (`retryAfterMs`). */
+export interface SecretCaching {
+  maxAgeMs: number;
+  retryAfterMs: number;
+}
+
 /**
  * A secret given directly (locally, in tests), or read from Secrets Manager on first use and kept for
- * the process; undefined when neither is configured. A read that may pass later (throttling, an
- * outage) answers 503 and is tried again by the next request; a refusal stays a fault (500).
+ * `maxAgeMs` (by default for the process); undefined when neither is configured. A read that may pass
+ * later (throttling, an outage) answers 503; a refusal stays a fault (500). After a failed read, the
+ * calls for `retryAfterMs` (by default none) fail the same way without asking again.
  */
 export function secretLoader(
   source: { value?: string | undefined; secretArn?: string | undefined },
   readSecret: (secretArn: string) => Promise<string> = getSecretString,
+  { maxAgeMs = Number.POSITIVE_INFINITY, retryAfterMs = 0 }: Partial<SecretCaching> = {},
 ): () => Promise<string | undefined> {
-  let loaded: Promise<string | undefined> | undefined;
+  let loaded: { value: Promise<string | undefined>; at: number } | undefined;
+  let failed: { error: unknown; at: number } | undefined;
+  const read = async (): Promise<string | undefined> => {
+    if (source.value !== undefined) return source.value;
+    if (source.secretArn === undefined) return undefined;
+    try {
+      return await readSecret(source.secretArn);
+    } catch (err) {
+      if (mayPassLater(err)) throw new ServiceUnavailableError(5, { cause: err });
+      throw err;
+    }
+  };
   return () => {
-    loaded ??= (async () => {
-      if (source.value !== undefined) return source.value;
-      if (source.secretArn === undefined) return undefined;
-      try {
-        return await readSecret(source.secretArn);
-      } catch (err) {
-        if (mayPassLater(err)) throw new ServiceUnavailableError(5, { cause: err });
-        throw err;
-      }
-    })();
-    loaded.catch(() => (loaded = undefined));
-    return loaded;
+    const now = Date.now();
+    if (failed && now - failed.at < retryAfterMs) return Promise.reject(failed.error);
+    if (loaded === undefined || now - loaded.at >= maxAgeMs) {
+      const attempt = { value: read(), at: now };
+      loaded = attempt;
+      attempt.value.then(
+        () => (failed = undefined),
+        (error: unknown) => {
+          if (loaded === attempt) loaded = undefined;
+          failed = { error, at: Date.now() };
+        },
+      );
+    }
+    return loaded.value;
   };
 }

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import ipaddr from 'ipaddr.js';
 import { constantTimeEqual } from '../domain/accounts/secrets.ts';
+import { logger, thrown } from '../observability/logger.ts';
 
 /**
  * On AWS the console reaches the API through its CloudFront distribution, so API Gateway sees
@@ -19,24 +20,34 @@ export const ORIGIN_SECRET_HEADER = 'x-aos-origin-secret';
  * allowances. IPv4-mapped IPv6 addresses count as the IPv4 address.
  */
 export function clientNetwork(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
+  if (!isAddress(address)) return address;
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const network = new ipaddr.IPv6([...(parsed as ipaddr.IPv6).parts.slice(0, 4), 0, 0, 0, 0]);
   return `${network.toString()}/64`;
 }
 
+/** An address as API Gateway and CloudFront write them: IPv4 in four decimal parts, or IPv6. */
+const isAddress = (text: string): boolean => ipaddr.IPv4.isValidFourPartDecimal(text) || ipaddr.IPv6.isValid(text);
+
 /**
  * The client's network (`clientNetwork`): the viewer's address that the console's CloudFront
  * distribution reports, when the request carries the distribution's origin secret, and otherwise the
  * address API Gateway saw. `originSecret` is undefined where no distribution is deployed (locally).
+ * While the secret cannot be read, the address API Gateway saw counts: the edge's, shared by more
+ * clients, so stricter, never looser.
  */
 export async function clientAddress(event: APIGatewayProxyEventV2, originSecret: () => Promise<string | undefined>): Promise<string> {
   const viewer = event.headers[VIEWER_ADDRESS_HEADER];
   const presented = event.headers[ORIGIN_SECRET_HEADER];
-  if (viewer !== undefined && presented !== undefined && ipaddr.isValid(viewer)) {
-    const secret = await originSecret();
-    if (secret !== undefined && constantTimeEqual(presented, secret)) return clientNetwork(viewer);
+  const seen = clientNetwork(event.requestContext.http.sourceIp);
+  if (viewer === undefined || presented === undefined || !isAddress(viewer)) return seen;
+  let secret: string | undefined;
+  try {
+    secret = await originSecret();
+  } catch (err) {
+    logger.warn('origin secret unreadable: counting the client by the address API Gateway saw', thrown(err));
+    return seen;
   }
-  return clientNetwork(event.requestContext.http.sourceIp);
+  return secret !== undefined && constantTimeEqual(presented, secret) ? clientNetwork(viewer) : seen;
 }

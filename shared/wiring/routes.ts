@@ -1,4 +1,4 @@
-import { secretLoader } from '../adapters/secrets-manager.ts';
+import { type SecretCaching, secretLoader } from '../adapters/secrets-manager.ts';
 import { remoteKeySets, signingMaterialLoader } from '../adapters/signing.ts';
 import { config } from '../config.ts';
 import type { Store } from '../domain/store.ts';
@@ -10,6 +10,13 @@ import { rateLimitsRepository } from '../store/rate-limits.ts';
 import { tenantsRepository } from '../store/tenants.ts';
 import { usersRepository } from '../store/users.ts';
 import { type Adapters, portsOf } from './ports.ts';
+
+/**
+ * The console distribution's origin secret is read again every 15 minutes, so that a new value
+ * reaches warm functions too (docs/limits-and-plans.md); while it cannot be read, requests count by
+ * the address API Gateway saw, and it is asked again after 30 s, not by every request.
+ */
+const ORIGIN_SECRET_CACHING: SecretCaching = { maxAgeMs: 15 * 60_000, retryAfterMs: 30_000 };
 
 const GUARD_REPOSITORIES: Repositories<GuardRepository> = {
   apiKeys: apiKeysRepository,
@@ -29,7 +36,7 @@ export function routePorts<K extends keyof Store = never, E extends object = obj
   const credentials: Adapters<CredentialPorts> = {
     signing: () => signingMaterialLoader({ seed: config.signingSeed, secretArn: config.signingSeedSecretArn }),
     externalKeySet: remoteKeySets,
-    originSecret: () => secretLoader({ value: config.originSecret, secretArn: config.originSecretArn }),
+    originSecret: () => secretLoader({ value: config.originSecret, secretArn: config.originSecretArn }, undefined, ORIGIN_SECRET_CACHING),
   };
   return portsOf(
     { ...GUARD_REPOSITORIES, ...repositories } as Repositories<K | GuardRepository>,

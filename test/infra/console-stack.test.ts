@@ -61,6 +61,11 @@ describe('the console stack', () => {
     expect(value).toContain('{{resolve:secretsmanager:');
     expect(value).toContain(statefulStack.getLogicalId(statefulStack.originSecret.node.defaultChild as never));
 
+    // Any other behaviour to the API's origin would send the secret beside a viewer address the viewer chose.
+    const toApiOrigin = [config.DefaultCacheBehavior, ...config.CacheBehaviors].filter(
+      (b: { TargetOriginId: string }) => b.TargetOriginId === api.TargetOriginId,
+    );
+    expect(toApiOrigin).toEqual([api]);
     expect(api.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: expect.anything() }]);
     const functions = template.findResources('AWS::CloudFront::Function');
     const [logicalId] = api.FunctionAssociations[0].FunctionARN['Fn::GetAtt'];
@@ -72,6 +77,15 @@ describe('the console stack', () => {
     const passed = handler({ viewer: { ip: '2001:db8::7' }, request });
     expect(passed.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: '2001:db8::7' });
     expect(passed.headers['host']).toEqual({ value: 'd1.cloudfront.net' });
+  });
+
+  it('sends the version of the origin secret that originSecretVersionId names, so that a deploy takes a new value to CloudFront', () => {
+    const pinned = buildTestApp({ context: { originSecretVersionId: 'a1b2c3d4-version' } });
+    const config = Object.values(Template.fromStack(pinned.console).findResources('AWS::CloudFront::Distribution'))[0]!.Properties.DistributionConfig;
+    const [origin] = config.Origins.filter((o: { OriginCustomHeaders?: unknown }) => o.OriginCustomHeaders);
+    const value = JSON.stringify(origin.OriginCustomHeaders[0].HeaderValue);
+    expect(value).toContain('{{resolve:secretsmanager:');
+    expect(value).toContain(':SecretString:::a1b2c3d4-version}}');
   });
 
   it('answers with a CSP, HSTS, no framing and no sniffing, on the console and on the API', () => {

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { getSecretString, SecretValueError, secretLoader } from '#shared/adapters/secrets-manager.ts';
 import { signingMaterialLoader } from '#shared/adapters/signing.ts';
 import { ServiceUnavailableError } from '#shared/domain/errors.ts';
@@ -98,5 +98,33 @@ describe("a secret loader (the console distribution's origin secret)", () => {
     const refusal = new ResourceNotFoundException({ message: 'not found', ...metadata });
     secrets.on(GetSecretValueCommand).rejects(refusal);
     await expect(secretLoader({ secretArn: ARN })()).rejects.toBe(refusal);
+  });
+
+  it('reads the secret again once it is maxAgeMs old, and after a failure asks nothing for retryAfterMs', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      secrets.on(GetSecretValueCommand).resolvesOnce({ SecretString: 'first-value' }).resolves({ SecretString: 'second-value' });
+      const load = secretLoader({ secretArn: ARN }, undefined, { maxAgeMs: 60_000, retryAfterMs: 5_000 });
+      expect(await load()).toBe('first-value');
+      vi.advanceTimersByTime(59_000);
+      expect(await load()).toBe('first-value');
+      vi.advanceTimersByTime(1_000);
+      expect(await load()).toBe('second-value');
+      expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 2);
+
+      secrets.reset();
+      const outage = new InternalServiceError({ message: 'internal', ...metadata });
+      secrets.on(GetSecretValueCommand).rejectsOnce(outage).resolves({ SecretString: SEED });
+      vi.advanceTimersByTime(60_000);
+      await expect(load()).rejects.toBeInstanceOf(ServiceUnavailableError);
+      vi.advanceTimersByTime(4_000);
+      await expect(load()).rejects.toBeInstanceOf(ServiceUnavailableError);
+      expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
+      vi.advanceTimersByTime(1_000);
+      expect(await load()).toBe(SEED);
+      expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

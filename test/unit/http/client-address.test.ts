@@ -30,6 +30,18 @@ describe('the client a per-client limit counts', () => {
     expect(await clientAddress(fromEdge({ ...viewer, [ORIGIN_SECRET_HEADER]: SECRET }), async () => undefined)).toBe(EDGE);
     expect(await clientAddress(fromEdge({ [VIEWER_ADDRESS_HEADER]: 'not-an-address', [ORIGIN_SECRET_HEADER]: SECRET }), secret)).toBe(EDGE);
     expect(await clientAddress(httpEvent('GET', '/api/health', { ip: '2001:db8:a:b:c::1' }), secret)).toBe('2001:db8:a:b::/64');
+    // Forms ipaddr.js would read, but neither CloudFront nor API Gateway writes.
+    for (const odd of ['010.0.0.1', '1.2.3', '3325256711']) {
+      expect(await clientAddress(fromEdge({ [VIEWER_ADDRESS_HEADER]: odd, [ORIGIN_SECRET_HEADER]: SECRET }), secret), odd).toBe(EDGE);
+    }
+  });
+
+  it('is the address API Gateway saw while the secret cannot be read: stricter, never looser', async () => {
+    const unreadable = async (): Promise<string | undefined> => {
+      throw new Error('Secrets Manager is down');
+    };
+    const request = fromEdge({ [VIEWER_ADDRESS_HEADER]: '198.51.100.20', [ORIGIN_SECRET_HEADER]: SECRET });
+    expect(await clientAddress(request, unreadable)).toBe(EDGE);
   });
 
   it('reads the secret only for a request that claims a viewer address', async () => {

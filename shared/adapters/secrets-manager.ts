@@ -28,25 +28,31 @@ export async function getSecretString(secretArn: string, client?: SecretsManager
   return SecretString;
 }
 
-/** How long a secret read from Secrets Manager is kept (`maxAgeMs`), and how long after a failed read none is tried (`retryAfterMs`). */
+/**
+ * How long a secret read from Secrets Manager is used before it is read again (`maxAgeMs`), and how
+ * long after a failed read none is tried (`retryAfterMs`).
+ */
 export interface SecretCaching {
   maxAgeMs: number;
   retryAfterMs: number;
 }
 
 /**
- * A secret given directly (locally, in tests), or read from Secrets Manager on first use and kept for
- * `maxAgeMs` (by default for the process); undefined when neither is configured. A read that may pass
- * later (throttling, an outage) answers 503; a refusal stays a fault (500). After a failed read, the
- * calls for `retryAfterMs` (by default none) fail the same way without asking again.
+ * A secret given directly (locally, in tests), or read from Secrets Manager on first use and read
+ * again once it is `maxAgeMs` old (by default never); undefined when neither is configured. Once read,
+ * a value keeps serving: while a newer one is read, and when that read fails. Before any value was
+ * read, a read that may pass later (throttling, an outage) answers 503 and a refusal stays a fault
+ * (500); for `retryAfterMs` after a failed read (by default none) calls fail the same way without
+ * asking again. One read at a time.
  */
 export function secretLoader(
   source: { value?: string | undefined; secretArn?: string | undefined },
   readSecret: (secretArn: string) => Promise<string> = getSecretString,
   { maxAgeMs = Number.POSITIVE_INFINITY, retryAfterMs = 0 }: Partial<SecretCaching> = {},
 ): () => Promise<string | undefined> {
-  let loaded: { value: Promise<string | undefined>; at: number } | undefined;
+  let good: { value: string | undefined; at: number } | undefined;
   let failed: { error: unknown; at: number } | undefined;
+  let reading: Promise<string | undefined> | undefined;
   const read = async (): Promise<string | undefined> => {
     if (source.value !== undefined) return source.value;
     if (source.secretArn === undefined) return undefined;
@@ -57,20 +63,30 @@ export function secretLoader(
       throw err;
     }
   };
-  return () => {
+  const readAgain = (): Promise<string | undefined> => {
+    reading ??= read().then(
+      (value) => {
+        good = { value, at: Date.now() };
+        failed = undefined;
+        reading = undefined;
+        return value;
+      },
+      (error: unknown) => {
+        failed = { error, at: Date.now() };
+        reading = undefined;
+        throw error;
+      },
+    );
+    return reading;
+  };
+  return async () => {
     const now = Date.now();
-    if (failed && now - failed.at < retryAfterMs) return Promise.reject(failed.error);
-    if (loaded === undefined || now - loaded.at >= maxAgeMs) {
-      const attempt = { value: read(), at: now };
-      loaded = attempt;
-      attempt.value.then(
-        () => (failed = undefined),
-        (error: unknown) => {
-          if (loaded === attempt) loaded = undefined;
-          failed = { error, at: Date.now() };
-        },
-      );
+    const waiting = failed !== undefined && now - failed.at < retryAfterMs;
+    if (good === undefined) {
+      if (waiting) throw failed!.error;
+      return readAgain();
     }
-    return loaded.value;
+    if (now - good.at >= maxAgeMs && !waiting) readAgain().catch(() => {});
+    return good.value;
   };
 }

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import ipaddr from 'ipaddr.js';
 import { constantTimeEqual } from '../domain/accounts/secrets.ts';
+import { ServiceUnavailableError } from '../domain/errors.ts';
 import { logger, thrown } from '../observability/logger.ts';
 
 /**
@@ -34,8 +35,8 @@ const isAddress = (text: string): boolean => ipaddr.IPv4.isValidFourPartDecimal(
  * The client's network (`clientNetwork`): the viewer's address that the console's CloudFront
  * distribution reports, when the request carries the distribution's origin secret, and otherwise the
  * address API Gateway saw. `originSecret` is undefined where no distribution is deployed (locally).
- * While the secret cannot be read, the address API Gateway saw counts: the edge's, shared by more
- * clients, so stricter, never looser.
+ * While the secret cannot be read (before any value was), the address API Gateway saw counts: the
+ * edge's, shared by more clients, so stricter, never looser.
  */
 export async function clientAddress(event: APIGatewayProxyEventV2, originSecret: () => Promise<string | undefined>): Promise<string> {
   const viewer = event.headers[VIEWER_ADDRESS_HEADER];
@@ -46,7 +47,11 @@ export async function clientAddress(event: APIGatewayProxyEventV2, originSecret:
   try {
     secret = await originSecret();
   } catch (err) {
-    logger.warn('origin secret unreadable: counting the client by the address API Gateway saw', thrown(err));
+    // An outage passes (and a value once read keeps serving meanwhile); a refusal (a missing grant, a
+    // wrong ARN) is the deployment's fault and stays until it is fixed: an error, not a warning.
+    const message = 'origin secret unreadable: counting the client by the address API Gateway saw';
+    if (err instanceof ServiceUnavailableError) logger.warn(message, thrown(err));
+    else logger.error(message, thrown(err));
     return seen;
   }
   return secret !== undefined && constantTimeEqual(presented, secret) ? clientNetwork(viewer) : seen;

@@ -8,7 +8,7 @@ import { type SentTrace, type SpanBatch, spanCountOf } from './traces.ts';
 import { type Verification, verifyStored } from './verify.ts';
 
 /** High enough that neither sign-up nor the measured traffic is ever throttled. */
-const RATE_LIMITS = { auth: 1000, ingestion: 100_000 };
+export const INGEST_BENCH_RATE_LIMITS = { auth: 1000, ingestion: 100_000 };
 /** The trial's span quota is smaller than a bench. */
 export const BENCH_PLAN = 'pro';
 const DRAIN_TIMEOUT_MS = 90_000;
@@ -29,7 +29,7 @@ export interface RoundMeasure {
 
 /** The local service in this process with one bench account, keeping track of what it accepted. */
 export async function startIngestTarget(concurrency: number) {
-  const service = await startBenchService(RATE_LIMITS);
+  const service = await startBenchService(INGEST_BENCH_RATE_LIMITS);
   let account: BenchAccount;
   try {
     account = await signUp(service, BENCH_PLAN);

@@ -229,15 +229,12 @@ function childDetails(
 export function spanBatches(random: () => number, requests: number, spansPerRequest: number, startMs: number, anomalyRate: number): SpanBatch[] {
   const anomaly = (): Anomaly => (random() >= anomalyRate ? 'none' : random() < 0.5 ? 'slow' : 'failing-tool');
   return Array.from({ length: requests }, () => {
-    const spans: NativeSpanInput[] = [];
-    const traces: SentTrace[] = [];
-    while (spans.length < spansPerRequest) {
-      const size = Math.min(between(random, MIN_SPANS_PER_TRACE, MAX_SPANS_PER_TRACE), spansPerRequest - spans.length);
-      const trace = agentTrace(random, size, startMs - between(random, 0, 60_000), anomaly());
-      spans.push(...trace);
-      traces.push({ traceId: trace[0]!.traceId, spanCount: trace.length });
+    const traces: NativeSpanInput[][] = [];
+    for (let spans = 0; spans < spansPerRequest; spans += traces.at(-1)!.length) {
+      const size = Math.min(between(random, MIN_SPANS_PER_TRACE, MAX_SPANS_PER_TRACE), spansPerRequest - spans);
+      traces.push(agentTrace(random, size, startMs - between(random, 0, 60_000), anomaly()));
     }
-    return { body: JSON.stringify({ spans }), spanCount: spans.length, traces };
+    return batchOf(traces);
   });
 }
 
@@ -246,10 +243,19 @@ export function spanBatches(random: () => number, requests: number, spansPerRequ
  * second from `startMs`: an agent that sends each turn as it ends.
  */
 export function conversationTurns(random: () => number, turns: number, sessionId: string, startMs: number): SpanBatch[] {
-  return Array.from({ length: turns }, (_, turn) => {
-    const spans = agentTrace(random, between(random, MIN_SPANS_PER_TRACE, MAX_SPANS_PER_TRACE), startMs + turn * 1000, 'none', sessionId);
-    return { body: JSON.stringify({ spans }), spanCount: spans.length, traces: [{ traceId: spans[0]!.traceId, spanCount: spans.length }] };
-  });
+  return Array.from({ length: turns }, (_, turn) =>
+    batchOf([agentTrace(random, between(random, MIN_SPANS_PER_TRACE, MAX_SPANS_PER_TRACE), startMs + turn * 1000, 'none', sessionId)]),
+  );
+}
+
+/** One request of whole traces (each a root span first). */
+function batchOf(traces: readonly NativeSpanInput[][]): SpanBatch {
+  const spans = traces.flat();
+  return {
+    body: JSON.stringify({ spans }),
+    spanCount: spans.length,
+    traces: traces.map((trace) => ({ traceId: trace[0]!.traceId, spanCount: trace.length })),
+  };
 }
 
 export const spanCountOf = (batches: readonly SpanBatch[]): number => batches.reduce((sum, b) => sum + b.spanCount, 0);

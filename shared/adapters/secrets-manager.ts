@@ -1,6 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mayPassLater } from '../aws-errors.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
+import { logger, thrown } from '../observability/logger.ts';
 import { traced } from '../observability/tracer.ts';
 import { clientSettings, deadline, ROUTE_CALL_DEADLINE_MS } from './aws-clients.ts';
 
@@ -17,8 +18,8 @@ const clientIn = (region: string) =>
 
 /**
  * The secret's string value (SecretString), asked in the secret's own region within the routes' call
- * deadline: the routes read the signing seed and the console's origin secret this way, each at most
- * once per cold start (`secretLoader`).
+ * deadline: the routes read the signing seed this way once per cold start, and the console's origin
+ * secret on first use and every 15 minutes after (`secretLoader`).
  */
 export async function getSecretString(secretArn: string, client?: SecretsManagerClient): Promise<string> {
   const region = SECRET_ARN.exec(secretArn)?.[1];
@@ -26,6 +27,16 @@ export async function getSecretString(secretArn: string, client?: SecretsManager
   const { SecretString } = await (client ?? clientIn(region)).send(new GetSecretValueCommand({ SecretId: secretArn }), deadline(ROUTE_CALL_DEADLINE_MS));
   if (typeof SecretString !== 'string' || SecretString === '') throw new SecretValueError(`the secret ${secretArn} has no string value`);
   return SecretString;
+}
+
+/**
+ * A failed re-read is the only trace of a secret that can no longer be read (a grant or key taken
+ * away, an outage): the value read before keeps serving, so nothing else shows it.
+ */
+function logStaleServing(err: unknown): void {
+  const message = 'secret not read again: serving the value read before';
+  if (err instanceof ServiceUnavailableError) logger.warn(message, thrown(err));
+  else logger.error(message, thrown(err));
 }
 
 /**
@@ -86,7 +97,7 @@ export function secretLoader(
       if (waiting) throw failed!.error;
       return readAgain();
     }
-    if (now - good.at >= maxAgeMs && !waiting) readAgain().catch(() => {});
+    if (now - good.at >= maxAgeMs && !waiting) readAgain().catch(logStaleServing);
     return good.value;
   };
 }

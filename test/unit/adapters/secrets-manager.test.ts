@@ -12,6 +12,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { getSecretString, SecretValueError, secretLoader } from '#shared/adapters/secrets-manager.ts';
 import { signingMaterialLoader } from '#shared/adapters/signing.ts';
 import { ServiceUnavailableError } from '#shared/domain/errors.ts';
+import { logger } from '#shared/observability/logger.ts';
 
 const secrets = mockClient(SecretsManagerClient);
 beforeEach(() => secrets.reset());
@@ -19,8 +20,8 @@ beforeEach(() => secrets.reset());
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:aos-signing-seed-AbCdEf';
 const SEED = 'a-signing-seed-of-sixty-four-characters-0123456789abcdefghijklmn';
 const metadata = { $metadata: {} };
-/** Lets a read in the background settle (the SDK's middleware takes a few turns of the event loop); only Date is faked. */
-const settled = () => new Promise((resolve) => setTimeout(resolve, 20));
+/** Lets a read in the background settle: its fake settles within microtasks, before the next macrotask (only Date is faked). */
+const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('Secrets Manager (GetSecretValue)', () => {
   it("reads the secret's string, in the secret's own region, under the route deadline", async () => {
@@ -102,39 +103,55 @@ describe("a secret loader (the console distribution's origin secret)", () => {
     await expect(secretLoader({ secretArn: ARN })()).rejects.toBe(refusal);
   });
 
-  it('reads the secret again once it is maxAgeMs old, serving the value it has meanwhile and when that read fails', async () => {
+  it('reads the secret again once it is maxAgeMs old, serving the value it has meanwhile and when that read fails, which it logs', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
+    const warned = vi.spyOn(logger, 'warn').mockImplementation(() => {});
+    const failed = vi.spyOn(logger, 'error').mockImplementation(() => {});
     try {
       const outage = new InternalServiceError({ message: 'internal', ...metadata });
-      secrets
-        .on(GetSecretValueCommand)
-        .resolvesOnce({ SecretString: 'first-value' })
-        .resolvesOnce({ SecretString: 'second-value' })
-        .rejectsOnce(outage)
-        .resolves({ SecretString: 'third-value' });
-      const load = secretLoader({ secretArn: ARN }, undefined, { maxAgeMs: 60_000, retryAfterMs: 5_000 });
+      const refusal = new ResourceNotFoundException({ message: 'not found', ...metadata });
+      const answers: Array<string | Error> = ['first-value', 'second-value', outage, refusal, 'third-value'];
+      const readSecret = vi.fn(async () => {
+        const answer = answers.shift()!;
+        if (answer instanceof Error) throw answer;
+        return answer;
+      });
+      const load = secretLoader({ secretArn: ARN }, readSecret, { maxAgeMs: 60_000, retryAfterMs: 5_000 });
       expect(await load()).toBe('first-value');
       vi.advanceTimersByTime(59_000);
       expect(await load()).toBe('first-value');
-      expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
+      expect(readSecret).toHaveBeenCalledTimes(1);
       vi.advanceTimersByTime(1_000);
       expect(await load(), 'the old value while the new one is read').toBe('first-value');
-      await vi.waitFor(async () => expect(await load()).toBe('second-value'));
-      expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 2);
-
-      vi.advanceTimersByTime(60_000);
-      expect(await load()).toBe('second-value');
-      await vi.waitFor(() => expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 3));
       await settled();
-      // The read failed: the value it has keeps serving, and nothing is asked for retryAfterMs.
-      vi.advanceTimersByTime(4_000);
       expect(await load()).toBe('second-value');
-      expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 3);
-      vi.advanceTimersByTime(1_000);
+      expect(readSecret).toHaveBeenCalledTimes(2);
+
+      // Each failed read leaves the value it has serving, logs, and asks nothing for retryAfterMs.
+      for (const [error, logged] of [
+        [outage, warned],
+        [refusal, failed],
+      ] as const) {
+        vi.advanceTimersByTime(60_000);
+        expect(await load()).toBe('second-value');
+        await settled();
+        expect(logged).toHaveBeenCalledTimes(1);
+        expect(logged.mock.calls[0]![0]).toMatch(/serving the value read before/);
+        expect(String(logged.mock.calls[0]![1])).toContain(error === outage ? 'could not take this request' : 'not found');
+        const reads = readSecret.mock.calls.length;
+        vi.advanceTimersByTime(4_000);
+        expect(await load()).toBe('second-value');
+        expect(readSecret).toHaveBeenCalledTimes(reads);
+        logged.mockClear();
+      }
+      vi.advanceTimersByTime(5_000);
       expect(await load()).toBe('second-value');
-      await vi.waitFor(async () => expect(await load()).toBe('third-value'));
+      await settled();
+      expect(await load()).toBe('third-value');
     } finally {
       vi.useRealTimers();
+      warned.mockRestore();
+      failed.mockRestore();
     }
   });
 

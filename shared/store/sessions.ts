@@ -485,6 +485,11 @@ export function sessionsRepository(db: Db): SessionsRepository {
 
     get: (tenantId: string, sessionId: string) => getRecord(tenantId, sessionId),
 
+    async refreshDue(tenantId: string, sessionId: string): Promise<number | undefined> {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.sessionRefreshNote(tenantId, sessionId), ProjectionExpression: 'dueAtMs' }));
+      return Item ? Number(Item['dueAtMs']) : undefined;
+    },
+
     /** One page of sessions, most recently started first, with their figures. */
     async page(tenantId: string, q: SessionQuery, page: PageInput) {
       const result = await readPage(db, { sources: listSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs), page });

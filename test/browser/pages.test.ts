@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDb } from '#shared/store/client.ts';
+import { sessionsRepository } from '#shared/store/sessions.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
 import { type ConsoleHarness, expectAccessible, newEmail, startConsole } from '../support/browser.ts';
 import { consolePages, SESSION_TURNS, SESSION_USER, type SeededTenant, seedTenant, signInContext } from '../support/console-seed.ts';
@@ -307,6 +308,27 @@ describe('sessions', () => {
     await page.getByRole('link', { name: tenant.sessionId }).click();
     await page.waitForURL(new RegExp(`/sessions/${tenant.sessionId}$`));
     await expect.poll(() => turns.count()).toBe(4);
+    expect(await page.getByTestId('session-recount').count(), 'no recount queued').toBe(0);
+  });
+
+  it("says when a large session's figures are recounted, while its newest traces are listed but not yet counted", async () => {
+    // What a worker notes when it queues a large session's refresh; the refresh then takes it off.
+    const sessions = sessionsRepository(createDb(process.env['TABLE_NAME']!));
+    const dueAtMs = Date.now() + 60_000;
+    await sessions.noteRefreshQueued(tenant.tenantId, [{ sessionId: tenant.sessionId, dueAtMs }]);
+    try {
+      await page.goto(`/sessions/${tenant.sessionId}`);
+      await page
+        .getByTestId('session-recount')
+        .getByText(/^The figures are recounted at .+: the newest traces are listed below, not yet counted above\.$/)
+        .waitFor();
+      await expectAccessible(page, 'a session waiting for its recount');
+    } finally {
+      await sessions.refreshQueued(tenant.tenantId, tenant.sessionId, dueAtMs);
+    }
+    await page.reload();
+    await page.getByTestId('session-figures').getByText(SESSION_USER).waitFor();
+    expect(await page.getByTestId('session-recount').count()).toBe(0);
   });
 });
 

@@ -27,7 +27,7 @@ import { purgeAgent } from '#shared/domain/ingest/persist.ts';
 import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
-import { listSessions } from '#shared/domain/sessions/queries.ts';
+import { getSession, listSessions } from '#shared/domain/sessions/queries.ts';
 import { LARGE_SESSION_TRACES, refreshDelaySeconds } from '#shared/domain/sessions/sessions.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import { TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
@@ -578,8 +578,13 @@ describe('the ingest worker under faults (dynalite)', () => {
       const delaySeconds = refreshDelaySeconds(LARGE_SESSION_TRACES + 1);
       expect(sent).toEqual([{ message: { kind: 'refresh-session', tenantId, sessionId: 'big', dueAtMs: expect.any(Number) }, delaySeconds }]);
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 1 });
+      // A reader is told when the traces it sees listed but not counted will be.
+      const readSession = async () => (await getSession(store, tenantId, 'big', { limit: 1, skip: 0 })).data;
+      const { dueAtMs } = sent[0]!.message as { dueAtMs: number };
+      expect(await readSession()).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 1, figuresRefreshDueAt: new Date(dueAtMs).toISOString() });
 
       await deliver(sent);
+      expect(await readSession()).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 3, figuresRefreshDueAt: null });
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({
         traceCount: LARGE_SESSION_TRACES + 3,
         firstSeenMs: T0 + 1000,

@@ -1935,6 +1935,7 @@ export interface components {
                 totalTokens: number;
                 cost: number;
                 durationMs: number;
+                figuresRefreshDueAt: string | null;
                 traces: {
                     traceId: string;
                     agentId: string | null;

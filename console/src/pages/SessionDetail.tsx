@@ -40,6 +40,7 @@ export default function SessionDetail() {
           <p className="muted small">
             First seen {formatTime(s.firstSeenAt)} · last seen {formatTime(s.lastSeenAt)}
           </p>
+          {s.figuresRefreshDueAt ? <RecountNotice dueAt={s.figuresRefreshDueAt} /> : null}
           <section aria-labelledby="conversation-title">
             <h2 id="conversation-title">Conversation</h2>
             {s.traces.length === 0 ? <Empty>No traces on this page of the session.</Empty> : null}
@@ -53,6 +54,21 @@ export default function SessionDetail() {
         </>
       ) : null}
     </>
+  );
+}
+
+/**
+ * A large session is recounted by a refresh queued with a delay: until then its newest traces are in
+ * the conversation below but not yet in the figures above.
+ */
+function RecountNotice({ dueAt }: { dueAt: string }) {
+  const due = new Date(dueAt).getTime() > Date.now();
+  return (
+    <p className="notice" role="status" data-testid="session-recount">
+      {due
+        ? `The figures are recounted at ${formatTime(dueAt)}: the newest traces are listed below, not yet counted above.`
+        : `A recount was due at ${formatTime(dueAt)}: the newest traces listed below may not be counted above yet.`}
+    </p>
   );
 }
 

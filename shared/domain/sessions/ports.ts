@@ -83,6 +83,11 @@ export interface SessionsRepository {
    */
   removeMovedTrace(tenantId: string, sessionId: string, traceId: string): Promise<void>;
   get(tenantId: string, sessionId: string): Promise<SessionRecord | undefined>;
+  /**
+   * When the queued refresh of a large session is due (its note's `dueAtMs`): until it runs, the
+   * traces stored since its figures were computed are listed but not counted. Undefined when none is queued.
+   */
+  refreshDue(tenantId: string, sessionId: string): Promise<number | undefined>;
   /** One page of sessions, most recently started first, with their figures. */
   page(tenantId: string, q: SessionQuery, page: PageInput): Promise<ReadPage<SessionRecord>>;
   count(tenantId: string, q: SessionQuery): Promise<Total>;

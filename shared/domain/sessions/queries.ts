@@ -17,11 +17,15 @@ export async function listSessions(store: Pick<Store, 'agents' | 'sessions'>, te
   return { ...result, items: result.items.map(sessionView), total: total.count, totalExact: total.exact };
 }
 
-/** The session and a page of its traces in start order, each with what it was asked and answered. */
+/**
+ * The session and a page of its traces in start order, each with what it was asked and answered; and,
+ * for a large session whose recount is queued, when it is due (`figuresRefreshDueAt`).
+ */
 export async function getSession(store: Pick<Store, 'sessions' | 'traces'>, tenantId: string, sessionId: string, page: PageInput) {
-  const [session, result] = await Promise.all([
+  const [session, result, refreshDueMs] = await Promise.all([
     store.sessions.get(tenantId, sessionId),
     store.sessions.tracesPage(tenantId, sessionId, {}, page, 'oldest-first'),
+    store.sessions.refreshDue(tenantId, sessionId),
   ]);
   if (!session) throw new NotFoundError('Session');
   const traces = [];
@@ -30,5 +34,6 @@ export async function getSession(store: Pick<Store, 'sessions' | 'traces'>, tena
     const spans = await Promise.all(batch.map((t) => store.traces.spansOf(tenantId, t.traceId, false)));
     traces.push(...batch.map((t, j) => ({ ...traceView(t), ...traceConversation(spans[j]!) })));
   }
-  return { ...result, total: session.traceCount, totalExact: true, data: { ...sessionView(session), traces } };
+  const figuresRefreshDueAt = refreshDueMs === undefined ? null : new Date(refreshDueMs).toISOString();
+  return { ...result, total: session.traceCount, totalExact: true, data: { ...sessionView(session), figuresRefreshDueAt, traces } };
 }

@@ -1,7 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mayPassLater } from '../aws-errors.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
-import { logger, thrown } from '../observability/logger.ts';
+import { logger } from '../observability/logger.ts';
 import { traced } from '../observability/tracer.ts';
 import { clientSettings, deadline, ROUTE_CALL_DEADLINE_MS } from './aws-clients.ts';
 
@@ -30,14 +30,24 @@ export async function getSecretString(secretArn: string, client?: SecretsManager
 }
 
 /**
- * A failed re-read is the only trace of a secret that can no longer be read (a grant or key taken
- * away, an outage): the value read before keeps serving, so nothing else shows it.
+ * Every failed read is logged here, once (callers fall back or answer 503 without logging it again):
+ * an outage as a warning, a refusal (a grant or key taken away, a wrong ARN) as an error, since it
+ * stays until the deployment is fixed. Once a value is held it keeps serving, so this log is the only
+ * sign of a secret that can no longer be read. Only the errors' names are logged: a message could
+ * quote a fragment of the answer, which holds the secret.
  */
-function logStaleServing(err: unknown): void {
-  const message = 'secret not read again: serving the value read before';
-  if (err instanceof ServiceUnavailableError) logger.warn(message, thrown(err));
-  else logger.error(message, thrown(err));
+function logFailedRead(err: unknown, holding: boolean): void {
+  const names = { error: nameOf(err), cause: err instanceof Error ? nameOf(err.cause) : undefined };
+  const message = holding ? 'secret not read again: serving the value read before' : 'secret not read';
+  if (err instanceof ServiceUnavailableError) logger.warn(message, names);
+  else logger.error(message, names);
 }
+
+/** An error's name, or its class's where it keeps the default `Error` (the service's own errors). */
+const nameOf = (err: unknown): string | undefined => {
+  if (!(err instanceof Error)) return err === undefined ? undefined : typeof err;
+  return err.name === 'Error' ? err.constructor.name : err.name;
+};
 
 /**
  * How long a secret read from Secrets Manager is used before it is read again (`maxAgeMs`), and how
@@ -83,6 +93,7 @@ export function secretLoader(
         return value;
       },
       (error: unknown) => {
+        logFailedRead(error, good !== undefined);
         failed = { error, at: Date.now() };
         reading = undefined;
         throw error;
@@ -97,7 +108,8 @@ export function secretLoader(
       if (waiting) throw failed!.error;
       return readAgain();
     }
-    if (now - good.at >= maxAgeMs && !waiting) readAgain().catch(logStaleServing);
+    // Its failure is logged in readAgain; the value held serves meanwhile.
+    if (now - good.at >= maxAgeMs && !waiting) readAgain().catch(() => {});
     return good.value;
   };
 }

@@ -1,8 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import ipaddr from 'ipaddr.js';
 import { constantTimeEqual } from '../domain/accounts/secrets.ts';
-import { ServiceUnavailableError } from '../domain/errors.ts';
-import { logger, thrown } from '../observability/logger.ts';
 
 /**
  * On AWS the console reaches the API through its CloudFront distribution, so API Gateway sees
@@ -46,12 +44,8 @@ export async function clientAddress(event: APIGatewayProxyEventV2, originSecret:
   let secret: string | undefined;
   try {
     secret = await originSecret();
-  } catch (err) {
-    // An outage passes (and a value once read keeps serving meanwhile); a refusal (a missing grant, a
-    // wrong ARN) is the deployment's fault and stays until it is fixed: an error, not a warning.
-    const message = 'origin secret unreadable: counting the client by the address API Gateway saw';
-    if (err instanceof ServiceUnavailableError) logger.warn(message, thrown(err));
-    else logger.error(message, thrown(err));
+  } catch {
+    // The loader has logged why (secretLoader).
     return seen;
   }
   return secret !== undefined && constantTimeEqual(presented, secret) ? clientNetwork(viewer) : seen;

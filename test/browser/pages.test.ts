@@ -311,24 +311,41 @@ describe('sessions', () => {
     expect(await page.getByTestId('session-recount').count(), 'no recount queued').toBe(0);
   });
 
-  it("says when a large session's figures are recounted, while its newest traces are listed but not yet counted", async () => {
+  it("says when a large session's figures are recounted, says a late recount is late, and reads the session again when one is due", async () => {
     // What a worker notes when it queues a large session's refresh; the refresh then takes it off.
     const sessions = sessionsRepository(createDb(process.env['TABLE_NAME']!));
-    const dueAtMs = Date.now() + 60_000;
-    await sessions.noteRefreshQueued(tenant.tenantId, [{ sessionId: tenant.sessionId, dueAtMs }]);
-    try {
+    const notice = page.getByTestId('session-recount');
+    const noted = async (dueAtMs: number, check: () => Promise<void>) => {
+      try {
+        await sessions.noteRefreshQueued(tenant.tenantId, [{ sessionId: tenant.sessionId, dueAtMs }]);
+        await check();
+      } finally {
+        await sessions.refreshQueued(tenant.tenantId, tenant.sessionId, dueAtMs);
+      }
+    };
+
+    await noted(Date.now() + 600_000, async () => {
       await page.goto(`/sessions/${tenant.sessionId}`);
-      await page
-        .getByTestId('session-recount')
-        .getByText(/^The figures are recounted at .+: the newest traces are listed below, not yet counted above\.$/)
+      await notice
+        .getByText(/^The figures are recounted at .+: the traces stored since the last count \(the conversation's last ones\) are not in them yet\.$/)
         .waitFor();
       await expectAccessible(page, 'a session waiting for its recount');
-    } finally {
-      await sessions.refreshQueued(tenant.tenantId, tenant.sessionId, dueAtMs);
-    }
+    });
+    await noted(Date.now() - 60_000, async () => {
+      await page.reload();
+      await notice.getByText(/^A recount was due at .+ and has not run yet: the traces stored since the last count may not be in the figures\.$/).waitFor();
+    });
     await page.reload();
     await page.getByTestId('session-figures').getByText(SESSION_USER).waitFor();
-    expect(await page.getByTestId('session-recount').count()).toBe(0);
+    expect(await notice.count(), 'no recount queued').toBe(0);
+
+    // Due in a moment: the page reads the session again then, and the line goes once the recount has run.
+    const dueAtMs = Date.now() + 1_000;
+    await noted(dueAtMs, async () => {
+      await page.reload();
+      await notice.waitFor();
+    });
+    await expect.poll(() => notice.count(), { timeout: 20_000 }).toBe(0);
   });
 });
 

@@ -28,7 +28,7 @@ import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts'
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import { getSession, listSessions } from '#shared/domain/sessions/queries.ts';
-import { LARGE_SESSION_TRACES, refreshDelaySeconds } from '#shared/domain/sessions/sessions.ts';
+import { LARGE_SESSION_TRACES, REFRESH_OVERDUE_AFTER_MS, refreshDelaySeconds } from '#shared/domain/sessions/sessions.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import { TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
@@ -578,10 +578,13 @@ describe('the ingest worker under faults (dynalite)', () => {
       const delaySeconds = refreshDelaySeconds(LARGE_SESSION_TRACES + 1);
       expect(sent).toEqual([{ message: { kind: 'refresh-session', tenantId, sessionId: 'big', dueAtMs: expect.any(Number) }, delaySeconds }]);
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 1 });
-      // A reader is told when the traces it sees listed but not counted will be.
-      const readSession = async () => (await getSession(store, tenantId, 'big', { limit: 1, skip: 0 })).data;
+      // A reader is told when the traces it sees listed but not counted will be; not once the note is
+      // so far past its due time that its refresh has run (a note written late) or gone to the dead letters.
+      const readSession = async (nowMs = Date.now()) => (await getSession(store, tenantId, 'big', { limit: 1, skip: 0 }, nowMs)).data;
       const { dueAtMs } = sent[0]!.message as { dueAtMs: number };
       expect(await readSession()).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 1, figuresRefreshDueAt: new Date(dueAtMs).toISOString() });
+      expect(await readSession(dueAtMs + REFRESH_OVERDUE_AFTER_MS)).toMatchObject({ figuresRefreshDueAt: new Date(dueAtMs).toISOString() });
+      expect(await readSession(dueAtMs + REFRESH_OVERDUE_AFTER_MS + 1)).toMatchObject({ figuresRefreshDueAt: null });
 
       await deliver(sent);
       expect(await readSession()).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 3, figuresRefreshDueAt: null });

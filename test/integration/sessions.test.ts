@@ -82,15 +82,15 @@ describe('sessions', () => {
     const t = tenant();
     const turns = [await turn(t, 'tr-b', 's', T0 + 5_000), await turn(t, 'tr-a', 's', T0), await turn(t, 'tr-c', 's', T0 + 9_000)];
     await recordSessions(t, turns, EXPIRES, sessionDeps(store));
-    const first = await getSession(store, t, 's', { limit: 2, skip: 0 });
+    const first = await getSession(store, t, 's', { limit: 2, skip: 0 }, Date.now());
     expect(first.data.traces.map((tr) => [tr.traceId, tr.input, tr.output])).toEqual([
       ['tr-a', 'question tr-a', 'answer tr-a'],
       ['tr-b', 'question tr-b', 'answer tr-b'],
     ]);
     expect(first).toMatchObject({ total: 3, totalExact: true, hasMore: true });
-    const second = await getSession(store, t, 's', { limit: 2, skip: 0, after: first.next! });
+    const second = await getSession(store, t, 's', { limit: 2, skip: 0, after: first.next! }, Date.now());
     expect(second.data.traces.map((tr) => tr.traceId)).toEqual(['tr-c']);
-    await expect(getSession(store, 'tnt_other', 's', FIRST)).rejects.toThrow(NotFoundError);
+    await expect(getSession(store, 'tnt_other', 's', FIRST, Date.now())).rejects.toThrow(NotFoundError);
   });
 
   it('follow a trace whose start moves earlier, and lose a deleted trace (the session goes with its last one)', async () => {

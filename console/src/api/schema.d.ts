@@ -1935,6 +1935,7 @@ export interface components {
                 totalTokens: number;
                 cost: number;
                 durationMs: number;
+                /** @description When the recount queued for a session of more than 100 traces is due: until it has run, the traces stored since the figures were computed are listed but not counted. Null when none is queued or still coming. */
                 figuresRefreshDueAt: string | null;
                 traces: {
                     traceId: string;

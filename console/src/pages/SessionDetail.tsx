@@ -7,6 +7,11 @@ import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, f
 
 type Turn = Schemas['SessionsGetResponse']['data']['traces'][number];
 
+/** While a recount is queued, the page reads the session again this long after it is due (5 s at the soonest), and every 30 s while it is late. */
+const RECOUNT_POLL_AFTER_DUE_MS = 2_000;
+const RECOUNT_POLL_MIN_MS = 5_000;
+const RECOUNT_POLL_LATE_MS = 30_000;
+
 /** One session: its figures, and its traces in the order they started as the turns of a conversation. */
 export default function SessionDetail() {
   const { sessionId = '' } = useParams();
@@ -17,6 +22,12 @@ export default function SessionDetail() {
     queryKey: ['session', sessionId, query],
     queryFn: async () => unwrap(await api.GET('/sessions/{sessionId}', { params: { path: { sessionId }, query } })),
     placeholderData: keepPreviousData,
+    refetchInterval: (q) => {
+      const dueAt = q.state.data?.data.figuresRefreshDueAt;
+      if (!dueAt) return false;
+      const untilDue = new Date(dueAt).getTime() - Date.now();
+      return untilDue > 0 ? Math.max(RECOUNT_POLL_MIN_MS, untilDue + RECOUNT_POLL_AFTER_DUE_MS) : RECOUNT_POLL_LATE_MS;
+    },
   });
   const s = session.data?.data;
   return (
@@ -58,16 +69,16 @@ export default function SessionDetail() {
 }
 
 /**
- * A large session is recounted by a refresh queued with a delay: until then its newest traces are in
- * the conversation below but not yet in the figures above.
+ * A large session is recounted by a refresh queued with a delay: until then the traces stored since
+ * its last count are in the conversation (its last pages: it reads oldest first) but not in the figures.
  */
 function RecountNotice({ dueAt }: { dueAt: string }) {
   const due = new Date(dueAt).getTime() > Date.now();
   return (
     <p className="notice" role="status" data-testid="session-recount">
       {due
-        ? `The figures are recounted at ${formatTime(dueAt)}: the newest traces are listed below, not yet counted above.`
-        : `A recount was due at ${formatTime(dueAt)}: the newest traces listed below may not be counted above yet.`}
+        ? `The figures are recounted at ${formatTime(dueAt)}: the traces stored since the last count (the conversation's last ones) are not in them yet.`
+        : `A recount was due at ${formatTime(dueAt)} and has not run yet: the traces stored since the last count may not be in the figures.`}
     </p>
   );
 }

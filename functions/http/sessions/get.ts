@@ -10,5 +10,5 @@ export const handler = listRoute(
   'sessions/get',
   sessionsRoutes,
   routePorts({ sessions: sessionsRepository, traces: tracesRepository }),
-  ({ params, principal }, page, ports) => getSession(ports.store, tenantOf(principal), params.sessionId, page),
+  ({ params, principal }, page, ports) => getSession(ports.store, tenantOf(principal), params.sessionId, page, ports.clock.now().getTime()),
 );

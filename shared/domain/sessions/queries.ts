@@ -5,7 +5,7 @@ import type { PageInput } from '../paging/page.ts';
 import { assertAgent } from '../spans/queries.ts';
 import { traceView } from '../spans/views.ts';
 import type { Store } from '../store.ts';
-import { sessionView, traceConversation } from './sessions.ts';
+import { recountDue, sessionView, traceConversation } from './sessions.ts';
 
 /** How many traces' spans a session page reads at once (for their inputs and outputs). */
 const SPAN_READS_AT_ONCE = 16;
@@ -21,7 +21,7 @@ export async function listSessions(store: Pick<Store, 'agents' | 'sessions'>, te
  * The session and a page of its traces in start order, each with what it was asked and answered; and,
  * for a large session whose recount is queued, when it is due (`figuresRefreshDueAt`).
  */
-export async function getSession(store: Pick<Store, 'sessions' | 'traces'>, tenantId: string, sessionId: string, page: PageInput) {
+export async function getSession(store: Pick<Store, 'sessions' | 'traces'>, tenantId: string, sessionId: string, page: PageInput, nowMs: number) {
   const [session, result, refreshDueMs] = await Promise.all([
     store.sessions.get(tenantId, sessionId),
     store.sessions.tracesPage(tenantId, sessionId, {}, page, 'oldest-first'),
@@ -34,6 +34,7 @@ export async function getSession(store: Pick<Store, 'sessions' | 'traces'>, tena
     const spans = await Promise.all(batch.map((t) => store.traces.spansOf(tenantId, t.traceId, false)));
     traces.push(...batch.map((t, j) => ({ ...traceView(t), ...traceConversation(spans[j]!) })));
   }
-  const figuresRefreshDueAt = refreshDueMs === undefined ? null : new Date(refreshDueMs).toISOString();
+  const due = recountDue(refreshDueMs, nowMs);
+  const figuresRefreshDueAt = due === null ? null : new Date(due).toISOString();
   return { ...result, total: session.traceCount, totalExact: true, data: { ...sessionView(session), figuresRefreshDueAt, traces } };
 }

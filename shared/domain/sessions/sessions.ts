@@ -97,6 +97,18 @@ export const NOTE_CLOCK_MARGIN_MS = 1000;
 /** Whether a refresh noted as due at `dueAtMs` is still to come at `nowMs`. */
 export const refreshComing = (dueAtMs: number | null, nowMs: number) => dueAtMs !== null && nowMs + NOTE_CLOCK_MARGIN_MS < dueAtMs;
 
+/**
+ * How long past its due time a refresh's note is still told to readers (`figuresRefreshDueAt`): what a
+ * refresh that failed takes to be received again and retried (the ingest queue's 180 s visibility
+ * timeout, 5 receives). A note older than that is of a refresh that already ran (a note written late)
+ * or that went to the dead-letter queue: no recount is coming for it.
+ */
+export const REFRESH_OVERDUE_AFTER_MS = 5 * 180_000;
+
+/** The due time a reader is told for a refresh noted as due at `dueAtMs`, or null (none, or none still coming). */
+export const recountDue = (dueAtMs: number | undefined, nowMs: number): number | null =>
+  dueAtMs !== undefined && nowMs <= dueAtMs + REFRESH_OVERDUE_AFTER_MS ? dueAtMs : null;
+
 export const listingOf = (f: SessionFigures): SessionListing => ({ firstSeenMs: f.firstSeenMs, agentId: f.agentId, userId: f.userId });
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -187,11 +187,10 @@ export const session = z.strictObject({
 
 /** `GET /sessions/:sessionId`: the session and a page of its traces in start order, each with its input and output. */
 export const sessionDetail = session.extend({
-  /**
-   * A session of more than 100 traces is recounted by a refresh queued with a delay: until it is due
-   * and has run, the traces stored since the figures were computed are listed but not counted. When
-   * that refresh is due; null when none is queued.
-   */
-  figuresRefreshDueAt: isoDateTime.nullable(),
+  figuresRefreshDueAt: isoDateTime
+    .nullable()
+    .describe(
+      'When the recount queued for a session of more than 100 traces is due: until it has run, the traces stored since the figures were computed are listed but not counted. Null when none is queued or still coming.',
+    ),
   traces: z.array(traceSummary.extend({ input: z.string().nullable(), output: z.string().nullable() })),
 });

@@ -8,7 +8,10 @@ import { clientSettings, deadline, ROUTE_CALL_DEADLINE_MS } from './aws-clients.
 const SECRET_ARN = /^arn:[a-z0-9-]+:secretsmanager:([a-z0-9-]+):\d{12}:secret:.+$/;
 
 /** A secret that holds no usable string: a fault of the deployment, never passing on a retry. */
-export class SecretValueError extends Error {}
+export class SecretValueError extends Error {
+  // Named by hand: the functions' bundles are minified, class names with them.
+  override readonly name = 'SecretValueError';
+}
 
 const clients = new Map<string, SecretsManagerClient>();
 /** One client per region, made on first use: the secret is read in its own region. */
@@ -30,32 +33,29 @@ export async function getSecretString(secretArn: string, client?: SecretsManager
 }
 
 /**
- * Every failed read is logged here, once (callers fall back or answer 503 without logging it again):
- * an outage as a warning, a refusal (a grant or key taken away, a wrong ARN) as an error, since it
- * stays until the deployment is fixed. Once a value is held it keeps serving, so this log is the only
- * sign of a secret that can no longer be read. Only the errors' names are logged: a message could
- * quote a fragment of the answer, which holds the secret.
+ * A named loader's failed reads are logged here: an outage as a warning, a refusal (a grant or key
+ * taken away, a wrong ARN) as an error, since it stays until the deployment is fixed. Once a value is
+ * held it keeps serving, so this log is the only sign of a secret that can no longer be read. Only
+ * the errors' names are logged: a message could quote a fragment of the answer, which holds the secret.
  */
-function logFailedRead(err: unknown, holding: boolean): void {
-  const names = { error: nameOf(err), cause: err instanceof Error ? nameOf(err.cause) : undefined };
-  const message = holding ? 'secret not read again: serving the value read before' : 'secret not read';
-  if (err instanceof ServiceUnavailableError) logger.warn(message, names);
-  else logger.error(message, names);
+function logFailedRead(secret: string, err: unknown, holding: boolean): void {
+  const message = holding ? `${secret} not read again: serving the value read before` : `${secret} not read`;
+  if (err instanceof ServiceUnavailableError) logger.warn(message, { error: 'unavailable', cause: nameOf(err.cause) });
+  else logger.error(message, { error: nameOf(err) });
 }
 
-/** An error's name, or its class's where it keeps the default `Error` (the service's own errors). */
-const nameOf = (err: unknown): string | undefined => {
-  if (!(err instanceof Error)) return err === undefined ? undefined : typeof err;
-  return err.name === 'Error' ? err.constructor.name : err.name;
-};
+/** SDK errors name themselves (`ThrottlingException`), and so does SecretValueError. */
+const nameOf = (err: unknown): string => (err instanceof Error ? err.name : typeof err);
 
 /**
- * How long a secret read from Secrets Manager is used before it is read again (`maxAgeMs`), and how
- * long after a failed read none is tried (`retryAfterMs`).
+ * How long a secret read from Secrets Manager is used before it is read again (`maxAgeMs`), how long
+ * after a failed read none is tried (`retryAfterMs`), and the name its failed reads are logged under
+ * (`logAs`; unnamed, they are left to the caller, as the signing seed's are to the routes' 503).
  */
 export interface SecretCaching {
   maxAgeMs: number;
   retryAfterMs: number;
+  logAs: string;
 }
 
 /**
@@ -69,7 +69,7 @@ export interface SecretCaching {
 export function secretLoader(
   source: { value?: string | undefined; secretArn?: string | undefined },
   readSecret: (secretArn: string) => Promise<string> = getSecretString,
-  { maxAgeMs = Number.POSITIVE_INFINITY, retryAfterMs = 0 }: Partial<SecretCaching> = {},
+  { maxAgeMs = Number.POSITIVE_INFINITY, retryAfterMs = 0, logAs }: Partial<SecretCaching> = {},
 ): () => Promise<string | undefined> {
   let good: { value: string | undefined; at: number } | undefined;
   let failed: { error: unknown; at: number } | undefined;
@@ -93,7 +93,7 @@ export function secretLoader(
         return value;
       },
       (error: unknown) => {
-        logFailedRead(error, good !== undefined);
+        if (logAs !== undefined) logFailedRead(logAs, error, good !== undefined);
         failed = { error, at: Date.now() };
         reading = undefined;
         throw error;
@@ -108,7 +108,7 @@ export function secretLoader(
       if (waiting) throw failed!.error;
       return readAgain();
     }
-    // Its failure is logged in readAgain; the value held serves meanwhile.
+    // The value held serves meanwhile; a failure is logged in readAgain (with logAs).
     if (now - good.at >= maxAgeMs && !waiting) readAgain().catch(() => {});
     return good.value;
   };

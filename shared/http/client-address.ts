@@ -45,7 +45,7 @@ export async function clientAddress(event: APIGatewayProxyEventV2, originSecret:
   try {
     secret = await originSecret();
   } catch {
-    // The loader has logged why (secretLoader).
+    // The loader has logged why (secretLoader's logAs).
     return seen;
   }
   return secret !== undefined && constantTimeEqual(presented, secret) ? clientNetwork(viewer) : seen;

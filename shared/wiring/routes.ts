@@ -16,7 +16,7 @@ import { type Adapters, portsOf } from './ports.ts';
  * reaches warm functions too (docs/limits-and-plans.md); while it cannot be read, requests count by
  * the address API Gateway saw, and it is asked again after 30 s, not by every request.
  */
-const ORIGIN_SECRET_CACHING: SecretCaching = { maxAgeMs: 15 * 60_000, retryAfterMs: 30_000 };
+const ORIGIN_SECRET_CACHING: SecretCaching = { maxAgeMs: 15 * 60_000, retryAfterMs: 30_000, logAs: "the console distribution's origin secret" };
 
 const GUARD_REPOSITORIES: Repositories<GuardRepository> = {
   apiKeys: apiKeysRepository,

@@ -70,15 +70,16 @@ export default function SessionDetail() {
 
 /**
  * A large session is recounted by a refresh queued with a delay: until then the traces stored since
- * its last count are in the conversation (its last pages: it reads oldest first) but not in the figures.
+ * its last count are in the conversation (usually on its last pages: it reads oldest first) but not in
+ * the figures.
  */
 function RecountNotice({ dueAt }: { dueAt: string }) {
   const due = new Date(dueAt).getTime() > Date.now();
   return (
     <p className="notice" role="status" data-testid="session-recount">
       {due
-        ? `The figures are recounted at ${formatTime(dueAt)}: the traces stored since the last count (the conversation's last ones) are not in them yet.`
-        : `A recount was due at ${formatTime(dueAt)} and has not run yet: the traces stored since the last count may not be in the figures.`}
+        ? `The figures are recounted at ${formatTime(dueAt)}: the traces stored since the last count (usually the conversation's last ones) are not in them yet.`
+        : `A recount was due at ${formatTime(dueAt)} and may not have run yet: the traces stored since the last count may not be in the figures.`}
     </p>
   );
 }

@@ -98,10 +98,12 @@ export const NOTE_CLOCK_MARGIN_MS = 1000;
 export const refreshComing = (dueAtMs: number | null, nowMs: number) => dueAtMs !== null && nowMs + NOTE_CLOCK_MARGIN_MS < dueAtMs;
 
 /**
- * How long past its due time a refresh's note is still told to readers (`figuresRefreshDueAt`): what a
- * refresh that failed takes to be received again and retried (the ingest queue's 180 s visibility
- * timeout, 5 receives). A note older than that is of a refresh that already ran (a note written late)
- * or that went to the dead-letter queue: no recount is coming for it.
+ * How long past its due time a refresh's note is still told to readers (`figuresRefreshDueAt`): as
+ * long as its message can still be received (the ingest queue's 180 s visibility timeout times its 5
+ * receives, checked against the catalog in the tests), so a refresh that failed before it took the
+ * note off is still told. A note older than that is most likely of a refresh that already ran (a
+ * note written late) or that went to the dead-letter queue; a backlog of over 15 minutes is told as
+ * none coming too.
  */
 export const REFRESH_OVERDUE_AFTER_MS = 5 * 180_000;
 

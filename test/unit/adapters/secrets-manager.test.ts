@@ -116,7 +116,7 @@ describe("a secret loader (the console distribution's origin secret)", () => {
         if (answer instanceof Error) throw answer;
         return answer;
       });
-      const load = secretLoader({ secretArn: ARN }, readSecret, { maxAgeMs: 60_000, retryAfterMs: 5_000 });
+      const load = secretLoader({ secretArn: ARN }, readSecret, { maxAgeMs: 60_000, retryAfterMs: 5_000, logAs: 'the test secret' });
       expect(await load()).toBe('first-value');
       vi.advanceTimersByTime(59_000);
       expect(await load()).toBe('first-value');
@@ -138,8 +138,8 @@ describe("a secret loader (the console distribution's origin secret)", () => {
         expect(logged).toHaveBeenCalledTimes(1);
         // Names only: a message could quote the answer, which holds the secret.
         expect(logged.mock.calls[0]).toEqual([
-          'secret not read again: serving the value read before',
-          error === outage ? { error: 'ServiceUnavailableError', cause: 'InternalServiceError' } : { error: 'ResourceNotFoundException', cause: undefined },
+          'the test secret not read again: serving the value read before',
+          error === outage ? { error: 'unavailable', cause: 'InternalServiceError' } : { error: 'ResourceNotFoundException' },
         ]);
         const reads = readSecret.mock.calls.length;
         vi.advanceTimersByTime(4_000);
@@ -158,23 +158,33 @@ describe("a secret loader (the console distribution's origin secret)", () => {
     }
   });
 
-  it('before any value was read, fails for retryAfterMs after a failed read without asking again, and logs the failure', async () => {
+  it('before any value was read, fails for retryAfterMs after a failed read without asking again, and logs the failure when named', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const warned = vi.spyOn(logger, 'warn').mockImplementation(() => {});
+    const failed = vi.spyOn(logger, 'error').mockImplementation(() => {});
     try {
       const outage = new InternalServiceError({ message: 'internal', ...metadata });
       secrets.on(GetSecretValueCommand).rejectsOnce(outage).resolves({ SecretString: SEED });
-      const load = secretLoader({ secretArn: ARN }, undefined, { maxAgeMs: 60_000, retryAfterMs: 5_000 });
+      const load = secretLoader({ secretArn: ARN }, undefined, { maxAgeMs: 60_000, retryAfterMs: 5_000, logAs: 'the test secret' });
       await expect(load()).rejects.toBeInstanceOf(ServiceUnavailableError);
       vi.advanceTimersByTime(4_000);
       await expect(load()).rejects.toBeInstanceOf(ServiceUnavailableError);
       expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
-      expect(warned.mock.calls).toEqual([['secret not read', { error: 'ServiceUnavailableError', cause: 'InternalServiceError' }]]);
+      expect(warned.mock.calls).toEqual([['the test secret not read', { error: 'unavailable', cause: 'InternalServiceError' }]]);
       vi.advanceTimersByTime(1_000);
       expect(await load()).toBe(SEED);
+
+      // A refusal is the deployment's fault: an error. A loader without a name (the signing seed's) leaves its failures to its caller.
+      secrets.reset();
+      secrets.on(GetSecretValueCommand).resolves({ SecretBinary: new Uint8Array([1]) });
+      await expect(secretLoader({ secretArn: ARN }, undefined, { logAs: 'the test secret' })()).rejects.toBeInstanceOf(SecretValueError);
+      expect(failed.mock.calls).toEqual([['the test secret not read', { error: 'SecretValueError' }]]);
+      await expect(secretLoader({ secretArn: ARN })()).rejects.toBeInstanceOf(SecretValueError);
+      expect([warned.mock.calls.length, failed.mock.calls.length]).toEqual([1, 1]);
     } finally {
       vi.useRealTimers();
       warned.mockRestore();
+      failed.mockRestore();
     }
   });
 });

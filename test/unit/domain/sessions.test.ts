@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { catalog } from '#shared/catalog.ts';
 import {
   LARGE_SESSION_TRACES,
   NOTE_CLOCK_MARGIN_MS,
+  REFRESH_OVERDUE_AFTER_MS,
+  recountDue,
   refreshComing,
   refreshDelaySeconds,
   SESSION_TEXT_CHARS,
@@ -91,5 +94,15 @@ describe('the refresh of a large session', () => {
     expect(refreshComing(dueAtMs, dueAtMs - NOTE_CLOCK_MARGIN_MS - 1)).toBe(true);
     expect(refreshComing(dueAtMs, dueAtMs - NOTE_CLOCK_MARGIN_MS)).toBe(false);
     expect(refreshComing(dueAtMs, dueAtMs)).toBe(false);
+  });
+
+  it("is told to readers until its message can no longer be received again (the ingest queue's visibility timeout times its receives)", () => {
+    const ingest = catalog.queues.find((q) => q.id === 'ingest')!;
+    expect(REFRESH_OVERDUE_AFTER_MS).toBeGreaterThanOrEqual(ingest.visibilityTimeoutSeconds * ingest.maxReceiveCount * 1000);
+    const dueAtMs = 1_800_000_000_000;
+    expect(recountDue(undefined, dueAtMs)).toBeNull();
+    expect(recountDue(dueAtMs, dueAtMs - 60_000)).toBe(dueAtMs);
+    expect(recountDue(dueAtMs, dueAtMs + REFRESH_OVERDUE_AFTER_MS)).toBe(dueAtMs);
+    expect(recountDue(dueAtMs, dueAtMs + REFRESH_OVERDUE_AFTER_MS + 1)).toBeNull();
   });
 });

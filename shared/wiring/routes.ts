@@ -13,8 +13,9 @@ import { type Adapters, portsOf } from './ports.ts';
 
 /**
  * The console distribution's origin secret is read again every 15 minutes, so that a new value
- * reaches warm functions too (docs/limits-and-plans.md); while it cannot be read, requests count by
- * the address API Gateway saw, and it is asked again after 30 s, not by every request.
+ * reaches warm functions too (docs/limits-and-plans.md); a value once read serves while it cannot be
+ * read again. Before any value was read, requests count by the address API Gateway saw, and it is
+ * asked again after 30 s, not by every request. Its failed reads are logged under its name.
  */
 const ORIGIN_SECRET_CACHING: SecretCaching = { maxAgeMs: 15 * 60_000, retryAfterMs: 30_000, logAs: "the console distribution's origin secret" };
 

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { getSecretString, SecretValueError, secretLoader } from '#shared/adapters/secrets-manager.ts';
 import { signingMaterialLoader } from '#shared/adapters/signing.ts';
 import { ServiceUnavailableError } from '#shared/domain/errors.ts';
@@ -103,11 +103,20 @@ describe("a secret loader (the console distribution's origin secret)", () => {
     await expect(secretLoader({ secretArn: ARN })()).rejects.toBe(refusal);
   });
 
-  it('reads the secret again once it is maxAgeMs old, serving the value it has meanwhile and when that read fails, which it logs', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const warned = vi.spyOn(logger, 'warn').mockImplementation(() => {});
-    const failed = vi.spyOn(logger, 'error').mockImplementation(() => {});
-    try {
+  describe('on a clock of its own (Date only), its failures logged', () => {
+    let warned: MockInstance<typeof logger.warn>;
+    let failed: MockInstance<typeof logger.error>;
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      warned = vi.spyOn(logger, 'warn').mockImplementation(() => {});
+      failed = vi.spyOn(logger, 'error').mockImplementation(() => {});
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+      vi.restoreAllMocks();
+    });
+
+    it('reads the secret again once it is maxAgeMs old, serving the value it has meanwhile and when that read fails, which it logs', async () => {
       const outage = new InternalServiceError({ message: 'internal', ...metadata });
       const refusal = new ResourceNotFoundException({ message: 'not found', ...metadata });
       const answers: Array<string | Error> = ['first-value', 'second-value', outage, refusal, 'third-value'];
@@ -151,18 +160,9 @@ describe("a secret loader (the console distribution's origin secret)", () => {
       expect(await load()).toBe('second-value');
       await settled();
       expect(await load()).toBe('third-value');
-    } finally {
-      vi.useRealTimers();
-      warned.mockRestore();
-      failed.mockRestore();
-    }
-  });
+    });
 
-  it('before any value was read, fails for retryAfterMs after a failed read without asking again, and logs the failure when named', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const warned = vi.spyOn(logger, 'warn').mockImplementation(() => {});
-    const failed = vi.spyOn(logger, 'error').mockImplementation(() => {});
-    try {
+    it('before any value was read, fails for retryAfterMs after a failed read without asking again, and logs the failure when named', async () => {
       const outage = new InternalServiceError({ message: 'internal', ...metadata });
       secrets.on(GetSecretValueCommand).rejectsOnce(outage).resolves({ SecretString: SEED });
       const load = secretLoader({ secretArn: ARN }, undefined, { maxAgeMs: 60_000, retryAfterMs: 5_000, logAs: 'the test secret' });
@@ -181,10 +181,6 @@ describe("a secret loader (the console distribution's origin secret)", () => {
       expect(failed.mock.calls).toEqual([['the test secret not read', { error: 'SecretValueError' }]]);
       await expect(secretLoader({ secretArn: ARN })()).rejects.toBeInstanceOf(SecretValueError);
       expect([warned.mock.calls.length, failed.mock.calls.length]).toEqual([1, 1]);
-    } finally {
-      vi.useRealTimers();
-      warned.mockRestore();
-      failed.mockRestore();
-    }
+    });
   });
 });

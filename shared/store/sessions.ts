@@ -485,9 +485,21 @@ export function sessionsRepository(db: Db): SessionsRepository {
 
     get: (tenantId: string, sessionId: string) => getRecord(tenantId, sessionId),
 
-    async refreshDue(tenantId: string, sessionId: string): Promise<number | undefined> {
-      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.sessionRefreshNote(tenantId, sessionId), ProjectionExpression: 'dueAtMs' }));
-      return Item ? Number(Item['dueAtMs']) : undefined;
+    /** The figures and the refresh note sort next to each other, before the traces: one query reads both. */
+    async getWithRefreshDue(tenantId: string, sessionId: string): Promise<{ record: SessionRecord; refreshDueAtMs?: number } | undefined> {
+      const note = keys.sessionRefreshNote(tenantId, sessionId);
+      const figures = keys.session(tenantId, sessionId);
+      const { Items = [] } = await doc.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :note AND :figures',
+          ExpressionAttributeValues: { ':pk': figures.PK, ':note': note.SK, ':figures': figures.SK },
+        }),
+      );
+      const record = Items.find((item) => item['SK'] === figures.SK);
+      if (!record) return undefined;
+      const dueAtMs = Items.find((item) => item['SK'] === note.SK)?.['dueAtMs'];
+      return { record: stripKeys<SessionRecord>(record), ...(dueAtMs !== undefined ? { refreshDueAtMs: Number(dueAtMs) } : {}) };
     },
 
     /** One page of sessions, most recently started first, with their figures. */

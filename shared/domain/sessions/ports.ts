@@ -84,10 +84,11 @@ export interface SessionsRepository {
   removeMovedTrace(tenantId: string, sessionId: string, traceId: string): Promise<void>;
   get(tenantId: string, sessionId: string): Promise<SessionRecord | undefined>;
   /**
-   * When the queued refresh of a large session is due (its note's `dueAtMs`): until it runs, the
-   * traces stored since its figures were computed are listed but not counted. Undefined when none is queued.
+   * The session's figures, with when the queued refresh of a large session is due (its note's
+   * `dueAtMs`, absent when none is queued): until it runs, the traces stored since its figures were
+   * computed are listed but not counted.
    */
-  refreshDue(tenantId: string, sessionId: string): Promise<number | undefined>;
+  getWithRefreshDue(tenantId: string, sessionId: string): Promise<{ record: SessionRecord; refreshDueAtMs?: number } | undefined>;
   /** One page of sessions, most recently started first, with their figures. */
   page(tenantId: string, q: SessionQuery, page: PageInput): Promise<ReadPage<SessionRecord>>;
   count(tenantId: string, q: SessionQuery): Promise<Total>;

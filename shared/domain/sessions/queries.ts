@@ -22,19 +22,19 @@ export async function listSessions(store: Pick<Store, 'agents' | 'sessions'>, te
  * for a large session whose recount is queued, when it is due (`figuresRefreshDueAt`).
  */
 export async function getSession(store: Pick<Store, 'sessions' | 'traces'>, tenantId: string, sessionId: string, page: PageInput, nowMs: number) {
-  const [session, result, refreshDueMs] = await Promise.all([
-    store.sessions.get(tenantId, sessionId),
+  const [found, result] = await Promise.all([
+    store.sessions.getWithRefreshDue(tenantId, sessionId),
     store.sessions.tracesPage(tenantId, sessionId, {}, page, 'oldest-first'),
-    store.sessions.refreshDue(tenantId, sessionId),
   ]);
-  if (!session) throw new NotFoundError('Session');
+  if (!found) throw new NotFoundError('Session');
+  const { record: session, refreshDueAtMs } = found;
   const traces = [];
   for (let i = 0; i < result.items.length; i += SPAN_READS_AT_ONCE) {
     const batch = result.items.slice(i, i + SPAN_READS_AT_ONCE);
     const spans = await Promise.all(batch.map((t) => store.traces.spansOf(tenantId, t.traceId, false)));
     traces.push(...batch.map((t, j) => ({ ...traceView(t), ...traceConversation(spans[j]!) })));
   }
-  const due = recountDue(refreshDueMs, nowMs);
+  const due = recountDue(refreshDueAtMs, nowMs);
   const figuresRefreshDueAt = due === null ? null : new Date(due).toISOString();
   return { ...result, total: session.traceCount, totalExact: true, data: { ...sessionView(session), figuresRefreshDueAt, traces } };
 }

@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mayPassLater } from '../aws-errors.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import { logger } from '../observability/logger.ts';
@@ -24,12 +24,31 @@ const clientIn = (region: string) =>
  * deadline: the routes read the signing seed this way once per cold start, and the console's origin
  * secret on first use and every 15 minutes after (`secretLoader`).
  */
-export async function getSecretString(secretArn: string, client?: SecretsManagerClient): Promise<string> {
+export async function getSecretString(secretArn: string, client?: SecretsManagerClient, versionStage?: string): Promise<string> {
   const region = SECRET_ARN.exec(secretArn)?.[1];
   if (!region) throw new SecretValueError(`not a Secrets Manager secret ARN: ${secretArn}`);
-  const { SecretString } = await (client ?? clientIn(region)).send(new GetSecretValueCommand({ SecretId: secretArn }), deadline(ROUTE_CALL_DEADLINE_MS));
+  const { SecretString } = await (client ?? clientIn(region)).send(
+    new GetSecretValueCommand({ SecretId: secretArn, ...(versionStage !== undefined && { VersionStage: versionStage }) }),
+    deadline(ROUTE_CALL_DEADLINE_MS),
+  );
   if (typeof SecretString !== 'string' || SecretString === '') throw new SecretValueError(`the secret ${secretArn} has no string value`);
   return SecretString;
+}
+
+/**
+ * The secret's current value and, when it has one, its previous (the `AWSCURRENT` and `AWSPREVIOUS`
+ * stages), read together: what a secret that is re-keyed while its other side still sends the old
+ * value accepts. A secret never re-keyed has no previous version; any other failure fails the read.
+ */
+export async function getCurrentAndPreviousStrings(secretArn: string): Promise<readonly string[]> {
+  const [current, previous] = await Promise.all([
+    getSecretString(secretArn),
+    getSecretString(secretArn, undefined, 'AWSPREVIOUS').catch((err: unknown) => {
+      if (err instanceof ResourceNotFoundException) return undefined;
+      throw err;
+    }),
+  ]);
+  return previous === undefined ? [current] : [current, previous];
 }
 
 /**
@@ -58,6 +77,12 @@ export interface SecretCaching {
   logAs: string;
 }
 
+/** A secret's value given directly (locally, in tests), or the ARN of the secret that holds it. */
+export interface SecretSource<T> {
+  value?: T | undefined;
+  secretArn?: string | undefined;
+}
+
 /**
  * A secret given directly (locally, in tests), or read from Secrets Manager on first use and read
  * again once it is `maxAgeMs` old (by default never); undefined when neither is configured. Once read,
@@ -67,14 +92,25 @@ export interface SecretCaching {
  * asking again. One read at a time.
  */
 export function secretLoader(
-  source: { value?: string | undefined; secretArn?: string | undefined },
-  readSecret: (secretArn: string) => Promise<string> = getSecretString,
+  source: SecretSource<string>,
+  readSecret?: (secretArn: string) => Promise<string>,
+  caching?: Partial<SecretCaching>,
+): () => Promise<string | undefined>;
+/** A loader of another form of the secret (`getCurrentAndPreviousStrings`), given directly in that form. */
+export function secretLoader<T>(
+  source: SecretSource<T>,
+  readSecret: (secretArn: string) => Promise<T>,
+  caching?: Partial<SecretCaching>,
+): () => Promise<T | undefined>;
+export function secretLoader<T>(
+  source: SecretSource<T>,
+  readSecret: (secretArn: string) => Promise<T> = getSecretString as unknown as (secretArn: string) => Promise<T>,
   { maxAgeMs = Number.POSITIVE_INFINITY, retryAfterMs = 0, logAs }: Partial<SecretCaching> = {},
-): () => Promise<string | undefined> {
-  let good: { value: string | undefined; at: number } | undefined;
+): () => Promise<T | undefined> {
+  let good: { value: T | undefined; at: number } | undefined;
   let failed: { error: unknown; at: number } | undefined;
-  let reading: Promise<string | undefined> | undefined;
-  const read = async (): Promise<string | undefined> => {
+  let reading: Promise<T | undefined> | undefined;
+  const read = async (): Promise<T | undefined> => {
     if (source.value !== undefined) return source.value;
     if (source.secretArn === undefined) return undefined;
     try {
@@ -84,7 +120,7 @@ export function secretLoader(
       throw err;
     }
   };
-  const readAgain = (): Promise<string | undefined> => {
+  const readAgain = (): Promise<T | undefined> => {
     reading ??= read().then(
       (value) => {
         good = { value, at: Date.now() };

@@ -28,7 +28,8 @@ function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
 export interface CredentialPorts {
   signing: () => Promise<SigningMaterial>;
   externalKeySet: (issuer: ExternalIssuer) => ExternalKeySet;
-  originSecret: () => Promise<string | undefined>;
+  /** The console distribution's origin secret: its current value and, after a re-key, its previous. */
+  originSecret: () => Promise<readonly string[] | undefined>;
 }
 
 /** What authentication uses: API keys, and the users and tenants an external identity maps to. */

@@ -32,21 +32,22 @@ const isAddress = (text: string): boolean => ipaddr.IPv4.isValidFourPartDecimal(
 /**
  * The client's network (`clientNetwork`): the viewer's address that the console's CloudFront
  * distribution reports, when the request carries the distribution's origin secret, and otherwise the
- * address API Gateway saw. `originSecret` is undefined where no distribution is deployed (locally).
- * While the secret cannot be read (before any value was), the address API Gateway saw counts: the
- * edge's, shared by more clients, so stricter, never looser.
+ * address API Gateway saw. `originSecrets` are the secret's values the distribution may send: its
+ * current one and, while a re-key reaches the distribution, its previous one; undefined where no
+ * distribution is deployed (locally). While the secret cannot be read (before any value was), the
+ * address API Gateway saw counts: the edge's, shared by more clients, so stricter, never looser.
  */
-export async function clientAddress(event: APIGatewayProxyEventV2, originSecret: () => Promise<string | undefined>): Promise<string> {
+export async function clientAddress(event: APIGatewayProxyEventV2, originSecrets: () => Promise<readonly string[] | undefined>): Promise<string> {
   const viewer = event.headers[VIEWER_ADDRESS_HEADER];
   const presented = event.headers[ORIGIN_SECRET_HEADER];
   const seen = clientNetwork(event.requestContext.http.sourceIp);
   if (viewer === undefined || presented === undefined || !isAddress(viewer)) return seen;
-  let secret: string | undefined;
+  let secrets: readonly string[] | undefined;
   try {
-    secret = await originSecret();
+    secrets = await originSecrets();
   } catch {
     // The loader has logged why (secretLoader's logAs).
     return seen;
   }
-  return secret !== undefined && constantTimeEqual(presented, secret) ? clientNetwork(viewer) : seen;
+  return secrets?.some((secret) => constantTimeEqual(presented, secret)) ? clientNetwork(viewer) : seen;
 }

@@ -1,4 +1,4 @@
-import { type SecretCaching, secretLoader } from '../adapters/secrets-manager.ts';
+import { getCurrentAndPreviousStrings, type SecretCaching, secretLoader } from '../adapters/secrets-manager.ts';
 import { remoteKeySets, signingMaterialLoader } from '../adapters/signing.ts';
 import { config } from '../config.ts';
 import type { Store } from '../domain/store.ts';
@@ -37,7 +37,12 @@ export function routePorts<K extends keyof Store = never, E extends object = obj
   const credentials: Adapters<CredentialPorts> = {
     signing: () => signingMaterialLoader({ seed: config.signingSeed, secretArn: config.signingSeedSecretArn }),
     externalKeySet: remoteKeySets,
-    originSecret: () => secretLoader({ value: config.originSecret, secretArn: config.originSecretArn }, undefined, ORIGIN_SECRET_CACHING),
+    originSecret: () =>
+      secretLoader(
+        { value: config.originSecret === undefined ? undefined : [config.originSecret], secretArn: config.originSecretArn },
+        getCurrentAndPreviousStrings,
+        ORIGIN_SECRET_CACHING,
+      ),
   };
   return portsOf(
     { ...GUARD_REPOSITORIES, ...repositories } as Repositories<K | GuardRepository>,

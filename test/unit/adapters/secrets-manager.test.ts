@@ -9,7 +9,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
-import { getSecretString, SecretValueError, secretLoader } from '#shared/adapters/secrets-manager.ts';
+import { getCurrentAndPreviousStrings, getSecretString, SecretValueError, secretLoader } from '#shared/adapters/secrets-manager.ts';
 import { signingMaterialLoader } from '#shared/adapters/signing.ts';
 import { ServiceUnavailableError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -38,6 +38,28 @@ describe('Secrets Manager (GetSecretValue)', () => {
     expect(secrets).not.toHaveReceivedAnyCommand();
     secrets.on(GetSecretValueCommand).resolves({ SecretBinary: new Uint8Array([1]) });
     await expect(getSecretString(ARN)).rejects.toBeInstanceOf(SecretValueError);
+  });
+});
+
+describe("a secret's current and previous values (the origin secret, re-keyed while its distribution still sends the old one)", () => {
+  const previousStage = { SecretId: ARN, VersionStage: 'AWSPREVIOUS' };
+
+  it('reads both stages, and only the current one when the secret was never re-keyed', async () => {
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({ SecretString: 'new-value' });
+    secrets.on(GetSecretValueCommand, previousStage).resolves({ SecretString: 'old-value' });
+    expect(await getCurrentAndPreviousStrings(ARN)).toEqual(['new-value', 'old-value']);
+    expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, previousStage);
+    secrets.on(GetSecretValueCommand, previousStage).rejects(new ResourceNotFoundException({ message: 'no AWSPREVIOUS version', ...metadata }));
+    expect(await getCurrentAndPreviousStrings(ARN)).toEqual(['new-value']);
+  });
+
+  it('fails the whole read when the previous stage cannot be read for another reason, so the loader keeps what it holds', async () => {
+    const outage = new InternalServiceError({ message: 'internal', ...metadata });
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({ SecretString: 'new-value' });
+    secrets.on(GetSecretValueCommand, previousStage).rejects(outage);
+    await expect(getCurrentAndPreviousStrings(ARN)).rejects.toBe(outage);
+    await expect(secretLoader({ secretArn: ARN }, getCurrentAndPreviousStrings)()).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(await secretLoader({ value: ['given'], secretArn: ARN }, getCurrentAndPreviousStrings)()).toEqual(['given']);
   });
 });
 

@@ -17,13 +17,22 @@ describe('the client a per-client limit counts', () => {
   });
 
   it("is the viewer the console's distribution reports, when the request carries the distribution's secret", async () => {
-    const secret = async () => SECRET;
+    const secret = async () => [SECRET];
     expect(await clientAddress(fromEdge({ [VIEWER_ADDRESS_HEADER]: '198.51.100.20', [ORIGIN_SECRET_HEADER]: SECRET }), secret)).toBe('198.51.100.20');
     expect(await clientAddress(fromEdge({ [VIEWER_ADDRESS_HEADER]: '2001:db8:a:b::9', [ORIGIN_SECRET_HEADER]: SECRET }), secret)).toBe('2001:db8:a:b::/64');
   });
 
+  it("is the viewer too when the request carries the secret's previous value, which a distribution not yet deployed with the new one sends", async () => {
+    const PREVIOUS = 'the-distributions-previous-origin-secret-01';
+    const rekeyed = async () => [SECRET, PREVIOUS];
+    const viewer = { [VIEWER_ADDRESS_HEADER]: '198.51.100.20' };
+    expect(await clientAddress(fromEdge({ ...viewer, [ORIGIN_SECRET_HEADER]: PREVIOUS }), rekeyed)).toBe('198.51.100.20');
+    expect(await clientAddress(fromEdge({ ...viewer, [ORIGIN_SECRET_HEADER]: SECRET }), rekeyed)).toBe('198.51.100.20');
+    expect(await clientAddress(fromEdge({ ...viewer, [ORIGIN_SECRET_HEADER]: PREVIOUS }), async () => [SECRET])).toBe(EDGE);
+  });
+
   it('is the address API Gateway saw when the viewer address is not vouched for: no secret, a wrong one, none configured, or no address', async () => {
-    const secret = async () => SECRET;
+    const secret = async () => [SECRET];
     const viewer = { [VIEWER_ADDRESS_HEADER]: '198.51.100.20' };
     expect(await clientAddress(fromEdge(viewer), secret)).toBe(EDGE);
     expect(await clientAddress(fromEdge({ ...viewer, [ORIGIN_SECRET_HEADER]: `${SECRET.slice(0, -1)}x` }), secret)).toBe(EDGE);
@@ -38,7 +47,7 @@ describe('the client a per-client limit counts', () => {
   });
 
   it('is the address API Gateway saw while the secret cannot be read (the loader logs why): stricter, never looser', async () => {
-    const unreadable = async (): Promise<string | undefined> => {
+    const unreadable = async (): Promise<readonly string[] | undefined> => {
       throw new ServiceUnavailableError(5);
     };
     const request = fromEdge({ [VIEWER_ADDRESS_HEADER]: '198.51.100.20', [ORIGIN_SECRET_HEADER]: SECRET });
@@ -49,7 +58,7 @@ describe('the client a per-client limit counts', () => {
     let reads = 0;
     const secret = async () => {
       reads++;
-      return SECRET;
+      return [SECRET];
     };
     await clientAddress(httpEvent('GET', '/api/health'), secret);
     await clientAddress(fromEdge({ [ORIGIN_SECRET_HEADER]: SECRET }), secret);

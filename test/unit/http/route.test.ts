@@ -25,7 +25,7 @@ function fakePorts(keys: ApiKeyRecord[] = []) {
   const ports = {
     clock: { now: () => new Date('2026-05-01T10:00:30Z') },
     signing: async () => signing,
-    originSecret: async () => ORIGIN_SECRET,
+    originSecret: async () => [ORIGIN_SECRET],
     store: {
       rateLimits: {
         hit: async (credential: string, tier: string, windowStart: number) => {

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../domain/concurrency.ts';
 import type { Order, PageInput, Total } from '../domain/paging/page.ts';
 import { backoff } from '../domain/retry.ts';
-import type { LargeSession, SessionQuery, SessionRecord, SessionsRepository, SessionTrace, SessionTraceQuery } from '../domain/sessions/ports.ts';
+import type { LargeSession, SessionQuery, SessionRecord, SessionsRepository, SessionTrace, SessionTraceQuery, StoredSession } from '../domain/sessions/ports.ts';
 import {
   LARGE_SESSION_TRACES,
   listingOf,
@@ -260,11 +260,6 @@ export function sessionsRepository(db: Db): SessionsRepository {
     };
   }
 
-  async function getRecord(tenantId: string, sessionId: string): Promise<SessionRecord | undefined> {
-    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.session(tenantId, sessionId) }));
-    return Item ? stripKeys<SessionRecord>(Item) : undefined;
-  }
-
   /**
    * Recomputes the session's figures, or answers it as large (see `readSession`). Its index entry,
    * when it needs writing, is written here (on the condition that it is not newer) or, with
@@ -483,10 +478,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
       await refreshInTurn(tenantId, sessionId, { whole: true });
     },
 
-    get: (tenantId: string, sessionId: string) => getRecord(tenantId, sessionId),
-
     /** The figures and the refresh note sort next to each other, before the traces: one query reads both. */
-    async getWithRefreshDue(tenantId: string, sessionId: string): Promise<{ record: SessionRecord; refreshDueAtMs?: number } | undefined> {
+    async get(tenantId: string, sessionId: string): Promise<StoredSession | undefined> {
       const note = keys.sessionRefreshNote(tenantId, sessionId);
       const figures = keys.session(tenantId, sessionId);
       const { Items = [] } = await doc.send(
@@ -499,7 +492,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
       const record = Items.find((item) => item['SK'] === figures.SK);
       if (!record) return undefined;
       const dueAtMs = Items.find((item) => item['SK'] === note.SK)?.['dueAtMs'];
-      return { record: stripKeys<SessionRecord>(record), ...(dueAtMs !== undefined ? { refreshDueAtMs: Number(dueAtMs) } : {}) };
+      return { ...stripKeys<SessionRecord>(record), ...(dueAtMs !== undefined ? { refreshDueAtMs: Number(dueAtMs) } : {}) };
     },
 
     /** One page of sessions, most recently started first, with their figures. */

@@ -15,6 +15,7 @@ import {
 import type { SQSEvent } from 'aws-lambda';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '#shared/adapters/clock.ts';
 import { randomIds } from '#shared/adapters/ids.ts';
 import { noMetricsSink } from '#shared/adapters/metrics-sink.ts';
 import { catalog, queueUrlEnv } from '#shared/catalog.ts';
@@ -28,6 +29,7 @@ import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts'
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import { getSession, listSessions } from '#shared/domain/sessions/queries.ts';
+import { listTraces } from '#shared/domain/spans/queries.ts';
 import { LARGE_SESSION_TRACES, REFRESH_OVERDUE_AFTER_MS, refreshDelaySeconds } from '#shared/domain/sessions/sessions.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
 import { TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
@@ -585,9 +587,20 @@ describe('the ingest worker under faults (dynalite)', () => {
       expect(await readSession()).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 1, figuresRefreshDueAt: new Date(dueAtMs).toISOString() });
       expect(await readSession(dueAtMs + REFRESH_OVERDUE_AFTER_MS)).toMatchObject({ figuresRefreshDueAt: new Date(dueAtMs).toISOString() });
       expect(await readSession(dueAtMs + REFRESH_OVERDUE_AFTER_MS + 1)).toMatchObject({ figuresRefreshDueAt: null });
+      // Its lists' totals, the figures' count, say they may be short while the refresh is queued, however late.
+      const totals = async () => {
+        const page = { limit: 1, skip: 0 };
+        const [view, list] = await Promise.all([
+          getSession(store, tenantId, 'big', page, dueAtMs + REFRESH_OVERDUE_AFTER_MS + 1),
+          listTraces(store, systemClock, tenantId, { sessionId: 'big' } as Parameters<typeof listTraces>[3], page),
+        ]);
+        return [view, list].map(({ total, totalExact }) => ({ total, totalExact }));
+      };
+      expect(await totals()).toEqual(Array(2).fill({ total: LARGE_SESSION_TRACES + 1, totalExact: false }));
 
       await deliver(sent);
       expect(await readSession()).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 3, figuresRefreshDueAt: null });
+      expect(await totals()).toEqual(Array(2).fill({ total: LARGE_SESSION_TRACES + 3, totalExact: true }));
       expect(await store.sessions.get(tenantId, 'big')).toMatchObject({
         traceCount: LARGE_SESSION_TRACES + 3,
         firstSeenMs: T0 + 1000,

@@ -8,6 +8,15 @@ export interface SessionRecord extends SessionFigures {
   version: number;
 }
 
+/**
+ * A session's figures, with when the refresh queued for a large session is due (its note's
+ * `dueAtMs`, absent when none is queued): until it runs, the traces stored since its figures were
+ * computed are listed but not counted.
+ */
+export interface StoredSession extends SessionRecord {
+  refreshDueAtMs?: number;
+}
+
 /** The session filters of a list: its agent or user, when it started. */
 export interface SessionQuery {
   agentId?: string;
@@ -82,13 +91,7 @@ export interface SessionsRepository {
    * the copy its mover wrote may have gone with it, and is written again from the summary.
    */
   removeMovedTrace(tenantId: string, sessionId: string, traceId: string): Promise<void>;
-  get(tenantId: string, sessionId: string): Promise<SessionRecord | undefined>;
-  /**
-   * The session's figures, with when the queued refresh of a large session is due (its note's
-   * `dueAtMs`, absent when none is queued): until it runs, the traces stored since its figures were
-   * computed are listed but not counted.
-   */
-  getWithRefreshDue(tenantId: string, sessionId: string): Promise<{ record: SessionRecord; refreshDueAtMs?: number } | undefined>;
+  get(tenantId: string, sessionId: string): Promise<StoredSession | undefined>;
   /** One page of sessions, most recently started first, with their figures. */
   page(tenantId: string, q: SessionQuery, page: PageInput): Promise<ReadPage<SessionRecord>>;
   count(tenantId: string, q: SessionQuery): Promise<Total>;

@@ -5,7 +5,7 @@ import type { PageInput } from '../paging/page.ts';
 import { assertAgent } from '../spans/queries.ts';
 import { traceView } from '../spans/views.ts';
 import type { Store } from '../store.ts';
-import { recountDue, sessionView, traceConversation } from './sessions.ts';
+import { recountDue, sessionTraceTotal, sessionView, traceConversation } from './sessions.ts';
 
 /** How many traces' spans a session page reads at once (for their inputs and outputs). */
 const SPAN_READS_AT_ONCE = 16;
@@ -22,19 +22,19 @@ export async function listSessions(store: Pick<Store, 'agents' | 'sessions'>, te
  * for a large session whose recount is queued, when it is due (`figuresRefreshDueAt`).
  */
 export async function getSession(store: Pick<Store, 'sessions' | 'traces'>, tenantId: string, sessionId: string, page: PageInput, nowMs: number) {
-  const [found, result] = await Promise.all([
-    store.sessions.getWithRefreshDue(tenantId, sessionId),
+  const [session, result] = await Promise.all([
+    store.sessions.get(tenantId, sessionId),
     store.sessions.tracesPage(tenantId, sessionId, {}, page, 'oldest-first'),
   ]);
-  if (!found) throw new NotFoundError('Session');
-  const { record: session, refreshDueAtMs } = found;
+  if (!session) throw new NotFoundError('Session');
   const traces = [];
   for (let i = 0; i < result.items.length; i += SPAN_READS_AT_ONCE) {
     const batch = result.items.slice(i, i + SPAN_READS_AT_ONCE);
     const spans = await Promise.all(batch.map((t) => store.traces.spansOf(tenantId, t.traceId, false)));
     traces.push(...batch.map((t, j) => ({ ...traceView(t), ...traceConversation(spans[j]!) })));
   }
-  const due = recountDue(refreshDueAtMs, nowMs);
+  const due = recountDue(session.refreshDueAtMs, nowMs);
   const figuresRefreshDueAt = due === null ? null : new Date(due).toISOString();
-  return { ...result, total: session.traceCount, totalExact: true, data: { ...sessionView(session), figuresRefreshDueAt, traces } };
+  const total = sessionTraceTotal(session);
+  return { ...result, total: total.count, totalExact: total.exact, data: { ...sessionView(session), figuresRefreshDueAt, traces } };
 }

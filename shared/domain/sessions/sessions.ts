@@ -1,4 +1,5 @@
 import { truncateText } from '../ingest/messages.ts';
+import type { Total } from '../paging/page.ts';
 import { roundCost } from '../pricing/estimate.ts';
 import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
 
@@ -110,6 +111,15 @@ export const REFRESH_OVERDUE_AFTER_MS = 5 * 180_000;
 /** The due time a reader is told for a refresh noted as due at `dueAtMs`, or null (none, or none still coming). */
 export const recountDue = (dueAtMs: number | undefined, nowMs: number): number | null =>
   dueAtMs !== undefined && nowMs <= dueAtMs + REFRESH_OVERDUE_AFTER_MS ? dueAtMs : null;
+
+/**
+ * A session's trace count as the total of a list of its traces: exact unless a refresh is queued, in
+ * which case the traces stored since its figures were computed are listed but not yet counted.
+ */
+export const sessionTraceTotal = (session: SessionFigures & { refreshDueAtMs?: number }): Total => ({
+  count: session.traceCount,
+  exact: session.refreshDueAtMs === undefined,
+});
 
 export const listingOf = (f: SessionFigures): SessionListing => ({ firstSeenMs: f.firstSeenMs, agentId: f.agentId, userId: f.userId });
 

@@ -9,6 +9,7 @@ import { NotFoundError } from '../errors.ts';
 import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
 import { LONGEST_RETENTION_DAYS } from '../plans/plans.ts';
 import type { Clock } from '../ports.ts';
+import { sessionTraceTotal } from '../sessions/sessions.ts';
 import type { Store } from '../store.ts';
 import { type CountAhead, type CountPlan, countAhead, countByPlan, rememberPlan, samePlan } from './count-ahead.ts';
 import { hasFreeFilters, type TraceQuery, traceState } from './ports.ts';
@@ -288,7 +289,10 @@ async function traceTotal(
   return { count: totals.reduce((sum, t) => sum + t.count, 0), exact: totals.every((t) => t.exact) };
 }
 
-/** A session's traces (its contributions hold their summaries), a page in start order; the total is the session's trace count when nothing else narrows it. */
+/**
+ * A session's traces (its contributions hold their summaries), a page in start order; the total is
+ * the session's trace count when nothing else narrows it, inexact while a large session's refresh is queued.
+ */
 async function sessionTraces(store: ReadStore<'sessions'>, tenantId: string, sessionId: string, q: TraceListQuery, page: PageInput, order: Order) {
   const filters = traceFilters(q);
   const narrowed = Object.entries(filters).some(([, v]) => v !== undefined);
@@ -297,7 +301,7 @@ async function sessionTraces(store: ReadStore<'sessions'>, tenantId: string, ses
     narrowed ? store.sessions.countTraces(tenantId, sessionId, filters) : undefined,
     narrowed ? undefined : store.sessions.get(tenantId, sessionId),
   ]);
-  const count = total ?? { count: session?.traceCount ?? 0, exact: true };
+  const count = total ?? (session ? sessionTraceTotal(session) : { count: 0, exact: true });
   return { ...result, items: result.items.map(traceView), total: count.count, totalExact: count.exact };
 }
 

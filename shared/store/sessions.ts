@@ -3,7 +3,15 @@ import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk
 import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../domain/concurrency.ts';
 import type { Order, PageInput, Total } from '../domain/paging/page.ts';
 import { backoff } from '../domain/retry.ts';
-import type { LargeSession, SessionQuery, SessionRecord, SessionsRepository, SessionTrace, SessionTraceQuery, StoredSession } from '../domain/sessions/ports.ts';
+import type {
+  LargeSession,
+  SessionQuery,
+  SessionRecord,
+  SessionsRepository,
+  SessionTrace,
+  SessionTraceQuery,
+  StoredSession,
+} from '../domain/sessions/ports.ts';
 import {
   LARGE_SESSION_TRACES,
   listingOf,

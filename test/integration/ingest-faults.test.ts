@@ -29,9 +29,9 @@ import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts'
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import { getSession, listSessions } from '#shared/domain/sessions/queries.ts';
-import { listTraces } from '#shared/domain/spans/queries.ts';
 import { LARGE_SESSION_TRACES, REFRESH_OVERDUE_AFTER_MS, refreshDelaySeconds } from '#shared/domain/sessions/sessions.ts';
 import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
+import { listTraces } from '#shared/domain/spans/queries.ts';
 import { TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { metrics } from '#shared/observability/metrics.ts';

@@ -329,6 +329,11 @@ describe('sessions', () => {
       await notice
         .getByText(/^The figures are recounted at .+: the traces stored since the last count \(usually the conversation's last ones\) are not in them yet\.$/)
         .waitFor();
+      // Its traces' total is the figures' count, which may be short until the recount.
+      await page
+        .getByText(/\bat least \d+ traces\b/)
+        .first()
+        .waitFor();
       await expectAccessible(page, 'a session waiting for its recount');
     });
     await noted(Date.now() - 60_000, async () => {
@@ -340,6 +345,7 @@ describe('sessions', () => {
     await page.reload();
     await page.getByTestId('session-figures').getByText(SESSION_USER).waitFor();
     expect(await notice.count(), 'no recount queued').toBe(0);
+    expect(await page.getByText(/\bat least \d+ traces\b/).count(), 'an exact total').toBe(0);
 
     // Due in a moment: the page reads the session again then, and the line goes once the recount has run.
     const dueAtMs = Date.now() + 5_000;

@@ -157,6 +157,30 @@ describe('the ingest worker under faults (dynalite)', () => {
     expect(await store.agents.list(tenantId)).toHaveLength(1);
   });
 
+  it("moves a trace's session copy to its new start when a batch that started earlier sends its span again with another start", async () => {
+    // The stored summary's revision is the later batch's time; the earlier batch's spans carry its own.
+    const tenantId = await newTenant();
+    const storeAt = (nowMs: number, startTimeMs: number) =>
+      ingestHandler(() => ({ ...portsWith(store), clock: { now: () => new Date(nowMs) } }))(
+        sqsEvent(
+          toIngestMessages(tenantId, T0, {
+            spans: [span('resent', 'root', null, { sessionId: 'conv', startTimeMs, endTimeMs: T0 + 9000 })],
+            signals: [],
+            logs: [],
+          }),
+        ),
+        lambdaContext,
+      );
+    const later = Date.now();
+    expect((await storeAt(later, T0 + 1000)).batchItemFailures).toEqual([]);
+    expect((await storeAt(later - 5000, T0)).batchItemFailures).toEqual([]);
+
+    expect(await store.traces.getSummary(tenantId, 'resent')).toMatchObject({ startTimeMs: T0 });
+    const listed = await store.sessions.tracesPage(tenantId, 'conv', {}, { limit: 50, skip: 0 }, 'oldest-first');
+    expect(listed.items.map((t) => [t.traceId, t.startTimeMs])).toEqual([['resent', T0]]);
+    expect(await store.sessions.get(tenantId, 'conv')).toMatchObject({ traceCount: 1, firstSeenMs: T0 });
+  });
+
   describe('a trace whose earlier span names another session', () => {
     const child = span('moving', 'child', 'root', { sessionId: 's-late', startTimeMs: T0 + 5000, endTimeMs: T0 + 6000 });
     const root = span('moving', 'root', null, { sessionId: 's-early', startTimeMs: T0, endTimeMs: T0 + 7000 });

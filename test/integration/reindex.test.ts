@@ -56,7 +56,8 @@ describe('re-indexing items written before the bounded-lists layout', () => {
         userId: 'user-old',
       }));
       await store.traces.putSpans(tenantId, spans, EXPIRES, 500);
-      await store.traces.putSummary(tenantId, summarizeTrace(spans), 500, EXPIRES);
+      // The first summary's revision is past its spans' write time, as a worker writes one over a later batch's.
+      await store.traces.putSummary(tenantId, summarizeTrace(spans), i === 0 ? 900 : 500, EXPIRES);
       await asWrittenBefore(
         keys.traceSummary(tenantId, traceId),
         { GSI2PK: `TENANT#${tenantId}#AGENT#agt_old#TRACES`, GSI2SK: timeSortKey(T0 + i * 1000, traceId) },

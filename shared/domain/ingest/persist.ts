@@ -293,7 +293,13 @@ async function summarizeTraces(
       for (const span of [...arrival.groups.values()].flat()) latest.set(span.spanId, { ...span, writtenAtMs: nowMs });
       const stored = [...latest.values()];
       const spanGroups = distinct([...(earlier.get(traceId)?.groupIds ?? []), ...arrival.groups.keys()]).sort();
-      const revision = stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
+      // Past the stored summary's revision, always: spans sent again by a batch that started before
+      // the one that wrote it carry earlier write times, and a lower revision would let the copies of
+      // the trace that this summary replaces pass for newer than its own.
+      const revision = Math.max(
+        stored.reduce((max, s) => Math.max(max, s.writtenAtMs), 0),
+        (storedSummary?.revision ?? 0) + 1,
+      );
       const summary = summarizeTrace(stored, storedSummary?.summary.closedAtMs ?? null);
       const unchanged =
         storedSummary?.version !== undefined && isDeepStrictEqual(storedSummary.spanGroups, spanGroups) && isDeepStrictEqual(storedSummary.summary, summary);

@@ -52,7 +52,11 @@ async function rewrite(item: Record<string, unknown>, deps: ReindexDeps): Promis
       // Recomputed from the spans, as the worker would: new fields (tools, error types), new index entries, its session, its agent's lastSeenAt.
       const spans = await deps.store.traces.spansOf(tenantId, String(item['traceId']));
       if (spans.length === 0) return;
-      const revision = spans.reduce((max, s) => Math.max(max, s.writtenAtMs), 0);
+      // The stored revision may be past its spans' write times (see summarizeTraces): the same spans rewrite it.
+      const revision = Math.max(
+        spans.reduce((max, s) => Math.max(max, s.writtenAtMs), 0),
+        Number(item['revision'] ?? 0),
+      );
       const summary = summarizeTrace(spans, (item['closedAtMs'] as number | null | undefined) ?? null);
       const storedSession = (item['sessionId'] as string | null | undefined) ?? null;
       // Moves a writer that failed before its last removal left to finish (see `recordSessions`), as

@@ -18,7 +18,7 @@ import {
   type SessionFigures,
   type SessionListing,
   type SessionTraceFigures,
-  sessionFigures,
+  sessionFiguresFold,
 } from '../domain/sessions/sessions.ts';
 import type { StoredTraceSummary } from '../domain/spans/ports.ts';
 import type { TraceSummary } from '../domain/spans/summary.ts';
@@ -32,6 +32,11 @@ import { randomToken, storedSummary, timeRangeCondition, traceFilterCondition, t
 import { inTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
+/** Reads of a session one refresh makes at most, each finding more traces with two copies (see `readSession`). */
+const MAX_PASSES = 4;
+/** Which of two copies of a trace is its latest: the higher revision, then the more spans. */
+const newer = (a: Item, b: Item) =>
+  Number(a['revision']) > Number(b['revision']) || (a['revision'] === b['revision'] && Number(a['spanCount']) > Number(b['spanCount']));
 /** The index entry's expiry is moved forward at most once a day per session, not with every trace. */
 const INDEX_EXPIRY_SLACK_SECONDS = 86_400;
 /**
@@ -75,11 +80,14 @@ const refreshProjection = {
 
 type Item = Record<string, unknown>;
 
-/** What a refresh reads of a session: its figures, what its index entry lists it under, and its traces. */
+/** What a refresh reads of a session: its figures, what its index entry lists it under, and its traces' figures. */
 interface SessionItems {
   current?: SessionRecord;
   entry?: { listing: SessionListing; expiresAt: number };
-  traces: Array<{ summary: SessionTraceFigures; expiresAt: number }>;
+  /** Its figures recomputed from its traces; undefined when it has none left. */
+  figures?: SessionFigures;
+  /** When its last trace expires. */
+  expiresAt: number;
 }
 
 /** How a refresh reads a session: whole (every trace, whatever its size), or as a worker does, stopping at a large session's first page. */
@@ -209,63 +217,95 @@ export function sessionsRepository(db: Db): SessionsRepository {
     );
 
   /**
-   * The session's items, read together with a strongly consistent query of its partition: its
-   * figures, its index entry, and its traces' contributions, the latest of each trace (older ones, of a
-   * trace whose start moved, are deleted), without the `dropped` traces, whose every copy is deleted.
-   * Unless the read is `whole`, a session whose figures count more than `LARGE_SESSION_TRACES` traces is
-   * answered as large from the first page, with the refresh queued for it.
+   * The session's items, read together with a strongly consistent query of its partition, page by
+   * page: its figures, its index entry, and its traces' figures recomputed from their contributions,
+   * the latest of each trace (older ones, of a trace whose start moved, are deleted), without the
+   * `dropped` traces, whose every copy is deleted. Unless the read is `whole`, a session whose figures
+   * count more than `LARGE_SESSION_TRACES` traces is answered as large from the first page, with the
+   * refresh queued for it.
+   *
+   * What it holds while it reads does not grow with the session's items but with its traces' ids: a
+   * pass keeps the figures so far and the ids it has seen. A trace found with more than one copy (its
+   * start moved, and the older copy is still there) is counted on the next pass, from its copies alone,
+   * which that pass keeps; each pass reads the whole partition again, so a session usually takes one.
    */
   async function readSession(tenantId: string, sessionId: string, { whole = false, dropped }: RefreshOptions): Promise<SessionItems | LargeSession> {
     const { SK: recordSk } = keys.session(tenantId, sessionId);
     const { SK: indexSk } = keys.sessionIndex(tenantId, sessionId);
     const { SK: noteSk } = keys.sessionRefreshNote(tenantId, sessionId);
-    const items: Item[] = [];
-    let ExclusiveStartKey: Item | undefined;
-    do {
-      const firstOfWorker = items.length === 0 && !whole && dropped === undefined;
-      const page = await doc.send(
-        new QueryCommand({
-          TableName,
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': keys.sessionPartition(tenantId, sessionId) },
-          ConsistentRead: true,
-          ...refreshProjection,
-          ...(firstOfWorker ? { Limit: FIRST_PAGE_ITEMS } : {}),
-          ExclusiveStartKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-      const figures = firstOfWorker && ExclusiveStartKey ? items.find((item) => item['SK'] === recordSk) : undefined;
-      if (figures && Number(figures['traceCount']) > LARGE_SESSION_TRACES) {
-        const note = items.find((item) => item['SK'] === noteSk);
-        return { sessionId, traceCount: Number(figures['traceCount']), refreshDueAtMs: note ? Number(note['dueAtMs']) : null };
+    let copied = new Set<string>();
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      const fold = sessionFiguresFold(sessionId);
+      const seen = new Set<string>();
+      const foundCopied = new Set<string>();
+      const copies = new Map<string, Item[]>();
+      const gone: Item[] = [];
+      let record: Item | undefined;
+      let entry: Item | undefined;
+      let expiresAt = 0;
+      let ExclusiveStartKey: Item | undefined;
+      let firstPage = true;
+      do {
+        const firstOfWorker = firstPage && !whole && dropped === undefined;
+        const page = await doc.send(
+          new QueryCommand({
+            TableName,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': keys.sessionPartition(tenantId, sessionId) },
+            ConsistentRead: true,
+            ...refreshProjection,
+            ...(firstOfWorker ? { Limit: FIRST_PAGE_ITEMS } : {}),
+            ExclusiveStartKey,
+          }),
+        );
+        ExclusiveStartKey = page.LastEvaluatedKey;
+        firstPage = false;
+        const items = page.Items ?? [];
+        for (const item of items) {
+          const sk = String(item['SK']);
+          if (sk === recordSk) record = item;
+          else if (sk === indexSk) entry = item;
+          if (!sk.startsWith(SESSION_TRACE_PREFIX)) continue;
+          const traceId = String(item['traceId']);
+          if (dropped?.has(traceId)) gone.push(item);
+          else if (copied.has(traceId)) copies.set(traceId, [...(copies.get(traceId) ?? []), item]);
+          else {
+            if (seen.has(traceId)) foundCopied.add(traceId);
+            seen.add(traceId);
+            fold.add(item as unknown as SessionTraceFigures);
+            expiresAt = Math.max(expiresAt, Number(item['expiresAt']));
+          }
+        }
+        if (firstOfWorker && ExclusiveStartKey && record && Number(record['traceCount']) > LARGE_SESSION_TRACES) {
+          const note = items.find((item) => item['SK'] === noteSk);
+          return { sessionId, traceCount: Number(record['traceCount']), refreshDueAtMs: note ? Number(note['dueAtMs']) : null };
+        }
+      } while (ExclusiveStartKey);
+      if (foundCopied.size > 0) {
+        copied = new Set([...copied, ...foundCopied]);
+        continue;
       }
-    } while (ExclusiveStartKey);
-    const record = items.find((item) => item['SK'] === recordSk);
-    const entry = items.find((item) => item['SK'] === indexSk);
-    const all = items.filter((item) => String(item['SK']).startsWith(SESSION_TRACE_PREFIX));
-    const isDropped = (item: Item) => dropped?.has(String(item['traceId'])) ?? false;
-    const contributions = all.filter((item) => !isDropped(item));
-    const latest = new Map<string, Item>();
-    const newer = (a: Item, b: Item) =>
-      Number(a['revision']) > Number(b['revision']) || (a['revision'] === b['revision'] && Number(a['spanCount']) > Number(b['spanCount']));
-    for (const item of contributions) {
-      const seen = latest.get(String(item['traceId']));
-      if (!seen || newer(item, seen)) latest.set(String(item['traceId']), item);
+      const stale: Item[] = [];
+      for (const traceCopies of copies.values()) {
+        const latest = traceCopies.reduce((a, b) => (newer(b, a) ? b : a));
+        stale.push(...traceCopies.filter((item) => item !== latest));
+        fold.add(latest as unknown as SessionTraceFigures);
+        expiresAt = Math.max(expiresAt, Number(latest['expiresAt']));
+      }
+      // Every copy of a dropped trace goes, whatever its start and whoever rewrites it meanwhile.
+      await Promise.all([
+        ...stale.map((item) => deleteCopy(item, { atRevision: true })),
+        ...gone.map((item) => doc.send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] } }))),
+      ]);
+      const figures = fold.result();
+      return {
+        ...(record ? { current: stripKeys<SessionRecord>(record) } : {}),
+        ...(entry ? { entry: { listing: listingOf(entry as unknown as SessionFigures), expiresAt: Number(entry['expiresAt']) } } : {}),
+        ...(figures ? { figures } : {}),
+        expiresAt,
+      };
     }
-    const stale = contributions.filter((item) => latest.get(String(item['traceId'])) !== item);
-    // Every copy of a dropped trace goes, whatever its start and whoever rewrites it meanwhile.
-    const gone = all.filter(isDropped);
-    await Promise.all([
-      ...stale.map((item) => deleteCopy(item, { atRevision: true })),
-      ...gone.map((item) => doc.send(new DeleteCommand({ TableName, Key: { PK: item['PK'], SK: item['SK'] } }))),
-    ]);
-    return {
-      ...(record ? { current: stripKeys<SessionRecord>(record) } : {}),
-      ...(entry ? { entry: { listing: listingOf(entry as unknown as SessionFigures), expiresAt: Number(entry['expiresAt']) } } : {}),
-      traces: [...latest.values()].map((item) => ({ summary: stripKeys<SessionTraceFigures>(item), expiresAt: Number(item['expiresAt']) })),
-    };
+    throw new Error(`session ${sessionId} of tenant ${tenantId} kept gaining copies of its traces for ${MAX_PASSES} reads`);
   }
 
   /**
@@ -281,24 +321,19 @@ export function sessionsRepository(db: Db): SessionsRepository {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 0) await backoff(attempt);
       const read = await readSession(tenantId, sessionId, options);
-      if (!('traces' in read)) return { large: read };
-      const { current, entry, traces } = read;
+      if ('traceCount' in read) return { large: read };
+      const { current, entry, figures, expiresAt } = read;
       const version = (current?.version ?? 0) + 1;
       const versionCondition = current
         ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } }
         : { ConditionExpression: 'attribute_not_exists(PK)' };
       try {
-        if (traces.length === 0) {
+        if (!figures) {
           if (!current && !entry) return undefined;
           if (current) await doc.send(new DeleteCommand({ TableName, Key: keys.session(tenantId, sessionId), ...versionCondition }));
           await doc.send(new DeleteCommand({ TableName, Key: keys.sessionIndex(tenantId, sessionId) }));
           return undefined;
         }
-        const figures = sessionFigures(
-          sessionId,
-          traces.map((t) => t.summary),
-        );
-        const expiresAt = Math.max(...traces.map((t) => t.expiresAt));
         // A redelivered message changes nothing: no write, unless the index entry is behind.
         const unchanged = current !== undefined && sameFigures(current, figures);
         if (!unchanged) await doc.send(new PutCommand({ TableName, Item: sessionItem(tenantId, { ...figures, version }, expiresAt), ...versionCondition }));

@@ -8,6 +8,7 @@ import { otlpDecodeScenario } from './otlp-decode/scenario.ts';
 import { readsScenario } from './reads/scenario.ts';
 import type { Scenario } from './scenario.ts';
 import { searchScenario } from './search/scenario.ts';
+import { sessionRecountScenario } from './sessions/recount.ts';
 import { sessionsScenario } from './sessions/scenario.ts';
 
 /** Every scenario `npm run bench` knows, in the order a run without `--scenario` runs them. */
@@ -22,4 +23,5 @@ export const scenarios: readonly Scenario[] = [
   memoryScenario,
   searchScenario,
   sessionsScenario,
+  sessionRecountScenario,
 ];

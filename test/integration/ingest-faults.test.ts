@@ -39,7 +39,7 @@ import { agentsRepository } from '#shared/store/agents.ts';
 import { batchGet, batchWrite, putRequests } from '#shared/store/batch.ts';
 import { createDb, type Db } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
-import { sessionsRepository } from '#shared/store/sessions.ts';
+import { sessionsRepository, sessionTraceItem } from '#shared/store/sessions.ts';
 import { type IngestPorts, ingestHandler } from '../../functions/workers/ingest.ts';
 import { startStore } from '../support/dynamo.ts';
 import { lambdaContext } from '../support/http-event.ts';
@@ -588,6 +588,29 @@ describe('the ingest worker under faults (dynalite)', () => {
       } as unknown as Db;
       return { reads, ports: { ...store, sessions: sessionsRepository(counted) } };
     };
+
+    it('is recounted in one read of its partition, and in two when a trace has a copy at an old start', async () => {
+      const tenantId = await newTenant();
+      await ingest(tenantId, turns(1, LARGE_SESSION_TRACES + 1), []);
+      const { reads, ports } = countingReads();
+      await ports.sessions.refreshQueued(tenantId, 'big', Date.now());
+      // Its figures, its index entry and its traces.
+      expect(reads.items).toBe(LARGE_SESSION_TRACES + 3);
+
+      // A copy of the first turn left at a start it no longer has (a worker that failed before deleting it).
+      const first = (await store.traces.summaries(tenantId, ['big-1'])).get('big-1')!;
+      const stale = sessionTraceItem(tenantId, { ...first.summary, sessionId: 'big', startTimeMs: T0 + 500 }, first.revision - 1, first.expiresAt);
+      await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...stale, writeId: 'stale' } }));
+      reads.items = 0;
+      await ports.sessions.refreshQueued(tenantId, 'big', Date.now());
+      expect(reads.items).toBe(2 * (LARGE_SESSION_TRACES + 4));
+      expect(await store.sessions.get(tenantId, 'big')).toMatchObject({ traceCount: LARGE_SESSION_TRACES + 1, firstSeenMs: T0 + 1000 });
+      const listed = await store.sessions.tracesPage(tenantId, 'big', {}, { limit: 2, skip: 0 }, 'oldest-first');
+      expect(listed.items.map((t) => [t.traceId, t.startTimeMs])).toEqual([
+        ['big-1', T0 + 1000],
+        ['big-2', T0 + 2000],
+      ]);
+    });
 
     it('has its figures recomputed once, by a refresh queued with a delay, for every trace stored meanwhile', async () => {
       const tenantId = await newTenant();

@@ -41,32 +41,64 @@ export type SessionTraceFigures = Pick<
   'traceId' | 'startTimeMs' | 'endTimeMs' | 'agentId' | 'agentName' | 'userId' | 'status' | 'inputTokens' | 'outputTokens' | 'cost'
 >;
 
-const firstNamed = <K extends 'agentId' | 'userId'>(traces: readonly SessionTraceFigures[], field: K) => traces.find((t) => t[field] !== null);
+/** Whether trace `a` comes before `b` in a session: by start, then by id (the order its copies are kept in). */
+const before = (a: SessionTraceFigures, b: SessionTraceFigures) => a.startTimeMs < b.startTimeMs || (a.startTimeMs === b.startTimeMs && a.traceId < b.traceId);
+
+/**
+ * A session's figures taken one trace at a time, in any order, holding only the figures so far: a
+ * session's recount reads its traces page by page, whatever its size. `result` is undefined until a
+ * trace was added.
+ */
+export function sessionFiguresFold(sessionId: string) {
+  let first: SessionTraceFigures | undefined;
+  let withAgent: SessionTraceFigures | undefined;
+  let withUser: SessionTraceFigures | undefined;
+  let lastSeenMs = Number.NEGATIVE_INFINITY;
+  let traceCount = 0;
+  let errorCount = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let cost = 0;
+  return {
+    add(trace: SessionTraceFigures): void {
+      if (!first || before(trace, first)) first = trace;
+      if (trace.agentId !== null && (!withAgent || before(trace, withAgent))) withAgent = trace;
+      if (trace.userId !== null && (!withUser || before(trace, withUser))) withUser = trace;
+      lastSeenMs = Math.max(lastSeenMs, trace.endTimeMs ?? trace.startTimeMs);
+      traceCount++;
+      if (trace.status === 'error') errorCount++;
+      inputTokens += trace.inputTokens;
+      outputTokens += trace.outputTokens;
+      cost += trace.cost;
+    },
+    result(): SessionFigures | undefined {
+      if (!first) return undefined;
+      return {
+        sessionId,
+        agentId: withAgent?.agentId ?? null,
+        agentName: withAgent?.agentName ?? null,
+        userId: withUser?.userId ?? null,
+        firstSeenMs: first.startTimeMs,
+        lastSeenMs,
+        traceCount,
+        errorCount,
+        inputTokens,
+        outputTokens,
+        totalTokens: inputTokens + outputTokens,
+        cost: roundCost(cost),
+        durationMs: lastSeenMs - first.startTimeMs,
+      };
+    },
+  };
+}
 
 export function sessionFigures(sessionId: string, traces: readonly SessionTraceFigures[]): SessionFigures {
-  if (traces.length === 0) throw new Error('a session needs at least one trace');
-  const ordered = [...traces].sort((a, b) => a.startTimeMs - b.startTimeMs || (a.traceId < b.traceId ? -1 : 1));
-  const sum = (pick: (t: SessionTraceFigures) => number) => ordered.reduce((total, t) => total + pick(t), 0);
-  const firstSeenMs = ordered[0]!.startTimeMs;
-  const lastSeenMs = Math.max(...ordered.map((t) => t.endTimeMs ?? t.startTimeMs));
-  const withAgent = firstNamed(ordered, 'agentId');
-  const inputTokens = sum((t) => t.inputTokens);
-  const outputTokens = sum((t) => t.outputTokens);
-  return {
-    sessionId,
-    agentId: withAgent?.agentId ?? null,
-    agentName: withAgent?.agentName ?? null,
-    userId: firstNamed(ordered, 'userId')?.userId ?? null,
-    firstSeenMs,
-    lastSeenMs,
-    traceCount: ordered.length,
-    errorCount: ordered.filter((t) => t.status === 'error').length,
-    inputTokens,
-    outputTokens,
-    totalTokens: inputTokens + outputTokens,
-    cost: roundCost(sum((t) => t.cost)),
-    durationMs: lastSeenMs - firstSeenMs,
-  };
+  const fold = sessionFiguresFold(sessionId);
+  // In session order, as a recount reads them, so that the cost is summed in the same order.
+  for (const trace of [...traces].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))) fold.add(trace);
+  const figures = fold.result();
+  if (!figures) throw new Error('a session needs at least one trace');
+  return figures;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   refreshDelaySeconds,
   SESSION_TEXT_CHARS,
   sessionFigures,
+  sessionFiguresFold,
   traceConversation,
 } from '#shared/domain/sessions/sessions.ts';
 import { llm, spansOf } from '../../fixtures/judge/build.ts';
@@ -60,6 +61,21 @@ describe('session figures', () => {
       durationMs: 90_000,
     });
     expect(sessionFigures('s', [...traces].reverse())).toEqual(figures);
+
+    // Taken one at a time, as a recount reads them page by page, in whatever order they come.
+    for (const order of [traces, [...traces].reverse(), [traces[2]!, traces[0]!, traces[1]!]]) {
+      const fold = sessionFiguresFold('s');
+      for (const trace of order) fold.add(trace);
+      expect(fold.result()).toEqual(figures);
+    }
+    expect(sessionFiguresFold('s').result()).toBeUndefined();
+  });
+
+  it('take, of traces that start together, the agent and user of the one first by id', () => {
+    const tied = ['y', 'x'].map((traceId) => traceSummary({ traceId, startTimeMs: T0, agentId: `agt_${traceId}`, userId: `u-${traceId}` }));
+    const fold = sessionFiguresFold('s');
+    for (const trace of tied) fold.add(trace);
+    expect(fold.result()).toMatchObject({ agentId: 'agt_x', userId: 'u-x' });
   });
 });
 

@@ -157,6 +157,16 @@ describe('the ingest worker under faults (dynalite)', () => {
     expect(await store.agents.list(tenantId)).toHaveLength(1);
   });
 
+  it('stores a trace and a session whose costs add up past 2^53, each span within it, holding the sums at the limit', async () => {
+    const tenantId = await newTenant();
+    const costly = (traceId: string, spanId: string) => span(traceId, spanId, spanId === 'root' ? null : 'root', { sessionId: 'costly', cost: 5e15 });
+    const spans = [span('c1', 'root', null, { sessionId: 'costly' }), costly('c1', 'model-1'), costly('c1', 'model-2'), costly('c2', 'root')];
+    const message = toIngestMessages(tenantId, T0, { spans, signals: [], logs: [] });
+    expect((await ingestHandler(() => portsWith(store))(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]);
+    expect(await store.traces.getSummary(tenantId, 'c1')).toMatchObject({ spanCount: 3, cost: Number.MAX_SAFE_INTEGER });
+    expect(await store.sessions.get(tenantId, 'costly')).toMatchObject({ traceCount: 2, cost: Number.MAX_SAFE_INTEGER });
+  });
+
   it("moves a trace's session copy to its new start when a batch that started earlier sends its span again with another start", async () => {
     // The stored summary's revision is the later batch's time; the earlier batch's spans carry its own.
     const tenantId = await newTenant();

@@ -1,6 +1,7 @@
 import { truncateText } from '../ingest/messages.ts';
 import type { Total } from '../paging/page.ts';
 import { roundCost } from '../pricing/estimate.ts';
+import { storableSum } from '../spans/model.ts';
 import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
 
 /**
@@ -82,10 +83,10 @@ export function sessionFiguresFold(sessionId: string) {
         lastSeenMs,
         traceCount,
         errorCount,
-        inputTokens,
-        outputTokens,
-        totalTokens: inputTokens + outputTokens,
-        cost: roundCost(cost),
+        inputTokens: storableSum(inputTokens),
+        outputTokens: storableSum(outputTokens),
+        totalTokens: storableSum(inputTokens + outputTokens),
+        cost: storableSum(roundCost(cost)),
         durationMs: lastSeenMs - first.startTimeMs,
       };
     },

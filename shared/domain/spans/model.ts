@@ -103,4 +103,12 @@ export const isTokenCount = (n: number): boolean => Number.isInteger(n) && n >= 
  */
 export const isStorableNumber = (n: number): boolean => Number.isFinite(n) && (n === 0 || (Math.abs(n) >= 1e-130 && Math.abs(n) <= Number.MAX_SAFE_INTEGER));
 
+/**
+ * A sum of accepted numbers (a trace's tokens and cost, a session's) as the store can hold it: each
+ * number is storable, but a sum of many may pass 2^53, which the SDK neither writes nor reads back as
+ * a number. It is held at the limit rather than failing, forever, the message that carries the trace
+ * (as the analytics rollups hold theirs at 2^64 nano-dollars).
+ */
+export const storableSum = (n: number): number => Math.min(n, Number.MAX_SAFE_INTEGER);
+
 export const storableOrNull = (n: number | null): number | null => (n !== null && isStorableNumber(n) ? n : null);

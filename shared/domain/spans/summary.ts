@@ -1,5 +1,5 @@
 import { roundCost } from '../pricing/estimate.ts';
-import type { CanonicalSpan } from './model.ts';
+import { type CanonicalSpan, storableSum } from './model.ts';
 
 /** A span as stored: the canonical span plus what the worker resolved. */
 export interface StoredSpan extends CanonicalSpan {
@@ -160,10 +160,10 @@ export function summarizeTrace(spans: readonly StoredSpan[], closedAtMs: number 
     durationMs: endTimeMs === null ? null : Math.max(0, endTimeMs - startTimeMs),
     spanCount: spans.length,
     errorCount,
-    inputTokens,
-    outputTokens,
-    totalTokens: inputTokens + outputTokens,
-    cost: roundCost(cost),
+    inputTokens: storableSum(inputTokens),
+    outputTokens: storableSum(outputTokens),
+    totalTokens: storableSum(inputTokens + outputTokens),
+    cost: storableSum(roundCost(cost)),
     model: models[0] ?? null,
     models,
     toolNames: distinctSorted((s) => s.toolName),

@@ -71,6 +71,16 @@ describe('session figures', () => {
     expect(sessionFiguresFold('s').result()).toBeUndefined();
   });
 
+  it('hold sums past 2^53 at the limit the store reads back', () => {
+    const costly = ['a', 'b'].map((traceId) => traceSummary({ traceId, startTimeMs: T0, cost: 5e15, inputTokens: 5e15, outputTokens: 5e15 }));
+    expect(sessionFigures('s', costly)).toMatchObject({
+      cost: Number.MAX_SAFE_INTEGER,
+      inputTokens: Number.MAX_SAFE_INTEGER,
+      outputTokens: Number.MAX_SAFE_INTEGER,
+      totalTokens: Number.MAX_SAFE_INTEGER,
+    });
+  });
+
   it('take, of traces that start together, the agent and user of the one first by id', () => {
     const tied = ['y', 'x'].map((traceId) => traceSummary({ traceId, startTimeMs: T0, agentId: `agt_${traceId}`, userId: `u-${traceId}` }));
     const fold = sessionFiguresFold('s');

@@ -100,6 +100,20 @@ describe('trace summary', () => {
     expect(summarizeTrace(spans)).toMatchObject({ inputTokens: 300, outputTokens: 80, cost: 0.01 });
   });
 
+  it('holds sums past 2^53 at the limit the store reads back, where each span is within it', () => {
+    const huge = Number.MAX_SAFE_INTEGER - 1;
+    const summary = summarizeTrace([
+      span('a', null, { cost: 5e15, inputTokens: huge, outputTokens: huge }),
+      span('b', null, { cost: 5e15, inputTokens: huge, outputTokens: 1 }),
+    ]);
+    expect(summary).toMatchObject({
+      cost: Number.MAX_SAFE_INTEGER,
+      inputTokens: Number.MAX_SAFE_INTEGER,
+      outputTokens: Number.MAX_SAFE_INTEGER,
+      totalTokens: Number.MAX_SAFE_INTEGER,
+    });
+  });
+
   it('survives a parent cycle in bad data', () => {
     const spans = [span('a', 'b', { inputTokens: 5 }), span('b', 'a', { inputTokens: 7 })];
     expect(summarizeTrace(spans).spanCount).toBe(2);

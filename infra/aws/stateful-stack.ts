@@ -98,7 +98,7 @@ export class StatefulStack extends Stack implements StatefulResources {
     Validations.of(this.originSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'CloudFront takes the value only when the distribution itself changes, so a scheduled rotation would leave it sending the old one (and the routes counting console users by the edge address); it is re-keyed by hand, by putting a new value and deploying the console stack with originSecretVersionId naming it (docs/limits-and-plans.md).',
+        'CloudFront takes the value only when the distribution itself changes, so a scheduled rotation would leave it sending an old one (which the routes accept only while it is the previous version); it is re-keyed by hand, by putting a new value and deploying the console stack with originSecretVersionId naming it (docs/limits-and-plans.md).',
     });
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

@@ -37,17 +37,18 @@ export async function getSecretString(secretArn: string, client?: SecretsManager
 
 /**
  * The secret's current value and, when it has one, its previous (the `AWSCURRENT` and `AWSPREVIOUS`
- * stages), read together: what a secret that is re-keyed while its other side still sends the old
- * value accepts. A secret never re-keyed has no previous version; any other failure fails the read.
+ * stages): what a secret that is re-keyed while its other side still sends the old value accepts. A
+ * secret never re-keyed has no previous version; any other failure fails the read. The current value
+ * is read first: a new value put between the two reads then gives the old one twice (accepted until
+ * the next read, as before the put), never the new and the one before the old, which would refuse
+ * what the other side still sends.
  */
 export async function getCurrentAndPreviousStrings(secretArn: string): Promise<readonly string[]> {
-  const [current, previous] = await Promise.all([
-    getSecretString(secretArn),
-    getSecretString(secretArn, undefined, 'AWSPREVIOUS').catch((err: unknown) => {
-      if (err instanceof ResourceNotFoundException) return undefined;
-      throw err;
-    }),
-  ]);
+  const current = await getSecretString(secretArn);
+  const previous = await getSecretString(secretArn, undefined, 'AWSPREVIOUS').catch((err: unknown) => {
+    if (err instanceof ResourceNotFoundException) return undefined;
+    throw err;
+  });
   return previous === undefined ? [current] : [current, previous];
 }
 

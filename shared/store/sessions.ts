@@ -32,8 +32,6 @@ import { randomToken, storedSummary, timeRangeCondition, traceFilterCondition, t
 import { inTurn } from './turns.ts';
 
 const MAX_ATTEMPTS = 12;
-/** Reads of a session one refresh makes at most, each finding more traces with two copies (see `readSession`). */
-const MAX_PASSES = 4;
 /** Which of two copies of a trace is its latest: the higher revision, then the more spans. */
 const newer = (a: Item, b: Item) =>
   Number(a['revision']) > Number(b['revision']) || (a['revision'] === b['revision'] && Number(a['spanCount']) > Number(b['spanCount']));
@@ -226,15 +224,17 @@ export function sessionsRepository(db: Db): SessionsRepository {
    *
    * What it holds while it reads does not grow with the session's items but with its traces' ids: a
    * pass keeps the figures so far and the ids it has seen. A trace found with more than one copy (its
-   * start moved, and the older copy is still there) is counted on the next pass, from its copies alone,
-   * which that pass keeps; each pass reads the whole partition again, so a session usually takes one.
+   * start moved, and the older copy is still there) is counted on a second pass, from its copies alone,
+   * which that pass keeps, and its older copies are deleted; a second pass reads the whole partition
+   * again, so a session without such copies is read once. A trace that gains a copy during the second
+   * pass is counted once there, by its copy read first.
    */
   async function readSession(tenantId: string, sessionId: string, { whole = false, dropped }: RefreshOptions): Promise<SessionItems | LargeSession> {
     const { SK: recordSk } = keys.session(tenantId, sessionId);
     const { SK: indexSk } = keys.sessionIndex(tenantId, sessionId);
     const { SK: noteSk } = keys.sessionRefreshNote(tenantId, sessionId);
     let copied = new Set<string>();
-    for (let pass = 0; pass < MAX_PASSES; pass++) {
+    for (let lastPass = false; ; lastPass = true) {
       const fold = sessionFiguresFold(sessionId);
       const seen = new Set<string>();
       const foundCopied = new Set<string>();
@@ -269,8 +269,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
           const traceId = String(item['traceId']);
           if (dropped?.has(traceId)) gone.push(item);
           else if (copied.has(traceId)) copies.set(traceId, [...(copies.get(traceId) ?? []), item]);
+          else if (seen.has(traceId)) foundCopied.add(traceId);
           else {
-            if (seen.has(traceId)) foundCopied.add(traceId);
             seen.add(traceId);
             fold.add(item as unknown as SessionTraceFigures);
             expiresAt = Math.max(expiresAt, Number(item['expiresAt']));
@@ -281,8 +281,11 @@ export function sessionsRepository(db: Db): SessionsRepository {
           return { sessionId, traceCount: Number(record['traceCount']), refreshDueAtMs: note ? Number(note['dueAtMs']) : null };
         }
       } while (ExclusiveStartKey);
-      if (foundCopied.size > 0) {
-        copied = new Set([...copied, ...foundCopied]);
+      // A trace whose start moves while the last pass reads (its new copy put before its worker
+      // deletes the old one) is counted once there, by the copy read first; its worker, having put
+      // its copy after this refresh took its note off, queues the next refresh, which counts it right.
+      if (foundCopied.size > 0 && !lastPass) {
+        copied = foundCopied;
         continue;
       }
       const stale: Item[] = [];
@@ -305,7 +308,6 @@ export function sessionsRepository(db: Db): SessionsRepository {
         expiresAt,
       };
     }
-    throw new Error(`session ${sessionId} of tenant ${tenantId} kept gaining copies of its traces for ${MAX_PASSES} reads`);
   }
 
   /**

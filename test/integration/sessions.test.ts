@@ -115,6 +115,35 @@ describe('sessions', () => {
     expect((await listSessions(store, t, { limit: 50, skip: 0 }, FIRST)).items).toEqual([]);
   });
 
+  it('are recounted while traces keep moving their starts meanwhile, each counted once, and right on the next recount', async () => {
+    const t = tenant();
+    const turns = await Promise.all(['tr-a', 'tr-b', 'tr-c', 'tr-d'].map((id, i) => turn(t, id, 's', T0 + (i + 1) * 10_000)));
+    await recordSessions(t, turns, EXPIRES, sessionDeps(store));
+    const partition = keys.sessionPartition(t, 's');
+    // Before each read of the partition from its start, a worker moves one more trace's start earlier:
+    // its copy at the new start is put at once, the one at the old start deleted once the read is done.
+    let moved = 0;
+    const moving = {
+      ...db,
+      doc: {
+        send: async (command: any) => {
+          const pass = command instanceof QueryCommand && command.input.ExpressionAttributeValues?.[':pk'] === partition && !command.input.ExclusiveStartKey;
+          const trace = pass && moved < turns.length ? turns[moved++]! : undefined;
+          const copy = trace && sessionTraceItem(t, { ...trace.summary, sessionId: 's', startTimeMs: T0 - moved }, trace.revision + 1, EXPIRES);
+          if (copy) await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...copy, writeId: `moved-${moved}` } }));
+          const answer = await db.doc.send(command);
+          if (trace)
+            await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', trace.summary.startTimeMs, trace.summary.traceId) }));
+          return answer;
+        },
+      },
+    } as unknown as Db;
+    await sessionsRepository(moving).refreshQueued(t, 's', Date.now());
+    expect(await store.sessions.get(t, 's')).toMatchObject({ traceCount: 4 });
+    await store.sessions.refreshQueued(t, 's', Date.now());
+    expect(await store.sessions.get(t, 's')).toMatchObject({ traceCount: 4, firstSeenMs: T0 - moved });
+  });
+
   it('drop the copy at its old start of a trace whose start moved, written before copies had a write id', async () => {
     const t = tenant();
     const late = await turn(t, 'tr-x', 's', T0 + 10_000);

@@ -66,7 +66,7 @@ export const TRACES_TABLE: LakeTable = {
     column('errors_text', 'string', 'the folded words of the error types and messages', true),
     column('attributes', 'string', 'every span attribute as a keyword list of key=value', true),
     ...SIGNATURE_COLUMN_NAMES.map((name) => column(name, 'long', 'word signature (a blocked Bloom filter column)', true)),
-    column('revision', 'long', 'the latest span write the row reflects', true),
+    column('revision', 'long', 'the summary revision the row reflects (its latest span write, or one past the revision it replaced)', true),
     expires,
   ],
 };

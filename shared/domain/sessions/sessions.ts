@@ -95,7 +95,7 @@ export function sessionFiguresFold(sessionId: string) {
 
 export function sessionFigures(sessionId: string, traces: readonly SessionTraceFigures[]): SessionFigures {
   const fold = sessionFiguresFold(sessionId);
-  // In session order, as a recount reads them, so that the cost is summed in the same order.
+  // In session order, as a recount reads them (but for traces it finds with two copies, added last), so that the cost is summed in the same order.
   for (const trace of [...traces].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))) fold.add(trace);
   const figures = fold.result();
   if (!figures) throw new Error('a session needs at least one trace');

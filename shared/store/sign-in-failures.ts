@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SignInFailures, SignInFailuresRepository } from '../domain/accounts/ports.ts';
 import { sha256 } from '../domain/accounts/secrets.ts';
-import type { Db } from './client.ts';
+import { type Db, isConditionFailure } from './client.ts';
 import * as keys from './keys.ts';
 import { normaliseEmail } from './keys.ts';
 
@@ -18,18 +18,32 @@ export function signInFailuresRepository(db: Db): SignInFailuresRepository {
       return Item ? { failures: Number(Item['failures']), lastFailureAtMs: Number(Item['lastFailureAtMs']) } : undefined;
     },
 
-    /** Counts one more failure (atomically; or the first of a new series when `restart`); resolves with the count. */
-    async recordFailure(email: string, nowMs: number, restart: boolean, expiresAtSeconds: number): Promise<number> {
-      const { Attributes } = await doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keyOf(email),
-          UpdateExpression: `${restart ? 'SET failures = :one,' : 'ADD failures :one SET'} lastFailureAtMs = :now, expiresAt = :expires, entity = :entity`,
-          ExpressionAttributeValues: { ':one': 1, ':now': nowMs, ':expires': expiresAtSeconds, ':entity': 'signInFailures' },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(Attributes?.['failures'] ?? 1);
+    async countAttempt(
+      email: string,
+      seen: SignInFailures | undefined,
+      nowMs: number,
+      restart: boolean,
+      expiresAtSeconds: number,
+    ): Promise<number | undefined> {
+      const unchanged = seen
+        ? { ConditionExpression: 'failures = :seen AND lastFailureAtMs = :seenAt', values: { ':seen': seen.failures, ':seenAt': seen.lastFailureAtMs } }
+        : { ConditionExpression: 'attribute_not_exists(PK)', values: {} };
+      try {
+        const { Attributes } = await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keyOf(email),
+            UpdateExpression: `${restart ? 'SET failures = :one,' : 'ADD failures :one SET'} lastFailureAtMs = :now, expiresAt = :expires, entity = :entity`,
+            ConditionExpression: unchanged.ConditionExpression,
+            ExpressionAttributeValues: { ':one': 1, ':now': nowMs, ':expires': expiresAtSeconds, ':entity': 'signInFailures', ...unchanged.values },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        return Number(Attributes?.['failures'] ?? 1);
+      } catch (err) {
+        if (isConditionFailure(err)) return undefined;
+        throw err;
+      }
     },
 
     async clear(email: string): Promise<void> {

@@ -51,6 +51,22 @@ describe('sign-in backoff per account', () => {
   );
 
   it(
+    'checks at most the free failures of a burst sent at once, then refuses the rest and e-mails the owner once',
+    async () => {
+      await service.signUp('burst@example.com');
+      const burst = await Promise.all(Array.from({ length: 12 }, () => login('burst@example.com', 'wrong-password')));
+      const statuses = burst.map((res) => res.status).sort();
+      expect(statuses).toEqual([...Array(FREE_FAILURES).fill(401), ...Array(12 - FREE_FAILURES).fill(429)]);
+      expect((await login('burst@example.com', 'password-123')).status).toBe(429);
+
+      await service.drainQueues();
+      const notices = (await service.readOutbox()).filter((m) => m.to === 'burst@example.com' && m.subject?.includes('Sign-ins'));
+      expect(notices).toHaveLength(1);
+    },
+    SCRYPT_TIMEOUT_MS,
+  );
+
+  it(
     'forgets the failures on a successful sign-in',
     async () => {
       await service.signUp('forgiven@example.com');

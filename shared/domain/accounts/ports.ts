@@ -138,7 +138,10 @@ export interface RefreshTokensRepository {
 }
 
 export interface SignInFailures {
-  /** Failed sign-ins in a row (since the last success, or since the count went stale). */
+  /**
+   * Sign-ins in a row that did not succeed (since the last success, or since the count went stale),
+   * the one being checked included: each is counted before its password is checked.
+   */
   failures: number;
   lastFailureAtMs: number;
 }
@@ -146,7 +149,11 @@ export interface SignInFailures {
 /** Failed sign-ins per e-mail address, whether or not an account has it (so the answers cannot tell). */
 export interface SignInFailuresRepository {
   get(email: string): Promise<SignInFailures | undefined>;
-  /** Counts one more failure (atomically; or the first of a new series when `restart`); resolves with the count. */
-  recordFailure(email: string, nowMs: number, restart: boolean, expiresAtSeconds: number): Promise<number>;
+  /**
+   * Counts one more sign-in as failed until it succeeds (the first of a new series when `restart`), on
+   * the condition that the count is still the one `seen`; resolves with the new count, or undefined
+   * when another sign-in counted first.
+   */
+  countAttempt(email: string, seen: SignInFailures | undefined, nowMs: number, restart: boolean, expiresAtSeconds: number): Promise<number | undefined>;
   clear(email: string): Promise<void>;
 }

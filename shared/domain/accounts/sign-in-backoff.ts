@@ -9,7 +9,10 @@ import { sha256 } from './secrets.ts';
 /**
  * Per-account sign-in backoff, on top of the per-address limit: after `FREE_FAILURES` failed sign-ins
  * in a row, an e-mail address is locked for a minute, and each further failure after a lock doubles
- * the lock, up to an hour. A success clears the count; so does a day without failures. The count is
+ * the lock, up to an hour. A success clears the count; so does a day without failures. Each sign-in
+ * is counted as failed before its password is checked (and the count cleared when it succeeds), one
+ * at a time on the count each saw, so sign-ins sent at once cannot all pass the check before any is
+ * counted: at most `FREE_FAILURES` passwords are checked before the lock. The count is
  * kept per address whether or not an account has it, and the same work is done either way (the owner's
  * e-mail is queued as a job the notify worker resolves), so no answer tells whether the account exists.
  */
@@ -40,40 +43,53 @@ export interface SignInBackoffDeps {
   clock: Clock;
 }
 
+/**
+ * How many times a sign-in reads the count again when others counted first. Each round counts one of
+ * the sign-ins sent at once, and the lock stops the rest after `FREE_FAILURES`; past this, the sign-in
+ * is refused as over the limit (a burst at one address, not a person).
+ */
+const COUNT_ATTEMPTS = 2 * FREE_FAILURES;
+
 export class SignInBackoff {
   private constructor(
     private readonly email: string,
-    private readonly record: SignInFailures | undefined,
+    private readonly failures: number,
+    private readonly countedAtMs: number,
     private readonly deps: SignInBackoffDeps,
   ) {}
 
-  /** Reads the address's failures; refuses (429, Retry-After) while it is locked, before any password is checked. */
+  /**
+   * Refuses (429, Retry-After) while the address is locked, before any password is checked; otherwise
+   * counts this sign-in as failed until `succeeded` clears the count.
+   */
   static async check(email: string, deps: SignInBackoffDeps): Promise<SignInBackoff> {
-    const record = await deps.store.signInFailures.get(email);
-    const nowMs = deps.clock.now().getTime();
-    const until = lockedUntil(record, nowMs);
-    if (until !== undefined) throw new RateLimitedError(Math.ceil((until - nowMs) / 1000));
-    return new SignInBackoff(email, record, deps);
+    for (let attempt = 0; attempt < COUNT_ATTEMPTS; attempt++) {
+      const record = await deps.store.signInFailures.get(email);
+      const nowMs = deps.clock.now().getTime();
+      const until = lockedUntil(record, nowMs);
+      if (until !== undefined) throw new RateLimitedError(Math.ceil((until - nowMs) / 1000));
+      const expiresAt = Math.floor((nowMs + FAILURES_FORGOTTEN_AFTER_MS + MAX_LOCK_MS) / 1000);
+      const failures = await deps.store.signInFailures.countAttempt(email, record, nowMs, isStale(record, nowMs), expiresAt);
+      if (failures !== undefined) return new SignInBackoff(email, failures, nowMs, deps);
+    }
+    throw new RateLimitedError(1);
   }
 
-  /** Counts a failure; the one that engages the lock queues the owner's e-mail (sent only if the account exists). */
+  /** The sign-in failed (it is counted already): the one that engages the lock queues the owner's e-mail (sent only if the account exists). */
   async failed(): Promise<void> {
-    const nowMs = this.deps.clock.now().getTime();
-    const expiresAt = Math.floor((nowMs + FAILURES_FORGOTTEN_AFTER_MS + MAX_LOCK_MS) / 1000);
-    const failures = await this.deps.store.signInFailures.recordFailure(this.email, nowMs, isStale(this.record, nowMs), expiresAt);
-    if (failures !== FREE_FAILURES) return;
+    if (this.failures !== FREE_FAILURES) return;
     const job: SignInLockoutJob = {
       kind: 'sign-in-lockout',
       email: this.email,
-      failures,
-      lockedUntil: new Date(nowMs + lockAfter(failures)).toISOString(),
-      occurrenceKey: String(nowMs),
+      failures: this.failures,
+      lockedUntil: new Date(this.countedAtMs + lockAfter(this.failures)).toISOString(),
+      occurrenceKey: String(this.countedAtMs),
     };
     await this.deps.queue.send('notify', [job]);
   }
 
   async succeeded(): Promise<void> {
-    if (this.record) await this.deps.store.signInFailures.clear(this.email);
+    await this.deps.store.signInFailures.clear(this.email);
   }
 }
 

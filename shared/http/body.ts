@@ -1,6 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ValidationError } from '../domain/errors.ts';
+import { parseWellFormedJson } from '../domain/well-formed.ts';
 
 const megabytes = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`);
 
@@ -34,7 +35,7 @@ export function jsonBody(event: APIGatewayProxyEventV2, maxBytes: number): unkno
     throw new ValidationError(`Content-Type must be application/json (got ${type.slice(0, 60)})`);
   }
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    return parseWellFormedJson(bytes.toString('utf8'));
   } catch (err) {
     const detail = err instanceof SyntaxError ? `: ${err.message.slice(0, 120)}` : '';
     throw new ValidationError(`Malformed JSON body${detail}`);

@@ -44,7 +44,8 @@ function refundTrace(traceId: string, start: number) {
       agentName: 'support-bot',
       startTime: start + 100,
       endTime: start + 900,
-      input: { order: 17 },
+      // A lone surrogate (sent as its JSON escape), which the lake's JSON and Parquet writers refuse.
+      input: { order: 17, note: 'settled \ud800' },
       output: `refund approved, reference ${RARE}`,
     },
     {
@@ -236,6 +237,7 @@ describe('exports', () => {
         typeof refund.spans === 'string' ? (JSON.parse(refund.spans) as Array<Record<string, unknown>>) : (refund.spans as Array<Record<string, unknown>>);
       expect(spans.map((s) => s['span_id'])).toEqual(['root', 'tool-1', 'llm-1']);
       expect(JSON.stringify(spans)).toContain(RARE);
+      expect(JSON.stringify(spans)).toContain('settled \ufffd');
     },
   );
 

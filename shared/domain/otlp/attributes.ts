@@ -1,4 +1,5 @@
 import { type AttributeValue, isStorableNumber, isTokenCount } from '../spans/model.ts';
+import { parseWellFormedJson } from '../well-formed.ts';
 
 export type Attributes = Record<string, AttributeValue>;
 
@@ -185,7 +186,7 @@ const asParsedJson = (value: AttributeValue | undefined): AttributeValue | null 
 export function parsedJson(value: AttributeValue): AttributeValue {
   if (typeof value !== 'string' || !/^\s*[[{"]/.test(value)) return value;
   try {
-    return JSON.parse(value) as AttributeValue;
+    return parseWellFormedJson(value) as AttributeValue;
   } catch {
     return value;
   }

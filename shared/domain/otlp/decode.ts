@@ -7,6 +7,7 @@
 import protobuf from 'protobufjs/minimal.js';
 import { ValidationError } from '../errors.ts';
 import type { AttributeValue } from '../spans/model.ts';
+import { parseWellFormedJson } from '../well-formed.ts';
 import type { Attributes } from './attributes.ts';
 import { decodeRequest, type OtlpEnum, type RequestName, SEVERITY_NUMBER, STATUS_CODE } from './protobuf.ts';
 
@@ -90,7 +91,7 @@ export function decodeLogsRequest(body: Buffer, format: OtlpFormat): OtlpLogsReq
 
 function parseJson(body: Buffer): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return parseWellFormedJson(body.toString('utf8'));
   } catch (err) {
     const detail = err instanceof SyntaxError ? `: ${err.message.slice(0, 120)}` : '';
     throw new ValidationError(`Malformed OTLP JSON body${detail}`);

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { parseWellFormedJson, wellFormed } from '#shared/domain/well-formed.ts';
+
+describe('well-formed text', () => {
+  it('replaces lone surrogates in every string of parsed JSON, keys included, and keeps pairs', () => {
+    const parsed = parseWellFormedJson('{"model":"m\\ud800","tags":["a\\udc00b","\\ud83d\\ude00"],"k\\ud800":{"deep":["\\udbff"]}}');
+    expect(parsed).toEqual({ model: 'm\ufffd', tags: ['a\ufffdb', '😀'], 'k\ufffd': { deep: ['\ufffd'] } });
+    expect(JSON.stringify(parsed)).not.toMatch(/\\u[dD][89a-fA-F]/);
+  });
+
+  it('walks any depth without recursion, and leaves bytes and other values alone', () => {
+    let deep: unknown = ['\ud800'];
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(() => wellFormed(deep)).not.toThrow();
+    let inner = deep;
+    while (Array.isArray(inner) && Array.isArray(inner[0])) inner = inner[0];
+    expect(inner).toEqual(['\ufffd']);
+    const bytes = new Uint8Array([0xed, 0xa0, 0x80]);
+    expect(wellFormed({ bytes, n: 1, b: true, nothing: null })).toEqual({ bytes, n: 1, b: true, nothing: null });
+    expect(wellFormed('\udc00x')).toBe('\ufffdx');
+  });
+});

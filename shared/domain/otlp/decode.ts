@@ -148,8 +148,13 @@ function readLogRecord(record: OtlpObject): OtlpLogRecord {
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 
-/** Deeper AnyValue nesting is refused rather than risking the stack on a hostile payload. */
+/**
+ * AnyValue nesting read at most: what is deeper is not read (a hostile payload could otherwise take the
+ * stack), and stands as a marker, so the rest of the export is kept (the ingestion keeps what is
+ * deeper than 16 levels as JSON text anyway).
+ */
 const MAX_VALUE_DEPTH = 32;
+export const TOO_DEEP_MARKER = `…[nested more than ${MAX_VALUE_DEPTH} levels: left out]`;
 
 /**
  * One message object of the request with its path, for error messages such as
@@ -227,7 +232,7 @@ class OtlpObject {
 
   /** This object read as an AnyValue, converted to a plain JSON value (bytes as base64). */
   anyValue(): AttributeValue {
-    if (this.depth > MAX_VALUE_DEPTH) throw new ValidationError(`${this.path} is nested more than ${MAX_VALUE_DEPTH} levels deep`);
+    if (this.depth > MAX_VALUE_DEPTH) return TOO_DEEP_MARKER;
     const has = (key: string) => this.fields[key] !== undefined && this.fields[key] !== null;
     if (has('stringValue')) return this.string('stringValue');
     if (has('boolValue')) return this.bool('boolValue');

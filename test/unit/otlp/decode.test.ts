@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '#shared/domain/errors.ts';
-import { decodeLogsRequest, decodeTraceRequest, type OtlpFormat } from '#shared/domain/otlp/decode.ts';
+import { decodeLogsRequest, decodeTraceRequest, type OtlpFormat, TOO_DEEP_MARKER } from '#shared/domain/otlp/decode.ts';
 import { jsonBody, keyValues, span, traceRequest } from './otlp-json.ts';
 import { agentRunSpans, at, recordSpans, serializeLogRecords, serializeSpans } from './sdk-payloads.ts';
 
@@ -214,11 +214,26 @@ describe('undecodable requests', () => {
     expect(garbage.message).toMatch(/^Malformed OTLP protobuf body: not a valid ExportLogsServiceRequest/);
   });
 
-  it('refuses AnyValues nested deeper than 32 levels', () => {
+  it('reads AnyValues 32 levels deep at most, marking what is deeper and keeping the rest of the export', () => {
     let value: Record<string, unknown> = { stringValue: 'bottom' };
     for (let depth = 0; depth < 40; depth++) value = { arrayValue: { values: [value] } };
-    const request = traceRequest([span({}, { attributes: [{ key: 'deep', value }] })]);
-    expect(decodeError(traceJson(request)).message).toMatch(/nested more than 32 levels deep$/);
+    const request = traceRequest([
+      span(
+        {},
+        {
+          attributes: [
+            { key: 'deep', value },
+            { key: 'shallow', value: { stringValue: 'kept' } },
+          ],
+        },
+      ),
+    ]);
+    const [decoded] = traceJson(request)().resourceSpans[0]!.scopeSpans[0]!.spans;
+    let deep = decoded!.attributes['deep'];
+    let levels = 0;
+    for (; Array.isArray(deep); levels++) deep = deep[0];
+    expect([levels, deep]).toEqual([33, TOO_DEEP_MARKER]);
+    expect(decoded!.attributes['shallow']).toBe('kept');
   });
 
   it('keeps messages short and free of stack traces, whatever the size of the body', () => {

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.ts';
 import { type AttributeValue, type CanonicalLog, type CanonicalSignal, type CanonicalSpan, isStorableNumber, storableOrNull } from '../spans/model.ts';
+import { textPrefix } from '../well-formed.ts';
 
 /** What the ingest queue carries. Every message is processed idempotently by the ingest worker. */
 export type IngestMessage =
@@ -55,7 +56,8 @@ const MAX_TAG_CHARS = 256;
 /** Cuts text to `max` characters and says so in the text itself, so nothing is dropped silently. */
 export function truncateText(text: string | null, max = MAX_TEXT_CHARS): string | null {
   if (text === null || text.length <= max) return text;
-  return `${text.slice(0, max)}…[truncated ${text.length - max} characters]`;
+  const kept = textPrefix(text, max);
+  return `${kept}…[truncated ${text.length - kept.length} characters]`;
 }
 
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseWellFormedJson, wellFormed } from '#shared/domain/well-formed.ts';
+import { truncateText } from '#shared/domain/ingest/messages.ts';
+import { parseWellFormedJson, textPrefix, wellFormed } from '#shared/domain/well-formed.ts';
 
 describe('well-formed text', () => {
   it('replaces lone surrogates in every string of parsed JSON, keys included, and keeps pairs', () => {
@@ -18,5 +19,13 @@ describe('well-formed text', () => {
     const bytes = new Uint8Array([0xed, 0xa0, 0x80]);
     expect(wellFormed({ bytes, n: 1, b: true, nothing: null })).toEqual({ bytes, n: 1, b: true, nothing: null });
     expect(wellFormed('\udc00x')).toBe('\ufffdx');
+  });
+
+  it('cuts text without splitting a surrogate pair, so a cut emoji leaves no lone half', () => {
+    expect(textPrefix('ab😀c', 3)).toBe('ab');
+    expect(textPrefix('ab😀c', 4)).toBe('ab😀');
+    const cut = truncateText('😀'.repeat(5), 3)!;
+    expect(cut.isWellFormed()).toBe(true);
+    expect(cut).toBe('😀…[truncated 8 characters]');
   });
 });

@@ -1,8 +1,10 @@
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
+import protobuf from 'protobufjs/minimal.js';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '#shared/domain/errors.ts';
 import { decodeLogsRequest, decodeTraceRequest, type OtlpFormat, TOO_DEEP_MARKER } from '#shared/domain/otlp/decode.ts';
+import { REQUESTS } from '#shared/domain/otlp/protobuf.ts';
 import { jsonBody, keyValues, span, traceRequest } from './otlp-json.ts';
 import { agentRunSpans, at, recordSpans, serializeLogRecords, serializeSpans } from './sdk-payloads.ts';
 
@@ -234,6 +236,23 @@ describe('undecodable requests', () => {
     for (; Array.isArray(deep); levels++) deep = deep[0];
     expect([levels, deep]).toEqual([33, TOO_DEEP_MARKER]);
     expect(decoded!.attributes['shallow']).toBe('kept');
+  });
+
+  it('reads protobuf AnyValues as deep as JSON ones: key-value lists 40 deep keep the export, what is past 32 marked', () => {
+    let value: Record<string, unknown> = { stringValue: 'bottom' };
+    for (let depth = 0; depth < 40; depth++) value = { kvlistValue: { values: [{ key: 'k', value }] } };
+    const Request = REQUESTS.ExportTraceServiceRequest;
+    const request = { resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'deep', attributes: [{ key: 'deep', value }] }] }] }] };
+    // The encoder has its own limit (the service only decodes), raised for this body alone.
+    const encoderLimit = protobuf.util.recursionLimit;
+    protobuf.util.recursionLimit = 1000;
+    const bytes = Buffer.from(Request.encode(request as Parameters<typeof Request.encode>[0]).finish());
+    protobuf.util.recursionLimit = encoderLimit;
+    const [decoded] = decodeTraceRequest(bytes, 'protobuf').resourceSpans[0]!.scopeSpans[0]!.spans;
+    let deep: unknown = decoded!.attributes['deep'];
+    let levels = 0;
+    for (; typeof deep === 'object' && deep !== null; levels++) deep = (deep as Record<string, unknown>)['k'];
+    expect([levels, deep]).toEqual([33, TOO_DEEP_MARKER]);
   });
 
   it('keeps messages short and free of stack traces, whatever the size of the body', () => {

@@ -24,12 +24,16 @@ const clientIn = (region: string) =>
  * deadline: the routes read the signing seed this way once per cold start, and the console's origin
  * secret on first use and every 15 minutes after (`secretLoader`).
  */
-export async function getSecretString(secretArn: string, client?: SecretsManagerClient, versionStage?: string): Promise<string> {
+export async function getSecretString(
+  secretArn: string,
+  client?: SecretsManagerClient,
+  { versionStage, within = deadline(ROUTE_CALL_DEADLINE_MS) }: { versionStage?: string; within?: { abortSignal: AbortSignal } } = {},
+): Promise<string> {
   const region = SECRET_ARN.exec(secretArn)?.[1];
   if (!region) throw new SecretValueError(`not a Secrets Manager secret ARN: ${secretArn}`);
   const { SecretString } = await (client ?? clientIn(region)).send(
     new GetSecretValueCommand({ SecretId: secretArn, ...(versionStage !== undefined && { VersionStage: versionStage }) }),
-    deadline(ROUTE_CALL_DEADLINE_MS),
+    within,
   );
   if (typeof SecretString !== 'string' || SecretString === '') throw new SecretValueError(`the secret ${secretArn} has no string value`);
   return SecretString;
@@ -41,11 +45,12 @@ export async function getSecretString(secretArn: string, client?: SecretsManager
  * secret never re-keyed has no previous version; any other failure fails the read. The current value
  * is read first: a new value put between the two reads then gives the old one twice (accepted until
  * the next read, as before the put), never the new and the one before the old, which would refuse
- * what the other side still sends.
+ * what the other side still sends. Both reads share the routes' one call deadline.
  */
 export async function getCurrentAndPreviousStrings(secretArn: string): Promise<readonly string[]> {
-  const current = await getSecretString(secretArn);
-  const previous = await getSecretString(secretArn, undefined, 'AWSPREVIOUS').catch((err: unknown) => {
+  const within = deadline(ROUTE_CALL_DEADLINE_MS);
+  const current = await getSecretString(secretArn, undefined, { within });
+  const previous = await getSecretString(secretArn, undefined, { versionStage: 'AWSPREVIOUS', within }).catch((err: unknown) => {
     if (err instanceof ResourceNotFoundException) return undefined;
     throw err;
   });

@@ -44,11 +44,16 @@ describe('Secrets Manager (GetSecretValue)', () => {
 describe("a secret's current and previous values (the origin secret, re-keyed while its distribution still sends the old one)", () => {
   const previousStage = { SecretId: ARN, VersionStage: 'AWSPREVIOUS' };
 
-  it('reads both stages, the current first, and only the current one when the secret was never re-keyed', async () => {
+  it('reads both stages, the current first, within one deadline, and only the current one when the secret was never re-keyed', async () => {
     secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({ SecretString: 'new-value' });
     secrets.on(GetSecretValueCommand, previousStage).resolves({ SecretString: 'old-value' });
     expect(await getCurrentAndPreviousStrings(ARN)).toEqual(['new-value', 'old-value']);
-    expect(secrets.commandCalls(GetSecretValueCommand).map((call) => call.args[0].input.VersionStage)).toEqual([undefined, 'AWSPREVIOUS']);
+    const calls = secrets.commandCalls(GetSecretValueCommand);
+    expect(calls.map((call) => call.args[0].input.VersionStage)).toEqual([undefined, 'AWSPREVIOUS']);
+    // Within the one deadline a route gives a call, not one each.
+    const [first, second] = calls.map((call) => (call.args as unknown as [unknown, { abortSignal?: AbortSignal }])[1].abortSignal);
+    expect(first).toBeInstanceOf(AbortSignal);
+    expect(second).toBe(first);
     secrets.on(GetSecretValueCommand, previousStage).rejects(new ResourceNotFoundException({ message: 'no AWSPREVIOUS version', ...metadata }));
     expect(await getCurrentAndPreviousStrings(ARN)).toEqual(['new-value']);
   });

@@ -1,5 +1,6 @@
 import { BUCKET_MS, bucketStart } from '../analytics/buckets.ts';
 import { averageLatencyMs, dollarsOf, latencyQuantile, type Rollup } from '../analytics/rollup.ts';
+import { storableSum } from '../spans/model.ts';
 import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
 import {
   type ErrorPatterns,
@@ -269,8 +270,9 @@ function volumeOf({ overall, sample }: LearningEvidence, { byDay, observedDays }
       p95Ms: roundOrNull(latencyQuantile(overall.latency, 0.95), 1),
       averageMs: roundOrNull(averageLatencyMs(overall.latency), 1),
     },
-    costPerTrace: round(perTrace(dollarsOf(overall.costNanos)), 9),
-    tokensPerTrace: round(perTrace(overall.inputTokens + overall.outputTokens), 1),
+    // The rollups hold their sums at 2^64, past what the profile's item can store.
+    costPerTrace: storableSum(round(perTrace(dollarsOf(overall.costNanos)), 9)),
+    tokensPerTrace: storableSum(round(perTrace(overall.inputTokens + overall.outputTokens), 1)),
   };
 }
 

@@ -95,6 +95,13 @@ interface RefreshOptions {
   dropped?: ReadonlySet<string>;
   /** The index entry, when it needs writing, is answered for the caller to write. */
   deferEntry?: boolean;
+  /**
+   * The figures are written (a new version) even when they are unchanged: after a copy at a trace's
+   * old start was deleted, so that a recount that read past the trace's new start before it was put,
+   * and reaches its old one after it went, fails its write and reads again instead of leaving the
+   * trace out.
+   */
+  rewrite?: boolean;
 }
 
 const sameListing = (a: SessionListing, b: SessionListing) => a.firstSeenMs === b.firstSeenMs && a.agentId === b.agentId && a.userId === b.userId;
@@ -226,8 +233,12 @@ export function sessionsRepository(db: Db): SessionsRepository {
    * pass keeps the figures so far and the ids it has seen. A trace found with more than one copy (its
    * start moved, and the older copy is still there) is counted on a second pass, from its copies alone,
    * which that pass keeps, and its older copies are deleted; a second pass reads the whole partition
-   * again, so a session without such copies is read once. A trace that gains a copy during the second
-   * pass is counted once there, by its copy read first.
+   * again, so a session without such copies is read once. A trace whose start moves during the last
+   * pass is counted there at most once: by its copy read first, or not at all when the pass went past
+   * its new start before that copy was put and reached its old one after that copy went. Its worker
+   * then puts it right: for a large session it queues the next refresh (it wrote its copy after this
+   * refresh took the note off); for a small one it writes the figures again (`rewrite`), which fails
+   * this recount's write, so that it reads again.
    */
   async function readSession(tenantId: string, sessionId: string, { whole = false, dropped }: RefreshOptions): Promise<SessionItems | LargeSession> {
     const { SK: recordSk } = keys.session(tenantId, sessionId);
@@ -281,9 +292,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
           return { sessionId, traceCount: Number(record['traceCount']), refreshDueAtMs: note ? Number(note['dueAtMs']) : null };
         }
       } while (ExclusiveStartKey);
-      // A trace whose start moves while the last pass reads (its new copy put before its worker
-      // deletes the old one) is counted once there, by the copy read first; its worker, having put
-      // its copy after this refresh took its note off, queues the next refresh, which counts it right.
+      // A trace whose start moves while the last pass reads is counted there at most once; its
+      // worker puts that right (see above).
       if (foundCopied.size > 0 && !lastPass) {
         copied = foundCopied;
         continue;
@@ -337,7 +347,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
           return undefined;
         }
         // A redelivered message changes nothing: no write, unless the index entry is behind.
-        const unchanged = current !== undefined && sameFigures(current, figures);
+        const unchanged = !options.rewrite && current !== undefined && sameFigures(current, figures);
         if (!unchanged) await doc.send(new PutCommand({ TableName, Item: sessionItem(tenantId, { ...figures, version }, expiresAt), ...versionCondition }));
         const listed = unchanged ? current.version : version;
         if (!needsListing(figures, entry, expiresAt)) return undefined;
@@ -390,10 +400,12 @@ export function sessionsRepository(db: Db): SessionsRepository {
    * and only over a copy that is there (`updateUnlessNewer`); the summary's alert marks are added to
    * it (a set, so a mark the judge adds meanwhile stays); one whose summary is gone (its trace
    * deleted meanwhile), being deleted, or names another session (or none: the trace moved), is
-   * deleted unless it was written again since (`deleteCopy`).
+   * deleted unless it was written again since (`deleteCopy`). Answers the sessions in which it
+   * deleted a trace's copy at the start its summary replaced.
    */
-  async function putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void> {
-    if (traces.length === 0) return;
+  async function putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<ReadonlySet<string>> {
+    const movedIn = new Set<string>();
+    if (traces.length === 0) return movedIn;
     const copies = traces.map(({ summary, revision, replacedStartMs }) => ({
       summary,
       revision,
@@ -409,7 +421,9 @@ export function sessionsRepository(db: Db): SessionsRepository {
     const byTrace = new Map(stored.map((item) => [String(item['traceId']), item]));
     await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, replacedStartMs, item: copy }) => {
       // At once, not left to the session's refresh, which a large session has only some time later.
-      if (replacedStartMs !== undefined && replacedStartMs !== summary.startTimeMs) await deleteReplaced(tenantId, summary, replacedStartMs, revision);
+      if (replacedStartMs !== undefined && replacedStartMs !== summary.startTimeMs && (await deleteReplaced(tenantId, summary, replacedStartMs, revision))) {
+        movedIn.add(summary.sessionId);
+      }
       const item = byTrace.get(summary.traceId);
       const latest = item && storedSummary(item);
       // The copy goes when its trace is gone or being deleted (the mark stays until the summary goes),
@@ -438,6 +452,7 @@ export function sessionsRepository(db: Db): SessionsRepository {
         );
       }
     });
+    return movedIn;
   }
 
   const listSources = (tenantId: string, q: SessionQuery): Source[] => {
@@ -462,8 +477,10 @@ export function sessionsRepository(db: Db): SessionsRepository {
   return {
     putTraces,
 
-    async refresh(tenantId: string, sessionIds: readonly string[]): Promise<LargeSession[]> {
-      const refreshed = await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) => refreshInTurn(tenantId, sessionId, { deferEntry: true }));
+    async refresh(tenantId: string, sessionIds: readonly string[], rewrite: ReadonlySet<string> = new Set()): Promise<LargeSession[]> {
+      const refreshed = await mapConcurrently(sessionIds, PER_TRACE_CALLS_AT_ONCE, (sessionId) =>
+        refreshInTurn(tenantId, sessionId, { deferEntry: true, rewrite: rewrite.has(sessionId) }),
+      );
       await writeIndexEntries(
         tenantId,
         refreshed.flatMap((r) => (r && 'due' in r ? [r.due] : [])),

@@ -144,6 +144,24 @@ describe('sessions', () => {
     expect(await store.sessions.get(t, 's')).toMatchObject({ traceCount: 4, firstSeenMs: T0 - moved });
   });
 
+  it("write a new version of their figures when a worker deleted a trace's copy at its old start, even unchanged, so a recount running meanwhile reads again", async () => {
+    const t = tenant();
+    const first = await turn(t, 'tr-first', 's', T0);
+    const moving = await turn(t, 'tr-moving', 's', T0 + 20_000);
+    await recordSessions(t, [first, moving], EXPIRES, sessionDeps(store));
+    const before = await store.sessions.get(t, 's');
+    // Its start moves earlier but stays after the first trace's: the figures do not change.
+    const moved = { summary: { ...moving.summary, startTimeMs: T0 + 10_000 }, revision: moving.revision + 1, replacedStartMs: T0 + 20_000 };
+    await store.traces.putSummary(t, moved.summary, moved.revision, EXPIRES);
+    await recordSessions(t, [moved], EXPIRES, sessionDeps(store));
+    const after = await store.sessions.get(t, 's');
+    expect({ ...after, version: 0 }).toEqual({ ...before, version: 0 });
+    expect(after!.version).toBe(before!.version + 1);
+    // Stored again as it is: nothing to write.
+    await recordSessions(t, [{ summary: moved.summary, revision: moved.revision }], EXPIRES, sessionDeps(store));
+    expect((await store.sessions.get(t, 's'))!.version).toBe(after!.version);
+  });
+
   it('drop the copy at its old start of a trace whose start moved, written before copies had a write id', async () => {
     const t = tenant();
     const late = await turn(t, 'tr-x', 's', T0 + 10_000);

@@ -59,8 +59,8 @@ export async function recordSessions(
       ? []
       : [{ summary: { ...summary, sessionId: summary.sessionId }, revision, ...(replacedStartMs === undefined ? {} : { replacedStartMs }) }],
   );
-  await store.sessions.putTraces(tenantId, inSessions, expiresAt);
-  const large = await store.sessions.refresh(tenantId, [...new Set(inSessions.map((t) => t.summary.sessionId))]);
+  const moved = await store.sessions.putTraces(tenantId, inSessions, expiresAt);
+  const large = await store.sessions.refresh(tenantId, [...new Set(inSessions.map((t) => t.summary.sessionId))], moved);
   await queueRefreshes(tenantId, large, deps);
   for (const { summary, movesLeft = [] } of traces) {
     for (const sessionId of new Set(movesLeft.map((left) => left.sessionId))) {

@@ -59,15 +59,18 @@ export interface SessionsRepository {
    * summaries: a copy that is not its summary as stored once written is written again from the
    * summary (over a copy that is there), the summary's alert marks are added to it, and the copy of
    * a trace whose summary is gone or being deleted, or names another session (or none), is deleted,
-   * as is the copy at a `replacedStartMs` (unless it is newer).
+   * as is the copy at a `replacedStartMs` (unless it is newer). Answers the sessions in which such a
+   * copy was deleted.
    */
-  putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<void>;
+  putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<ReadonlySet<string>>;
   /**
    * Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe,
    * idempotent. A session whose figures count more than `LARGE_SESSION_TRACES` traces is not
-   * recomputed: it is answered, with the refresh queued for it if any, for a refresh of its own.
+   * recomputed: it is answered, with the refresh queued for it if any, for a refresh of its own. The
+   * `rewrite` sessions' figures are written even when unchanged: `putTraces` deleted a copy at a
+   * trace's old start in them, which a recount running meanwhile may have missed the trace through.
    */
-  refresh(tenantId: string, sessionIds: readonly string[]): Promise<LargeSession[]>;
+  refresh(tenantId: string, sessionIds: readonly string[], rewrite?: ReadonlySet<string>): Promise<LargeSession[]>;
   /**
    * Notes that a refresh of each session is queued, due at `dueAtMs`: the workers that store its
    * traces until then leave them to it. Written after the refresh's message is sent; a note of a

@@ -400,8 +400,8 @@ export function sessionsRepository(db: Db): SessionsRepository {
    * and only over a copy that is there (`updateUnlessNewer`); the summary's alert marks are added to
    * it (a set, so a mark the judge adds meanwhile stays); one whose summary is gone (its trace
    * deleted meanwhile), being deleted, or names another session (or none: the trace moved), is
-   * deleted unless it was written again since (`deleteCopy`). Answers the sessions in which it
-   * deleted a trace's copy at the start its summary replaced.
+   * deleted unless it was written again since (`deleteCopy`). Answers the sessions in which a
+   * trace's copy at the start its summary replaced was to be deleted (by it, or before it).
    */
   async function putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<ReadonlySet<string>> {
     const movedIn = new Set<string>();
@@ -421,8 +421,11 @@ export function sessionsRepository(db: Db): SessionsRepository {
     const byTrace = new Map(stored.map((item) => [String(item['traceId']), item]));
     await mapConcurrently(copies, PER_TRACE_CALLS_AT_ONCE, async ({ summary, revision, replacedStartMs, item: copy }) => {
       // At once, not left to the session's refresh, which a large session has only some time later.
-      if (replacedStartMs !== undefined && replacedStartMs !== summary.startTimeMs && (await deleteReplaced(tenantId, summary, replacedStartMs, revision))) {
+      if (replacedStartMs !== undefined && replacedStartMs !== summary.startTimeMs) {
+        // Answered whether or not this delete was the one that took it: a recount may have deleted the
+        // old copy first, while another recount had already read past the new one.
         movedIn.add(summary.sessionId);
+        await deleteReplaced(tenantId, summary, replacedStartMs, revision);
       }
       const item = byTrace.get(summary.traceId);
       const latest = item && storedSummary(item);

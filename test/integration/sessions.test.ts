@@ -160,6 +160,13 @@ describe('sessions', () => {
     // Stored again as it is: nothing to write.
     await recordSessions(t, [{ summary: moved.summary, revision: moved.revision }], EXPIRES, sessionDeps(store));
     expect((await store.sessions.get(t, 's'))!.version).toBe(after!.version);
+
+    // Moved once more, its old copy deleted first by someone else (a recount that found both): still written again.
+    const again = { summary: { ...moved.summary, startTimeMs: T0 + 5_000 }, revision: moved.revision + 1, replacedStartMs: T0 + 10_000 };
+    await store.traces.putSummary(t, again.summary, again.revision, EXPIRES);
+    await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: keys.sessionTrace(t, 's', T0 + 10_000, 'tr-moving') }));
+    await recordSessions(t, [again], EXPIRES, sessionDeps(store));
+    expect((await store.sessions.get(t, 's'))!.version).toBe(after!.version + 1);
   });
 
   it('drop the copy at its old start of a trace whose start moved, written before copies had a write id', async () => {

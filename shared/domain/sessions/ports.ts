@@ -59,16 +59,16 @@ export interface SessionsRepository {
    * summaries: a copy that is not its summary as stored once written is written again from the
    * summary (over a copy that is there), the summary's alert marks are added to it, and the copy of
    * a trace whose summary is gone or being deleted, or names another session (or none), is deleted,
-   * as is the copy at a `replacedStartMs` (unless it is newer). Answers the sessions in which such a
-   * copy was deleted.
+   * as is the copy at a `replacedStartMs` (unless it is newer). Answers the sessions of the traces
+   * given a `replacedStartMs` (whoever deleted that copy).
    */
   putTraces(tenantId: string, traces: readonly SessionTrace[], expiresAt: number): Promise<ReadonlySet<string>>;
   /**
    * Recomputes the sessions' figures (and their listings) from their traces; concurrency-safe,
    * idempotent. A session whose figures count more than `LARGE_SESSION_TRACES` traces is not
    * recomputed: it is answered, with the refresh queued for it if any, for a refresh of its own. The
-   * `rewrite` sessions' figures are written even when unchanged: `putTraces` deleted a copy at a
-   * trace's old start in them, which a recount running meanwhile may have missed the trace through.
+   * `rewrite` sessions' figures are written even when unchanged: a copy at a trace's old start went
+   * in them, which a recount running meanwhile may have missed the trace through.
    */
   refresh(tenantId: string, sessionIds: readonly string[], rewrite?: ReadonlySet<string>): Promise<LargeSession[]>;
   /**

@@ -155,15 +155,6 @@ const UINT64_MAX = 2n ** 64n - 1n;
  */
 const MAX_VALUE_DEPTH = 32;
 export const TOO_DEEP_MARKER = `…[nested more than ${MAX_VALUE_DEPTH} levels: left out]`;
-/**
- * protobufjs decodes a whole message before it is read here, and refuses one nested more than
- * `Reader.recursionLimit` levels (100 by default). A log record's body is its 5th level and a span
- * attribute's value its 6th, and each key-value list in a value takes 3 more, so the default refused
- * a protobuf body at about 31 lists, before the marker above, where OTLP/JSON kept the export. At
- * 400 levels (a frame each on the stack) a body of up to about 130 nested lists is read and marked
- * past 32; a deeper one is refused (400).
- */
-protobuf.Reader.recursionLimit = 400;
 
 /**
  * One message object of the request with its path, for error messages such as

@@ -5,7 +5,18 @@
  * shape, which decode.ts reads as it reads OTLP/JSON: lowerCamelCase fields, bytes as Buffers, enums as
  * numbers, unset oneof members null, and 64-bit integers as `Long`s (read as decimal strings there).
  */
+import protobuf from 'protobufjs/minimal.js';
 import { opentelemetry } from './generated/otlp.js';
+
+/**
+ * protobufjs decodes a whole message before decode.ts reads it, and refuses one nested more than
+ * `Reader.recursionLimit` levels (100 by default). A log record's body is its 5th level and a span
+ * attribute's value its 6th, and each key-value list in a value takes 3 more, so the default refused
+ * a protobuf body at about 31 lists, before decode.ts's marker for values deeper than 32 levels,
+ * where OTLP/JSON kept the export. At 400 levels (a small frame each on the stack) a body of up to
+ * about 130 nested lists is read and marked past 32; a deeper one is refused (400).
+ */
+protobuf.Reader.recursionLimit = 400;
 
 const collector = opentelemetry.proto.collector;
 

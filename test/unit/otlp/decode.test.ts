@@ -246,8 +246,12 @@ describe('undecodable requests', () => {
     // The encoder has its own limit (the service only decodes), raised for this body alone.
     const encoderLimit = protobuf.util.recursionLimit;
     protobuf.util.recursionLimit = 1000;
-    const bytes = Buffer.from(Request.encode(request as Parameters<typeof Request.encode>[0]).finish());
-    protobuf.util.recursionLimit = encoderLimit;
+    let bytes: Buffer;
+    try {
+      bytes = Buffer.from(Request.encode(request as Parameters<typeof Request.encode>[0]).finish());
+    } finally {
+      protobuf.util.recursionLimit = encoderLimit;
+    }
     const [decoded] = decodeTraceRequest(bytes, 'protobuf').resourceSpans[0]!.scopeSpans[0]!.spans;
     let deep: unknown = decoded!.attributes['deep'];
     let levels = 0;

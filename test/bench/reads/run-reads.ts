@@ -39,7 +39,7 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /^session$/,
-    "a session's page shows each trace's input and output from its spans: one query per trace on the page (16 at a time) besides the session's figures and its contributions, so the page costs a call per trace it shows (up to 20 in the seeded sessions)",
+    "a session's page shows each trace's input and output from its spans: one query per trace on the page (16 at a time) besides one of the session's figures with its refresh note and one of its contributions, so the page costs a call per trace it shows (up to 20 in the seeded sessions)",
   ],
   [
     /^agents$/,

@@ -16,7 +16,7 @@ import { opentelemetry } from './generated/otlp.js';
  * where OTLP/JSON kept the export. At 400 levels (a small frame each on the stack) a body of up to
  * about 130 nested lists is read and marked past 32; a deeper one is refused (400).
  */
-protobuf.Reader.recursionLimit = 400;
+const DECODE_DEPTH = 400;
 
 const collector = opentelemetry.proto.collector;
 
@@ -29,6 +29,8 @@ export type RequestName = keyof typeof REQUESTS;
 
 /** The request's message; throws on bytes that are not such a message (truncated, a wrong wire type, too deeply nested for the stack). */
 export function decodeRequest(name: RequestName, body: Uint8Array): object {
+  // Set here rather than when the module loads, which would make importing it act (package.json's sideEffects).
+  protobuf.Reader.recursionLimit = DECODE_DEPTH;
   return REQUESTS[name].decode(body);
 }
 

@@ -8,7 +8,7 @@
  */
 
 /** Whether JSON text may hold a lone surrogate: only an escape of one can (a cheap test before a walk). */
-export const mayHoldSurrogateEscape = (json: string): boolean => /\\u[dD][89a-fA-F]/.test(json);
+const mayHoldSurrogateEscape = (json: string): boolean => /\\u[dD][89a-fA-F]/.test(json);
 
 /**
  * The value with every string in it, object keys included, well formed. Parsed JSON is walked in

@@ -317,8 +317,8 @@ const rangeOf = (q: { startMs?: number; endMs?: number }) => timeRangeCondition(
  * Writes an item made from a trace's spans (its summary, or its contribution to its session) unless
  * a newer one is there: `revision` is the latest span write it saw (or one past the revision of the
  * summary it replaces, when that is later), so a worker that read fewer spans cannot overwrite a more
- * complete one. False when a newer one was there (or, with `mustExist`, none:
- * a rewrite must not bring back a deleted trace).
+ * complete one. False when a newer one was there (or, with `mustExist`, none: a rewrite must not
+ * bring back a deleted trace).
  */
 export function updateUnlessNewer(db: Db, item: Record<string, unknown>, { mustExist = false } = {}, additions: SetAdditions = {}): Promise<boolean> {
   const newer = '#rev < :c_rev OR (#rev = :c_rev AND #spans <= :c_spans)';
@@ -452,7 +452,8 @@ export function tracesRepository(db: Db): TracesRepository {
 
     /**
      * Writes the summary unless a newer one is there: `revision` is the latest span write it saw (or
-     * one past the revision of the summary it replaces, when that is later), so a worker that read fewer spans cannot overwrite a more complete summary. With a basis, only
+     * one past the revision of the summary it replaces, when that is later), so a worker that read
+     * fewer spans cannot overwrite a more complete summary. With a basis, only
      * if the stored summary is still the one the basis read (optimistic concurrency: of two workers
      * adding span groups to a trace at once, the one that read an older summary has to read again).
      * An update, not a put, so the alert marks the judge may have added meanwhile stay.

@@ -270,8 +270,9 @@ function volumeOf({ overall, sample }: LearningEvidence, { byDay, observedDays }
       p95Ms: roundOrNull(latencyQuantile(overall.latency, 0.95), 1),
       averageMs: roundOrNull(averageLatencyMs(overall.latency), 1),
     },
-    // The rollups hold their sums at 2^64, past what the profile's item can store.
-    costPerTrace: storableSum(round(perTrace(dollarsOf(overall.costNanos)), 9)),
+    costPerTrace: round(perTrace(dollarsOf(overall.costNanos)), 9),
+    // The rollups hold their token sums at 2^64, past what the profile's item can store (their cost,
+    // in nano-dollars, stays under 2^53 dollars).
     tokensPerTrace: storableSum(round(perTrace(overall.inputTokens + overall.outputTokens), 1)),
   };
 }

@@ -135,7 +135,8 @@ export interface TracesRepository {
   summaries(tenantId: string, traceIds: readonly string[]): Promise<Map<string, StoredSummary>>;
   /**
    * Writes the summary unless a newer one is there: `revision` is the latest span write it saw (or
-   * one past the revision of the summary it replaces, when that is later), so a worker that read fewer spans cannot overwrite a more complete summary; the alert marks stay.
+   * one past the revision of the summary it replaces, when that is later), so a worker that read
+   * fewer spans cannot overwrite a more complete summary; the alert marks stay.
    * With `mustExist`, only over a stored summary (a rewrite must not bring back a deleted trace).
    * A summary that becomes pending (written pending over none, or without a basis) gets its close
    * marker, due TRACE_QUIET_MS after `revision`, written first. `leaving`: the summary's move out of

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isStorableNumber } from '../domain/spans/model.ts';
+import { isStorableNumber, PROTO_KEY_STAND_IN } from '../domain/spans/model.ts';
 import { agentId } from './common.ts';
 
 /** The fields the telemetry records (spans, signals, logs), their queries and the agent schemas share. */
@@ -21,9 +21,21 @@ export const instant = z.pipe(
   z.transform((v: number | string) => (typeof v === 'number' ? Math.floor(v) : Date.parse(v))),
 );
 
-export const attributes = z
-  .record(z.string().check(z.maxLength(256)), z.unknown())
-  .check(z.refine((o: Record<string, unknown>) => Object.keys(o).length <= 256, 'at most 256 attributes'));
+/**
+ * Metadata or attributes, each key kept: zod builds a record by assignment, which turns a key named
+ * `__proto__` (JSON allows it) into the object's prototype, so such a key was lost without a word. It
+ * is renamed before, as the ingest messages name one at any depth.
+ */
+export const attributes = z.pipe(
+  z.transform((value: unknown) =>
+    value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')
+      ? Object.fromEntries(Object.entries(value).map(([key, v]) => [key === '__proto__' ? PROTO_KEY_STAND_IN : key, v]))
+      : value,
+  ),
+  z
+    .record(z.string().check(z.maxLength(256)), z.unknown())
+    .check(z.refine((o: Record<string, unknown>) => Object.keys(o).length <= 256, 'at most 256 attributes')),
+);
 
 export const traceIdParams = z.object({ traceId: telemetryId });
 export const agentIdParams = z.object({ agentId });

@@ -33,10 +33,37 @@ export function unstorablePart(value: unknown, maxDepth: number, path: PropertyK
 /** A number the store holds, within the field's own domain `min`–`max`. */
 export const storableNumber = (min: number, max: number) => z.number().check(z.refine(isStorableNumber, NUMBER_RANGE_MESSAGE), z.gte(min), z.lte(max));
 
-/** A free-form JSON object (e.g. an experiment variant's config) whose every number and nesting the store holds. */
-export const storableObject = z.record(z.string(), z.unknown()).check(
-  z.superRefine((value: Record<string, unknown>, ctx) => {
-    const found = unstorablePart(value, MAX_FREE_FORM_NESTING);
-    if (found) ctx.addIssue({ code: 'custom', message: found.message, path: found.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), input: value });
+const issuePath = (path: PropertyKey[]) => path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+const PROTO_KEY_MESSAGE = "is a key name the service cannot keep (it names an object's prototype in JavaScript); use another name";
+
+/** The path to the first key named `__proto__` in `value` (JSON allows it), at most `maxDepth` levels down. */
+function protoKeyPath(value: unknown, maxDepth: number, path: PropertyKey[] = []): PropertyKey[] | undefined {
+  if (value === null || typeof value !== 'object' || maxDepth === 0) return undefined;
+  if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return [...path, '__proto__'];
+  const entries: [PropertyKey, unknown][] = Array.isArray(value) ? [...value.entries()] : Object.entries(value);
+  for (const [key, child] of entries) {
+    const found = protoKeyPath(child, maxDepth - 1, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A free-form JSON object (e.g. an experiment variant's config) whose every number and nesting the
+ * store holds. A key named `__proto__` is refused, at any depth: zod builds a record by assignment,
+ * which would make it the object's prototype, and the DynamoDB marshaller leaves it out, so it was
+ * lost without a word.
+ */
+export const storableObject = z.pipe(
+  z.transform((value: unknown, ctx) => {
+    const path = protoKeyPath(value, MAX_FREE_FORM_NESTING + 1);
+    if (path) ctx.issues.push({ code: 'custom', message: PROTO_KEY_MESSAGE, path: issuePath(path), input: value });
+    return value;
   }),
+  z.record(z.string(), z.unknown()).check(
+    z.superRefine((value: Record<string, unknown>, ctx) => {
+      const found = unstorablePart(value, MAX_FREE_FORM_NESTING);
+      if (found) ctx.addIssue({ code: 'custom', message: found.message, path: issuePath(found.path), input: value });
+    }),
+  ),
 );

@@ -36,7 +36,7 @@ describe('numbers and nesting in requests', () => {
     expect(agent.body.data.alertConfig).toMatchObject({ thresholds: { cost: 1e-130 }, llmAnalysis: { samplingRate: 1e-130 } });
   });
 
-  it('POST /experiments refuses a traffic percentage or a config number out of range, and a config nested past what DynamoDB keeps', async () => {
+  it('POST /experiments refuses a traffic percentage or a config number out of range, a config nested past what DynamoDB keeps, and a config key it would drop', async () => {
     const experiment = (over: { trafficPercentage?: number; config?: unknown }) => ({
       name: 'ranges',
       primaryMetric: 'successRate',
@@ -51,6 +51,7 @@ describe('numbers and nesting in requests', () => {
       await refused('POST', '/experiments', experiment({ config: { temperature: value } }), 'variants.0.config.temperature');
     }
     await refused('POST', '/experiments', experiment({ config: { prompt: nested(40, 'deep') } }), 'variants.0.config.prompt');
+    await refused('POST', '/experiments', experiment({ config: JSON.parse('{"__proto__": {"model": "x"}}') }), 'variants.0.config.__proto__');
     const created = await service.api('POST', '/experiments', {
       apiKey,
       body: experiment({ trafficPercentage: 1e-130, config: { prompt: nested(10, 'fine'), temperature: -0 } }),

@@ -15,7 +15,8 @@ const WEIGHT_TOLERANCE = 1e-6;
 const variant = z.object({
   key: z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[\w.:-]+$/, 'must be 1–64 letters, digits or . _ : -')),
   weight: storableNumber(0, 100).check(z.positive()),
-  config: z._default(
+  // A prefault (parsed as if sent) rather than a default, which the OpenAPI document leaves out for a schema that transforms.
+  config: z.prefault(
     storableObject.check(
       z.refine((config: Record<string, unknown>) => Buffer.byteLength(JSON.stringify(config)) <= MAX_CONFIG_BYTES, 'must be at most 16 KB as JSON'),
     ),

@@ -1,5 +1,13 @@
 import { ValidationError } from '../errors.ts';
-import { type AttributeValue, type CanonicalLog, type CanonicalSignal, type CanonicalSpan, isStorableNumber, storableOrNull } from '../spans/model.ts';
+import {
+  type AttributeValue,
+  type CanonicalLog,
+  type CanonicalSignal,
+  type CanonicalSpan,
+  isStorableNumber,
+  PROTO_KEY_STAND_IN,
+  storableOrNull,
+} from '../spans/model.ts';
 import { textPrefix } from '../well-formed.ts';
 
 /** What the ingest queue carries. Every message is processed idempotently by the ingest worker. */
@@ -76,7 +84,7 @@ function fitTextBytes(text: string | null, maxBytes = MAX_FIELD_JSON_BYTES): str
  * the DynamoDB marshaller does, it would set the prototype instead, and the worker could never store it.
  * A key longer than the native API takes is cut (an OTLP exporter may send any length).
  */
-const storableKey = (key: string): string => (key === '__proto__' ? '[__proto__]' : truncateText(key, MAX_KEY_CHARS)!);
+const storableKey = (key: string): string => (key === '__proto__' ? PROTO_KEY_STAND_IN : truncateText(key, MAX_KEY_CHARS)!);
 
 function truncateValue(value: AttributeValue, depth = 0): AttributeValue {
   if (typeof value === 'string') return truncateText(value, MAX_ATTRIBUTE_TEXT_CHARS);

@@ -112,3 +112,9 @@ export const isStorableNumber = (n: number): boolean => Number.isFinite(n) && (n
 export const storableSum = (n: number): number => Math.min(n, Number.MAX_SAFE_INTEGER);
 
 export const storableOrNull = (n: number | null): number | null => (n !== null && isStorableNumber(n) ? n : null);
+
+/**
+ * The name an attribute or metadata key `__proto__` (JSON allows it) is kept under: assigned to an
+ * object, as zod's records and the DynamoDB marshaller do, that key sets the prototype instead.
+ */
+export const PROTO_KEY_STAND_IN = '[__proto__]';

@@ -122,6 +122,19 @@ describe('native validation', () => {
     expect(items[0]).toMatchObject({ startTimeMs: 1767225600000, endTimeMs: 1767225601000, kind: 'other', status: 'unset' });
     expect(errors).toEqual([{ index: 1, message: 'endTime: must not be before startTime' }]);
   });
+
+  // Parsed from text, as a request body is: JSON.parse makes `__proto__` an own key. zod's records dropped it.
+  it('keeps a metadata or attribute key named __proto__ under another name, as OTLP attributes are', () => {
+    const { items } = parseSpans([
+      JSON.parse(
+        '{"traceId": "t", "spanId": "a", "name": "n", "startTime": 1, "metadata": {"__proto__": "kept", "plan": "pro"}, "attributes": {"__proto__": {"a": 1}}}',
+      ),
+    ]);
+    expect(items[0]).toMatchObject({ metadata: { '[__proto__]': 'kept', plan: 'pro' }, attributes: { '[__proto__]': { a: 1 } } });
+    expect(Object.getPrototypeOf(items[0]!.attributes)).toBe(Object.prototype);
+    const { items: signals } = parseSignals([JSON.parse('{"signalName": "s", "value": 1, "metadata": {"__proto__": "kept"}}')], 0);
+    expect(signals[0]!.metadata).toEqual({ '[__proto__]': 'kept' });
+  });
 });
 
 describe('the ingest queue message schema', () => {

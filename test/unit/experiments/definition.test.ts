@@ -96,4 +96,16 @@ describe('experiment definition', () => {
   ])('refuses %s, naming the field', (_, change, message) => {
     expect(() => parse({ ...valid, ...change })).toThrow(message);
   });
+
+  // Parsed from text, as a request body is: JSON.parse makes `__proto__` an own key, as an object literal would not.
+  it.each([
+    ['at the top of a config', '{"__proto__": {"model": "x"}, "prompt": "v2"}', 'variants.1.config.__proto__: is a key name the service cannot keep'],
+    ['nested in a config', '{"prompt": {"parts": [{"__proto__": 1}]}}', 'variants.1.config.prompt.parts.0.__proto__: is a key name'],
+  ])('refuses a key named __proto__ %s (it was dropped without a word), naming where', (_, config, message) => {
+    const variants = [
+      { key: 'a', weight: 50 },
+      { key: 'b', weight: 50, config: JSON.parse(config) },
+    ];
+    expect(() => parse({ ...valid, variants })).toThrow(message);
+  });
 });

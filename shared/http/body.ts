@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ValidationError } from '../domain/errors.ts';
-import { parseWellFormedJson } from '../domain/well-formed.ts';
+import { parseWellFormedJson, textPrefix } from '../domain/well-formed.ts';
 
 const megabytes = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`);
 
@@ -32,12 +32,12 @@ export function jsonBody(event: APIGatewayProxyEventV2, maxBytes: number): unkno
   if (!bytes) return undefined;
   const type = event.headers['content-type'];
   if (type !== undefined && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
-    throw new ValidationError(`Content-Type must be application/json (got ${type.slice(0, 60)})`);
+    throw new ValidationError(`Content-Type must be application/json (got ${textPrefix(type, 60)})`);
   }
   try {
     return parseWellFormedJson(bytes.toString('utf8'));
   } catch (err) {
-    const detail = err instanceof SyntaxError ? `: ${err.message.slice(0, 120)}` : '';
+    const detail = err instanceof SyntaxError ? `: ${textPrefix(err.message, 120)}` : '';
     throw new ValidationError(`Malformed JSON body${detail}`);
   }
 }

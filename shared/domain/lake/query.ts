@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts';
+import { textPrefix } from '../well-formed.ts';
 import { keywordOf, wordsOf } from './text.ts';
 
 /**
@@ -114,7 +115,7 @@ function scan(q: string): RawTerm[] {
       if (q[j] === '\\' && j + 1 < q.length) j++;
       text += q[j];
     }
-    if (j >= q.length) throw new QuerySyntaxError(q.slice(start, start + 40), start + 1, 'a quote is not closed');
+    if (j >= q.length) throw new QuerySyntaxError(textPrefix(q.slice(start), 40), start + 1, 'a quote is not closed');
     return { text, end: j + 1 };
   };
   while (i < q.length) {

@@ -44,10 +44,17 @@ function locate(text: string, term: TextTerm): { start: number; end: number } | 
   return { start, end: origins[last]! + (endCodePoint > 0xffff ? 2 : 1) };
 }
 
+/** `at`, or one before when it would cut a surrogate pair (an emoji) in two and show half of it as U+FFFD. */
+function characterBoundary(text: string, at: number): number {
+  const low = text.charCodeAt(at);
+  const high = text.charCodeAt(at - 1);
+  return low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff ? at - 1 : at;
+}
+
 /** The context around [start, end) of a text, cut at spaces where it can be, with `…` where cut. */
 export function snippetOf(text: string, { start, end }: { start: number; end: number }): Pick<SearchMatch, 'snippet' | 'highlight'> {
-  let from = Math.max(0, start - CONTEXT_CHARS);
-  let to = Math.min(text.length, end + CONTEXT_CHARS);
+  let from = characterBoundary(text, Math.max(0, start - CONTEXT_CHARS));
+  let to = characterBoundary(text, Math.min(text.length, end + CONTEXT_CHARS));
   if (from > 0) {
     const space = text.indexOf(' ', from);
     if (space >= 0 && space < start) from = space + 1;

@@ -7,7 +7,7 @@
 import protobuf from 'protobufjs/minimal.js';
 import { ValidationError } from '../errors.ts';
 import type { AttributeValue } from '../spans/model.ts';
-import { parseWellFormedJson } from '../well-formed.ts';
+import { parseWellFormedJson, textPrefix } from '../well-formed.ts';
 import type { Attributes } from './attributes.ts';
 import { decodeRequest, type OtlpEnum, type RequestName, SEVERITY_NUMBER, STATUS_CODE } from './protobuf.ts';
 
@@ -93,7 +93,7 @@ function parseJson(body: Buffer): unknown {
   try {
     return parseWellFormedJson(body.toString('utf8'));
   } catch (err) {
-    const detail = err instanceof SyntaxError ? `: ${err.message.slice(0, 120)}` : '';
+    const detail = err instanceof SyntaxError ? `: ${textPrefix(err.message, 120)}` : '';
     throw new ValidationError(`Malformed OTLP JSON body${detail}`);
   }
 }
@@ -102,7 +102,7 @@ function parseProtobuf(name: RequestName, body: Buffer): unknown {
   try {
     return decodeRequest(name, body);
   } catch (err) {
-    const detail = err instanceof Error ? ` (${err.message.slice(0, 80)})` : '';
+    const detail = err instanceof Error ? ` (${textPrefix(err.message, 80)})` : '';
     throw new ValidationError(`Malformed OTLP protobuf body: not a valid ${name}${detail}`);
   }
 }

@@ -95,4 +95,19 @@ describe('search hit snippets', () => {
   it('cuts a snippet around a match at the start and end of a text', () => {
     expect(snippetOf('refund now', { start: 0, end: 6 })).toEqual({ snippet: 'refund now', highlight: { start: 0, end: 6 } });
   });
+
+  it('cuts a snippet between characters, never through an emoji (a surrogate pair)', () => {
+    const emojis = '😀'.repeat(60);
+    // An odd letter before the match puts the snippet's start inside an emoji; after it, its end.
+    for (const [before, after] of [
+      ['x', ''],
+      ['', 'y'],
+    ] as const) {
+      const text = `${emojis}${before}refund${after}${emojis}`;
+      const start = emojis.length + before.length;
+      const { snippet, highlight } = snippetOf(text, { start, end: start + 6 });
+      expect(snippet.isWellFormed(), snippet).toBe(true);
+      expect(snippet.slice(highlight.start, highlight.end)).toBe('refund');
+    }
+  });
 });

@@ -22,9 +22,9 @@ export const instant = z.pipe(
 );
 
 /**
- * Metadata or attributes, each key kept: zod builds a record by assignment, which turns a key named
- * `__proto__` (JSON allows it) into the object's prototype, so such a key was lost without a word. It
- * is renamed before, as the ingest messages name one at any depth.
+ * Metadata or attributes, each key kept: zod leaves a key named `__proto__` (JSON allows it) out of
+ * the record it builds, since assigning it would set the record's prototype, so such a key was lost
+ * without a word. It is renamed first, as the ingest messages name one at any depth.
  */
 export const attributes = z.pipe(
   z.transform((value: unknown) =>

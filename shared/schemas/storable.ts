@@ -50,8 +50,8 @@ function protoKeyPath(value: unknown, maxDepth: number, path: PropertyKey[] = []
 
 /**
  * A free-form JSON object (e.g. an experiment variant's config) whose every number and nesting the
- * store holds. A key named `__proto__` is refused, at any depth: zod builds a record by assignment,
- * which would make it the object's prototype, and the DynamoDB marshaller leaves it out, so it was
+ * store holds. A key named `__proto__` is refused, at any depth: zod leaves it out of the record it
+ * builds and the DynamoDB marshaller out of the item (assigned, it would set a prototype), so it was
  * lost without a word.
  */
 export const storableObject = z.pipe(

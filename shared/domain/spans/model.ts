@@ -114,7 +114,7 @@ export const storableSum = (n: number): number => Math.min(n, Number.MAX_SAFE_IN
 export const storableOrNull = (n: number | null): number | null => (n !== null && isStorableNumber(n) ? n : null);
 
 /**
- * The name an attribute or metadata key `__proto__` (JSON allows it) is kept under: assigned to an
- * object, as zod's records and the DynamoDB marshaller do, that key sets the prototype instead.
+ * The name an attribute or metadata key `__proto__` (JSON allows it) is kept under: zod's records and
+ * the DynamoDB marshaller leave such a key out, as assigning it to an object sets the prototype instead.
  */
 export const PROTO_KEY_STAND_IN = '[__proto__]';

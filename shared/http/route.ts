@@ -5,6 +5,7 @@ import { mayPassLater } from '../aws-errors.ts';
 import type { RouteId } from '../catalog.ts';
 import { config } from '../config.ts';
 import { AppError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../domain/errors.ts';
+import { leaveOutTooDeep } from '../domain/nesting.ts';
 import { decide, rateLimitHeaders, WINDOW_SECONDS, windowStart } from '../domain/rate-limit.ts';
 import type { Ports, Store } from '../domain/store.ts';
 import { observability } from '../observability/handler.ts';
@@ -192,7 +193,8 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
       if (schemas.body) {
         body = jsonBody(event, schemas.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         if (body === undefined) throw new ValidationError('A JSON request body is required');
-        if (!schemas.convertsUnstorableValues) refuseUnstorable(body);
+        if (schemas.convertsUnstorableValues) body = leaveOutTooDeep(body);
+        else refuseUnstorable(body);
         body = parseOrThrow(schemas.body, body, 'body');
       }
       const query = schemas.query ? parseOrThrow(schemas.query, event.queryStringParameters ?? {}, 'query') : undefined;

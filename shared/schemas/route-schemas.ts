@@ -14,7 +14,8 @@ export interface RouteSchemas {
   maxBodyBytes?: number;
   /**
    * Telemetry: each item is validated on its own, and values the store cannot hold (numbers out of
-   * range, deep nesting) are kept as text (`shared/domain/ingest/messages.ts`). Any other body holding
+   * range, deep nesting) are kept as text (`shared/domain/ingest/messages.ts`); what is nested past
+   * `MAX_INGEST_BODY_DEPTH` is left out, marked (`shared/domain/nesting.ts`). Any other body holding
    * such a value is refused, naming where.
    */
   convertsUnstorableValues?: true;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JsonPath, leafPaths, mutate, nested, OUT_OF_RANGE_NUMBERS, randomJson, withValueAt } from '../support/fuzz.ts';
+import { type JsonPath, leafPaths, mutate, nested, nestedJsonText, OUT_OF_RANGE_NUMBERS, randomJson, withValueAt } from '../support/fuzz.ts';
 import { seededRandom as prng } from '../support/random.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -84,6 +84,13 @@ describe(`ingestion fuzz (seed ${SEED})`, () => {
           res,
           `${path} with ${leaf.join('.')} = ${typeof value === 'number' ? value : 'nested 40 deep'}: ${JSON.stringify(res.body).slice(0, 200)}`,
         );
+      }
+      // Past what any recursive walk survives (JSON.stringify itself), so sent as text made without one.
+      const placeholder = 'nested-6000-deep';
+      for (const leaf of leafPaths(valid, () => true)) {
+        const rawBody = JSON.stringify(withValueAt(valid, leaf, placeholder)).replace(JSON.stringify(placeholder), nestedJsonText(6000, 1.5));
+        const res = await service.api('POST', path, { apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+        expectHandled(res, `${path} with ${leaf.join('.')} nested 6000 deep: ${JSON.stringify(res.body).slice(0, 200)}`);
       }
     },
     TIMEOUT_MS,

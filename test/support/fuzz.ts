@@ -113,6 +113,16 @@ export function nested(depth: number, leaf: unknown, r?: Random): unknown {
   return v;
 }
 
+/**
+ * The JSON text of `nested(depth, leaf)` without the alternation at random, made without recursion:
+ * JSON.stringify itself runs out of stack a few thousand levels down.
+ */
+export function nestedJsonText(depth: number, leaf: unknown): string {
+  const opening = Array.from({ length: depth }, (_, i) => (i % 2 === 0 ? '[' : '{"a":')).reverse();
+  const closing = Array.from({ length: depth }, (_, i) => (i % 2 === 0 ? ']' : '}'));
+  return `${opening.join('')}${JSON.stringify(leaf)}${closing.join('')}`;
+}
+
 export type JsonPath = (string | number)[];
 
 /** The paths of a JSON value's leaves that `pick` selects (numbers, say), depth first. */

@@ -12,12 +12,15 @@ const calendarDay = z.iso.date();
 /** The offset that ends a date-time, if it has one. */
 const OFFSET = /(Z|[+-]\d{2}:?\d{2})$/;
 
-/** An ISO 8601 date (`YYYY-MM-DD` or a date-time; one without an offset is UTC, as a date is) in a query string, as a Date. */
-export const isoDate = z.pipe(
-  z.string().check(
-    z.regex(ISO_DATE, 'must be an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ssZ)'),
-    z.refine((s: string) => calendarDay.safeParse(s.slice(0, 10)).success, 'is not a day of the calendar'),
-  ),
+const isoDateText = z.string().check(
+  z.regex(ISO_DATE, 'must be an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ssZ)'),
+  z.refine((s: string) => calendarDay.safeParse(s.slice(0, 10)).success, 'is not a day of the calendar'),
+);
+
+const DAY_MS = 86_400_000;
+
+/** ISO 8601 text as a Date, `later` ms on; one without an offset is UTC, as a date is. */
+const dateOf = (later: (s: string) => number) =>
   z.transform((s: string, ctx) => {
     // `Date` reads a date-time without an offset in the server's time zone.
     const d = new Date(s.length > 10 && !OFFSET.test(s) ? `${s}Z` : s);
@@ -25,8 +28,23 @@ export const isoDate = z.pipe(
       ctx.issues.push({ code: 'custom', message: 'is not a valid date', input: s });
       return z.NEVER;
     }
-    return d;
-  }),
+    return new Date(d.getTime() + later(s));
+  });
+
+/** An ISO 8601 date (`YYYY-MM-DD` or a date-time; one without an offset is UTC, as a date is) in a query string, as a Date. */
+export const isoDate = z.pipe(
+  isoDateText,
+  dateOf(() => 0),
+);
+
+/**
+ * An ISO 8601 date that ends a range: as `isoDate`, but a day alone (`2026-11-29`) means the end of that
+ * day (its last millisecond, UTC), so a range of one day holds that day. Read as the day's start, it
+ * left out every trace of the day it named: a range from a day to the same day was empty.
+ */
+export const isoEndDate = z.pipe(
+  isoDateText,
+  dateOf((s) => (s.length === 10 ? DAY_MS - 1 : 0)),
 );
 
 const wholeNumber = (min: number, max?: number, tooLarge?: string) =>
@@ -65,7 +83,7 @@ export const pageQuery = z.object({
 /** `startDate` / `endDate`, with endDate not before startDate. */
 export const dateRangeQuery = z.object({
   startDate: z.optional(isoDate),
-  endDate: z.optional(isoDate),
+  endDate: z.optional(isoEndDate),
 });
 
 /** Refuses a range whose end comes before its start, naming endDate. */

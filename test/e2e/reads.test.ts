@@ -209,11 +209,15 @@ async function expectExactTotals() {
   ];
   const start = now - 3 * HOUR - 17 * MINUTE - 4321;
   const end = now - 50 * MINUTE + 1234;
+  // A day alone as the end means the whole day: a range from today to today lists today's traces.
+  const today = iso(now).slice(0, 10);
+  const inToday = (t: Sent) => iso(t.startTimeMs).startsWith(today);
   for (const [query, match] of [
     ...cases,
     ...cases.map(
       ([q, m]) => [`${q}&startDate=${iso(start)}&endDate=${iso(end)}`, (t: Sent) => m(t) && t.startTimeMs >= start && t.startTimeMs <= end] as const,
     ),
+    [`startDate=${today}&endDate=${today}`, inToday] as const,
   ]) {
     // A page of one reads a few of each list; a page of 50 reads the pending traces to the end and counts them itself;
     // a deeper page (by skip, by cursor) looks the newest finished trace up beside the page.

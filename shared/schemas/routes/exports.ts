@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { exportsRouteDefs } from '../../catalog.ts';
 import { MAX_QUERY_CHARS } from '../../domain/lake/query.ts';
 import { EXPORT_FORMATS } from '../../domain/lake/sql.ts';
-import { agentId, isoDate, pageQuery, rangeChecked } from '../common.ts';
+import { agentId, isoDate, isoEndDate, pageQuery, rangeChecked } from '../common.ts';
 import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 import { cursorParam } from './search.ts';
 
@@ -12,7 +12,7 @@ export const createExportBody = rangeChecked(
   z.object({
     format: z.enum(EXPORT_FORMATS),
     startDate: isoDate,
-    endDate: isoDate,
+    endDate: isoEndDate,
     agentId: z.optional(agentId),
     q: z.optional(z.string().check(z.maxLength(MAX_QUERY_CHARS))),
   }),

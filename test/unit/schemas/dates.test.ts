@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { dateRangeQuery, isoDate, rangeChecked } from '#shared/schemas/common.ts';
+import { dateRangeQuery, isoDate, isoEndDate, rangeChecked } from '#shared/schemas/common.ts';
 
 describe('a date in a query', () => {
   // Read in a server whose time zone is not UTC: a date-time without an offset is UTC all the same.
@@ -29,6 +29,18 @@ describe('a date in a query', () => {
       expect(z.safeParse(isoDate, text).success).toBe(false);
     },
   );
+
+  it('reads a day alone that ends a range as the end of that day, and a date-time as it is', () => {
+    expect(z.parse(isoEndDate, '2024-02-29').toISOString()).toBe('2024-02-29T23:59:59.999Z');
+    expect(z.parse(isoEndDate, '2024-02-29T00:00').toISOString()).toBe('2024-02-29T00:00:00.000Z');
+    expect(z.parse(isoEndDate, '2024-03-01T10:00:00+02:00').toISOString()).toBe('2024-03-01T08:00:00.000Z');
+    expect(z.safeParse(isoEndDate, '2024-02-30').success).toBe(false);
+    // A range of one day holds that day: it once ended where it began.
+    expect(z.parse(rangeChecked(dateRangeQuery), { startDate: '2024-02-29', endDate: '2024-02-29' })).toEqual({
+      startDate: new Date('2024-02-29T00:00:00.000Z'),
+      endDate: new Date('2024-02-29T23:59:59.999Z'),
+    });
+  });
 
   it('refuses a range whose end comes before its start, naming endDate', () => {
     const result = z.safeParse(rangeChecked(dateRangeQuery), { startDate: '2024-02-02', endDate: '2024-02-01' });

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '../spans/model.ts';
 import type { StoredSpan, TraceSummary } from '../spans/summary.ts';
 import type { LakeRow } from './schema.ts';
-import { attributeWord, foldText, keywordList, SIGNATURE_COLUMN_NAMES, signatureOf, wordsOfFolded } from './text.ts';
+import { attributeWord, FIELD_BOUNDARY, foldText, keywordList, SIGNATURE_COLUMN_NAMES, signatureOf, wordsOfFolded } from './text.ts';
 
 /** A finished trace as the ingest worker has it: its summary and every span stored so far. */
 export interface LakeTraceInput {
@@ -55,7 +55,11 @@ export function attributePairs(attributes: Record<string, AttributeValue>, prefi
   return pairs;
 }
 
-/** Words joined in order until the budget (bytes of UTF-8) is spent; whole words only. */
+/**
+ * Words joined in order until the budget (bytes of UTF-8) is spent; whole words only. Each part (a
+ * field) stands apart, after `FIELD_BOUNDARY`: folded text holds only letters, digits and spaces, so
+ * a phrase (` payment declined `) cannot match the last word of one field and the first of the next.
+ */
 function cappedText(parts: Iterable<string | null>, maxBytes: number): { text: string; cut: boolean } {
   let text = ' ';
   let bytes = 1;
@@ -63,22 +67,26 @@ function cappedText(parts: Iterable<string | null>, maxBytes: number): { text: s
     if (!part) continue;
     const words = foldText(part).slice(1);
     if (words === '') continue;
-    const wordsBytes = utf8Bytes(words);
+    const boundary = text === ' ' ? '' : `${FIELD_BOUNDARY} `;
+    const wordsBytes = boundary.length + utf8Bytes(words);
     if (bytes + wordsBytes > maxBytes) {
-      for (const word of words.split(' ')) {
-        const wordBytes = utf8Bytes(word) + 1;
+      for (const [i, word] of words.split(' ').entries()) {
+        const wordBytes = (i === 0 ? boundary.length : 0) + utf8Bytes(word) + 1;
         if (word === '') continue;
         if (bytes + wordBytes > maxBytes) break;
-        text += `${word} `;
+        text += `${i === 0 ? boundary : ''}${word} `;
         bytes += wordBytes;
       }
       return { text, cut: true };
     }
-    text += words;
+    text += `${boundary}${words}`;
     bytes += wordsBytes;
   }
   return { text, cut: false };
 }
+
+/** The words of a text `cappedText` made, without its field boundaries. */
+const wordsOfCapped = (text: string): string[] => wordsOfFolded(text).filter((word) => word !== FIELD_BOUNDARY);
 
 /** Newest-first order as one sortable text: 13 digits of epoch milliseconds (until the year 2286), then the id. */
 export const positionOf = (startMs: number, traceId: string): string => `${String(Math.max(0, Math.trunc(startMs))).padStart(13, '0')}#${traceId}`;
@@ -107,8 +115,8 @@ export function traceRow(tenantId: string, { summary, spans, revision }: LakeTra
   const pairs = ordered.flatMap((s) => attributePairs(s.attributes));
   const attributes = keywordList(pairs.map(([k, v]) => `${k}=${v}`));
   const signature = signatureOf([
-    ...wordsOfFolded(search.text),
-    ...wordsOfFolded(errors.text),
+    ...wordsOfCapped(search.text),
+    ...wordsOfCapped(errors.text),
     ...(utf8Bytes(attributes) <= MAX_ATTRIBUTES_BYTES ? pairs.map(([k, v]) => attributeWord(k, v)) : []),
   ]);
   return {

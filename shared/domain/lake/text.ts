@@ -25,6 +25,9 @@ export const wordsOf = (text: string): string[] => wordsOfFolded(foldText(text))
 /** The words of text `foldText` has folded. */
 export const wordsOfFolded = (folded: string): string[] => (folded === ' ' ? [] : folded.slice(1, -1).split(' '));
 
+/** What stands between two fields in a trace's searchable text: folding never makes it, so no word or phrase holds it. */
+export const FIELD_BOUNDARY = '|';
+
 export interface FoldedWithOrigins {
   /** Exactly `foldText(text)`. */
   text: string;

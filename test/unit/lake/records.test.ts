@@ -39,4 +39,16 @@ describe("a trace's lake row", () => {
     expect(String(row!['search_text'])).toMatch(/^ \S.* $/s);
     expect(Buffer.byteLength(`${JSON.stringify(row)}\n`)).toBeLessThan(FIREHOSE_RECORD_BYTES);
   });
+
+  it('keeps the fields of its search text apart, so a phrase cannot run from one field into the next', () => {
+    const spans = [
+      span(0, { name: 'payment', input: 'declined card', output: 'refund issued', status: 'error', errorType: 'Card Error', statusMessage: 'declined' }),
+    ];
+    const [row] = lakeRowsOf('tnt_1', [{ summary: summarizeTrace(spans), spans, revision: 1 }], [], 9_000_000_000_000).traces;
+    const text = String(row!['search_text']);
+    for (const within of [' payment ', ' declined card ', ' refund issued ']) expect(text).toContain(within);
+    for (const across of [' payment declined ', ' card refund ']) expect(text).not.toContain(across);
+    expect(String(row!['errors_text'])).not.toContain(' error declined ');
+    expect(String(row!['errors_text'])).toContain(' card error ');
+  });
 });

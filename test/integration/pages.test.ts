@@ -139,6 +139,24 @@ describe('pages of merged key-ordered lists', () => {
     expect(capped.count).toBeGreaterThanOrEqual(COUNT_BUDGET - 3);
   });
 
+  it('count exactly when the sources together hold no more than the budget, however unevenly (a list split by level or state)', async () => {
+    const budget = 250;
+    const skewed = async (prefix: string, n: number) => {
+      const partOf = (i: number) => (i < n * 0.85 ? 'a' : i < n * 0.97 ? 'b' : 'c');
+      await batchWrite(
+        db,
+        putRequests(Array.from({ length: n }, (_, i) => ({ PK: `${prefix}#${i}`, SK: 'ITEM', GSI1PK: `${prefix}#${partOf(i)}`, GSI1SK: `k${i}` }))),
+      );
+      return ['a', 'b', 'c'].map((part): Source => ({ index: 'gsi1', partition: `${prefix}#${part}` }));
+    };
+    // An even share each (83) counted the large part short: 83 + 29 + 8 of 240.
+    expect(await countItems(db, { sources: await skewed('skew', 240), budget })).toEqual({ count: 240, exact: true });
+    const past = await countItems(db, { sources: await skewed('skew-past', 600), budget });
+    expect(past.exact).toBe(false);
+    expect(past.count).toBeGreaterThanOrEqual(budget - 3);
+    expect(past.count).toBeLessThanOrEqual(budget);
+  });
+
   it('order keys as DynamoDB does (UTF-8 bytes), not as JavaScript compares UTF-16', () => {
     expect(compareKeys('\u{1F600}', '\uFFFF')).toBe(1);
     expect('\u{1F600}' < '\uFFFF').toBe(true);

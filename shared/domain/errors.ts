@@ -39,8 +39,11 @@ export class NotFoundError extends AppError {
 export class RateLimitedError extends AppError {
   readonly code = 'RATE_LIMITED';
   readonly status = 429;
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Rate limit exceeded; retry after ${retryAfterSeconds} s`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = `Rate limit exceeded; retry after ${retryAfterSeconds} s`,
+  ) {
+    super(message);
   }
 }
 

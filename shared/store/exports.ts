@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ExportRecord, ExportStatus, ExportsRepository } from '../domain/lake/ports.ts';
+import type { ExportRecord, ExportSlot, ExportStatus, ExportsRepository } from '../domain/lake/ports.ts';
 import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './keys.ts';
@@ -58,6 +58,51 @@ export function exportsRepository(db: Db): ExportsRepository {
         }),
       );
       return (Items ?? []).map((i) => stripKeys<ExportRecord>(i));
+    },
+
+    async slots(tenantId: string): Promise<ExportSlot[]> {
+      const { Items = [] } = await doc.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.exportSlotsPartition(tenantId) },
+          ConsistentRead: true,
+        }),
+      );
+      return Items.map((i) => ({ slot: Number(i['slot']), exportId: String(i['exportId']), heldUntilMs: Number(i['heldUntilMs']) }));
+    },
+
+    async claimSlot(tenantId: string, claim: ExportSlot, nowMs: number, replacing?: string): Promise<boolean> {
+      return written(
+        doc.send(
+          new PutCommand({
+            TableName,
+            Item: {
+              ...keys.exportSlot(tenantId, claim.slot),
+              entity: 'exportSlot',
+              ...claim,
+              // The table's expiry takes a slot a day after its hold ran out.
+              expiresAt: Math.ceil(claim.heldUntilMs / 1000) + 86_400,
+            },
+            ...(replacing === undefined
+              ? { ConditionExpression: 'attribute_not_exists(PK) OR heldUntilMs <= :now', ExpressionAttributeValues: { ':now': nowMs } }
+              : { ConditionExpression: 'exportId = :held', ExpressionAttributeValues: { ':held': replacing } }),
+          }),
+        ),
+      );
+    },
+
+    async releaseSlot(tenantId: string, { slot, exportId }: ExportSlot): Promise<void> {
+      await written(
+        doc.send(
+          new DeleteCommand({
+            TableName,
+            Key: keys.exportSlot(tenantId, slot),
+            ConditionExpression: 'exportId = :held',
+            ExpressionAttributeValues: { ':held': exportId },
+          }),
+        ),
+      );
     },
   };
 }

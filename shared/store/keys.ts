@@ -139,6 +139,9 @@ export const exportsOfTenant = (tenantId: string, createdAt: string, exportId: s
   GSI1SK: `${createdAt}#${exportId}`,
 });
 export const exportsOfTenantPartition = (tenantId: string) => `TENANT#${enc(tenantId)}#EXPORTS`;
+/** One of the places a tenant's queued or running exports hold (`MAX_ACTIVE_EXPORTS`), claimed by conditional writes. */
+export const exportSlot = (tenantId: string, slot: number) => ({ PK: exportSlotsPartition(tenantId), SK: `SLOT#${slot}` });
+export const exportSlotsPartition = (tenantId: string) => `TENANT#${enc(tenantId)}#EXPORTSLOTS`;
 export const delivery = (messageId: string) => ({ PK: `DELIVERY#${enc(messageId)}`, SK: 'DELIVERY' });
 /** A tenant's evaluations and judge usage of one UTC day (`YYYY-MM-DD`): the daily budget and the cost ledger. */
 export const evaluationUsage = (tenantId: string, day: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `EVALUSAGE#${day}` });

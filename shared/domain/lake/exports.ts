@@ -94,19 +94,55 @@ export async function exportView(record: ExportRecord, ports: ReadExportPorts) {
 }
 
 const isLive = (record: ExportRecord, nowMs: number) => record.deleteAfter * 1000 > nowMs;
+const isActive = (record: ExportRecord, nowMs: number) => isLive(record, nowMs) && (record.status === 'queued' || record.status === 'running');
 
-/** Queues an export (202): the plan's `exports`, a query that parses, an agent of the tenant, and room among its running exports. */
+/**
+ * How long a slot is held at most: past the longest an export can wait and run (the lake queue gives a
+ * message 15 minutes, five times), so an export whose worker never finished it (its message
+ * dead-lettered) holds its slot no longer.
+ */
+const SLOT_HOLD_MS = 2 * 3_600_000;
+
+/**
+ * Takes one of the tenant's `MAX_ACTIVE_EXPORTS` slots for a new export, by conditional writes, so
+ * that exports asked for at once cannot all pass a count (eight at once once got six in): a free slot
+ * or one whose hold ran out, else one whose export no longer waits or runs (its worker gave it back
+ * late, or never). False when all are held.
+ */
+async function claimExportSlot(tenantId: string, exportId: string, nowMs: number, store: Pick<Store, 'exports'>): Promise<boolean> {
+  const held = new Map((await store.exports.slots(tenantId)).map((s) => [s.slot, s]));
+  const claim = (slot: number, replacing?: string) =>
+    store.exports.claimSlot(tenantId, { slot, exportId, heldUntilMs: nowMs + SLOT_HOLD_MS }, nowMs, replacing);
+  for (let slot = 0; slot < MAX_ACTIVE_EXPORTS; slot++) {
+    const holder = held.get(slot);
+    if ((!holder || holder.heldUntilMs <= nowMs) && (await claim(slot))) return true;
+  }
+  for (const holder of held.values()) {
+    if (holder.slot >= MAX_ACTIVE_EXPORTS || holder.heldUntilMs <= nowMs) continue;
+    const record = await store.exports.get(tenantId, holder.exportId);
+    if ((!record || !isActive(record, nowMs)) && (await claim(holder.slot, holder.exportId))) return true;
+  }
+  return false;
+}
+
+/** Gives back the slot an export holds, once it no longer waits or runs. */
+async function releaseExportSlot(tenantId: string, exportId: string, store: Pick<Store, 'exports'>): Promise<void> {
+  const held = (await store.exports.slots(tenantId)).find((s) => s.exportId === exportId);
+  if (held) await store.exports.releaseSlot(tenantId, held);
+}
+
+/** Queues an export (202): the plan's `exports`, a query that parses, an agent of the tenant, and a free slot among its running exports. */
 export async function createExport(tenantId: string, request: ExportRequest, ports: CreateExportPorts) {
   requireFeature(await planOf(ports.store, tenantId), 'exports');
   const q = request.q === undefined || request.q.trim() === '' ? null : formatSearchQuery(parseSearchQuery(request.q));
   if (request.agentId && !(await ports.store.agents.get(tenantId, request.agentId))) throw new NotFoundError('Agent');
   const now = ports.clock.now();
-  const recent = await ports.store.exports.page(tenantId, 20);
-  if (recent.filter((e) => isLive(e, now.getTime()) && (e.status === 'queued' || e.status === 'running')).length >= MAX_ACTIVE_EXPORTS) {
-    throw new RateLimitedError(60);
+  const id = ports.ids.next('exp');
+  if (!(await claimExportSlot(tenantId, id, now.getTime(), ports.store))) {
+    throw new RateLimitedError(60, `${MAX_ACTIVE_EXPORTS} exports are already queued or running; retry after 60 s`);
   }
   const record: ExportRecord = {
-    id: ports.ids.next('exp'),
+    id,
     tenantId,
     status: 'queued',
     format: request.format,
@@ -130,6 +166,7 @@ export async function createExport(tenantId: string, request: ExportRequest, por
   } catch (err) {
     // Nothing will run it: the request answers 503 and leaves no export behind.
     await ports.store.exports.delete(tenantId, record.id);
+    await releaseExportSlot(tenantId, record.id, ports.store);
     throw new ServiceUnavailableError(5, { cause: err });
   }
   return { id: record.id, status: record.status };
@@ -220,5 +257,5 @@ export async function runExport(message: Extract<LakeMessage, { kind: 'export' }
     ports.reportError('export failed', err);
     finished = { ...running, status: 'failed', error: failureOf(err), finishedAt: ports.clock.now().toISOString() };
   }
-  await ports.store.exports.replaceIfStatus(finished, 'running');
+  if (await ports.store.exports.replaceIfStatus(finished, 'running')) await releaseExportSlot(record.tenantId, record.id, ports.store);
 }

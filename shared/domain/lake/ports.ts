@@ -69,4 +69,20 @@ export interface ExportsRepository {
   delete(tenantId: string, exportId: string): Promise<void>;
   /** One page of a tenant's exports, newest first, after the export `after` (its createdAt#id) when paging on. */
   page(tenantId: string, limit: number, after?: string): Promise<ExportRecord[]>;
+  /** The tenant's export slots that are held, read strongly consistent. */
+  slots(tenantId: string): Promise<ExportSlot[]>;
+  /**
+   * Takes a slot for an export: one nobody holds or whose hold ran out, or, with `replacing`, the one
+   * that export holds. False when another took it first.
+   */
+  claimSlot(tenantId: string, claim: ExportSlot, nowMs: number, replacing?: string): Promise<boolean>;
+  /** Gives back the slot the export holds, if it still does. */
+  releaseSlot(tenantId: string, slot: ExportSlot): Promise<void>;
+}
+
+/** A place among a tenant's queued or running exports, held by one of them until it finishes or `heldUntilMs`. */
+export interface ExportSlot {
+  slot: number;
+  exportId: string;
+  heldUntilMs: number;
 }

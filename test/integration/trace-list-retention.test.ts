@@ -193,6 +193,22 @@ describe("a trace list shows the plan's retention window", () => {
     expect(anew).toMatchObject({ total: 2, totalExact: true });
   });
 
+  it('a range that runs far into the future ("no end") is counted exactly: the rollups up to now, its lists after', async () => {
+    const tenantId = `tnt_retention_${++tenants}`;
+    await createTenant(tenantId, 'pro');
+    // More than a list count reads (250), spread over the last day, and one whose client's clock runs two days ahead.
+    const starts = [...Array.from({ length: 300 }, (_, i) => nowMs - 1_000 - i * 250_000), nowMs + 2 * DAY_MS];
+    for (const [i, startTimeMs] of starts.entries()) {
+      const summary = { ...summarizeTrace(spansOf(`tr-far-${i}`, { input: 'q', steps: [llm('a')], output: 'a' })), startTimeMs, name: 'answer' };
+      await store.traces.putSummary(tenantId, summary, 1, EXPIRES);
+      await store.rollups.countTraces(tenantId, bucketStart(startTimeMs, 'minute'), [summary], EXPIRES);
+    }
+    for (const endDate of ['2099-12-31', new Date(nowMs + 500 * DAY_MS).toISOString()]) {
+      expect(await list(tenantId, { endDate }), endDate).toMatchObject({ total: starts.length, totalExact: true });
+    }
+    expect(await list(tenantId, { endDate: new Date(nowMs + DAY_MS).toISOString() })).toMatchObject({ total: starts.length - 1, totalExact: true });
+  });
+
   it('a range that ends before the window holds nothing', async () => {
     const tenantId = await tenantOn('trial');
     const page = await list(tenantId, { endDate: new Date(TRIAL_WINDOW_START - 1).toISOString() });

@@ -244,6 +244,22 @@ async function traceTotal(
   const hinted = fromPage !== undefined && q.endMs === undefined;
   const thisMinuteEnd = bucketStart(deps.clock.now().getTime(), 'minute') + BUCKET_MS.minute - 1;
   const usualWay = () => traceTotal(deps, tenantId, q, counting, { asked: early.asked });
+  const { endMs } = q;
+  if (
+    endMs !== undefined &&
+    endMs > thisMinuteEnd &&
+    endMs - q.startMs > MAX_COUNTED_DAYS * BUCKET_MS.day &&
+    thisMinuteEnd - q.startMs <= MAX_COUNTED_DAYS * BUCKET_MS.day
+  ) {
+    // A range that runs far into the future (`endDate=2099-12-31` for "no end"), too long for the
+    // rollups: they count it to the end of this minute, and what starts later (a client's clock
+    // ahead, rarely much) is counted in its lists, exact while they hold few.
+    const [present, later] = await Promise.all([
+      traceTotal(deps, tenantId, { ...q, endMs: thisMinuteEnd }, counting, { asked: early.asked }),
+      traces.count(tenantId, { ...q, startMs: thisMinuteEnd + 1 }),
+    ]);
+    return { count: present.count + later.count, exact: present.exact && later.exact };
+  }
   // The newest finished trace: what the page shows, looked up as soon as the page shows only pending traces and there are more.
   const newestFinished = hinted
     ? fromPage.then((hints) => (hints.newestComplete === 'unknown' ? traces.completeStart(tenantId, q, 'newest') : hints.newestComplete))

@@ -14,7 +14,8 @@ const OFFSET = /(Z|[+-]\d{2}:?\d{2})$/;
 
 const isoDateText = z.string().check(
   z.regex(ISO_DATE, 'must be an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ssZ)'),
-  z.refine((s: string) => calendarDay.safeParse(s.slice(0, 10)).success, 'is not a day of the calendar'),
+  // Only text of the right form is asked whether its day exists: `notadate` gets one message, not two.
+  z.refine((s: string) => !ISO_DATE.test(s) || calendarDay.safeParse(s.slice(0, 10)).success, 'is not a day of the calendar'),
 );
 
 const DAY_MS = 86_400_000;

@@ -42,6 +42,11 @@ describe('a date in a query', () => {
     });
   });
 
+  it('says once what is wrong with text that is no date at all', () => {
+    expect(z.safeParse(isoDate, 'notadate').error?.issues.map((i) => i.message)).toEqual(['must be an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ssZ)']);
+    expect(z.safeParse(isoDate, '2024-02-30').error?.issues.map((i) => i.message)).toEqual(['is not a day of the calendar']);
+  });
+
   it('refuses a range whose end comes before its start, naming endDate', () => {
     const result = z.safeParse(rangeChecked(dateRangeQuery), { startDate: '2024-02-02', endDate: '2024-02-01' });
     expect(result.success).toBe(false);

@@ -86,7 +86,8 @@ export function exportsRepository(db: Db): ExportsRepository {
             },
             ...(replacing === undefined
               ? { ConditionExpression: 'attribute_not_exists(PK) OR heldUntilMs <= :now', ExpressionAttributeValues: { ':now': nowMs } }
-              : { ConditionExpression: 'exportId = :held', ExpressionAttributeValues: { ':held': replacing } }),
+              : // Or given back since it was read: free.
+                { ConditionExpression: 'attribute_not_exists(PK) OR exportId = :held', ExpressionAttributeValues: { ':held': replacing } }),
           }),
         ),
       );

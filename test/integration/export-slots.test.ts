@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '#shared/adapters/ids.ts';
-import { RateLimitedError } from '#shared/domain/errors.ts';
-import { createExport, type ExportRunner, MAX_ACTIVE_EXPORTS, runExport } from '#shared/domain/lake/exports.ts';
+import { queues } from '#shared/catalog.ts';
+import { RateLimitedError, ServiceUnavailableError } from '#shared/domain/errors.ts';
+import { createExport, type ExportRunner, MAX_ACTIVE_EXPORTS, runExport, SLOT_HOLD_MS } from '#shared/domain/lake/exports.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import type { QueuePort } from '#shared/domain/ports.ts';
 import type { Store } from '#shared/domain/store.ts';
@@ -62,11 +63,34 @@ describe("a tenant's export slots", () => {
     expect((await askAtOnce(t, 2)).queued).toHaveLength(1);
   });
 
-  it('come back once a hold runs out, for an export whose worker never finished it', async () => {
+  it('stay taken while another export is being written (a claim made before its record was written passed for given back, and let a fourth in)', async () => {
+    const t = await tenant();
+    await askAtOnce(t, MAX_ACTIVE_EXPORTS - 1);
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const slowRecord: Store = { ...store, exports: { ...store.exports, create: async (record) => gate.then(() => store.exports.create(record)) } };
+    const slow = createExport(t, request, { ...ports(), store: slowRecord });
+    // Time for what comes before the held write (the old order claimed its slot there) to finish.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const fourth = await Promise.allSettled([createExport(t, request, ports())]);
+    open();
+    const outcomes = [...fourth, ...(await Promise.allSettled([slow]))];
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const queued = (await store.exports.page(t, 20)).filter((e) => e.status === 'queued');
+    expect(queued).toHaveLength(MAX_ACTIVE_EXPORTS);
+    expect((await store.exports.slots(t)).map((s) => s.exportId).sort()).toEqual(queued.map((e) => e.id).sort());
+  });
+
+  it('come back once a hold runs out, for an export whose worker never finished it, and not before its queue stops delivering it', async () => {
+    const lake = queues.find((q) => q.id === 'lake')!;
+    expect(SLOT_HOLD_MS).toBeGreaterThan(lake.visibilityTimeoutSeconds * lake.maxReceiveCount * 1000);
     const t = await tenant();
     expect((await askAtOnce(t, MAX_ACTIVE_EXPORTS)).queued).toHaveLength(MAX_ACTIVE_EXPORTS);
+    now = new Date(now.getTime() + lake.visibilityTimeoutSeconds * lake.maxReceiveCount * 1000);
     expect((await askAtOnce(t, 1)).queued).toHaveLength(0);
-    now = new Date(now.getTime() + 3 * 3_600_000);
+    now = new Date(now.getTime() + SLOT_HOLD_MS);
     expect((await askAtOnce(t, 5)).queued).toHaveLength(MAX_ACTIVE_EXPORTS);
   });
 
@@ -77,7 +101,8 @@ describe("a tenant's export slots", () => {
         throw new Error('queue down');
       },
     };
-    for (let i = 0; i < MAX_ACTIVE_EXPORTS + 2; i++) await expect(createExport(t, request, { ...ports(), queue: down })).rejects.toThrow('retry');
+    for (let i = 0; i < MAX_ACTIVE_EXPORTS + 2; i++)
+      await expect(createExport(t, request, { ...ports(), queue: down })).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect(await store.exports.slots(t)).toEqual([]);
     expect((await askAtOnce(t, MAX_ACTIVE_EXPORTS)).queued).toHaveLength(MAX_ACTIVE_EXPORTS);
   });

@@ -97,17 +97,19 @@ const isLive = (record: ExportRecord, nowMs: number) => record.deleteAfter * 100
 const isActive = (record: ExportRecord, nowMs: number) => isLive(record, nowMs) && (record.status === 'queued' || record.status === 'running');
 
 /**
- * How long a slot is held at most: past the longest an export can wait and run (the lake queue gives a
- * message 15 minutes, five times), so an export whose worker never finished it (its message
- * dead-lettered) holds its slot no longer.
+ * How long a slot is held at most: longer than the lake queue keeps delivering an export's message (its
+ * visibility timeout, 90 minutes, times its 3 receives: 4.5 hours; `shared/catalog.ts`, checked by
+ * the slots' test), so a slot is not taken from an export still being retried, and one whose message
+ * was dead-lettered holds it no longer.
  */
-const SLOT_HOLD_MS = 2 * 3_600_000;
+export const SLOT_HOLD_MS = 5 * 3_600_000;
 
 /**
- * Takes one of the tenant's `MAX_ACTIVE_EXPORTS` slots for a new export, by conditional writes, so
- * that exports asked for at once cannot all pass a count (eight at once once got six in): a free slot
- * or one whose hold ran out, else one whose export no longer waits or runs (its worker gave it back
- * late, or never). False when all are held.
+ * Takes one of the tenant's `MAX_ACTIVE_EXPORTS` slots for an export whose record is written, by
+ * conditional writes, so that exports asked for at once cannot all pass a count (eight at once once
+ * got seven in): a free slot or one whose hold ran out, else one whose export no longer waits or runs
+ * (its worker gave it back late, or never; an export's record is written before its claim, so a
+ * holder without one was given back). False when all are held.
  */
 async function claimExportSlot(tenantId: string, exportId: string, nowMs: number, store: Pick<Store, 'exports'>): Promise<boolean> {
   const held = new Map((await store.exports.slots(tenantId)).map((s) => [s.slot, s]));
@@ -137,12 +139,8 @@ export async function createExport(tenantId: string, request: ExportRequest, por
   const q = request.q === undefined || request.q.trim() === '' ? null : formatSearchQuery(parseSearchQuery(request.q));
   if (request.agentId && !(await ports.store.agents.get(tenantId, request.agentId))) throw new NotFoundError('Agent');
   const now = ports.clock.now();
-  const id = ports.ids.next('exp');
-  if (!(await claimExportSlot(tenantId, id, now.getTime(), ports.store))) {
-    throw new RateLimitedError(60, `${MAX_ACTIVE_EXPORTS} exports are already queued or running; retry after 60 s`);
-  }
   const record: ExportRecord = {
-    id,
+    id: ports.ids.next('exp'),
     tenantId,
     status: 'queued',
     format: request.format,
@@ -159,14 +157,19 @@ export async function createExport(tenantId: string, request: ExportRequest, por
     finishedAt: null,
     deleteAfter: Math.floor(now.getTime() / 1000) + EXPORT_LIFETIME_DAYS * 86_400,
   };
+  // The record first: a claim whose record is not written yet could pass for a slot given back.
   await ports.store.exports.create(record);
+  if (!(await claimExportSlot(tenantId, record.id, now.getTime(), ports.store))) {
+    await ports.store.exports.delete(tenantId, record.id);
+    throw new RateLimitedError(60, `${MAX_ACTIVE_EXPORTS} exports are already queued or running; retry after 60 s`);
+  }
   const message: LakeMessage = { kind: 'export', tenantId, exportId: record.id };
   try {
     await ports.queue.send(LAKE_QUEUE, [message]);
   } catch (err) {
-    // Nothing will run it: the request answers 503 and leaves no export behind.
-    await ports.store.exports.delete(tenantId, record.id);
-    await releaseExportSlot(tenantId, record.id, ports.store);
+    // Nothing will run it: the request answers 503 and leaves no export behind (a slot or record
+    // left by a failing cleanup is given back by its hold, or passes for given back).
+    await Promise.allSettled([releaseExportSlot(tenantId, record.id, ports.store), ports.store.exports.delete(tenantId, record.id)]);
     throw new ServiceUnavailableError(5, { cause: err });
   }
   return { id: record.id, status: record.status };

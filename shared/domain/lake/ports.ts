@@ -73,7 +73,7 @@ export interface ExportsRepository {
   slots(tenantId: string): Promise<ExportSlot[]>;
   /**
    * Takes a slot for an export: one nobody holds or whose hold ran out, or, with `replacing`, the one
-   * that export holds. False when another took it first.
+   * that export holds (or held, if it is free now). False when another took it first.
    */
   claimSlot(tenantId: string, claim: ExportSlot, nowMs: number, replacing?: string): Promise<boolean>;
   /** Gives back the slot the export holds, if it still does. */

@@ -207,6 +207,12 @@ describe("a trace list shows the plan's retention window", () => {
       expect(await list(tenantId, { endDate }), endDate).toMatchObject({ total: starts.length, totalExact: true });
     }
     expect(await list(tenantId, { endDate: new Date(nowMs + DAY_MS).toISOString() })).toMatchObject({ total: starts.length - 1, totalExact: true });
+    // A range that starts ahead too counts from its own start, not from now.
+    expect(await list(tenantId, { startDate: new Date(nowMs + 3 * DAY_MS).toISOString(), endDate: '2099-12-31' })).toMatchObject({
+      items: [],
+      total: 0,
+      totalExact: true,
+    });
   });
 
   it('a range that ends before the window holds nothing', async () => {

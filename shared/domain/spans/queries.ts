@@ -5,6 +5,7 @@ import type { traceListQuery } from '../../schemas/routes/spans.ts';
 import { BUCKET_MS, bucketStart, settledWindow } from '../analytics/buckets.ts';
 import { retentionDaysOf } from '../analytics/queries.ts';
 import { ALL_AGENTS } from '../analytics/rollup.ts';
+import { daysBefore } from '../analytics/window.ts';
 import { NotFoundError } from '../errors.ts';
 import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
 import { LONGEST_RETENTION_DAYS } from '../plans/plans.ts';
@@ -248,6 +249,7 @@ async function traceTotal(
   if (
     endMs !== undefined &&
     endMs > thisMinuteEnd &&
+    q.startMs <= thisMinuteEnd &&
     endMs - q.startMs > MAX_COUNTED_DAYS * BUCKET_MS.day &&
     thisMinuteEnd - q.startMs <= MAX_COUNTED_DAYS * BUCKET_MS.day
   ) {
@@ -255,7 +257,7 @@ async function traceTotal(
     // rollups: they count it to the end of this minute, and what starts later (a client's clock
     // ahead, rarely much) is counted in its lists, exact while they hold few.
     const [present, later] = await Promise.all([
-      traceTotal(deps, tenantId, { ...q, endMs: thisMinuteEnd }, counting, { asked: early.asked }),
+      traceTotal(deps, tenantId, { ...q, endMs: thisMinuteEnd }, counting, { asked: early.asked, ahead: early.ahead }),
       traces.count(tenantId, { ...q, startMs: thisMinuteEnd + 1 }),
     ]);
     return { count: present.count + later.count, exact: present.exact && later.exact };
@@ -367,7 +369,7 @@ export async function signalsOfTrace(store: ReadStore<'signals' | 'traces'>, ten
 export async function signalSummary(store: ReadStore<'agents' | 'signals'>, tenantId: string, q: z.infer<typeof signalSummaryQuery>, now: Date) {
   await assertAgent(store, tenantId, q.agentId);
   const end = q.endDate ?? now;
-  const start = q.startDate ?? new Date(end.getTime() - DEFAULT_SUMMARY_DAYS * DAY_MS);
+  const start = q.startDate ?? new Date(daysBefore(end.getTime(), DEFAULT_SUMMARY_DAYS));
   const signals = await store.signals.list(tenantId, { agentId: q.agentId, startMs: start.getTime(), endMs: end.getTime(), signalName: q.signalName });
   return { startDate: start.toISOString(), endDate: end.toISOString(), groups: summarizeSignals(signals) };
 }

@@ -254,13 +254,10 @@ export interface CountRequest {
   budget?: number;
 }
 
-/** Rounds of a count: each hands what the sources that finished did not spend to those still reading. */
-const COUNT_ROUNDS = 4;
-
 /**
  * How many items of the sources (meeting the filter) lie in the range: exact when the count read to
  * the end within its budget. The sources read in parallel, each its share of what is left; what a
- * source that reached its end did not spend goes, in the next round, to those that did not, so the
+ * source that reached its end did not spend goes, in the next rounds, to those that did not, so the
  * count is exact whenever all the sources hold no more than the budget together (a list split by
  * level or state, one part holding most of it, was counted short: 123 of 135 logs).
  */
@@ -269,8 +266,9 @@ export async function countItems(db: Db, request: CountRequest): Promise<Total> 
   const counts = request.sources
     .flatMap((source) => sourceQuery(db, source, request.range ?? {}, 'newest-first', undefined, request.filter) ?? [])
     .map((query) => ({ query, count: 0, startKey: undefined as Record<string, unknown> | undefined, done: false }));
-  let left = budget;
-  for (let round = 0; round < COUNT_ROUNDS && left > 0; round++) {
+  // Rounds until the budget is spent or every source is read to its end: each round spends at least
+  // one item a source still reading (a source read to exactly its share needs one more to know it ended).
+  for (let left = budget; left > 0; ) {
     const reading = counts.filter((c) => !c.done);
     if (reading.length === 0) break;
     const share = Math.max(1, Math.floor(left / reading.length));
@@ -289,7 +287,9 @@ export async function countItems(db: Db, request: CountRequest): Promise<Total> 
         return scanned;
       }),
     );
-    left -= spent.reduce((sum, n) => sum + n, 0);
+    const spentNow = spent.reduce((sum, n) => sum + n, 0);
+    if (spentNow === 0 && reading.every((c) => !c.done)) break; // no source moved: nothing more to learn
+    left -= spentNow;
   }
   return { count: counts.reduce((sum, c) => sum + c.count, 0), exact: counts.every((c) => c.done) };
 }

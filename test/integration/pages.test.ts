@@ -151,6 +151,14 @@ describe('pages of merged key-ordered lists', () => {
     };
     // An even share each (83) counted the large part short: 83 + 29 + 8 of 240.
     expect(await countItems(db, { sources: await skewed('skew', 240), budget })).toEqual({ count: 240, exact: true });
+    // Sources that end exactly at their share need a round more to show they ended: 247 items in eight lists.
+    const sizes = [47, 50, 43, 35, 11, 4, 38, 19];
+    const many = sizes.flatMap((size, part) =>
+      Array.from({ length: size }, (_, i) => ({ PK: `many#${part}#${i}`, SK: 'ITEM', GSI1PK: `many#${part}`, GSI1SK: `k${i}` })),
+    );
+    await batchWrite(db, putRequests(many));
+    const lists = sizes.map((_, part): Source => ({ index: 'gsi1', partition: `many#${part}` }));
+    expect(await countItems(db, { sources: lists, budget })).toEqual({ count: 247, exact: true });
     const past = await countItems(db, { sources: await skewed('skew-past', 600), budget });
     expect(past.exact).toBe(false);
     expect(past.count).toBeGreaterThanOrEqual(budget - 3);

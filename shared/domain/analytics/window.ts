@@ -20,6 +20,16 @@ export interface AnalyticsQuery {
 }
 
 /**
+ * Where a range of `days` days that ends at `endMs` starts: an end on a minute's last millisecond (a
+ * day given alone as `endDate`, which means the end of that day) is followed by the next minute, and the
+ * days count back from there, so `endDate=2026-11-29` alone covers 23 to 29 November whole.
+ */
+export function daysBefore(endMs: number, days: number): number {
+  const after = (endMs + 1) % BUCKET_MS.minute === 0 ? endMs + 1 : endMs;
+  return after - days * BUCKET_MS.day;
+}
+
+/**
  * The range a query asks for: by default the 7 days up to now (or up to endDate); dates in the future
  * count as now. Refuses an end before the start (naming endDate) and a range over 366 days (naming startDate).
  */
@@ -27,7 +37,7 @@ export function resolveRange({ startDate, endDate }: Pick<AnalyticsQuery, 'start
   if (startDate && endDate && endDate < startDate) throw new ValidationError('endDate: must not be before startDate');
   const nowMs = now.getTime();
   const endMs = Math.min(endDate?.getTime() ?? nowMs, nowMs);
-  const startMs = Math.min(startDate?.getTime() ?? endMs - DEFAULT_RANGE_DAYS * BUCKET_MS.day, nowMs);
+  const startMs = Math.min(startDate?.getTime() ?? daysBefore(endMs, DEFAULT_RANGE_DAYS), nowMs);
   if (endMs - startMs > MAX_RANGE_DAYS * BUCKET_MS.day) {
     throw new ValidationError(`startDate: the range must not be longer than ${MAX_RANGE_DAYS} days`);
   }

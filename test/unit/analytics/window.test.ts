@@ -29,6 +29,13 @@ describe('resolveRange', () => {
     });
   });
 
+  it('defaults the start to whole days before a day given alone as the end (its last millisecond)', () => {
+    expect(resolveRange({ endDate: date('2024-06-01T23:59:59.999Z') }, now)).toEqual({
+      startMs: Date.parse('2024-05-26T00:00:00Z'),
+      endMs: Date.parse('2024-06-01T23:59:59.999Z'),
+    });
+  });
+
   it('clamps dates in the future to now', () => {
     expect(resolveRange({ startDate: date('2024-06-15T00:00:00Z'), endDate: date('2025-01-01') }, now)).toEqual({
       startMs: Date.parse('2024-06-15T00:00:00Z'),

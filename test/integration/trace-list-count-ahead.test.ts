@@ -91,6 +91,15 @@ describe('a trace total asked again reads the rollups at once', () => {
     expect(again.events).toEqual(['count', 'dirty hours read']);
   });
 
+  it('for a range that runs far into the future too, counted by the rollups up to now: once, at once', async () => {
+    const tenantId = await tenantWithTraces();
+    const far = (s: Store) => listTraces(s, clock, tenantId, z.parse(traceListQuery, { endDate: '2099-12-31' }), FIRST);
+    expect(await far(store)).toMatchObject({ total: 4, totalExact: true });
+    const again = noting();
+    expect(await far(again.store)).toMatchObject({ total: 4, totalExact: true });
+    expect(again.events).toEqual(['count', 'dirty hours read']);
+  });
+
   it('a minute later too: a range open at its end ends with the minute asked in', async () => {
     const tenantId = await tenantWithTraces();
     await list(store, tenantId);

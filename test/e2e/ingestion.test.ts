@@ -300,6 +300,9 @@ describe('OpenTelemetry SDK exporters, unchanged', () => {
       errorCount: 1,
     });
     expect(detail.spans.map((s: { kind: string }) => s.kind)).toEqual(['agent', 'llm', 'tool']);
+    // The simple processor exports each span as it ends, children before their agent's span: they are its all the same.
+    expect(detail.spans.map((s: { agentName: string | null }) => s.agentName)).toEqual(['planner', 'planner', 'planner']);
+    expect(new Set(detail.spans.map((s: { agentId: string | null }) => s.agentId)).size).toBe(1);
     expect(detail.signals).toEqual([expect.objectContaining({ signalName: 'relevance', value: 0.8 })]);
     const agents = (await service.api('GET', '/agents', { apiKey })).body.data.map((a: { name: string }) => a.name);
     expect(agents).toEqual(['planner']);

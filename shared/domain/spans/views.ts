@@ -75,7 +75,11 @@ export function spanView(s: StoredSpan, depth: number) {
   };
 }
 
-/** Depth-first: each parent before its children, siblings by start time; orphans start their own subtree. */
+/**
+ * Depth-first: each parent before its children, siblings by start time; orphans start their own subtree.
+ * A span that names no agent of its own is its nearest ancestor's, as at ingestion within one export:
+ * an OTel SDK exports a long run's children before their agent's span, and those kept no agent.
+ */
 export function orderSpans(spans: readonly StoredSpan[]): Array<{ span: StoredSpan; depth: number }> {
   const ids = new Set(spans.map((s) => s.spanId));
   const byStart = [...spans].sort((a, b) => a.startTimeMs - b.startTimeMs || a.spanId.localeCompare(b.spanId));
@@ -88,14 +92,16 @@ export function orderSpans(spans: readonly StoredSpan[]): Array<{ span: StoredSp
   }
   const out: Array<{ span: StoredSpan; depth: number }> = [];
   const visited = new Set<string>();
-  const visit = (s: StoredSpan, depth: number) => {
+  const visit = (s: StoredSpan, depth: number, ancestor: StoredSpan | undefined) => {
     if (visited.has(s.spanId)) return;
     visited.add(s.spanId);
-    out.push({ span: s, depth });
-    for (const child of children.get(s.spanId) ?? []) visit(child, depth + 1);
+    const span = s.agentName === null && ancestor ? { ...s, agentId: ancestor.agentId, agentName: ancestor.agentName } : s;
+    out.push({ span, depth });
+    const agentOfChildren = span.agentName === null ? undefined : span;
+    for (const child of children.get(s.spanId) ?? []) visit(child, depth + 1, agentOfChildren);
   };
-  for (const top of tops) visit(top, 0);
-  for (const s of byStart) visit(s, 0); // spans caught in a parent cycle
+  for (const top of tops) visit(top, 0, undefined);
+  for (const s of byStart) visit(s, 0, undefined); // spans caught in a parent cycle
   return out;
 }
 

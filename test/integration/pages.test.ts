@@ -149,7 +149,7 @@ describe('pages of merged key-ordered lists', () => {
       );
       return ['a', 'b', 'c'].map((part): Source => ({ index: 'gsi1', partition: `${prefix}#${part}` }));
     };
-    // An even share each (83) counted the large part short: 83 + 29 + 8 of 240.
+    // An even share each (83) counted the large part short: 83 + 29 + 7, 119 of 240.
     expect(await countItems(db, { sources: await skewed('skew', 240), budget })).toEqual({ count: 240, exact: true });
     // Sources that end exactly at their share need a round more to show they ended: 247 items in eight lists.
     const sizes = [47, 50, 43, 35, 11, 4, 38, 19];

@@ -383,6 +383,14 @@ describe('logs and signals', () => {
     expect(summary.body.data.groups).toEqual([
       expect.objectContaining({ signalName: 'latency.score', agentName: 'support-bot', count: 4, avg: 2.5, min: 1, max: 4, p50: 2, p95: 4 }),
     ]);
+    // A day alone as the end: the default seven days are whole ones, up to that day's end.
+    const today = new Date().toISOString().slice(0, 10);
+    const ofWeek = await service.api('GET', `/signals/summary?signalName=latency.score&endDate=${today}`, { apiKey });
+    expect(ofWeek.body.data).toMatchObject({
+      startDate: new Date(Date.parse(today) - 6 * 86_400_000).toISOString(),
+      endDate: `${today}T23:59:59.999Z`,
+      groups: [expect.objectContaining({ count: 4 })],
+    });
     expect((await service.api('GET', '/signals?signalName=latency.score&limit=2', { apiKey })).body.pagination).toEqual({
       total: 4,
       limit: 2,

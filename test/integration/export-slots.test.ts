@@ -83,6 +83,27 @@ describe("a tenant's export slots", () => {
     expect((await store.exports.slots(t)).map((s) => s.exportId).sort()).toEqual(queued.map((e) => e.id).sort());
   });
 
+  it("can be taken when given back between reading them and claiming one (a claim on the holder's id alone found no item)", async () => {
+    const t = await tenant();
+    const { queued } = await askAtOnce(t, MAX_ACTIVE_EXPORTS);
+    const finished = (await store.exports.get(t, queued[0]!))!;
+    expect(await store.exports.replaceIfStatus({ ...finished, status: 'succeeded' }, 'queued')).toBe(true);
+    // Its worker gives the slot back just after the new export read the slots.
+    const givenBackMeanwhile: Store = {
+      ...store,
+      exports: {
+        ...store.exports,
+        slots: async (tenantId) => {
+          const read = await store.exports.slots(tenantId);
+          const held = read.find((slot) => slot.exportId === finished.id);
+          if (held) await store.exports.releaseSlot(tenantId, held);
+          return read;
+        },
+      },
+    };
+    await expect(createExport(t, request, { ...ports(), store: givenBackMeanwhile })).resolves.toMatchObject({ status: 'queued' });
+  });
+
   it('come back once a hold runs out, for an export whose worker never finished it, and not before its queue stops delivering it', async () => {
     const lake = queues.find((q) => q.id === 'lake')!;
     expect(SLOT_HOLD_MS).toBeGreaterThan(lake.visibilityTimeoutSeconds * lake.maxReceiveCount * 1000);
@@ -105,5 +126,19 @@ describe("a tenant's export slots", () => {
       await expect(createExport(t, request, { ...ports(), queue: down })).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect(await store.exports.slots(t)).toEqual([]);
     expect((await askAtOnce(t, MAX_ACTIVE_EXPORTS)).queued).toHaveLength(MAX_ACTIVE_EXPORTS);
+
+    // The slot is given back even when the record cannot be deleted, and the answer stays 503.
+    const other = await tenant();
+    const deleteFails: Store = {
+      ...store,
+      exports: {
+        ...store.exports,
+        delete: async () => {
+          throw new Error('table unavailable');
+        },
+      },
+    };
+    await expect(createExport(other, request, { ...ports(), store: deleteFails, queue: down })).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(await store.exports.slots(other)).toEqual([]);
   });
 });

@@ -426,6 +426,10 @@ describe('logs and signals', () => {
       expect(res.status, path).toBe(400);
       expect(res.body.error.message).toMatch(param!);
     }
+    // A number given twice arrives joined by a comma, as API Gateway joins them: said so, not "must be a whole number".
+    const twice = await service.api('GET', '/spans/traces?limit=1&limit=2', { apiKey });
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.message).toBe('Invalid query: limit: must be given once (the values of a parameter given more than once arrive joined by commas)');
   });
 });
 

@@ -21,7 +21,13 @@ export function refreshTokensRepository(db: Db): RefreshTokensRepository {
       await doc.send(
         new PutCommand({
           TableName,
-          Item: { ...keys.refreshFamily(family.familyId), entity: 'refreshFamily', userId: family.userId, expiresAt: family.expiresAt },
+          Item: {
+            ...keys.refreshFamily(family.familyId),
+            entity: 'refreshFamily',
+            userId: family.userId,
+            expiresAt: family.expiresAt,
+            ...(family.createdAtMs === undefined ? {} : { createdAtMs: family.createdAtMs }),
+          },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
@@ -30,7 +36,13 @@ export function refreshTokensRepository(db: Db): RefreshTokensRepository {
     async getFamily(familyId: string): Promise<RefreshFamilyRecord | undefined> {
       const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.refreshFamily(familyId), ConsistentRead: true }));
       if (!Item) return undefined;
-      return { familyId, userId: String(Item['userId']), expiresAt: Number(Item['expiresAt']), revoked: Item['revokedAt'] !== undefined };
+      return {
+        familyId,
+        userId: String(Item['userId']),
+        expiresAt: Number(Item['expiresAt']),
+        revoked: Item['revokedAt'] !== undefined,
+        ...(Item['createdAtMs'] === undefined ? {} : { createdAtMs: Number(Item['createdAtMs']) }),
+      };
     },
 
     /** Marks the family revoked: none of its tokens refreshes again (the items expire by TTL). */

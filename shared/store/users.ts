@@ -55,7 +55,7 @@ export function usersRepository(db: Db): UsersRepository {
         new UpdateCommand({
           TableName,
           Key: keys.user(userId),
-          UpdateExpression: 'SET passwordHash = :h, updatedAt = :now',
+          UpdateExpression: 'SET passwordHash = :h, updatedAt = :now, passwordChangedAt = :now',
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':h': passwordHash, ':now': now.toISOString() },
         }),

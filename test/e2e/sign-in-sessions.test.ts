@@ -88,3 +88,37 @@ describe('refresh-token cookie', () => {
     expect((await service.api('POST', '/auth/logout', withCookie(undefined))).status).toBe(200);
   });
 });
+
+describe('a password reset', () => {
+  /** The tokens of the reset e-mails sent to `email`, once there are `count` of them. */
+  async function resetTokens(email: string, count: number): Promise<string[]> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const mails = (await service.readOutbox()).filter((m) => m.to === email && /reset/i.test(m.subject ?? ''));
+      if (mails.length >= count) return mails.map((m) => /token=([\w-]+)/.exec(m.text)![1]!);
+      if (Date.now() > deadline) throw new Error(`${mails.length} of ${count} reset e-mails to ${email} in 10 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('ends the sign-ins made before it, and the other reset links sent before it (both went on working)', async () => {
+    const user = credentials();
+    await service.api('POST', '/auth/register', { body: { ...user, firstName: 'Ada', lastName: 'Lovelace' } });
+    const before = setCookie((await service.api('POST', '/auth/login', { body: user })).headers)!.value;
+    for (let i = 0; i < 2; i++) expect((await service.api('POST', '/auth/forgot-password', { body: { email: user.email } })).status).toBe(200);
+    const [used, other] = await resetTokens(user.email, 2);
+
+    expect((await service.api('POST', '/auth/reset-password', { body: { token: used, password: 'a-brand-new-password' } })).status).toBe(200);
+    expect((await service.api('POST', '/auth/refresh', withCookie(before))).status).toBe(401);
+    const again = await service.api('POST', '/auth/reset-password', { body: { token: other, password: 'yet-another-password' } });
+    expect(again.status).toBe(400);
+    expect(again.body.error.message).toMatch(/token/);
+
+    // What follows the reset works: a sign-in with the new password, and a link asked for after it.
+    const after = await service.api('POST', '/auth/login', { body: { ...user, password: 'a-brand-new-password' } });
+    expect((await service.api('POST', '/auth/refresh', withCookie(setCookie(after.headers)!.value))).status).toBe(200);
+    expect((await service.api('POST', '/auth/forgot-password', { body: { email: user.email } })).status).toBe(200);
+    const [, , later] = await resetTokens(user.email, 3);
+    expect((await service.api('POST', '/auth/reset-password', { body: { token: later, password: 'a-third-password-now' } })).status).toBe(200);
+  });
+});

@@ -20,6 +20,8 @@ export interface UserRecord {
   isEmailVerified: boolean;
   createdAt: string;
   updatedAt: string;
+  /** When a reset last set the password: sign-ins and reset links from before it no longer work. */
+  passwordChangedAt?: string;
 }
 
 export class EmailTakenError extends Error {}
@@ -114,6 +116,8 @@ export interface RefreshFamilyRecord {
   /** Epoch seconds; no token of the family refreshes after it, however recently rotated. */
   expiresAt: number;
   revoked: boolean;
+  /** When the password started it (families started before 2026-11-30 have none: their start follows from `expiresAt`). */
+  createdAtMs?: number;
 }
 
 export interface RefreshTokenRecord {

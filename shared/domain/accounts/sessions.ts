@@ -2,7 +2,7 @@ import { UnauthorizedError } from '../errors.ts';
 import type { Clock, Ids } from '../ports.ts';
 import type { Store } from '../store.ts';
 import { issueAccessToken, type JwtSettings } from './jwt.ts';
-import type { UserRecord } from './ports.ts';
+import type { RefreshFamilyRecord, UserRecord } from './ports.ts';
 import { newLinkToken } from './secrets.ts';
 import type { SigningMaterial } from './signing-keys.ts';
 import { publicUser } from './users.ts';
@@ -32,6 +32,13 @@ const SIGNED_OUT = 'Your session has ended; sign in again';
 
 const nowSeconds = (clock: Clock) => Math.floor(clock.now().getTime() / 1000);
 
+/** Whether the sign-in began before the password was last reset (a family without its start began `SIGN_IN_MAX_SECONDS` before it ends). */
+function startedBeforePasswordChange(family: RefreshFamilyRecord, user: UserRecord): boolean {
+  if (user.passwordChangedAt === undefined) return false;
+  const startedAtMs = family.createdAtMs ?? (family.expiresAt - SIGN_IN_MAX_SECONDS) * 1000;
+  return startedAtMs < Date.parse(user.passwordChangedAt);
+}
+
 async function grant(familyId: string, userId: string, familyExpiresAt: number, deps: Pick<SessionDeps, 'store' | 'clock'>): Promise<RefreshGrant> {
   const token = newLinkToken();
   const expiresAt = Math.min(nowSeconds(deps.clock) + REFRESH_TOKEN_TTL_SECONDS, familyExpiresAt);
@@ -43,7 +50,7 @@ async function grant(familyId: string, userId: string, familyExpiresAt: number, 
 export async function startSignIn(user: Pick<UserRecord, 'id'>, deps: Pick<SessionDeps, 'store' | 'clock' | 'ids'>): Promise<RefreshGrant> {
   const familyId = deps.ids.next('sgn');
   const expiresAt = nowSeconds(deps.clock) + SIGN_IN_MAX_SECONDS;
-  await deps.store.refreshTokens.createFamily({ familyId, userId: user.id, expiresAt });
+  await deps.store.refreshTokens.createFamily({ familyId, userId: user.id, expiresAt, createdAtMs: deps.clock.now().getTime() });
   return grant(familyId, user.id, expiresAt, deps);
 }
 
@@ -69,6 +76,11 @@ export async function refreshSignIn(token: string | undefined, deps: SessionDeps
   ]);
   if (!family || family.revoked || family.expiresAt <= now || use.token.expiresAt <= now) throw new UnauthorizedError(SIGNED_OUT);
   if (!user?.isActive || user.id !== family.userId) throw new UnauthorizedError(SIGNED_OUT);
+  if (startedBeforePasswordChange(family, user)) {
+    // A reset is how an owner takes an account back: what signed in before it ends with it.
+    await deps.store.refreshTokens.revokeFamily(family.familyId, deps.clock.now());
+    throw new UnauthorizedError(SIGNED_OUT);
+  }
   const [issued, next] = await Promise.all([
     issueAccessToken({ userId: user.id, tenantId: user.tenantId, email: user.email }, keys, deps.jwt, deps.clock.now()),
     grant(family.familyId, user.id, family.expiresAt, deps),

@@ -215,11 +215,16 @@ async function consumeLinkToken(token: string, purpose: 'password-reset' | 'emai
   if (!record || record.purpose !== purpose || record.expiresAt <= nowSeconds) {
     throw new ValidationError('token: invalid, expired or already used');
   }
-  return record.userId;
+  return record;
 }
 
 export async function resetPassword(body: z.infer<typeof resetPasswordBody>, deps: Needs<'linkTokens' | 'users', 'clock'>) {
-  const userId = await consumeLinkToken(body.token, 'password-reset', deps);
+  const { userId, expiresAt } = await consumeLinkToken(body.token, 'password-reset', deps);
+  // A reset ends the links sent before it: one still in the mailbox must not change the password again.
+  const changedAt = (await deps.store.users.get(userId))?.passwordChangedAt;
+  if (changedAt !== undefined && expiresAt * 1000 - RESET_TOKEN_TTL_MS <= Date.parse(changedAt)) {
+    throw new ValidationError('token: invalid, expired or already used');
+  }
   const passwordHash = await hashPassword(body.password);
   try {
     await deps.store.users.setPasswordHash(userId, passwordHash, deps.clock.now());
@@ -230,7 +235,7 @@ export async function resetPassword(body: z.infer<typeof resetPasswordBody>, dep
 }
 
 export async function verifyEmail(query: z.infer<typeof verifyEmailQuery>, deps: Needs<'linkTokens' | 'users', 'clock'>) {
-  const userId = await consumeLinkToken(query.token, 'email-verification', deps);
+  const { userId } = await consumeLinkToken(query.token, 'email-verification', deps);
   try {
     await deps.store.users.markEmailVerified(userId, deps.clock.now());
   } catch {

@@ -46,6 +46,11 @@ export function apiKeysRepository(db: Db): ApiKeysRepository {
     return updated?.Attributes ? stripKeys<ApiKeyRecord>(updated.Attributes) : undefined;
   }
 
+  async function getOwned(keyId: string, tenantId: string): Promise<ApiKeyRecord | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.apiKey(keyId) }));
+    return Item && Item['tenantId'] === tenantId ? stripKeys<ApiKeyRecord>(Item) : undefined;
+  }
+
   const list = (tenantId: string) => ({ sources: [{ index: 'gsi1', partition: keys.apiKeysOfTenantPartition(tenantId) } as const] });
 
   return {
@@ -78,10 +83,7 @@ export function apiKeysRepository(db: Db): ApiKeysRepository {
       return Item ? stripKeys<ApiKeyRecord>(Item) : undefined;
     },
 
-    async getOwned(keyId: string, tenantId: string): Promise<ApiKeyRecord | undefined> {
-      const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.apiKey(keyId) }));
-      return Item && Item['tenantId'] === tenantId ? stripKeys<ApiKeyRecord>(Item) : undefined;
-    },
+    getOwned,
 
     listAll,
 
@@ -93,11 +95,17 @@ export function apiKeysRepository(db: Db): ApiKeysRepository {
       });
     },
 
-    revoke(keyId: string, tenantId: string, now: Date) {
-      return updateOwned(keyId, tenantId, {
-        expression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :now), updatedAt = :now',
+    /**
+     * Revokes the key, once: `revokedAt` is when it first was (keys are stored with `revokedAt: null`,
+     * which `if_not_exists` took for a time, so it stayed null). A key revoked already is answered as it is.
+     */
+    async revoke(keyId: string, tenantId: string, now: Date) {
+      const revoked = await updateOwned(keyId, tenantId, {
+        expression: 'SET #status = :revoked, revokedAt = :now, updatedAt = :now',
         values: { ':revoked': 'revoked', ':now': now.toISOString() },
+        condition: '#status <> :revoked',
       });
+      return revoked ?? getOwned(keyId, tenantId);
     },
 
     async delete(keyId: string, tenantId: string): Promise<boolean> {

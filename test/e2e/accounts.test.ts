@@ -337,6 +337,9 @@ describe('API keys', () => {
 
     const revoked = await service.api('POST', `/keys/${key.id}/revoke`, { token });
     expect(revoked.body.data.status).toBe('revoked');
+    // When it was revoked (it stayed null), kept by a second revoke, which changes nothing.
+    expect(Date.parse(revoked.body.data.revokedAt)).toBeGreaterThanOrEqual(Date.parse(refreshed.body.data.rotatedAt));
+    expect((await service.api('POST', `/keys/${key.id}/revoke`, { token })).body.data).toEqual(revoked.body.data);
     const afterRevoke = await service.api('GET', '/keys', { apiKey: refreshed.body.data.key });
     expect(afterRevoke.status).toBe(401);
     expect((await service.api('PUT', `/keys/${key.id}/refresh`, { token })).status).toBe(400);

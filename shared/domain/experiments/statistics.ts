@@ -214,7 +214,10 @@ export interface Sample {
 export function sampleOf(values: readonly number[]): Sample {
   const count = values.length;
   const mean = values.reduce((sum, v) => sum + v, 0) / count;
-  const variance = count < 2 ? 0 : values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (count - 1);
+  // Equal values vary not at all; their mean, rounded, would leave a variance of about 1e-36 (costs of
+  // $0.01 each), and a t statistic of 5e15 from nothing but rounding.
+  const constant = values.every((v) => v === values[0]);
+  const variance = count < 2 || constant ? 0 : values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (count - 1);
   return { count, mean, variance };
 }
 

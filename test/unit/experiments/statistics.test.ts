@@ -129,6 +129,9 @@ describe("Welch's t-test (the worked examples of the Wikipedia article)", () => 
     expect(welchTest(sampleOf([1]), sampleOf([1, 2, 3]))).toBeNull();
     expect(welchTest(sampleOf([5, 5, 5]), sampleOf([5, 5]))).toMatchObject({ pValue: 1, statistic: 0 });
     expect(welchTest(sampleOf([5, 5, 5]), sampleOf([7, 7]))).toMatchObject({ pValue: 0, statistic: null, difference: 2 });
+    // Costs whose mean does not round back to them (30 × $0.01 sums to 0.30000000000000004) vary not at all either.
+    expect(sampleOf(Array(30).fill(0.01)).variance).toBe(0);
+    expect(welchTest(sampleOf(Array(30).fill(0.01)), sampleOf(Array(29).fill(0.02)))).toMatchObject({ pValue: 0, statistic: null, degreesOfFreedom: null });
   });
 
   it('relative difference and its delta-method interval', () => {

@@ -27,6 +27,7 @@ describe('numbers and nesting in requests', () => {
       await refused('PUT', `/agents/${agentId}/alerts`, { llmAnalysis: { samplingRate: value } }, 'llmAnalysis.samplingRate');
     }
     await refused('PUT', `/agents/${agentId}/alerts`, { thresholds: { inputTokens: 1e13 } }, 'thresholds.inputTokens');
+    await refused('PUT', `/agents/${agentId}/alerts`, { thresholds: { outputTokens: 1.5 } }, 'thresholds.outputTokens');
     const kept = await service.api('PUT', `/agents/${agentId}/alerts`, {
       apiKey,
       body: { thresholds: { cost: 1e-130 }, llmAnalysis: { samplingRate: 1e-130 } },

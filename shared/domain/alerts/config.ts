@@ -85,7 +85,8 @@ const typeOptions = z.partial(
 const llmTypeOptions = z.extend(typeOptions, { threshold: z.optional(storableNumber(0, 1)) });
 /** A duration threshold: a run of up to 30 days, in milliseconds. */
 const durationMs = storableNumber(0, 30 * 86_400_000);
-const tokens = storableNumber(0, MAX_TOKEN_COUNT);
+/** A token count: a whole number (a threshold of 1.5 tokens was stored as such). */
+const tokens = storableNumber(0, MAX_TOKEN_COUNT).check(z.int());
 /** Dollars per call. */
 const dollars = storableNumber(0, 1_000_000);
 

@@ -8,11 +8,11 @@ import * as keys from './keys.ts';
 export function linkTokensRepository(db: Db): LinkTokensRepository {
   const { doc, tableName: TableName } = db;
   return {
-    async put(token: string, purpose: LinkTokenPurpose, userId: string, expires: Date): Promise<void> {
+    async put(token: string, purpose: LinkTokenPurpose, userId: string, expires: Date, issued: Date): Promise<void> {
       await doc.send(
         new PutCommand({
           TableName,
-          Item: { ...keys.linkToken(sha256(token)), entity: 'linkToken', purpose, userId, expiresAt: epochSeconds(expires) },
+          Item: { ...keys.linkToken(sha256(token)), entity: 'linkToken', purpose, userId, expiresAt: epochSeconds(expires), issuedAtMs: issued.getTime() },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
@@ -26,6 +26,7 @@ export function linkTokensRepository(db: Db): LinkTokensRepository {
         purpose: Attributes['purpose'] as LinkTokenPurpose,
         userId: String(Attributes['userId']),
         expiresAt: Number(Attributes['expiresAt']),
+        ...(Attributes['issuedAtMs'] === undefined ? {} : { issuedAtMs: Number(Attributes['issuedAtMs']) }),
       };
     },
   };

@@ -26,7 +26,7 @@ export function refreshTokensRepository(db: Db): RefreshTokensRepository {
             entity: 'refreshFamily',
             userId: family.userId,
             expiresAt: family.expiresAt,
-            ...(family.createdAtMs === undefined ? {} : { createdAtMs: family.createdAtMs }),
+            ...(family.passwordSetAt === undefined ? {} : { passwordSetAt: family.passwordSetAt }),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
@@ -41,7 +41,7 @@ export function refreshTokensRepository(db: Db): RefreshTokensRepository {
         userId: String(Item['userId']),
         expiresAt: Number(Item['expiresAt']),
         revoked: Item['revokedAt'] !== undefined,
-        ...(Item['createdAtMs'] === undefined ? {} : { createdAtMs: Number(Item['createdAtMs']) }),
+        ...(Item['passwordSetAt'] === undefined ? {} : { passwordSetAt: String(Item['passwordSetAt']) }),
       };
     },
 

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '#shared/adapters/ids.ts';
+import { refreshSignIn, startSignIn } from '#shared/domain/accounts/sessions.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { type AccountsDeps, forgotPassword, login, RESET_EMAILS_PER_HOUR, register, resetPassword, verifyEmail } from '#shared/domain/accounts/users.ts';
 import { UnauthorizedError, ValidationError } from '#shared/domain/errors.ts';
 import type { OutboundMessage } from '#shared/domain/notifications/messages.ts';
+import type { Store } from '#shared/domain/store.ts';
 import { startStore } from '../support/dynamo.ts';
 
 let stop: () => Promise<void>;
 let deps: AccountsDeps;
+let fullStore: Store;
 let now = new Date('2026-06-01T09:00:00Z');
 const queued: OutboundMessage[] = [];
 const reported: string[] = [];
@@ -16,6 +19,7 @@ let queueDown = false;
 beforeAll(async () => {
   const started = await startStore();
   stop = started.stop;
+  fullStore = started.store;
   const signing = await signingMaterialFromSeed('accounts-integration-seed-0123456789abcdef');
   deps = {
     store: started.store,
@@ -43,6 +47,27 @@ const CLIENT = '203.0.113.7';
 const lastMailTo = (to: string) => queued.filter((m) => m.to === to).at(-1);
 
 describe('account use cases', () => {
+  it('a reset ends a sign-in that checked the old password while the reset was being written, and of two links used at once one works', async () => {
+    const a = account();
+    await register(a, deps);
+    const { user } = await login({ email: a.email, password: a.password }, deps);
+    for (let i = 0; i < 2; i++) await forgotPassword({ email: a.email }, CLIENT, deps);
+    const links = queued.filter((m) => m.to === a.email && m.channel === 'email' && /reset/i.test(m.subject)).map(tokenIn);
+    now = new Date(now.getTime() + 1000);
+    const resets = await Promise.allSettled(links.map((token, i) => resetPassword({ token, password: `new-password-${i}` }, deps)));
+    expect(resets.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    // The sign-in whose password was checked before the reset starts its family only now: it ends all the same.
+    now = new Date(now.getTime() + 1000);
+    const sessions = { ...deps, store: fullStore };
+    const started = await startSignIn(user, sessions);
+    await expect(refreshSignIn(started.token, sessions)).rejects.toBeInstanceOf(UnauthorizedError);
+    const winner = resets.findIndex((r) => r.status === 'fulfilled');
+    const after = await login({ email: a.email, password: `new-password-${winner}` }, deps);
+    await expect(refreshSignIn((await startSignIn(after.user, sessions)).token, sessions)).resolves.toMatchObject({
+      session: { accessToken: expect.any(String) },
+    });
+  });
+
   it('a reset token expires after one hour', async () => {
     const a = account();
     await register(a, deps);
@@ -50,7 +75,7 @@ describe('account use cases', () => {
     const token = tokenIn(lastMailTo(a.email));
     now = new Date(now.getTime() + 3_600_000 + 1000);
     await expect(resetPassword({ token, password: 'new-password-1' }, deps)).rejects.toBeInstanceOf(ValidationError);
-    expect((await login({ email: a.email, password: a.password }, deps)).user.email).toBe(a.email);
+    expect((await login({ email: a.email, password: a.password }, deps)).session.user.email).toBe(a.email);
   });
 
   it('a verification token cannot reset a password, nor a reset token verify an e-mail', async () => {

@@ -118,7 +118,7 @@ describe('API keys', () => {
 
 describe('link tokens', () => {
   it('are single use even when two requests race', async () => {
-    await store.linkTokens.put('tok-1', 'password-reset', 'usr_1', new Date(Date.now() + 3_600_000));
+    await store.linkTokens.put('tok-1', 'password-reset', 'usr_1', new Date(Date.now() + 3_600_000), new Date());
     const [a, b] = await Promise.all([store.linkTokens.consume('tok-1'), store.linkTokens.consume('tok-1')]);
     expect([a, b].filter(Boolean)).toHaveLength(1);
     expect(await store.linkTokens.consume('tok-1')).toBeUndefined();

@@ -16,7 +16,7 @@ export const handler = httpRoute(
   authRoutes,
   routePorts({ users: usersRepository, refreshTokens: refreshTokensRepository, signInFailures: signInFailuresRepository }, { queue: sqsQueue }),
   async ({ body }, ports) => {
-    const session = await login(body, accountsDeps(ports));
-    return withCookie(ok(session), refreshCookie(await startSignIn(session.user, ports)));
+    const { session, user } = await login(body, accountsDeps(ports));
+    return withCookie(ok(session), refreshCookie(await startSignIn(user, ports)));
   },
 );

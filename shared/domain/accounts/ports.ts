@@ -31,7 +31,8 @@ export interface UsersRepository {
   /** Throws EmailTakenError when another user has the e-mail address. */
   create(user: UserRecord): Promise<void>;
   findByEmail(email: string): Promise<UserRecord | undefined>;
-  setPasswordHash(userId: string, passwordHash: string, now: Date): Promise<void>;
+  /** Sets the password, unless it was reset at or after `unlessResetSince` (then a ConditionalCheckFailedException). */
+  setPasswordHash(userId: string, passwordHash: string, now: Date, unlessResetSince: Date): Promise<void>;
   markEmailVerified(userId: string, now: Date): Promise<void>;
   findUserIdByExternalIdentity(issuer: string, subject: string): Promise<string | undefined>;
   /** Links an external subject to a user; when another request linked it first, returns that user's id. */
@@ -100,11 +101,13 @@ export interface LinkTokenRecord {
   purpose: LinkTokenPurpose;
   userId: string;
   expiresAt: number;
+  /** When it was made (tokens made before 2026-11-30 have none). */
+  issuedAtMs?: number;
 }
 
 /** Single-use tokens sent in e-mail links. */
 export interface LinkTokensRepository {
-  put(token: string, purpose: LinkTokenPurpose, userId: string, expires: Date): Promise<void>;
+  put(token: string, purpose: LinkTokenPurpose, userId: string, expires: Date, issued: Date): Promise<void>;
   /** Deletes and returns the token in one atomic step, so two concurrent uses cannot both succeed. */
   consume(token: string): Promise<LinkTokenRecord | undefined>;
 }
@@ -116,8 +119,12 @@ export interface RefreshFamilyRecord {
   /** Epoch seconds; no token of the family refreshes after it, however recently rotated. */
   expiresAt: number;
   revoked: boolean;
-  /** When the password started it (families started before 2026-11-30 have none: their start follows from `expiresAt`). */
-  createdAtMs?: number;
+  /**
+   * The user's `passwordChangedAt` as the sign-in that started the family read it ('' when the password
+   * was never reset): once it differs, the password was reset after that sign-in checked it. Families
+   * started before 2026-11-30 have none; their start follows from `expiresAt`.
+   */
+  passwordSetAt?: string;
 }
 
 export interface RefreshTokenRecord {

@@ -32,11 +32,16 @@ const SIGNED_OUT = 'Your session has ended; sign in again';
 
 const nowSeconds = (clock: Clock) => Math.floor(clock.now().getTime() / 1000);
 
-/** Whether the sign-in began before the password was last reset (a family without its start began `SIGN_IN_MAX_SECONDS` before it ends). */
+/**
+ * Whether the password was reset after the sign-in checked it: the family keeps the reset time its
+ * sign-in read, so a sign-in that checked the old password while the reset was written (or read a
+ * user not yet showing it) ends too. A family from before 2026-11-30 began `SIGN_IN_MAX_SECONDS`
+ * before it ends.
+ */
 function startedBeforePasswordChange(family: RefreshFamilyRecord, user: UserRecord): boolean {
+  if (family.passwordSetAt !== undefined) return family.passwordSetAt !== (user.passwordChangedAt ?? '');
   if (user.passwordChangedAt === undefined) return false;
-  const startedAtMs = family.createdAtMs ?? (family.expiresAt - SIGN_IN_MAX_SECONDS) * 1000;
-  return startedAtMs < Date.parse(user.passwordChangedAt);
+  return (family.expiresAt - SIGN_IN_MAX_SECONDS) * 1000 < Date.parse(user.passwordChangedAt);
 }
 
 async function grant(familyId: string, userId: string, familyExpiresAt: number, deps: Pick<SessionDeps, 'store' | 'clock'>): Promise<RefreshGrant> {
@@ -46,11 +51,14 @@ async function grant(familyId: string, userId: string, familyExpiresAt: number, 
   return { token, maxAgeSeconds: expiresAt - nowSeconds(deps.clock) };
 }
 
-/** A new sign-in (after the password): a family of its own and its first refresh token. */
-export async function startSignIn(user: Pick<UserRecord, 'id'>, deps: Pick<SessionDeps, 'store' | 'clock' | 'ids'>): Promise<RefreshGrant> {
+/** A new sign-in (after the password, checked against `user` as read then): a family of its own and its first refresh token. */
+export async function startSignIn(
+  user: Pick<UserRecord, 'id' | 'passwordChangedAt'>,
+  deps: Pick<SessionDeps, 'store' | 'clock' | 'ids'>,
+): Promise<RefreshGrant> {
   const familyId = deps.ids.next('sgn');
   const expiresAt = nowSeconds(deps.clock) + SIGN_IN_MAX_SECONDS;
-  await deps.store.refreshTokens.createFamily({ familyId, userId: user.id, expiresAt, createdAtMs: deps.clock.now().getTime() });
+  await deps.store.refreshTokens.createFamily({ familyId, userId: user.id, expiresAt, passwordSetAt: user.passwordChangedAt ?? '' });
   return grant(familyId, user.id, expiresAt, deps);
 }
 

@@ -63,7 +63,7 @@ async function sendLinkEmail(deps: LinkEmailDeps, user: UserRecord, purpose: 'pa
   const token = newLinkToken();
   const now = deps.clock.now();
   const ttl = purpose === 'password-reset' ? RESET_TOKEN_TTL_MS : VERIFY_TOKEN_TTL_MS;
-  await deps.store.linkTokens.put(token, purpose, user.id, new Date(now.getTime() + ttl));
+  await deps.store.linkTokens.put(token, purpose, user.id, new Date(now.getTime() + ttl), now);
   const message: OutboundMessage =
     purpose === 'password-reset'
       ? {
@@ -178,7 +178,8 @@ export async function login(body: z.infer<typeof loginBody>, deps: Needs<'users'
     throw new UnauthorizedError('Invalid e-mail or password');
   }
   await backoff.succeeded();
-  return { ...(await accessTokenFor(user, deps)), user: publicUser(user) };
+  // The user as its password was checked: the sign-in it starts ends if the password is reset after.
+  return { session: { ...(await accessTokenFor(user, deps)), user: publicUser(user) }, user };
 }
 
 /**
@@ -219,15 +220,14 @@ async function consumeLinkToken(token: string, purpose: 'password-reset' | 'emai
 }
 
 export async function resetPassword(body: z.infer<typeof resetPasswordBody>, deps: Needs<'linkTokens' | 'users', 'clock'>) {
-  const { userId, expiresAt } = await consumeLinkToken(body.token, 'password-reset', deps);
-  // A reset ends the links sent before it: one still in the mailbox must not change the password again.
-  const changedAt = (await deps.store.users.get(userId))?.passwordChangedAt;
-  if (changedAt !== undefined && expiresAt * 1000 - RESET_TOKEN_TTL_MS <= Date.parse(changedAt)) {
-    throw new ValidationError('token: invalid, expired or already used');
-  }
+  const { userId, expiresAt, issuedAtMs } = await consumeLinkToken(body.token, 'password-reset', deps);
   const passwordHash = await hashPassword(body.password);
+  // A reset ends the links sent before it: one still in the mailbox must not change the password again.
+  // The write checks it, so two links used at once cannot both pass (a link made before 2026-11-30 has
+  // no time of its own: it was made a lifetime before it expires).
+  const issued = new Date(issuedAtMs ?? expiresAt * 1000 - RESET_TOKEN_TTL_MS);
   try {
-    await deps.store.users.setPasswordHash(userId, passwordHash, deps.clock.now());
+    await deps.store.users.setPasswordHash(userId, passwordHash, deps.clock.now(), issued);
   } catch {
     throw new ValidationError('token: invalid, expired or already used');
   }

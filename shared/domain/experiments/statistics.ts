@@ -213,10 +213,11 @@ export interface Sample {
 
 export function sampleOf(values: readonly number[]): Sample {
   const count = values.length;
-  const mean = values.reduce((sum, v) => sum + v, 0) / count;
-  // Equal values vary not at all; their mean, rounded, would leave a variance of about 1e-36 (costs of
-  // $0.01 each), and a t statistic of 5e15 from nothing but rounding.
+  // Equal values vary not at all, and their mean is their value: the sum's rounding made ten costs of
+  // $0.01 average 0.009999999999999998 and thirty 0.010000000000000004 (equal samples then "differed"),
+  // and left a variance of about 1e-35, which gave a t statistic of 5e15.
   const constant = values.every((v) => v === values[0]);
+  const mean = constant && count > 0 ? values[0]! : values.reduce((sum, v) => sum + v, 0) / count;
   const variance = count < 2 || constant ? 0 : values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (count - 1);
   return { count, mean, variance };
 }

@@ -132,6 +132,7 @@ describe("Welch's t-test (the worked examples of the Wikipedia article)", () => 
     // Costs whose mean does not round back to them (30 × $0.01 sums to 0.30000000000000004) vary not at all either.
     expect(sampleOf(Array(30).fill(0.01)).variance).toBe(0);
     expect(welchTest(sampleOf(Array(30).fill(0.01)), sampleOf(Array(29).fill(0.02)))).toMatchObject({ pValue: 0, statistic: null, degreesOfFreedom: null });
+    expect(welchTest(sampleOf(Array(10).fill(0.01)), sampleOf(Array(30).fill(0.01)))).toMatchObject({ pValue: 1, statistic: 0, difference: 0 });
   });
 
   it('relative difference and its delta-method interval', () => {

@@ -46,8 +46,8 @@ export function apiKeysRepository(db: Db): ApiKeysRepository {
     return updated?.Attributes ? stripKeys<ApiKeyRecord>(updated.Attributes) : undefined;
   }
 
-  async function getOwned(keyId: string, tenantId: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.apiKey(keyId) }));
+  async function getOwned(keyId: string, tenantId: string, consistent = false): Promise<ApiKeyRecord | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.apiKey(keyId), ConsistentRead: consistent }));
     return Item && Item['tenantId'] === tenantId ? stripKeys<ApiKeyRecord>(Item) : undefined;
   }
 
@@ -105,7 +105,7 @@ export function apiKeysRepository(db: Db): ApiKeysRepository {
         values: { ':revoked': 'revoked', ':now': now.toISOString() },
         condition: '#status <> :revoked',
       });
-      return revoked ?? getOwned(keyId, tenantId);
+      return revoked ?? getOwned(keyId, tenantId, true);
     },
 
     async delete(keyId: string, tenantId: string): Promise<boolean> {

@@ -341,16 +341,6 @@ describe('OpenTelemetry SDK exporters, unchanged', () => {
 });
 
 describe('logs and signals', () => {
-  it('keeps each of identical signals sent without a timestamp in one batch (they were stored as one, and counted as three)', async () => {
-    const { apiKey } = await tenant();
-    const thumbs = { signalName: 'thumbs.up', value: 1, agentName: 'support-bot' };
-    const res = await service.api('POST', '/signals/batch', { apiKey, body: { signals: [thumbs, thumbs, thumbs] } });
-    expect(res.status).toBe(202);
-    expect(res.body.data).toMatchObject({ accepted: 3 });
-    await service.drainQueues();
-    expect((await service.api('GET', '/signals?signalName=thumbs.up', { apiKey })).body.pagination).toMatchObject({ total: 3, totalExact: true });
-  });
-
   it('stores logs and signals, linked to their trace and agent, and summarises signals', async () => {
     const { apiKey } = await tenant();
     const traceId = `tr-${hex(8)}`;

@@ -50,16 +50,18 @@ export function usersRepository(db: Db): UsersRepository {
       return user && user.email === normaliseEmail(email) ? user : undefined;
     },
 
-    async setPasswordHash(userId: string, passwordHash: string, now: Date, unlessResetSince: Date): Promise<void> {
-      await doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.user(userId),
-          UpdateExpression: 'SET passwordHash = :h, updatedAt = :now, passwordChangedAt = :now',
-          // ISO times of one form order as text does: a reset since the link was made refuses it, in the same write.
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(passwordChangedAt) OR passwordChangedAt < :since)',
-          ExpressionAttributeValues: { ':h': passwordHash, ':now': now.toISOString(), ':since': unlessResetSince.toISOString() },
-        }),
+    async setPasswordHash(userId: string, passwordHash: string, now: Date, unlessResetSince: Date): Promise<boolean> {
+      return written(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.user(userId),
+            UpdateExpression: 'SET passwordHash = :h, updatedAt = :now, passwordChangedAt = :now',
+            // ISO times of one form order as text does: a reset since the link was made refuses it, in the same write.
+            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(passwordChangedAt) OR passwordChangedAt < :since)',
+            ExpressionAttributeValues: { ':h': passwordHash, ':now': now.toISOString(), ':since': unlessResetSince.toISOString() },
+          }),
+        ),
       );
     },
 

@@ -47,6 +47,20 @@ const CLIENT = '203.0.113.7';
 const lastMailTo = (to: string) => queued.filter((m) => m.to === to).at(-1);
 
 describe('account use cases', () => {
+  it('a reset the store fails to write is not answered as a bad token (a refused write is)', async () => {
+    const a = account();
+    await register(a, deps);
+    await forgotPassword({ email: a.email }, CLIENT, deps);
+    const token = tokenIn(lastMailTo(a.email));
+    const failing = {
+      ...deps,
+      store: { ...deps.store, users: { ...deps.store.users, setPasswordHash: async () => Promise.reject(new Error('table unavailable')) } },
+    };
+    const failed = await resetPassword({ token, password: 'new-password-123' }, failing).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed).not.toBeInstanceOf(ValidationError);
+  });
+
   it('a reset ends a sign-in that checked the old password while the reset was being written, and of two links used at once one works', async () => {
     const a = account();
     await register(a, deps);

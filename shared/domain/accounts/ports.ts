@@ -31,8 +31,8 @@ export interface UsersRepository {
   /** Throws EmailTakenError when another user has the e-mail address. */
   create(user: UserRecord): Promise<void>;
   findByEmail(email: string): Promise<UserRecord | undefined>;
-  /** Sets the password, unless it was reset at or after `unlessResetSince` (then a ConditionalCheckFailedException). */
-  setPasswordHash(userId: string, passwordHash: string, now: Date, unlessResetSince: Date): Promise<void>;
+  /** Sets the password; false, setting nothing, when the user is gone or the password was reset at or after `unlessResetSince`. */
+  setPasswordHash(userId: string, passwordHash: string, now: Date, unlessResetSince: Date): Promise<boolean>;
   markEmailVerified(userId: string, now: Date): Promise<void>;
   findUserIdByExternalIdentity(issuer: string, subject: string): Promise<string | undefined>;
   /** Links an external subject to a user; when another request linked it first, returns that user's id. */

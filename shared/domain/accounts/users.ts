@@ -226,9 +226,8 @@ export async function resetPassword(body: z.infer<typeof resetPasswordBody>, dep
   // The write checks it, so two links used at once cannot both pass (a link made before 2026-11-30 has
   // no time of its own: it was made a lifetime before it expires).
   const issued = new Date(issuedAtMs ?? expiresAt * 1000 - RESET_TOKEN_TTL_MS);
-  try {
-    await deps.store.users.setPasswordHash(userId, passwordHash, deps.clock.now(), issued);
-  } catch {
+  // Only a refused write is the token's fault; any other failure is the store's, and answers as such.
+  if (!(await deps.store.users.setPasswordHash(userId, passwordHash, deps.clock.now(), issued))) {
     throw new ValidationError('token: invalid, expired or already used');
   }
   return { message: 'Your password has been changed. Sign in with the new one.' };

@@ -369,7 +369,11 @@ describe('logs and signals', () => {
         })
       ).status,
     ).toBe(202);
+    // Identical and without a timestamp: each is kept.
+    const thumbsUp = { signalName: 'thumbs.up', value: 1, agentName: 'support-bot' };
+    expect((await service.api('POST', '/signals/batch', { apiKey, body: { signals: [thumbsUp, thumbsUp, thumbsUp] } })).status).toBe(202);
     await service.drainQueues();
+    expect((await service.api('GET', '/signals?signalName=thumbs.up', { apiKey })).body.pagination.total).toBe(3);
 
     const logs = await service.api('GET', '/logs?level=error', { apiKey });
     expect(logs.body.data).toEqual([expect.objectContaining({ message: 'tool timed out', traceId, agentName: null, agentId: expect.stringMatching(/^agt_/) })]);
@@ -409,7 +413,7 @@ describe('logs and signals', () => {
       statuses: ['ok'],
       spanKinds: ['agent', 'llm', 'tool'],
       toolNames: ['orders.lookup'],
-      signalNames: ['latency.score', 'user.feedback'],
+      signalNames: ['latency.score', 'thumbs.up', 'user.feedback'],
     });
   });
 

@@ -24,13 +24,16 @@ import { deleteAgent } from '#shared/domain/agents/agents.ts';
 import { NotFoundError, ServiceUnavailableError } from '#shared/domain/errors.ts';
 import { closeTraces } from '#shared/domain/ingest/close.ts';
 import { toIngestMessages } from '#shared/domain/ingest/messages.ts';
+import { parseSignals } from '#shared/domain/ingest/native-signals.ts';
 import { purgeAgent } from '#shared/domain/ingest/persist.ts';
 import { LIST_LAYOUT, reindexStep } from '#shared/domain/maintenance/reindex.ts';
+import { decodeLogsRequest } from '#shared/domain/otlp/decode.ts';
+import { mapLogsRequest } from '#shared/domain/otlp/logs.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import { recordSessions } from '#shared/domain/sessions/ingest.ts';
 import { getSession, listSessions } from '#shared/domain/sessions/queries.ts';
 import { LARGE_SESSION_TRACES, REFRESH_OVERDUE_AFTER_MS, refreshDelaySeconds } from '#shared/domain/sessions/sessions.ts';
-import type { CanonicalSpan } from '#shared/domain/spans/model.ts';
+import { type CanonicalSpan, newArrival } from '#shared/domain/spans/model.ts';
 import { listTraces } from '#shared/domain/spans/queries.ts';
 import { TRACE_QUIET_MS } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
@@ -48,6 +51,7 @@ import { startTestService } from '../support/service.ts';
 import { canonicalSpan } from '../support/spans.ts';
 import { createStore, noSends, sessionDeps } from '../support/store.ts';
 import { allSummaries } from '../support/traces.ts';
+import { logsRequest } from '../unit/otlp/otlp-json.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const span = (traceId: string, spanId: string, parentSpanId: string | null, over: Partial<CanonicalSpan> = {}): CanonicalSpan =>
@@ -155,6 +159,32 @@ describe('the ingest worker under faults (dynalite)', () => {
     expect(await store.traces.spansOf(tenantId, 't1')).toHaveLength(2);
     expect(await store.traces.getSummary(tenantId, 't1')).toMatchObject({ spanCount: 2, inputTokens: 100, rootSpanId: 'root' });
     expect(await store.agents.list(tenantId)).toHaveLength(1);
+  });
+
+  it('keeps each of identical signals and logs sent without a time in one request, each once however often its message is delivered', async () => {
+    const tenantId = await newTenant();
+    const arrival = newArrival(T0);
+    const signals = parseSignals(
+      [1, 2, 3].map(() => ({ signalName: 'thumbs.up', value: 1, agentName: 'faulty-agent' })),
+      arrival,
+    ).items;
+    const record = { severityText: 'INFO', body: { stringValue: 'retrying the tool' } };
+    const { logs } = mapLogsRequest(decodeLogsRequest(Buffer.from(JSON.stringify(logsRequest([record, record]))), 'json'), arrival);
+    // The same signal again, timed: it keeps the id it always had, once however often it is sent.
+    const timed = parseSignals([{ signalName: 'thumbs.up', value: 1, agentName: 'faulty-agent', timestamp: T0 }], arrival).items;
+    const message = toIngestMessages(tenantId, T0, { spans: [], signals: [...signals, ...timed, ...timed], logs });
+    const handler = ingestHandler(() => portsWith(store));
+    expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]);
+    expect((await handler(sqsEvent(message), lambdaContext)).batchItemFailures).toEqual([]); // a redelivery
+
+    const stored = await store.signals.list(tenantId, { signalName: 'thumbs.up' });
+    expect(stored).toHaveLength(4);
+    expect(stored.every((s) => s.timestamp === new Date(T0).toISOString() && !('arrivalKey' in s))).toBe(true);
+    expect(await store.logs.list(tenantId, {})).toHaveLength(2);
+    // Another request with the same signals, in the same millisecond, keeps its own.
+    const again = parseSignals([{ signalName: 'thumbs.up', value: 1, agentName: 'faulty-agent' }], newArrival(T0)).items;
+    await handler(sqsEvent(toIngestMessages(tenantId, T0, { spans: [], signals: again, logs: [] })), lambdaContext);
+    expect(await store.signals.list(tenantId, { signalName: 'thumbs.up' })).toHaveLength(5);
   });
 
   it('stores a trace and a session whose costs add up past 2^53, each span within it, holding the sums at the limit', async () => {

@@ -1,6 +1,7 @@
 import { sqsQueue } from '#shared/adapters/queue.ts';
 import { acceptTelemetry } from '#shared/domain/ingest/accept.ts';
 import { signalFromNative } from '#shared/domain/ingest/native-signals.ts';
+import { newArrival } from '#shared/domain/spans/model.ts';
 import { tenantOf } from '#shared/http/auth.ts';
 import { accepted } from '#shared/http/reply.ts';
 import { httpRoute } from '#shared/http/route.ts';
@@ -14,7 +15,7 @@ export const handler = httpRoute(
   signalsRoutes,
   routePorts({ tenants: tenantsRepository, agents: agentsRepository }, { queue: sqsQueue }),
   async ({ body, principal }, ports) => {
-    const signal = signalFromNative(ports.clock.now().getTime())(body);
+    const signal = signalFromNative(newArrival(ports.clock.now().getTime()))(body, 0);
     return accepted(await acceptTelemetry(tenantOf(principal), { spans: [], signals: [signal], logs: [] }, [], ports));
   },
 );

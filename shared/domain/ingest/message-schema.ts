@@ -66,6 +66,7 @@ const canonicalSignal = z.object({
   agentName: nullableText,
   metadata: attributes,
   timestampMs: z.number(),
+  arrivalKey: z.optional(text),
 });
 
 const canonicalLog = z.object({
@@ -77,6 +78,7 @@ const canonicalLog = z.object({
   spanId: nullableText,
   agentName: nullableText,
   attributes,
+  arrivalKey: z.optional(text),
 });
 
 export const ingestMessageSchema = z.discriminatedUnion('kind', [

@@ -14,13 +14,13 @@ export interface Parsed<T> {
 }
 
 /** Validates each item on its own: the good ones go on, each bad one is reported with its index. */
-export function parseEach<S extends z.ZodMiniType, T>(raw: readonly unknown[], schema: S, convert: (v: z.infer<S>) => T): Parsed<T> {
+export function parseEach<S extends z.ZodMiniType, T>(raw: readonly unknown[], schema: S, convert: (v: z.infer<S>, index: number) => T): Parsed<T> {
   const items: T[] = [];
   const errors: ItemError[] = [];
   raw.forEach((value, index) => {
     const result = z.safeParse(schema, value);
     if (result.success) {
-      items.push(convert(result.data));
+      items.push(convert(result.data, index));
       return;
     }
     const message = result.error.issues

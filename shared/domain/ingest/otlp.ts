@@ -10,6 +10,7 @@ import {
   type OtlpSignalKind,
   type RejectionSummary,
 } from '../otlp/index.ts';
+import { type Arrival, newArrival } from '../spans/model.ts';
 import { type AcceptDeps, acceptTelemetry } from './accept.ts';
 import type { Telemetry } from './messages.ts';
 
@@ -25,14 +26,14 @@ export function otlpFormatOf(contentType: string | undefined): OtlpFormat {
 export interface OtlpSignal {
   readonly kind: OtlpSignalKind;
   /** Decodes an export body and maps it; `rejected` summarises the items refused. */
-  readonly read: (body: Buffer, format: OtlpFormat, receivedAtMs: number) => { telemetry: Telemetry; rejected: RejectionSummary };
+  readonly read: (body: Buffer, format: OtlpFormat, arrival: Arrival) => { telemetry: Telemetry; rejected: RejectionSummary };
 }
 
 /** `/v1/traces`: spans, and the signals their attributes carry. Each kind is its own value, so a function bundles its own kind's mapping only. */
 export const traceSignal: OtlpSignal = {
   kind: 'traces',
-  read(body, format, receivedAtMs) {
-    const { spans, signals, rejected } = mapTraceRequest(decodeTraceRequest(body, format), receivedAtMs);
+  read(body, format, arrival) {
+    const { spans, signals, rejected } = mapTraceRequest(decodeTraceRequest(body, format), arrival);
     return { telemetry: { spans, signals, logs: [] }, rejected };
   },
 };
@@ -40,8 +41,8 @@ export const traceSignal: OtlpSignal = {
 /** `/v1/logs`: log records. */
 export const logSignal: OtlpSignal = {
   kind: 'logs',
-  read(body, format, receivedAtMs) {
-    const { logs, rejected } = mapLogsRequest(decodeLogsRequest(body, format), receivedAtMs);
+  read(body, format, arrival) {
+    const { logs, rejected } = mapLogsRequest(decodeLogsRequest(body, format), arrival);
     return { telemetry: { spans: [], signals: [], logs }, rejected };
   },
 };
@@ -57,9 +58,8 @@ export async function acceptOtlpExport(
   format: OtlpFormat,
   deps: AcceptDeps,
 ): Promise<EncodedResponse> {
-  const receivedAtMs = deps.clock.now().getTime();
   const { telemetry, rejected } = body
-    ? signal.read(body, format, receivedAtMs)
+    ? signal.read(body, format, newArrival(deps.clock.now().getTime()))
     : { telemetry: { spans: [], signals: [], logs: [] }, rejected: { count: 0, messages: [] } };
   if (telemetry.spans.length + telemetry.signals.length + telemetry.logs.length > 0) {
     await acceptTelemetry(tenantId, telemetry, [], deps);

@@ -198,6 +198,9 @@ async function storeSpans(batch: TenantBatch, deps: PersistDeps): Promise<Stored
   return summarizeTraces(batch.tenantId, batch.arrivals, batch.nowMs, deps);
 }
 
+/** What an item's id hashes: its content, and for an item sent without a time its `arrivalKey` (items with a time keep the ids they always had). */
+const withArrivalKey = (content: unknown[], arrivalKey: string | undefined): unknown[] => (arrivalKey === undefined ? content : [...content, arrivalKey]);
+
 /** Stage: the signals and logs, each attributed to its agent (one that names a trace but no agent belongs to the trace's agent). */
 async function storeTimeline(batch: TenantBatch, deps: PersistDeps): Promise<StoredSignal[]> {
   const { tenantId, messages, expiresAt } = batch;
@@ -213,17 +216,17 @@ async function storeTimeline(batch: TenantBatch, deps: PersistDeps): Promise<Sto
 
   const signals: StoredSignal[] = messages
     .flatMap((m) => m.signals)
-    .map((s) => ({
+    .map(({ arrivalKey, ...s }) => ({
       ...s,
-      id: contentId('sig', [s.signalName, s.value, s.traceId, s.spanId, s.agentName, s.timestampMs, s.metadata]),
+      id: contentId('sig', withArrivalKey([s.signalName, s.value, s.traceId, s.spanId, s.agentName, s.timestampMs, s.metadata], arrivalKey)),
       agentId: agentOf(s),
       timestamp: new Date(s.timestampMs).toISOString(),
     }));
   const logs: StoredLog[] = messages
     .flatMap((m) => m.logs)
-    .map((l) => ({
+    .map(({ arrivalKey, ...l }) => ({
       ...l,
-      id: contentId('log', [l.timestampMs, l.level, l.message, l.traceId, l.spanId, l.agentName]),
+      id: contentId('log', withArrivalKey([l.timestampMs, l.level, l.message, l.traceId, l.spanId, l.agentName], arrivalKey)),
       agentId: agentOf(l),
       timestamp: new Date(l.timestampMs).toISOString(),
     }));

@@ -1,5 +1,5 @@
 /** OTLP log records → canonical logs. Records with malformed trace or span ids are refused one by one. */
-import type { CanonicalLog, LogLevel } from '../spans/model.ts';
+import { type Arrival, arrivalKeyOf, type CanonicalLog, type LogLevel } from '../spans/model.ts';
 import { AttributeReader, asText } from './attributes.ts';
 import { agentNameOf, inheritedAttributes, isAbsentId, isSpanId, isTraceId, type RejectionSummary, Rejections, timeMsOrNull } from './common.ts';
 import type { OtlpLogRecord, OtlpLogsRequest } from './decode.ts';
@@ -9,7 +9,7 @@ export interface MappedLogs {
   rejected: RejectionSummary;
 }
 
-export function mapLogsRequest(request: OtlpLogsRequest, receivedAtMs: number): MappedLogs {
+export function mapLogsRequest(request: OtlpLogsRequest, arrival: Arrival): MappedLogs {
   const logs: CanonicalLog[] = [];
   const rejections = new Rejections('log record');
   let index = 0;
@@ -20,8 +20,9 @@ export function mapLogsRequest(request: OtlpLogsRequest, receivedAtMs: number): 
         const problem = logRecordProblem(record);
         if (problem === null) {
           const attributes = new AttributeReader(record.attributes);
+          const sentAtMs = timeMsOrNull(record.timeUnixNano) ?? timeMsOrNull(record.observedTimeUnixNano);
           logs.push({
-            timestampMs: timeMsOrNull(record.timeUnixNano) ?? timeMsOrNull(record.observedTimeUnixNano) ?? receivedAtMs,
+            timestampMs: sentAtMs ?? arrival.atMs,
             level: levelOf(record.severityNumber, record.severityText),
             message: asText(record.body) ?? record.eventName,
             eventName: record.eventName || null,
@@ -29,6 +30,7 @@ export function mapLogsRequest(request: OtlpLogsRequest, receivedAtMs: number): 
             spanId: isAbsentId(record.spanId) ? null : record.spanId,
             agentName: agentNameOf(attributes, resource.attributes),
             attributes: { ...inherited, ...attributes.remaining() },
+            ...(sentAtMs === null && { arrivalKey: arrivalKeyOf(arrival, index) }),
           });
         } else {
           rejections.add(index, problem);

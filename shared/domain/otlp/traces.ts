@@ -3,7 +3,16 @@
  * every dialect; here are the span's identity, times, status, events and agent. Invalid spans are
  * refused one by one.
  */
-import { type CanonicalSignal, type CanonicalSpan, effectiveAgentName, isStorableNumber, type SpanEvent, type SpanStatus } from '../spans/model.ts';
+import {
+  type Arrival,
+  arrivalKeyOf,
+  type CanonicalSignal,
+  type CanonicalSpan,
+  effectiveAgentName,
+  isStorableNumber,
+  type SpanEvent,
+  type SpanStatus,
+} from '../spans/model.ts';
 import { AttributeReader, type Attributes, firstString } from './attributes.ts';
 import {
   AGENT_NAME_ATTRIBUTE,
@@ -43,7 +52,7 @@ interface AgentNames {
   service: string | null;
 }
 
-export function mapTraceRequest(request: OtlpTraceRequest, receivedAtMs: number): MappedTraces {
+export function mapTraceRequest(request: OtlpTraceRequest, arrival: Arrival): MappedTraces {
   const spans: CanonicalSpan[] = [];
   const signals: CanonicalSignal[] = [];
   const rejections = new Rejections('span');
@@ -55,7 +64,7 @@ export function mapTraceRequest(request: OtlpTraceRequest, receivedAtMs: number)
       for (const otlpSpan of otlpSpans) {
         const problem = spanProblem(otlpSpan);
         if (problem === null) {
-          const mapped = mapSpan(otlpSpan, origin, receivedAtMs);
+          const mapped = mapSpan(otlpSpan, origin, arrival, index);
           spans.push(mapped.span);
           signals.push(...mapped.signals);
           namesBySpan.set(spanKey(mapped.span), mapped.agentNames);
@@ -145,7 +154,13 @@ const STATUS_BY_CODE: readonly SpanStatus[] = ['unset', 'ok', 'error'];
 const EVALUATION_EVENT = 'gen_ai.evaluation.result';
 const EXCEPTION_EVENT = 'exception';
 
-function mapSpan(span: OtlpSpan, origin: SpanOrigin, receivedAtMs: number): { span: CanonicalSpan; signals: CanonicalSignal[]; agentNames: AgentNames } {
+/** `position`: the span's in the request, which with an event's tells apart evaluation events sent without a time (`Arrival`). */
+function mapSpan(
+  span: OtlpSpan,
+  origin: SpanOrigin,
+  arrival: Arrival,
+  position: number,
+): { span: CanonicalSpan; signals: CanonicalSignal[]; agentNames: AgentNames } {
   const attributes = new AttributeReader(span.attributes);
   const fields = mapSpanFields(attributes, span);
   const errorType = attributes.string('error.type') ?? exceptionTypeOf(span.events);
@@ -155,12 +170,12 @@ function mapSpan(span: OtlpSpan, origin: SpanOrigin, receivedAtMs: number): { sp
 
   const signals: CanonicalSignal[] = [];
   const events: SpanEvent[] = [];
-  for (const event of span.events) {
-    if (fields.usedEvents.has(event)) continue;
-    const signal = event.name === EVALUATION_EVENT ? evaluationSignal(event, span, receivedAtMs) : null;
+  span.events.forEach((event, eventIndex) => {
+    if (fields.usedEvents.has(event)) return;
+    const signal = event.name === EVALUATION_EVENT ? evaluationSignal(event, span, arrival, `${position}.${eventIndex}`) : null;
     if (signal) signals.push(signal);
-    else events.push({ name: event.name, timeMs: eventTimeMs(event, receivedAtMs), attributes: event.attributes });
-  }
+    else events.push({ name: event.name, timeMs: eventTimeMs(event, arrival), attributes: event.attributes });
+  });
 
   const serviceName = firstString(origin.resourceAttributes, 'service.name');
   return {
@@ -214,7 +229,7 @@ function exceptionTypeOf(events: OtlpSpanEvent[]): string | null {
 }
 
 /** A `gen_ai.evaluation.result` event with a numeric score; null (kept as a plain event) otherwise. */
-function evaluationSignal(event: OtlpSpanEvent, span: OtlpSpan, receivedAtMs: number): CanonicalSignal | null {
+function evaluationSignal(event: OtlpSpanEvent, span: OtlpSpan, arrival: Arrival, position: string): CanonicalSignal | null {
   const attributes = new AttributeReader(event.attributes);
   const value = attributes.number('gen_ai.evaluation.score.value');
   // Without a usable score the event stays on the span as an ordinary event.
@@ -234,9 +249,10 @@ function evaluationSignal(event: OtlpSpanEvent, span: OtlpSpan, receivedAtMs: nu
       ...(explanation !== null && { explanation }),
       ...attributes.remaining(),
     },
-    timestampMs: eventTimeMs(event, receivedAtMs),
+    timestampMs: eventTimeMs(event, arrival),
+    ...(timeMsOrNull(event.timeUnixNano) === null && { arrivalKey: arrivalKeyOf(arrival, position) }),
   };
 }
 
 /** An event without a time is placed when the request arrived, as log records without one are. */
-const eventTimeMs = (event: OtlpSpanEvent, receivedAtMs: number): number => timeMsOrNull(event.timeUnixNano) ?? receivedAtMs;
+const eventTimeMs = (event: OtlpSpanEvent, arrival: Arrival): number => timeMsOrNull(event.timeUnixNano) ?? arrival.atMs;

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 /**
  * The canonical span every ingestion path produces (native JSON, OTLP JSON, OTLP protobuf) and the
  * ingest worker stores. Times are epoch milliseconds (OTLP nanoseconds are truncated to ms).
@@ -72,6 +74,8 @@ export interface CanonicalSignal {
   agentName: string | null;
   metadata: Record<string, AttributeValue>;
   timestampMs: number;
+  /** Only for a signal sent without a time of its own: see `Arrival`. */
+  arrivalKey?: string;
 }
 
 export interface CanonicalLog {
@@ -84,7 +88,24 @@ export interface CanonicalLog {
   spanId: string | null;
   agentName: string | null;
   attributes: Record<string, AttributeValue>;
+  /** Only for a log sent without a time of its own: see `Arrival`. */
+  arrivalKey?: string;
 }
+
+/**
+ * A request as it arrived. A signal or log sent without a time of its own takes `atMs`, and, as its
+ * `arrivalKey`, the request's random id and its position in the request: items are stored under a hash
+ * of their content, so identical such items of one request would otherwise be stored as one. The key
+ * travels in the queue message, so a redelivered message still stores each of them once.
+ */
+export interface Arrival {
+  atMs: number;
+  requestId: string;
+}
+
+export const newArrival = (atMs: number): Arrival => ({ atMs, requestId: randomUUID() });
+
+export const arrivalKeyOf = (arrival: Arrival, position: number | string): string => `${arrival.requestId}#${position}`;
 
 /** The agent a span names with authority (see `agentNameFromService`). */
 export const effectiveAgentName = (span: Pick<CanonicalSpan, 'agentName' | 'agentNameFromService' | 'parentSpanId'>): string | null =>

@@ -3,6 +3,7 @@ import { traceSignal } from '#shared/domain/ingest/otlp.ts';
 import { decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
 import { decodeRequest } from '#shared/domain/otlp/protobuf.ts';
 import { mapTraceRequest } from '#shared/domain/otlp/traces.ts';
+import { newArrival } from '#shared/domain/spans/model.ts';
 import { agentRunSpans, serializeSpans } from '../../unit/otlp/sdk-payloads.ts';
 import type { Figure, Scenario, ScenarioResult } from '../scenario.ts';
 import { collectGarbage, median, percentile, round } from '../stats.ts';
@@ -51,14 +52,14 @@ export const otlpDecodeScenario: Scenario = {
     progress(`timing ${runs} runs of each step`);
     const wire = time(() => decodeRequest('ExportTraceServiceRequest', protobuf), runs);
     const jsonParse = time(() => JSON.parse(json.toString('utf8')), runs);
-    const receivedAtMs = Date.now();
-    const fromProtobuf = time(() => traceSignal.read(protobuf, 'protobuf', receivedAtMs), runs);
-    const fromJson = time(() => traceSignal.read(json, 'json', receivedAtMs), runs);
-    const mapped = traceSignal.read(protobuf, 'protobuf', receivedAtMs).telemetry.spans.length;
+    const arrival = newArrival(Date.now());
+    const fromProtobuf = time(() => traceSignal.read(protobuf, 'protobuf', arrival), runs);
+    const fromJson = time(() => traceSignal.read(json, 'json', arrival), runs);
+    const mapped = traceSignal.read(protobuf, 'protobuf', arrival).telemetry.spans.length;
     if (mapped !== spans.length) failures.push(`${spans.length} spans exported, ${mapped} mapped`);
 
     const decoded = decodeTraceRequest(protobuf, 'protobuf');
-    const mapOnly = time(() => mapTraceRequest(decoded, receivedAtMs), runs);
+    const mapOnly = time(() => mapTraceRequest(decoded, arrival), runs);
     const usPerSpan = (ms: number, count: number) => round((ms * 1000) / count, 2);
 
     progress(`recording ${flags['dialect-runs']} producer runs per dialect`);
@@ -68,11 +69,11 @@ export const otlpDecodeScenario: Scenario = {
       const request = decodeTraceRequest(serialized.protobuf, 'protobuf');
       if (!isDeepStrictEqual(request, decodeTraceRequest(serialized.json, 'json')))
         failures.push(`the ${key} export decodes differently from protobuf and JSON`);
-      const mappedCount = mapTraceRequest(request, receivedAtMs).spans.length;
+      const mappedCount = mapTraceRequest(request, arrival).spans.length;
       if (mappedCount !== dialectSpans.length) failures.push(`${key}: ${dialectSpans.length} spans exported, ${mappedCount} mapped`);
       progress(`timing the ${key} export (${dialectSpans.length} spans)`);
-      const decodeMap = time(() => traceSignal.read(serialized.protobuf, 'protobuf', receivedAtMs), runs);
-      const dialectMap = time(() => mapTraceRequest(request, receivedAtMs), runs);
+      const decodeMap = time(() => traceSignal.read(serialized.protobuf, 'protobuf', arrival), runs);
+      const dialectMap = time(() => mapTraceRequest(request, arrival), runs);
       dialectFigures.push(
         { key: `${key}Spans`, label: `${label}: spans in the export`, value: dialectSpans.length },
         { key: `${key}DecodeMapMs`, label: `${key}: decode and map from protobuf, median`, value: round(decodeMap.medianMs, 2), unit: 'ms' },

@@ -3,7 +3,7 @@ import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
 import { fitSpan, MAX_CLOSE_TRACES, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '#shared/domain/ingest/messages.ts';
 import { parseSignals } from '#shared/domain/ingest/native-signals.ts';
 import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
-import { type CanonicalSpan, isStorableNumber } from '#shared/domain/spans/model.ts';
+import { type CanonicalSpan, isStorableNumber, newArrival } from '#shared/domain/spans/model.ts';
 import { canonicalSpan } from '../../support/spans.ts';
 
 const span = (i: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan =>
@@ -108,7 +108,7 @@ describe('native validation', () => {
         { signalName: 'a', value: 1e308 },
         { signalName: 'b', value: 0.5 },
       ],
-      0,
+      newArrival(0),
     );
     expect(items.map((s) => s.signalName)).toEqual(['b']);
     expect(errors).toEqual([{ index: 0, message: expect.stringMatching(/^value: must be 0 or of magnitude/) }]);
@@ -132,7 +132,7 @@ describe('native validation', () => {
     ]);
     expect(items[0]).toMatchObject({ metadata: { '[__proto__]': 'kept', plan: 'pro' }, attributes: { '[__proto__]': { a: 1 } } });
     expect(Object.getPrototypeOf(items[0]!.attributes)).toBe(Object.prototype);
-    const { items: signals } = parseSignals([JSON.parse('{"signalName": "s", "value": 1, "metadata": {"__proto__": "kept"}}')], 0);
+    const { items: signals } = parseSignals([JSON.parse('{"signalName": "s", "value": 1, "metadata": {"__proto__": "kept"}}')], newArrival(0));
     expect(signals[0]!.metadata).toEqual({ '[__proto__]': 'kept' });
   });
 });

@@ -41,13 +41,13 @@ import { VERCEL_AGENT, VERCEL_FAILURE, VERCEL_TOOL_RESULT, vercelFailingRun, ver
 import { keyValues, mapOneSpan, mapTraceJson, span, traceRequest } from './otlp-json.ts';
 import { serializeSpans } from './sdk-payloads.ts';
 
-const RECEIVED_AT_MS = Date.parse('2026-11-20T10:00:00Z');
+const ARRIVAL = { atMs: Date.parse('2026-11-20T10:00:00Z'), requestId: 'request-1' };
 
 /** Maps recorded spans as the OTLP route would, checking both encodings read alike. */
 function mapRecorded(spans: ReadableSpan[]): CanonicalSpan[] {
   const { json, protobuf } = serializeSpans(spans);
-  const fromJson = mapTraceRequest(decodeTraceRequest(json, 'json'), RECEIVED_AT_MS);
-  expect(mapTraceRequest(decodeTraceRequest(protobuf, 'protobuf'), RECEIVED_AT_MS)).toEqual(fromJson);
+  const fromJson = mapTraceRequest(decodeTraceRequest(json, 'json'), ARRIVAL);
+  expect(mapTraceRequest(decodeTraceRequest(protobuf, 'protobuf'), ARRIVAL)).toEqual(fromJson);
   expect(fromJson.rejected.count).toBe(0);
   return fromJson.spans;
 }

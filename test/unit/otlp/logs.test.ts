@@ -3,7 +3,7 @@ import { SeverityNumber } from '@opentelemetry/api-logs';
 import { describe, expect, it } from 'vitest';
 import { decodeLogsRequest } from '#shared/domain/otlp/decode.ts';
 import { mapLogsRequest } from '#shared/domain/otlp/logs.ts';
-import { anyValue, keyValues, logsRequest, mapLogsJson, RECEIVED_AT_MS, SPAN_ID, START_MS, START_NANOS, TRACE_ID } from './otlp-json.ts';
+import { ARRIVAL, anyValue, keyValues, logsRequest, mapLogsJson, RECEIVED_AT_MS, SPAN_ID, START_MS, START_NANOS, TRACE_ID } from './otlp-json.ts';
 import { at, serializeLogRecords, T0_MS } from './sdk-payloads.ts';
 
 const mapOneLog = (record: Record<string, unknown>, resource?: Record<string, unknown>) => {
@@ -34,8 +34,8 @@ describe('real SDK log exports', () => {
   );
 
   it('map identically from OTLP/JSON and OTLP/protobuf', () => {
-    const fromJson = mapLogsRequest(decodeLogsRequest(payload.json, 'json'), RECEIVED_AT_MS);
-    expect(mapLogsRequest(decodeLogsRequest(payload.protobuf, 'protobuf'), RECEIVED_AT_MS)).toEqual(fromJson);
+    const fromJson = mapLogsRequest(decodeLogsRequest(payload.json, 'json'), ARRIVAL);
+    expect(mapLogsRequest(decodeLogsRequest(payload.protobuf, 'protobuf'), ARRIVAL)).toEqual(fromJson);
     expect(fromJson).toEqual({
       logs: [
         {
@@ -121,6 +121,11 @@ describe('log message, time and agent', () => {
     expect(mapOneLog({ timeUnixNano: START_NANOS, observedTimeUnixNano: '1735689700000000000' }).timestampMs).toBe(START_MS);
     expect(mapOneLog({ observedTimeUnixNano: '1735689700000000000' }).timestampMs).toBe(1_735_689_700_000);
     expect(mapOneLog({}).timestampMs).toBe(RECEIVED_AT_MS);
+  });
+
+  it('tells records without a time apart by their position in the request, being stored under a hash of their content', () => {
+    const { logs } = mapLogsJson(logsRequest([{}, { observedTimeUnixNano: START_NANOS }, {}]));
+    expect(logs.map((l) => l.arrivalKey)).toEqual(['request-1#0', undefined, 'request-1#2']);
   });
 
   it('names the agent as spans do', () => {

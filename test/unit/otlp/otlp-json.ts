@@ -2,12 +2,14 @@
 import { decodeLogsRequest, decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
 import { mapLogsRequest } from '#shared/domain/otlp/logs.ts';
 import { mapTraceRequest } from '#shared/domain/otlp/traces.ts';
+import type { Arrival } from '#shared/domain/spans/model.ts';
 
 export type Json = Record<string, unknown>;
 
 export const TRACE_ID = '5b8efff798038103d269b633813fc60c';
 export const SPAN_ID = 'eee19b7ec3c1b174';
 export const RECEIVED_AT_MS = 1_767_225_600_000;
+export const ARRIVAL: Arrival = { atMs: RECEIVED_AT_MS, requestId: 'request-1' };
 /** 2025-01-01T00:00:00.123456789Z */
 export const START_NANOS = '1735689600123456789';
 export const START_MS = 1_735_689_600_123;
@@ -47,9 +49,9 @@ export function logsRequest(logRecords: Json[], resource: Json = { 'service.name
 
 export const jsonBody = (request: unknown): Buffer => Buffer.from(JSON.stringify(request));
 
-export const mapTraceJson = (request: Json) => mapTraceRequest(decodeTraceRequest(jsonBody(request), 'json'), RECEIVED_AT_MS);
+export const mapTraceJson = (request: Json) => mapTraceRequest(decodeTraceRequest(jsonBody(request), 'json'), ARRIVAL);
 
-export const mapLogsJson = (request: Json) => mapLogsRequest(decodeLogsRequest(jsonBody(request), 'json'), RECEIVED_AT_MS);
+export const mapLogsJson = (request: Json) => mapLogsRequest(decodeLogsRequest(jsonBody(request), 'json'), ARRIVAL);
 
 /** The one span a single-span request maps to. */
 export function mapOneSpan(attributes: Json = {}, fields: Json = {}, resource?: Json) {

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { decodeLogsRequest, decodeTraceRequest, mapLogsRequest, mapTraceRequest } from '#shared/domain/otlp/index.ts';
 
 const sample = (name: string): Buffer => readFileSync(new URL(`../../../events/otlp/${name}`, import.meta.url));
-const RECEIVED_AT_MS = 1_748_779_300_000;
+const ARRIVAL = { atMs: 1_748_779_300_000, requestId: 'request-1' };
 
 describe('events/otlp/agent-trace.json', () => {
-  const { spans, signals, rejected } = mapTraceRequest(decodeTraceRequest(sample('agent-trace.json'), 'json'), RECEIVED_AT_MS);
+  const { spans, signals, rejected } = mapTraceRequest(decodeTraceRequest(sample('agent-trace.json'), 'json'), ARRIVAL);
 
   it('is one agent run: the agent span, an LLM call and a tool call, all attributed to the agent', () => {
     expect(rejected.count).toBe(0);
@@ -51,7 +51,7 @@ describe('events/otlp/agent-trace.json', () => {
 
 describe('events/otlp/logs.json', () => {
   it('is three log records of the same agent run', () => {
-    const { logs, rejected } = mapLogsRequest(decodeLogsRequest(sample('logs.json'), 'json'), RECEIVED_AT_MS);
+    const { logs, rejected } = mapLogsRequest(decodeLogsRequest(sample('logs.json'), 'json'), ARRIVAL);
     expect(rejected.count).toBe(0);
     expect(logs.map(({ timestampMs, level, message, traceId, spanId, agentName }) => ({ timestampMs, level, message, traceId, spanId, agentName }))).toEqual([
       {

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
 import { mapTraceRequest } from '#shared/domain/otlp/traces.ts';
-import { type Json, keyValues, mapOneSpan, mapTraceJson, RECEIVED_AT_MS, SPAN_ID, START_MS, START_NANOS, span, TRACE_ID, traceRequest } from './otlp-json.ts';
+import {
+  ARRIVAL,
+  type Json,
+  keyValues,
+  mapOneSpan,
+  mapTraceJson,
+  RECEIVED_AT_MS,
+  SPAN_ID,
+  START_MS,
+  START_NANOS,
+  span,
+  TRACE_ID,
+  traceRequest,
+} from './otlp-json.ts';
 import { agentRunSpans, serializeSpans, T0_MS } from './sdk-payloads.ts';
 
 const event = (name: string, attributes: Record<string, unknown>, timeUnixNano: string = START_NANOS) => ({
@@ -12,8 +25,8 @@ const event = (name: string, attributes: Record<string, unknown>, timeUnixNano: 
 
 describe('a real SDK agent run', () => {
   const payload = serializeSpans(agentRunSpans());
-  const fromJson = mapTraceRequest(decodeTraceRequest(payload.json, 'json'), RECEIVED_AT_MS);
-  const fromProtobuf = mapTraceRequest(decodeTraceRequest(payload.protobuf, 'protobuf'), RECEIVED_AT_MS);
+  const fromJson = mapTraceRequest(decodeTraceRequest(payload.json, 'json'), ARRIVAL);
+  const fromProtobuf = mapTraceRequest(decodeTraceRequest(payload.protobuf, 'protobuf'), ARRIVAL);
   const byName = (name: string) => fromJson.spans.find((candidate) => candidate.name === name)!;
 
   it('maps identically from OTLP/JSON and OTLP/protobuf', () => {
@@ -394,6 +407,18 @@ describe('evaluation events', () => {
       { signalName: 'evaluation', value: 0.25, traceId: TRACE_ID, spanId: SPAN_ID, agentName: 'judge-me', metadata: { label: 'poor' }, timestampMs: START_MS },
     ]);
     expect(spans[0]!.events).toEqual([]);
+  });
+
+  it('are told apart by their position in the request when they have no time, being stored under a hash of their content', () => {
+    const score = event('gen_ai.evaluation.result', { 'gen_ai.evaluation.score.value': 1 }, '0');
+    const { signals } = mapTraceJson(
+      traceRequest([span({}, { events: [score, score, event('gen_ai.evaluation.result', { 'gen_ai.evaluation.score.value': 1 })] })]),
+    );
+    expect(signals.map((s) => [s.timestampMs, s.arrivalKey])).toEqual([
+      [RECEIVED_AT_MS, 'request-1#0.0'],
+      [RECEIVED_AT_MS, 'request-1#0.1'],
+      [START_MS, undefined],
+    ]);
   });
 
   it('produce no signal without a numeric score, and stay span events', () => {

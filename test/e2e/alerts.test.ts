@@ -176,3 +176,22 @@ describe('threshold alerts and notifications', () => {
     expect((await service.api('GET', `/spans/alerts/${alert!.id}`, { apiKey })).body.data.status).toBe(alert!.status);
   });
 });
+
+describe('the agent an alert is raised on', () => {
+  it("is a sub-agent's for a failure inside it that names no agent, as the trace shows the span", async () => {
+    const traceId = `trace-${++n}`;
+    const base = { traceId, model: 'gpt-4o', startTime: T0, endTime: T0 + 100 };
+    const spans = [
+      { ...base, spanId: 'root', name: 'plan', kind: 'agent', agentName: 'triage-bot' },
+      { ...base, spanId: 'sub', parentSpanId: 'root', name: 'research', kind: 'agent', agentName: 'research-bot' },
+      { ...base, spanId: 'call', parentSpanId: 'sub', name: 'search.web', kind: 'tool', status: 'error', errorType: 'ValueError' },
+    ];
+    expect((await service.api('POST', '/spans', { apiKey, body: { spans } })).status).toBe(202);
+    await service.drainQueues();
+
+    const detail = (await service.api('GET', `/spans/traces/${traceId}`, { apiKey })).body.data;
+    expect(detail.spans.find((s: { spanId: string }) => s.spanId === 'call')).toMatchObject({ agentName: 'research-bot' });
+    const raised = (await alerts()).filter((a) => a.traceIds.includes(traceId));
+    expect(raised.map((a) => [a.agentName, a.type])).toEqual([['research-bot', 'error']]);
+  });
+});

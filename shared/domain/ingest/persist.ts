@@ -22,6 +22,7 @@ import { effectiveAgentName } from '../spans/model.ts';
 import type { SessionMove, StoredLog, StoredSignal, StoredSpanWrite, StoredSummary } from '../spans/ports.ts';
 import { spanGroupsOf } from '../spans/span-groups.ts';
 import { type StoredSpan, summarizeTrace, type TraceSummary } from '../spans/summary.ts';
+import { orderSpans } from '../spans/views.ts';
 import type { Store } from '../store.ts';
 import type { IngestMessage } from './messages.ts';
 
@@ -365,9 +366,9 @@ interface StoredTrace {
 
 /**
  * Threshold alerts: per-call checks on the spans that arrived and per-trace checks on finished traces.
- * A child span often names no agent until its trace's root arrives; so when the root arrives, every
- * stored span of the trace is checked (a span checked before counts once: occurrences are idempotent).
- * The traces the service is closing (`closing`) are settled too: every stored span is checked, and the
+ * A child span often names no agent until its trace's root arrives, and is its nearest ancestor's;
+ * so when the root arrives, every stored span of the trace is checked (a span checked before counts
+ * once: occurrences are idempotent). The traces the service is closing (`closing`) are settled too: every stored span is checked, and the
  * trace itself (it did not finish). A failure passed up from a failed descendant is that descendant's
  * occurrence, not another one.
  */
@@ -391,8 +392,10 @@ export async function checkThresholds(
   for (const { summary, stored, arrived } of traces) {
     const settled = closing || arrived.some((s) => s.spanId === summary.rootSpanId);
     const propagated = propagatedFailures(stored);
+    // A span naming no agent is its nearest ancestor's (a sub-agent's tool call is the sub-agent's), as the trace shows it.
+    const agentOfSpan = new Map(orderSpans(stored).map(({ span }) => [span.spanId, span.agentId]));
     for (const span of settled ? stored : arrived) {
-      const agentId = span.agentId ?? summary.agentId;
+      const agentId = agentOfSpan.get(span.spanId) ?? span.agentId ?? summary.agentId;
       const config = await configOf(agentId);
       if (config && (span.endTimeMs !== null || span.status === 'error')) add(agentId, detectInSpan(span, config, propagated.has(span.spanId)));
     }

@@ -194,4 +194,14 @@ describe('the agent an alert is raised on', () => {
     const raised = (await alerts()).filter((a) => a.traceIds.includes(traceId));
     expect(raised.map((a) => [a.agentName, a.type])).toEqual([['research-bot', 'error']]);
   });
+
+  it('shows the name the agent has now, after a rename', async () => {
+    const [alert] = (await alerts()).filter((a) => a.agentName === 'research-bot');
+    expect((await service.api('PUT', `/agents/${alert!.agentId}`, { apiKey, body: { name: 'research-agent' } })).status).toBe(200);
+    expect((await alerts(`?agentId=${alert!.agentId}`)).map((a) => a.agentName)).toEqual(['research-agent']);
+    expect((await service.api('GET', `/spans/alerts/${alert!.id}`, { apiKey })).body.data.agentName).toBe('research-agent');
+    expect((await service.api('PUT', `/spans/alerts/${alert!.id}/acknowledge`, { apiKey })).body.data.agentName).toBe('research-agent');
+    const summary = (await service.api('GET', '/spans/alerts/summary', { apiKey })).body.data;
+    expect(summary.agents.find((a: { agentId: string }) => a.agentId === alert!.agentId).agentName).toBe('research-agent');
+  });
 });

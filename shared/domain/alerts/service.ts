@@ -26,6 +26,25 @@ export function alertView(a: AlertRecord) {
   return view;
 }
 
+/**
+ * Alerts named by their agents' current names: an alert keeps the name its agent had when it was raised,
+ * and an agent renamed since is still the agent they are about. An agent deleted since keeps its old name.
+ * One read of the agents the alerts name.
+ */
+async function withCurrentAgentNames<T extends { agentId: string; agentName: string }>(
+  tenantId: string,
+  alerts: readonly T[],
+  deps: Pick<AlertDeps, 'store'>,
+): Promise<T[]> {
+  const agentIds = [...new Set(alerts.map((a) => a.agentId))];
+  if (agentIds.length === 0) return [...alerts];
+  const names = new Map((await deps.store.agents.getMany(tenantId, agentIds)).map((agent) => [agent.id, agent.name]));
+  return alerts.map((a) => ({ ...a, agentName: names.get(a.agentId) ?? a.agentName }));
+}
+
+const shownAlert = async (tenantId: string, alert: AlertRecord, deps: Pick<AlertDeps, 'store'>) =>
+  (await withCurrentAgentNames(tenantId, [alertView(alert)], deps))[0]!;
+
 export async function updateAlertConfig(tenantId: string, agentId: string, patch: AlertConfigPatch, deps: { store: Pick<Store, 'agents'>; clock: Clock }) {
   const agent = await deps.store.agents.get(tenantId, agentId);
   if (!agent) throw new NotFoundError('Agent');
@@ -51,7 +70,7 @@ export async function listAlerts(
   if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
   const query = { agentId: q.agentId, status: q.status, type: q.type, severity: q.severity, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() };
   const [result, total] = await Promise.all([deps.store.alerts.page(tenantId, query, page), deps.store.alerts.count(tenantId, query)]);
-  return { ...result, items: result.items.map(alertView), total: total.count, totalExact: total.exact };
+  return { ...result, items: await withCurrentAgentNames(tenantId, result.items.map(alertView), deps), total: total.count, totalExact: total.exact };
 }
 
 /** Per agent: how many alerts in each status, type and severity. */
@@ -78,14 +97,16 @@ export async function alertSummary(tenantId: string, q: { agentId?: string; star
     bump(entry.bySeverity, a.severity);
     byAgent.set(a.agentId, entry);
   }
-  const agents = [...byAgent.values()].sort((x, y) => y.total - x.total || x.agentName.localeCompare(y.agentName));
+  const agents = (await withCurrentAgentNames(tenantId, [...byAgent.values()], deps)).sort(
+    (x, y) => y.total - x.total || x.agentName.localeCompare(y.agentName),
+  );
   return { total: alerts.length, open: alerts.filter((a) => a.status === 'open').length, agents };
 }
 
 export async function getAlert(tenantId: string, alertId: string, deps: Pick<AlertDeps, 'store'>) {
   const alert = await deps.store.alerts.get(tenantId, alertId);
   if (!alert) throw new NotFoundError('Alert');
-  return alertView(alert);
+  return shownAlert(tenantId, alert, deps);
 }
 
 /** acknowledge / reopen / resolve, with the spec's transitions; a concurrent change is retried. */
@@ -97,7 +118,7 @@ export async function changeAlertStatus(tenantId: string, alertId: string, actio
     if (result === 'conflict') {
       throw new ValidationError(`Cannot reopen: a newer ${current.type} alert of this agent is active; see it instead`);
     }
-    return result === 'changed' ? undefined : alertView(result);
+    return result === 'changed' ? undefined : shownAlert(tenantId, result, deps);
   });
 }
 

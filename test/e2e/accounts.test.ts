@@ -308,6 +308,10 @@ describe('GET /users/profile', () => {
 describe('API keys', () => {
   it('shows the secret once, lists without it, rotates, revokes and deletes', async () => {
     const { token } = await registered();
+    // Every key has full access: a field such as `scopes` would promise what it does not do, so it is refused.
+    const scoped = await service.api('POST', '/keys', { token, body: { name: 'read only', scopes: ['read'] } });
+    expect(scoped.status).toBe(400);
+    expect(scoped.body.error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringContaining('scopes') });
     const created = await service.api('POST', '/keys', { token, body: { name: 'production SDK' } });
     expect(created.status).toBe(201);
     const key = created.body.data;

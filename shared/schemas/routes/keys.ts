@@ -3,7 +3,7 @@ import { keysRouteDefs } from '../../catalog.ts';
 import { pageQuery } from '../common.ts';
 import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
-export const createKeyBody = z.object({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)) });
+export const createKeyBody = z.strictObject({ name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)) });
 const keyIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 export const keysRoutes = /* @__PURE__ */ areaRoutes(keysRouteDefs, {

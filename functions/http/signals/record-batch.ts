@@ -1,7 +1,7 @@
 import { sqsQueue } from '#shared/adapters/queue.ts';
 import { acceptTelemetry } from '#shared/domain/ingest/accept.ts';
+import { newArrival } from '#shared/domain/ingest/arrival.ts';
 import { parseSignals } from '#shared/domain/ingest/native-signals.ts';
-import { newArrival } from '#shared/domain/spans/model.ts';
 import { tenantOf } from '#shared/http/auth.ts';
 import { accepted } from '#shared/http/reply.ts';
 import { httpRoute } from '#shared/http/route.ts';

@@ -10,8 +10,9 @@ import {
   type OtlpSignalKind,
   type RejectionSummary,
 } from '../otlp/index.ts';
-import { type Arrival, newArrival } from '../spans/model.ts';
+import type { Arrival } from '../spans/model.ts';
 import { type AcceptDeps, acceptTelemetry } from './accept.ts';
+import { newArrival } from './arrival.ts';
 import type { Telemetry } from './messages.ts';
 
 /** OTLP/HTTP speaks protobuf or JSON, chosen by Content-Type. */

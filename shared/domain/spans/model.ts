@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 /**
  * The canonical span every ingestion path produces (native JSON, OTLP JSON, OTLP protobuf) and the
  * ingest worker stores. Times are epoch milliseconds (OTLP nanoseconds are truncated to ms).
@@ -102,8 +100,6 @@ export interface Arrival {
   atMs: number;
   requestId: string;
 }
-
-export const newArrival = (atMs: number): Arrival => ({ atMs, requestId: randomUUID() });
 
 export const arrivalKeyOf = (arrival: Arrival, position: number | string): string => `${arrival.requestId}#${position}`;
 

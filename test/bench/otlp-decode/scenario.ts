@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
+import { newArrival } from '#shared/domain/ingest/arrival.ts';
 import { traceSignal } from '#shared/domain/ingest/otlp.ts';
 import { decodeTraceRequest } from '#shared/domain/otlp/decode.ts';
 import { decodeRequest } from '#shared/domain/otlp/protobuf.ts';
 import { mapTraceRequest } from '#shared/domain/otlp/traces.ts';
-import { newArrival } from '#shared/domain/spans/model.ts';
 import { agentRunSpans, serializeSpans } from '../../unit/otlp/sdk-payloads.ts';
 import type { Figure, Scenario, ScenarioResult } from '../scenario.ts';
 import { collectGarbage, median, percentile, round } from '../stats.ts';

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { newArrival } from '#shared/domain/ingest/arrival.ts';
 import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
 import { fitSpan, MAX_CLOSE_TRACES, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '#shared/domain/ingest/messages.ts';
 import { parseSignals } from '#shared/domain/ingest/native-signals.ts';
 import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
-import { type CanonicalSpan, isStorableNumber, newArrival } from '#shared/domain/spans/model.ts';
+import { type CanonicalSpan, isStorableNumber } from '#shared/domain/spans/model.ts';
 import { canonicalSpan } from '../../support/spans.ts';
 
 const span = (i: number, over: Partial<CanonicalSpan> = {}): CanonicalSpan =>

@@ -20,11 +20,17 @@ const isoDateText = z.string().check(
 
 const DAY_MS = 86_400_000;
 
+/** ISO 8601 text (`ISO_DATE`) in epoch milliseconds, NaN if it names no time; one without an offset is UTC, as a date is. */
+// `Date` reads a date-time without an offset in the server's time zone.
+export const isoTimeMs = (s: string): number => new Date(s.length > 10 && !OFFSET.test(s) ? `${s}Z` : s).getTime();
+
+/** Whether the text is an ISO 8601 date or date-time that names a time (`Date.parse` alone takes "1" for 2001). */
+export const isIsoTime = (s: string): boolean => ISO_DATE.test(s) && calendarDay.safeParse(s.slice(0, 10)).success && !Number.isNaN(isoTimeMs(s));
+
 /** ISO 8601 text as a Date, `later` ms on; one without an offset is UTC, as a date is. */
 const dateOf = (later: (s: string) => number) =>
   z.transform((s: string, ctx) => {
-    // `Date` reads a date-time without an offset in the server's time zone.
-    const d = new Date(s.length > 10 && !OFFSET.test(s) ? `${s}Z` : s);
+    const d = new Date(isoTimeMs(s));
     if (Number.isNaN(d.getTime())) {
       ctx.issues.push({ code: 'custom', message: 'is not a valid date', input: s });
       return z.NEVER;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { isStorableNumber, PROTO_KEY_STAND_IN } from '../domain/spans/model.ts';
-import { agentId } from './common.ts';
+import { agentId, isIsoTime, isoTimeMs } from './common.ts';
 
 /** The fields the telemetry records (spans, signals, logs), their queries and the agent schemas share. */
 
@@ -9,16 +9,13 @@ export const telemetryId = z.string().check(z.trim(), z.minLength(1), z.maxLengt
 export const shortText = z.string().check(z.maxLength(256));
 export const storable = z.number().check(z.refine(isStorableNumber, 'must be 0 or of magnitude 1e-130 to 2^53'));
 
-/** ISO 8601 text or epoch milliseconds, as epoch milliseconds. */
+/** ISO 8601 text (one without an offset is UTC) or epoch milliseconds, as epoch milliseconds. */
 export const instant = z.pipe(
   z.union([
     z.number().check(z.nonnegative(), z.lte(8.64e15)),
-    z.string().check(
-      z.maxLength(40),
-      z.refine((s: string) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time or epoch milliseconds'),
-    ),
+    z.string().check(z.maxLength(40), z.refine(isIsoTime, 'must be an ISO 8601 time (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss.sssZ) or epoch milliseconds')),
   ]),
-  z.transform((v: number | string) => (typeof v === 'number' ? Math.floor(v) : Date.parse(v))),
+  z.transform((v: number | string) => (typeof v === 'number' ? Math.floor(v) : isoTimeMs(v))),
 );
 
 /**

@@ -124,6 +124,22 @@ describe('native validation', () => {
     expect(errors).toEqual([{ index: 1, message: 'endTime: must not be before startTime' }]);
   });
 
+  it('reads a time without an offset as UTC, and refuses text that is not ISO 8601 though Date.parse takes it', () => {
+    const { items, errors } = parseSignals(
+      [
+        { signalName: 'a', value: 1, timestamp: '2026-01-01T10:00:00' },
+        { signalName: 'b', value: 1, timestamp: '1' },
+        { signalName: 'c', value: 1, timestamp: 'Thu, 01 Jan 2026 10:00:00 GMT' },
+        { signalName: 'd', value: 1, timestamp: '2026-02-30' },
+      ],
+      newArrival(0),
+    );
+    expect(items.map((s) => s.timestampMs)).toEqual([Date.parse('2026-01-01T10:00:00Z')]);
+    expect(errors.map((e) => [e.index, e.message])).toEqual(
+      [1, 2, 3].map((index) => [index, 'timestamp: must be an ISO 8601 time (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss.sssZ) or epoch milliseconds']),
+    );
+  });
+
   // Parsed from text, as a request body is: JSON.parse makes `__proto__` an own key. zod's records dropped it.
   it('keeps a metadata or attribute key named __proto__ under another name, as OTLP attributes are', () => {
     const { items } = parseSpans([

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { AgentNameTakenError, type AgentRecord, type AgentsRepository, LAST_SEEN_RESOLUTION_MS } from '../domain/agents/ports.ts';
+import { AgentNameTakenError, type AgentRecord, type AgentsRepository, agentNameKey, LAST_SEEN_RESOLUTION_MS } from '../domain/agents/ports.ts';
 import type { AlertConfigPatch } from '../domain/alerts/config.ts';
 import { ServiceUnavailableError } from '../domain/errors.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
@@ -23,8 +23,6 @@ const CONTENDED_ATTEMPTS = 12;
  * old claim, within one request).
  */
 const SETTLED_CLAIM_MS = 60_000;
-/** Names differing only in case or surrounding spaces are the same agent's (their claims share a key). */
-const nameKey = (name: string) => name.trim().toLowerCase();
 
 /** How many deleted agents a tenant-wide list leaves out by name (a FilterExpression's IN takes 100 values). */
 const DELETED_AGENTS_LEFT_OUT = 100;
@@ -252,7 +250,7 @@ export function agentsRepository(db: Db): AgentsRepository {
         // After a lost race, what the winner wrote.
         const current = await get(tenantId, agentId, attempt > 0);
         if (!current) return undefined;
-        const renamed = change.name !== undefined && nameKey(change.name) !== nameKey(current.name);
+        const renamed = change.name !== undefined && agentNameKey(change.name) !== agentNameKey(current.name);
         let claimed = false;
         if (renamed && !(claimed = await claimName(tenantId, change.name!, agentId, now.getTime()))) {
           const claim = await claimOf(tenantId, change.name!);

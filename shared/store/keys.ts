@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { agentNameKey } from '../domain/agents/ports.ts';
 import { traceState } from '../domain/spans/ports.ts';
 import { TABLE } from './table.ts';
 
@@ -26,7 +27,7 @@ export const agent = (tenantId: string, agentId: string) => ({ PK: `TENANT#${enc
 /** Uniqueness claim of an agent name within a tenant (names compare case-insensitively). */
 export const agentName = (tenantId: string, name: string) => ({
   PK: `TENANT#${enc(tenantId)}`,
-  SK: `AGENTNAME#${enc(name.trim().toLowerCase())}`,
+  SK: `AGENTNAME#${enc(agentNameKey(name))}`,
 });
 /** The sort keys of every name claim, in name order: `AGENTNAME#…`, below `AGENTNAME$` (`$` follows `#`). */
 export const agentNameRange = { lower: 'AGENTNAME#', upper: 'AGENTNAME$' };

@@ -463,6 +463,12 @@ describe('agents', () => {
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ name: 'Planner', description: 'plans trips', source: 'explicit', metrics: { requestCount: 0 } });
     expect((await service.api('POST', '/agents', { apiKey, body: { name: 'router' } })).status).toBe(400);
+    // One name however its letters are composed (é as one character, or as e and a combining accent).
+    expect((await service.api('POST', '/agents', { apiKey, body: { name: 'Café' } })).status).toBe(201);
+    const decomposed = await service.api('POST', '/agents', { apiKey, body: { name: 'cafe\u0301' } });
+    expect(decomposed.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'name: an agent named "cafe\u0301" already exists' });
+    const tabbed = await service.api('POST', '/agents', { apiKey, body: { name: 'tab\tname' } });
+    expect(tabbed.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'Invalid body: name: must not hold control characters (tabs, line breaks, …)' });
     const renamed = await service.api('PUT', `/agents/${created.body.data.id}`, {
       apiKey,
       body: { name: 'Trip planner', profileSettings: { learningEnabled: false } },

@@ -1,6 +1,12 @@
 import type { AlertConfigPatch } from '../alerts/config.ts';
 import type { PageInput, ReadPage, Total } from '../paging/page.ts';
 
+/**
+ * What tells agent names apart: names differing only in case, surrounding spaces or Unicode
+ * normalization (`é` as one character or as `e` and a combining accent) are one agent's.
+ */
+export const agentNameKey = (name: string): string => name.trim().normalize('NFC').toLowerCase();
+
 export const AGENT_SOURCES = ['implicit', 'explicit'] as const;
 
 export interface AgentRecord {

@@ -1,3 +1,4 @@
+import { agentNameKey } from '../agents/ports.ts';
 import { ForbiddenError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import { PLANS, type Plan, UNLIMITED } from '../plans/plans.ts';
 import { currentPeriod } from '../plans/subscription.ts';
@@ -24,7 +25,7 @@ const YEAR_SECONDS = 366 * 86_400;
 function agentNamesOf(t: Telemetry): string[] {
   const names = new Map<string, string>();
   for (const name of [...t.spans.map(effectiveAgentName), ...t.signals.map((s) => s.agentName), ...t.logs.map((l) => l.agentName)]) {
-    if (name) names.set(name.trim().toLowerCase(), name.trim());
+    if (name) names.set(agentNameKey(name), name.trim());
   }
   return [...names.values()];
 }

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { TenantRecord } from '../accounts/ports.ts';
 import { noteAgentsSeen } from '../agents/agents.ts';
-import type { AgentRecord } from '../agents/ports.ts';
+import { type AgentRecord, agentNameKey } from '../agents/ports.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
 import { type Detection, detectInSpan, detectInTrace, propagatedFailures } from '../alerts/detect.ts';
 import { raiseAlerts } from '../alerts/service.ts';
@@ -44,9 +44,8 @@ const PURGE_PAGE = 100;
 const SUMMARY_ATTEMPTS = 8;
 
 const distinct = <T>(values: Iterable<T | null | undefined>): T[] => [...new Set([...values].filter((v): v is T => v !== null && v !== undefined))];
-const nameKey = (name: string) => name.trim().toLowerCase();
 /** One spelling per agent: names differing only in case or surrounding spaces are the same agent. */
-const distinctNames = (names: Iterable<string | null>): string[] => [...new Map(distinct(names).map((n) => [nameKey(n), n.trim()] as const)).values()];
+const distinctNames = (names: Iterable<string | null>): string[] => [...new Map(distinct(names).map((n) => [agentNameKey(n), n.trim()] as const)).values()];
 
 /** Agent ids by lower-cased name, creating the agents seen for the first time. */
 async function resolveAgents(tenantId: string, names: string[], deps: PersistDeps): Promise<Map<string, string>> {
@@ -65,7 +64,7 @@ async function resolveAgents(tenantId: string, names: string[], deps: PersistDep
       }),
     ),
   );
-  return new Map(names.map((name, i) => [nameKey(name), ids[i]!]));
+  return new Map(names.map((name, i) => [agentNameKey(name), ids[i]!]));
 }
 
 function toStoredSpan(span: TelemetryMessage['spans'][number], agentIds: Map<string, string>): StoredSpan {
@@ -74,7 +73,7 @@ function toStoredSpan(span: TelemetryMessage['spans'][number], agentIds: Map<str
   return {
     ...span,
     agentName,
-    agentId: agentName ? (agentIds.get(nameKey(agentName)) ?? null) : null,
+    agentId: agentName ? (agentIds.get(agentNameKey(agentName)) ?? null) : null,
     durationMs: span.endTimeMs === null ? null : Math.max(0, span.endTimeMs - span.startTimeMs),
     cost: span.cost ?? estimated,
     costEstimated: estimated !== null,
@@ -188,7 +187,7 @@ async function openBatch(messages: readonly TelemetryMessage[], deps: PersistDep
     expiresAt: Math.max(...messages.map(expiresAtOf)),
     nowMs: deps.clock.now().getTime(),
     arrivals: messages.map((m) => ({ spans: m.spans.map((s) => toStoredSpan(s, agentIds)), expiresAt: expiresAtOf(m) })),
-    agentIdOf: (name) => (name ? (agentIds.get(nameKey(name)) ?? null) : null),
+    agentIdOf: (name) => (name ? (agentIds.get(agentNameKey(name)) ?? null) : null),
   };
 }
 

@@ -5,14 +5,17 @@ import { pageQuery } from '../common.ts';
 import { agentIdParams, text } from '../fields.ts';
 import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
+/** An agent's name as the agents API takes it: no control characters (a tab or a line break in a name shows as nothing or breaks a line). */
+const agentName = text(1, 200).check(z.refine((s: string) => !/\p{Cc}/u.test(s), 'must not hold control characters (tabs, line breaks, …)'));
+
 export const createAgentBody = z.object({
-  name: text(1, 200),
+  name: agentName,
   description: z._default(z.string().check(z.maxLength(2000)), ''),
   profileSettings: z._default(z.object({ learningEnabled: z._default(z.boolean(), true) }), { learningEnabled: true }),
 });
 export const updateAgentBody = z
   .object({
-    name: z.optional(text(1, 200)),
+    name: z.optional(agentName),
     description: z.optional(z.string().check(z.maxLength(2000))),
     profileSettings: z.optional(z.object({ learningEnabled: z.boolean() })),
   })

@@ -88,7 +88,8 @@ export function alertsRepository(db: Db): AlertsRepository {
       acknowledgedAt: null,
       resolvedAt: null,
       createdAt: at,
-      updatedAt: at,
+      // biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as text.
+      updatedAt: o.recordedAt.toISOString() > at ? o.recordedAt.toISOString() : at,
       occurrenceKeys: [o.key],
       version: 1,
     };
@@ -124,18 +125,20 @@ export function alertsRepository(db: Db): AlertsRepository {
       }
       if (current.occurrenceKeys.includes(o.key)) return { alert: current, outcome: 'duplicate' };
       const at = o.at.toISOString();
+      // An occurrence may be older than those counted (spans arrive in any order): the alert describes its latest.
+      const latest = at >= current.lastSeenAt;
+      const recordedAt = o.recordedAt.toISOString();
       const next: AlertRecord = {
         ...current,
         occurrenceCount: current.occurrenceCount + 1,
         // biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as text.
-        lastSeenAt: at > current.lastSeenAt ? at : current.lastSeenAt,
-        message: o.message,
-        value: o.value,
-        threshold: o.threshold,
-        reasoning: o.reasoning ?? current.reasoning,
+        firstSeenAt: at < current.firstSeenAt ? at : current.firstSeenAt,
+        lastSeenAt: latest ? at : current.lastSeenAt,
+        ...(latest && { message: o.message, value: o.value, threshold: o.threshold, reasoning: o.reasoning ?? current.reasoning }),
         traceIds: [o.traceId, ...current.traceIds.filter((t) => t !== o.traceId)].slice(0, RECENT_TRACES),
         occurrenceKeys: [o.key, ...current.occurrenceKeys].slice(0, RECENT_KEYS),
-        updatedAt: at,
+        // biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as text.
+        updatedAt: recordedAt > current.updatedAt ? recordedAt : current.updatedAt,
         version: current.version + 1,
       };
       if (await replace(next, current.version)) return { alert: next, outcome: 'counted' };

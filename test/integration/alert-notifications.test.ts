@@ -99,6 +99,7 @@ async function tenantWithAgent(alertConfig: AlertConfigPatch, options: { plan?: 
           traceId,
           key,
           at: clock.now(),
+          recordedAt: clock.now(),
         },
         () => randomIds.next('alr'),
       );

@@ -29,6 +29,7 @@ const occurrence = (agentId: string, traceId: string, over: Partial<Occurrence> 
   traceId,
   key: `error:${traceId}:s`,
   at: new Date('2026-11-20T10:00:00Z'),
+  recordedAt: new Date('2026-11-20T10:00:01Z'),
   ...over,
 });
 const tenant = () => `tnt_alerts_${++n}`;
@@ -80,6 +81,32 @@ describe('alert occurrences', () => {
     await changeAlertStatus(t, fresh.alert.id, 'resolve', deps());
     expect((await changeAlertStatus(t, alert.id, 'reopen', deps())).status).toBe('open');
     expect((await store.alerts.recordOccurrence(t, occurrence('agt', 'd'), newId)).alert.id).toBe(alert.id);
+  });
+
+  it('spans the occurrences it counted in any order, describes the latest, and is updated when it was recorded', async () => {
+    const t = tenant();
+    const hour = (h: number) => new Date(Date.UTC(2026, 10, 20, h));
+    const recordedAt = new Date('2026-11-21T08:00:00Z');
+    for (const [traceId, h] of [
+      ['newest', 9],
+      ['oldest', 3],
+      ['middle', 6],
+    ] as const) {
+      await store.alerts.recordOccurrence(
+        t,
+        occurrence('agt', traceId, { key: `error:${traceId}:s`, at: hour(h), message: `${traceId} failed`, recordedAt }),
+        newId,
+      );
+    }
+    const [alert] = await store.alerts.list(t, {});
+    expect(alert).toMatchObject({
+      occurrenceCount: 3,
+      firstSeenAt: hour(3).toISOString(),
+      lastSeenAt: hour(9).toISOString(),
+      message: 'newest failed',
+      createdAt: hour(9).toISOString(),
+      updatedAt: recordedAt.toISOString(),
+    });
   });
 
   it('keeps agents and types apart', async () => {

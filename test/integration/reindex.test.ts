@@ -115,6 +115,7 @@ describe('re-indexing items written before the bounded-lists layout', () => {
         traceId: traceIds[0]!,
         key: 'k',
         at: new Date(T0),
+        recordedAt: new Date(T0),
       },
       () => 'alr_old',
     );

@@ -45,7 +45,10 @@ export interface Occurrence {
   traceId: string;
   /** Identifies this occurrence (type + trace + span); the same key twice counts once. */
   key: string;
+  /** When it happened (its span's or trace's end). */
   at: Date;
+  /** When it is recorded: the alert's `updatedAt`. */
+  recordedAt: Date;
 }
 
 export type OccurrenceOutcome = 'opened' | 'counted' | 'duplicate';

@@ -156,6 +156,7 @@ export async function raiseAlerts(
       traceId: d.traceId,
       key: occurrenceKey(d),
       at: new Date(d.occurredAtMs),
+      recordedAt: deps.clock.now(),
     };
     const { alert, outcome } = await deps.store.alerts.recordOccurrence(tenantId, occurrence, () => deps.ids.next('alr'));
     if (outcome === 'opened') opened++;

@@ -7,7 +7,8 @@ export const MAX_LOGS_PER_REQUEST = 1000;
 export const logBody = z.object({
   timestamp: instant,
   level: z.enum(LOG_LEVELS),
-  message: z.string().check(z.minLength(1), z.maxLength(32_768)),
+  // Longer ones are cut to 32 KB with a marker (`fitTelemetry`), as span inputs are; the body's size bounds them.
+  message: z.string().check(z.minLength(1)),
   eventName: z.nullish(text(1, 256)),
   traceId: z.nullish(telemetryId),
   spanId: z.nullish(telemetryId),

@@ -232,6 +232,12 @@ describe('native span ingestion', () => {
     expect((await service.api('POST', '/spans', { apiKey, body: { spans: [span] } })).status).toBe(202);
     const detail = await waitForTrace({ apiKey }, traceId, 1);
     expect(detail.spans[0].input).toMatch(/^y{32768}…\[truncated 267232 characters\]$/);
+    // A log message too, as the limits say (it was refused over 32 KB).
+    const log = { timestamp: T0, level: 'info', message: 'z'.repeat(100_000), traceId };
+    expect((await service.api('POST', '/logs', { apiKey, body: { logs: [log] } })).status).toBe(202);
+    await service.drainQueues();
+    const [stored] = (await service.api('GET', `/logs?traceId=${traceId}`, { apiKey })).body.data;
+    expect(stored.message).toMatch(/^z{32768}…\[truncated 67232 characters\]$/);
   });
 
   it('needs a credential and keeps tenants apart', async () => {

@@ -105,6 +105,9 @@ export function truncateAttributes(attributes: Record<string, AttributeValue>): 
 
 const cutName = (text: string | null, max = MAX_NAME_CHARS) => truncateText(text, max);
 
+/** An id that groups traces (a session, a user, …); empty or blank text names none, rather than one nobody can open. */
+const groupingId = (text: string | null) => (text === null || text.trim() === '' ? null : cutName(text));
+
 /** The span's events in order, as many as fit in their share of a message. */
 function fitEvents(events: CanonicalSpan['events']): CanonicalSpan['events'] {
   const kept: CanonicalSpan['events'] = [];
@@ -135,10 +138,10 @@ export function fitSpan(span: CanonicalSpan): CanonicalSpan {
     provider: cutName(span.provider),
     operation: cutName(span.operation),
     toolName: cutName(span.toolName),
-    sessionId: cutName(span.sessionId),
-    userId: cutName(span.userId),
-    experimentId: cutName(span.experimentId),
-    variant: cutName(span.variant),
+    sessionId: groupingId(span.sessionId),
+    userId: groupingId(span.userId),
+    experimentId: groupingId(span.experimentId),
+    variant: groupingId(span.variant),
     inputTokens: storableOrNull(span.inputTokens),
     outputTokens: storableOrNull(span.outputTokens),
     cachedInputTokens: storableOrNull(span.cachedInputTokens),

@@ -55,6 +55,11 @@ describe('fitting what an OTLP exporter may send at any size', () => {
     return messages;
   };
 
+  it('names no session, user or experiment for empty or blank text, which no one could open', () => {
+    const fitted = fitSpan(span(0, { sessionId: '   ', userId: '', experimentId: '\t', variant: ' a ' }));
+    expect(fitted).toMatchObject({ sessionId: null, userId: null, experimentId: null, variant: ' a ' });
+  });
+
   it('cuts a 1 MB attribute key, at any depth, and a 1 MB name, and keeps the span', () => {
     const fitted = fitSpan(
       span(0, { name: megabyte, agentName: megabyte, model: megabyte, attributes: { [`resource.${megabyte}`]: 'v', nested: { [megabyte]: 1 } } }),

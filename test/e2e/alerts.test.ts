@@ -204,4 +204,16 @@ describe('the agent an alert is raised on', () => {
     const summary = (await service.api('GET', '/spans/alerts/summary', { apiKey })).body.data;
     expect(summary.agents.find((a: { agentId: string }) => a.agentId === alert!.agentId).agentName).toBe('research-agent');
   });
+
+  it('go with their agent when it is deleted, and a new agent of its name starts without them', async () => {
+    const [alert] = (await alerts()).filter((a) => a.agentName === 'research-agent');
+    expect((await service.api('DELETE', `/agents/${alert!.agentId}`, { apiKey })).status).toBe(200);
+    await service.drainQueues();
+    expect((await alerts()).filter((a) => a.agentId === alert!.agentId)).toEqual([]);
+    expect((await service.api('GET', `/spans/alerts/${alert!.id}`, { apiKey })).status).toBe(404);
+    const summary = (await service.api('GET', '/spans/alerts/summary', { apiKey })).body.data;
+    expect(summary.agents.map((a: { agentId: string }) => a.agentId)).not.toContain(alert!.agentId);
+    const again = (await service.api('POST', '/agents', { apiKey, body: { name: 'research-agent' } })).body.data;
+    expect(await alerts(`?agentId=${again.id}`)).toEqual([]);
+  });
 });

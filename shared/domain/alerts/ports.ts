@@ -88,6 +88,8 @@ export interface AlertsRepository {
     limit: number,
   ): Promise<{ refs: { tenantId: string; alertId: string }[]; next: Record<string, unknown> | undefined }>;
   forgetActive(tenantId: string, alertId: string): Promise<void>;
+  /** Deletes up to `limit` alerts of an agent (a deleted agent's purge); answers how many it deleted. */
+  deleteOfAgent(tenantId: string, agentId: string, limit: number): Promise<number>;
   /**
    * Claims the right to notify for an agent + type: at most once per cooldown. The same job claiming
    * again (a retried message) succeeds, so a retry still sends what the first attempt did not.

@@ -440,8 +440,9 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
   await mapConcurrently(traces, PER_TRACE_CALLS_AT_ONCE, ({ traceId }) => deps.store.traces.deleteTrace(tenantId, traceId));
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
+  const alerts = await deps.store.alerts.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   await deps.store.profiles.delete(tenantId, agentId);
-  if (traces.length === PURGE_PAGE || signals === PURGE_PAGE || logs === PURGE_PAGE) return { message, delayed: false };
+  if ([traces.length, signals, logs, alerts].includes(PURGE_PAGE)) return { message, delayed: false };
   if (!message.finalSweep) return { message: { ...message, finalSweep: true }, delayed: true };
   await forgetAgentInLake(tenantId, agentId, deps);
   return undefined;

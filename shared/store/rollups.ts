@@ -425,6 +425,22 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
     throw new Error(`minute bucket ${minuteStartMs} of tenant ${tenantId} stayed contended for ${MAX_ATTEMPTS} attempts`);
   }
 
+  /** Drops the agent's part of a minute bucket (a versioned replace, retried on conflict). */
+  async function forgetInMinute(tenantId: string, agentId: string, minuteStartMs: number): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const { Item: current } = await doc.send(
+        new GetCommand({ TableName, Key: keys.rollup(tenantId, ALL_AGENTS, 'minute', minuteStartMs), ConsistentRead: true }),
+      );
+      const parts = decodeByAgent(current?.['parts']);
+      if (!current || !parts.delete(agentId)) return;
+      const version = Number(current['version'] ?? 0);
+      const item = rollupItems.minute(tenantId, minuteStartMs, parts, current['traces'] as Uint8Array, version + 1, Number(current['expiresAt']));
+      if (await written(doc.send(new PutCommand({ TableName, Item: item, ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } })))) return;
+    }
+    throw new Error(`minute bucket ${minuteStartMs} of tenant ${tenantId} stayed contended for ${MAX_ATTEMPTS} attempts`);
+  }
+
   /**
    * Recomputes a tenant's hour (tenant-wide and per agent) from its minutes; answers the agents it saw.
    * The compaction reads what it recomputes from strongly consistently, here and in recomputeDay: it
@@ -584,6 +600,17 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
 
     /** Notes that an hour (and so its day) must be recomputed; the version tells a later change apart. */
     markDirty,
+
+    /**
+     * The bucket keeps the keys of the traces it counted, so a deleted trace sent again is not counted
+     * again; the agent is gone, and a trace sent again names a new one.
+     */
+    async forgetAgent(tenantId: string, agentId: string, minuteStarts: readonly number[], expiresAt: number): Promise<void> {
+      for (const minuteStartMs of new Set(minuteStarts)) {
+        await forgetInMinute(tenantId, agentId, minuteStartMs);
+        await markDirty(tenantId, bucketStart(minuteStartMs, 'hour'), expiresAt);
+      }
+    },
 
     /**
      * Recomputes up to `limit` dirty hours that have settled (oldest first) and their days. A marker

@@ -607,9 +607,9 @@ export function tracesRepository(db: Db): TracesRepository {
     },
 
     /** Up to `limit` of an agent's traces (id, session, start), for purging it page by page. */
-    async tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId'>>> {
+    async tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId' | 'startTimeMs'>>> {
       const { items } = await agentPage(tenantId, agentId, undefined, limit, TRACE_STATES);
-      return items.map((i) => ({ traceId: String(i['traceId']), sessionId: (i['sessionId'] as string | null) ?? null }));
+      return items.map((i) => ({ traceId: String(i['traceId']), sessionId: (i['sessionId'] as string | null) ?? null, startTimeMs: Number(i['startTimeMs']) }));
     },
 
     async markDeleting(tenantId: string, traceId: string): Promise<string[] | undefined> {

@@ -252,4 +252,23 @@ describe(`analytics equal an exact computation over the raw traces (seed ${SEED}
     const id = await agentIdOf('planner');
     expect((await service.api('GET', `/analytics/metrics?agentId=${id}`, { token })).status).toBe(404);
   });
+
+  // Last: it deletes an agent the tests above count.
+  it("leaves a deleted agent's traces out of the tenant's totals, in hours compacted and fresh alike", async () => {
+    expect((await service.api('DELETE', `/agents/${await agentIdOf('writer')}`, { apiKey })).status).toBe(200);
+    await service.drainQueues(150_000);
+    await service.runSchedule('analytics-compaction');
+    for (const [name, startMs, endMs] of ranges) {
+      const q = `startDate=${new Date(startMs).toISOString()}&endDate=${new Date(endMs).toISOString()}`;
+      const left = within(startMs, endMs).filter((t) => t.agentName !== 'writer');
+      const metrics = (await service.api('GET', `/analytics/metrics?${q}`, { apiKey })).body.data;
+      expect(metrics.totalTraces, name).toBe(left.length);
+      expect(metrics.byAgent.map((a: { agentName: string }) => a.agentName).sort(), name).toEqual(['planner', 'researcher']);
+      const costs = (await service.api('GET', `/analytics/costs?${q}`, { apiKey })).body.data;
+      expect(costs.totalCost, name).toBeCloseTo(
+        left.reduce((s, t) => s + t.cost, 0),
+        9,
+      );
+    }
+  });
 });

@@ -18,6 +18,11 @@ export interface RollupsRepository {
   countTraces(tenantId: string, minuteStartMs: number, traces: readonly TraceSummary[], expiresAt: number): Promise<void>;
   /** Notes that an hour (and so its day) must be recomputed. */
   markDirty(tenantId: string, hourStartMs: number, expiresAt: number): Promise<void>;
+  /**
+   * Takes a deleted agent's traces out of these minute buckets (its part of each), and marks their
+   * hours dirty, so that the tenant's totals are recomputed without them.
+   */
+  forgetAgent(tenantId: string, agentId: string, minuteStarts: readonly number[], expiresAt: number): Promise<void>;
   /** Recomputes up to `limit` dirty hours that have settled (oldest first) and their days; answers how many. */
   compactDirty(limit: number, expiresAtOf: (tenantId: string) => Promise<number>, nowMs: number): Promise<number>;
   /** The tenant's hours whose hour and day buckets are not recomputed yet (their minutes are the truth). */

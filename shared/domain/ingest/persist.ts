@@ -5,6 +5,7 @@ import { type AgentRecord, agentNameKey } from '../agents/ports.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
 import { type Detection, detectInSpan, detectInTrace, propagatedFailures } from '../alerts/detect.ts';
 import { raiseAlerts } from '../alerts/service.ts';
+import { bucketStart } from '../analytics/buckets.ts';
 import { rollUpFinishedTraces } from '../analytics/ingest.ts';
 import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../concurrency.ts';
 import { contentId } from '../content-id.ts';
@@ -437,6 +438,12 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
     for (const session of distinct([sessionId, ...(named[i] ?? [])])) leaving.set(session, [...(leaving.get(session) ?? []), traceId]);
   });
   for (const [session, traceIds] of leaving) await deps.store.sessions.removeTraces(tenantId, session, traceIds);
+  // Out of the tenant's analytics before the summaries go, which say which minutes counted them.
+  const tenant = traces.length > 0 ? await deps.store.tenants.get(tenantId) : undefined;
+  if (tenant) {
+    const expiresAt = Math.floor(deps.clock.now().getTime() / 1000) + PLANS[tenant.subscription.plan].features.retention * DAY_SECONDS;
+    await deps.store.rollups.forgetAgent(tenantId, agentId, traces.map((t) => bucketStart(t.startTimeMs, 'minute')), expiresAt);
+  }
   await mapConcurrently(traces, PER_TRACE_CALLS_AT_ONCE, ({ traceId }) => deps.store.traces.deleteTrace(tenantId, traceId));
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);
   const logs = await deps.store.logs.deleteOfAgent(tenantId, agentId, PURGE_PAGE);

@@ -174,7 +174,7 @@ export interface TracesRepository {
   /** When the agent's newest trace started, or undefined when it has none. */
   latestStartOfAgent(tenantId: string, agentId: string): Promise<number | undefined>;
   /** Up to `limit` of an agent's traces (id and session), for purging it page by page. */
-  tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId'>>>;
+  tracesOfAgent(tenantId: string, agentId: string, limit: number): Promise<Array<Pick<TraceSummary, 'traceId' | 'sessionId' | 'startTimeMs'>>>;
   /**
    * Marks the trace's summary as being deleted (`deleting`: a session copy checked against it from
    * then on is deleted, see `SessionsRepository.putTraces`), and answers the sessions it names: the

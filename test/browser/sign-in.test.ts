@@ -55,6 +55,25 @@ describe('signing in', () => {
     expect(refreshes).toEqual(['POST']);
   });
 
+  it('stays signed in when the refresh is refused for the moment (429), sending it again once the answer allows', async () => {
+    const context = await h.newContext();
+    const page = await context.newPage();
+    await registerInBrowser(page, newEmail('busy'));
+    let refused = 0;
+    await page.route('**/api/auth/refresh', async (route) => {
+      if (refused++ > 0) return route.continue();
+      await route.fulfill({
+        status: 429,
+        headers: { 'Content-Type': 'application/json', 'Retry-After': '1' },
+        body: JSON.stringify({ success: false, error: { code: 'RATE_LIMITED', message: 'Rate limit exceeded; retry after 1 s' } }),
+      });
+    });
+    await page.goto('/settings');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/settings');
+    expect(refused).toBe(2);
+  });
+
   it('returns to sign-in and back when the API answers 401, and signing out ends the sign-in', async () => {
     const context = await h.newContext();
     const page = await context.newPage();

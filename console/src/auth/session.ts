@@ -28,6 +28,36 @@ export interface Renewal {
 /** The new sign-in in an answer of `POST /auth/refresh`, or undefined when it refused the cookie. */
 const renewedBy = async (res: Response): Promise<Renewed | undefined> => (res.ok ? ((await res.json()) as { data: SessionBody }).data : undefined);
 
+/** How many times a refresh is sent again after an answer that says nothing of the sign-in (`deferralMs`). */
+const REFRESH_DEFERRALS = 4;
+
+/**
+ * How long to wait before sending a refresh again after this answer, or undefined when the answer
+ * decides: too many requests (429: the sign-in routes' limit is per client address, and each page load
+ * spends one) or the service unavailable for a moment (5xx) refused nothing, and the cookie is still
+ * good. What Retry-After asks, within 1 to 60 s.
+ */
+function deferralMs(res: Response, attempt: number): number | undefined {
+  if (res.status !== 429 && res.status < 500) return undefined;
+  const asked = Number(res.headers.get('Retry-After'));
+  return Math.min(60, Math.max(1, asked > 0 ? asked : 2 ** attempt)) * 1000;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The answer to a refresh, sent again while the answers say nothing of the sign-in (under the caller's lock). */
+async function refreshAnswer(): Promise<Response> {
+  const send = () => fetch(REFRESH_REQUEST.url, { method: 'POST', credentials: 'same-origin' });
+  let res = await send();
+  for (let attempt = 0; attempt < REFRESH_DEFERRALS; attempt++) {
+    const wait = deferralMs(res, attempt);
+    if (wait === undefined) break;
+    await pause(wait);
+    res = await send();
+  }
+  return res;
+}
+
 /**
  * The refresh index.html's boot script sent before this code loaded (boot.ts), taken once. Once this
  * has run, a boot script that has not run yet sends none: a refresh token works once, and two
@@ -42,7 +72,7 @@ function takeBootRefresh(): Promise<Response> | undefined {
 /** The service's own sign-in: the refresh token is in a cookie scripts cannot read (HttpOnly). */
 const cookieRenewal: Renewal = {
   async renew() {
-    return renewedBy(await fetch(REFRESH_REQUEST.url, { method: 'POST', credentials: 'same-origin' }));
+    return renewedBy(await refreshAnswer());
   },
   async end() {
     await fetch('/api/auth/logout', { method: 'POST', credentials: 'same-origin' }).catch(() => undefined);
@@ -106,12 +136,19 @@ function createSession() {
   function refresh(): Promise<boolean> {
     if (refreshing) return refreshing;
     const renew = () => exchange(() => renewal.renew());
+    const renewLocked = () => (navigator.locks ? navigator.locks.request(REFRESH_REQUEST.lock, renew) : renew()) as Promise<boolean>;
     // A page load's first refresh may be the boot script's, sent under the lock before this code ran: its
     // answer is this refresh's. Waiting for the lock to read it would wait on the boot script's own hold.
+    // Refused for the moment (`deferralMs`), it is sent again from here, under the lock.
     const boot = takeBootRefresh();
     const locked = boot
-      ? exchange(() => boot.then(renewedBy))
-      : ((navigator.locks ? navigator.locks.request(REFRESH_REQUEST.lock, renew) : renew()) as Promise<boolean>);
+      ? boot.then(async (res) => {
+          const wait = deferralMs(res, 0);
+          if (wait === undefined) return exchange(() => renewedBy(res));
+          await pause(wait);
+          return renewLocked();
+        })
+      : renewLocked();
     const pending = locked
       .catch(() => false)
       .finally(() => {

@@ -393,6 +393,61 @@ describe('settings', () => {
   });
 });
 
+describe('long text without spaces', () => {
+  it('wraps inside the window on every page that shows it, rather than widening the page', async () => {
+    const registered = await h.service.api('POST', '/auth/register', {
+      body: { email: newEmail('long'), password: 'a long enough password', firstName: 'Ada', lastName: 'L' },
+    });
+    const token = registered.body.data.accessToken as string;
+    const refreshToken = /aos_refresh=([^;]+)/.exec(registered.headers.getSetCookie().join('\n'))![1]!;
+    const apiKey = (await h.service.api('POST', '/keys', { token, body: { name: 'sdk' } })).body.data.key as string;
+    const traceId = `t${'1'.repeat(127)}`;
+    const at = Date.now() - 5 * MINUTE;
+    const root = {
+      traceId,
+      spanId: 'root',
+      name: `n${'a'.repeat(300)}`,
+      kind: 'agent',
+      agentName: `L${'o'.repeat(198)}g`,
+      startTime: at,
+      endTime: at + 1000,
+      status: 'error',
+      errorType: `E${'r'.repeat(250)}`,
+      model: `m${'o'.repeat(250)}`,
+      sessionId: `s${'e'.repeat(250)}`,
+      userId: `u${'s'.repeat(250)}`,
+      tags: ['x'.repeat(200)],
+      metadata: { plan: 'v'.repeat(250) },
+      input: 'i'.repeat(2000),
+    };
+    expect((await h.service.api('POST', '/spans', { apiKey, body: { spans: [root] } })).status).toBe(202);
+    await h.service.drainQueues();
+    const agentId = (await h.service.api('GET', '/agents', { apiKey })).body.data[0].id as string;
+    const context = await h.newContext();
+    await context.addCookies([{ name: 'aos_refresh', value: refreshToken, url: `${h.origin}/api/auth`, httpOnly: true, secure: true, sameSite: 'Strict' }]);
+    const wide = await context.newPage();
+    for (const path of [
+      '/',
+      '/traces',
+      `/traces/${traceId}`,
+      '/sessions',
+      `/sessions/${encodeURIComponent(root.sessionId)}`,
+      '/agents',
+      `/agents/${agentId}`,
+      '/alerts',
+    ]) {
+      await wide.goto(path);
+      await wide.getByRole('heading', { level: 1 }).first().waitFor();
+      await wide.waitForLoadState('networkidle');
+      const widths = (await wide.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as number[];
+      const culprits = await wide.evaluate(
+        `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().width > window.innerWidth - 100 && ![...e.children].some((c) => c.getBoundingClientRect().width > window.innerWidth - 100)).slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().width) + ': ' + (e.textContent ?? '').slice(0, 20)).join(' | ')`,
+      );
+      expect(widths[0], `${path} is ${widths[0]} px wide in a window of ${widths[1]}: ${culprits}`).toBeLessThanOrEqual(widths[1]!);
+    }
+  });
+});
+
 describe('traces that have not finished', () => {
   it('are marked in progress with their last activity, or closed without a finished root, in the list and on their page', async () => {
     // Two runs whose root span never came: one still in flight, one the service has closed.

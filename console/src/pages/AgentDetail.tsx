@@ -236,7 +236,7 @@ function Profile({ agent }: { agent: Schemas['Agent'] }) {
                   <tbody>
                     {view.profile.toolPatterns.distribution.map((t) => (
                       <tr key={t.tool}>
-                        <td>{t.tool}</td>
+                        <td className="text">{t.tool}</td>
                         <td>{formatNumber(t.calls)}</td>
                         <td>{formatPercent(t.callShare)}</td>
                         <td>{formatPercent(t.traceRate)}</td>
@@ -275,7 +275,7 @@ function Profile({ agent }: { agent: Schemas['Agent'] }) {
               <tbody>
                 {view.anchors.map((anchor) => (
                   <tr key={anchor.id}>
-                    <td>{anchor.description}</td>
+                    <td className="text">{anchor.description}</td>
                     <td>
                       <Badge tone={statusTone(anchor.status)}>{anchor.status}</Badge>
                     </td>

@@ -60,7 +60,7 @@ export default function Experiments() {
                   <td>
                     <Badge tone={statusTone(x.status)}>{x.status}</Badge>
                   </td>
-                  <td>{x.variants.map((v) => `${v.key} ${v.weight}%`).join(', ')}</td>
+                  <td className="text">{x.variants.map((v) => `${v.key} ${v.weight}%`).join(', ')}</td>
                   <td>{x.primaryMetric}</td>
                   <td>{x.trafficPercentage}%</td>
                   <td className="nowrap">{formatTime(x.createdAt)}</td>

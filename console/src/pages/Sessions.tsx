@@ -85,7 +85,7 @@ export default function Sessions() {
                       </Link>
                     </td>
                     <td>{s.agentId ? <Link to={`/agents/${encodeURIComponent(s.agentId)}`}>{s.agentName ?? s.agentId}</Link> : '—'}</td>
-                    <td>{s.userId ?? '—'}</td>
+                    <td className="text">{s.userId ?? '—'}</td>
                     <td className="nowrap">{formatTime(s.firstSeenAt)}</td>
                     <td className="nowrap">{formatTime(s.lastSeenAt)}</td>
                     <td>{formatNumber(s.traceCount)}</td>

@@ -100,7 +100,7 @@ function ApiKeys() {
           <tbody>
             {keys.data.map((key) => (
               <tr key={key.id}>
-                <td>{key.name}</td>
+                <td className="text">{key.name}</td>
                 <td className="mono">
                   {key.prefix}…{key.lastFour}
                 </td>

@@ -330,7 +330,7 @@ function TraceTimeline({ trace }: { trace: Trace }) {
             <tbody>
               {trace.signals.map((s) => (
                 <tr key={s.id}>
-                  <td>{s.signalName}</td>
+                  <td className="text">{s.signalName}</td>
                   <td>{s.value}</td>
                   <td>
                     {typeof s.metadata['reasoning'] === 'string' ? (
@@ -381,7 +381,7 @@ function TraceTimeline({ trace }: { trace: Trace }) {
                   <td>
                     <Badge tone={l.level === 'error' || l.level === 'fatal' ? 'error' : l.level === 'warn' ? 'warn' : 'muted'}>{l.level}</Badge>
                   </td>
-                  <td>{l.message}</td>
+                  <td className="text">{l.message}</td>
                 </tr>
               ))}
             </tbody>

@@ -196,7 +196,7 @@ export default function Traces() {
                     <td>{formatNumber(t.spanCount)}</td>
                     <td>{formatNumber(t.totalTokens)}</td>
                     <td>{formatCost(t.cost)}</td>
-                    <td>{t.model ?? '—'}</td>
+                    <td className="text">{t.model ?? '—'}</td>
                     <td>
                       {t.sessionId ? (
                         <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`} aria-label={`Session ${t.sessionId}`}>

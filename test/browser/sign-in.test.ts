@@ -30,6 +30,22 @@ describe('signing in', () => {
     await page.getByRole('heading', { name: 'Alerts' }).waitFor();
   });
 
+  it('goes to the overview after signing in when `next` leads to another host, as the browser reads it', async () => {
+    const email = newEmail('next');
+    await h.service.api('POST', '/auth/register', { body: { email, password: PASSWORD, firstName: 'Ada', lastName: 'L' } });
+    for (const next of ['/\\evil.example', '/\t/evil.example', '//evil.example']) {
+      const page = await (await h.newContext()).newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`/login?next=${encodeURIComponent(next)}`);
+      await signInForm(page, email);
+      await page.waitForURL((url) => url.pathname === '/');
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      expect(await page.getByText('Unexpected Application Error').count(), next).toBe(0);
+      expect(errors, next).toEqual([]);
+    }
+  });
+
   it('stays signed in across reloads through the refresh cookie, which scripts cannot read', async () => {
     const context = await h.newContext();
     const page = await context.newPage();

@@ -15,8 +15,14 @@ export function AuthFrame({ title, children }: { title: string; children: ReactN
   );
 }
 
-/** Where to go after signing in: the page the visitor came from, if it is one of ours. */
+/**
+ * Where to go after signing in: the page the visitor came from, if it is one of ours. Read as the
+ * browser would read it: `/\\host` and a path with a tab in it (`/\t/host`) lead to another host,
+ * which the router refuses to navigate to (and showed its error page).
+ */
 export function nextPath(search: URLSearchParams): string {
   const next = search.get('next');
-  return next?.startsWith('/') && !next.startsWith('//') ? next : '/';
+  if (!next?.startsWith('/')) return '/';
+  const url = new URL(next, window.location.origin);
+  return url.origin === window.location.origin ? `${url.pathname}${url.search}${url.hash}` : '/';
 }

@@ -1,4 +1,6 @@
 import './early-sign-in';
+// Before any page's chunk: uPlot reads the browser's language as its chunk loads.
+import './valid-language';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

@@ -3,7 +3,7 @@ import { createBrowserRouter, type RouteObject } from 'react-router';
 import { queryClient } from './api/query-client';
 import { session } from './auth/session';
 import { Layout, RequireSignIn } from './components/Layout';
-import { Loading, NotFound } from './components/ui';
+import { Loading, NotFound, PageError } from './components/ui';
 import { type PageEntry, PUBLIC_PAGES, SIGNED_IN_PAGES } from './page-table';
 
 /**
@@ -43,6 +43,7 @@ export const router = createBrowserRouter([
   {
     // Shown while the first page's chunk loads.
     HydrateFallback: Loading,
+    ErrorBoundary: PageError,
     children: [
       ...PUBLIC_PAGES.map(page),
       {
@@ -50,7 +51,8 @@ export const router = createBrowserRouter([
         children: [
           {
             element: <Layout />,
-            children: [...SIGNED_IN_PAGES.map(page), { path: '*', element: <NotFound /> }],
+            // Within the layout, so that a page that fails keeps the navigation.
+            children: [{ ErrorBoundary: PageError, children: [...SIGNED_IN_PAGES.map(page), { path: '*', element: <NotFound /> }] }],
           },
         ],
       },

@@ -4,7 +4,7 @@ import { createDb } from '#shared/store/client.ts';
 import { sessionsRepository } from '#shared/store/sessions.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
 import { type ConsoleHarness, expectAccessible, newEmail, startConsole } from '../support/browser.ts';
-import { consolePages, SESSION_TURNS, SESSION_USER, type SeededTenant, seedTenant, signInContext } from '../support/console-seed.ts';
+import { consolePages, SEED_PASSWORD, SESSION_TURNS, SESSION_USER, type SeededTenant, seedTenant, signInContext } from '../support/console-seed.ts';
 
 const MINUTE = 60_000;
 
@@ -390,6 +390,43 @@ describe('settings', () => {
     expect(await page.content()).not.toContain(key);
     await page.getByText(/Spans this period: [\d,]+ of 10,000/).waitFor();
     await page.getByText(/\d+ trial days left/).waitFor();
+  });
+});
+
+describe('the browser', () => {
+  it('may report a language tag Intl refuses: the pages with charts still draw', async () => {
+    // A sign-in of its own: another context sending the shared page's refresh token would end that page's sign-in.
+    const login = await h.service.api('POST', '/auth/login', { body: { email: tenant.email, password: SEED_PASSWORD } });
+    const refreshToken = /aos_refresh=([^;]+)/.exec(login.headers.getSetCookie().join('\n'))![1]!;
+    const context = await h.newContext();
+    await signInContext(context, h.origin, { ...tenant, refreshToken });
+    const posix = await context.newPage();
+    // What Chromium reports when started under LANG=C.UTF-8 without a locale of its own.
+    await posix.addInitScript("Object.defineProperty(Navigator.prototype, 'language', { get: () => 'en-US@posix' })");
+    const errors: string[] = [];
+    posix.on('pageerror', (error) => errors.push(error.message));
+    await posix.goto('/');
+    await posix.getByRole('heading', { name: 'Overview' }).waitFor();
+    await posix.locator('.uplot').first().waitFor();
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('a deleted agent', () => {
+  it('is not shown again from the cache when the browser goes back to its page', async () => {
+    const agent = (await h.service.api('POST', '/agents', { apiKey: tenant.apiKey, body: { name: 'doomed-bot' } })).body.data;
+    await page.goto(`/agents/${agent.id}`);
+    await page.getByRole('heading', { name: 'doomed-bot' }).waitFor();
+    await page.getByRole('button', { name: /Delete this agent/ }).click();
+    await page.getByLabel(/Type/).fill('doomed-bot');
+    await page.getByRole('button', { name: 'Delete for good' }).click();
+    await page.waitForURL(/\/agents$/);
+    await page.goBack();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /not found/i })
+      .waitFor();
+    expect(await page.getByRole('heading', { name: 'doomed-bot' }).count()).toBe(0);
   });
 });
 

@@ -1,6 +1,8 @@
 import { type ReactNode, useEffect } from 'react';
-import { Link } from 'react-router';
+import { Link, useRouteError } from 'react-router';
 import { ApiError } from '../api/client';
+
+export { formatDuration } from './duration';
 
 export function Loading({ label = 'Loading' }: { label?: string }) {
   return (
@@ -29,6 +31,20 @@ export function NotFound() {
       <h1>Not found</h1>
       <p>
         Nothing lives at this address. <Link to="/">Back to the overview</Link>
+      </p>
+    </section>
+  );
+}
+
+/** What a page shows when drawing it failed: the router's own screen is meant for developers. */
+export function PageError() {
+  const error = useRouteError();
+  return (
+    <section>
+      <h1>This page could not be shown</h1>
+      <p role="alert">{error instanceof Error ? error.message : 'Something went wrong while drawing it.'}</p>
+      <p>
+        <a href={window.location.pathname + window.location.search}>Load it again</a> or go <Link to="/">back to the overview</Link>.
       </p>
     </section>
   );
@@ -70,13 +86,6 @@ export const statusTone = (status: string): 'ok' | 'error' | 'warn' | 'info' | '
       failing: 'error',
     }) as Record<string, 'ok' | 'error' | 'warn' | 'info' | 'muted'>
   )[status] ?? 'muted';
-
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
 
 export const formatCost = (cost: number | null | undefined): string =>
   cost === null || cost === undefined ? '—' : cost === 0 ? '$0' : cost < 0.01 ? `$${cost.toFixed(5)}` : `$${cost.toFixed(2)}`;

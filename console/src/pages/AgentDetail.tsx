@@ -5,6 +5,7 @@ import { api, type Schemas, unwrap } from '../api/client';
 import { AlertConfigEditor } from '../components/AlertConfigEditor';
 import { TimeChart } from '../components/Chart';
 import { rangeDates } from '../components/range';
+import { TraceState } from '../components/TraceState';
 import {
   Badge,
   Empty,
@@ -127,6 +128,7 @@ function RecentTraces({ agentId }: { agentId: string }) {
             <span className="muted small">
               {formatTime(t.startTime)} · {formatDuration(t.durationMs)}
             </span>
+            <TraceState trace={t} />
           </li>
         ))}
       </ul>
@@ -304,6 +306,9 @@ function DeleteAgent({ agent }: { agent: Schemas['Agent'] }) {
   const remove = useMutation({
     mutationFn: async () => unwrap(await api.DELETE('/agents/{agentId}', { params: { path: { agentId: agent.id } } })),
     onSuccess: () => {
+      // Gone from the cache too: Back would show it from there as if it still existed.
+      queryClient.removeQueries({ queryKey: ['agent', agent.id] });
+      queryClient.removeQueries({ queryKey: ['profile', agent.id] });
       void queryClient.invalidateQueries({ queryKey: ['agents'] });
       void navigate('/agents');
     },

@@ -36,7 +36,11 @@ function ApiKeys() {
   const [name, setName] = useState('');
   const [secret, setSecret] = useState<{ name: string; key: string }>();
   const keys = useQuery({ queryKey: ['keys'], queryFn: async () => unwrap(await api.GET('/keys', { params: { query: { limit: '100' } } })).data });
-  const refreshList = () => void queryClient.invalidateQueries({ queryKey: ['keys'] });
+  // The plan's summary counts the active keys too.
+  const refreshList = () => {
+    void queryClient.invalidateQueries({ queryKey: ['keys'] });
+    void queryClient.invalidateQueries({ queryKey: ['profile'], exact: true });
+  };
   const create = useMutation({
     mutationFn: async () => unwrap(await api.POST('/keys', { body: { name } })).data,
     onSuccess: (key) => {
@@ -112,15 +116,20 @@ function ApiKeys() {
                 <td className="actions">
                   {key.status === 'active' ? (
                     <>
-                      <button type="button" onClick={() => confirmThen(key, 'rotate')} aria-label={`Rotate ${key.name}`}>
+                      <button type="button" onClick={() => confirmThen(key, 'rotate')} aria-label={`Rotate ${key.name} (${key.prefix}…${key.lastFour})`}>
                         Rotate
                       </button>
-                      <button type="button" onClick={() => confirmThen(key, 'revoke')} aria-label={`Revoke ${key.name}`}>
+                      <button type="button" onClick={() => confirmThen(key, 'revoke')} aria-label={`Revoke ${key.name} (${key.prefix}…${key.lastFour})`}>
                         Revoke
                       </button>
                     </>
                   ) : null}
-                  <button type="button" className="danger" onClick={() => confirmThen(key, 'delete')} aria-label={`Delete ${key.name}`}>
+                  <button
+                    type="button"
+                    className="danger"
+                    onClick={() => confirmThen(key, 'delete')}
+                    aria-label={`Delete ${key.name} (${key.prefix}…${key.lastFour})`}
+                  >
                     Delete
                   </button>
                 </td>

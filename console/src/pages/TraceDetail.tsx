@@ -307,8 +307,12 @@ function TraceTimeline({ trace }: { trace: Trace }) {
           <ul className="plain">
             {alerts.data.map((a) => (
               <li key={a.id}>
-                <Badge tone={statusTone(a.severity)}>{a.severity}</Badge> <Link to={`/alerts/${encodeURIComponent(a.id)}`}>{a.message}</Link>{' '}
-                <Badge tone={statusTone(a.status)}>{a.status}</Badge>
+                <Badge tone={statusTone(a.severity)}>{a.severity}</Badge> <Link to={`/alerts/${encodeURIComponent(a.id)}`}>{a.type}</Link>{' '}
+                <Badge tone={statusTone(a.status)}>{a.status}</Badge>{' '}
+                {/* The alert's message is its latest occurrence's: this trace's only when it is the latest. */}
+                <span className="muted small">
+                  {a.traceIds[0] === trace.traceId ? a.message : `one of ${a.occurrenceCount} occurrences; the latest is another trace's`}
+                </span>
               </li>
             ))}
           </ul>

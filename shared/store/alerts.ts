@@ -242,7 +242,11 @@ export function alertsRepository(db: Db): AlertsRepository {
 
     /** The alert goes last: a purge stopped partway finds it again, through its own index entries, and deletes the rest. */
     async deleteOfAgent(tenantId: string, agentId: string, limit: number): Promise<number> {
-      const { items } = await readPage(db, { sources: alertSources(tenantId, { agentId }), range: timeRangeCondition(undefined, undefined), page: { limit, skip: 0 } });
+      const { items } = await readPage(db, {
+        sources: alertSources(tenantId, { agentId }),
+        range: timeRangeCondition(undefined, undefined),
+        page: { limit, skip: 0 },
+      });
       for (const alert of items.map((i) => stripKeys<AlertRecord>(i))) {
         await deleteIf(keys.activeAlertPointer(tenantId, agentId, alert.type), alert.id);
         await doc.send(new DeleteCommand({ TableName, Key: keys.activeAlertIndex(tenantId, alert.id) }));

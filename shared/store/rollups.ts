@@ -436,7 +436,8 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
       if (!current || !parts.delete(agentId)) return;
       const version = Number(current['version'] ?? 0);
       const item = rollupItems.minute(tenantId, minuteStartMs, parts, current['traces'] as Uint8Array, version + 1, Number(current['expiresAt']));
-      if (await written(doc.send(new PutCommand({ TableName, Item: item, ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } })))) return;
+      const put = new PutCommand({ TableName, Item: item, ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': version } });
+      if (await written(doc.send(put))) return;
     }
     throw new Error(`minute bucket ${minuteStartMs} of tenant ${tenantId} stayed contended for ${MAX_ATTEMPTS} attempts`);
   }

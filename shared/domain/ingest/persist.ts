@@ -442,7 +442,12 @@ export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Prom
   const tenant = traces.length > 0 ? await deps.store.tenants.get(tenantId) : undefined;
   if (tenant) {
     const expiresAt = Math.floor(deps.clock.now().getTime() / 1000) + PLANS[tenant.subscription.plan].features.retention * DAY_SECONDS;
-    await deps.store.rollups.forgetAgent(tenantId, agentId, traces.map((t) => bucketStart(t.startTimeMs, 'minute')), expiresAt);
+    await deps.store.rollups.forgetAgent(
+      tenantId,
+      agentId,
+      traces.map((t) => bucketStart(t.startTimeMs, 'minute')),
+      expiresAt,
+    );
   }
   await mapConcurrently(traces, PER_TRACE_CALLS_AT_ONCE, ({ traceId }) => deps.store.traces.deleteTrace(tenantId, traceId));
   const signals = await deps.store.signals.deleteOfAgent(tenantId, agentId, PURGE_PAGE);

@@ -5,7 +5,10 @@ import { agentId, isIsoTime, isoTimeMs } from './common.ts';
 /** The fields the telemetry records (spans, signals, logs), their queries and the agent schemas share. */
 
 export const text = (min: number, max: number) => z.string().check(z.trim(), z.minLength(min), z.maxLength(max));
-export const telemetryId = z.string().check(z.trim(), z.minLength(1), z.maxLength(128), z.regex(/^[\w.:-]+$/, 'must be 1–128 letters, digits or . _ : -'));
+/** An id of a trace or span. Dots alone (`.`, `..`) are path segments a browser or proxy resolves: no URL could name such a trace. */
+export const telemetryId = z
+  .string()
+  .check(z.trim(), z.minLength(1), z.maxLength(128), z.regex(/^(?!\.+$)[\w.:-]+$/, 'must be 1–128 letters, digits or . _ : -, not dots alone'));
 export const shortText = z.string().check(z.maxLength(256));
 export const storable = z.number().check(z.refine(isStorableNumber, 'must be 0 or of magnitude 1e-130 to 2^53'));
 

@@ -129,6 +129,13 @@ describe('native validation', () => {
     expect(errors).toEqual([{ index: 1, message: 'endTime: must not be before startTime' }]);
   });
 
+  it('refuses trace and span ids of dots alone, which no URL can name, and takes dots among other characters', () => {
+    const { items, errors } = parseSpans(['.', '..', 'v1.2', '...a'].map((traceId) => ({ traceId, spanId: 's.1', name: 'n', startTime: 1 })));
+    expect(items.map((s) => s.traceId)).toEqual(['v1.2', '...a']);
+    expect(errors.map((e) => e.index)).toEqual([0, 1]);
+    expect(errors[0]!.message).toBe('traceId: must be 1–128 letters, digits or . _ : -, not dots alone');
+  });
+
   it('reads a time without an offset as UTC, and refuses text that is not ISO 8601 though Date.parse takes it', () => {
     const { items, errors } = parseSignals(
       [

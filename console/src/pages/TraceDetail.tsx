@@ -121,7 +121,10 @@ function TraceView({ trace }: { trace: Trace }) {
           <Fact
             label="Metadata"
             value={
-              <Filters noun="with metadata" filters={Object.entries(trace.metadata).map(([key, value]) => ({ name: 'metadata', value: `${key}=${value}` }))} />
+              <Filters
+                noun="with metadata"
+                filters={Object.entries(trace.metadata).map(([key, value]) => ({ name: 'metadata', value: `${key}=${value}`, linked: !key.includes('=') }))}
+              />
             }
           />
         ) : null}
@@ -201,16 +204,21 @@ function TraceView({ trace }: { trace: Trace }) {
 /**
  * A trace's tags or metadata as the explorer's filters write them (`plan=pro`), each a link to the
  * traces that match it. Metadata keys are the sender's, so they are not laid out as the trace's own
- * facts, which a key like `Agent` would pass for.
+ * facts, which a key like `Agent` would pass for. A metadata key holding "=" cannot be filtered by
+ * (the filter is `key=value`, split at the first "="): it is shown, not linked.
  */
-function Filters({ noun, filters }: { noun: string; filters: Array<{ name: 'tag' | 'metadata'; value: string }> }) {
+function Filters({ noun, filters }: { noun: string; filters: Array<{ name: 'tag' | 'metadata'; value: string; linked?: boolean }> }) {
   return (
     <ul className="filter-links">
-      {filters.map(({ name, value }) => (
+      {filters.map(({ name, value, linked = true }) => (
         <li key={`${name}:${value}`}>
-          <Link className="badge badge-info" to={`/traces?${new URLSearchParams({ [name]: value })}`} aria-label={`Traces ${noun} ${value}`}>
-            {value}
-          </Link>
+          {linked ? (
+            <Link className="badge badge-info" to={`/traces?${new URLSearchParams({ [name]: value })}`} aria-label={`Traces ${noun} ${value}`}>
+              {value}
+            </Link>
+          ) : (
+            <span className="badge badge-muted">{value}</span>
+          )}
         </li>
       ))}
     </ul>

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { AgentNameTakenError, type AgentRecord, type AgentsRepository, agentNameKey, LAST_SEEN_RESOLUTION_MS } from '../domain/agents/ports.ts';
 import type { AlertConfigPatch } from '../domain/alerts/config.ts';
@@ -23,6 +24,11 @@ const CONTENDED_ATTEMPTS = 12;
  * old claim, within one request).
  */
 const SETTLED_CLAIM_MS = 60_000;
+
+/** How long a creation lock holds at most: one whose holder died frees itself after this. */
+const CREATION_LOCK_MS = 5_000;
+/** Tries to take a held creation lock (backoff: about 5 s in all). */
+const CREATION_LOCK_ATTEMPTS = 12;
 
 /** How many deleted agents a tenant-wide list leaves out by name (a FilterExpression's IN takes 100 values). */
 const DELETED_AGENTS_LEFT_OUT = 100;
@@ -353,12 +359,43 @@ export function agentsRepository(db: Db): AgentsRepository {
       throw new ServiceUnavailableError(1);
     },
 
-    async count(tenantId: string): Promise<number> {
+    async count(tenantId: string, consistent = false): Promise<number> {
       const { PK, SKPrefix } = keys.agentPrefix(tenantId);
       return countAll(db, {
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
         ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+        ...(consistent ? { ConsistentRead: true } : {}),
       });
+    },
+
+    async withCreationLock<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
+      const Key = keys.agentCreationLock(tenantId);
+      const holder = randomUUID();
+      for (let attempt = 0; attempt < CREATION_LOCK_ATTEMPTS; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        const nowMs = Date.now();
+        const heldUntilMs = nowMs + CREATION_LOCK_MS;
+        const taken = await written(
+          doc.send(
+            new PutCommand({
+              TableName,
+              Item: { ...Key, entity: 'agentCreationLock', holder, heldUntilMs, expiresAt: epochSeconds(new Date(heldUntilMs)) + 3600 },
+              ConditionExpression: 'attribute_not_exists(PK) OR heldUntilMs < :now',
+              ExpressionAttributeValues: { ':now': nowMs },
+            }),
+          ),
+        );
+        if (!taken) continue;
+        try {
+          return await work();
+        } finally {
+          // A release that fails leaves the lock to run out (CREATION_LOCK_MS); what `work` did stands.
+          await written(
+            doc.send(new DeleteCommand({ TableName, Key, ConditionExpression: 'holder = :me', ExpressionAttributeValues: { ':me': holder } })),
+          ).catch(() => false);
+        }
+      }
+      throw new ServiceUnavailableError(1);
     },
   };
 }

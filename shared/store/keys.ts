@@ -29,6 +29,8 @@ export const agentName = (tenantId: string, name: string) => ({
   PK: `TENANT#${enc(tenantId)}`,
   SK: `AGENTNAME#${enc(agentNameKey(name))}`,
 });
+/** The lock that takes a tenant's agent creates one at a time while the plan's limit is checked (not under `AGENT#`, which counts agents). */
+export const agentCreationLock = (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'AGENTCREATION' });
 /** The sort keys of every name claim, in name order: `AGENTNAME#…`, below `AGENTNAME$` (`$` follows `#`). */
 export const agentNameRange = { lower: 'AGENTNAME#', upper: 'AGENTNAME$' };
 export const facets = (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'FACETS' });

@@ -501,6 +501,22 @@ describe('plan quotas', () => {
     expect((await service.api('POST', '/agents', { apiKey, body: { name: 'eleventh' } })).status).toBe(403);
   });
 
+  it('holds the agent limit against requests at once, each naming a new agent', async () => {
+    const { apiKey, token } = await tenant();
+    for (let i = 0; i < 8; i++) expect((await service.api('POST', '/agents', { apiKey, body: { name: `agent-${i}` } })).status).toBe(201);
+    // Room for two more: of five creates and five span batches at once, each naming another new agent, two get in.
+    const answers = await Promise.all([
+      ...[0, 1, 2, 3, 4].map((i) => service.api('POST', '/agents', { apiKey, body: { name: `burst-${i}` } })),
+      ...[0, 1, 2, 3, 4].map((i) => service.api('POST', '/spans', { apiKey, body: { spans: nativeTrace(`tr-${hex(8)}`, `sender-${i}`) } })),
+    ]);
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 201 || s === 202)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 403)).toHaveLength(8);
+    await service.drainQueues();
+    expect((await service.api('GET', '/users/profile', { token })).body.resources.agentCount).toBe(10);
+    expect((await service.api('GET', '/agents?limit=100', { apiKey })).body.data).toHaveLength(10);
+  });
+
   it('refuses spans beyond the period quota with 403 and counts accepted spans in the profile', async () => {
     const { apiKey, token } = await tenant();
     await service.api('POST', '/spans', { apiKey, body: { spans: nativeTrace(`tr-${hex(8)}`) } });

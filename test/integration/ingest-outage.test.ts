@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient, SQSServiceException } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomIds } from '#shared/adapters/ids.ts';
 import { sqsQueue } from '#shared/adapters/queue.ts';
 import { ServiceUnavailableError } from '#shared/domain/errors.ts';
 import { acceptTelemetry } from '#shared/domain/ingest/accept.ts';
@@ -40,7 +41,7 @@ async function tenantWhileQueueIsDown(tenantId: string): Promise<() => Promise<n
 describe('SQS outage at ingestion', () => {
   it('answers "unavailable, retry" and counts nothing against the quota', async () => {
     const spansUsed = await tenantWhileQueueIsDown('tnt_outage');
-    const deps = { store, clock: { now: () => now }, queue: queue() };
+    const deps = { store, clock: { now: () => now }, ids: randomIds, queue: queue() };
     const attempt = acceptTelemetry('tnt_outage', { spans, signals: [], logs: [] }, [], deps);
     await expect(attempt).rejects.toBeInstanceOf(ServiceUnavailableError);
     await expect(attempt).rejects.toMatchObject({ status: 503, code: 'INTERNAL_ERROR' });
@@ -60,6 +61,7 @@ describe('SQS outage at ingestion', () => {
     const attempt = acceptTelemetry('tnt_give_back', { spans, signals: [], logs: [] }, [], {
       store: givingBackFails,
       clock: { now: () => now },
+      ids: randomIds,
       queue: queue(),
     });
     await expect(attempt).rejects.toBeInstanceOf(ServiceUnavailableError);
@@ -71,7 +73,7 @@ describe('SQS outage at ingestion', () => {
       Successful: input.Entries!.map((e) => ({ Id: e.Id!, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'md5' })),
       Failed: [],
     }));
-    const deps = { store, clock: { now: () => now }, queue: queue() };
+    const deps = { store, clock: { now: () => now }, ids: randomIds, queue: queue() };
     expect(await acceptTelemetry('tnt_outage', { spans, signals: [], logs: [] }, [], deps)).toMatchObject({ accepted: 1 });
   });
 });

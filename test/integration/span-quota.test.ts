@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomIds } from '#shared/adapters/ids.ts';
 import { ForbiddenError } from '#shared/domain/errors.ts';
 import { acceptTelemetry } from '#shared/domain/ingest/accept.ts';
 import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
@@ -47,7 +48,7 @@ describe('the span quota at ingestion', () => {
   it('lets concurrent requests at the brink of the limit through only as far as they fit', async () => {
     await tenantWith('tnt_brink', limit - 10);
     const queue = recordingQueue();
-    const deps = { store, queue, clock: { now: () => now } };
+    const deps = { store, queue, clock: { now: () => now }, ids: randomIds };
     const attempts = await Promise.allSettled(
       Array.from({ length: 5 }, (_, i) => acceptTelemetry('tnt_brink', { spans: spansOf(`brink-${i}`, 4), signals: [], logs: [] }, [], deps)),
     );
@@ -62,7 +63,7 @@ describe('the span quota at ingestion', () => {
 
   it('refuses a request larger than the whole quota without counting it', async () => {
     await tenantWith('tnt_large', 0);
-    const deps = { store, queue: recordingQueue(), clock: { now: () => now } };
+    const deps = { store, queue: recordingQueue(), clock: { now: () => now }, ids: randomIds };
     const attempt = acceptTelemetry('tnt_large', { spans: spansOf('large', limit + 1), signals: [], logs: [] }, [], deps);
     await expect(attempt).rejects.toThrow(/Span limit reached.*0 used, this request has 10001/);
     expect(await store.tenants.spansUsed('tnt_large', periodStart)).toBe(0);
@@ -84,7 +85,7 @@ describe('the span quota at ingestion', () => {
       });
     }
     const queue = recordingQueue();
-    const deps = { store, queue, clock: { now: () => now } };
+    const deps = { store, queue, clock: { now: () => now }, ids: randomIds };
     const attempt = acceptTelemetry('tnt_agents', { spans: spansOf('agents', 3, 'one-too-many'), signals: [], logs: [] }, [], deps);
     await expect(attempt).rejects.toThrow(/Agent limit reached/);
     expect(await store.tenants.spansUsed('tnt_agents', periodStart)).toBe(100);

@@ -52,9 +52,6 @@ const nameTaken = (name: string) => new ValidationError(`name: an agent named "$
 export async function createAgent(tenantId: string, body: z.infer<typeof createAgentBody>, deps: AgentDeps) {
   const tenant = await deps.store.tenants.get(tenantId);
   const limit = tenant ? PLANS[tenant.subscription.plan].features.agents : 0;
-  if (limit !== UNLIMITED && (await deps.store.agents.count(tenantId)) >= limit) {
-    throw new ForbiddenError(`Agent limit reached: the plan allows ${limit} agents`);
-  }
   const now = deps.clock.now().toISOString();
   const agent: AgentRecord = {
     id: deps.ids.next('agt'),
@@ -66,8 +63,16 @@ export async function createAgent(tenantId: string, body: z.infer<typeof createA
     createdAt: now,
     updatedAt: now,
   };
+  const create = () => deps.store.agents.create(agent);
   try {
-    await deps.store.agents.create(agent);
+    if (limit === UNLIMITED) await create();
+    else {
+      // Counted and created under the tenant's creation lock: creates at once would each pass the count.
+      await deps.store.agents.withCreationLock(tenantId, async () => {
+        if ((await deps.store.agents.count(tenantId, true)) >= limit) throw new ForbiddenError(`Agent limit reached: the plan allows ${limit} agents`);
+        await create();
+      });
+    }
   } catch (err) {
     if (err instanceof AgentNameTakenError) throw nameTaken(body.name);
     throw err;

@@ -60,5 +60,12 @@ export interface AgentsRepository {
   setAlertConfig(tenantId: string, agentId: string, alertConfig: AlertConfigPatch, now: Date): Promise<AgentRecord | undefined>;
   /** Removes the agent and its name claim; its traces are purged separately. */
   delete(tenantId: string, agentId: string): Promise<AgentRecord | undefined>;
-  count(tenantId: string): Promise<number>;
+  /** How many agents the tenant has; `consistent` sees every agent created before the call. */
+  count(tenantId: string, consistent?: boolean): Promise<number>;
+  /**
+   * Runs `work` while holding the tenant's agent-creation lock, one holder at a time across processes:
+   * a check of the plan's agent limit and the creates it allows, so that creates at once cannot each
+   * pass the check (ServiceUnavailableError when the lock stays held).
+   */
+  withCreationLock<T>(tenantId: string, work: () => Promise<T>): Promise<T>;
 }

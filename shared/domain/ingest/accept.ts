@@ -1,8 +1,9 @@
+import { implicitAgent } from '../agents/implicit.ts';
 import { agentNameKey } from '../agents/ports.ts';
 import { ForbiddenError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import { PLANS, type Plan, UNLIMITED } from '../plans/plans.ts';
 import { currentPeriod } from '../plans/subscription.ts';
-import type { Clock, QueuePort } from '../ports.ts';
+import type { Clock, Ids, QueuePort } from '../ports.ts';
 import { effectiveAgentName } from '../spans/model.ts';
 import type { Store } from '../store.ts';
 import { fitTelemetry, packMessages, type Telemetry } from './messages.ts';
@@ -12,6 +13,7 @@ export interface AcceptDeps {
   store: Pick<Store, 'tenants' | 'agents'>;
   queue: QueuePort;
   clock: Clock;
+  ids: Ids;
 }
 
 export interface AcceptResult {
@@ -36,18 +38,34 @@ function settledValue<T>(result: PromiseSettledResult<T>): T {
   return result.value;
 }
 
-/** Refuses agents the plan has no room for: names the tenant has no agent for yet, beyond its agent quota. */
+/** The names the tenant has no agent for yet (`consistent`: as of now, every create before included). */
+async function freshNames(tenantId: string, names: readonly string[], deps: AcceptDeps, consistent = false): Promise<string[]> {
+  const known = await Promise.all(names.map((n) => deps.store.agents.idForName(tenantId, n, consistent)));
+  return names.filter((_, i) => !known[i]);
+}
+
+/**
+ * Refuses agents the plan has no room for: names the tenant has no agent for yet, beyond its agent
+ * quota. Those it has room for are created here, counted and created under the tenant's creation
+ * lock, so that requests at once naming new agents cannot each pass the count (the worker finds them
+ * created). A request naming only known agents takes no lock.
+ */
 async function checkAgentQuota(tenantId: string, telemetry: Telemetry, plan: Plan, deps: AcceptDeps): Promise<void> {
   const agentLimit = plan.features.agents;
   if (agentLimit === UNLIMITED) return;
-  const names = agentNamesOf(telemetry);
-  const known = await Promise.all(names.map((n) => deps.store.agents.idForName(tenantId, n)));
-  const fresh = names.filter((_, i) => !known[i]);
-  if (fresh.length > 0 && (await deps.store.agents.count(tenantId)) + fresh.length > agentLimit) {
-    throw new ForbiddenError(
-      `Agent limit reached: the ${plan.name} plan allows ${agentLimit} agents; new agent(s) ${fresh.slice(0, 5).join(', ')} cannot be created`,
-    );
-  }
+  const names = await freshNames(tenantId, agentNamesOf(telemetry), deps);
+  if (names.length === 0) return;
+  await deps.store.agents.withCreationLock(tenantId, async () => {
+    const fresh = await freshNames(tenantId, names, deps, true);
+    if (fresh.length === 0) return;
+    if ((await deps.store.agents.count(tenantId, true)) + fresh.length > agentLimit) {
+      throw new ForbiddenError(
+        `Agent limit reached: the ${plan.name} plan allows ${agentLimit} agents; new agent(s) ${fresh.slice(0, 5).join(', ')} cannot be created`,
+      );
+    }
+    const now = deps.clock.now();
+    await Promise.all(fresh.map((name) => deps.store.agents.ensure(implicitAgent(tenantId, name, deps.ids, now))));
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { TenantRecord } from '../accounts/ports.ts';
 import { noteAgentsSeen } from '../agents/agents.ts';
+import { implicitAgent } from '../agents/implicit.ts';
 import { type AgentRecord, agentNameKey } from '../agents/ports.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
 import { type Detection, detectInSpan, detectInTrace, propagatedFailures } from '../alerts/detect.ts';
@@ -50,21 +51,8 @@ const distinctNames = (names: Iterable<string | null>): string[] => [...new Map(
 
 /** Agent ids by lower-cased name, creating the agents seen for the first time. */
 async function resolveAgents(tenantId: string, names: string[], deps: PersistDeps): Promise<Map<string, string>> {
-  const now = deps.clock.now().toISOString();
-  const ids = await Promise.all(
-    names.map((name) =>
-      deps.store.agents.ensure({
-        id: deps.ids.next('agt'),
-        tenantId,
-        name: name.trim(),
-        description: '',
-        profileSettings: { learningEnabled: true },
-        source: 'implicit',
-        createdAt: now,
-        updatedAt: now,
-      }),
-    ),
-  );
+  const now = deps.clock.now();
+  const ids = await Promise.all(names.map((name) => deps.store.agents.ensure(implicitAgent(tenantId, name, deps.ids, now))));
   return new Map(names.map((name, i) => [agentNameKey(name), ids[i]!]));
 }
 

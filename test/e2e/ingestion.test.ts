@@ -382,13 +382,18 @@ describe('logs and signals', () => {
     expect((await service.api('GET', '/signals?signalName=thumbs.up', { apiKey })).body.pagination.total).toBe(3);
 
     const logs = await service.api('GET', '/logs?level=error', { apiKey });
-    expect(logs.body.data).toEqual([expect.objectContaining({ message: 'tool timed out', traceId, agentName: null, agentId: expect.stringMatching(/^agt_/) })]);
+    // Sent naming the trace alone: the trace's agent's, by id and by name.
+    expect(logs.body.data).toEqual([
+      expect.objectContaining({ message: 'tool timed out', traceId, agentName: 'support-bot', agentId: expect.stringMatching(/^agt_/) }),
+    ]);
     expect((await service.api('GET', `/logs?traceId=${traceId}`, { apiKey })).body.pagination.total).toBe(1);
     expect((await service.api('GET', '/logs?eventName=session.start', { apiKey })).body.data).toEqual([
       expect.objectContaining({ message: 'started', eventName: 'session.start' }),
     ]);
     const ofTrace = await service.api('GET', `/signals/trace/${traceId}`, { apiKey });
-    expect(ofTrace.body.data).toEqual([expect.objectContaining({ signalName: 'user.feedback', value: 1, agentId: expect.stringMatching(/^agt_/) })]);
+    expect(ofTrace.body.data).toEqual([
+      expect.objectContaining({ signalName: 'user.feedback', value: 1, agentName: 'support-bot', agentId: expect.stringMatching(/^agt_/) }),
+    ]);
     const summary = await service.api('GET', '/signals/summary?signalName=latency.score', { apiKey });
     expect(summary.body.data.groups).toEqual([
       expect.objectContaining({ signalName: 'latency.score', agentName: 'support-bot', count: 4, avg: 2.5, min: 1, max: 4, p50: 2, p95: 4 }),

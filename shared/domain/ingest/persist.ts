@@ -190,18 +190,25 @@ async function storeSpans(batch: TenantBatch, deps: PersistDeps): Promise<Stored
 /** What an item's id hashes: its content, and for an item sent without a time its `arrivalKey` (items with a time keep the ids they always had). */
 const withArrivalKey = (content: unknown[], arrivalKey: string | undefined): unknown[] => (arrivalKey === undefined ? content : [...content, arrivalKey]);
 
-/** Stage: the signals and logs, each attributed to its agent (one that names a trace but no agent belongs to the trace's agent). */
+/**
+ * Stage: the signals and logs, each attributed to its agent (one that names a trace but no agent
+ * belongs to the trace's agent, and is shown with its name; its id still hashes what was sent).
+ */
 async function storeTimeline(batch: TenantBatch, deps: PersistDeps): Promise<StoredSignal[]> {
   const { tenantId, messages, expiresAt } = batch;
   const timeline = messages.flatMap((m) => [...m.signals, ...m.logs]);
-  const traceAgents = new Map<string, string | null>();
+  const traceAgents = new Map<string, { agentId: string | null; agentName: string | null }>();
   const tracesToLookUp = distinct(timeline.filter((i) => !i.agentName).map((i) => i.traceId));
   if (tracesToLookUp.length > 0) {
     const summaries = await deps.store.traces.summaries(tenantId, tracesToLookUp);
-    for (const traceId of tracesToLookUp) traceAgents.set(traceId, summaries.get(traceId)?.summary.agentId ?? null);
+    for (const traceId of tracesToLookUp) {
+      const summary = summaries.get(traceId)?.summary;
+      traceAgents.set(traceId, { agentId: summary?.agentId ?? null, agentName: summary?.agentName ?? null });
+    }
   }
-  const agentOf = (i: { agentName: string | null; traceId: string | null }) =>
-    batch.agentIdOf(i.agentName) ?? (i.traceId ? (traceAgents.get(i.traceId) ?? null) : null);
+  const traceAgentOf = (i: { traceId: string | null }) => (i.traceId ? traceAgents.get(i.traceId) : undefined);
+  const agentOf = (i: { agentName: string | null; traceId: string | null }) => batch.agentIdOf(i.agentName) ?? traceAgentOf(i)?.agentId ?? null;
+  const agentNameOf = (i: { agentName: string | null; traceId: string | null }) => i.agentName ?? traceAgentOf(i)?.agentName ?? null;
 
   const signals: StoredSignal[] = messages
     .flatMap((m) => m.signals)
@@ -209,6 +216,7 @@ async function storeTimeline(batch: TenantBatch, deps: PersistDeps): Promise<Sto
       ...s,
       id: contentId('sig', withArrivalKey([s.signalName, s.value, s.traceId, s.spanId, s.agentName, s.timestampMs, s.metadata], arrivalKey)),
       agentId: agentOf(s),
+      agentName: agentNameOf(s),
       timestamp: new Date(s.timestampMs).toISOString(),
     }));
   const logs: StoredLog[] = messages
@@ -217,6 +225,7 @@ async function storeTimeline(batch: TenantBatch, deps: PersistDeps): Promise<Sto
       ...l,
       id: contentId('log', withArrivalKey([l.timestampMs, l.level, l.message, l.traceId, l.spanId, l.agentName], arrivalKey)),
       agentId: agentOf(l),
+      agentName: agentNameOf(l),
       timestamp: new Date(l.timestampMs).toISOString(),
     }));
   await Promise.all([

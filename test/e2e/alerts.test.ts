@@ -195,6 +195,25 @@ describe('the agent an alert is raised on', () => {
     expect(raised.map((a) => [a.agentName, a.type])).toEqual([['research-bot', 'error']]);
   });
 
+  it("counts a failure once, on its sub-agent, when it arrives before the sub-agent's span", async () => {
+    const traceId = `trace-${++n}`;
+    const base = { traceId, model: 'gpt-4o', startTime: T0, endTime: T0 + 100 };
+    const first = [
+      { ...base, spanId: 'plan', parentSpanId: 'root', name: 'plan', kind: 'llm', agentName: 'triage-bot' },
+      { ...base, spanId: 'call', parentSpanId: 'sub', name: 'search.web', kind: 'tool', status: 'error', errorType: 'ValueError' },
+    ];
+    const then = [
+      { ...base, spanId: 'sub', parentSpanId: 'root', name: 'research', kind: 'agent', agentName: 'research-bot' },
+      { ...base, spanId: 'root', name: 'plan', kind: 'agent', agentName: 'triage-bot' },
+    ];
+    for (const spans of [first, then]) {
+      expect((await service.api('POST', '/spans', { apiKey, body: { spans } })).status).toBe(202);
+      await service.drainQueues();
+    }
+    const raised = (await alerts()).filter((a) => a.traceIds.includes(traceId));
+    expect(raised.map((a) => [a.agentName, a.type])).toEqual([['research-bot', 'error']]);
+  });
+
   it('shows the name the agent has now, after a rename', async () => {
     const [alert] = (await alerts()).filter((a) => a.agentName === 'research-bot');
     expect((await service.api('PUT', `/agents/${alert!.agentId}`, { apiKey, body: { name: 'research-agent' } })).status).toBe(200);

@@ -364,8 +364,9 @@ interface StoredTrace {
 /**
  * Threshold alerts: per-call checks on the spans that arrived and per-trace checks on finished traces.
  * A child span often names no agent until its trace's root arrives, and is its nearest ancestor's;
- * so when the root arrives, every stored span of the trace is checked (a span checked before counts
- * once: occurrences are idempotent). The traces the service is closing (`closing`) are settled too: every stored span is checked, and the
+ * one whose agent is not known as it arrives is left for the root's arrival, when every stored span
+ * of the trace is checked (a span checked before, under the same agent, counts once: occurrences are
+ * idempotent per agent and type). The traces the service is closing (`closing`) are settled too: every stored span is checked, and the
  * trace itself (it did not finish). A failure passed up from a failed descendant is that descendant's
  * occurrence, not another one.
  */
@@ -391,8 +392,12 @@ export async function checkThresholds(
     const propagated = propagatedFailures(stored);
     // A span naming no agent is its nearest ancestor's (a sub-agent's tool call is the sub-agent's), as the trace shows it.
     const agentOfSpan = new Map(orderSpans(stored).map(({ span }) => [span.spanId, span.agentId]));
+    // Until the root is stored, a span whose agent is not known yet (none named on it or on a stored
+    // ancestor) waits for the pass that settles the trace: checked now under the trace's agent as it
+    // stands, it would be checked again under its own once known, and count on two agents.
+    const fallback = settled || summary.rootSpanId !== null ? summary.agentId : null;
     for (const span of settled ? stored : arrived) {
-      const agentId = agentOfSpan.get(span.spanId) ?? span.agentId ?? summary.agentId;
+      const agentId = agentOfSpan.get(span.spanId) ?? span.agentId ?? fallback;
       const config = await configOf(agentId);
       if (config && (span.endTimeMs !== null || span.status === 'error')) add(agentId, detectInSpan(span, config, propagated.has(span.spanId)));
     }

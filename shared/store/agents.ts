@@ -44,9 +44,19 @@ export function agentsRepository(db: Db): AgentsRepository {
     return Item ? stripKeys<AgentRecord>(Item) : undefined;
   }
 
+  /** The keys a name's claim may lie under: its own, and for a name not in NFC, the one a claim written before 2026-11-30 has. */
+  function claimKeys(tenantId: string, name: string): Array<Record<string, string>> {
+    const current = keys.agentName(tenantId, name);
+    const legacy = keys.legacyAgentName(tenantId, name);
+    return legacy.SK === current.SK ? [current] : [current, legacy];
+  }
+
   async function idForName(tenantId: string, name: string, consistent = false): Promise<string | undefined> {
-    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.agentName(tenantId, name), ConsistentRead: consistent }));
-    return Item ? String(Item['agentId']) : undefined;
+    for (const Key of claimKeys(tenantId, name)) {
+      const { Item } = await doc.send(new GetCommand({ TableName, Key, ConsistentRead: consistent }));
+      if (Item) return String(Item['agentId']);
+    }
+    return undefined;
   }
 
   async function claimName(tenantId: string, name: string, agentId: string, nowMs = Date.now()): Promise<boolean> {
@@ -92,18 +102,11 @@ export function agentsRepository(db: Db): AgentsRepository {
     return items.map((item) => String(item['name']));
   }
 
-  /** Gives up the name's claim, if it is still this agent's. */
+  /** Gives up the name's claim, if it is still this agent's (under either key it may lie under). */
   async function dropClaim(tenantId: string, name: string, agentId: string): Promise<void> {
-    await written(
-      doc.send(
-        new DeleteCommand({
-          TableName,
-          Key: keys.agentName(tenantId, name),
-          ConditionExpression: 'agentId = :id',
-          ExpressionAttributeValues: { ':id': agentId },
-        }),
-      ),
-    );
+    for (const Key of claimKeys(tenantId, name)) {
+      await written(doc.send(new DeleteCommand({ TableName, Key, ConditionExpression: 'agentId = :id', ExpressionAttributeValues: { ':id': agentId } })));
+    }
   }
 
   /** Whether the agent was deleted (its marker outlives every trace it had). */

@@ -29,6 +29,11 @@ export const agentName = (tenantId: string, name: string) => ({
   PK: `TENANT#${enc(tenantId)}`,
   SK: `AGENTNAME#${enc(agentNameKey(name))}`,
 });
+/** Where a claim written before 2026-11-30 lies, its name not normalized (NFC): one spelled in decomposed letters lies elsewhere now. */
+export const legacyAgentName = (tenantId: string, name: string) => ({
+  PK: `TENANT#${enc(tenantId)}`,
+  SK: `AGENTNAME#${enc(name.trim().toLowerCase())}`,
+});
 /** The lock that takes a tenant's agent creates one at a time while the plan's limit is checked (not under `AGENT#`, which counts agents). */
 export const agentCreationLock = (tenantId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: 'AGENTCREATION' });
 /** The sort keys of every name claim, in name order: `AGENTNAME#…`, below `AGENTNAME$` (`$` follows `#`). */

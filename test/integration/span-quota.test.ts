@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '#shared/adapters/ids.ts';
-import { ForbiddenError } from '#shared/domain/errors.ts';
+import { ForbiddenError, ServiceUnavailableError } from '#shared/domain/errors.ts';
 import { acceptTelemetry } from '#shared/domain/ingest/accept.ts';
 import { parseSpans } from '#shared/domain/ingest/native-spans.ts';
 import { PLANS } from '#shared/domain/plans/plans.ts';
@@ -67,6 +67,18 @@ describe('the span quota at ingestion', () => {
     const attempt = acceptTelemetry('tnt_large', { spans: spansOf('large', limit + 1), signals: [], logs: [] }, [], deps);
     await expect(attempt).rejects.toThrow(/Span limit reached.*0 used, this request has 10001/);
     expect(await store.tenants.spansUsed('tnt_large', periodStart)).toBe(0);
+    // Nor does it create the new agent it names; neither does a request the queue then refuses.
+    expect(await store.agents.list('tnt_large')).toEqual([]);
+    const downQueue: QueuePort = {
+      async send() {
+        throw new Error('queue unavailable');
+      },
+    };
+    const refused = acceptTelemetry('tnt_large', { spans: spansOf('down', 2, 'never-queued'), signals: [], logs: [] }, [], { ...deps, queue: downQueue });
+    await expect(refused).rejects.toThrow(ServiceUnavailableError);
+    expect(await store.agents.list('tnt_large')).toEqual([]);
+    await acceptTelemetry('tnt_large', { spans: spansOf('up', 2, 'queued'), signals: [], logs: [] }, [], deps);
+    expect((await store.agents.list('tnt_large')).map((a) => a.name)).toEqual(['queued']);
   });
 
   it('gives the spans back when the request is refused for a new agent beyond the plan', async () => {

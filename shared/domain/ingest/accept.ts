@@ -44,27 +44,29 @@ async function freshNames(tenantId: string, names: readonly string[], deps: Acce
   return names.filter((_, i) => !known[i]);
 }
 
+/** The agents the request names that the tenant has none of yet, on a plan with an agent limit (none to check on another). */
+async function agentsToCheck(tenantId: string, telemetry: Telemetry, plan: Plan, deps: AcceptDeps): Promise<string[]> {
+  return plan.features.agents === UNLIMITED ? [] : freshNames(tenantId, agentNamesOf(telemetry), deps);
+}
+
 /**
- * Refuses agents the plan has no room for: names the tenant has no agent for yet, beyond its agent
- * quota. Those it has room for are created here, counted and created under the tenant's creation
- * lock, so that requests at once naming new agents cannot each pass the count (the worker finds them
- * created). A request naming only known agents takes no lock.
+ * Queues the request (`queue`) if the plan has room for the new agents it names, and creates them,
+ * all under the tenant's creation lock: requests at once naming new agents cannot each pass the
+ * count, and one refused, or whose queueing fails, creates none. Created here, the worker finds them.
  */
-async function checkAgentQuota(tenantId: string, telemetry: Telemetry, plan: Plan, deps: AcceptDeps): Promise<void> {
-  const agentLimit = plan.features.agents;
-  if (agentLimit === UNLIMITED) return;
-  const names = await freshNames(tenantId, agentNamesOf(telemetry), deps);
-  if (names.length === 0) return;
+async function queueWithNewAgents(tenantId: string, names: readonly string[], plan: Plan, deps: AcceptDeps, queue: () => Promise<void>): Promise<void> {
   await deps.store.agents.withCreationLock(tenantId, async () => {
     const fresh = await freshNames(tenantId, names, deps, true);
-    if (fresh.length === 0) return;
-    if ((await deps.store.agents.count(tenantId, true)) + fresh.length > agentLimit) {
+    const agentLimit = plan.features.agents;
+    if (fresh.length > 0 && (await deps.store.agents.count(tenantId, true)) + fresh.length > agentLimit) {
       throw new ForbiddenError(
         `Agent limit reached: the ${plan.name} plan allows ${agentLimit} agents; new agent(s) ${fresh.slice(0, 5).join(', ')} cannot be created`,
       );
     }
+    await queue();
     const now = deps.clock.now();
-    await Promise.all(fresh.map((name) => deps.store.agents.ensure(implicitAgent(tenantId, name, deps.ids, now))));
+    // Queued already: should a create fail, the worker creates the agent as it stores the message.
+    await Promise.all(fresh.map((name) => deps.store.agents.ensure(implicitAgent(tenantId, name, deps.ids, now)).catch(() => undefined)));
   });
 }
 
@@ -101,21 +103,24 @@ export async function acceptTelemetry(tenantId: string, sent: Telemetry, invalid
     deps.store.tenants.countSpans(tenantId, periodStart, n, Math.floor(period.end.getTime() / 1000) + YEAR_SECONDS, within);
   let counted = false;
   try {
-    // Counted before they are queued, so that the count is the quota check; the agents are checked meanwhile.
-    const [reserved, agentsChecked] = await Promise.allSettled([spans > 0 ? count(spans, limit) : false, checkAgentQuota(tenantId, telemetry, plan, deps)]);
+    // Counted before they are queued, so that the count is the quota check; the new agents are looked up meanwhile.
+    const [reserved, newAgents] = await Promise.allSettled([spans > 0 ? count(spans, limit) : false, agentsToCheck(tenantId, telemetry, plan, deps)]);
     counted = settledValue(reserved);
     if (spans > 0 && !counted) {
       const used = await deps.store.tenants.spansUsed(tenantId, periodStart).catch(() => undefined);
       const usedText = used === undefined ? '' : `; ${used} used`;
       throw new ForbiddenError(`Span limit reached: the ${plan.name} plan allows ${limit} spans per period${usedText}, this request has ${spans}`);
     }
-    settledValue(agentsChecked);
-    try {
-      await deps.queue.send('ingest', packMessages(tenantId, now.getTime(), telemetry));
-    } catch (err) {
-      // Part of a large request may already be queued; the client's retry is harmless (idempotent writes).
-      throw new ServiceUnavailableError(5, { cause: err });
-    }
+    const names = settledValue(newAgents);
+    const queue = async () => {
+      try {
+        await deps.queue.send('ingest', packMessages(tenantId, now.getTime(), telemetry));
+      } catch (err) {
+        // Part of a large request may already be queued; the client's retry is harmless (idempotent writes).
+        throw new ServiceUnavailableError(5, { cause: err });
+      }
+    };
+    await (names.length === 0 ? queue() : queueWithNewAgents(tenantId, names, plan, deps, queue));
   } catch (err) {
     // What was counted for a request not accepted is given back. Should that fail too, the counter
     // stays this request's spans too high: the quota is reached that much earlier, nothing is lost.

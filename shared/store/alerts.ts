@@ -127,6 +127,7 @@ export function alertsRepository(db: Db): AlertsRepository {
       const at = o.at.toISOString();
       // An occurrence may be older than those counted (spans arrive in any order): the alert describes its latest.
       const latest = at >= current.lastSeenAt;
+      const others = current.traceIds.filter((t) => t !== o.traceId);
       const recordedAt = o.recordedAt.toISOString();
       const next: AlertRecord = {
         ...current,
@@ -135,7 +136,8 @@ export function alertsRepository(db: Db): AlertsRepository {
         firstSeenAt: at < current.firstSeenAt ? at : current.firstSeenAt,
         lastSeenAt: latest ? at : current.lastSeenAt,
         ...(latest && { message: o.message, value: o.value, threshold: o.threshold, reasoning: o.reasoning ?? current.reasoning }),
-        traceIds: [o.traceId, ...current.traceIds.filter((t) => t !== o.traceId)].slice(0, RECENT_TRACES),
+        // The latest occurrence's trace first (the message describes it), the others as they were counted.
+        traceIds: (latest ? [o.traceId, ...others] : [...others.slice(0, 1), o.traceId, ...others.slice(1)]).slice(0, RECENT_TRACES),
         occurrenceKeys: [o.key, ...current.occurrenceKeys].slice(0, RECENT_KEYS),
         // biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as text.
         updatedAt: recordedAt > current.updatedAt ? recordedAt : current.updatedAt,

@@ -104,6 +104,7 @@ describe('alert occurrences', () => {
       firstSeenAt: hour(3).toISOString(),
       lastSeenAt: hour(9).toISOString(),
       message: 'newest failed',
+      traceIds: ['newest', 'middle', 'oldest'],
       createdAt: hour(9).toISOString(),
       updatedAt: recordedAt.toISOString(),
     });

@@ -79,6 +79,8 @@ async function tenantWithAgent(alertConfig: AlertConfigPatch, options: { plan?: 
   const seen = new Set<string>();
   let traces = 0;
   return {
+    tenantId,
+    agentId,
     failNextSendTo,
     run: (job: AlertNotificationJob) => handler(sqsEvent(job), lambdaContext),
     async occur(type = 'error') {
@@ -142,6 +144,16 @@ describe('alert notifications through the notify worker (dynalite, outbox)', () 
 
     await tenant.occur('highCost');
     expect(recipients(await tenant.newMessages())).toEqual(['email:oncall@example.com']);
+  });
+
+  it('names the agent as it is named now, though the alert was raised under an earlier name', async () => {
+    const tenant = await tenantWithAgent({ contacts, alertTypes: { error: { cooldownMinutes: 0 } } });
+    await tenant.occur('error');
+    await tenant.newMessages();
+    await store.agents.update(tenant.tenantId, tenant.agentId, { name: 'helpdesk-bot' }, new Date(now));
+    await tenant.occur('error');
+    const email = (await tenant.newMessages()).find((m) => m.channel === 'email')!;
+    expect(email.subject).toBe('[HIGH] helpdesk-bot: error alert');
   });
 
   it('counts occurrences inside the cooldown without sending, and sends again after it', async () => {

@@ -78,8 +78,10 @@ export async function processAlertNotification(job: AlertNotificationJob, deps: 
     return { outcome: 'suppressed-cooldown' };
   }
 
-  const email = alertEmail(alert, deps.settings.publicAppUrl, options.cooldownMinutes);
-  const sms = alertSms(alert);
+  // Named as the agent is named now, as the API shows alerts (the alert keeps the name it was raised under).
+  const named = { ...alert, agentName: agent?.name ?? alert.agentName };
+  const email = alertEmail(named, deps.settings.publicAppUrl, options.cooldownMinutes);
+  const sms = alertSms(named);
   const messages = recipients.map((r): OutboundMessage => {
     const id = messageId(jobId, r);
     return r.channel === 'email' ? { id, channel: 'email', to: r.to, ...email } : { id, channel: 'sms', to: r.to, text: sms };

@@ -33,7 +33,7 @@ describe('signing in', () => {
   it('goes to the overview after signing in when `next` leads to another host, as the browser reads it', async () => {
     const email = newEmail('next');
     await h.service.api('POST', '/auth/register', { body: { email, password: PASSWORD, firstName: 'Ada', lastName: 'L' } });
-    for (const next of ['/\\evil.example', '/\t/evil.example', '//evil.example']) {
+    for (const next of ['/\\evil.example', '/\t/evil.example', '//evil.example', '//a b']) {
       const page = await (await h.newContext()).newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));

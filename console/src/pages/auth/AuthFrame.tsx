@@ -23,6 +23,11 @@ export function AuthFrame({ title, children }: { title: string; children: ReactN
 export function nextPath(search: URLSearchParams): string {
   const next = search.get('next');
   if (!next?.startsWith('/')) return '/';
-  const url = new URL(next, window.location.origin);
-  return url.origin === window.location.origin ? `${url.pathname}${url.search}${url.hash}` : '/';
+  try {
+    const url = new URL(next, window.location.origin);
+    return url.origin === window.location.origin ? `${url.pathname}${url.search}${url.hash}` : '/';
+  } catch {
+    // Text that is no URL at all (`//a b`): the overview.
+    return '/';
+  }
 }

@@ -27,8 +27,8 @@ const SETTLED_CLAIM_MS = 60_000;
 
 /** How long a creation lock holds at most: one whose holder died frees itself after this. */
 const CREATION_LOCK_MS = 5_000;
-/** Tries to take a held creation lock (backoff: about 5 s in all). */
-const CREATION_LOCK_ATTEMPTS = 12;
+/** Tries to take a held creation lock: with the backoff, about 5 s on average and 10 s at most, so a dead holder's hold runs out first. */
+const CREATION_LOCK_ATTEMPTS = 16;
 
 /** How many deleted agents a tenant-wide list leaves out by name (a FilterExpression's IN takes 100 values). */
 const DELETED_AGENTS_LEFT_OUT = 100;

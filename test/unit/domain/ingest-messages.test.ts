@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { newArrival } from '#shared/domain/ingest/arrival.ts';
 import { ingestMessageSchema } from '#shared/domain/ingest/message-schema.ts';
 import { fitSpan, MAX_CLOSE_TRACES, MAX_MESSAGE_BYTES, toIngestMessages, truncateText } from '#shared/domain/ingest/messages.ts';
@@ -137,6 +137,14 @@ describe('native validation', () => {
   });
 
   it('reads a time without an offset as UTC, and refuses text that is not ISO 8601 though Date.parse takes it', () => {
+    // Read in another time zone than UTC, where the tests and Lambda run: there the check could not fail.
+    const zone = process.env['TZ'];
+    process.env['TZ'] = 'America/New_York';
+    onTestFinished(() => {
+      if (zone === undefined) delete process.env['TZ'];
+      else process.env['TZ'] = zone;
+    });
+    expect(new Date('2026-01-01T10:00:00').getTimezoneOffset()).toBe(300);
     const { items, errors } = parseSignals(
       [
         { signalName: 'a', value: 1, timestamp: '2026-01-01T10:00:00' },

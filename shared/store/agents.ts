@@ -27,8 +27,8 @@ const SETTLED_CLAIM_MS = 60_000;
 
 /** How long a creation lock holds at most: one whose holder died frees itself after this. */
 const CREATION_LOCK_MS = 5_000;
-/** Tries to take a held creation lock: with the backoff, about 5 s on average and 10 s at most, so a dead holder's hold runs out first. */
-const CREATION_LOCK_ATTEMPTS = 16;
+/** How long a request tries to take a held creation lock: longer than a hold, so a dead holder's runs out first. */
+const CREATION_LOCK_WAIT_MS = CREATION_LOCK_MS + 2_000;
 
 /** How many deleted agents a tenant-wide list leaves out by name (a FilterExpression's IN takes 100 values). */
 const DELETED_AGENTS_LEFT_OUT = 100;
@@ -374,7 +374,8 @@ export function agentsRepository(db: Db): AgentsRepository {
     async withCreationLock<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
       const Key = keys.agentCreationLock(tenantId);
       const holder = randomUUID();
-      for (let attempt = 0; attempt < CREATION_LOCK_ATTEMPTS; attempt++) {
+      const giveUpAt = Date.now() + CREATION_LOCK_WAIT_MS;
+      for (let attempt = 0; attempt === 0 || Date.now() < giveUpAt; attempt++) {
         if (attempt > 0) await backoff(attempt);
         const nowMs = Date.now();
         const heldUntilMs = nowMs + CREATION_LOCK_MS;

@@ -164,7 +164,7 @@ export const sessionTrace = (tenantId: string, sessionId: string, startTimeMs: n
   PK: sessionPartition(tenantId, sessionId),
   SK: `${SESSION_TRACE_PREFIX}${timeSortKey(startTimeMs, traceId)}`,
 });
-/** An agent deleted within the longest retention: its traces still count in the tenant's rollups, so totals take them out. */
+/** An agent deleted within the longest retention: the trace lists leave its traces out, and their totals its counts, until its purge has taken them out of the tenant's rollups. */
 export const deletedAgent = (tenantId: string, agentId: string) => ({ PK: `TENANT#${enc(tenantId)}`, SK: `AGENTDELETED#${enc(agentId)}` });
 export const DELETED_AGENT_PREFIX = 'AGENTDELETED#';
 /** How far the re-indexing of items written before an index layout has gone (see `reindex.ts`). */

@@ -443,7 +443,10 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
   }
 
   /**
-   * Recomputes a tenant's hour (tenant-wide and per agent) from its minutes; answers the agents it saw.
+   * Recomputes a tenant's hour (tenant-wide and per agent) from its minutes; answers the agents it saw,
+   * and those the hour counted before and no longer does (a deleted agent's part taken out of its
+   * minutes, `forgetAgent`): their hour is written empty, so that their own buckets, which the trace
+   * list's totals take off the tenant's for agents deleted lately, agree with the tenant's.
    * The compaction reads what it recomputes from strongly consistently, here and in recomputeDay: it
    * may run moments after the write it recomputes for (a late trace's minute, then its marker; the
    * hour buckets put just before the day's), and once the marker is gone the hour is not recomputed
@@ -451,9 +454,21 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
    * that write would stay wrong (on AWS; dynalite's reads are all consistent).
    */
   async function recomputeHour(tenantId: string, hourStartMs: number, expiresAt: number): Promise<string[]> {
-    const byMinute = await minutes(tenantId, hourStartMs, hourStartMs + BUCKET_MS.hour, undefined, true);
+    const [byMinute, before] = await Promise.all([
+      minutes(tenantId, hourStartMs, hourStartMs + BUCKET_MS.hour, undefined, true),
+      doc.send(
+        new GetCommand({
+          TableName,
+          Key: keys.rollup(tenantId, ALL_AGENTS, 'hour', hourStartMs),
+          ConsistentRead: true,
+          ProjectionExpression: '#agents',
+          ExpressionAttributeNames: { '#agents': 'agents' },
+        }),
+      ),
+    ]);
     const parts = mergeByAgent(byMinute.values());
     const agents = agentsOnly(parts);
+    const gone = Object.keys((before.Item?.['agents'] as Record<string, unknown> | undefined) ?? {}).filter((agentId) => !agents.has(agentId));
     /** The hour's minutes' counts of a scope, as `count` finds them in each minute's rollups by agent. */
     const slots = (count: (minute: ByAgent) => TraceCounts | undefined) => {
       const bySlot = new Map<number, TraceCounts>();
@@ -480,8 +495,11 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
           ),
         ),
       ),
+      ...gone.map((agentId) =>
+        put(rollupItems.coarse(tenantId, agentId, 'hour', hourStartMs, emptyRollup(), slotsOf('hour', hourStartMs, new Map()), new Map(), expiresAt)),
+      ),
     ]);
-    return [...agents.keys()];
+    return [...agents.keys(), ...gone];
   }
 
   async function recomputeDay(tenantId: string, scope: string, dayStartMs: number, expiresAt: number): Promise<void> {
@@ -607,10 +625,9 @@ export function rollupsRepository(db: Db, now: () => number = Date.now): Rollups
      * again; the agent is gone, and a trace sent again names a new one.
      */
     async forgetAgent(tenantId: string, agentId: string, minuteStarts: readonly number[], expiresAt: number): Promise<void> {
-      for (const minuteStartMs of new Set(minuteStarts)) {
-        await forgetInMinute(tenantId, agentId, minuteStartMs);
-        await markDirty(tenantId, bucketStart(minuteStartMs, 'hour'), expiresAt);
-      }
+      for (const minuteStartMs of new Set(minuteStarts)) await forgetInMinute(tenantId, agentId, minuteStartMs);
+      // After the minutes: a compaction that read them before finds its marker's version changed.
+      for (const hourStartMs of new Set(minuteStarts.map((ms) => bucketStart(ms, 'hour')))) await markDirty(tenantId, hourStartMs, expiresAt);
     },
 
     /**

@@ -46,10 +46,10 @@ const PURGE_PAGE = 100;
 const SUMMARY_ATTEMPTS = 8;
 
 const distinct = <T>(values: Iterable<T | null | undefined>): T[] => [...new Set([...values].filter((v): v is T => v !== null && v !== undefined))];
-/** One spelling per agent: names differing only in case or surrounding spaces are the same agent. */
+/** One spelling per agent: names alike by `agentNameKey` are the same agent. */
 const distinctNames = (names: Iterable<string | null>): string[] => [...new Map(distinct(names).map((n) => [agentNameKey(n), n.trim()] as const)).values()];
 
-/** Agent ids by lower-cased name, creating the agents seen for the first time. */
+/** Agent ids by `agentNameKey`, creating the agents seen for the first time. */
 async function resolveAgents(tenantId: string, names: string[], deps: PersistDeps): Promise<Map<string, string>> {
   const now = deps.clock.now();
   const ids = await Promise.all(names.map((name) => deps.store.agents.ensure(implicitAgent(tenantId, name, deps.ids, now))));
@@ -366,8 +366,8 @@ interface StoredTrace {
  * A child span often names no agent until its trace's root arrives, and is its nearest ancestor's;
  * one whose agent is not known as it arrives is left for the root's arrival, when every stored span
  * of the trace is checked (a span checked before, under the same agent, counts once: occurrences are
- * idempotent per agent and type). The traces the service is closing (`closing`) are settled too: every stored span is checked, and the
- * trace itself (it did not finish). A failure passed up from a failed descendant is that descendant's
+ * idempotent per agent and type). The traces the service is closing (`closing`) are settled too:
+ * every stored span is checked, and the trace itself (it did not finish). A failure passed up from a failed descendant is that descendant's
  * occurrence, not another one.
  */
 export async function checkThresholds(

@@ -75,7 +75,15 @@ describe('the trace page', () => {
     await page.goto(`/traces/${tenant.traceId}`);
     await page.getByText('The answer apologises but gives the customer nothing to act on.').waitFor();
     await page.getByText('orders service timed out').waitFor();
-    await page.getByRole('region', { name: 'Alerts' }).getByRole('link').first().waitFor();
+    // The alert by its type; its message only when its latest occurrence is this trace's.
+    const alert = (await h.service.api('GET', `/spans/alerts/${tenant.alertId}`, { apiKey: tenant.apiKey })).body.data;
+    const item = page
+      .getByRole('region', { name: 'Alerts' })
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('link', { name: alert.type, exact: true }) });
+    await item.waitFor();
+    const said = alert.traceIds[0] === tenant.traceId ? alert.message : `one of ${alert.occurrenceCount} occurrences; the latest is another trace's`;
+    await item.getByText(said, { exact: true }).waitFor();
   });
 });
 
@@ -234,6 +242,7 @@ describe('the traces explorer', () => {
     expect(await fact('Metadata').allTextContents()).toEqual(['plan=enterprise', 'seats=12', 'region=eu-west']);
     // A key holding "=" cannot be filtered by (key=value splits at the first "="): shown, not linked.
     await page.locator('dl.facts').getByText('a=b=c', { exact: true }).waitFor();
+    expect(await page.locator('dl.facts').getByRole('link', { name: /a=b=c/ }).count()).toBe(0);
     // The same badges as the list's: one check covers both.
     await expectAccessible(page, 'a trace with tags and metadata');
     await page.getByRole('link', { name: 'Traces with metadata region=eu-west' }).click();
@@ -381,9 +390,16 @@ describe("the API's errors", () => {
 describe('settings', () => {
   it('shows a new key once, with a copy button, and lists it by prefix only', async () => {
     await page.goto('/settings');
+    const activeKeys = async () => Number(/(\d+) active keys/.exec((await page.getByText(/\d+ active keys/).textContent())!)![1]);
+    await page.getByText(/\d+ active keys/).waitFor();
+    const before = await activeKeys();
     await page.getByLabel('Key name').fill('ci runner');
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-key').textContent())!;
+    // The plan's summary counts it at once; its buttons name it by its prefix too.
+    await expect.poll(activeKeys).toBe(before + 1);
+    // The prefix shown is `aos_live_` and the key id's first four characters.
+    await page.getByRole('button', { name: `Revoke ci runner (${key.slice(0, 13)}…${key.slice(-4)})`, exact: true }).waitFor();
     await page.getByRole('button', { name: 'Copy key' }).click();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     await page.getByRole('button', { name: 'I have stored it' }).click();
@@ -484,6 +500,11 @@ describe('long text without spaces', () => {
       );
       expect(widths[0], `${path} is ${widths[0]} px wide in a window of ${widths[1]}: ${culprits}`).toBeLessThanOrEqual(widths[1]!);
     }
+    // On a phone's width the top bar wraps: signing out stays in reach.
+    await wide.setViewportSize({ width: 390, height: 844 });
+    await wide.goto('/settings');
+    const signOut = await wide.getByRole('button', { name: 'Sign out' }).boundingBox();
+    expect(signOut!.x + signOut!.width).toBeLessThanOrEqual(390);
   });
 });
 
@@ -527,5 +548,12 @@ describe('traces that have not finished', () => {
     await page.getByText(new RegExp(`^in progress last activity .*${clock(lastEnd)}$`)).waitFor();
     await page.goto('/traces/run-lost');
     await page.getByText(new RegExp(`^closed without a finished root span at .*${clock(closedAt.toISOString())}$`)).waitFor();
+
+    // The agent's page marks them too, among its recent traces.
+    const agents = (await h.service.api('GET', '/agents?limit=100', { apiKey: tenant.apiKey })).body.data as Array<{ id: string; name: string }>;
+    await page.goto(`/agents/${agents.find((a) => a.name === 'research-bot')!.id}`);
+    const recent = page.getByRole('region', { name: 'Recent traces' });
+    await recent.getByText(new RegExp(`^in progress last activity .*${clock(lastEnd)}$`)).waitFor();
+    await recent.getByText(/^closed without a finished root span at/).waitFor();
   });
 });

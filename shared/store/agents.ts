@@ -25,7 +25,12 @@ const CONTENDED_ATTEMPTS = 12;
  */
 const SETTLED_CLAIM_MS = 60_000;
 
-/** How long a creation lock holds at most: one whose holder died frees itself after this. */
+/**
+ * How long a creation lock holds at most: one whose holder died frees itself after this. The lock is a
+ * conditional put and delete of one item, as the export slots are (store/exports.ts), through the same
+ * DynamoDB client: the lock libraries for Node.js (dynamodb-lock-client) add a second client and a
+ * heartbeat this few-millisecond hold does not need.
+ */
 const CREATION_LOCK_MS = 5_000;
 /** How long a request tries to take a held creation lock: longer than a hold, so a dead holder's runs out first. */
 const CREATION_LOCK_WAIT_MS = CREATION_LOCK_MS + 2_000;

@@ -118,8 +118,22 @@ it('walks the story: register, make a key, send a trace, find it, open its water
   await page.getByRole('heading', { name: 'Alert configuration' }).waitFor();
   await page.getByRole('button', { name: 'Add e-mail address' }).click();
   await page.getByLabel('E-mail address 1').fill('not-an-address');
-  await page.getByText('contacts.email.0.address: Invalid email address').waitFor();
+  await page.getByText('Enter an e-mail address, such as name@example.com.').waitFor();
   expect(await page.getByRole('button', { name: 'Save alert configuration' }).isDisabled()).toBe(true);
+  // Each problem is said beside its field, in plain words rather than zod's.
+  const duration = await page.getByLabel('Duration (ms)').inputValue();
+  const samplingRate = await page.getByLabel('Share of traces judged (0–1)').inputValue();
+  await page.getByLabel('Duration (ms)').fill('');
+  await page.getByLabel('Share of traces judged (0–1)').fill('2');
+  await page.getByLabel('error cooldown minutes').fill('20000');
+  await page.getByText('Fix the 4 fields marked above to save.').waitFor();
+  const problemOf = (label: string) => page.locator(`[id="problem-${label}"]`).textContent();
+  expect(await problemOf('thresholds.duration')).toBe('Enter a number.');
+  expect(await problemOf('llmAnalysis.samplingRate')).toBe('Must be at most 1.');
+  expect(await problemOf('alertTypes.error.cooldownMinutes')).toBe('Must be at most 10,080.');
+  await expect.poll(() => page.getByText(/Invalid input|expected number/).count()).toBe(0);
+  await page.getByLabel('Duration (ms)').fill(duration);
+  await page.getByLabel('Share of traces judged (0–1)').fill(samplingRate);
   await page.getByLabel('E-mail address 1').fill(email);
   await page.getByLabel('error cooldown minutes').fill('0');
   await page.getByRole('button', { name: 'Save alert configuration' }).click();

@@ -2,8 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useMemo, useState } from 'react';
 import * as z from 'zod/mini';
 import { alertConfigPatch, CHANNELS, LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES } from '#shared/domain/alerts/config.ts';
-import { describeIssue } from '#shared/schemas/messages.ts';
 import { api, type Schemas, unwrap } from '../api/client';
+import { fieldProblem } from './field-problem';
 import { ErrorMessage } from './ui';
 
 type AlertConfig = Schemas['AlertConfig'];
@@ -19,7 +19,8 @@ const THRESHOLDS = [
 
 /**
  * The alert configuration of an agent, checked as the API checks it: with the very zod schema the
- * API validates `PUT /agents/:agentId/alerts` with (shared/domain/alerts/config.ts), and its messages.
+ * API validates `PUT /agents/:agentId/alerts` with (shared/domain/alerts/config.ts), each problem
+ * said beside its field in plain words.
  */
 export function AlertConfigEditor({ agentId, config }: { agentId: string; config: AlertConfig }) {
   const queryClient = useQueryClient();
@@ -27,7 +28,7 @@ export function AlertConfigEditor({ agentId, config }: { agentId: string; config
   const problems = useMemo(() => {
     const result = z.safeParse(alertConfigPatch, draft);
     const byField = new Map<string, string>();
-    if (!result.success) for (const issue of result.error.issues) byField.set(issue.path.map(String).join('.'), describeIssue(issue));
+    if (!result.success) for (const issue of result.error.issues) byField.set(issue.path.map(String).join('.'), fieldProblem(issue));
     return byField;
   }, [draft]);
   const save = useMutation({

@@ -430,6 +430,38 @@ describe('the browser', () => {
   });
 });
 
+describe("agents' metrics over a range", () => {
+  // The seed's research bot ran once, 90 minutes ago; the other bots' runs are all within the hour.
+  const requestsOf = (name: string) => page.getByRole('row').filter({ hasText: name }).getByRole('cell').nth(1).textContent();
+
+  it('the agents list counts over the range picked, held in the URL; "All time" is the plan\'s retention', async () => {
+    await page.goto('/agents');
+    await page.getByRole('link', { name: 'research-bot' }).waitFor();
+    await expect.poll(() => requestsOf('research-bot'), { timeout: 30_000 }).toBe('1');
+    await page.getByLabel('Time range preset').selectOption('1h');
+    await page.waitForURL(/range=1h/);
+    await expect.poll(() => requestsOf('research-bot')).toBe('0');
+    expect(await requestsOf('support-bot')).not.toBe('0');
+    await page.reload();
+    await expect.poll(() => requestsOf('research-bot')).toBe('0');
+    await page.getByLabel('Time range preset').selectOption('24h');
+    await expect.poll(() => requestsOf('research-bot')).toBe('1');
+  });
+
+  it("an agent's figures and charts share one range", async () => {
+    const agents = (await h.service.api('GET', '/agents?limit=100', { apiKey: tenant.apiKey })).body.data as Array<{ id: string; name: string }>;
+    const research = agents.find((a) => a.name === 'research-bot')!;
+    await page.goto(`/agents/${research.id}`);
+    const requests = page.getByRole('definition').first();
+    await page.getByText('Requests, last 24 hours').first().waitFor();
+    await expect.poll(() => requests.textContent()).toBe('1');
+    await page.getByRole('form', { name: 'Agent metrics range' }).getByRole('combobox').selectOption('1h');
+    await page.getByText('Requests, last hour').first().waitFor();
+    await expect.poll(() => requests.textContent()).toBe('0');
+    expect(new URL(page.url()).searchParams.get('range')).toBe('1h');
+  });
+});
+
 describe('a deleted agent', () => {
   it('is not shown again from the cache when the browser goes back to its page', async () => {
     const agent = (await h.service.api('POST', '/agents', { apiKey: tenant.apiKey, body: { name: 'doomed-bot' } })).body.data;

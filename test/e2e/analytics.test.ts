@@ -176,6 +176,46 @@ describe(`analytics equal an exact computation over the raw traces (seed ${SEED}
     }
   });
 
+  it.each(ranges)('lists every agent with its metrics over %s when dates are given, as the agent itself has them', async (_name, startMs, endMs) => {
+    const q = `startDate=${new Date(startMs).toISOString()}&endDate=${new Date(endMs).toISOString()}`;
+    const listed = (await service.api('GET', `/agents?limit=100&${q}`, { apiKey })).body.data as Array<{ id: string; name: string; metrics: any }>;
+    expect(listed.map((a) => a.name).sort()).toEqual([...AGENTS].sort());
+    for (const { id, name, metrics } of listed) {
+      const mine = agentMetrics(within(startMs, endMs, name) as TraceSummary[]);
+      expect(metrics, name).toMatchObject({
+        requestCount: mine.requestCount,
+        successRate: mine.successRate,
+        errorRate: mine.errorRate,
+        totalTokens: mine.totalTokens,
+      });
+      expect(metrics.estimatedCost, name).toBeCloseTo(mine.estimatedCost, 9);
+      expect(withinRelativeError(metrics.p95LatencyMs, mine.p95LatencyMs, 0.0005), `${name} p95`).toBe(true);
+      expect((await service.api('GET', `/agents/${id}?${q}`, { apiKey })).body.data.metrics, name).toEqual(metrics);
+    }
+  });
+
+  it("counts an agent's metrics over the plan's retention without dates, and refuses dates the analytics refuse", async () => {
+    const writer = await agentIdOf('writer');
+    expect((await service.api('GET', `/agents/${writer}`, { apiKey })).body.data.metrics.requestCount).toBe(
+      truth.filter((t) => t.agentName === 'writer').length,
+    );
+    // endDate alone: the 7 days up to it, as in the analytics.
+    const endDate = new Date(floorMinute(now) - 2 * DAY).toISOString();
+    const upTo = (await service.api('GET', `/agents/${writer}?endDate=${endDate}`, { apiKey })).body.data.metrics;
+    expect(upTo.requestCount).toBe(within(0, floorMinute(now) - 2 * DAY, 'writer').length);
+    for (const [path, field] of [
+      ['/agents?startDate=yesterday', 'startDate'],
+      ['/agents?startDate=2026-11-20&endDate=2026-11-10', 'endDate'],
+      [`/agents/${writer}?startDate=2024-01-01&endDate=2026-01-10`, 'startDate'],
+      [`/agents/${writer}?endDate=soon`, 'endDate'],
+    ] as const) {
+      const res = await service.api('GET', path, { apiKey });
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.code, path).toBe('VALIDATION_ERROR');
+      expect(res.body.error.message, path).toContain(field);
+    }
+  });
+
   it('counts a late trace in an hour already compacted, once, also when it is sent again', async () => {
     const startTimeMs = floorMinute(now) - 2 * DAY + 7 * MINUTE + 123;
     const late = {

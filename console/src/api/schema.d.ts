@@ -504,7 +504,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List agents with their metrics */
+        /** List agents with their metrics: over startDate–endDate when either is given (as /analytics/metrics counts it), else over the plan's retention */
         get: operations["agentsList"];
         put?: never;
         /** Create an agent */
@@ -522,7 +522,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An agent with its metrics */
+        /** An agent with its metrics: over startDate–endDate when either is given, else over the plan's retention */
         get: operations["agentsGet"];
         /** Update an agent */
         put: operations["agentsUpdate"];
@@ -5583,6 +5583,8 @@ export interface operations {
                 limit?: string;
                 skip?: string;
                 cursor?: string;
+                startDate?: string;
+                endDate?: string;
             };
             header?: never;
             path?: never;
@@ -5790,7 +5792,10 @@ export interface operations {
     };
     agentsGet: {
         parameters: {
-            query?: never;
+            query?: {
+                startDate?: string;
+                endDate?: string;
+            };
             header?: never;
             path: {
                 agentId: string;

@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { AlertConfigEditor } from '../components/AlertConfigEditor';
 import { TimeChart } from '../components/Chart';
-import { rangeDates } from '../components/range';
+import { isRangeKey, RANGES, type RangeKey, rangeDates } from '../components/range';
+import { withChanges } from '../components/TimeRangePicker';
 import { TraceState } from '../components/TraceState';
 import {
   Badge,
@@ -22,9 +23,14 @@ import {
 
 export default function AgentDetail() {
   const { agentId = '' } = useParams();
+  const [search, setSearch] = useSearchParams();
+  const range: RangeKey = isRangeKey(search.get('range')) ? (search.get('range') as RangeKey) : '24h';
+  // One range for the figures and the charts; a new range keeps the page (and the editor's draft) while it loads.
+  const dates = useMemo(() => rangeDates(range), [range]);
   const agent = useQuery({
-    queryKey: ['agent', agentId],
-    queryFn: async () => unwrap(await api.GET('/agents/{agentId}', { params: { path: { agentId } } })).data,
+    queryKey: ['agent', agentId, dates],
+    queryFn: async () => unwrap(await api.GET('/agents/{agentId}', { params: { path: { agentId }, query: dates } })).data,
+    placeholderData: (previous) => (previous?.id === agentId ? previous : undefined),
   });
   if (agent.isLoading) return <Loading />;
   if (!agent.data) return <ErrorMessage error={agent.error} />;
@@ -36,7 +42,19 @@ export default function AgentDetail() {
         <Link to={`/alerts?agentId=${encodeURIComponent(a.id)}`}>All alerts</Link>
       </PageTitle>
       {a.description ? <p>{a.description}</p> : null}
-      <dl className="cards">
+      <form className="filters" aria-label="Agent metrics range" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Range{' '}
+          <select value={range} onChange={(e) => setSearch(withChanges(search, { range: e.target.value }), { replace: true })}>
+            {Object.entries(RANGES).map(([key, r]) => (
+              <option key={key} value={key}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      <dl className="cards" aria-label={`Metrics, ${RANGES[range].label.toLowerCase()}`}>
         <div className="card">
           <dt>Requests</dt>
           <dd>{formatNumber(a.metrics.requestCount)}</dd>
@@ -62,7 +80,7 @@ export default function AgentDetail() {
           <dd>{formatCost(a.metrics.estimatedCost)}</dd>
         </div>
       </dl>
-      <AgentCharts agentId={a.id} />
+      <AgentCharts agentId={a.id} range={range} dates={dates} />
       <div className="two-columns">
         <RecentTraces agentId={a.id} />
         <RecentAlerts agentId={a.id} />
@@ -75,8 +93,9 @@ export default function AgentDetail() {
   );
 }
 
-function AgentCharts({ agentId }: { agentId: string }) {
-  const query = useMemo(() => ({ ...rangeDates('24h'), interval: 'hour' as const, agentId }), [agentId]);
+function AgentCharts({ agentId, range, dates }: { agentId: string; range: RangeKey; dates: { startDate: string; endDate: string } }) {
+  const query = useMemo(() => ({ ...dates, interval: RANGES[range].interval, agentId }), [agentId, range, dates]);
+  const over = RANGES[range].label.toLowerCase();
   const requests = useQuery({
     queryKey: ['analytics', 'requests', query],
     queryFn: async () => unwrap(await api.GET('/analytics/traces/requests-over-time', { params: { query } })).data,
@@ -90,7 +109,7 @@ function AgentCharts({ agentId }: { agentId: string }) {
       <ErrorMessage error={requests.error ?? latency.error} />
       {requests.data ? (
         <TimeChart
-          title="Requests, last 24 hours"
+          title={`Requests, ${over}`}
           timestamps={requests.data.series.map((p) => p.timestamp)}
           series={[{ label: 'Requests', color: '#2563eb', values: requests.data.series.map((p) => p.requestCount) }]}
           format={formatNumber}
@@ -98,7 +117,7 @@ function AgentCharts({ agentId }: { agentId: string }) {
       ) : null}
       {latency.data ? (
         <TimeChart
-          title="Latency, last 24 hours"
+          title={`Latency, ${over}`}
           timestamps={latency.data.series.map((p) => p.timestamp)}
           series={[
             { label: 'p50', color: '#16a34a', values: latency.data.series.map((p) => p.p50Ms) },

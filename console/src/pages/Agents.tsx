@@ -3,20 +3,26 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { CursorPager } from '../components/CursorPager';
+import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle } from '../components/ui';
 
 export default function Agents() {
-  const [search] = useSearchParams();
-  const cursor = search.get('cursor');
+  const [search, setSearch] = useSearchParams();
+  // Metrics over the range picked (the API's startDate/endDate); "All time" is the plan's retention.
+  const query = listQueryFromSearch(search, ['cursor'], '50');
   const agents = useQuery({
-    queryKey: ['agents', cursor],
-    queryFn: async () => unwrap(await api.GET('/agents', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}) } } })),
+    queryKey: ['agents', query],
+    queryFn: async () => unwrap(await api.GET('/agents', { params: { query } })),
     placeholderData: keepPreviousData,
   });
+  const change = (changes: Record<string, string | undefined>) => setSearch(withChanges(search, changes));
   return (
     <>
       <PageTitle title="Agents" />
       <CreateAgent />
+      <form className="filters" aria-label="Agent metrics range" onSubmit={(e) => e.preventDefault()}>
+        <TimeRangePicker search={search} onChange={change} />
+      </form>
       <ErrorMessage error={agents.error} />
       {agents.isLoading ? <Loading /> : null}
       {agents.data?.data.length === 0 ? <Empty>No agents yet: they appear with their first trace, or create one above.</Empty> : null}
@@ -55,7 +61,7 @@ export default function Agents() {
               ))}
             </tbody>
           </table>
-          <CursorPager pagination={agents.data.pagination} noun="agents" />
+          <CursorPager pagination={agents.data.pagination} noun="agents" pin={pinnedRange(search, query)} />
         </>
       ) : null}
     </>

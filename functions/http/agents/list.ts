@@ -5,6 +5,6 @@ import { agentsRoutes } from '#shared/schemas/routes/agents.ts';
 import { AGENT_REPOSITORIES } from '#shared/wiring/agents.ts';
 import { routePorts } from '#shared/wiring/routes.ts';
 
-export const handler = listRoute('agents/list', agentsRoutes, routePorts(AGENT_REPOSITORIES), ({ principal }, page, ports) =>
-  listAgents(tenantOf(principal), page, ports),
+export const handler = listRoute('agents/list', agentsRoutes, routePorts(AGENT_REPOSITORIES), ({ principal, query }, page, ports) =>
+  listAgents(tenantOf(principal), query, page, ports),
 );

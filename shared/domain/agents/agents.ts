@@ -1,9 +1,10 @@
 import type * as z from 'zod/mini';
 import type { createAgentBody, updateAgentBody } from '../../schemas/routes/agents.ts';
 import { effectiveAlertConfig } from '../alerts/config.ts';
-import { agentRollup, agentRollups, retentionDaysOf } from '../analytics/queries.ts';
+import { agentRollups, agentRollupsBetween, retentionDaysOf } from '../analytics/queries.ts';
 import { emptyRollup, type Rollup } from '../analytics/rollup.ts';
 import { agentMetricsOf } from '../analytics/views.ts';
+import { resolveRange } from '../analytics/window.ts';
 import { ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import type { IngestMessage } from '../ingest/messages.ts';
 import type { PageInput } from '../paging/page.ts';
@@ -19,9 +20,36 @@ export interface AgentDeps {
   ids: Ids;
 }
 
+/** The dates an agent's metrics cover: `startDate` and `endDate` when either is given. */
+export interface MetricsRangeQuery {
+  startDate?: Date | undefined;
+  endDate?: Date | undefined;
+}
+
+/** What an agent's metrics need besides the agents: the plan's retention, and the hours not recomputed yet. */
+interface MetricsInputs {
+  retentionDays: number;
+  dirtyHours: readonly number[];
+}
+
+const metricsInputs = async (deps: AgentDeps, tenantId: string): Promise<MetricsInputs> => {
+  const [retentionDays, dirtyHours] = await Promise.all([retentionDaysOf(deps.store, tenantId), deps.store.rollups.dirtyHours(tenantId)]);
+  return { retentionDays, dirtyHours };
+};
+
+/**
+ * These agents' rollups: over the range the query asks for (the 7 days up to `endDate` when only that
+ * is given, as in the analytics), else over the plan's retention in calendar days, today's included.
+ */
+async function metricsRollups(deps: AgentDeps, tenantId: string, agentIds: readonly string[], query: MetricsRangeQuery, inputs: MetricsInputs) {
+  if (query.startDate || query.endDate) return agentRollupsBetween(deps, tenantId, resolveRange(query, deps.clock.now()), agentIds, inputs.dirtyHours);
+  return agentRollups(deps, tenantId, inputs.retentionDays, agentIds, inputs.dirtyHours);
+}
+
 /** The agent with the spec's per-agent metrics, from the same rollups the analytics read. */
 async function view(agent: AgentRecord, deps: AgentDeps, rollup?: Rollup) {
-  const metricsRollup = rollup ?? (await agentRollup(deps, agent.tenantId, agent.id, await retentionDaysOf(deps.store, agent.tenantId)));
+  const metricsRollup =
+    rollup ?? (await metricsRollups(deps, agent.tenantId, [agent.id], {}, await metricsInputs(deps, agent.tenantId))).get(agent.id) ?? emptyRollup();
   return {
     id: agent.id,
     name: agent.name,
@@ -80,25 +108,22 @@ export async function createAgent(tenantId: string, body: z.infer<typeof createA
   return view(agent, deps);
 }
 
-export async function getAgent(tenantId: string, agentId: string, deps: AgentDeps) {
-  const agent = await deps.store.agents.get(tenantId, agentId);
+export async function getAgent(tenantId: string, agentId: string, deps: AgentDeps, query: MetricsRangeQuery = {}) {
+  const [agent, inputs] = await Promise.all([deps.store.agents.get(tenantId, agentId), metricsInputs(deps, tenantId)]);
   if (!agent) throw new NotFoundError('Agent');
-  return view(agent, deps);
+  return view(agent, deps, (await metricsRollups(deps, tenantId, [agentId], query, inputs)).get(agentId) ?? emptyRollup());
 }
 
 /**
- * One page of agents in name order, their metrics from the rollups (the page's agents' settled items
- * read together, today from the tenant-wide buckets decoding only the page's agents) and `lastSeenAt`
- * from their items: no read per agent; the agents and their metrics are read at once, by the page's ids.
+ * One page of agents in name order, their metrics from the rollups (over the query's dates, or the
+ * plan's retention: the page's agents' settled items read together, today from the tenant-wide
+ * buckets decoding only the page's agents) and `lastSeenAt` from their items: no read per agent; the
+ * agents and their metrics are read at once, by the page's ids.
  */
-export async function listAgents(tenantId: string, page: PageInput, deps: AgentDeps) {
+export async function listAgents(tenantId: string, query: MetricsRangeQuery, page: PageInput, deps: AgentDeps) {
   const pageWithMetrics = async () => {
-    const [ids, days, dirtyHours] = await Promise.all([
-      deps.store.agents.idPage(tenantId, page),
-      retentionDaysOf(deps.store, tenantId),
-      deps.store.rollups.dirtyHours(tenantId),
-    ]);
-    const [agents, rollups] = await Promise.all([deps.store.agents.getMany(tenantId, ids.items), agentRollups(deps, tenantId, days, ids.items, dirtyHours)]);
+    const [ids, inputs] = await Promise.all([deps.store.agents.idPage(tenantId, page), metricsInputs(deps, tenantId)]);
+    const [agents, rollups] = await Promise.all([deps.store.agents.getMany(tenantId, ids.items), metricsRollups(deps, tenantId, ids.items, query, inputs)]);
     return { ids, agents, rollups };
   };
   const [{ ids, agents, rollups }, total] = await Promise.all([pageWithMetrics(), deps.store.agents.countNames(tenantId)]);

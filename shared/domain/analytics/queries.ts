@@ -122,9 +122,22 @@ export async function agentRollups(
   return mergeByAgent([past, ...[...found.values()].map((b) => b.byAgent)]);
 }
 
-/** One agent's rollup over the plan's retention, for the agent's own metrics (as in the list). */
-export async function agentRollup(deps: AnalyticsDeps, tenantId: string, agentId: string, retentionDays: number): Promise<Rollup> {
-  return (await agentRollups(deps, tenantId, retentionDays, [agentId])).get(agentId) ?? emptyRollup();
+/**
+ * These agents' rollups over [startMs, endMs) (whole minutes, from the tenant-wide buckets' breakdown,
+ * decoding only these agents): one read of the range's day, hour and minute buckets for the whole
+ * page, bounded by the range, not the history. Hours not recomputed since their minutes changed are
+ * read as their minutes, as the metrics over the retention read them, so a late trace counts at once.
+ */
+export async function agentRollupsBetween(
+  deps: AnalyticsDeps,
+  tenantId: string,
+  range: { startMs: number; endMs: number },
+  agentIds: readonly string[],
+  dirtyHours: readonly number[],
+): Promise<Map<string, Rollup>> {
+  const refs = withDirtyHoursAsMinutes(withFreshMinutes(coveringBuckets(range.startMs, range.endMs), deps.clock.now().getTime()), dirtyHours);
+  const found = await deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true, agents: new Set(agentIds) });
+  return mergeByAgent([...found.values()].map((b) => b.byAgent));
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { agentsRouteDefs } from '../../catalog.ts';
 import { alertConfigPatch } from '../../domain/alerts/config.ts';
-import { pageQuery } from '../common.ts';
+import { dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
 import { agentIdParams, text } from '../fields.ts';
 import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 
@@ -21,10 +21,21 @@ export const updateAgentBody = z
   })
   .check(z.refine((b: object) => Object.keys(b).length > 0, 'send at least one of name, description, profileSettings'));
 
+/** The dates an agent's metrics cover; without them, the plan's retention. */
+const metricsRange = rangeChecked(dateRangeQuery);
+export const agentListQuery = rangeChecked(z.extend(pageQuery, dateRangeQuery.shape));
+
 export const agentsRoutes = /* @__PURE__ */ areaRoutes(agentsRouteDefs, {
-  'agents/list': { summary: 'List agents with their metrics', query: pageQuery },
+  'agents/list': {
+    summary: "List agents with their metrics: over startDate–endDate when either is given (as /analytics/metrics counts it), else over the plan's retention",
+    query: agentListQuery,
+  },
   'agents/create': { summary: 'Create an agent', body: createAgentBody },
-  'agents/get': { summary: 'An agent with its metrics', params: agentIdParams },
+  'agents/get': {
+    summary: "An agent with its metrics: over startDate–endDate when either is given, else over the plan's retention",
+    params: agentIdParams,
+    query: metricsRange,
+  },
   'agents/update': { summary: 'Update an agent', params: agentIdParams, body: updateAgentBody },
   'agents/delete': { summary: 'Delete an agent and all its data', params: agentIdParams },
   'agents/update-alerts': {

@@ -79,6 +79,7 @@ export function endpointsOf(facts: TenantFacts, agentTask: (agentId: string) => 
     list('alerts', 'alerts', `/spans/alerts?limit=${PAGE_LIMIT}`),
     list('alertsOpen', 'alerts status=open', `/spans/alerts?limit=${PAGE_LIMIT}&status=open`),
     list('agents', 'agents (with metrics)', `/agents?limit=${PAGE_LIMIT}`),
+    list('agentsRange', 'agents, metrics over 7 days', `/agents?limit=${PAGE_LIMIT}&startDate=${new Date(nowMs - 7 * 86_400_000).toISOString()}`),
   ];
 }
 

@@ -45,6 +45,10 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
     /^agents$/,
     "agents' metrics read the page's agents' settled items (their whole past days, one small item each, read together) and today's tenant-wide rollup buckets (its whole hours, the current hour's minutes), which hold the rollup of every agent active in the bucket: 200 agents busy every hour in the large tenant against a handful in the small one, so today's buckets read are larger (not more)",
   ],
+  [
+    /^agentsRange$/,
+    "agents' metrics over a range read the range's tenant-wide rollup buckets (its whole days and hours, the minutes at its ends and of the last two hours), the same number for both tenants, each holding the rollup of every agent active in it: 200 agents busy every hour in the large tenant against a handful in the small one, so the buckets read are larger (not more)",
+  ],
 ];
 
 const parametersOf = (flags: Record<string, number>) => ({

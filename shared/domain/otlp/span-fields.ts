@@ -249,7 +249,7 @@ export type SpanFields = Pick<
 };
 
 /** Reads every canonical field out of `attributes` (moving what it uses) for the span `span`. */
-export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan): SpanFields {
+export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan, scopeName: string | null = null): SpanFields {
   const isVercel = attributes.peek('ai.operationId') !== undefined;
   const agentName = attributes.string(AGENT_NAME_ATTRIBUTE);
   const frameworkAgentName = frameworkAgentNameOf(attributes, span.name);
@@ -260,7 +260,7 @@ export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan): Span
   const operation = attributes.string(OPERATION_KEYS);
   const model = attributes.string(MODEL_KEYS);
   const provider = providerOf(attributes, isVercel);
-  const usage = usageOf(attributes);
+  const usage = usageOf(attributes, scopeName);
   const content = contentOf(attributes, span.events);
   const level = attributes.peekString('langfuse.observation.level');
   const failedByLevel = level?.toUpperCase() === 'ERROR' && span.status.code !== 2;
@@ -352,15 +352,39 @@ function providerOf(attributes: AttributeReader, isVercel: boolean): string | nu
   return isVercel && provider !== null ? provider.split('.')[0]! : provider;
 }
 
-function usageOf(attributes: AttributeReader) {
+/**
+ * Instrumentations whose input token count leaves out the tokens read from and written to the prompt
+ * cache, which they send beside it, where the conventions count them in. `@traceloop/instrumentation-anthropic`
+ * (0.27, the newest checked) sends Anthropic's own `input_tokens`, which leave them out; its Python
+ * sibling (`opentelemetry.instrumentation.anthropic`) adds them itself, as OpenInference's does.
+ */
+const INPUT_WITHOUT_CACHE_SCOPES: ReadonlySet<string> = new Set(['@traceloop/instrumentation-anthropic']);
+const CACHE_WRITE_TOKEN_KEYS = ['gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_creation_input_tokens'] as const;
+
+/** The input tokens with the cache's read and written tokens added back (the written ones are left in the attributes as sent). */
+function inputWithCache(attributes: AttributeReader, input: number | null, cachedInput: number | null): number | null {
+  if (input === null) return null;
+  const written = CACHE_WRITE_TOKEN_KEYS.map((key) => attributes.peek(key)).find(
+    (value) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0,
+  );
+  return input + (cachedInput ?? 0) + ((written as number | undefined) ?? 0);
+}
+
+function usageOf(attributes: AttributeReader, scopeName: string | null) {
   const langfuse = langfuseUsage(langfuseDetails(attributes, LANGFUSE_USAGE));
   if (Object.values(langfuse).some((count) => count !== null)) attributes.discard(LANGFUSE_USAGE);
   const langfuseTotal = langfuseCost(langfuseDetails(attributes, LANGFUSE_COST));
   if (langfuseTotal !== null) attributes.discard(LANGFUSE_COST);
+  const cachedInputTokens = langfuse.cachedInput ?? attributes.tokenCount(CACHED_INPUT_TOKEN_KEYS);
+  const input = langfuse.input ?? attributes.tokenCount(INPUT_TOKEN_KEYS);
+  // More tokens read from the cache than input tokens in all: the count left the cache out, as Anthropic's does.
+  const inputLeavesCacheOut =
+    langfuse.input === null &&
+    ((scopeName !== null && INPUT_WITHOUT_CACHE_SCOPES.has(scopeName)) || (input !== null && cachedInputTokens !== null && cachedInputTokens > input));
   return {
-    inputTokens: langfuse.input ?? attributes.tokenCount(INPUT_TOKEN_KEYS),
+    inputTokens: inputLeavesCacheOut ? inputWithCache(attributes, input, cachedInputTokens) : input,
     outputTokens: langfuse.output ?? attributes.tokenCount(OUTPUT_TOKEN_KEYS),
-    cachedInputTokens: langfuse.cachedInput ?? attributes.tokenCount(CACHED_INPUT_TOKEN_KEYS),
+    cachedInputTokens,
     reasoningTokens: langfuse.reasoning ?? attributes.tokenCount(REASONING_TOKEN_KEYS),
     cost: langfuseTotal ?? attributes.cost(COST_KEYS),
   };

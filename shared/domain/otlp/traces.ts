@@ -38,6 +38,8 @@ export interface MappedTraces {
 interface SpanOrigin {
   resourceAttributes: Attributes;
   inheritedAttributes: Attributes;
+  /** The instrumentation scope's name: the library that made the span. */
+  scopeName: string | null;
 }
 
 /** Every name a span offers for its agent, strongest first (see `resolveAgentNames`). */
@@ -60,7 +62,11 @@ export function mapTraceRequest(request: OtlpTraceRequest, arrival: Arrival): Ma
   let index = 0;
   for (const { resource, scopeSpans } of request.resourceSpans) {
     for (const { scope, spans: otlpSpans } of scopeSpans) {
-      const origin = { resourceAttributes: resource.attributes, inheritedAttributes: inheritedAttributes(resource.attributes, scope) };
+      const origin = {
+        resourceAttributes: resource.attributes,
+        inheritedAttributes: inheritedAttributes(resource.attributes, scope),
+        scopeName: scope.name || null,
+      };
       for (const otlpSpan of otlpSpans) {
         const problem = spanProblem(otlpSpan);
         if (problem === null) {
@@ -162,7 +168,7 @@ function mapSpan(
   position: number,
 ): { span: CanonicalSpan; signals: CanonicalSignal[]; agentNames: AgentNames } {
   const attributes = new AttributeReader(span.attributes);
-  const fields = mapSpanFields(attributes, span);
+  const fields = mapSpanFields(attributes, span, origin.scopeName);
   const errorType = attributes.string('error.type') ?? exceptionTypeOf(span.events);
   const experimentId = attributes.string('experiment.id');
   const variant = attributes.string('experiment.variant');

@@ -341,6 +341,32 @@ describe('precedence', () => {
     expect(mapOneSpan({ [LANGFUSE_COST]: 'n/a' }).attributes[LANGFUSE_COST]).toBe('n/a');
   });
 
+  it("input tokens: the cache's reads and writes are added back where the count left them out", () => {
+    // Anthropic's own input_tokens leave the cache out; @traceloop/instrumentation-anthropic 0.27 sends them as they are.
+    const anthropic = {
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.request.model': 'claude-sonnet-4-5-20250929',
+      'gen_ai.usage.input_tokens': 1200,
+      'gen_ai.usage.output_tokens': 45,
+      'gen_ai.usage.cache_read.input_tokens': 1000,
+      'gen_ai.usage.cache_creation.input_tokens': 100,
+    };
+    const fromScope = (scope: string) =>
+      mapTraceJson({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: scope, version: '0.27.0' }, spans: [span(anthropic)] }] }] })
+        .spans[0]!;
+    const traceloop = fromScope('@traceloop/instrumentation-anthropic');
+    expect(traceloop).toMatchObject({ inputTokens: 2300, cachedInputTokens: 1000, outputTokens: 45 });
+    // The written tokens stay an attribute as sent: no field holds them apart.
+    expect(traceloop.attributes['gen_ai.usage.cache_creation.input_tokens']).toBe(100);
+    // Any other instrumentation's count is taken as the conventions define it, the cache included.
+    expect(fromScope('opentelemetry.instrumentation.anthropic')).toMatchObject({ inputTokens: 1200, cachedInputTokens: 1000 });
+    // More read from the cache than the input in all: that count left the cache out, whoever sent it.
+    expect(mapOneSpan({ 'gen_ai.usage.input_tokens': 300, 'gen_ai.usage.cache_read.input_tokens': 5000 })).toMatchObject({
+      inputTokens: 5300,
+      cachedInputTokens: 5000,
+    });
+  });
+
   it('tokens under the older AI SDK and OpenLLMetry names', () => {
     expect(mapOneSpan({ 'ai.usage.promptTokens': 7, 'ai.usage.completionTokens': 3 })).toMatchObject({ inputTokens: 7, outputTokens: 3 });
     expect(mapOneSpan({ 'llm.usage.prompt_tokens': 8, 'llm.usage.completion_tokens': 4 })).toMatchObject({ inputTokens: 8, outputTokens: 4 });

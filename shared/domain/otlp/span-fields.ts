@@ -520,12 +520,28 @@ function vercelOutput(attributes: AttributeReader): string | null {
   return attributes.text(VERCEL_TEXT_KEYS) ?? contentText(attributes.json('ai.toolCall.result')) ?? attributes.text(VERCEL_OBJECT_KEYS);
 }
 
-/** OpenInference: chat messages (or retrieved documents) when the span has them, else `input.value` / `output.value`. */
+/**
+ * A flattened message with nothing but its role: OpenInference's LangChain instrumentation flattens an
+ * AI message whose tool calls LangChain keeps outside `additional_kwargs` as `{role, content: ""}`.
+ */
+const saysNothing = (message: AttributeValue): boolean =>
+  message !== null &&
+  typeof message === 'object' &&
+  !Array.isArray(message) &&
+  (message['content'] === undefined || message['content'] === '') &&
+  !(Array.isArray(message['tool_calls']) && message['tool_calls'].length > 0) &&
+  !(Array.isArray(message['contents']) && message['contents'].length > 0);
+
+/**
+ * OpenInference: chat messages (or retrieved documents) when the span has them, else `input.value` /
+ * `output.value`; messages that say nothing but their roles do not stand in for a value sent beside them.
+ */
 function openInferenceContent(attributes: AttributeReader, direction: 'input' | 'output'): string | null {
   const keys = OPENINFERENCE_CONTENT_KEYS[direction];
+  const messages = openInferenceMessages(attributes.indexedList(keys.messages));
+  const emptyMessages = messages?.every(saysNothing) && attributes.peek(keys.value) !== undefined;
   const structured =
-    openInferenceMessages(attributes.indexedList(keys.messages)) ??
-    (direction === 'output' ? openInferenceDocuments(attributes.indexedList('retrieval.documents')) : null);
+    (emptyMessages ? null : messages) ?? (direction === 'output' ? openInferenceDocuments(attributes.indexedList('retrieval.documents')) : null);
   if (structured !== null) {
     // The raw request or response body repeats the same content.
     attributes.discard([keys.value, keys.mimeType]);

@@ -427,6 +427,31 @@ describe('precedence', () => {
     expect(JSON.parse(parts.input!)).toEqual([{ role: 'user', contents: [{ type: 'text', text: 'Describe' }, { type: 'image' }] }]);
   });
 
+  it('OpenInference messages that hold nothing but their roles leave the value sent beside them as the content', () => {
+    // The LangChain instrumentation flattens an AI message whose tool calls LangChain keeps on the message itself to a bare role.
+    const value = JSON.stringify({
+      generations: [[{ text: '', message: { kwargs: { content: '', tool_calls: [{ name: 'lookup_order', args: { id: 'A7' } }] } } }]],
+    });
+    const mapped = mapOneSpan({
+      'openinference.span.kind': 'LLM',
+      'llm.output_messages.0.message.role': 'assistant',
+      'llm.output_messages.0.message.content': '',
+      'output.value': value,
+      'output.mime_type': 'application/json',
+    });
+    expect(mapped.output).toBe(value);
+    expect(mapped.attributes['output.value']).toBeUndefined();
+    // A message that says something is the content, and the raw value repeating it goes.
+    const spoken = mapOneSpan({
+      'openinference.span.kind': 'LLM',
+      'llm.output_messages.0.message.role': 'assistant',
+      'llm.output_messages.0.message.content': 'Your order ships today.',
+      'output.value': value,
+    });
+    expect(JSON.parse(spoken.output!)).toEqual([{ role: 'assistant', content: 'Your order ships today.' }]);
+    expect(spoken.attributes['output.value']).toBeUndefined();
+  });
+
   it('session and user: GenAI, then the generic names, then Langfuse, AI SDK metadata and Traceloop association properties', () => {
     expect(mapOneSpan({ 'ai.telemetry.metadata.sessionId': 's', 'ai.telemetry.metadata.userId': 'u' })).toMatchObject({
       sessionId: 's',

@@ -252,7 +252,7 @@ export type SpanFields = Pick<
 export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan, scopeName: string | null = null): SpanFields {
   const isVercel = attributes.peek('ai.operationId') !== undefined;
   const agentName = attributes.string(AGENT_NAME_ATTRIBUTE);
-  const frameworkAgentName = frameworkAgentNameOf(attributes, span.name);
+  const frameworkAgentName = frameworkAgentNameOf(attributes, span.name, scopeName);
   const dialectKind = dialectKindOf(attributes);
   const explicitToolName = attributes.string(TOOL_NAME_KEYS) ?? traceloopToolName(attributes);
   const kind = dialectKind ?? fallbackKind(attributes, explicitToolName);
@@ -293,14 +293,22 @@ export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan, scope
   };
 }
 
-function frameworkAgentNameOf(attributes: AttributeReader, spanName: string): string | null {
+/**
+ * Instrumentations whose `traceloop.workflow.name` names the span's own LangChain runnable
+ * (`RunnableSequence`, `RunnableLambda`, `prompt`, …) on every span, not the application's workflow
+ * as the Traceloop SDK's decorators do: as agent names they made one agent of each class.
+ */
+const RUNNABLE_WORKFLOW_SCOPES: ReadonlySet<string> = new Set(['@traceloop/instrumentation-langchain']);
+
+function frameworkAgentNameOf(attributes: AttributeReader, spanName: string, scopeName: string | null): string | null {
   const isOpenInferenceAgent = attributes.peekString('openinference.span.kind')?.toUpperCase() === 'AGENT';
   const isTraceloopAgent = attributes.peekString('traceloop.span.kind') === 'agent';
+  const namesRunnables = scopeName !== null && RUNNABLE_WORKFLOW_SCOPES.has(scopeName);
   return (
     attributes.peekString(AGENT_NAMING_KEYS) ??
     (isOpenInferenceAgent ? spanName : null) ??
     (isTraceloopAgent ? attributes.peekString('traceloop.entity.name') : null) ??
-    attributes.peekString(TRACE_NAMING_KEYS)
+    (namesRunnables ? attributes.peekString('langfuse.trace.name') : attributes.peekString(TRACE_NAMING_KEYS))
   );
 }
 

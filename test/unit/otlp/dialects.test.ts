@@ -316,6 +316,19 @@ describe('precedence', () => {
     expect(mapOneSpan(attributes, fields)).toMatchObject({ agentName: agent, agentNameFromService: false });
   });
 
+  it("the LangChain runnables Traceloop's LangChain instrumentation names as workflows are not agents", () => {
+    const runnable = { 'traceloop.span.kind': 'workflow', 'traceloop.workflow.name': 'RunnableSequence' };
+    const fromScope = (scope: string) =>
+      mapTraceJson({
+        resourceSpans: [
+          { resource: { attributes: keyValues({ 'service.name': 'support-svc' }) }, scopeSpans: [{ scope: { name: scope }, spans: [span(runnable)] }] },
+        ],
+      }).spans[0]!;
+    expect(fromScope('@traceloop/instrumentation-langchain')).toMatchObject({ agentName: 'support-svc', agentNameFromService: true, kind: 'chain' });
+    // The Traceloop SDK's own workflows name the application's workflow.
+    expect(fromScope('@traceloop/node-server-sdk')).toMatchObject({ agentName: 'RunnableSequence', agentNameFromService: false });
+  });
+
   it('model: the response model before the request model, a Langfuse model before both', () => {
     expect(mapOneSpan({ 'ai.model.id': 'gpt-4o', 'ai.response.model': 'gpt-4o-2024-08-06' }).model).toBe('gpt-4o-2024-08-06');
     expect(mapOneSpan({ 'gen_ai.request.model': 'a', 'llm.model_name': 'b' }).model).toBe('b');

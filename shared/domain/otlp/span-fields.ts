@@ -469,7 +469,7 @@ function contentOf(attributes: AttributeReader, events: OtlpSpanEvent[]) {
     contentEvent(events, usedEvents, 'gen_ai.content.prompt', 'gen_ai.prompt') ??
     attributes.text('ai.prompt.messages') ??
     contentText(vercelPromptMessages(attributes.json('ai.prompt'))) ??
-    attributes.text(VERCEL_INPUT_KEYS) ??
+    vercelInput(attributes) ??
     openInferenceContent(attributes, 'input') ??
     contentText(traceloopArguments(attributes.json('traceloop.entity.input'))) ??
     attributes.text('mcp.resource.uri');
@@ -518,6 +518,22 @@ function genAiInputMessages(attributes: AttributeReader): string | null {
   if (attributes.peek('gen_ai.system_instructions') === undefined) return attributes.text('gen_ai.input.messages');
   const messages = attributes.json('gen_ai.input.messages');
   return messages === null ? null : contentText(withSystemInstructions(messages, attributes.json('gen_ai.system_instructions')));
+}
+
+/**
+ * A tool call's arguments as sent; what was embedded decoded: the AI SDK records the value as JSON
+ * text (`ai.value`) and a list of values as a list of JSON texts (`ai.values`).
+ */
+function vercelInput(attributes: AttributeReader): string | null {
+  const [args, values, value] = VERCEL_INPUT_KEYS;
+  const toolArguments = attributes.text(args);
+  if (toolArguments !== null) return toolArguments;
+  const list = attributes.peek(values);
+  if (Array.isArray(list)) {
+    attributes.discard(values);
+    return contentText(list.map(parsedJson));
+  }
+  return contentText(attributes.json(value));
 }
 
 /** The model's answer (text and tool calls as one message), a tool's result or a generated object, also under the names before AI SDK 4. */

@@ -417,6 +417,14 @@ describe('precedence', () => {
     expect(mapOneSpan({ 'traceloop.entity.input': '{"args":[1,2],"kwargs":{}}' }).input).toBe('{"args":[1,2],"kwargs":{}}');
   });
 
+  it("the AI SDK's embedded values decoded: one value's JSON text, and each of a list's", () => {
+    expect(mapOneSpan({ 'ai.operationId': 'ai.embed', 'ai.value': JSON.stringify('hello embedding') }).input).toBe('hello embedding');
+    const many = mapOneSpan({ 'ai.operationId': 'ai.embedMany', 'ai.values': [JSON.stringify('a one'), JSON.stringify({ sku: 'S1' })] });
+    expect(JSON.parse(many.input!)).toEqual(['a one', { sku: 'S1' }]);
+    expect(many.attributes['ai.values']).toBeUndefined();
+    expect(mapOneSpan({ 'ai.operationId': 'ai.toolCall', 'ai.toolCall.args': '{"city":"Paris"}' }).input).toBe('{"city":"Paris"}');
+  });
+
   it('OpenInference retrieved documents, multi-part content and tool calls, unwrapped', () => {
     const mapped = mapOneSpan({
       'openinference.span.kind': 'RETRIEVER',

@@ -20,7 +20,9 @@ export const looksLikeTimeout = (span: Pick<StoredSpan, 'errorType' | 'statusMes
 
 type SpanLink = Pick<StoredSpan, 'spanId' | 'parentSpanId' | 'status'>;
 
-const describeSpan = (span: StoredSpan) => `${span.kind} span "${span.name}"`;
+/** The span by its kind and name, and its tool where the name does not say it (the AI SDK names every tool call `ai.toolCall`). */
+const describeSpan = (span: StoredSpan) =>
+  `${span.kind} span "${span.name}"${span.toolName && !span.name.includes(span.toolName) ? ` (tool "${span.toolName}")` : ''}`;
 
 /**
  * The failed spans of a trace whose failure came up from a failed descendant: frameworks mark every

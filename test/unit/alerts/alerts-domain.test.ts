@@ -119,6 +119,14 @@ describe('threshold detection: equal does not fire, just above does', () => {
     expect(types(detectInSpan(span({ status: 'ok' }), config))).toEqual([]);
   });
 
+  it("names the span's tool when its name does not", () => {
+    const message = (over: Partial<StoredSpan>) =>
+      detectInSpan(span({ kind: 'tool', status: 'error', statusMessage: 'Error: exploded', ...over }), config)[0]!.message;
+    expect(message({ name: 'ai.toolCall', toolName: 'brokenTool' })).toBe('tool span "ai.toolCall" (tool "brokenTool") failed: Error: exploded');
+    expect(message({ name: 'execute_tool brokenTool', toolName: 'brokenTool' })).toBe('tool span "execute_tool brokenTool" failed: Error: exploded');
+    expect(message({ name: 'lookup', toolName: null })).toBe('tool span "lookup" failed: Error: exploded');
+  });
+
   it('a failure passed up from a failed descendant is not another failure; its other checks still run', () => {
     const failed = (spanId: string, parentSpanId: string | null) => span({ spanId, parentSpanId, status: 'error' });
     const spans = [

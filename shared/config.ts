@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { ConfigError } from './config-error.ts';
 import { isTrustedKeysUrl } from './domain/accounts/jwt.ts';
 import { DEFAULT_JUDGE_MODEL } from './domain/evaluation/judge.ts';
 import { DEFAULT_LEARNING_SETTINGS, learningSettings } from './domain/profiles/settings.ts';
@@ -93,7 +94,7 @@ const envSchema = z.object({
 
 export type Config = ReturnType<typeof parseConfig>;
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 export function parseConfig(env: Record<string, string | undefined>) {
   const parsed = z.safeParse(envSchema, env);

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ConfigError } from './config.ts';
+import { ConfigError } from './config-error.ts';
 import './schemas/messages.ts';
 
 /**

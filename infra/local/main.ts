@@ -1,6 +1,7 @@
 // `npm start`: the whole service on this machine. PORT (3000), HOST (127.0.0.1), DATA_DIR (.data).
 import { resolve } from 'node:path';
 import { ensureConsoleBuildApart } from '../../console/build.ts';
+import { ConfigError } from '../../shared/config-error.ts';
 import { DataDirInUseError } from './data-dir-lock.ts';
 import { type LocalService, startLocalService } from './runtime.ts';
 
@@ -28,7 +29,7 @@ let service: LocalService;
 try {
   service = await startLocalService({ host, port, dataDir, consoleDir: consoleBuild.dir });
 } catch (err) {
-  if (err instanceof DataDirInUseError) {
+  if (err instanceof DataDirInUseError || err instanceof ConfigError) {
     console.error(err.message);
   } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     console.error(`Port ${port} on ${host} is already in use: stop whatever holds it, or choose another, e.g. PORT=${port + 1} npm start`);

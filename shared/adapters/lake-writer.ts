@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import type { LakeWriter } from '../domain/lake/ports.ts';
 import { type LakeSettings, lakeSettings } from '../lake-config.ts';
 import { type LocalLake, openLocalLake } from './lake-duckdb.ts';

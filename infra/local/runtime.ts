@@ -125,9 +125,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     // Synchronously after listen resolves, so before any request can load a handler.
     const env = { ...handlerEnvironment({ dynamoDb, sqs, signingSeed, outboxDir, appOrigin }, running.queues), ...lake.environment };
     Object.assign(process.env, env, options.env);
-    // Read as the handlers will read it, now rather than on the first request, so a bad setting fails
-    // the start (each request would otherwise answer 500 for it).
+    // Read as the handlers will read them (the configuration, the log level), now rather than on the
+    // first request, so a bad setting fails the start (each request would otherwise answer 500 for it).
     await import(pathToFileURL(join(REPO_ROOT, 'shared/config.ts')).href);
+    await import(pathToFileURL(join(REPO_ROOT, 'shared/observability/logger.ts')).href);
 
     const pollerOf = new Map(running.queues.map((q) => [q.name, startQueuePoller(sqs.client, q, (event) => invoke(workerFunction(q.def), event), log)]));
     running.pollers = [...pollerOf.values()];

@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { ConstructorOptions, LogItemExtraInput, LogItemMessage } from '@aws-lambda-powertools/logger/types';
+import { ConfigError } from '../config-error.ts';
 
 /**
  * Structured JSON logs through Powertools' Logger: one line per entry on stdout, which Lambda sends to
@@ -19,7 +20,7 @@ export function logLevelOf(env: NodeJS.ProcessEnv): Level {
   if (name === 'TRACE') return 'DEBUG';
   if (name === 'FATAL' || name === 'CRITICAL') return 'ERROR';
   if ((LEVELS as readonly string[]).includes(name)) return name as Level;
-  throw new Error(`invalid configuration: LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${name}"`);
+  throw new ConfigError(`invalid configuration: LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${name}"`);
 }
 
 /** Names of fields that hold a credential or one-time secret (`password`, `accessToken`, `x-api-key`…), not counts such as `inputTokens`. */

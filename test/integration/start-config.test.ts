@@ -22,14 +22,21 @@ function runService(env: Record<string, string>): Promise<{ code: number | null;
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
-it('a bad setting fails the start with a message naming it, rather than every request answering 500', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'aos-start-config-'));
-  try {
-    const { code, stdout, stderr } = await runService({ DATA_DIR: dataDir, RATE_LIMITS: 'nope' });
-    expect(stdout).not.toMatch(/Agent Observability Service: /);
-    expect(code).toBe(1);
-    expect(stderr).toContain('invalid configuration: RATE_LIMITS: is not valid JSON');
-  } finally {
-    await rm(dataDir, { recursive: true, force: true });
-  }
-}, 120_000);
+it.each([
+  [{ RATE_LIMITS: 'nope' }, 'invalid configuration: RATE_LIMITS: is not valid JSON'],
+  [{ LOG_LEVEL: 'LOUD' }, 'invalid configuration: LOG_LEVEL must be one of'],
+])(
+  'a bad setting (%j) fails the start with a message naming it, rather than every request answering 500',
+  async (setting, message) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'aos-start-config-'));
+    try {
+      const { code, stdout, stderr } = await runService({ DATA_DIR: dataDir, ...setting });
+      expect(stdout).not.toMatch(/Agent Observability Service: /);
+      expect(code).toBe(1);
+      expect(stderr).toContain(message);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  },
+  120_000,
+);

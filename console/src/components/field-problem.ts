@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 
+const NUMERIC: ReadonlySet<string> = new Set(['number', 'int', 'bigint']);
 const plainNumber = (n: number | bigint) => Number(n).toLocaleString('en-US', { maximumFractionDigits: 20 });
 
 /**
@@ -10,12 +11,14 @@ const plainNumber = (n: number | bigint) => Number(n).toLocaleString('en-US', { 
 export function fieldProblem(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
+      // zod's `int()` refuses a fraction as an invalid type, expecting `int`.
+      if (issue.expected === 'int') return 'Enter a whole number.';
       return issue.expected === 'number' ? 'Enter a number.' : 'Fill this in.';
     case 'too_small':
-      if (issue.origin === 'number') return `Must be ${issue.inclusive ? 'at least' : 'more than'} ${plainNumber(issue.minimum)}.`;
+      if (NUMERIC.has(issue.origin)) return `Must be ${issue.inclusive ? 'at least' : 'more than'} ${plainNumber(issue.minimum)}.`;
       return 'Too short.';
     case 'too_big':
-      if (issue.origin === 'number') return `Must be ${issue.inclusive ? 'at most' : 'less than'} ${plainNumber(issue.maximum)}.`;
+      if (NUMERIC.has(issue.origin)) return `Must be ${issue.inclusive ? 'at most' : 'less than'} ${plainNumber(issue.maximum)}.`;
       return 'Too long.';
     case 'invalid_format':
       if (issue.format === 'email') return 'Enter an e-mail address, such as name@example.com.';

@@ -93,6 +93,11 @@ export class AttributeReader {
     return Object.hasOwn(this.attributes, key) ? this.attributes[key] : undefined;
   }
 
+  /** The first of `keys` holding a usable token count, without moving it. */
+  peekTokenCount(keys: Keys): number | null {
+    return typeof keys === 'string' ? asTokenCount(this.peek(keys)) : (first(this.attributes, keys, asTokenCount)?.value ?? null);
+  }
+
   /** The first of `keys` holding a usable string, without moving it. */
   peekString(keys: Keys): string | null {
     return typeof keys === 'string' ? asString(this.peek(keys)) : (first(this.attributes, keys, asString)?.value ?? null);

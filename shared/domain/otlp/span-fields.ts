@@ -9,7 +9,7 @@
  * when the user set it. docs/ingestion.md shows the same order as a table, one row per field and dialect.
  */
 import type { AttributeValue, CanonicalSpan, SpanKind, SpanStatus } from '../spans/model.ts';
-import { type AttributeReader, type Attributes, parsedJson } from './attributes.ts';
+import { type AttributeReader, type Attributes, asText, parsedJson } from './attributes.ts';
 import { AGENT_NAME_ATTRIBUTE } from './common.ts';
 import {
   contentText,
@@ -249,10 +249,10 @@ export type SpanFields = Pick<
 };
 
 /** Reads every canonical field out of `attributes` (moving what it uses) for the span `span`. */
-export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan, scopeName: string | null = null): SpanFields {
+export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan, scope: InstrumentationScope | null = null): SpanFields {
   const isVercel = attributes.peek('ai.operationId') !== undefined;
   const agentName = attributes.string(AGENT_NAME_ATTRIBUTE);
-  const frameworkAgentName = frameworkAgentNameOf(attributes, span.name, scopeName);
+  const frameworkAgentName = frameworkAgentNameOf(attributes, span.name, scope);
   const dialectKind = dialectKindOf(attributes);
   const explicitToolName = attributes.string(TOOL_NAME_KEYS) ?? traceloopToolName(attributes);
   const kind = dialectKind ?? fallbackKind(attributes, explicitToolName);
@@ -260,7 +260,7 @@ export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan, scope
   const operation = attributes.string(OPERATION_KEYS);
   const model = attributes.string(MODEL_KEYS);
   const provider = providerOf(attributes, isVercel);
-  const usage = usageOf(attributes, scopeName);
+  const usage = usageOf(attributes, scope);
   const content = contentOf(attributes, span.events);
   const level = attributes.peekString('langfuse.observation.level');
   const failedByLevel = level?.toUpperCase() === 'ERROR' && span.status.code !== 2;
@@ -293,22 +293,42 @@ export function mapSpanFields(attributes: AttributeReader, span: OtlpSpan, scope
   };
 }
 
-/**
- * Instrumentations whose `traceloop.workflow.name` names the span's own LangChain runnable
- * (`RunnableSequence`, `RunnableLambda`, `prompt`, …) on every span, not the application's workflow
- * as the Traceloop SDK's decorators do: as agent names they made one agent of each class.
- */
-const RUNNABLE_WORKFLOW_SCOPES: ReadonlySet<string> = new Set(['@traceloop/instrumentation-langchain']);
+/** The instrumentation scope that made a span: its library's name and version, as the OTLP request groups spans. */
+export interface InstrumentationScope {
+  name: string;
+  version: string;
+}
 
-function frameworkAgentNameOf(attributes: AttributeReader, spanName: string, scopeName: string | null): string | null {
+/**
+ * Whether the scope is the named library at a version up to `newest` (`[major, minor]`, the newest whose
+ * behaviour was checked): a later release may have changed it. An unversioned scope counts as checked.
+ */
+function isLibraryUpTo(scope: InstrumentationScope | null, name: string, [major, minor]: readonly [number, number]): boolean {
+  if (scope?.name !== name) return false;
+  const version = /^(\d+)\.(\d+)/.exec(scope.version);
+  if (!version) return true;
+  const [sentMajor, sentMinor] = [Number(version[1]), Number(version[2])];
+  return sentMajor < major || (sentMajor === major && sentMinor <= minor);
+}
+
+/**
+ * `@traceloop/instrumentation-langchain` (0.27, the newest checked) writes a chain span's own LangChain
+ * runnable (`RunnableSequence`, `RunnableLambda`, `prompt`, …) as its `traceloop.workflow.name`, not the
+ * application's workflow as the Traceloop SDK's decorators do (they write it on every span within,
+ * this instrumentation's model and tool spans included, which keep it): as agent names they made one
+ * agent of each class.
+ */
+const namesItsRunnable = (attributes: AttributeReader, scope: InstrumentationScope | null) =>
+  attributes.peekString('traceloop.span.kind') === 'workflow' && isLibraryUpTo(scope, '@traceloop/instrumentation-langchain', [0, 27]);
+
+function frameworkAgentNameOf(attributes: AttributeReader, spanName: string, scope: InstrumentationScope | null): string | null {
   const isOpenInferenceAgent = attributes.peekString('openinference.span.kind')?.toUpperCase() === 'AGENT';
   const isTraceloopAgent = attributes.peekString('traceloop.span.kind') === 'agent';
-  const namesRunnables = scopeName !== null && RUNNABLE_WORKFLOW_SCOPES.has(scopeName);
   return (
     attributes.peekString(AGENT_NAMING_KEYS) ??
     (isOpenInferenceAgent ? spanName : null) ??
     (isTraceloopAgent ? attributes.peekString('traceloop.entity.name') : null) ??
-    (namesRunnables ? attributes.peekString('langfuse.trace.name') : attributes.peekString(TRACE_NAMING_KEYS))
+    (namesItsRunnable(attributes, scope) ? attributes.peekString('langfuse.trace.name') : attributes.peekString(TRACE_NAMING_KEYS))
   );
 }
 
@@ -361,34 +381,31 @@ function providerOf(attributes: AttributeReader, isVercel: boolean): string | nu
 }
 
 /**
- * Instrumentations whose input token count leaves out the tokens read from and written to the prompt
- * cache, which they send beside it, where the conventions count them in. `@traceloop/instrumentation-anthropic`
- * (0.27, the newest checked) sends Anthropic's own `input_tokens`, which leave them out; its Python
- * sibling (`opentelemetry.instrumentation.anthropic`) adds them itself, as OpenInference's does.
+ * `@traceloop/instrumentation-anthropic` (0.27, the newest checked) sends Anthropic's own `input_tokens`,
+ * which leave out the tokens read from and written to the prompt cache (sent beside them), where the
+ * conventions count them in. Its Python sibling (`opentelemetry.instrumentation.anthropic`) adds them
+ * itself, as OpenInference's does.
  */
-const INPUT_WITHOUT_CACHE_SCOPES: ReadonlySet<string> = new Set(['@traceloop/instrumentation-anthropic']);
+const leavesCacheOut = (scope: InstrumentationScope | null) => isLibraryUpTo(scope, '@traceloop/instrumentation-anthropic', [0, 27]);
 const CACHE_WRITE_TOKEN_KEYS = ['gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_creation_input_tokens'] as const;
 
 /** The input tokens with the cache's read and written tokens added back (the written ones are left in the attributes as sent). */
 function inputWithCache(attributes: AttributeReader, input: number | null, cachedInput: number | null): number | null {
   if (input === null) return null;
-  const written = CACHE_WRITE_TOKEN_KEYS.map((key) => attributes.peek(key)).find(
-    (value) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0,
-  );
-  return input + (cachedInput ?? 0) + ((written as number | undefined) ?? 0);
+  return input + (cachedInput ?? 0) + (attributes.peekTokenCount(CACHE_WRITE_TOKEN_KEYS) ?? 0);
 }
 
-function usageOf(attributes: AttributeReader, scopeName: string | null) {
+function usageOf(attributes: AttributeReader, scope: InstrumentationScope | null) {
   const langfuse = langfuseUsage(langfuseDetails(attributes, LANGFUSE_USAGE));
   if (Object.values(langfuse).some((count) => count !== null)) attributes.discard(LANGFUSE_USAGE);
   const langfuseTotal = langfuseCost(langfuseDetails(attributes, LANGFUSE_COST));
   if (langfuseTotal !== null) attributes.discard(LANGFUSE_COST);
   const cachedInputTokens = langfuse.cachedInput ?? attributes.tokenCount(CACHED_INPUT_TOKEN_KEYS);
   const input = langfuse.input ?? attributes.tokenCount(INPUT_TOKEN_KEYS);
-  // More tokens read from the cache than input tokens in all: the count left the cache out, as Anthropic's does.
-  const inputLeavesCacheOut =
-    langfuse.input === null &&
-    ((scopeName !== null && INPUT_WITHOUT_CACHE_SCOPES.has(scopeName)) || (input !== null && cachedInputTokens !== null && cachedInputTokens > input));
+  // Besides the producers known to: more tokens read from the cache than input tokens in all, which a
+  // count of the cache included cannot be, left the cache out (a guard against an impossible count,
+  // not a correction of every such producer's: one whose cached tokens stay under its count is taken as sent).
+  const inputLeavesCacheOut = langfuse.input === null && (leavesCacheOut(scope) || (input !== null && cachedInputTokens !== null && cachedInputTokens > input));
   return {
     inputTokens: inputLeavesCacheOut ? inputWithCache(attributes, input, cachedInputTokens) : input,
     outputTokens: langfuse.output ?? attributes.tokenCount(OUTPUT_TOKEN_KEYS),
@@ -528,11 +545,8 @@ function vercelInput(attributes: AttributeReader): string | null {
   const [args, values, value] = VERCEL_INPUT_KEYS;
   const toolArguments = attributes.text(args);
   if (toolArguments !== null) return toolArguments;
-  const list = attributes.peek(values);
-  if (Array.isArray(list)) {
-    attributes.discard(values);
-    return contentText(list.map(parsedJson));
-  }
+  const list = attributes.json(values);
+  if (list !== null) return contentText(Array.isArray(list) ? list.map(parsedJson) : list);
   return contentText(attributes.json(value));
 }
 
@@ -545,16 +559,15 @@ function vercelOutput(attributes: AttributeReader): string | null {
 }
 
 /**
- * A flattened message with nothing but its role: OpenInference's LangChain instrumentation flattens an
- * AI message whose tool calls LangChain keeps outside `additional_kwargs` as `{role, content: ""}`.
+ * A flattened message with nothing but its role (every other field empty): OpenInference's LangChain
+ * instrumentation flattens an AI message whose tool calls LangChain keeps outside `additional_kwargs`
+ * as `{role, content: ""}`. A tool call, a function call or a tool call id is something.
  */
 const saysNothing = (message: AttributeValue): boolean =>
   message !== null &&
   typeof message === 'object' &&
   !Array.isArray(message) &&
-  (message['content'] === undefined || message['content'] === '') &&
-  !(Array.isArray(message['tool_calls']) && message['tool_calls'].length > 0) &&
-  !(Array.isArray(message['contents']) && message['contents'].length > 0);
+  Object.entries(message).every(([key, value]) => key === 'role' || value === '' || value === null || (Array.isArray(value) && value.length === 0));
 
 /**
  * OpenInference: chat messages (or retrieved documents) when the span has them, else `input.value` /
@@ -563,7 +576,7 @@ const saysNothing = (message: AttributeValue): boolean =>
 function openInferenceContent(attributes: AttributeReader, direction: 'input' | 'output'): string | null {
   const keys = OPENINFERENCE_CONTENT_KEYS[direction];
   const messages = openInferenceMessages(attributes.indexedList(keys.messages));
-  const emptyMessages = messages?.every(saysNothing) && attributes.peek(keys.value) !== undefined;
+  const emptyMessages = messages?.every(saysNothing) && asText(attributes.peek(keys.value)) !== null;
   const structured =
     (emptyMessages ? null : messages) ?? (direction === 'output' ? openInferenceDocuments(attributes.indexedList('retrieval.documents')) : null);
   if (structured !== null) {

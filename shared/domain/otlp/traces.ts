@@ -25,7 +25,7 @@ import {
   Rejections,
   timeMsOrNull,
 } from './common.ts';
-import type { OtlpSpan, OtlpSpanEvent, OtlpTraceRequest } from './decode.ts';
+import type { OtlpScope, OtlpSpan, OtlpSpanEvent, OtlpTraceRequest } from './decode.ts';
 import { mapSpanFields } from './span-fields.ts';
 
 export interface MappedTraces {
@@ -38,8 +38,8 @@ export interface MappedTraces {
 interface SpanOrigin {
   resourceAttributes: Attributes;
   inheritedAttributes: Attributes;
-  /** The instrumentation scope's name: the library that made the span. */
-  scopeName: string | null;
+  /** The instrumentation scope: the library that made the span. */
+  scope: OtlpScope;
 }
 
 /** Every name a span offers for its agent, strongest first (see `resolveAgentNames`). */
@@ -65,7 +65,7 @@ export function mapTraceRequest(request: OtlpTraceRequest, arrival: Arrival): Ma
       const origin = {
         resourceAttributes: resource.attributes,
         inheritedAttributes: inheritedAttributes(resource.attributes, scope),
-        scopeName: scope.name || null,
+        scope,
       };
       for (const otlpSpan of otlpSpans) {
         const problem = spanProblem(otlpSpan);
@@ -168,7 +168,7 @@ function mapSpan(
   position: number,
 ): { span: CanonicalSpan; signals: CanonicalSignal[]; agentNames: AgentNames } {
   const attributes = new AttributeReader(span.attributes);
-  const fields = mapSpanFields(attributes, span, origin.scopeName);
+  const fields = mapSpanFields(attributes, span, origin.scope);
   const errorType = attributes.string('error.type') ?? exceptionTypeOf(span.events);
   const experimentId = attributes.string('experiment.id');
   const variant = attributes.string('experiment.variant');

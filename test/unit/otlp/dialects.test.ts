@@ -325,6 +325,21 @@ describe('precedence', () => {
         ],
       }).spans[0]!;
     expect(fromScope('@traceloop/instrumentation-langchain')).toMatchObject({ agentName: 'support-svc', agentNameFromService: true, kind: 'chain' });
+    // Its model and tool spans carry the application's workflow, as the Traceloop SDK writes it on every span within.
+    const llm = mapTraceJson({
+      resourceSpans: [
+        {
+          resource: { attributes: keyValues({ 'service.name': 'support-svc' }) },
+          scopeSpans: [
+            {
+              scope: { name: '@traceloop/instrumentation-langchain' },
+              spans: [span({ 'traceloop.workflow.name': 'support-flow', 'gen_ai.operation.name': 'chat' })],
+            },
+          ],
+        },
+      ],
+    }).spans[0]!;
+    expect(llm).toMatchObject({ agentName: 'support-flow', agentNameFromService: false });
     // The Traceloop SDK's own workflows name the application's workflow.
     expect(fromScope('@traceloop/node-server-sdk')).toMatchObject({ agentName: 'RunnableSequence', agentNameFromService: false });
   });
@@ -373,6 +388,33 @@ describe('precedence', () => {
     expect(traceloop.attributes['gen_ai.usage.cache_creation.input_tokens']).toBe(100);
     // Any other instrumentation's count is taken as the conventions define it, the cache included.
     expect(fromScope('opentelemetry.instrumentation.anthropic')).toMatchObject({ inputTokens: 1200, cachedInputTokens: 1000 });
+    // A release after the newest checked may count the cache in: taken as sent.
+    const later = mapTraceJson({
+      resourceSpans: [
+        {
+          resource: { attributes: [] },
+          scopeSpans: [{ scope: { name: '@traceloop/instrumentation-anthropic', version: '0.28.0' }, spans: [span(anthropic)] }],
+        },
+      ],
+    }).spans[0]!;
+    expect(later).toMatchObject({ inputTokens: 1200, cachedInputTokens: 1000 });
+    // Counts sent as text count alike.
+    const asText = mapTraceJson({
+      resourceSpans: [
+        {
+          resource: { attributes: [] },
+          scopeSpans: [
+            {
+              scope: { name: '@traceloop/instrumentation-anthropic', version: '0.27.0' },
+              spans: [
+                span({ 'gen_ai.usage.input_tokens': '1', 'gen_ai.usage.cache_read.input_tokens': '10', 'gen_ai.usage.cache_creation.input_tokens': '7' }),
+              ],
+            },
+          ],
+        },
+      ],
+    }).spans[0]!;
+    expect(asText).toMatchObject({ inputTokens: 18, cachedInputTokens: 10 });
     // More read from the cache than the input in all: that count left the cache out, whoever sent it.
     expect(mapOneSpan({ 'gen_ai.usage.input_tokens': 300, 'gen_ai.usage.cache_read.input_tokens': 5000 })).toMatchObject({
       inputTokens: 5300,
@@ -423,6 +465,8 @@ describe('precedence', () => {
     expect(JSON.parse(many.input!)).toEqual(['a one', { sku: 'S1' }]);
     expect(many.attributes['ai.values']).toBeUndefined();
     expect(mapOneSpan({ 'ai.operationId': 'ai.toolCall', 'ai.toolCall.args': '{"city":"Paris"}' }).input).toBe('{"city":"Paris"}');
+    // A list flattened to its JSON text on the way reads alike.
+    expect(JSON.parse(mapOneSpan({ 'ai.operationId': 'ai.embedMany', 'ai.values': JSON.stringify(['"a"', '"b"']) }).input!)).toEqual(['a', 'b']);
   });
 
   it('OpenInference retrieved documents, multi-part content and tool calls, unwrapped', () => {
@@ -471,6 +515,16 @@ describe('precedence', () => {
     });
     expect(JSON.parse(spoken.output!)).toEqual([{ role: 'assistant', content: 'Your order ships today.' }]);
     expect(spoken.attributes['output.value']).toBeUndefined();
+    // A function call, or a tool message's call id, is something; an empty value stands in for nothing.
+    const called = mapOneSpan({
+      'openinference.span.kind': 'LLM',
+      'llm.output_messages.0.message.role': 'assistant',
+      'llm.output_messages.0.message.function_call_name': 'lookup_order',
+      'output.value': value,
+    });
+    expect(JSON.parse(called.output!)).toEqual([{ role: 'assistant', function_call_name: 'lookup_order' }]);
+    const blank = mapOneSpan({ 'openinference.span.kind': 'LLM', 'llm.output_messages.0.message.role': 'assistant', 'output.value': '' });
+    expect(JSON.parse(blank.output!)).toEqual([{ role: 'assistant' }]);
   });
 
   it('session and user: GenAI, then the generic names, then Langfuse, AI SDK metadata and Traceloop association properties', () => {

@@ -446,6 +446,10 @@ describe("agents' metrics over a range", () => {
     await expect.poll(() => requestsOf('research-bot')).toBe('0');
     await page.getByLabel('Time range preset').selectOption('24h');
     await expect.poll(() => requestsOf('research-bot')).toBe('1');
+    // The agent's page opens on the same range.
+    await page.getByRole('link', { name: 'research-bot' }).click();
+    await page.getByText('Requests, last 24 hours').first().waitFor();
+    expect(new URL(page.url()).searchParams.get('range')).toBe('24h');
   });
 
   it("an agent's figures and charts share one range", async () => {

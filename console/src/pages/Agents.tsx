@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { CursorPager } from '../components/CursorPager';
+import { isRangeKey } from '../components/range';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle } from '../components/ui';
 
@@ -16,6 +17,8 @@ export default function Agents() {
     placeholderData: keepPreviousData,
   });
   const change = (changes: Record<string, string | undefined>) => setSearch(withChanges(search, changes));
+  // An agent's page opens on the list's preset range (it has no "All time": its charts need a range).
+  const presetRange = isRangeKey(search.get('range')) ? search.get('range') : null;
   return (
     <>
       <PageTitle title="Agents" />
@@ -46,7 +49,7 @@ export default function Agents() {
               {agents.data.data.map((a) => (
                 <tr key={a.id}>
                   <td>
-                    <Link to={`/agents/${encodeURIComponent(a.id)}`}>{a.name}</Link>
+                    <Link to={`/agents/${encodeURIComponent(a.id)}${presetRange ? `?range=${presetRange}` : ''}`}>{a.name}</Link>
                     {a.description ? <div className="muted small">{a.description}</div> : null}
                   </td>
                   <td>{formatNumber(a.metrics.requestCount)}</td>

@@ -42,6 +42,7 @@ const metricsInputs = async (deps: AgentDeps, tenantId: string): Promise<Metrics
  * is given, as in the analytics), else over the plan's retention in calendar days, today's included.
  */
 async function metricsRollups(deps: AgentDeps, tenantId: string, agentIds: readonly string[], query: MetricsRangeQuery, inputs: MetricsInputs) {
+  if (agentIds.length === 0) return new Map<string, Rollup>();
   if (query.startDate || query.endDate) return agentRollupsBetween(deps, tenantId, resolveRange(query, deps.clock.now()), agentIds, inputs.dirtyHours);
   return agentRollups(deps, tenantId, inputs.retentionDays, agentIds, inputs.dirtyHours);
 }

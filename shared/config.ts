@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ConfigError } from './config-error.ts';
 import { isTrustedKeysUrl } from './domain/accounts/jwt.ts';
 import { DEFAULT_JUDGE_MODEL } from './domain/evaluation/judge.ts';
+import { PLAN_KEYS } from './domain/plans/plans.ts';
 import { DEFAULT_LEARNING_SETTINGS, learningSettings } from './domain/profiles/settings.ts';
 import { externalIssuers } from './external-issuers.ts';
 import './schemas/messages.ts';
@@ -89,6 +90,8 @@ const envSchema = z.object({
    * How long after an agent's data is purged the final sweep runs: longer than an ingest worker can run
    * (its queue's visibility timeout, 180 s), within SQS's 900 s limit.
    */
+  /** The plan a new account starts on: `trial` (its trial days), or a paid plan, active at once (a deployment without billing). */
+  SIGN_UP_PLAN: z._default(z.enum(PLAN_KEYS), 'trial'),
   PURGE_SWEEP_DELAY_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(900)), 300),
 });
 
@@ -134,6 +137,7 @@ export function parseConfig(env: Record<string, string | undefined>) {
     evaluation: { judge: e.JUDGE, bedrockModelId: e.BEDROCK_MODEL_ID, dailyBudget: e.EVALUATION_DAILY_BUDGET, maxInputTokens: e.JUDGE_MAX_INPUT_TOKENS },
     profiles: { learning: e.PROFILE_LEARNING ?? DEFAULT_LEARNING_SETTINGS, narratorModelId: e.PROFILE_NARRATOR_MODEL_ID },
     purgeSweepDelaySeconds: e.PURGE_SWEEP_DELAY_SECONDS,
+    signUpPlan: e.SIGN_UP_PLAN,
   };
 }
 

@@ -63,6 +63,7 @@ export abstract class CodeStack extends Stack {
       MAIL_TRANSPORT: 'ses',
       SMS_TRANSPORT: 'sns',
       LOG_LEVEL: this.settings.logLevel,
+      SIGN_UP_PLAN: this.settings.signUpPlan,
     };
   }
 

@@ -1,6 +1,7 @@
 import type { Stack } from 'aws-cdk-lib';
 import { isTrustedKeysUrl, keysUrlOf } from '#shared/domain/accounts/jwt.ts';
 import { DEFAULT_JUDGE_MODEL } from '#shared/domain/evaluation/judge.ts';
+import { PLAN_KEYS, type PlanKey } from '#shared/domain/plans/plans.ts';
 import { logLevelOf } from '#shared/observability/logger.ts';
 
 /**
@@ -19,6 +20,7 @@ import { logLevelOf } from '#shared/observability/logger.ts';
  * | `profileNarratorModelId` | unset: profiles' narratives come from a template | the regenerate route's and learning job's `PROFILE_NARRATOR_MODEL_ID` (and their IAM grant) |
  * | `askModelId`         | `amazon.nova-lite-v1:0`; a foundation model or inference profile id | `ASK_MODEL_ID` of the routes that turn questions into searches (and their IAM grant) |
  * | `timestreamDatabase`, `timestreamTable` | unset: no Timestream sink | the ingest worker's `TIMESTREAM_DATABASE`/`TIMESTREAM_TABLE` (and its IAM grant) |
+ * | `signUpPlan`         | `trial`; `starter` or `pro` starts every new account on that plan, active (a deployment without billing) | `SIGN_UP_PLAN` |
  * | `originSecretVersionId` | unset: the origin secret's current version | the console distribution's origin secret header, pinned to that version of the secret (to re-key it, docs/limits-and-plans.md) |
  */
 const DEFAULT_ASK_MODEL = 'amazon.nova-lite-v1:0';
@@ -39,6 +41,8 @@ export interface DeploymentSettings {
   readonly timestream: { database: string; table: string } | undefined;
   /** The version of the origin secret the console distribution sends; its current one when unset. */
   readonly originSecretVersionId: string | undefined;
+  /** The plan new accounts start on. */
+  readonly signUpPlan: PlanKey;
 }
 
 export function deploymentSettings(stack: Stack): DeploymentSettings {
@@ -54,7 +58,14 @@ export function deploymentSettings(stack: Stack): DeploymentSettings {
     askModelId: stringContext(stack, 'askModelId') ?? DEFAULT_ASK_MODEL,
     timestream: timestreamContext(stack),
     originSecretVersionId: stringContext(stack, 'originSecretVersionId'),
+    signUpPlan: planContext(stack, 'signUpPlan'),
   };
+}
+
+function planContext(stack: Stack, key: string): PlanKey {
+  const value = stringContext(stack, key) ?? 'trial';
+  if (!(PLAN_KEYS as readonly string[]).includes(value)) throw new Error(`context ${key} must be one of ${PLAN_KEYS.join(', ')}`);
+  return value as PlanKey;
 }
 
 function timestreamContext(stack: Stack): DeploymentSettings['timestream'] {

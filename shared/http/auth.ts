@@ -44,7 +44,7 @@ async function userFromToken(token: string, ports: AuthPorts): Promise<Principal
     now: () => ports.clock.now(),
   });
   if (verified.kind === 'own') return { kind: 'user', ...verified.claims };
-  const user = await userForExternalToken(verified, ports);
+  const user = await userForExternalToken(verified, { ...ports, signUpPlan: config.signUpPlan });
   if (!user.isActive) throw new UnauthorizedError('This account is deactivated');
   return { kind: 'user', tenantId: user.tenantId, userId: user.id, email: user.email };
 }

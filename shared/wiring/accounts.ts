@@ -9,6 +9,7 @@ export const accountsDeps = <P extends object>(ports: P) => ({
   ...ports,
   jwt: config.jwt,
   publicAppUrl: config.publicAppUrl,
+  signUpPlan: config.signUpPlan,
   reportError: (message: string, err: unknown) => logger.error(message, thrown(err)),
 });
 

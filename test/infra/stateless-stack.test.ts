@@ -278,6 +278,7 @@ describe('stateless stacks with a schedule and deployment settings', () => {
       corsAllowOrigins: 'https://app.example.com, https://admin.example.com',
       mailFrom: 'alerts@example.com',
       logLevel: 'warn',
+      signUpPlan: 'pro',
     },
   });
   const [schedule] = catalogWithSchedule.schedules;
@@ -303,6 +304,7 @@ describe('stateless stacks with a schedule and deployment settings', () => {
         MAIL_TRANSPORT: 'ses',
         SMS_TRANSPORT: 'sns',
         LOG_LEVEL: 'WARN',
+        SIGN_UP_PLAN: 'pro',
       });
       expect(JSON.parse(variables.JWT_EXTERNAL_ISSUERS as string)).toEqual([
         { issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf', audiences: ['client'] },
@@ -311,6 +313,10 @@ describe('stateless stacks with a schedule and deployment settings', () => {
     Template.fromStack(configured.api).hasResourceProperties('AWS::ApiGatewayV2::Api', {
       CorsConfiguration: { AllowOrigins: ['https://app.example.com', 'https://admin.example.com'] },
     });
+  });
+
+  it('rejects a sign-up plan that is not a plan at synthesis', () => {
+    expect(() => buildTestApp({ context: { signUpPlan: 'enterprise' } })).toThrow(/signUpPlan must be one of trial, starter, pro/);
   });
 
   it('rejects external issuers that are not a JSON array of issuers at synthesis', () => {

@@ -16,6 +16,7 @@ describe('configuration', () => {
     expect(() => parseConfig({})).toThrow(/TABLE_NAME/);
     expect(() => parseConfig({ TABLE_NAME: 't', RATE_LIMITS: '{"strict":0}' })).toThrow(/RATE_LIMITS/);
     expect(() => parseConfig({ TABLE_NAME: 't', RATE_LIMITS: 'not json' })).toThrow(ConfigError);
+    expect(() => parseConfig({ TABLE_NAME: 't', SIGN_UP_PLAN: 'gold' })).toThrow(/SIGN_UP_PLAN/);
     expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"nope"}]' })).toThrow(/JWT_EXTERNAL_ISSUERS/);
     expect(() => parseConfig({ TABLE_NAME: 't', JWT_EXTERNAL_ISSUERS: '[{"issuer":"http://idp.example.com","audiences":["client"]}]' })).toThrow(
       /JWT_EXTERNAL_ISSUERS.*https/,

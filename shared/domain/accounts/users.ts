@@ -2,7 +2,8 @@ import type * as z from 'zod/mini';
 import type { forgotPasswordBody, loginBody, registerBody, resetPasswordBody, verifyEmailQuery } from '../../schemas/routes/auth.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors.ts';
 import type { OutboundMessage } from '../notifications/messages.ts';
-import { currentPeriod, newTrialSubscription, subscriptionView } from '../plans/subscription.ts';
+import type { PlanKey } from '../plans/plans.ts';
+import { currentPeriod, newSubscription, subscriptionView } from '../plans/subscription.ts';
 import type { Clock, Ids, QueuePort } from '../ports.ts';
 import type { Store } from '../store.ts';
 import { issueAccessToken, type JwtSettings, providerOf, type VerifiedToken } from './jwt.ts';
@@ -111,9 +112,14 @@ async function trySendLinkEmail(deps: LinkEmailDeps, user: UserRecord, purpose: 
   }
 }
 
-/** A new user owns a new tenant on the trial plan. */
+/** The plan new accounts start on (`SIGN_UP_PLAN`); the trial when not given. */
+export interface SignUpPlan {
+  signUpPlan?: PlanKey;
+}
+
+/** A new user owns a new tenant on the sign-up plan. */
 async function createAccount(
-  deps: Needs<'users' | 'tenants', 'clock' | 'ids'>,
+  deps: Needs<'users' | 'tenants', 'clock' | 'ids'> & SignUpPlan,
   fields: Pick<UserRecord, 'email' | 'firstName' | 'lastName' | 'company' | 'image' | 'provider' | 'isEmailVerified'> & {
     passwordHash?: string;
   },
@@ -133,7 +139,7 @@ async function createAccount(
   await deps.store.tenants.create({
     id: tenantId,
     ownerUserId: userId,
-    subscription: newTrialSubscription(now),
+    subscription: newSubscription(now, deps.signUpPlan ?? 'trial'),
     createdAt: now.toISOString(),
   });
   try {
@@ -145,7 +151,7 @@ async function createAccount(
   return user;
 }
 
-export async function register(body: z.infer<typeof registerBody>, deps: Needs<'users' | 'tenants', 'clock' | 'ids'> & LinkEmailDeps & TokenDeps) {
+export async function register(body: z.infer<typeof registerBody>, deps: Needs<'users' | 'tenants', 'clock' | 'ids'> & LinkEmailDeps & TokenDeps & SignUpPlan) {
   let user: UserRecord;
   try {
     user = await createAccount(deps, {
@@ -272,7 +278,7 @@ const isEmailVerified = (token: Extract<VerifiedToken, { kind: 'external' }>): b
  */
 export async function userForExternalToken(
   token: Extract<VerifiedToken, { kind: 'external' }>,
-  deps: Needs<'users' | 'tenants', 'clock' | 'ids'>,
+  deps: Needs<'users' | 'tenants', 'clock' | 'ids'> & SignUpPlan,
 ): Promise<UserRecord> {
   const linkedId = await deps.store.users.findUserIdByExternalIdentity(token.issuer, token.subject);
   const linked = linkedId ? await deps.store.users.get(linkedId) : undefined;

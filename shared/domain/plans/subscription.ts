@@ -12,6 +12,12 @@ export interface SubscriptionRecord {
   cancelAtPeriodEnd: boolean;
 }
 
+/** A new account's subscription: the trial, or a paid plan active from now (a deployment without billing, `SIGN_UP_PLAN`). */
+export function newSubscription(now: Date, plan: PlanKey): SubscriptionRecord {
+  if (plan === 'trial') return newTrialSubscription(now);
+  return { plan, status: 'active', periodAnchor: now.toISOString(), trialEndsAt: null, cancelAtPeriodEnd: false };
+}
+
 export function newTrialSubscription(now: Date): SubscriptionRecord {
   return {
     plan: 'trial',

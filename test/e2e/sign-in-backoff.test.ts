@@ -46,6 +46,9 @@ describe('sign-in backoff per account', () => {
       const notices = (await service.readOutbox()).filter((m) => m.subject?.includes('Sign-ins to your Agent Observability account are paused'));
       expect(notices.map((m) => m.to)).toEqual(['locked@example.com']);
       expect(notices[0]!.text).toMatch(new RegExp(`wrong password for your account ${FREE_FAILURES} times`));
+      // Its link opens the console's page for a new password (the API's route takes a POST only).
+      const link = /^(http\S+\/forgot-password)$/m.exec(notices[0]!.text!)![1]!;
+      expect(link).toBe(`${new URL(service.baseUrl).origin}/forgot-password`);
     },
     SCRYPT_TIMEOUT_MS,
   );

@@ -47,8 +47,12 @@ export function decodeCursor<T>(signer: CursorKey, kind: string, request: string
   if (!body || !signature || extra !== undefined) throw new CursorError('is not a cursor this service issued');
   const expected = mac(signer, body);
   const given = Buffer.from(signature, 'base64url');
-  // A cursor of another tenant fails here exactly like a forged one.
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new CursorError('is not a cursor this service issued for this account');
+  // A cursor of another tenant fails here exactly like a forged one; so does one with a character
+  // added (decoding would skip it: only the text the service wrote passes).
+  const asWritten = given.toString('base64url') === signature;
+  if (!asWritten || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new CursorError('is not a cursor this service issued for this account (or it was altered)');
+  }
   let envelope: Envelope<unknown>;
   try {
     envelope = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Envelope<unknown>;

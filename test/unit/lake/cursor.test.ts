@@ -39,6 +39,7 @@ describe('page cursors', () => {
     ['a day later', () => decodeCursor(mine, 'search', request, cursor, NOW + 24 * 3_600_000 + 1000, isPosition), 'expired'],
     ['garbage', () => decodeCursor(mine, 'search', request, 'not-a-cursor', NOW, isPosition), 'not a cursor'],
     ['three parts', () => decodeCursor(mine, 'search', request, `${cursor}.x`, NOW, isPosition), 'not a cursor'],
+    ['a character added', () => decodeCursor(mine, 'search', request, `${cursor}x`, NOW, isPosition), 'altered'],
   ])('refuse %s with a 400 naming cursor', (_what, decode, reason) => {
     expect(decode).toThrow(CursorError);
     expect(decode).toThrow(new RegExp(`^cursor: .*${reason}`));

@@ -62,8 +62,9 @@ export function detectInSpan(span: StoredSpan, config: AlertConfig, failurePropa
         found.push({
           ...base,
           type: 'timeout',
+          // How long the call ran before it failed; no threshold was crossed (its error said it timed out).
           value: span.durationMs,
-          threshold: config.thresholds.timeout,
+          threshold: null,
           message: `${describeSpan(span)} timed out (${reason})`,
         });
     } else if (on('error')) {

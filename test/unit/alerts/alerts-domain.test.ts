@@ -115,6 +115,10 @@ describe('threshold detection: equal does not fire, just above does', () => {
   it('a failed span is an error; a failure that reads like a timeout is a timeout', () => {
     expect(types(detectInSpan(span({ status: 'error', errorType: 'ValueError' }), config))).toEqual(['error']);
     expect(types(detectInSpan(span({ status: 'error', statusMessage: 'upstream timed out' }), config))).toEqual(['timeout']);
+    // Its error said it timed out, no threshold did: how long it ran, and no threshold beside it.
+    expect(detectInSpan(span({ status: 'error', errorType: 'Timeout', durationMs: 500 }), config)).toEqual([
+      expect.objectContaining({ type: 'timeout', value: 500, threshold: null }),
+    ]);
     expect(types(detectInSpan(span({ status: 'error', errorType: 'DeadlineExceeded', statusMessage: 'deadline exceeded' }), config))).toEqual(['timeout']);
     expect(types(detectInSpan(span({ status: 'ok' }), config))).toEqual([]);
   });

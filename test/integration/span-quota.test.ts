@@ -99,7 +99,9 @@ describe('the span quota at ingestion', () => {
     const queue = recordingQueue();
     const deps = { store, queue, clock: { now: () => now }, ids: randomIds };
     const attempt = acceptTelemetry('tnt_agents', { spans: spansOf('agents', 3, 'one-too-many'), signals: [], logs: [] }, [], deps);
-    await expect(attempt).rejects.toThrow(/Agent limit reached/);
+    await expect(attempt).rejects.toThrow(
+      'Agent limit reached: the Free Trial plan allows 10 agents and 10 exist, so none can be created; this request names 1 new (one-too-many) and none of it was accepted',
+    );
     expect(await store.tenants.spansUsed('tnt_agents', periodStart)).toBe(100);
     expect(queue.sent).toEqual([]);
 

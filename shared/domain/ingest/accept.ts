@@ -49,6 +49,16 @@ async function agentsToCheck(tenantId: string, telemetry: Telemetry, plan: Plan,
   return plan.features.agents === UNLIMITED ? [] : freshNames(tenantId, agentNamesOf(telemetry), deps);
 }
 
+/** Why a request naming new agents is refused whole: how many the plan has room for, and which it names. */
+function agentLimitReached(plan: Plan, existing: number, fresh: readonly string[]): ForbiddenError {
+  const room = Math.max(0, plan.features.agents - existing);
+  const shown = fresh.slice(0, 5).join(', ');
+  const named = fresh.length > 5 ? `${shown} and ${fresh.length - 5} more` : shown;
+  return new ForbiddenError(
+    `Agent limit reached: the ${plan.name} plan allows ${plan.features.agents} agents and ${existing} exist, so ${room === 0 ? 'none' : `${room} more`} can be created; this request names ${fresh.length} new (${named}) and none of it was accepted`,
+  );
+}
+
 /**
  * Queues the request (`queue`) if the plan has room for the new agents it names, and creates them,
  * all under the tenant's creation lock: requests at once naming new agents cannot each pass the
@@ -58,11 +68,8 @@ async function queueWithNewAgents(tenantId: string, names: readonly string[], pl
   await deps.store.agents.withCreationLock(tenantId, async () => {
     const fresh = await freshNames(tenantId, names, deps, true);
     const agentLimit = plan.features.agents;
-    if (fresh.length > 0 && (await deps.store.agents.count(tenantId, true)) + fresh.length > agentLimit) {
-      throw new ForbiddenError(
-        `Agent limit reached: the ${plan.name} plan allows ${agentLimit} agents; new agent(s) ${fresh.slice(0, 5).join(', ')} cannot be created`,
-      );
-    }
+    const existing = fresh.length > 0 ? await deps.store.agents.count(tenantId, true) : 0;
+    if (fresh.length > 0 && existing + fresh.length > agentLimit) throw agentLimitReached(plan, existing, fresh);
     await queue();
     const now = deps.clock.now();
     // Queued already: should a create fail, the worker creates the agent as it stores the message.

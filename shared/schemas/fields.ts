@@ -12,10 +12,22 @@ export const telemetryId = z
 export const shortText = z.string().check(z.maxLength(256));
 export const storable = z.number().check(z.refine(isStorableNumber, 'must be 0 or of magnitude 1e-130 to 2^53'));
 
+/**
+ * Epoch milliseconds before this (1973-03-03) are refused as a number: they are almost surely epoch
+ * seconds (today's are about 1.8e9), which as milliseconds fall in January 1970, out of every list.
+ */
+const LEAST_EPOCH_MS = 1e11;
+
 /** ISO 8601 text (one without an offset is UTC) or epoch milliseconds, as epoch milliseconds. */
 export const instant = z.pipe(
   z.union([
-    z.number().check(z.nonnegative(), z.lte(8.64e15)),
+    z.number().check(
+      z.lte(8.64e15),
+      z.refine(
+        (ms: number) => ms >= LEAST_EPOCH_MS,
+        'must be epoch milliseconds; this is before 1973 as milliseconds: epoch seconds? (multiply them by 1000) or send ISO 8601',
+      ),
+    ),
     z.string().check(z.maxLength(40), z.refine(isIsoTime, 'must be an ISO 8601 time (YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss.sssZ) or epoch milliseconds')),
   ]),
   z.transform((v: number | string) => (typeof v === 'number' ? Math.floor(v) : isoTimeMs(v))),

@@ -123,14 +123,21 @@ describe('native validation', () => {
   it('takes ISO 8601 or epoch milliseconds and refuses an end before the start', () => {
     const { items, errors } = parseSpans([
       { traceId: 't', spanId: 'a', name: 'n', startTime: '2026-01-01T00:00:00Z', endTime: 1767225601000 },
-      { traceId: 't', spanId: 'b', name: 'n', startTime: 10, endTime: 5 },
+      { traceId: 't', spanId: 'b', name: 'n', startTime: 1_764_000_000_010, endTime: 1_764_000_000_005 },
     ]);
     expect(items[0]).toMatchObject({ startTimeMs: 1767225600000, endTimeMs: 1767225601000, kind: 'other', status: 'unset' });
     expect(errors).toEqual([{ index: 1, message: 'endTime: must not be before startTime' }]);
+    // Epoch seconds, which as milliseconds are January 1970, out of every list.
+    expect(parseSpans([{ traceId: 't', spanId: 'c', name: 'n', startTime: 1_764_000_000 }]).errors).toEqual([
+      {
+        index: 0,
+        message: 'startTime: must be epoch milliseconds; this is before 1973 as milliseconds: epoch seconds? (multiply them by 1000) or send ISO 8601',
+      },
+    ]);
   });
 
   it('refuses trace and span ids of dots alone, which no URL can name, and takes dots among other characters', () => {
-    const { items, errors } = parseSpans(['.', '..', 'v1.2', '...a'].map((traceId) => ({ traceId, spanId: 's.1', name: 'n', startTime: 1 })));
+    const { items, errors } = parseSpans(['.', '..', 'v1.2', '...a'].map((traceId) => ({ traceId, spanId: 's.1', name: 'n', startTime: 1_764_000_000_000 })));
     expect(items.map((s) => s.traceId)).toEqual(['v1.2', '...a']);
     expect(errors.map((e) => e.index)).toEqual([0, 1]);
     expect(errors[0]!.message).toBe('traceId: must be 1–128 letters, digits or . _ : -, not dots alone');
@@ -164,7 +171,7 @@ describe('native validation', () => {
   it('keeps a metadata or attribute key named __proto__ under another name, as OTLP attributes are', () => {
     const { items } = parseSpans([
       JSON.parse(
-        '{"traceId": "t", "spanId": "a", "name": "n", "startTime": 1, "metadata": {"__proto__": "kept", "plan": "pro"}, "attributes": {"__proto__": {"a": 1}}}',
+        '{"traceId": "t", "spanId": "a", "name": "n", "startTime": 1764000000000, "metadata": {"__proto__": "kept", "plan": "pro"}, "attributes": {"__proto__": {"a": 1}}}',
       ),
     ]);
     expect(items[0]).toMatchObject({ metadata: { '[__proto__]': 'kept', plan: 'pro' }, attributes: { '[__proto__]': { a: 1 } } });

@@ -14,6 +14,28 @@ export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown,
   throw new ValidationError(where ? `Invalid ${where}: ${problems}` : problems);
 }
 
+/** The parameter names an object schema takes (through pipes and checks); undefined for any other schema. */
+function parameterNames(schema: z.ZodMiniType): string[] | undefined {
+  const def = schema._zod.def as { type: string; shape?: Record<string, unknown>; in?: z.ZodMiniType };
+  if (def.type === 'object' && def.shape) return Object.keys(def.shape);
+  if (def.type === 'pipe' && def.in) return parameterNames(def.in);
+  return undefined;
+}
+
+/**
+ * Refuses a query parameter the route does not take, naming it and those it takes: a misspelt filter
+ * (`toolname` for `toolName`) would otherwise be left out without a word, and the list answered whole.
+ */
+export function refuseUnknownParameters(schema: z.ZodMiniType, query: Record<string, unknown>): void {
+  const names = parameterNames(schema);
+  if (!names) return;
+  const unknown = Object.keys(query).filter((name) => !names.includes(name));
+  if (unknown.length === 0) return;
+  const near = (name: string) => names.find((known) => known.toLowerCase() === name.toLowerCase());
+  const problems = unknown.slice(0, 10).map((name) => `${name}: is not a parameter of this route${near(name) ? ` (did you mean ${near(name)}?)` : ''}`);
+  throw new ValidationError(`Invalid query: ${problems.join('; ')}; it takes ${names.join(', ')}`);
+}
+
 /** Refuses a body holding a number the store cannot hold, or nesting deeper than it keeps, naming where. */
 export function refuseUnstorable(body: unknown): void {
   const found = unstorablePart(body, MAX_BODY_NESTING);

@@ -348,11 +348,20 @@ describe('refusals', () => {
     ['/sessions?userId=', 'userId'],
     ['/sessions?skip=10001', 'skip'],
     ['/logs?cursor=a.b', 'cursor'],
+    // A parameter the route does not take, misspelt or not, rather than the list answered whole.
+    ['/spans/traces?toolname=search', 'toolname'],
+    ['/exports?skip=50', 'skip'],
+    ['/agents?agentId=agt_1', 'agentId'],
   ])('%s: 400 naming %s', async (path, parameter) => {
     const res = await service.api('GET', path, { apiKey });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     expect(res.body.error.message).toContain(`${parameter}:`);
+  });
+
+  it('names the parameter meant when one is misspelt, and those the route takes', async () => {
+    const { message } = (await service.api('GET', '/spans/traces?toolname=search', { apiKey })).body.error;
+    expect(message).toMatch(/^Invalid query: toolname: is not a parameter of this route \(did you mean toolName\?\); it takes .*toolName/);
   });
 
   it("refuses another tenant's cursor, or one from other filters, with 400 naming cursor; another tenant's session is not found", async () => {

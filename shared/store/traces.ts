@@ -450,6 +450,14 @@ export function tracesRepository(db: Db): TracesRepository {
       return new Map(items.map((item) => [String(item['traceId']), storedSummary(item)]));
     },
 
+    async listed(tenantId: string, traceIds: readonly string[]): Promise<Map<string, StoredTraceSummary>> {
+      const items = await batchGet(
+        db,
+        traceIds.map((traceId) => keys.traceSummary(tenantId, traceId)),
+      );
+      return new Map(items.filter((item) => item['deleting'] !== true).map((item) => [String(item['traceId']), stripKeys<StoredTraceSummary>(item)]));
+    },
+
     /**
      * Writes the summary unless a newer one is there: `revision` is the latest span write it saw (or
      * one past the revision of the summary it replaces, when that is later), so a worker that read

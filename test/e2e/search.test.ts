@@ -135,6 +135,15 @@ describe('GET /search/traces', () => {
     expect(res.body.pagination).toEqual({ limit: expect.any(Number), hasMore: false, nextCursor: null });
   });
 
+  it('shows each hit as the trace list shows the trace now: its alerts, tags and metadata too, which the lake does not keep', async () => {
+    const res = await search(owner, '');
+    const listed = (await service.api('GET', '/spans/traces?limit=100', { token: owner.token })).body.data as Array<{ traceId: string }>;
+    expect(res.body.data.length).toBe(2);
+    for (const hit of res.body.data) expect(hit.trace).toEqual(listed.find((t) => t.traceId === hit.trace.traceId));
+    // The declined payment failed: its alert shows in the hit as in the list.
+    expect(res.body.data.find((hit: { trace: { traceId: string } }) => hit.trace.traceId === ids.declined).trace.alertTypes).not.toEqual([]);
+  });
+
   it.each([
     ['"payment declined"', ['declined']],
     ['"declined payment"', []],

@@ -1485,35 +1485,7 @@ export interface components {
             stoppedAt: string | null;
         };
         SearchHit: {
-            trace: {
-                traceId: string;
-                agentId: string | null;
-                agentName: string | null;
-                name: string;
-                /** @enum {string} */
-                status: "ok" | "error";
-                /** Format: date-time */
-                startTime: string;
-                endTime: string | null;
-                durationMs: number | null;
-                spanCount: number;
-                errorCount: number;
-                inputTokens: number;
-                outputTokens: number;
-                totalTokens: number;
-                cost: number;
-                model: string | null;
-                models: string[];
-                toolNames: string[];
-                errorTypes: string[];
-                alertTypes: string[];
-                sessionId: string | null;
-                userId: string | null;
-                experimentId: string | null;
-                variant: string | null;
-                complete: boolean;
-                closedAt: string | null;
-            };
+            trace: components["schemas"]["TraceSummary"];
             match: {
                 spanId: string;
                 spanName: string;

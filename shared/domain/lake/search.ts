@@ -3,6 +3,8 @@ import { NotFoundError, ValidationError } from '../errors.ts';
 import { requireFeature } from '../plans/entitlements.ts';
 import { PLANS, type PlanKey } from '../plans/plans.ts';
 import type { Clock } from '../ports.ts';
+import type { StoredTraceSummary } from '../spans/ports.ts';
+import { traceView } from '../spans/views.ts';
 import type { Store } from '../store.ts';
 import { type CursorKey, decodeCursor, encodeCursor, requestFingerprint } from './cursor.ts';
 import { type LakeReader, LakeScanLimitError } from './ports.ts';
@@ -24,7 +26,7 @@ export interface SearchInput {
 
 export interface SearchPorts {
   lake: LakeReader;
-  store: Pick<Store, 'tenants' | 'agents'>;
+  store: Pick<Store, 'tenants' | 'agents' | 'traces'>;
   clock: Clock;
   signing: () => Promise<SigningMaterial>;
 }
@@ -35,7 +37,7 @@ export interface SearchPage {
 }
 
 export interface SearchHit {
-  trace: ReturnType<typeof hitView>;
+  trace: ReturnType<typeof traceView>;
   match: SearchMatch | null;
 }
 
@@ -52,50 +54,6 @@ const isPosition = (p: unknown): p is SearchPosition => {
   const o = p as Partial<SearchPosition> | null;
   return typeof o === 'object' && o !== null && typeof o.after === 'string' && Number.isSafeInteger(o.from) && Number.isSafeInteger(o.to);
 };
-
-const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
-const text = (v: unknown) => (typeof v === 'string' ? v : null);
-const num = (v: unknown) => (typeof v === 'number' ? v : 0);
-
-/** A lake trace row as the trace lists show a trace. Only finished traces reach the lake. */
-/** The distinct non-empty values of a span column, in first-seen order. */
-const distinctOf = (spans: readonly LakeRow[], column: string): string[] => [
-  ...new Set(spans.flatMap((s) => (typeof s[column] === 'string' && s[column] !== '' ? [s[column]] : []))),
-];
-
-/**
- * A hit's trace as the trace lists show it. Its tools and error types come from its spans; the lake
- * keeps no alert marks, so `alertTypes` is empty here (the trace's own page shows its alerts).
- */
-export function hitView(row: LakeRow, spans: readonly LakeRow[]) {
-  return {
-    traceId: String(row['trace_id']),
-    agentId: text(row['agent_id']),
-    agentName: text(row['agent_name']),
-    name: String(row['name']),
-    status: row['status'] === 'error' ? ('error' as const) : ('ok' as const),
-    startTime: iso(row['start_ms'])!,
-    endTime: iso(row['end_ms']),
-    durationMs: typeof row['duration_ms'] === 'number' ? row['duration_ms'] : null,
-    spanCount: num(row['span_count']),
-    errorCount: num(row['error_count']),
-    inputTokens: num(row['input_tokens']),
-    outputTokens: num(row['output_tokens']),
-    totalTokens: num(row['total_tokens']),
-    cost: num(row['cost']),
-    model: text(row['model']),
-    models: JSON.parse(String(row['model_names'] ?? '[]')) as string[],
-    toolNames: distinctOf(spans, 'tool_name'),
-    errorTypes: distinctOf(spans, 'error_type'),
-    alertTypes: [] as string[],
-    sessionId: text(row['session_id']),
-    userId: text(row['user_id']),
-    experimentId: text(row['experiment_id']),
-    variant: text(row['variant']),
-    complete: true,
-    closedAt: null,
-  };
-}
 
 export async function planOf(store: Pick<Store, 'tenants'>, tenantId: string): Promise<PlanKey> {
   const tenant = await store.tenants.get(tenantId);
@@ -164,12 +122,24 @@ export async function findTraces(tenantId: string, plan: PlanKey, query: SearchQ
   const spansOf = new Map<string, LakeRow[]>();
   for (const span of spans) spansOf.set(String(span['trace_id']), [...(spansOf.get(String(span['trace_id'])) ?? []), span]);
 
+  // Each hit as the trace lists show it now (its alerts, tags and metadata, which the lake does not
+  // keep): one read of the page's summaries. A trace deleted since the lake wrote it is left out.
+  const listed =
+    page.length === 0
+      ? new Map<string, StoredTraceSummary>()
+      : await ports.store.traces.listed(
+          tenantId,
+          page.map((r) => String(r['trace_id'])),
+        );
+
   const hasMore = rows.length > input.limit;
   const last = page.at(-1);
   return {
-    hits: page.map((row) => {
+    hits: page.flatMap((row) => {
+      const summary = listed.get(String(row['trace_id']));
+      if (!summary) return [];
       const traceSpans = spansOf.get(String(row['trace_id'])) ?? [];
-      return { trace: hitView(row, traceSpans), match: matchOf(query, traceSpans) };
+      return [{ trace: traceView(summary), match: matchOf(query, traceSpans) }];
     }),
     pagination: {
       limit: input.limit,

@@ -133,6 +133,8 @@ export interface TracesRepository {
   spansOfGroups(tenantId: string, groups: ReadonlyArray<{ traceId: string; groupId: string }>): Promise<Map<string, StoredSpanWrite[]>>;
   /** The stored summaries of these traces, by trace id (strongly consistent reads, grouped). */
   summaries(tenantId: string, traceIds: readonly string[]): Promise<Map<string, StoredSummary>>;
+  /** These traces as lists show them (with their alert marks), by trace id; a trace deleted or expired is not there. */
+  listed(tenantId: string, traceIds: readonly string[]): Promise<Map<string, StoredTraceSummary>>;
   /**
    * Writes the summary unless a newer one is there: `revision` is the latest span write it saw (or
    * one past the revision of the summary it replaces, when that is later), so a worker that read

@@ -21,7 +21,7 @@ export const searchMatch = z.strictObject({
 });
 
 /** A hit's trace as the lists show it, without the tags and metadata the lake does not keep (the trace's own page shows them). */
-export const searchHit = z.strictObject({ trace: traceSummary.omit({ tags: true, metadata: true }), match: searchMatch.nullable() });
+export const searchHit = z.strictObject({ trace: traceSummary, match: searchMatch.nullable() });
 
 export const searchPage: RouteResponse = {
   status: 200,

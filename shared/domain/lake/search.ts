@@ -55,6 +55,52 @@ const isPosition = (p: unknown): p is SearchPosition => {
   return typeof o === 'object' && o !== null && typeof o.after === 'string' && Number.isSafeInteger(o.from) && Number.isSafeInteger(o.to);
 };
 
+const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
+const text = (v: unknown) => (typeof v === 'string' ? v : null);
+const num = (v: unknown) => (typeof v === 'number' ? v : 0);
+
+/** The distinct non-empty values of a span column, in first-seen order. */
+const distinctOf = (spans: readonly LakeRow[], column: string): string[] => [
+  ...new Set(spans.flatMap((s) => (typeof s[column] === 'string' && s[column] !== '' ? [s[column]] : []))),
+];
+
+/**
+ * A hit's trace as the lake has it, for a trace whose summary the table no longer holds (deleted moments
+ * ago, its lake rows not yet): its tools and error types from its spans; the lake keeps no alert marks,
+ * tags or metadata. Only finished traces reach the lake.
+ */
+function lakeTraceView(row: LakeRow, spans: readonly LakeRow[]): ReturnType<typeof traceView> {
+  return {
+    traceId: String(row['trace_id']),
+    agentId: text(row['agent_id']),
+    agentName: text(row['agent_name']),
+    name: String(row['name']),
+    status: row['status'] === 'error' ? 'error' : 'ok',
+    startTime: iso(row['start_ms']),
+    endTime: iso(row['end_ms']),
+    durationMs: typeof row['duration_ms'] === 'number' ? row['duration_ms'] : null,
+    spanCount: num(row['span_count']),
+    errorCount: num(row['error_count']),
+    inputTokens: num(row['input_tokens']),
+    outputTokens: num(row['output_tokens']),
+    totalTokens: num(row['total_tokens']),
+    cost: num(row['cost']),
+    model: text(row['model']),
+    models: JSON.parse(String(row['model_names'] ?? '[]')) as string[],
+    toolNames: distinctOf(spans, 'tool_name'),
+    errorTypes: distinctOf(spans, 'error_type'),
+    tags: [],
+    metadata: {},
+    alertTypes: [],
+    sessionId: text(row['session_id']),
+    userId: text(row['user_id']),
+    experimentId: text(row['experiment_id']),
+    variant: text(row['variant']),
+    complete: true,
+    closedAt: null,
+  };
+}
+
 export async function planOf(store: Pick<Store, 'tenants'>, tenantId: string): Promise<PlanKey> {
   const tenant = await store.tenants.get(tenantId);
   if (!tenant) throw new NotFoundError('Account');
@@ -123,7 +169,7 @@ export async function findTraces(tenantId: string, plan: PlanKey, query: SearchQ
   for (const span of spans) spansOf.set(String(span['trace_id']), [...(spansOf.get(String(span['trace_id'])) ?? []), span]);
 
   // Each hit as the trace lists show it now (its alerts, tags and metadata, which the lake does not
-  // keep): one read of the page's summaries. A trace deleted since the lake wrote it is left out.
+  // keep): one read of the page's summaries.
   const listed =
     page.length === 0
       ? new Map<string, StoredTraceSummary>()
@@ -135,11 +181,10 @@ export async function findTraces(tenantId: string, plan: PlanKey, query: SearchQ
   const hasMore = rows.length > input.limit;
   const last = page.at(-1);
   return {
-    hits: page.flatMap((row) => {
+    hits: page.map((row) => {
       const summary = listed.get(String(row['trace_id']));
-      if (!summary) return [];
       const traceSpans = spansOf.get(String(row['trace_id'])) ?? [];
-      return [{ trace: traceView(summary), match: matchOf(query, traceSpans) }];
+      return { trace: summary ? traceView(summary) : lakeTraceView(row, traceSpans), match: matchOf(query, traceSpans) };
     }),
     pagination: {
       limit: input.limit,

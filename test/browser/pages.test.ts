@@ -148,6 +148,15 @@ describe('the traces explorer', () => {
     expect(lists).toEqual([`${h.origin}/api/spans/traces?limit=50`]);
   });
 
+  it('opens a trace by its id from the "Go to a trace" box', async () => {
+    await page.goto('/traces');
+    const box = page.getByRole('form', { name: 'Go to a trace' });
+    await box.getByLabel('Trace id').fill(` ${tenant.traceId} `);
+    await box.getByRole('button', { name: 'Open' }).click();
+    await page.waitForURL(`${h.origin}/traces/${tenant.traceId}`);
+    await page.getByRole('heading', { level: 1, name: 'answer ticket' }).waitFor();
+  });
+
   it('pages by cursor to the second page and back, the page in the URL', async () => {
     await page.goto('/traces?range=24h&limit=10');
     const first = await traceRows();

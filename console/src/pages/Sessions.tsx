@@ -1,11 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { sessionListQuery } from '#shared/schemas/routes/sessions.ts';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';
 import { ChoiceFilter, TextFilter } from '../components/filters';
+import { OpenById } from '../components/OpenById';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle } from '../components/ui';
@@ -48,7 +48,7 @@ export default function Sessions() {
           </button>
         ) : null}
       </form>
-      <OpenSession />
+      <OpenById label="Session id" formLabel="Open a session" path="/sessions" />
       {unplaced.length > 0 ? (
         <p className="error" role="alert">
           {unplaced.join('; ')}
@@ -102,24 +102,5 @@ export default function Sessions() {
         </>
       ) : null}
     </>
-  );
-}
-
-/** Straight to a session whose id is known (from a log line, a support ticket). */
-function OpenSession() {
-  const navigate = useNavigate();
-  const [sessionId, setSessionId] = useState('');
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (sessionId.trim()) void navigate(`/sessions/${encodeURIComponent(sessionId.trim())}`);
-  };
-  return (
-    <form className="form inline-form" onSubmit={submit} aria-label="Open a session">
-      <label>
-        Session id
-        <input value={sessionId} onChange={(e) => setSessionId(e.target.value)} />
-      </label>
-      <button type="submit">Open</button>
-    </form>
   );
 }

@@ -6,6 +6,7 @@ import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';
 import { ChoiceFilter, TextFilter } from '../components/filters';
+import { OpenById } from '../components/OpenById';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { TraceState } from '../components/TraceState';
@@ -139,6 +140,7 @@ export default function Traces() {
           </button>
         ) : null}
       </form>
+      <OpenById label="Trace id" formLabel="Go to a trace" path="/traces" />
       {unplaced.length > 0 ? (
         <p className="error" role="alert">
           {unplaced.join('; ')}

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.ts';
 import { textPrefix } from '../well-formed.ts';
+import { MAX_QUERY_CHARS, MAX_TERMS } from './limits.ts';
 import { keywordOf, wordsOf } from './text.ts';
 
 /**
@@ -70,8 +71,8 @@ export interface SearchQuery {
   terms: Term[];
 }
 
-export const MAX_QUERY_CHARS = 1000;
-export const MAX_TERMS = 24;
+export { MAX_QUERY_CHARS, MAX_TERMS };
+
 const MAX_PHRASE_WORDS = 32;
 const MAX_WORD_CHARS = 200;
 const MAX_NUMBER = 1e15;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { exportsRouteDefs } from '../../catalog.ts';
-import { MAX_QUERY_CHARS } from '../../domain/lake/query.ts';
+import { MAX_QUERY_CHARS } from '../../domain/lake/limits.ts';
 import { EXPORT_FORMATS } from '../../domain/lake/sql.ts';
 import { agentId, isoDate, isoEndDate, pageQuery, rangeChecked } from '../common.ts';
 import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';

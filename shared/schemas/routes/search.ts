@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { searchRouteDefs } from '../../catalog.ts';
-import { MAX_QUERY_CHARS } from '../../domain/lake/query.ts';
+import { MAX_QUERY_CHARS } from '../../domain/lake/limits.ts';
 import { agentId, dateRangeQuery, pageQuery, rangeChecked } from '../common.ts';
 import { type AreaRouteSchemas, areaRoutes } from '../route-schemas.ts';
 

@@ -3,7 +3,8 @@ import type { Schemas } from '../api/client';
 import { withChanges } from './TimeRangePicker';
 import { formatNumber } from './ui';
 
-type Pagination = Schemas['Pagination'];
+/** A list's pagination; search and exports answer no total, then only the page is said. */
+type Pagination = Pick<Schemas['Pagination'], 'limit' | 'nextCursor'> & Partial<Pick<Schemas['Pagination'], 'total' | 'totalExact'>>;
 
 /**
  * The cursors of the pages before this one, oldest first ('' is the first page), kept in the history
@@ -17,7 +18,8 @@ function earlierPages(state: unknown): string[] {
 }
 
 /** The total as the API counted it: exact, or a lower bound when `totalExact` is false. */
-export const describeTotal = (pagination: Pagination, noun: string) => `${pagination.totalExact ? '' : 'at least '}${formatNumber(pagination.total)} ${noun}`;
+export const describeTotal = (pagination: Pick<Schemas['Pagination'], 'total' | 'totalExact'>, noun: string) =>
+  `${pagination.totalExact ? '' : 'at least '}${formatNumber(pagination.total)} ${noun}`;
 
 /** The page sizes a list offers (`limit=` in the URL). */
 const PAGE_SIZES = ['10', '25', '50', '100'];
@@ -57,7 +59,8 @@ export function CursorPager({
         {known ? 'Previous' : 'First page'}
       </button>
       <span className="muted" data-testid="page-position">
-        {known ? `Page ${earlier.length + 1}` : 'A later page'} · {describeTotal(pagination, noun)}
+        {known ? `Page ${earlier.length + 1}` : 'A later page'}
+        {pagination.total === undefined ? '' : ` · ${describeTotal({ total: pagination.total, totalExact: pagination.totalExact ?? false }, noun)}`}
       </span>
       <button type="button" disabled={!pagination.nextCursor} onClick={() => go(pagination.nextCursor, [...earlier, cursor ?? ''], pin)}>
         Next

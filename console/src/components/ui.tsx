@@ -75,6 +75,9 @@ export const statusTone = (status: string): 'ok' | 'error' | 'warn' | 'info' | '
       acknowledged: 'warn',
       resolved: 'ok',
       running: 'info',
+      queued: 'info',
+      succeeded: 'ok',
+      failed: 'error',
       draft: 'muted',
       paused: 'warn',
       stopped: 'muted',
@@ -91,6 +94,20 @@ export const formatCost = (cost: number | null | undefined): string =>
   cost === null || cost === undefined ? '—' : cost === 0 ? '$0' : cost < 0.01 ? `$${cost.toFixed(5)}` : `$${cost.toFixed(2)}`;
 
 export const formatNumber = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toLocaleString('en-US'));
+
+/** A file's size: bytes, KB, MB or GB (powers of 1,024). */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '—';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
 
 export const formatPercent = (ratio: number | null | undefined): string =>
   ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(ratio < 0.1 ? 2 : 1)}%`;

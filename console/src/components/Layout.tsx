@@ -27,6 +27,7 @@ const NAV = [
   { to: '/agents', label: 'Agents' },
   { to: '/alerts', label: 'Alerts' },
   { to: '/experiments', label: 'Experiments' },
+  { to: '/exports', label: 'Exports' },
   { to: '/settings', label: 'Settings' },
 ];
 

@@ -32,6 +32,7 @@ export const SIGNED_IN_PAGES = [
   { path: '/', module: 'Overview' },
   { path: '/traces', module: 'Traces', firstRequest: '/spans/traces?limit=50' },
   { path: '/traces/:traceId', module: 'TraceDetail' },
+  { path: '/search', module: 'Search' },
   { path: '/exports', module: 'Exports' },
   { path: '/sessions', module: 'Sessions' },
   { path: '/sessions/:sessionId', module: 'SessionDetail' },

@@ -67,7 +67,7 @@ export async function signUp(service: TestService, plan: PlanKey): Promise<Bench
 }
 
 /** There is no billing endpoint yet, so the plan is changed in the store, as support would. */
-async function setPlan(tenantId: string, plan: PlanKey): Promise<void> {
+export async function setPlan(tenantId: string, plan: PlanKey): Promise<void> {
   const db = serviceDb();
   await db.doc.send(
     new UpdateCommand({

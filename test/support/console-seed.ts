@@ -143,12 +143,18 @@ const sessionOf = (i: number) =>
       ? { sessionId: `chat-${7700 + Math.floor(i / 3)}`, userId: `customer-${200 + (Math.floor(i / 3) % 2)}` }
       : {};
 
-/**
- * A tenant with something on every page: two agents' traces over the last hour (some failing, six
- * sessions with their users), evaluation signals and logs, the alert the failures raised, a running experiment and a
- * trace of 2,000 spans. Everything goes through the public API.
- */
-export async function seedTenant(service: TestService, email: string, options: { bigTraceSpans?: number } = {}): Promise<SeededTenant> {
+export interface RegisteredTenant {
+  email: string;
+  tenantId: string;
+  /** The access token registration answered (1 hour). */
+  token: string;
+  /** The refresh token registration set: a browser context with it is signed in. */
+  refreshToken: string;
+  apiKey: string;
+}
+
+/** A new account (a trial, unless the service's SIGN_UP_PLAN says otherwise) with an API key, through the public API. */
+export async function registerTenant(service: TestService, email: string): Promise<RegisteredTenant> {
   const registered = await service.api('POST', '/auth/register', {
     body: { email, password: SEED_PASSWORD, firstName: 'Ada', lastName: 'Lovelace', company: 'Analytical Engines' },
   });
@@ -156,6 +162,16 @@ export async function seedTenant(service: TestService, email: string, options: {
   const refreshToken = /aos_refresh=([^;]+)/.exec(registered.headers.getSetCookie().join('\n'))![1]!;
   const token = registered.body.data.accessToken as string;
   const apiKey = (await ok(service.api('POST', '/keys', { token, body: { name: 'production agents' } }), 'POST /keys')).data.key as string;
+  return { email, tenantId: String(decodeJwt(token)['tid']), token, refreshToken, apiKey };
+}
+
+/**
+ * A tenant with something on every page: two agents' traces over the last hour (some failing, six
+ * sessions with their users), evaluation signals and logs, the alert the failures raised, a running experiment and a
+ * trace of 2,000 spans. Everything goes through the public API.
+ */
+export async function seedTenant(service: TestService, email: string, options: { bigTraceSpans?: number } = {}): Promise<SeededTenant> {
+  const { token, refreshToken, apiKey } = await registerTenant(service, email);
   await ok(service.api('POST', '/keys', { token, body: { name: 'staging' } }), 'POST /keys');
 
   const experiment = (
@@ -241,7 +257,7 @@ export async function seedTenant(service: TestService, email: string, options: {
 }
 
 /** Signs a browser context in as the seeded tenant, with the refresh cookie its registration set. */
-export async function signInContext(context: BrowserContext, origin: string, tenant: SeededTenant) {
+export async function signInContext(context: BrowserContext, origin: string, tenant: Pick<SeededTenant, 'refreshToken'>) {
   await context.addCookies([{ name: 'aos_refresh', value: tenant.refreshToken, url: `${origin}/api/auth`, httpOnly: true, secure: true, sameSite: 'Strict' }]);
 }
 
@@ -261,4 +277,7 @@ export const consolePages = (t: SeededTenant) => [
   { name: 'experiments', path: '/experiments', heading: 'Experiments' },
   { name: 'experiment', path: `/experiments/${t.experimentId}`, heading: 'Shorter system prompt' },
   { name: 'settings', path: '/settings', heading: 'Settings' },
+  // The seeded tenant is on the trial, whose plan has no search: the page says so, as a notice, not an error.
+  { name: 'search', path: '/search?q=order&range=24h', heading: 'Search' },
+  { name: 'exports', path: '/exports', heading: 'Exports' },
 ];

@@ -23,6 +23,7 @@ export function RequireSignIn() {
 const NAV = [
   { to: '/', label: 'Overview', end: true },
   { to: '/traces', label: 'Traces' },
+  { to: '/search', label: 'Search' },
   { to: '/sessions', label: 'Sessions' },
   { to: '/agents', label: 'Agents' },
   { to: '/alerts', label: 'Alerts' },

@@ -13,7 +13,8 @@ const OUT = new URL('../../docs/screenshots/', import.meta.url);
 const { dir } = await ensureConsoleBuild();
 const service = await startTestService({
   consoleDir: dir,
-  env: { RATE_LIMITS: JSON.stringify({ auth: 1000, standard: 10_000, strict: 1000, ingestion: 10_000 }) },
+  // On Pro, so that the search and exports pages show what they do rather than the trial's refusal.
+  env: { RATE_LIMITS: JSON.stringify({ auth: 1000, standard: 10_000, strict: 1000, ingestion: 10_000 }), SIGN_UP_PLAN: 'pro' },
 });
 const browser = await chromium.launch(await chromiumLaunchOptions());
 try {
@@ -43,6 +44,12 @@ try {
   await page.waitForLoadState('networkidle');
   await page.screenshot({ path: new URL('first-run.png', OUT).pathname });
   console.log('docs/screenshots/first-run.png');
+
+  // One export of the day's traces, finished, for the exports page.
+  const day = { startDate: new Date(Date.now() - 86_400_000).toISOString(), endDate: new Date().toISOString() };
+  const exported = await service.api('POST', '/exports', { apiKey: tenant.apiKey, body: { format: 'csv', ...day } });
+  if (exported.status !== 202) throw new Error(`POST /exports answered ${exported.status}`);
+  await service.drainQueues();
 
   await context.clearCookies();
   await signInContext(context, origin, tenant);

@@ -217,6 +217,61 @@ describe('the search page', () => {
     await row.getByText('succeeded', { exact: true }).waitFor({ timeout: 60_000 });
     expect(await row.getByRole('cell').nth(5).textContent()).toBe('2');
   });
+
+  it('reads the list again every 2 s while an export is under way, and stops once none is', async () => {
+    // The exports are written already: the list is answered as if the newest still ran, until let go.
+    let reads = 0;
+    let running = true;
+    await page.route(/\/api\/exports\?/, async (route) => {
+      reads += 1;
+      const response = await route.fetch();
+      const body = await response.json();
+      if (running) body.data[0] = { ...body.data[0], status: 'running', downloadUrl: undefined, expiresAt: undefined };
+      await route.fulfill({ response, json: body });
+    });
+    try {
+      await page.goto('/exports');
+      const row = page.locator('table.exports tbody tr').first();
+      await row.getByText('running', { exact: true }).waitFor();
+      await expect.poll(() => reads, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+      running = false;
+      await row.getByText('succeeded', { exact: true }).waitFor({ timeout: 10_000 });
+      const settled = reads;
+      await page.waitForTimeout(5000);
+      expect(reads).toBe(settled);
+    } finally {
+      await page.unroute(/\/api\/exports\?/);
+    }
+  });
+
+  it('opens a presigned link (AWS) read afresh when asked for, not the one the list was read with', async () => {
+    const bucket = 'https://lake-results.s3.amazonaws.com';
+    const link = (signature: string) => `${bucket}/athena/tables/q/file.csv?X-Amz-Signature=${signature}`;
+    const presigned = async (route: Parameters<Parameters<Page['route']>[1]>[0], signature: string) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      const withLink = (e: { status: string }) => (e.status === 'succeeded' ? { ...e, downloadUrl: link(signature) } : e);
+      body.data = Array.isArray(body.data) ? body.data.map(withLink) : withLink(body.data);
+      await route.fulfill({ response, json: body });
+    };
+    let opened: string | undefined;
+    await page.route(/\/api\/exports\?/, (route) => presigned(route, 'read-an-hour-ago'));
+    await page.route(/\/api\/exports\/[^/?]+$/, (route) => presigned(route, 'fresh'));
+    await page.route(`${bucket}/**`, (route) => {
+      opened = route.request().url();
+      return route.fulfill({ status: 200, headers: { 'Content-Type': 'text/csv', 'Content-Disposition': 'attachment; filename="file.csv"' }, body: 'a,b\n' });
+    });
+    try {
+      await page.goto('/exports');
+      const row = page.locator('table.exports tbody tr').first();
+      const exportId = (await row.getByRole('cell').first().textContent())!;
+      const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: `Download ${exportId}` }).click()]);
+      expect(download.suggestedFilename()).toBe('file.csv');
+      expect(opened).toBe(link('fresh'));
+    } finally {
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+    }
+  });
 });
 
 describe('a tenant whose plan has no search', () => {

@@ -58,6 +58,21 @@ export function isOwnDownloadRoute(item: Pick<Export, 'id' | 'downloadUrl'>): bo
 }
 
 /**
+ * Opens an export's file by a presigned link (AWS), read again as it is asked for: a link is valid an
+ * hour from when it was read, and a page left open longer would offer one S3 refuses as expired.
+ */
+export async function openPresignedDownload(item: Pick<Export, 'id'>): Promise<void> {
+  const fresh = unwrap(await api.GET('/exports/{id}', { params: { path: { id: item.id } } })).data;
+  if (!fresh.downloadUrl) throw new ApiError(404, 'NOT_FOUND', `Export ${item.id} has no file to download (it is ${fresh.status})`);
+  const link = document.createElement('a');
+  link.href = fresh.downloadUrl;
+  link.download = '';
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+/**
  * Downloads an export's file from the API's route with the console's authenticated client (a plain
  * link would go without the bearer token), and hands it to the browser as a file under the name the
  * API gives.

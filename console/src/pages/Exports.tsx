@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { CursorPager } from '../components/CursorPager';
-import { downloadExport, EXPORT_FORMATS, type ExportFormat, isOwnDownloadRoute, useStartExport } from '../components/exports';
+import { downloadExport, EXPORT_FORMATS, type ExportFormat, isOwnDownloadRoute, openPresignedDownload, useStartExport } from '../components/exports';
 import { ChoiceFilter } from '../components/filters';
 import { Badge, Empty, ErrorMessage, formatBytes, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
@@ -65,7 +65,7 @@ export default function Exports() {
                     <th scope="col">Status</th>
                     <th scope="col">Rows</th>
                     <th scope="col">Size</th>
-                    <th scope="col">Expires</th>
+                    <th scope="col">Link valid until</th>
                     <th scope="col">File</th>
                   </tr>
                 </thead>
@@ -119,17 +119,12 @@ function ExportRow({ item: e }: { item: Export }) {
 
 /**
  * The file: locally the API's download route, which needs the sign-in's bearer token, so it is fetched
- * with the console's client and saved under the API's file name; on AWS a presigned link, opened as it is.
+ * with the console's client and saved under the API's file name; on AWS a presigned link, read afresh
+ * when asked for (a link read over an hour before has expired).
  */
 function DownloadButton({ item }: { item: Export }) {
-  const download = useMutation({ mutationFn: () => downloadExport(item) });
-  if (item.downloadUrl && !isOwnDownloadRoute(item)) {
-    return (
-      <a href={item.downloadUrl} download aria-label={`Download ${item.id}`}>
-        Download
-      </a>
-    );
-  }
+  const presigned = Boolean(item.downloadUrl) && !isOwnDownloadRoute(item);
+  const download = useMutation({ mutationFn: () => (presigned ? openPresignedDownload(item) : downloadExport(item)) });
   return (
     <>
       <button type="button" className="link" aria-label={`Download ${item.id}`} disabled={download.isPending} onClick={() => download.mutate()}>

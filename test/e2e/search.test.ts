@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BenchAccount, signUp as signUpOnPlan } from '../bench/service.ts';
+import * as keys from '#shared/store/keys.ts';
+import { type BenchAccount, serviceDb, signUp as signUpOnPlan } from '../bench/service.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /**
@@ -259,6 +261,22 @@ describe('exports', () => {
     const list = await service.api('GET', '/exports', { token: owner.token });
     expect(list.body.data.map((e: { id: string }) => e.id)).toContain(created.body.data.id);
     expect((await service.api('GET', '/exports', { token: other.token })).body.data).toEqual([]);
+  });
+});
+
+describe('a hit whose trace the table no longer holds', () => {
+  it('shows as the lake has it (deleted moments ago, its lake rows not yet), in the shape of every hit', async () => {
+    const word = `quince${hex()}`;
+    const spans = refundTrace('trace-orphan', T0 + 120_000).map((span) => (span.spanId === 'root' ? { ...span, output: `Refund ${word} sent.` } : span));
+    expect((await service.api('POST', '/spans', { apiKey: owner.apiKey, body: { spans } })).status).toBe(202);
+    await untilSearchable(owner, word, 1);
+    const db = serviceDb();
+    await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: keys.traceSummary(owner.tenantId, 'trace-orphan') }));
+    const res = await search(owner, word);
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((hit: { trace: unknown }) => hit.trace)).toEqual([
+      expect.objectContaining({ traceId: 'trace-orphan', agentName: 'support-bot', toolNames: ['payments.refund'], tags: [], metadata: {}, alertTypes: [] }),
+    ]);
   });
 });
 

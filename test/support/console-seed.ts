@@ -277,7 +277,8 @@ export const consolePages = (t: SeededTenant) => [
   { name: 'experiments', path: '/experiments', heading: 'Experiments' },
   { name: 'experiment', path: `/experiments/${t.experimentId}`, heading: 'Shorter system prompt' },
   { name: 'settings', path: '/settings', heading: 'Settings' },
-  // The seeded tenant is on the trial, whose plan has no search: the page says so, as a notice, not an error.
+  // On the trial (the tests' seeded tenant), whose plan has no search, the page says so as a notice, not an error;
+  // `npm run screenshots` seeds it on Pro (SIGN_UP_PLAN), where the page shows its hits.
   { name: 'search', path: '/search?q=order&range=24h', heading: 'Search' },
   { name: 'exports', path: '/exports', heading: 'Exports' },
 ];

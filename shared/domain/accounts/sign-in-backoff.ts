@@ -98,6 +98,9 @@ export interface LockoutNoticeDeps extends DeliveryDeps {
   publicAppUrl: string;
 }
 
+/** Text as one single-quoted shell word (an address may hold an apostrophe: o'brien@example.com). */
+const shellQuoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
 /** Tells the owner of the locked address, if an account has it, once per lock (redeliveries are deduplicated). */
 export async function noticeSignInLockout(job: SignInLockoutJob, deps: LockoutNoticeDeps): Promise<DeliveryOutcome | 'no-account'> {
   const user = await deps.users.findByEmail(job.email);
@@ -118,7 +121,7 @@ export async function noticeSignInLockout(job: SignInLockoutJob, deps: LockoutNo
         `${deps.publicAppUrl}/forgot-password`,
         '',
         'Or from a terminal:',
-        `curl -X POST ${deps.publicAppUrl}/api/auth/forgot-password -H 'Content-Type: application/json' -d '${JSON.stringify({ email: user.email })}'`,
+        `curl -X POST ${deps.publicAppUrl}/api/auth/forgot-password -H 'Content-Type: application/json' -d ${shellQuoted(JSON.stringify({ email: user.email }))}`,
         '',
         'If it was not you, your password held: nobody signed in. Choosing a new, unique password is still a good idea.',
       ].join('\n'),

@@ -20,7 +20,7 @@ export const searchMatch = z.strictObject({
   highlight: z.strictObject({ start: count, end: count }),
 });
 
-/** A hit's trace as the lists show it, without the tags and metadata the lake does not keep (the trace's own page shows them). */
+/** A hit's trace as the lists show it now (read from the table for the page's hits), and the span and words that matched. */
 export const searchHit = z.strictObject({ trace: traceSummary, match: searchMatch.nullable() });
 
 export const searchPage: RouteResponse = {

@@ -1,4 +1,4 @@
-import { isRangeKey, RANGES, rangeDates } from './range';
+import { isRangeKey, RANGES, type RangeKey, rangeDates } from './range';
 
 /**
  * The time range a list page holds in its URL: a preset (`range=24h`) or explicit `from`/`to`. A
@@ -97,4 +97,20 @@ export function withChanges(search: URLSearchParams, changes: Record<string, str
   }
   if (!keepPage) for (const name of PAGE_PARAMETERS) if (!(name in changes)) next.delete(name);
   return next;
+}
+
+/** One of the preset ranges, for a page that always shows one (its charts need a range). */
+export function RangeSelect({ value, onChange }: { value: RangeKey; onChange: (range: string) => void }) {
+  return (
+    <label>
+      Range{' '}
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        {Object.entries(RANGES).map(([key, r]) => (
+          <option key={key} value={key}>
+            {r.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }

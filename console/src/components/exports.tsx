@@ -15,6 +15,22 @@ export const EXPORT_FORMATS: ReadonlyArray<{ value: ExportFormat; label: string 
   { value: 'parquet', label: 'Parquet' },
 ];
 
+/** The format an export is written in, picked among them. */
+export function FormatSelect({ value, onChange, className }: { value: ExportFormat; onChange: (format: ExportFormat) => void; className?: string }) {
+  return (
+    <label className={className}>
+      Format
+      <select value={value} onChange={(e) => onChange(e.target.value as ExportFormat)}>
+        {EXPORT_FORMATS.map((f) => (
+          <option key={f.value} value={f.value}>
+            {f.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** The signed-in user's profile (Settings reads the same cache entry): its plan's retention bounds an export of "all time". */
 export const useProfile = () => useQuery({ queryKey: ['profile'], queryFn: async () => unwrap(await api.GET('/users/profile')), staleTime: 60_000 });
 

@@ -101,3 +101,28 @@ export function ChoiceFilter({
     </label>
   );
 }
+
+/** The agent a list is narrowed to (`agentId`), chosen among the tenant's agents (`GET /spans/filters`). */
+export function AgentFilter({
+  agents,
+  value,
+  problem,
+  onChange,
+}: {
+  agents: ReadonlyArray<{ id: string; name: string }> | undefined;
+  value: string;
+  problem?: string | undefined;
+  onChange: (agentId: string) => void;
+}) {
+  return (
+    <ChoiceFilter
+      name="agentId"
+      label="Agent"
+      any="All agents"
+      value={value}
+      choices={agents?.map((a) => ({ value: a.id, label: a.name })) ?? []}
+      problem={problem}
+      onChange={onChange}
+    />
+  );
+}

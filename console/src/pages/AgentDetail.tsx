@@ -5,7 +5,7 @@ import { api, type Schemas, unwrap } from '../api/client';
 import { AlertConfigEditor } from '../components/AlertConfigEditor';
 import { TimeChart } from '../components/Chart';
 import { isRangeKey, RANGES, type RangeKey, rangeDates } from '../components/range';
-import { withChanges } from '../components/TimeRangePicker';
+import { RangeSelect, withChanges } from '../components/TimeRangePicker';
 import { TraceState } from '../components/TraceState';
 import {
   Badge,
@@ -43,16 +43,7 @@ export default function AgentDetail() {
       </PageTitle>
       {a.description ? <p>{a.description}</p> : null}
       <form className="filters" aria-label="Agent metrics range" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Range{' '}
-          <select value={range} onChange={(e) => setSearch(withChanges(search, { range: e.target.value }), { replace: true })}>
-            {Object.entries(RANGES).map(([key, r]) => (
-              <option key={key} value={key}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <RangeSelect value={range} onChange={(r) => setSearch(withChanges(search, { range: r }), { replace: true })} />
       </form>
       <dl className="cards" aria-label={`Metrics, ${RANGES[range].label.toLowerCase()}`}>
         <div className="card">

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { CursorPager } from '../components/CursorPager';
-import { downloadExport, EXPORT_FORMATS, type ExportFormat, isOwnDownloadRoute, openPresignedDownload, useStartExport } from '../components/exports';
+import { downloadExport, type ExportFormat, FormatSelect, isOwnDownloadRoute, openPresignedDownload, useStartExport } from '../components/exports';
 import { ChoiceFilter } from '../components/filters';
 import { Badge, Empty, ErrorMessage, formatBytes, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
@@ -160,16 +160,7 @@ function NewExport() {
     <section aria-labelledby="new-export-title">
       <h2 id="new-export-title">New export</h2>
       <form className="filters" aria-label="New export" onSubmit={submit}>
-        <label className="filter">
-          Format
-          <select value={format} onChange={(e) => setFormat(e.target.value as ExportFormat)}>
-            {EXPORT_FORMATS.map((f) => (
-              <option key={f.value} value={f.value}>
-                {f.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FormatSelect className="filter" value={format} onChange={setFormat} />
         <label className="filter">
           From
           <input type="datetime-local" required value={from} onChange={(e) => setFrom(e.target.value)} />

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client';
 import { TimeChart } from '../components/Chart';
 import { FirstRun } from '../components/FirstRun';
 import { isRangeKey, RANGES, type RangeKey, rangeDates } from '../components/range';
+import { RangeSelect } from '../components/TimeRangePicker';
 import { ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, Loading, PageTitle } from '../components/ui';
 
 const INTERVALS = ['minute', 'hour', 'day'] as const;
@@ -80,16 +81,7 @@ export default function Overview() {
   return (
     <>
       <PageTitle title="Overview">
-        <label>
-          Range{' '}
-          <select value={range} onChange={(e) => setParam('range', e.target.value)}>
-            {Object.entries(RANGES).map(([key, r]) => (
-              <option key={key} value={key}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <RangeSelect value={range} onChange={(r) => setParam('range', r)} />
         <label>
           Interval{' '}
           <select value={interval} onChange={(e) => setParam('interval', e.target.value)}>

@@ -5,8 +5,8 @@ import { searchQuery } from '#shared/schemas/routes/search.ts';
 import { ApiError, api, type Schemas, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';
-import { EXPORT_FORMATS, type ExportFormat, retentionRange, useProfile, useStartExport } from '../components/exports';
-import { ChoiceFilter } from '../components/filters';
+import { type ExportFormat, FormatSelect, retentionRange, useProfile, useStartExport } from '../components/exports';
+import { AgentFilter } from '../components/filters';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { TraceState } from '../components/TraceState';
@@ -69,12 +69,9 @@ export default function Search() {
       <PageTitle title="Search" />
       <QueryBox value={search.get('q') ?? ''} onSubmit={(q) => change({ q })} />
       <form className="filters" aria-label="Search filters" onSubmit={(e) => e.preventDefault()}>
-        <ChoiceFilter
-          name="agentId"
-          label="Agent"
-          any="All agents"
+        <AgentFilter
+          agents={filters.data?.agents}
           value={search.get('agentId') ?? ''}
-          choices={filters.data?.agents.map((a) => ({ value: a.id, label: a.name })) ?? []}
           problem={problems.get('agentId')}
           onChange={(v) => change({ agentId: v })}
         />
@@ -227,16 +224,7 @@ function ExportResults({ query }: { query: SearchQuery }) {
   };
   return (
     <form className="form inline-form export-results" aria-label="Export these results" onSubmit={submit}>
-      <label>
-        Format
-        <select value={format} onChange={(e) => setFormat(e.target.value as ExportFormat)}>
-          {EXPORT_FORMATS.map((f) => (
-            <option key={f.value} value={f.value}>
-              {f.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <FormatSelect value={format} onChange={setFormat} />
       <button type="submit" disabled={start.isPending || (needsRetention && retention === undefined)}>
         Export these results
       </button>

@@ -4,7 +4,7 @@ import { sessionListQuery } from '#shared/schemas/routes/sessions.ts';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';
-import { ChoiceFilter, TextFilter } from '../components/filters';
+import { AgentFilter, TextFilter } from '../components/filters';
 import { OpenById } from '../components/OpenById';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
@@ -31,12 +31,9 @@ export default function Sessions() {
     <>
       <PageTitle title="Sessions" />
       <form className="filters" aria-label="Session filters" onSubmit={(e) => e.preventDefault()}>
-        <ChoiceFilter
-          name="agentId"
-          label="Agent"
-          any="All agents"
+        <AgentFilter
+          agents={filters.data?.agents}
           value={search.get('agentId') ?? ''}
-          choices={filters.data?.agents.map((a) => ({ value: a.id, label: a.name })) ?? []}
           problem={problems.get('agentId')}
           onChange={(v) => change({ agentId: v })}
         />

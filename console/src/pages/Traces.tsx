@@ -5,7 +5,7 @@ import { takeBootRequest } from '../api/boot-request';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { CursorPager, pageSize } from '../components/CursorPager';
-import { ChoiceFilter, TextFilter } from '../components/filters';
+import { AgentFilter, ChoiceFilter, TextFilter } from '../components/filters';
 import { OpenById } from '../components/OpenById';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
@@ -82,15 +82,7 @@ export default function Traces() {
     <>
       <PageTitle title="Traces" />
       <form className="filters" aria-label="Trace filters" onSubmit={(e) => e.preventDefault()}>
-        <ChoiceFilter
-          name="agentId"
-          label="Agent"
-          any="All agents"
-          value={value('agentId')}
-          choices={filters.data?.agents.map((a) => ({ value: a.id, label: a.name })) ?? []}
-          problem={problems.get('agentId')}
-          onChange={(v) => change({ agentId: v })}
-        />
+        <AgentFilter agents={filters.data?.agents} value={value('agentId')} problem={problems.get('agentId')} onChange={(v) => change({ agentId: v })} />
         <ChoiceFilter
           name="status"
           label="Status"

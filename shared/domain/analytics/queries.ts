@@ -125,8 +125,11 @@ export async function agentRollups(
 /**
  * These agents' rollups over [startMs, endMs) (whole minutes, from the tenant-wide buckets' breakdown,
  * decoding only these agents): one read of the range's day, hour and minute buckets for the whole
- * page, bounded by the range, not the history. Hours not recomputed since their minutes changed are
- * read as their minutes, as the metrics over the retention read them, so a late trace counts at once.
+ * page, bounded by the range, not the history. Hours not recomputed since their minutes changed (the
+ * current one among them, and a late trace's) are read as their minutes, as the metrics over the
+ * retention read them, and the others as their hours: a late trace counts at once, and the hours just
+ * past are read whole once compacted (reading the last two hours as minutes, as the analytics views
+ * do, read 120 minute buckets a page).
  */
 export async function agentRollupsBetween(
   deps: AnalyticsDeps,
@@ -135,7 +138,7 @@ export async function agentRollupsBetween(
   agentIds: readonly string[],
   dirtyHours: readonly number[],
 ): Promise<Map<string, Rollup>> {
-  const refs = withDirtyHoursAsMinutes(withFreshMinutes(coveringBuckets(range.startMs, range.endMs), deps.clock.now().getTime()), dirtyHours);
+  const refs = withDirtyHoursAsMinutes(coveringBuckets(range.startMs, range.endMs), dirtyHours);
   const found = await deps.store.rollups.read(tenantId, ALL_AGENTS, refs, { byAgent: true, agents: new Set(agentIds) });
   return mergeByAgent([...found.values()].map((b) => b.byAgent));
 }

@@ -47,7 +47,7 @@ const KNOWN_COSTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /^agentsRange$/,
-    "agents' metrics over a range read the range's tenant-wide rollup buckets (its whole days and hours, the minutes at its ends and of the last two hours), each holding the rollup of every agent active in it: a bucket exists only where traces were, so the small tenant's 1,000 traces over 30 days leave most of the range's hours and minutes without one, where the large tenant's fill them all, and each holds 200 busy agents against a handful: more buckets and larger ones, bounded by the range whatever the history holds",
+    "agents' metrics over a range read the range's tenant-wide rollup buckets (its whole days and hours, the minutes at its ends and of the hours not yet recomputed from them, the current one among them), each holding the rollup of every agent active in it: a bucket exists only where traces were, so the small tenant's 1,000 traces over 30 days leave most of the range's hours and minutes without one, where the large tenant's fill them all, and each holds 200 busy agents against a handful: more buckets and larger ones, bounded by the range whatever the history holds",
   ],
 ];
 

@@ -85,6 +85,43 @@ describe('the trace page', () => {
     const said = alert.traceIds[0] === tenant.traceId ? alert.message : `one of ${alert.occurrenceCount} occurrences; the latest is another trace's`;
     await item.getByText(said, { exact: true }).waitFor();
   });
+
+  it("names a span's agent where a sub-agent takes over, and the selected span's agent", async () => {
+    const at = Date.now() - 5 * MINUTE;
+    const span = (spanId: string, parentSpanId: string | undefined, name: string, kind: string, agentName: string | undefined, offset: number) => ({
+      traceId: 'trace-handoff',
+      spanId,
+      ...(parentSpanId ? { parentSpanId } : {}),
+      name,
+      kind,
+      ...(agentName ? { agentName } : {}),
+      startTime: at + offset,
+      endTime: at + offset + 100,
+    });
+    const spans = [
+      { ...span('root', undefined, 'plan a trip', 'agent', 'planner', 0), endTime: at + 1000 },
+      span('ask', 'root', 'choose cities', 'llm', 'planner', 10),
+      { ...span('delegate', 'root', 'research hotels', 'agent', 'hotel-scout', 200), endTime: at + 900 },
+      span('lookup', 'delegate', 'search hotels', 'tool', undefined, 300),
+    ];
+    expect((await h.service.api('POST', '/spans', { apiKey: tenant.apiKey, body: { spans } })).status).toBe(202);
+    await h.service.drainQueues();
+
+    await page.goto('/traces/trace-handoff');
+    const waterfall = page.getByTestId('waterfall');
+    await waterfall.getByRole('button', { name: 'AGT research hotels hotel-scout', exact: true }).waitFor();
+    // The planner's own spans, and the tool inside the sub-agent, say no agent of their own.
+    for (const name of ['AGT plan a trip', 'LLM choose cities', 'TOOL search hotels']) {
+      await waterfall.getByRole('button', { name, exact: true }).waitFor();
+    }
+    await waterfall.getByRole('button', { name: 'TOOL search hotels', exact: true }).click();
+    const panel = page.getByRole('complementary', { name: 'Selected span' });
+    await panel.getByRole('heading', { name: /search hotels/ }).waitFor();
+    // A span naming no agent is its nearest ancestor's: the tool is the sub-agent's.
+    const agents = (await h.service.api('GET', '/agents?limit=100', { apiKey: tenant.apiKey })).body.data as Array<{ id: string; name: string }>;
+    const link = panel.getByRole('link', { name: 'hotel-scout', exact: true });
+    expect(await link.getAttribute('href')).toBe(`/agents/${agents.find((a) => a.name === 'hotel-scout')!.id}`);
+  });
 });
 
 /** The rows of the traces table as their trace ids, once the answer for the URL is shown. */
@@ -555,10 +592,10 @@ describe('long text without spaces', () => {
 
 describe('traces that have not finished', () => {
   it('are marked in progress with their last activity, or closed without a finished root, in the list and on their page', async () => {
-    // Two runs whose root span never came: one still in flight, one the service has closed.
+    // Runs whose root span never came: two still in flight (one with a failed tool), one the service has closed.
     const at = Date.now() - 3 * MINUTE;
     const lastEnd = new Date(at + MINUTE).toISOString();
-    const spans = ['run-in-flight', 'run-lost'].map((traceId) => ({
+    const spans = ['run-in-flight', 'run-failing', 'run-lost'].map((traceId) => ({
       traceId,
       spanId: 'fetch',
       parentSpanId: 'root',
@@ -567,6 +604,7 @@ describe('traces that have not finished', () => {
       agentName: 'research-bot',
       startTime: at,
       endTime: lastEnd,
+      status: traceId === 'run-failing' ? 'error' : 'ok',
     }));
     expect((await h.service.api('POST', '/spans', { apiKey: tenant.apiKey, body: { spans } })).status).toBe(202);
     await h.service.drainQueues();
@@ -587,10 +625,16 @@ describe('traces that have not finished', () => {
       .getByText(new RegExp(`^closed without a finished root span at .*${clock(closedAt.toISOString())}$`))
       .waitFor();
     expect(await row('run-lost').getByText('in progress').count()).toBe(0);
+    // Its status is its root's, not there yet: no "ok" claimed before the end, a failure said at once.
+    const badges = async (traceId: string) => await row(traceId).locator('.badge').allTextContents();
+    expect(await badges('run-in-flight')).toEqual(['in progress']);
+    expect(await badges('run-failing')).toEqual(['error', 'in progress']);
+    expect(await badges('run-lost')).toEqual(['ok', 'closed']);
     await expectAccessible(page, 'the traces page with a trace in progress and a closed one');
 
     await page.goto('/traces/run-in-flight');
     await page.getByText(new RegExp(`^in progress last activity .*${clock(lastEnd)}$`)).waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).locator('..').locator('.badge').allTextContents()).toEqual(['in progress']);
     await page.goto('/traces/run-lost');
     await page.getByText(new RegExp(`^closed without a finished root span at .*${clock(closedAt.toISOString())}$`)).waitFor();
 
@@ -598,7 +642,7 @@ describe('traces that have not finished', () => {
     const agents = (await h.service.api('GET', '/agents?limit=100', { apiKey: tenant.apiKey })).body.data as Array<{ id: string; name: string }>;
     await page.goto(`/agents/${agents.find((a) => a.name === 'research-bot')!.id}`);
     const recent = page.getByRole('region', { name: 'Recent traces' });
-    await recent.getByText(new RegExp(`^in progress last activity .*${clock(lastEnd)}$`)).waitFor();
+    await expect.poll(async () => await recent.getByText(new RegExp(`^in progress last activity .*${clock(lastEnd)}$`)).count()).toBe(2);
     await recent.getByText(/^closed without a finished root span at/).waitFor();
   });
 });

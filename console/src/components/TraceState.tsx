@@ -1,7 +1,19 @@
 import type { Schemas } from '../api/client';
-import { Badge, formatTime } from './ui';
+import { Badge, formatTime, statusTone } from './ui';
 
 type TraceEnd = Pick<Schemas['TraceSummary'], 'complete' | 'closedAt' | 'endTime'>;
+
+const inProgress = (trace: Omit<TraceEnd, 'endTime'>) => !trace.complete && trace.closedAt === null;
+
+/**
+ * A trace's status, left out while it is in progress and nothing in it has failed: its status is its
+ * root span's, which has not arrived or ended yet, so "ok" would claim an outcome it has not had. A
+ * failure already seen says error at once.
+ */
+export function TraceStatusBadge({ trace }: { trace: Omit<TraceEnd, 'endTime'> & Pick<Schemas['TraceSummary'], 'status'> }) {
+  if (trace.status === 'ok' && inProgress(trace)) return null;
+  return <Badge tone={statusTone(trace.status)}>{trace.status}</Badge>;
+}
 
 /**
  * Whether a trace has ended, in words (the badge's colour only repeats them). Finished (`complete`: its
@@ -21,7 +33,7 @@ export function TraceState({ trace, lastActivity = trace.endTime }: { trace: Tra
       </div>
     );
   }
-  if (trace.complete) return null;
+  if (!inProgress(trace)) return null;
   return (
     <div>
       <Badge tone="info">in progress</Badge>

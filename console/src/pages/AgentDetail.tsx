@@ -6,7 +6,7 @@ import { AlertConfigEditor } from '../components/AlertConfigEditor';
 import { TimeChart } from '../components/Chart';
 import { isRangeKey, RANGES, type RangeKey, rangeDates } from '../components/range';
 import { RangeSelect, withChanges } from '../components/TimeRangePicker';
-import { TraceState } from '../components/TraceState';
+import { TraceState, TraceStatusBadge } from '../components/TraceState';
 import {
   Badge,
   Empty,
@@ -134,7 +134,7 @@ function RecentTraces({ agentId }: { agentId: string }) {
       <ul className="plain">
         {traces.data?.map((t) => (
           <li key={t.traceId}>
-            <Badge tone={statusTone(t.status)}>{t.status}</Badge> <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name}</Link>{' '}
+            <TraceStatusBadge trace={t} /> <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name}</Link>{' '}
             <span className="muted small">
               {formatTime(t.startTime)} · {formatDuration(t.durationMs)}
             </span>

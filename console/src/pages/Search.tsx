@@ -9,8 +9,8 @@ import { type ExportFormat, FormatSelect, retentionRange, useProfile, useStartEx
 import { AgentFilter } from '../components/filters';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
-import { TraceState } from '../components/TraceState';
-import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
+import { TraceState, TraceStatusBadge } from '../components/TraceState';
+import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle } from '../components/ui';
 
 type SearchQuery = NonNullable<paths['/search/traces']['get']['parameters']['query']>;
 type Hit = Schemas['SearchHit'];
@@ -191,7 +191,7 @@ function HitsTable({ hits, busy }: { hits: readonly Hit[]; busy: boolean }) {
             <td>{t.agentId ? <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>{t.agentName ?? t.agentId}</Link> : '—'}</td>
             <td className="text">{t.name}</td>
             <td>
-              <Badge tone={statusTone(t.status)}>{t.status}</Badge>
+              <TraceStatusBadge trace={t} />
               <TraceState trace={t} />
             </td>
             <td className="nowrap">{formatTime(t.startTime)}</td>

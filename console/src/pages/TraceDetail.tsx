@@ -4,7 +4,7 @@ import { type KeyboardEvent, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { Content, type Json, JsonView } from '../components/Content';
-import { TraceState } from '../components/TraceState';
+import { TraceState, TraceStatusBadge } from '../components/TraceState';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type Span = Schemas['Span'];
@@ -17,6 +17,8 @@ interface Row {
   span: Span;
   depth: number;
   hasChildren: boolean;
+  /** The span's agent where it is not its parent's (the trace's, for a top span): where a sub-agent takes over. */
+  handedTo: string | null;
 }
 
 /** The latest time the trace's spans report: an end, or a start where a span has not ended. */
@@ -27,7 +29,7 @@ const lastActivity = (spans: readonly Span[]): string | null =>
   }, null);
 
 /** The spans in tree order (each parent before its children, siblings by start time), folded ones' subtrees left out. */
-function treeRows(spans: Span[], collapsed: Set<string>): Row[] {
+function treeRows(spans: Span[], collapsed: Set<string>, traceAgentId: string | null): Row[] {
   const ids = new Set(spans.map((s) => s.spanId));
   const children = new Map<string | null, Span[]>();
   for (const span of spans) {
@@ -36,12 +38,16 @@ function treeRows(spans: Span[], collapsed: Set<string>): Row[] {
   }
   for (const list of children.values()) list.sort((a, b) => Date.parse(a.startTime) - Date.parse(b.startTime));
   const rows: Row[] = [];
-  const stack: Array<{ span: Span; depth: number }> = (children.get(null) ?? []).map((span) => ({ span, depth: 0 })).reverse();
+  const stack: Array<{ span: Span; depth: number; parentAgentId: string | null }> = (children.get(null) ?? [])
+    .map((span) => ({ span, depth: 0, parentAgentId: traceAgentId }))
+    .reverse();
   while (stack.length > 0) {
-    const { span, depth } = stack.pop()!;
+    const { span, depth, parentAgentId } = stack.pop()!;
     const kids = children.get(span.spanId) ?? [];
-    rows.push({ span, depth, hasChildren: kids.length > 0 });
-    if (!collapsed.has(span.spanId)) for (let i = kids.length - 1; i >= 0; i--) stack.push({ span: kids[i]!, depth: depth + 1 });
+    const handedTo = span.agentId !== null && span.agentId !== parentAgentId ? (span.agentName ?? span.agentId) : null;
+    rows.push({ span, depth, hasChildren: kids.length > 0, handedTo });
+    const agentId = span.agentId ?? parentAgentId;
+    if (!collapsed.has(span.spanId)) for (let i = kids.length - 1; i >= 0; i--) stack.push({ span: kids[i]!, depth: depth + 1, parentAgentId: agentId });
   }
   return rows;
 }
@@ -60,7 +66,7 @@ export default function TraceDetail() {
 function TraceView({ trace }: { trace: Trace }) {
   const [search, setSearch] = useSearchParams();
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
-  const rows = useMemo(() => treeRows(trace.spans, collapsed), [trace.spans, collapsed]);
+  const rows = useMemo(() => treeRows(trace.spans, collapsed, trace.agentId), [trace.spans, collapsed, trace.agentId]);
   const selectedId = search.get('span') ?? trace.spans[0]?.spanId;
   const selected = trace.spans.find((s) => s.spanId === selectedId);
   const select = (spanId: string) => {
@@ -102,7 +108,7 @@ function TraceView({ trace }: { trace: Trace }) {
   return (
     <>
       <PageTitle title={trace.name}>
-        <Badge tone={statusTone(trace.status)}>{trace.status}</Badge> <TraceState trace={trace} lastActivity={lastActivity(trace.spans)} />
+        <TraceStatusBadge trace={trace} /> <TraceState trace={trace} lastActivity={lastActivity(trace.spans)} />
       </PageTitle>
       <dl className="facts">
         <Fact label="Trace id" value={<span className="mono">{trace.traceId}</span>} />
@@ -145,7 +151,7 @@ function TraceView({ trace }: { trace: Trace }) {
           <div className="waterfall-rows" ref={scroller} onKeyDown={onKeyDown} data-testid="waterfall">
             <ul style={{ height: virtualizer.getTotalSize() }} aria-label="Spans">
               {virtualizer.getVirtualItems().map((item) => {
-                const { span, depth, hasChildren } = rows[item.index]!;
+                const { span, depth, hasChildren, handedTo } = rows[item.index]!;
                 const offset = (Date.parse(span.startTime) - start) / total;
                 const width = Math.max(((span.durationMs ?? 0) / total) * 100, 0.3);
                 const isSelected = span.spanId === selectedId;
@@ -171,6 +177,7 @@ function TraceView({ trace }: { trace: Trace }) {
                       )}
                       <button type="button" id={`span-${span.spanId}`} className="span-select" aria-pressed={isSelected} onClick={() => select(span.spanId)}>
                         <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> {span.name}
+                        {handedTo !== null ? <span className="span-agent"> {handedTo}</span> : null}
                         {span.status === 'error' ? (
                           <span className="error-dot" role="img" aria-label="failed">
                             {' '}
@@ -242,6 +249,7 @@ function SpanPanel({ span, traceStart }: { span: Span; traceStart: number }) {
       </h2>
       <dl className="facts compact">
         <Fact label="Status" value={<Badge tone={statusTone(span.status)}>{span.status}</Badge>} />
+        {span.agentId ? <Fact label="Agent" value={<Link to={`/agents/${encodeURIComponent(span.agentId)}`}>{span.agentName ?? span.agentId}</Link>} /> : null}
         <Fact label="Duration" value={formatDuration(span.durationMs)} />
         <Fact label="Starts at" value={`+${formatDuration(Date.parse(span.startTime) - traceStart)}`} />
         {span.model ? <Fact label="Model" value={`${span.model}${span.provider ? ` (${span.provider})` : ''}`} /> : null}

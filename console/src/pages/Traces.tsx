@@ -9,8 +9,8 @@ import { AgentFilter, ChoiceFilter, TextFilter } from '../components/filters';
 import { OpenById } from '../components/OpenById';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
-import { TraceState } from '../components/TraceState';
-import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
+import { TraceState, TraceStatusBadge } from '../components/TraceState';
+import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle } from '../components/ui';
 import { API_BASE_URL } from '../page-table';
 
 type TraceQuery = NonNullable<paths['/spans/traces']['get']['parameters']['query']>;
@@ -181,7 +181,7 @@ export default function Traces() {
                     </td>
                     <td>{t.agentId ? <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>{t.agentName}</Link> : '—'}</td>
                     <td>
-                      <Badge tone={statusTone(t.status)}>{t.status}</Badge>
+                      <TraceStatusBadge trace={t} />
                       <TraceState trace={t} />
                       {t.errorTypes.length > 0 ? <div className="muted small">{t.errorTypes.join(', ')}</div> : null}
                       {t.alertTypes.length > 0 ? <div className="small">alert: {t.alertTypes.join(', ')}</div> : null}

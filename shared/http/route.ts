@@ -16,7 +16,7 @@ import { jsonBody } from './body.ts';
 import { clientAddress } from './client-address.ts';
 import { type Reply, raw } from './reply.ts';
 import { RESPONSE_SECURITY_HEADERS } from './response-headers.ts';
-import { parseOrThrow, refuseUnknownParameters, refuseUnstorable } from './validation.ts';
+import { parseOrThrow, refuseRepeatedParameters, refuseUnknownParameters, refuseUnstorable } from './validation.ts';
 
 type Schema = z.ZodMiniType;
 type Parsed<S extends Schema | undefined> = S extends Schema ? z.infer<S> : undefined;
@@ -197,7 +197,10 @@ function validate(schemas: Partial<RouteSchemas>): MiddlewareObj<Event, Result, 
         else refuseUnstorable(body);
         body = parseOrThrow(schemas.body, body, 'body');
       }
-      if (schemas.query) refuseUnknownParameters(schemas.query, event.queryStringParameters ?? {});
+      if (schemas.query) {
+        refuseRepeatedParameters(event.rawQueryString);
+        refuseUnknownParameters(schemas.query, event.queryStringParameters ?? {});
+      }
       const query = schemas.query ? parseOrThrow(schemas.query, event.queryStringParameters ?? {}, 'query') : undefined;
       const params = schemas.params ? parseOrThrow(schemas.params, event.pathParameters ?? {}, 'path') : undefined;
       stateOf(event).input = { body, query, params };

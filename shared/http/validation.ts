@@ -36,6 +36,24 @@ export function refuseUnknownParameters(schema: z.ZodMiniType, query: Record<str
   throw new ValidationError(`Invalid query: ${problems.join('; ')}; it takes ${names.join(', ')}`);
 }
 
+/**
+ * Refuses a query parameter given more than once (`tag=a&tag=b`), naming it: API Gateway joins the
+ * values with commas, which a text filter would take as one value holding a comma (the tag `a,b`) and
+ * answer as if it matched nothing. Read from the raw query string, the only place the repeat shows.
+ */
+export function refuseRepeatedParameters(rawQueryString: string | undefined): void {
+  if (!rawQueryString) return;
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const name of new URLSearchParams(rawQueryString).keys()) {
+    if (seen.has(name)) repeated.add(name);
+    seen.add(name);
+  }
+  if (repeated.size === 0) return;
+  const problems = [...repeated].slice(0, 10).map((name) => `${name}: must be given once`);
+  throw new ValidationError(`Invalid query: ${problems.join('; ')} (each parameter takes one value)`);
+}
+
 /** Refuses a body holding a number the store cannot hold, or nesting deeper than it keeps, naming where. */
 export function refuseUnstorable(body: unknown): void {
   const found = unstorablePart(body, MAX_BODY_NESTING);

@@ -54,23 +54,9 @@ export const isoEndDate = z.pipe(
   dateOf((s) => (s.length === 10 ? DAY_MS - 1 : 0)),
 );
 
-/**
- * A query parameter that holds one value, as text: API Gateway joins the values of a parameter given
- * more than once with commas (`limit=1&limit=2` arrives as `1,2`), which no number holds, so
- * that is said rather than the form the text does not have.
- */
-const GIVEN_ONCE = 'must be given once (the values of a parameter given more than once arrive joined by commas)';
-
-/** One value of the `form` given (`message` when it has another). */
-const oneValue = (form: RegExp, message: string) =>
-  z.string().check(
-    z.refine((s: string) => !s.includes(','), { message: GIVEN_ONCE, abort: true }),
-    z.regex(form, message),
-  );
-
 const wholeNumber = (min: number, max?: number, tooLarge?: string) =>
   z.pipe(
-    z.pipe(oneValue(/^\d+$/, 'must be a whole number'), z.transform(Number)),
+    z.pipe(z.string().check(z.regex(/^\d+$/, 'must be a whole number')), z.transform(Number)),
     max === undefined ? z.number().check(z.int(), z.gte(min)) : z.number().check(z.int(), z.gte(min), z.lte(max, tooLarge)),
   );
 
@@ -79,7 +65,10 @@ export const queryInteger = (min: number, max: number) => wholeNumber(min, max);
 
 /** A decimal number in a query string (`0.25`, `3`), from `min` to `max`. */
 export const queryDecimal = (min: number, max: number) =>
-  z.pipe(z.pipe(oneValue(/^\d{1,15}(\.\d{1,12})?$/, 'must be a decimal number such as 0.25'), z.transform(Number)), z.number().check(z.gte(min), z.lte(max)));
+  z.pipe(
+    z.pipe(z.string().check(z.regex(/^\d{1,15}(\.\d{1,12})?$/, 'must be a decimal number such as 0.25')), z.transform(Number)),
+    z.number().check(z.gte(min), z.lte(max)),
+  );
 
 /** `true` or `false` in a query string. */
 export const queryBoolean = z.pipe(

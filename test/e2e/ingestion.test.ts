@@ -441,10 +441,20 @@ describe('logs and signals', () => {
       expect(res.status, path).toBe(400);
       expect(res.body.error.message).toMatch(param!);
     }
-    // A number given twice arrives joined by a comma, as API Gateway joins them: said so, not "must be a whole number".
-    const twice = await service.api('GET', '/spans/traces?limit=1&limit=2', { apiKey });
-    expect(twice.status).toBe(400);
-    expect(twice.body.error.message).toBe('Invalid query: limit: must be given once (the values of a parameter given more than once arrive joined by commas)');
+    // A parameter given twice is refused by name: API Gateway joins the values with a comma, which a text
+    // filter would take as one value (the tag "a,b") and match nothing.
+    for (const path of ['/spans/traces?limit=1&limit=2', '/spans/traces?tag=a&tag=b', '/spans/traces?tag=a&status=ok&tag=b&status=error']) {
+      const twice = await service.api('GET', path, { apiKey });
+      expect(twice.status, path).toBe(400);
+      expect(twice.body.error.message, path).toBe(
+        path.includes('status')
+          ? 'Invalid query: tag: must be given once; status: must be given once (each parameter takes one value)'
+          : `Invalid query: ${path.includes('tag') ? 'tag' : 'limit'}: must be given once (each parameter takes one value)`,
+      );
+    }
+    // A comma in one value is that value's: a tag holding a comma is a tag like any other.
+    expect((await service.api('GET', `/spans/traces?tag=${encodeURIComponent('a,b')}`, { apiKey })).status).toBe(200);
+    expect((await service.api('GET', '/spans/traces?limit=1,2', { apiKey })).body.error.message).toBe('Invalid query: limit: must be a whole number');
   });
 });
 

@@ -232,7 +232,8 @@ describe('exports', () => {
     async (format) => {
       const created = await service.api('POST', '/exports', { token: owner.token, body: { format, ...range() } });
       expect(created.status).toBe(202);
-      expect(created.body.data).toMatchObject({ status: 'queued' });
+      // Its own id prefix: an experiment's id is exp_, an export's is not mistaken for one.
+      expect(created.body.data).toMatchObject({ status: 'queued', id: expect.stringMatching(/^xpt_/) });
       const done = await finished(owner, created.body.data.id);
       expect(done).toMatchObject({ status: 'succeeded', rows: 2 });
 

@@ -140,7 +140,7 @@ export async function createExport(tenantId: string, request: ExportRequest, por
   if (request.agentId && !(await ports.store.agents.get(tenantId, request.agentId))) throw new NotFoundError('Agent');
   const now = ports.clock.now();
   const record: ExportRecord = {
-    id: ports.ids.next('exp'),
+    id: ports.ids.next('xpt'),
     tenantId,
     status: 'queued',
     format: request.format,

@@ -1,38 +1,21 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAccessToken } from '#shared/domain/accounts/jwt.ts';
 import { signingMaterialFromSeed } from '#shared/domain/accounts/signing-keys.ts';
 import { startTestService } from '../support/service.ts';
+import { startStandInPool } from '../support/stand-in-pool.ts';
 
 type Service = Awaited<ReturnType<typeof startTestService>>;
 
-// A stand-in Cognito user pool: its issuer a pool's, its JWKS served on loopback, its tokens signed here.
-const cognito = await generateKeyPair('RS256');
-let jwksServer: Server;
-let cognitoIssuer: string;
-
+let pool: Awaited<ReturnType<typeof startStandInPool>>;
 let service: Service;
 beforeAll(async () => {
-  const jwk = { ...(await exportJWK(cognito.publicKey)), kid: 'pool-key', alg: 'RS256', use: 'sig' };
-  jwksServer = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
-  cognitoIssuer = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool';
-  const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/eu-west-1_Pool/.well-known/jwks.json`;
-  service = await startTestService({
-    env: {
-      RATE_LIMITS: JSON.stringify({ auth: 1000 }),
-      JWT_EXTERNAL_ISSUERS: JSON.stringify([{ issuer: cognitoIssuer, jwksUrl, audiences: ['dashboard-client'] }]),
-    },
-  });
+  pool = await startStandInPool();
+  service = await startTestService({ env: { RATE_LIMITS: JSON.stringify({ auth: 1000 }), JWT_EXTERNAL_ISSUERS: pool.issuers } });
 });
 afterAll(async () => {
   await service?.stop();
-  jwksServer?.close();
+  pool?.close();
 });
 
 let seq = 0;
@@ -274,15 +257,7 @@ describe('GET /users/profile', () => {
     const email = `fed-${Date.now()}@example.com`;
     // The profile claims a pool's pre-token-generation trigger adds to its access tokens.
     const profile = { email, email_verified: true, given_name: 'Grace', family_name: 'Hopper', identities: [{ providerName: 'Google' }] };
-    const poolToken = (claims: Record<string, unknown>, subject = 'cognito-sub-42') =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: 'RS256', kid: 'pool-key' })
-        .setIssuer(cognitoIssuer)
-        .setSubject(subject)
-        .setIssuedAt()
-        .setExpirationTime('10m')
-        .sign(cognito.privateKey);
-    const accessToken = () => poolToken({ ...profile, token_use: 'access', client_id: 'dashboard-client', scope: 'aws.cognito.signin.user.admin' });
+    const accessToken = () => pool.accessToken(profile);
 
     const first = await service.api('GET', '/users/profile', { token: await accessToken() });
     expect(first.status).toBe(200);
@@ -290,9 +265,9 @@ describe('GET /users/profile', () => {
     const second = await service.api('GET', '/users/profile', { token: await accessToken() });
     expect(second.body.id).toBe(first.body.id);
 
-    const idToken = await poolToken({ ...profile, token_use: 'id', aud: 'dashboard-client' });
+    const idToken = await pool.token({ ...profile, token_use: 'id', aud: 'dashboard-client' });
     expect((await service.api('GET', '/users/profile', { token: idToken })).status).toBe(401);
-    const wrongClient = await poolToken({ email: 'x@example.com', token_use: 'access', client_id: 'other-client' }, 'cognito-sub-43');
+    const wrongClient = await pool.token({ email: 'x@example.com', token_use: 'access', client_id: 'other-client' }, 'cognito-sub-43');
     expect((await service.api('GET', '/users/profile', { token: wrongClient })).status).toBe(401);
   });
 

@@ -8,6 +8,16 @@ import type { RouteMatch } from './router.ts';
 /** API Gateway HTTP APIs refuse larger request bodies. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+/**
+ * Lambda refuses a synchronous result larger than this (its JSON, the body a string within it), and
+ * API Gateway then answers 500: the local gateway does the same, so an answer too large for AWS fails here too.
+ */
+export const MAX_RESULT_BYTES = 6 * 1024 * 1024;
+
+/** Whether Lambda would refuse to return this result (see MAX_RESULT_BYTES); a local file is sent apart. */
+export const tooLargeForLambda = (result: unknown): boolean =>
+  !(isStructured(result) && typeof result.localFile === 'string') && Buffer.byteLength(JSON.stringify(result ?? null)) > MAX_RESULT_BYTES;
+
 const API_ID = 'local';
 
 /** API Gateway's request ids look like `JKJaXmPLvHcESHA=`. */

@@ -2,7 +2,17 @@ import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { envelopeResponse, fromHandlerResult, type HttpResponse, MAX_BODY_BYTES, newRequestId, splitUrl, toHttpApiEvent } from './api-gateway.ts';
+import {
+  envelopeResponse,
+  fromHandlerResult,
+  type HttpResponse,
+  MAX_BODY_BYTES,
+  MAX_RESULT_BYTES,
+  newRequestId,
+  splitUrl,
+  toHttpApiEvent,
+  tooLargeForLambda,
+} from './api-gateway.ts';
 import { type ConsoleSite, isConsoleRequest } from './console-site.ts';
 import { corsResponseHeaders, isPreflight, preflightResponse } from './cors.ts';
 import { httpFunction, type Invoke } from './lambda.ts';
@@ -30,7 +40,12 @@ export function createApiServer(route: (method: string, rawPath: string) => Rout
     if (!body) return envelopeResponse(413, 'VALIDATION_ERROR', 'Request body exceeds 10 MB');
     const match = route(req.method ?? 'GET', pathOf(req));
     try {
-      return fromHandlerResult(await invoke(httpFunction(match.route), toHttpApiEvent(req, body, match, requestId)));
+      const result = await invoke(httpFunction(match.route), toHttpApiEvent(req, body, match, requestId));
+      if (tooLargeForLambda(result)) {
+        log(`[http] ${match.route.id} answered more than Lambda returns (${MAX_RESULT_BYTES} bytes): API Gateway answers 500`);
+        return envelopeResponse(500, 'INTERNAL_ERROR', 'Internal server error');
+      }
+      return fromHandlerResult(result);
     } catch (err) {
       log(`[http] ${match.route.id} failed: ${errorText(err)}`);
       return envelopeResponse(500, 'INTERNAL_ERROR', 'Internal server error');

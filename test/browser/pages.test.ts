@@ -5,6 +5,7 @@ import { sessionsRepository } from '#shared/store/sessions.ts';
 import { tracesRepository } from '#shared/store/traces.ts';
 import { type ConsoleHarness, expectAccessible, newEmail, startConsole } from '../support/browser.ts';
 import { consolePages, SEED_PASSWORD, SESSION_TURNS, SESSION_USER, type SeededTenant, seedTenant, signInContext } from '../support/console-seed.ts';
+import { keptWholeText, largeNativeTrace } from '../support/spans.ts';
 
 const MINUTE = 60_000;
 
@@ -84,6 +85,32 @@ describe('the trace page', () => {
     await item.waitFor();
     const said = alert.traceIds[0] === tenant.traceId ? alert.message : `one of ${alert.occurrenceCount} occurrences; the latest is another trace's`;
     await item.getByText(said, { exact: true }).waitFor();
+  });
+
+  it('reads a trace too large for one answer page by page, and shows every span', async () => {
+    const spans = largeNativeTrace('trace-large', 150, Date.now() - 10 * MINUTE);
+    for (let i = 0; i < spans.length; i += 50) {
+      expect((await h.service.api('POST', '/spans', { apiKey: tenant.apiKey, body: { spans: spans.slice(i, i + 50) } })).status).toBe(202);
+    }
+    await h.service.drainQueues();
+    const answers: Array<string | null> = [];
+    const seen = (response: import('playwright-core').Response) => {
+      const url = new URL(response.url());
+      if (url.pathname.endsWith('/spans/traces/trace-large')) answers.push(url.searchParams.get('cursor'));
+    };
+    page.on('response', seen);
+    await page.goto('/traces/trace-large');
+    const waterfall = page.getByTestId('waterfall');
+    await waterfall.getByRole('button', { name: 'AGT long research run', exact: true }).waitFor();
+    // Until the last page is read, the page says how far it got.
+    await page.getByText(/^Reading the spans: \d+ of 150 so far\.$/).waitFor();
+    await expect.poll(() => page.getByText(/^Reading the spans/).count(), { timeout: 20_000 }).toBe(0);
+    page.off('response', seen);
+    await waterfall.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await waterfall.getByRole('button', { name: 'LLM step 148', exact: true }).click();
+    await page.getByRole('complementary', { name: 'Selected span' }).getByText(keptWholeText('answer', 148).slice(0, 20)).first().waitFor();
+    expect(answers.length).toBeGreaterThan(1);
+    expect(answers[0]).toBeNull();
   });
 
   it("names a span's agent where a sub-agent takes over, and the selected span's agent", async () => {

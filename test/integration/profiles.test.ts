@@ -291,8 +291,8 @@ describe('steady state: per-trace anomalies (dynalite)', () => {
     const found = await store.profiles.anomaliesOf(tenantId, odd!);
     expect(found).toMatchObject({ agentId, traceId: odd });
     expect(found!.anomalies.map((a) => a.type)).toEqual(['unusual-tool', 'unexpected-error', 'high-latency']);
-    const trace = await getTrace(store, tenantId, odd!);
+    const { trace } = await getTrace(store, tenantId, odd!);
     expect(trace.anomalies).toEqual(found!.anomalies);
-    expect((await getTrace(store, tenantId, usual!)).anomalies).toEqual([]);
+    expect((await getTrace(store, tenantId, usual!)).trace.anomalies).toEqual([]);
   });
 });

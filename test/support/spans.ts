@@ -43,3 +43,26 @@ export const storedSpan = (over: Partial<StoredSpan> & Pick<StoredSpan, 'traceId
   costEstimated: false,
   ...over,
 });
+
+/** Text of the 32 KB a span's input or output keeps whole, with quotes that JSON escapes. */
+export const keptWholeText = (label: string, i: number) => `${label} ${i} "quoted" ${'x'.repeat(32 * 1024)}`.slice(0, 32 * 1024);
+
+/**
+ * Native spans of a trace too large for one answer of the API: a root and `count` - 1 model calls
+ * under it (`call-000`, …), each with an input and an output of the 32 KB kept whole.
+ */
+export function largeNativeTrace(traceId: string, count: number, at: number) {
+  const root = { traceId, spanId: 'root', name: 'long research run', kind: 'agent', agentName: 'researcher', startTime: at, endTime: at + 600_000 };
+  const calls = Array.from({ length: count - 1 }, (_, i) => ({
+    traceId,
+    spanId: `call-${String(i).padStart(3, '0')}`,
+    parentSpanId: 'root',
+    name: `step ${i}`,
+    kind: 'llm',
+    startTime: at + 1000 + i * 1000,
+    endTime: at + 1500 + i * 1000,
+    input: keptWholeText('prompt', i),
+    output: keptWholeText('answer', i),
+  }));
+  return [root, ...calls];
+}

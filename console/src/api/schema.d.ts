@@ -349,7 +349,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A trace with its spans (ordered, with parent links), signals and logs */
+        /** A trace with its spans (in tree order, with parent links), signals and logs. Its spans come as many as fit in one answer (about 5 MB): past that, spansNextCursor continues them (pass it as cursor; later pages carry only spans) */
         get: operations["spansGetTrace"];
         put?: never;
         post?: never;
@@ -1860,8 +1860,12 @@ export interface components {
                     message: string;
                 }[];
                 spans: components["schemas"]["Span"][];
+                /** @description Where the trace's spans go on when they did not all fit in this answer: pass it as `cursor`; null once every span is given */
+                spansNextCursor: string | null;
                 signals: components["schemas"]["Signal"][];
                 logs: components["schemas"]["Log"][];
+                /** @description Logs of the trace that did not fit in the answer (GET /logs?traceId= lists them all) */
+                logsLeftOut: number;
             };
         };
         SpansFiltersResponse: {
@@ -4402,7 +4406,9 @@ export interface operations {
     };
     spansGetTrace: {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: string;
+            };
             header?: never;
             path: {
                 traceId: string;

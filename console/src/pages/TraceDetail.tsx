@@ -1,6 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type KeyboardEvent, useMemo, useRef, useState } from 'react';
+import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { Content, type Json, JsonView } from '../components/Content';
@@ -54,13 +54,35 @@ function treeRows(spans: Span[], collapsed: Set<string>, traceAgentId: string | 
 
 export default function TraceDetail() {
   const { traceId = '' } = useParams();
-  const trace = useQuery({
+  // A trace larger than one answer comes in pages of spans (spansNextCursor): all are read, one after another.
+  const pages = useInfiniteQuery({
     queryKey: ['trace', traceId],
-    queryFn: async () => unwrap(await api.GET('/spans/traces/{traceId}', { params: { path: { traceId } } })).data,
+    queryFn: async ({ pageParam }) =>
+      unwrap(await api.GET('/spans/traces/{traceId}', { params: { path: { traceId }, query: pageParam ? { cursor: pageParam } : {} } })).data,
+    initialPageParam: '',
+    getNextPageParam: (page) => page.spansNextCursor ?? undefined,
   });
-  if (trace.isLoading) return <Loading />;
-  if (!trace.data) return <ErrorMessage error={trace.error} />;
-  return <TraceView trace={trace.data} />;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage, isError } = pages;
+  useEffect(() => {
+    if (hasNextPage && !isFetchingNextPage && !isError) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, isError, fetchNextPage]);
+  const trace = useMemo(() => {
+    const [first, ...rest] = pages.data?.pages ?? [];
+    return first && { ...first, spans: [...first.spans, ...rest.flatMap((page) => page.spans)] };
+  }, [pages.data]);
+  if (pages.isLoading) return <Loading />;
+  if (!trace) return <ErrorMessage error={pages.error} />;
+  return (
+    <>
+      {isError ? <ErrorMessage error={pages.error} /> : null}
+      {hasNextPage && !isError ? (
+        <p className="muted small" role="status">
+          Reading the spans: {formatNumber(trace.spans.length)} of {formatNumber(trace.spanCount)} so far.
+        </p>
+      ) : null}
+      <TraceView trace={trace} />
+    </>
+  );
 }
 
 function TraceView({ trace }: { trace: Trace }) {

@@ -6,7 +6,7 @@ import { BUCKET_MS, bucketStart, settledWindow } from '../analytics/buckets.ts';
 import { retentionDaysOf } from '../analytics/queries.ts';
 import { ALL_AGENTS } from '../analytics/rollup.ts';
 import { daysBefore } from '../analytics/window.ts';
-import { NotFoundError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import type { ListPage, Order, PageInput, Total } from '../paging/page.ts';
 import { LONGEST_RETENTION_DAYS } from '../plans/plans.ts';
 import type { Clock } from '../ports.ts';
@@ -323,15 +323,62 @@ async function sessionTraces(store: ReadStore<'sessions'>, tenantId: string, ses
   return { ...result, items: result.items.map(traceView), total: count.count, totalExact: count.exact };
 }
 
-export async function getTrace(store: ReadStore<'traces'>, tenantId: string, traceId: string) {
+/**
+ * How much of the Lambda response payload (6 MB, the answer's JSON body as one JSON string in it)
+ * one answer of a trace may take: its spans past this are the next page's. Only a trace of thousands
+ * of spans, or of hundreds with long inputs and outputs, takes more than one.
+ */
+export const TRACE_ANSWER_BYTES = 5 * 1024 * 1024;
+/** What the trace's logs may take of the first answer, at most: the spans need the rest. */
+const TRACE_LOGS_BYTES = TRACE_ANSWER_BYTES / 4;
+
+/** What a value adds to the Lambda payload: its JSON, escaped again as part of the body's string. */
+const payloadBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(JSON.stringify(value))) - 2;
+
+/** As many of the items, in order, as fit in `budget` bytes (at least `least`), and the bytes they take. */
+function fitting<T>(items: readonly T[], budget: number, least: number): { fit: T[]; bytes: number } {
+  let bytes = 0;
+  const fit: T[] = [];
+  for (const item of items) {
+    const size = payloadBytes(item) + 1;
+    if (fit.length >= least && bytes + size > budget) break;
+    fit.push(item);
+    bytes += size;
+  }
+  return { fit, bytes };
+}
+
+/**
+ * A trace with its spans in tree order, its signals, logs and anomalies. Its spans come as much as fits
+ * in one answer (TRACE_ANSWER_BYTES): past that, `nextSpans` is the last span given, from which the
+ * next page (`afterSpan`) goes on, and the later pages carry only spans. The trace's logs take at most
+ * a quarter of the first answer; `logsLeftOut` says how many did not fit (`GET /logs?traceId=` lists them all).
+ */
+export async function getTrace(store: ReadStore<'traces'>, tenantId: string, traceId: string, afterSpan?: string) {
   const { summary, spans, signals, logs, anomalies } = await store.traces.readTrace(tenantId, traceId);
   if (!summary) throw new NotFoundError('Trace');
-  return {
+  const ordered = orderSpans(spans);
+  let from = 0;
+  if (afterSpan !== undefined) {
+    from = ordered.findIndex(({ span }) => span.spanId === afterSpan) + 1;
+    if (from === 0) throw new ValidationError('Invalid query: cursor: the trace no longer has the span it continues from; read the trace again');
+  }
+  const head = {
     ...traceView(summary),
     anomalies: anomalies?.anomalies ?? [],
-    spans: orderSpans(spans).map(({ span, depth }) => spanView(span, depth)),
-    signals: signals.map(signalView),
-    logs: logs.map(logView),
+    signals: from === 0 ? signals.map(signalView) : [],
+  };
+  const logsFit = from === 0 ? fitting(logs.map(logView), TRACE_LOGS_BYTES, 0) : { fit: [], bytes: 0 };
+  const budget = TRACE_ANSWER_BYTES - payloadBytes(head) - logsFit.bytes;
+  const page = fitting(
+    ordered.slice(from).map(({ span, depth }) => spanView(span, depth)),
+    budget,
+    1,
+  );
+  const last = from + page.fit.length;
+  return {
+    trace: { ...head, spans: page.fit, logs: logsFit.fit, logsLeftOut: from === 0 ? logs.length - logsFit.fit.length : 0 },
+    nextSpans: last < ordered.length ? page.fit.at(-1)!.spanId : undefined,
   };
 }
 

@@ -134,8 +134,13 @@ export const log = z.strictObject({
 export const traceDetail = traceSummary.extend({
   anomalies: z.array(z.strictObject({ type: z.enum(ANOMALY_TYPES), message: z.string() })),
   spans: z.array(span),
+  spansNextCursor: z
+    .string()
+    .nullable()
+    .describe("Where the trace's spans go on when they did not all fit in this answer: pass it as `cursor`; null once every span is given"),
   signals: z.array(signal),
   logs: z.array(log),
+  logsLeftOut: z.number().int().min(0).describe('Logs of the trace that did not fit in the answer (GET /logs?traceId= lists them all)'),
 });
 
 export const filterOptions = z.strictObject({

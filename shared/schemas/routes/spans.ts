@@ -56,7 +56,12 @@ export const spansRoutes = /* @__PURE__ */ areaRoutes(spansRouteDefs, {
       'List traces (root spans), newest first. agentId, userId, sessionId, status and dates read key-ordered lists; toolName, errorType, name, tag, metadata (key=value), model, duration, cost, tokens and hasAlert are filters read within a budget (a short page with nextCursor when matches are rare)',
     query: traceListQuery,
   },
-  'spans/get-trace': { summary: 'A trace with its spans (ordered, with parent links), signals and logs', params: traceIdParams },
+  'spans/get-trace': {
+    summary:
+      'A trace with its spans (in tree order, with parent links), signals and logs. Its spans come as many as fit in one answer (about 5 MB): past that, spansNextCursor continues them (pass it as cursor; later pages carry only spans)',
+    params: traceIdParams,
+    query: z.object({ cursor: pageQuery.shape.cursor }),
+  },
   'spans/filters': {
     summary: 'The values each trace filter can take: agents, models, statuses, span kinds, tools, error types, trace names, tags, signal names',
   },

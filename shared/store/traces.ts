@@ -169,7 +169,7 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
     ...summary,
     tenantId,
     revision,
-    ...(basis ? { spanGroups: [...basis.spanGroups] } : {}),
+    ...(basis ? { spanGroups: [...basis.spanGroups], contentBytes: basis.contentBytes } : {}),
     version: randomToken(),
     expiresAt,
   };
@@ -179,7 +179,7 @@ export function summaryItem(tenantId: string, summary: TraceSummary, revision: n
 export const randomToken = () => randomBytes(12).toString('base64url');
 
 /** What a summary item holds besides the summary: its write bookkeeping, the alert marks, and the marks of moves and of a delete. */
-const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'version', 'alertTypes', 'movesLeft', 'sessionsLeft', 'deleting'] as const;
+const SUMMARY_BOOKKEEPING = ['tenantId', 'revision', 'spanGroups', 'contentBytes', 'version', 'alertTypes', 'movesLeft', 'sessionsLeft', 'deleting'] as const;
 
 /**
  * The moves out of a session a summary item's writers have not finished (see `SessionMove`): a string
@@ -216,6 +216,7 @@ export function storedSummary(item: Record<string, unknown>): StoredSummary {
     revision: Number(item['revision'] ?? 0),
     expiresAt: Number(item['expiresAt']),
     ...(Array.isArray(item['spanGroups']) ? { spanGroups: (item['spanGroups'] as unknown[]).map(String) } : {}),
+    ...(item['contentBytes'] !== undefined ? { contentBytes: Number(item['contentBytes']) } : {}),
     ...(item['version'] !== undefined ? { version: String(item['version']) } : {}),
     ...(item['movesLeft'] !== undefined || item['sessionsLeft'] !== undefined ? { movesLeft: movesLeftOf(item) } : {}),
     ...(item['deleting'] === true ? { deleting: true as const } : {}),

@@ -70,4 +70,26 @@ describe('a trace too large for one answer', () => {
     expect((await service.api('GET', `/spans/traces/trace-large?cursor=${cursor}`, { apiKey: other.apiKey })).status).toBe(400);
     expect((await service.api('GET', '/spans/traces/trace-large', { apiKey: other.apiKey })).status).toBe(404);
   });
+
+  it("keeps at most about 16 MB of a trace's inputs and outputs whole: spans past that keep their figures, ids and a head of each", async () => {
+    const spans = largeNativeTrace('trace-huge', 300, at).map((span, i) => ({ ...span, ...(i > 0 ? { inputTokens: 100, outputTokens: 10 } : {}) }));
+    await send(owner.apiKey, spans);
+    const read = [];
+    let cursor: string | null = null;
+    do {
+      const res = await service.api('GET', `/spans/traces/trace-huge${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, { apiKey: owner.apiKey });
+      read.push(...(res.body.data.spans as Array<{ spanId: string; input: string | null; output: string | null; inputTokens: number | null }>));
+      cursor = res.body.data.spansNextCursor;
+      if (!cursor) expect(res.body.data).toMatchObject({ spanCount: 300, inputTokens: 29_900, outputTokens: 2_990 });
+    } while (cursor);
+    expect(read.map((s) => s.spanId)).toEqual(spans.map((s) => s.spanId));
+    const cut = read.filter((s) => s.input?.includes('this trace already holds 16 MB'));
+    const whole = read.filter((s) => s.input?.length === 32 * 1024);
+    expect(cut.length).toBeGreaterThan(0);
+    expect(whole.length + cut.length).toBe(299);
+    const kept = read.reduce((sum, s) => sum + Buffer.byteLength(s.input ?? '') + Buffer.byteLength(s.output ?? ''), 0);
+    // The bound, and at most a message's worth past it (the request that reached it is kept whole).
+    expect(kept).toBeLessThan(16 * 1024 * 1024 + 50 * 64 * 1024 + 300 * 3 * 1024);
+    expect(cut.every((s) => s.inputTokens === 100)).toBe(true);
+  }, 120_000);
 });

@@ -27,6 +27,7 @@ import { type StoredSpan, summarizeTrace, type TraceSummary } from '../spans/sum
 import { orderSpans } from '../spans/views.ts';
 import type { Store } from '../store.ts';
 import type { IngestMessage } from './messages.ts';
+import { boundTraceContent, contentBytesOf } from './trace-content.ts';
 
 export interface PersistDeps {
   store: Pick<Store, 'tenants' | 'agents' | 'traces' | 'signals' | 'logs' | 'alerts' | 'rollups' | 'experiments' | 'profiles' | 'sessions'>;
@@ -183,8 +184,10 @@ async function openBatch(messages: readonly TelemetryMessage[], deps: PersistDep
 /** Stage: the span groups written, then the summary of every trace they belong to. */
 async function storeSpans(batch: TenantBatch, deps: PersistDeps): Promise<StoredTrace[]> {
   if (batch.arrivals.every((a) => a.spans.length === 0)) return [];
-  await deps.store.traces.putSpansOfMessages(batch.tenantId, batch.arrivals, batch.nowMs);
-  return summarizeTraces(batch.tenantId, batch.arrivals, batch.nowMs, deps);
+  const stored = await deps.store.traces.summaries(batch.tenantId, distinct(batch.arrivals.flatMap((a) => a.spans.map((s) => s.traceId))));
+  const arrivals = boundTraceContent(batch.arrivals, stored);
+  await deps.store.traces.putSpansOfMessages(batch.tenantId, arrivals, batch.nowMs);
+  return summarizeTraces(batch.tenantId, arrivals, batch.nowMs, deps, stored);
 }
 
 /** What an item's id hashes: its content, and for an item sent without a time its `arrivalKey` (items with a time keep the ids they always had). */
@@ -269,6 +272,8 @@ async function summarizeTraces(
   arrivals: ReadonlyArray<{ spans: readonly StoredSpan[]; expiresAt: number }>,
   nowMs: number,
   deps: PersistDeps,
+  /** The summaries as read before the spans were written, for the first attempt. */
+  readBefore?: ReadonlyMap<string, StoredSummary>,
 ): Promise<StoredTrace[]> {
   const byTrace = new Map<string, Arrival>();
   for (const { spans, expiresAt } of arrivals) {
@@ -284,7 +289,7 @@ async function summarizeTraces(
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === SUMMARY_ATTEMPTS) throw new Error(`${pending.length} trace summaries stayed contended for ${SUMMARY_ATTEMPTS} attempts`);
     if (attempt > 0) await backoff(attempt);
-    const storedSummaries = await deps.store.traces.summaries(tenantId, pending);
+    const storedSummaries = attempt === 0 && readBefore ? readBefore : await deps.store.traces.summaries(tenantId, pending);
     const earlier = await storedSpanGroups(tenantId, pending, storedSummaries, byTrace, deps);
     const written = await mapConcurrently(pending, PER_TRACE_CALLS_AT_ONCE, async (traceId) => {
       const arrival = byTrace.get(traceId)!;
@@ -310,7 +315,7 @@ async function summarizeTraces(
       if (unchanged) return trace;
       const leaving = await leaveSession(tenantId, traceId, storedSummary?.summary.sessionId ?? null, summary.sessionId, deps);
       const put = await deps.store.traces.putSummary(tenantId, summary, revision, arrival.expiresAt, {
-        basis: { spanGroups, replaces: storedSummary },
+        basis: { spanGroups, replaces: storedSummary, contentBytes: stored.reduce((sum, span) => sum + contentBytesOf(span), 0) },
         leaving,
       });
       if (!put) return undefined;

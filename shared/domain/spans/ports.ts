@@ -26,6 +26,8 @@ export interface StoredSummary {
   revision: number;
   /** The span groups the summary was computed from. */
   spanGroups?: string[];
+  /** The bytes of input, output and attributes its spans hold (see TRACE_CONTENT_BYTES); written since 2026-11-30. */
+  contentBytes?: number;
   /** Changes with every write that has a basis (see `putSummary`) and when the trace is closed. */
   version?: string;
   /** When the trace's items expire (epoch seconds). */
@@ -57,6 +59,7 @@ export type NewMove = SessionMove & { moveId: string };
 /** What a summary was computed from, and the stored summary it replaces (undefined: none is stored). */
 export interface SummaryBasis {
   spanGroups: readonly string[];
+  contentBytes: number;
   replaces: StoredSummary | undefined;
 }
 

@@ -60,9 +60,14 @@ export interface TraceSummary {
  */
 export const TRACE_QUIET_MS = 60 * 60_000;
 
+const isModelCall = (span: StoredSpan) => span.kind === 'llm' || span.kind === 'embedding';
+
 /**
- * Spans whose usage is already reported by a descendant. Agent and chain spans often repeat the
- * totals of the LLM calls below them; counting both would double the tokens and cost.
+ * Spans whose usage is already reported by a descendant. Agent, chain, tool and other wrapper spans
+ * often repeat the totals of the model calls below them; counting both would double the tokens and
+ * cost. A model call reports its own usage: it repeats a descendant's only when every span from that
+ * one up to it is a model call of the same kind (a framework's span around the provider SDK's span of
+ * the same request). A call reached through a tool or an agent is a call of its own (a sub-agent's).
  */
 function spansWithReportingDescendants(spans: readonly StoredSpan[], reports: (s: StoredSpan) => boolean): Set<string> {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
@@ -70,11 +75,13 @@ function spansWithReportingDescendants(spans: readonly StoredSpan[], reports: (s
   for (const span of spans) {
     if (!reports(span)) continue;
     const seen = new Set<string>();
-    let parentId = span.parentSpanId;
-    while (parentId && !seen.has(parentId)) {
-      seen.add(parentId);
-      covered.add(parentId);
-      parentId = byId.get(parentId)?.parentSpanId ?? null;
+    let sameRequest = isModelCall(span);
+    let parent = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;
+    while (parent && !seen.has(parent.spanId)) {
+      seen.add(parent.spanId);
+      sameRequest &&= parent.kind === span.kind;
+      if (sameRequest || !isModelCall(parent)) covered.add(parent.spanId);
+      parent = parent.parentSpanId ? byId.get(parent.parentSpanId) : undefined;
     }
   }
   return covered;

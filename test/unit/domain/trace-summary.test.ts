@@ -100,6 +100,40 @@ describe('trace summary', () => {
     expect(summarizeTrace(spans)).toMatchObject({ inputTokens: 300, outputTokens: 80, cost: 0.01 });
   });
 
+  it("counts a model call's own usage beside a sub-agent's model call reached through a tool", () => {
+    const spans = [
+      span('agent', null, { kind: 'agent' }),
+      span('llm', 'agent', { kind: 'llm', model: 'gpt-4o', inputTokens: 1000, outputTokens: 500, cost: 0.0075 }),
+      span('tool', 'llm', { kind: 'tool', toolName: 'research' }),
+      span('sub-llm', 'tool', { kind: 'llm', model: 'gpt-4o-mini', inputTokens: 10, outputTokens: 5, cost: 0.000005 }),
+    ];
+    expect(summarizeTrace(spans)).toMatchObject({
+      inputTokens: 1010,
+      outputTokens: 505,
+      cost: 0.007505,
+      model: 'gpt-4o',
+      models: ['gpt-4o', 'gpt-4o-mini'],
+    });
+  });
+
+  it("counts a model call beside a tool beneath it that reports its sub-agent's usage", () => {
+    const spans = [
+      span('llm', null, { kind: 'llm', model: 'gpt-4o', inputTokens: 1000, outputTokens: 500 }),
+      span('tool', 'llm', { kind: 'tool', toolName: 'research', inputTokens: 10, outputTokens: 5 }),
+      span('embed', 'llm', { kind: 'embedding', model: 'text-embedding-3-small', inputTokens: 7 }),
+    ];
+    expect(summarizeTrace(spans)).toMatchObject({ inputTokens: 1017, outputTokens: 505, model: 'gpt-4o' });
+  });
+
+  it('counts once a model call a framework span and the provider span directly beneath it both report', () => {
+    const spans = [
+      span('chain', null, { kind: 'chain', inputTokens: 100, outputTokens: 20 }),
+      span('framework-llm', 'chain', { kind: 'llm', model: 'gpt-4o', inputTokens: 100, outputTokens: 20 }),
+      span('provider-llm', 'framework-llm', { kind: 'llm', model: 'gpt-4o-2024-08-06', inputTokens: 100, outputTokens: 20 }),
+    ];
+    expect(summarizeTrace(spans)).toMatchObject({ inputTokens: 100, outputTokens: 20, models: ['gpt-4o-2024-08-06'] });
+  });
+
   it('holds sums past 2^53 at the limit the store reads back, where each span is within it', () => {
     const huge = Number.MAX_SAFE_INTEGER - 1;
     const summary = summarizeTrace([

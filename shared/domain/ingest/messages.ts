@@ -95,12 +95,44 @@ function truncateValue(value: AttributeValue, depth = 0): AttributeValue {
   return value;
 }
 
+const LEFT_OUT_NOTE_KEY = 'aos.truncated';
+const MAX_LEFT_OUT_NAMED = 20;
+
+/** The note standing in for attributes left out: how many, and the first of their keys, cut short. */
+function leftOutNote(keys: readonly string[]): string {
+  const named = keys.slice(0, MAX_LEFT_OUT_NAMED).map((k) => truncateText(k, 64));
+  const more = keys.length > MAX_LEFT_OUT_NAMED ? ` and ${keys.length - MAX_LEFT_OUT_NAMED} more` : '';
+  return `${keys.length} attributes left out to keep the rest within 32 KB: ${named.join(', ')}${more}`;
+}
+
+/** What one entry adds to its object's JSON: the key, a colon, the value and a comma. */
+const entryBytes = (key: string, value: AttributeValue) => jsonBytes(key) + jsonBytes(value) + 2;
+
+/**
+ * Attributes with every value cut to its limit and, when together they still pass 32 KB as JSON,
+ * as many of them as fit in the order sent (one too large is passed over for the smaller ones after
+ * it), with a note naming the ones left out.
+ */
 export function truncateAttributes(attributes: Record<string, AttributeValue>): Record<string, AttributeValue> {
   const cut = truncateValue(attributes) as Record<string, AttributeValue>;
   if (jsonBytes(cut) <= MAX_ATTRIBUTES_BYTES) return cut;
-  const keys = Object.keys(cut);
-  const named = keys.slice(0, 20).map((k) => truncateText(k, 64));
-  return { 'aos.truncated': `${keys.length} attributes over 32 KB were not kept: ${named.join(', ')}` };
+  const entries = Object.entries(cut).map(([key, value]) => ({ key, value, bytes: entryBytes(key, value) }));
+  const kept: typeof entries = [];
+  let keptBytes = 1;
+  for (const entry of entries) {
+    if (keptBytes + entry.bytes > MAX_ATTRIBUTES_BYTES) continue;
+    kept.push(entry);
+    keptBytes += entry.bytes;
+  }
+  // The note needs room too: the last ones kept make way for it (a note names 20 keys of 64 characters at most, so it always fits).
+  for (;;) {
+    const keptSet = new Set(kept);
+    const note = leftOutNote(entries.filter((entry) => !keptSet.has(entry)).map((entry) => entry.key));
+    if (keptBytes + entryBytes(LEFT_OUT_NOTE_KEY, note) <= MAX_ATTRIBUTES_BYTES) {
+      return { ...Object.fromEntries(kept.map((entry) => [entry.key, entry.value])), [LEFT_OUT_NOTE_KEY]: note };
+    }
+    keptBytes -= kept.pop()!.bytes;
+  }
 }
 
 const cutName = (text: string | null, max = MAX_NAME_CHARS) => truncateText(text, max);

@@ -26,9 +26,26 @@ describe('fitting telemetry into queue messages', () => {
     expect(kept).toEqual(spans.map((s) => s.spanId));
   });
 
-  it('replaces oversized attribute sets by a note naming what was not kept', () => {
-    const attributes = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, 'v'.repeat(1000)]));
-    expect(fitSpan(span(0, { attributes })).attributes).toEqual({ 'aos.truncated': expect.stringMatching(/^100 attributes over 32 KB were not kept: k0, k1/) });
+  it('keeps the attributes that fit in 32 KB, in the order sent, and a note naming those left out', () => {
+    const attributes = { small: 'ok', ...Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v'.repeat(1000)])) };
+    const fitted = fitSpan(span(0, { attributes })).attributes;
+    expect(Buffer.byteLength(JSON.stringify(fitted))).toBeLessThanOrEqual(32 * 1024);
+    const keptKeys = Object.keys(fitted).filter((key) => key !== 'aos.truncated');
+    expect(keptKeys.length).toBeGreaterThan(25);
+    expect(keptKeys).toEqual(['small', ...Array.from({ length: keptKeys.length - 1 }, (_, i) => `k${i}`)]);
+    const leftOut = 51 - keptKeys.length;
+    expect(fitted['aos.truncated']).toBe(
+      `${leftOut} attributes left out to keep the rest within 32 KB: ${Array.from({ length: leftOut }, (_, i) => `k${i + keptKeys.length - 1}`).join(', ')}`,
+    );
+  });
+
+  it('leaves out an attribute too large for 32 KB and keeps the small ones sent after it', () => {
+    const attributes = { big: Array.from({ length: 20 }, () => 'v'.repeat(4000)), model: 'gpt-4o', region: 'eu' };
+    expect(fitSpan(span(0, { attributes })).attributes).toEqual({
+      model: 'gpt-4o',
+      region: 'eu',
+      'aos.truncated': '1 attributes left out to keep the rest within 32 KB: big',
+    });
   });
 
   it('turns numbers DynamoDB cannot hold into text in attributes, and drops them from numeric fields', () => {
@@ -71,8 +88,10 @@ describe('fitting what an OTLP exporter may send at any size', () => {
   });
 
   it('names oversized attribute sets by their keys cut short', () => {
-    const attributes = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`${i}${megabyte.slice(0, 2000)}`, 'v']));
-    expect(Buffer.byteLength(String(fitSpan(span(0, { attributes })).attributes['aos.truncated']))).toBeLessThan(4096);
+    const attributes = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`${i}${megabyte.slice(0, 2000)}`, 'v'.repeat(1000)]));
+    const note = fitSpan(span(0, { attributes })).attributes['aos.truncated'];
+    expect(note).toMatch(/ and \d+ more$/);
+    expect(Buffer.byteLength(String(note))).toBeLessThan(4096);
   });
 
   it('fits the worst span: every text at its limit in escaped control characters, and events without end', () => {

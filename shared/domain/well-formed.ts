@@ -1,3 +1,5 @@
+import { util } from 'zod/v4/core';
+
 /**
  * Text as every store and engine downstream takes it. A lone UTF-16 surrogate, which JSON's `\ud800`
  * escape can carry into a string, is not text:
@@ -41,10 +43,21 @@ export function wellFormed<T>(value: T): T {
   return value;
 }
 
-/** The first `max` UTF-16 units of the text, one fewer when the cut would split a surrogate pair (an emoji) in two. */
+/**
+ * How many characters the text holds, counted as Unicode code points (an emoji is one), the unit
+ * every length limit of the schemas counts in: zod's own count, so a cut never disagrees with them.
+ */
+export const characterCount = (text: string): number => util.codePointLength(text);
+
+const isSurrogatePairAt = (text: string, index: number): boolean =>
+  (text.charCodeAt(index) & 0xfc00) === 0xd800 && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
+
+/** The first `max` characters (code points, see `characterCount`) of the text: a surrogate pair (an emoji) is never split in two. */
 export function textPrefix(text: string, max: number): string {
-  const last = text.charCodeAt(max - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+  if (text.length <= max) return text;
+  let units = 0;
+  for (let kept = 0; kept < max && units < text.length; kept++) units += isSurrogatePairAt(text, units) ? 2 : 1;
+  return text.slice(0, units);
 }
 
 /** JSON text parsed, its strings well formed. Throws what JSON.parse throws. */

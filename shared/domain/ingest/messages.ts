@@ -8,7 +8,7 @@ import {
   PROTO_KEY_STAND_IN,
   storableOrNull,
 } from '../spans/model.ts';
-import { textPrefix } from '../well-formed.ts';
+import { characterCount, textPrefix } from '../well-formed.ts';
 
 /** What the ingest queue carries. Every message is processed idempotently by the ingest worker. */
 export type IngestMessage =
@@ -61,11 +61,14 @@ const MAX_EVENTS = 64;
 const MAX_TAGS = 50;
 const MAX_TAG_CHARS = 256;
 
-/** Cuts text to `max` characters and says so in the text itself, so nothing is dropped silently. */
+/**
+ * Cuts text to `max` characters (code points, as the schemas count them, so text they take is never
+ * cut) and says so in the text itself, so nothing is dropped silently.
+ */
 export function truncateText(text: string | null, max = MAX_TEXT_CHARS): string | null {
-  if (text === null || text.length <= max) return text;
+  if (text === null) return text;
   const kept = textPrefix(text, max);
-  return `${kept}…[truncated ${text.length - kept.length} characters]`;
+  return kept.length === text.length ? text : `${kept}…[truncated ${characterCount(text.slice(kept.length))} characters]`;
 }
 
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
@@ -74,7 +77,7 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 function fitTextBytes(text: string | null, maxBytes = MAX_FIELD_JSON_BYTES): string | null {
   let fitted = truncateText(text);
   while (fitted !== null && jsonBytes(fitted) > maxBytes) {
-    fitted = truncateText(text, Math.floor(((fitted.length * maxBytes) / jsonBytes(fitted)) * 0.9));
+    fitted = truncateText(text, Math.floor(((characterCount(fitted) * maxBytes) / jsonBytes(fitted)) * 0.9));
   }
   return fitted;
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.ts';
-import { textPrefix } from '../well-formed.ts';
+import { characterCount, textPrefix } from '../well-formed.ts';
 import { MAX_QUERY_CHARS, MAX_TERMS } from './limits.ts';
 import { keywordOf, wordsOf } from './text.ts';
 
@@ -227,7 +227,7 @@ function fieldTerm(raw: RawTerm): Term {
 
 /** Parses `q`; a QuerySyntaxError (400) names the first term that does not parse. */
 export function parseSearchQuery(q: string): SearchQuery {
-  if (q.length > MAX_QUERY_CHARS) throw new QuerySyntaxError('', 1, `must be at most ${MAX_QUERY_CHARS} characters`);
+  if (characterCount(q) > MAX_QUERY_CHARS) throw new QuerySyntaxError('', 1, `must be at most ${MAX_QUERY_CHARS} characters`);
   const raw = scan(q);
   if (raw.length > MAX_TERMS) throw new QuerySyntaxError(raw[MAX_TERMS]!.source, raw[MAX_TERMS]!.position, `a query may have at most ${MAX_TERMS} terms`);
   return { terms: raw.map((term) => (term.field === undefined ? textTerm('text', term) : fieldTerm(term))) };

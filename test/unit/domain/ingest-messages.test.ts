@@ -87,6 +87,14 @@ describe('fitting what an OTLP exporter may send at any size', () => {
     expect(fitsOneMessage([span(0, { attributes: { [megabyte]: 'v' } })])).toHaveLength(1);
   });
 
+  it('cuts names past their limits at the same characters validation counts, never splitting an emoji', () => {
+    const fitted = fitSpan(span(0, { name: '😀'.repeat(513), agentName: `a${'😀'.repeat(250)}`, model: '😀'.repeat(300) }));
+    expect(fitted.name).toBe(`${'😀'.repeat(512)}…[truncated 1 characters]`);
+    expect(fitted.agentName).toBe(`a${'😀'.repeat(199)}…[truncated 51 characters]`);
+    expect(fitted.model).toBe(`${'😀'.repeat(256)}…[truncated 44 characters]`);
+    expect([fitted.name, fitted.agentName!, fitted.model!].every((text) => text.isWellFormed())).toBe(true);
+  });
+
   it('names oversized attribute sets by their keys cut short', () => {
     const attributes = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`${i}${megabyte.slice(0, 2000)}`, 'v'.repeat(1000)]));
     const note = fitSpan(span(0, { attributes })).attributes['aos.truncated'];
@@ -153,6 +161,25 @@ describe('native validation', () => {
         message: 'startTime: must be epoch milliseconds; this is before 1973 as milliseconds: epoch seconds? (multiply them by 1000) or send ISO 8601',
       },
     ]);
+  });
+
+  it('stores whole the names it takes, emoji counted as one character each, as validation counts them', () => {
+    const atLimits = {
+      traceId: 't',
+      spanId: 'a',
+      startTime: 1_764_000_000_000,
+      name: '😀'.repeat(512),
+      agentName: '😀'.repeat(200),
+      statusMessage: '😀'.repeat(4096),
+      model: '😀'.repeat(256),
+      sessionId: '😀'.repeat(256),
+      tags: ['😀'.repeat(256)],
+      attributes: { ['😀'.repeat(256)]: 'v' },
+    };
+    const { items, errors } = parseSpans([atLimits, { ...atLimits, spanId: 'b', agentName: '😀'.repeat(201) }]);
+    expect(errors.map((e) => e.index)).toEqual([1]);
+    const { traceId, spanId, startTime, ...names } = atLimits;
+    expect(fitSpan(items[0]!)).toMatchObject(names);
   });
 
   it('refuses trace and span ids of dots alone, which no URL can name, and takes dots among other characters', () => {

@@ -21,11 +21,13 @@ describe('well-formed text', () => {
     expect(wellFormed('\udc00x')).toBe('\ufffdx');
   });
 
-  it('cuts text without splitting a surrogate pair, so a cut emoji leaves no lone half', () => {
-    expect(textPrefix('ab😀c', 3)).toBe('ab');
-    expect(textPrefix('ab😀c', 4)).toBe('ab😀');
+  it('cuts text at a count of code points, so a cut emoji leaves no lone half', () => {
+    expect(textPrefix('ab😀c', 2)).toBe('ab');
+    expect(textPrefix('ab😀c', 3)).toBe('ab😀');
+    expect(textPrefix('ab😀c', 4)).toBe('ab😀c');
     const cut = truncateText('😀'.repeat(5), 3)!;
     expect(cut.isWellFormed()).toBe(true);
-    expect(cut).toBe('😀…[truncated 8 characters]');
+    expect(cut).toBe('😀😀😀…[truncated 2 characters]');
+    expect(truncateText('😀'.repeat(5), 5)).toBe('😀'.repeat(5));
   });
 });

@@ -82,13 +82,14 @@ describe('the search language', () => {
     expect((error as Error).message).toContain(reason);
   });
 
-  it('quotes an unclosed phrase without cutting an emoji in two', () => {
-    expect(() => terms(`"${'a'.repeat(38)}😀 rest`)).toThrow(`"${'a'.repeat(38)}"`);
+  it('quotes an unclosed phrase to 40 characters, an emoji counted as one', () => {
+    expect(() => terms(`"${'a'.repeat(38)}😀 rest`)).toThrow(`"${'a'.repeat(38)}😀"`);
   });
 
   it('bounds the query', () => {
     expect(() => terms('a '.repeat(MAX_TERMS + 1))).toThrow(`at most ${MAX_TERMS} terms`);
     expect(() => terms('x'.repeat(1001))).toThrow('at most 1000 characters');
+    expect(() => terms('😀'.repeat(1000))).not.toThrow('at most 1000 characters');
     expect(() => terms(`"${'w '.repeat(33)}"`)).toThrow('at most 32 words');
   });
 

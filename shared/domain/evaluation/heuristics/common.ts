@@ -1,6 +1,6 @@
 /** What the heuristics share: their result, and small text tools. */
 
-import { textPrefix } from '../../well-formed.ts';
+import { characterCount, textPrefix } from '../../well-formed.ts';
 
 /** One heuristic's verdict before it is labelled: a score 0–1 and why. */
 export interface Finding {
@@ -36,7 +36,7 @@ export const contentWordsOf = (text: string): Set<string> =>
 export const normalized = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** Shortened for a reasoning line: `"a long quo…"`. */
-export const quoted = (text: string, max = 60): string => `"${text.length > max ? `${textPrefix(text, max - 1)}…` : text}"`;
+export const quoted = (text: string, max = 60): string => `"${characterCount(text) > max ? `${textPrefix(text, max - 1)}…` : text}"`;
 
 /** `["a", "b", "c"]` → `a, b and c`. */
 export const listed = (items: readonly string[]): string =>

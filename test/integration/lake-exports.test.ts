@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { windowsOf } from '#shared/adapters/exports-local.ts';
+import { localExportRunner, windowsOf } from '#shared/adapters/exports-local.ts';
 import { duckdb } from '#shared/domain/lake/dialects.ts';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 import { lakeRowsOf } from '#shared/domain/lake/records.ts';
@@ -75,5 +75,46 @@ describe('a local export cut into pieces', () => {
     const none = { ...selection, tenantId: 'tnt_nobody' };
     const starts = (await lake.query(exportPiecesSql(duckdb, none, 4))).map((r) => Number(r['from_ms']));
     expect(windowsOf(starts, none.startMs, none.endMs)).toEqual([{ startMs: none.startMs, endMs: none.endMs }]);
+  });
+});
+
+describe('a local CSV export', () => {
+  const formulas = {
+    name: '=HYPERLINK("http://evil.example","click")',
+    agentName: '-2+3',
+    sessionId: '@SUM(1+1)',
+    userId: '+cmd|calc',
+    model: '\tgpt-4o',
+    variant: '\rB',
+  };
+  const selection = { tenantId: 'tnt_formulas', query: parseSearchQuery(''), startMs: HOUR - 86_400_000, endMs: HOUR + 86_400_000, nowMs: HOUR };
+
+  beforeAll(async () => {
+    const spans = [{ ...span('t-formula', 0, HOUR + 5_000), ...formulas, inputTokens: 12 }];
+    await lake.write(lakeRowsOf('tnt_formulas', [{ summary: summarizeTrace(spans), spans, revision: 1 }], [], EXPIRES));
+  });
+
+  it('writes text cells that start like a spreadsheet formula after a single quote, numbers as they are', async () => {
+    const runner = localExportRunner(async () => lake, { exportsDir: lake.dir, publicAppUrl: 'http://127.0.0.1' });
+    const { location } = await runner.run({ tenantId: 'tnt_formulas', exportId: 'xpt_formulas', format: 'csv', selection });
+    const [row] = await lake.query({
+      sql: `SELECT name, agent_name, session_id, user_id, model, variant, input_tokens, duration_ms FROM read_csv('${location}', header = true, all_varchar = true)`,
+      params: [],
+    });
+    expect(row).toEqual({
+      name: `'${formulas.name}`,
+      agent_name: `'${formulas.agentName}`,
+      session_id: `'${formulas.sessionId}`,
+      user_id: `'${formulas.userId}`,
+      model: `'${formulas.model}`,
+      variant: `'${formulas.variant}`,
+      input_tokens: '12',
+      duration_ms: '10',
+    });
+  });
+
+  it('leaves text as it is in the formats that are no spreadsheet', async () => {
+    const [row] = await lake.query(exportSql(duckdb, { ...selection, nested: true }));
+    expect(row).toMatchObject({ name: formulas.name, agent_name: formulas.agentName, session_id: formulas.sessionId, user_id: formulas.userId });
   });
 });

@@ -229,6 +229,17 @@ export interface ExportSelection extends Omit<TraceSearch, 'after' | 'limit'> {
   nested: boolean;
 }
 
+/** The first characters of a cell that a spreadsheet reads as a formula (OWASP, CSV injection). */
+const FORMULA_LEAD_CHARACTERS = ['=', '+', '-', '@', '\t', '\r'];
+
+/**
+ * A text column as a CSV cell: a text starting like a formula (`=HYPERLINK(…)`, `@SUM(…)`) gets a
+ * single quote in front, which a spreadsheet shows as text and does not run. Characters are written as
+ * `chr(…)`, which both engines take, so the statement holds no quoted literal.
+ */
+const notAFormula = (column: string) =>
+  `CASE WHEN substr(${column}, 1, 1) IN (${FORMULA_LEAD_CHARACTERS.map((c) => `chr(${c.codePointAt(0)})`).join(', ')}) THEN chr(39) || ${column} ELSE ${column} END`;
+
 /** How long before its trace a signal may have been recorded and still be exported with it (clock skew). */
 const SIGNAL_LEEWAY_MS = 3_600_000;
 
@@ -286,17 +297,19 @@ export function exportSql(dialect: SqlDialect, selection: ExportSelection): SqlS
     'trace_id IN (SELECT trace_id FROM t)',
   ];
   const list = (expression: string) => (selection.nested ? expression : d.jsonText(expression));
+  // In CSV every text column but the JSON lists (models, spans, signals: `[…]`) and the times (a digit first).
+  const text = (column: string) => (selection.nested ? column : notAFormula(column));
   const sql = [
     `WITH t AS (${traces}),`,
     `s AS (SELECT trace_id, ${d.recordList(spanFields, 2)} AS spans FROM ${SPANS_TABLE.name} WHERE ${spansWhere.join(' AND ')} GROUP BY trace_id),`,
     `g AS (SELECT trace_id, ${d.recordList(signalFields, 2)} AS signals FROM ${SIGNALS_TABLE.name} WHERE ${signalsWhere.join(' AND ')} GROUP BY trace_id)`,
-    'SELECT t.trace_id AS trace_id,',
+    `SELECT ${text('t.trace_id')} AS trace_id,`,
     `${d.isoTime('t.start_ms')} AS start_time,`,
     `CASE WHEN t.end_ms IS NULL THEN NULL ELSE ${d.isoTime('t.end_ms')} END AS end_time,`,
-    't.duration_ms AS duration_ms, t.agent_id AS agent_id, t.agent_name AS agent_name, t.name AS name, t.status AS status,',
+    `t.duration_ms AS duration_ms, ${text('t.agent_id')} AS agent_id, ${text('t.agent_name')} AS agent_name, ${text('t.name')} AS name, ${text('t.status')} AS status,`,
     't.span_count AS span_count, t.error_count AS error_count, t.input_tokens AS input_tokens, t.output_tokens AS output_tokens,',
-    `t.total_tokens AS total_tokens, t.cost AS cost, t.model AS model, ${selection.nested ? d.stringList('t.model_names') : 't.model_names'} AS models, t.session_id AS session_id, t.user_id AS user_id,`,
-    't.experiment_id AS experiment_id, t.variant AS variant,',
+    `t.total_tokens AS total_tokens, t.cost AS cost, ${text('t.model')} AS model, ${selection.nested ? d.stringList('t.model_names') : 't.model_names'} AS models,`,
+    `${text('t.session_id')} AS session_id, ${text('t.user_id')} AS user_id, ${text('t.experiment_id')} AS experiment_id, ${text('t.variant')} AS variant,`,
     `${list('s.spans')} AS spans, ${list('g.signals')} AS signals`,
     'FROM t LEFT JOIN s ON s.trace_id = t.trace_id LEFT JOIN g ON g.trace_id = t.trace_id',
     'ORDER BY t.position DESC',

@@ -71,6 +71,20 @@ describe('Athena exports: CSV', () => {
     expect(s3Client).toHaveReceivedCommandWith(HeadObjectCommand, { Bucket: BUCKET, Key: `${QUERY_RESULTS_PREFIX}q-1.csv` });
     expect(athenaClient).toHaveReceivedCommandWith(GetQueryRuntimeStatisticsCommand, { QueryExecutionId: 'q-1' });
   });
+
+  it('puts a single quote before every text cell that starts like a spreadsheet formula, and leaves numbers alone', async () => {
+    athenaFinishesEverything();
+    s3Client.on(HeadObjectCommand).resolves({ ContentLength: 1 });
+    await runner().run(job('csv'));
+    const [select] = statements();
+    const formulaLeads = 'chr(61), chr(43), chr(45), chr(64), chr(9), chr(13)';
+    for (const column of ['trace_id', 'agent_name', 'name', 'model', 'session_id', 'user_id', 'experiment_id', 'variant']) {
+      expect(select!.QueryString).toContain(
+        `CASE WHEN substr(t.${column}, 1, 1) IN (${formulaLeads}) THEN chr(39) || t.${column} ELSE t.${column} END AS ${column}`,
+      );
+    }
+    for (const column of ['duration_ms', 'input_tokens', 'total_tokens', 'cost']) expect(select!.QueryString).toContain(`t.${column} AS ${column},`);
+  });
 });
 
 describe.each(['jsonl', 'parquet'] as const)('Athena exports: %s', (format) => {
@@ -100,6 +114,8 @@ describe.each(['jsonl', 'parquet'] as const)('Athena exports: %s', (format) => {
       ),
     );
     expect(create!.QueryString).not.toContain('external_location');
+    // Only a CSV file opens in a spreadsheet: the other formats keep text as it was sent.
+    expect(create!.QueryString).not.toContain('chr(39)');
     expect(create!.QueryString).toContain('FROM lake_traces WHERE tenant_id = ? AND start_ms >= ');
     expect(create!.ExecutionParameters![0]).toBe("'tnt_alpha'");
     expect(create!.QueryString!.split('?').length - 1).toBe(create!.ExecutionParameters!.length);

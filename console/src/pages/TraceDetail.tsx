@@ -19,6 +19,8 @@ interface Row {
   hasChildren: boolean;
   /** The span's agent where it is not its parent's (the trace's, for a top span): where a sub-agent takes over. */
   handedTo: string | null;
+  /** Its parent is in the trace but the links from it loop back (to itself, or round a ring of spans): it starts a subtree here instead. */
+  parentLinkLoops: boolean;
 }
 
 /** The latest time the trace's spans report: an end, or a start where a span has not ended. */
@@ -28,28 +30,52 @@ const lastActivity = (spans: readonly Span[]): string | null =>
     return latest === null || Date.parse(at) > Date.parse(latest) ? at : latest;
   }, null);
 
-/** The spans in tree order (each parent before its children, siblings by start time), folded ones' subtrees left out. */
-function treeRows(spans: Span[], collapsed: Set<string>, traceAgentId: string | null): Row[] {
+/**
+ * The spans in tree order, as the API's `orderSpans` puts them: each parent before its children,
+ * siblings by start time (then id); a span whose parent is not in the trace, or is itself, is a top.
+ * Spans whose parent links form a loop are reached from no top: the first of them to start begins a
+ * subtree of its own, breaking the loop where it was entered, so every span is shown exactly once.
+ */
+function treeRows(spans: readonly Span[], traceAgentId: string | null): Row[] {
   const ids = new Set(spans.map((s) => s.spanId));
-  const children = new Map<string | null, Span[]>();
-  for (const span of spans) {
-    const parent = span.parentSpanId && ids.has(span.parentSpanId) ? span.parentSpanId : null;
-    (children.get(parent) ?? children.set(parent, []).get(parent)!).push(span);
+  const byStart = [...spans].sort((a, b) => Date.parse(a.startTime) - Date.parse(b.startTime) || a.spanId.localeCompare(b.spanId));
+  const children = new Map<string, Span[]>();
+  const tops: Span[] = [];
+  for (const span of byStart) {
+    const parent = span.parentSpanId;
+    if (parent && ids.has(parent) && parent !== span.spanId) (children.get(parent) ?? children.set(parent, []).get(parent)!).push(span);
+    else tops.push(span);
   }
-  for (const list of children.values()) list.sort((a, b) => Date.parse(a.startTime) - Date.parse(b.startTime));
   const rows: Row[] = [];
-  const stack: Array<{ span: Span; depth: number; parentAgentId: string | null }> = (children.get(null) ?? [])
-    .map((span) => ({ span, depth: 0, parentAgentId: traceAgentId }))
-    .reverse();
-  while (stack.length > 0) {
-    const { span, depth, parentAgentId } = stack.pop()!;
-    const kids = children.get(span.spanId) ?? [];
-    const handedTo = span.agentId !== null && span.agentId !== parentAgentId ? (span.agentName ?? span.agentId) : null;
-    rows.push({ span, depth, hasChildren: kids.length > 0, handedTo });
-    const agentId = span.agentId ?? parentAgentId;
-    if (!collapsed.has(span.spanId)) for (let i = kids.length - 1; i >= 0; i--) stack.push({ span: kids[i]!, depth: depth + 1, parentAgentId: agentId });
+  const placed = new Set<string>();
+  for (const top of [...tops, ...byStart]) {
+    if (placed.has(top.spanId)) continue;
+    const stack = [{ span: top, depth: 0, parentAgentId: traceAgentId }];
+    while (stack.length > 0) {
+      const { span, depth, parentAgentId } = stack.pop()!;
+      placed.add(span.spanId);
+      // In a loop, the span it was entered by is among its children, and already placed.
+      const kids = (children.get(span.spanId) ?? []).filter((kid) => !placed.has(kid.spanId));
+      const handedTo = span.agentId !== null && span.agentId !== parentAgentId ? (span.agentName ?? span.agentId) : null;
+      const parentLinkLoops = depth === 0 && span.parentSpanId !== null && ids.has(span.parentSpanId);
+      rows.push({ span, depth, hasChildren: kids.length > 0, handedTo, parentLinkLoops });
+      const agentId = span.agentId ?? parentAgentId;
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ span: kids[i]!, depth: depth + 1, parentAgentId: agentId });
+    }
   }
   return rows;
+}
+
+/** The rows left when the folded spans' subtrees (the rows after each, deeper than it) are left out. */
+function unfoldedRows(rows: readonly Row[], collapsed: ReadonlySet<string>): Row[] {
+  const shown: Row[] = [];
+  let foldedDepth = Number.POSITIVE_INFINITY;
+  for (const row of rows) {
+    if (row.depth > foldedDepth) continue;
+    foldedDepth = collapsed.has(row.span.spanId) ? row.depth : Number.POSITIVE_INFINITY;
+    shown.push(row);
+  }
+  return shown;
 }
 
 export default function TraceDetail() {
@@ -88,7 +114,8 @@ export default function TraceDetail() {
 function TraceView({ trace }: { trace: Trace }) {
   const [search, setSearch] = useSearchParams();
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
-  const rows = useMemo(() => treeRows(trace.spans, collapsed, trace.agentId), [trace.spans, collapsed, trace.agentId]);
+  const tree = useMemo(() => treeRows(trace.spans, trace.agentId), [trace.spans, trace.agentId]);
+  const rows = useMemo(() => unfoldedRows(tree, collapsed), [tree, collapsed]);
   const selectedId = search.get('span') ?? trace.spans[0]?.spanId;
   const selected = trace.spans.find((s) => s.spanId === selectedId);
   const select = (spanId: string) => {
@@ -173,7 +200,7 @@ function TraceView({ trace }: { trace: Trace }) {
           <div className="waterfall-rows" ref={scroller} onKeyDown={onKeyDown} data-testid="waterfall">
             <ul style={{ height: virtualizer.getTotalSize() }} aria-label="Spans">
               {virtualizer.getVirtualItems().map((item) => {
-                const { span, depth, hasChildren, handedTo } = rows[item.index]!;
+                const { span, depth, hasChildren, handedTo, parentLinkLoops } = rows[item.index]!;
                 const offset = (Date.parse(span.startTime) - start) / total;
                 const width = Math.max(((span.durationMs ?? 0) / total) * 100, 0.3);
                 const isSelected = span.spanId === selectedId;
@@ -200,6 +227,15 @@ function TraceView({ trace }: { trace: Trace }) {
                       <button type="button" id={`span-${span.spanId}`} className="span-select" aria-pressed={isSelected} onClick={() => select(span.spanId)}>
                         <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> {span.name}
                         {handedTo !== null ? <span className="span-agent"> {handedTo}</span> : null}
+                        {parentLinkLoops ? (
+                          <span
+                            className="span-loop"
+                            title={`Its parent, ${span.parentSpanId}, ${span.parentSpanId === span.spanId ? 'is itself' : 'is among the spans under it'}`}
+                          >
+                            {' '}
+                            parent loops
+                          </span>
+                        ) : null}
                         {span.status === 'error' ? (
                           <span className="error-dot" role="img" aria-label="failed">
                             {' '}

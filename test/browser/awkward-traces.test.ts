@@ -1,0 +1,75 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConsoleHarness, expectAccessible, newEmail, startConsole } from '../support/browser.ts';
+import { type RegisteredTenant, registerTenant, signInContext } from '../support/console-seed.ts';
+
+/** Traces a sender got wrong or made awkward, in a tenant of their own (the other files count their tenants' traces). */
+
+const MINUTE = 60_000;
+
+let h: ConsoleHarness;
+let tenant: RegisteredTenant;
+let page: Page;
+beforeAll(async () => {
+  h = await startConsole();
+  tenant = await registerTenant(h.service, newEmail('awkward'));
+  const context = await h.newContext();
+  await signInContext(context, h.origin, tenant);
+  page = await context.newPage();
+}, 180_000);
+afterAll(() => h?.stop());
+
+async function send(spans: Array<Record<string, unknown>>) {
+  for (let i = 0; i < spans.length; i += 500) {
+    expect((await h.service.api('POST', '/spans', { apiKey: tenant.apiKey, body: { spans: spans.slice(i, i + 500) } })).status).toBe(202);
+  }
+  await h.service.drainQueues();
+}
+
+/** A span of `traceId` starting `offset` ms into it and lasting 100 ms. */
+const span = (traceId: string, spanId: string, parentSpanId: string | null, offset: number, extra: Record<string, unknown> = {}) => {
+  const at = Date.now() - 5 * MINUTE;
+  return {
+    traceId,
+    spanId,
+    ...(parentSpanId ? { parentSpanId } : {}),
+    name: `step ${spanId}`,
+    kind: 'tool',
+    agentName: 'odd-bot',
+    startTime: at + offset,
+    endTime: at + offset + 100,
+    ...extra,
+  };
+};
+
+const spanNames = (waterfall: ReturnType<Page['getByTestId']>) => waterfall.locator('.span-select').allInnerTexts();
+
+describe('the waterfall', () => {
+  it('shows every span once when parent links loop, marking where a loop was broken', async () => {
+    await send([
+      span('cycle-1', 'a', 'b', 0),
+      span('cycle-1', 'b', 'a', 10),
+      span('self-1', 'a', 'a', 0),
+      span('pcycle', 'root', null, 0, { endTime: Date.now() - 5 * MINUTE + 1000 }),
+      span('pcycle', 'child', 'root', 10),
+      span('pcycle', 'x', 'y', 20, { status: 'error', errorType: 'HiddenError' }),
+      span('pcycle', 'y', 'x', 30),
+    ]);
+    const waterfall = page.getByTestId('waterfall');
+
+    await page.goto('/traces/cycle-1');
+    await waterfall.getByRole('button', { name: 'TOOL step a parent loops', exact: true }).waitFor();
+    // Entered at a, the span that starts first: b is under it, and the loop back to a is cut.
+    expect(await spanNames(waterfall)).toEqual(['TOOL step a parent loops', 'TOOL step b']);
+
+    await page.goto('/traces/self-1');
+    await waterfall.getByRole('button', { name: 'TOOL step a parent loops', exact: true }).waitFor();
+    expect(await spanNames(waterfall)).toEqual(['TOOL step a parent loops']);
+
+    await page.goto('/traces/pcycle');
+    await waterfall.getByRole('button', { name: /^TOOL step x parent loops/ }).click();
+    expect(await spanNames(waterfall)).toEqual(['TOOL step root', 'TOOL step child', 'TOOL step x parent loops ●', 'TOOL step y']);
+    await page.getByRole('complementary', { name: 'Selected span' }).getByRole('heading', { name: 'Error: HiddenError' }).waitFor();
+    await expectAccessible(page, 'a trace whose parent links loop');
+  });
+});

@@ -73,3 +73,38 @@ describe('the waterfall', () => {
     await expectAccessible(page, 'a trace whose parent links loop');
   });
 });
+
+describe('a deep waterfall', () => {
+  it('keeps the names and fold arrows of a chain 500 spans deep inside their column, rows past 12 levels saying their depth', async () => {
+    await send(Array.from({ length: 500 }, (_, i) => span('deep-chain', `d${i}`, i === 0 ? null : `d${i - 1}`, i, { name: `step ${i}`, endTime: Date.now() })));
+    await page.goto('/traces/deep-chain');
+    const waterfall = page.getByTestId('waterfall');
+    /** Every row drawn: its fold arrow and its whole name lie within the name column, left of the bars. */
+    const drawnRows = () =>
+      waterfall.locator('li').evaluateAll((items) =>
+        items.map((li) => {
+          const column = li.querySelector('.span-name')!.getBoundingClientRect();
+          const name = li.querySelector('.span-select')!;
+          const fold = li.querySelector('.fold')!.getBoundingClientRect();
+          return {
+            name: name.textContent!,
+            depth: li.querySelector('.depth-marker')?.textContent ?? null,
+            inColumn: fold.left >= column.left && name.getBoundingClientRect().right <= column.right + 0.5,
+            whole: name.scrollWidth <= name.clientWidth,
+          };
+        }),
+      );
+    const expectReadable = (rows: Awaited<ReturnType<typeof drawnRows>>) => {
+      expect(rows.length).toBeGreaterThan(10);
+      expect(rows.filter((row) => !row.inColumn || !row.whole).map((row) => row.name)).toEqual([]);
+      expect(rows.map((row) => row.depth)).toEqual(
+        rows.map((row) => Number(row.name.replace('TOOL step ', ''))).map((depth) => (depth > 12 ? String(depth) : null)),
+      );
+    };
+    await waterfall.getByRole('button', { name: 'TOOL step 0', exact: true }).waitFor();
+    expectReadable(await drawnRows());
+    await waterfall.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await waterfall.getByRole('button', { name: 'TOOL step 499', exact: true }).waitFor();
+    expectReadable(await drawnRows());
+  });
+});

@@ -12,6 +12,14 @@ type Trace = Schemas['SpansGetTraceResponse']['data'];
 
 const KIND_LABEL: Record<Span['kind'], string> = { agent: 'AGT', llm: 'LLM', tool: 'TOOL', retrieval: 'RET', chain: 'CHN', embedding: 'EMB', other: 'SPAN' };
 const ROW_HEIGHT = 30;
+const INDENT_PX = 14;
+/**
+ * Deeper than this a row is indented no further and says its depth instead: at 14 px a level, a
+ * chain of a few dozen spans would push the names (and then the fold arrows) out of their column.
+ */
+const MAX_INDENTED_DEPTH = 12;
+/** The depth number takes the room of this many levels of indentation, so deep rows line up with the deepest indented one. */
+const DEPTH_MARKER_LEVELS = 3;
 
 interface Row {
   span: Span;
@@ -210,7 +218,15 @@ function TraceView({ trace }: { trace: Trace }) {
                     className={`span-row${isSelected ? ' selected' : ''}`}
                     style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
                   >
-                    <span className="span-name" style={{ paddingLeft: `${depth * 14}px` }}>
+                    <span
+                      className="span-name"
+                      style={{ paddingLeft: `${(depth > MAX_INDENTED_DEPTH ? MAX_INDENTED_DEPTH - DEPTH_MARKER_LEVELS : depth) * INDENT_PX}px` }}
+                    >
+                      {depth > MAX_INDENTED_DEPTH ? (
+                        <span className="depth-marker" style={{ width: `${DEPTH_MARKER_LEVELS * INDENT_PX}px` }} title={`Nested ${depth} levels deep`}>
+                          {depth}
+                        </span>
+                      ) : null}
                       {hasChildren ? (
                         <button
                           type="button"

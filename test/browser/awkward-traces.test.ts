@@ -108,3 +108,21 @@ describe('a deep waterfall', () => {
     expectReadable(await drawnRows());
   });
 });
+
+describe('the arrow keys', () => {
+  it('move the selection one row for every press, however fast they come', async () => {
+    await send([
+      span('keys', 'root', null, 0, { endTime: Date.now() }),
+      ...Array.from({ length: 20 }, (_, i) => span('keys', `c${i}`, 'root', 10 + i, { name: `call ${i}`, kind: 'llm' })),
+    ]);
+    await page.goto('/traces/keys');
+    await page.getByTestId('waterfall').getByRole('button', { name: 'LLM call 15', exact: true }).click();
+    await page.waitForURL(/span=c15$/);
+    const selectedSpan = () => new URL(page.url()).searchParams.get('span');
+    for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowUp');
+    await expect.poll(selectedSpan, { timeout: 5_000 }).toBe('c3');
+    for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowDown');
+    await expect.poll(selectedSpan, { timeout: 5_000 }).toBe('c15');
+    await page.getByRole('complementary', { name: 'Selected span' }).getByRole('heading', { name: 'LLM call 15' }).waitFor();
+  });
+});

@@ -114,7 +114,8 @@ export default function TraceDetail() {
           Reading the spans: {formatNumber(trace.spans.length)} of {formatNumber(trace.spanCount)} so far.
         </p>
       ) : null}
-      <TraceView trace={trace} />
+      {/* Keyed by the trace: what was folded or chosen in one trace is not carried to another. */}
+      <TraceView key={trace.traceId} trace={trace} />
     </>
   );
 }
@@ -126,17 +127,23 @@ function TraceView({ trace }: { trace: Trace }) {
   const rows = useMemo(() => unfoldedRows(tree, collapsed), [tree, collapsed]);
   const selectedId = search.get('span') ?? trace.spans[0]?.spanId;
   const selected = trace.spans.find((s) => s.spanId === selectedId);
+  // The span the arrow keys move from: the URL says the selection only after a navigation, and key presses come faster.
+  const lastChosenId = useRef<string | undefined>(undefined);
   const select = (spanId: string) => {
+    lastChosenId.current = spanId;
     const next = new URLSearchParams(search);
     next.set('span', spanId);
     setSearch(next, { replace: true });
   };
-  const toggle = (spanId: string) =>
+  const setFolded = (spanId: string, folded: boolean) =>
     setCollapsed((current) => {
+      if (current.has(spanId) === folded) return current;
       const next = new Set(current);
-      if (!next.delete(spanId)) next.add(spanId);
+      if (folded) next.add(spanId);
+      else next.delete(spanId);
       return next;
     });
+  const toggle = (spanId: string) => setFolded(spanId, !collapsed.has(spanId));
 
   const start = Math.min(...trace.spans.map((s) => Date.parse(s.startTime)));
   const end = Math.max(...trace.spans.map((s) => (s.endTime ? Date.parse(s.endTime) : Date.parse(s.startTime))));
@@ -146,7 +153,8 @@ function TraceView({ trace }: { trace: Trace }) {
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
 
   const onKeyDown = (e: KeyboardEvent) => {
-    const index = rows.findIndex((r) => r.span.spanId === selectedId);
+    const fromId = lastChosenId.current ?? selectedId;
+    const index = rows.findIndex((r) => r.span.spanId === fromId);
     const move = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : 0;
     if (move !== 0) {
       e.preventDefault();
@@ -156,9 +164,8 @@ function TraceView({ trace }: { trace: Trace }) {
         virtualizer.scrollToIndex(rows.indexOf(next));
         requestAnimationFrame(() => document.getElementById(`span-${next.span.spanId}`)?.focus());
       }
-    } else if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && selected) {
-      const isCollapsed = collapsed.has(selected.spanId);
-      if ((e.key === 'ArrowLeft') !== isCollapsed) toggle(selected.spanId);
+    } else if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && fromId !== undefined) {
+      setFolded(fromId, e.key === 'ArrowLeft');
     }
   };
 

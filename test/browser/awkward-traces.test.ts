@@ -126,3 +126,36 @@ describe('the arrow keys', () => {
     await page.getByRole('complementary', { name: 'Selected span' }).getByRole('heading', { name: 'LLM call 15' }).waitFor();
   });
 });
+
+describe('bidirectional controls in what a sender wrote', () => {
+  it('are shown as what they are, not obeyed, and names are isolated from the words beside them', async () => {
+    const RLO = '\u202e';
+    const PDF = '\u202c';
+    await send([
+      span('bidi-1', 'root', null, 0, { name: `invoice${RLO}fdp.exe`, kind: 'agent', sessionId: `chat${RLO}1`, endTime: Date.now() }),
+      span('bidi-1', 'tool', 'root', 10, {
+        name: `tool ${RLO}evil${PDF}`,
+        input: `please ${RLO}ignore the rest`,
+        output: JSON.stringify({ [`key${RLO}`]: `value ${RLO}reversed` }),
+      }),
+    ]);
+    const hasControls = (text: string | null) => /[\u202a-\u202e\u2066-\u2069]/.test(text ?? '');
+
+    await page.goto('/traces/bidi-1');
+    await page.getByRole('heading', { level: 1, name: 'invoice⟨U+202E⟩fdp.exe' }).waitFor();
+    const name = page.getByTestId('waterfall').getByRole('button', { name: 'TOOL tool ⟨U+202E⟩evil⟨U+202C⟩', exact: true });
+    await name.click();
+    expect(await name.locator('bdi').evaluate((el) => (globalThis as any).getComputedStyle(el).unicodeBidi)).toBe('isolate');
+    const panel = page.getByRole('complementary', { name: 'Selected span' });
+    await panel.getByText('please ⟨U+202E⟩ignore the rest').waitFor();
+    await panel.getByText('"value ⟨U+202E⟩reversed"').waitFor();
+    await page.getByRole('link', { name: 'chat⟨U+202E⟩1', exact: true }).waitFor();
+    expect(hasControls(await page.locator('main').textContent()), 'a control left in the trace page').toBe(false);
+    expect(hasControls(await page.title())).toBe(false);
+
+    await page.goto('/traces');
+    await page.getByRole('link', { name: 'invoice⟨U+202E⟩fdp.exe' }).waitFor();
+    await page.getByRole('link', { name: 'Session chat⟨U+202E⟩1', exact: true }).waitFor();
+    expect(hasControls(await page.locator('table.traces').textContent()), 'a control left in the traces list').toBe(false);
+  });
+});

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { showBidiControls, UserText } from './UserText';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -39,13 +40,13 @@ export function LongText({ text }: { text: string }) {
   if (text.length <= LONG_TEXT || all)
     return (
       <pre className="text" tabIndex={0}>
-        {text}
+        {showBidiControls(text)}
       </pre>
     );
   return (
     <>
       <pre className="text" tabIndex={0}>
-        {text.slice(0, LONG_TEXT)}…
+        {showBidiControls(text.slice(0, LONG_TEXT))}…
       </pre>
       <button type="button" className="link" onClick={() => setAll(true)}>
         Show all ({text.length.toLocaleString('en-US')} characters)
@@ -56,7 +57,12 @@ export function LongText({ text }: { text: string }) {
 
 /** JSON as a tree whose objects and arrays fold. */
 export function JsonView({ value, name, open = true }: { value: Json; name?: string; open?: boolean }) {
-  const label = name !== undefined ? <span className="json-key">{name}: </span> : null;
+  const label =
+    name !== undefined ? (
+      <span className="json-key">
+        <UserText text={name} />:{' '}
+      </span>
+    ) : null;
   if (value === null || typeof value !== 'object') {
     return (
       <div className="json-leaf">
@@ -65,7 +71,9 @@ export function JsonView({ value, name, open = true }: { value: Json; name?: str
           value.length > LONG_TEXT ? (
             <LongText text={value} />
           ) : (
-            <span className="json-string">"{value}"</span>
+            <span className="json-string">
+              "<UserText text={value} />"
+            </span>
           )
         ) : (
           <span className="json-value">{String(value)}</span>
@@ -96,7 +104,9 @@ export function Content({ text }: { text: string }) {
       <ol className="conversation">
         {chat.map((m, i) => (
           <li key={i} className={`message message-${m.role}`}>
-            <span className="role">{m.role}</span>
+            <span className="role">
+              <UserText text={m.role} />
+            </span>
             {typeof m.content === 'string' ? <LongText text={m.content} /> : <JsonView value={m.content} />}
           </li>
         ))}

@@ -5,6 +5,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { Content, type Json, JsonView } from '../components/Content';
 import { TraceState, TraceStatusBadge } from '../components/TraceState';
+import { showBidiControls, UserText } from '../components/UserText';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type Span = Schemas['Span'];
@@ -171,19 +172,46 @@ function TraceView({ trace }: { trace: Trace }) {
 
   return (
     <>
-      <PageTitle title={trace.name}>
+      <PageTitle title={showBidiControls(trace.name)}>
         <TraceStatusBadge trace={trace} /> <TraceState trace={trace} lastActivity={lastActivity(trace.spans)} />
       </PageTitle>
       <dl className="facts">
-        <Fact label="Trace id" value={<span className="mono">{trace.traceId}</span>} />
-        <Fact label="Agent" value={trace.agentId ? <Link to={`/agents/${encodeURIComponent(trace.agentId)}`}>{trace.agentName}</Link> : '—'} />
+        <Fact
+          label="Trace id"
+          value={
+            <span className="mono">
+              <UserText text={trace.traceId} />
+            </span>
+          }
+        />
+        <Fact
+          label="Agent"
+          value={
+            trace.agentId ? (
+              <Link to={`/agents/${encodeURIComponent(trace.agentId)}`}>
+                <UserText text={trace.agentName ?? trace.agentId} />
+              </Link>
+            ) : (
+              '—'
+            )
+          }
+        />
         <Fact label="Started" value={formatTime(trace.startTime)} />
         <Fact label="Duration" value={formatDuration(trace.durationMs)} />
         <Fact label="Spans" value={`${formatNumber(trace.spanCount)} (${trace.errorCount} failed)`} />
         <Fact label="Tokens" value={`${formatNumber(trace.inputTokens)} in / ${formatNumber(trace.outputTokens)} out`} />
         <Fact label="Cost" value={formatCost(trace.cost)} />
-        {trace.sessionId ? <Fact label="Session" value={<Link to={`/sessions/${encodeURIComponent(trace.sessionId)}`}>{trace.sessionId}</Link>} /> : null}
-        {trace.userId ? <Fact label="User" value={trace.userId} /> : null}
+        {trace.sessionId ? (
+          <Fact
+            label="Session"
+            value={
+              <Link to={`/sessions/${encodeURIComponent(trace.sessionId)}`}>
+                <UserText text={trace.sessionId} />
+              </Link>
+            }
+          />
+        ) : null}
+        {trace.userId ? <Fact label="User" value={<UserText text={trace.userId} />} /> : null}
         {trace.tags.length > 0 ? (
           <Fact label="Tags" value={<Filters noun="tagged" filters={trace.tags.map((tag) => ({ name: 'tag', value: tag }))} />} />
         ) : null}
@@ -239,7 +267,7 @@ function TraceView({ trace }: { trace: Trace }) {
                           type="button"
                           className="fold"
                           aria-expanded={!collapsed.has(span.spanId)}
-                          aria-label={`${collapsed.has(span.spanId) ? 'Expand' : 'Collapse'} ${span.name}`}
+                          aria-label={`${collapsed.has(span.spanId) ? 'Expand' : 'Collapse'} ${showBidiControls(span.name)}`}
                           onClick={() => toggle(span.spanId)}
                         >
                           {collapsed.has(span.spanId) ? '▸' : '▾'}
@@ -248,12 +276,17 @@ function TraceView({ trace }: { trace: Trace }) {
                         <span className="fold" />
                       )}
                       <button type="button" id={`span-${span.spanId}`} className="span-select" aria-pressed={isSelected} onClick={() => select(span.spanId)}>
-                        <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> {span.name}
-                        {handedTo !== null ? <span className="span-agent"> {handedTo}</span> : null}
+                        <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> <UserText text={span.name} />
+                        {handedTo !== null ? (
+                          <span className="span-agent">
+                            {' '}
+                            <UserText text={handedTo} />
+                          </span>
+                        ) : null}
                         {parentLinkLoops ? (
                           <span
                             className="span-loop"
-                            title={`Its parent, ${span.parentSpanId}, ${span.parentSpanId === span.spanId ? 'is itself' : 'is among the spans under it'}`}
+                            title={`Its parent, ${showBidiControls(span.parentSpanId ?? '')}, ${span.parentSpanId === span.spanId ? 'is itself' : 'is among the spans under it'}`}
                           >
                             {' '}
                             parent loops
@@ -301,11 +334,17 @@ function Filters({ noun, filters }: { noun: string; filters: Array<{ name: 'tag'
       {filters.map(({ name, value, linked = true }) => (
         <li key={`${name}:${value}`}>
           {linked ? (
-            <Link className="badge badge-info" to={`/traces?${new URLSearchParams({ [name]: value })}`} aria-label={`Traces ${noun} ${value}`}>
-              {value}
+            <Link
+              className="badge badge-info"
+              to={`/traces?${new URLSearchParams({ [name]: value })}`}
+              aria-label={`Traces ${noun} ${showBidiControls(value)}`}
+            >
+              <UserText text={value} />
             </Link>
           ) : (
-            <span className="badge badge-muted">{value}</span>
+            <span className="badge badge-muted">
+              <UserText text={value} />
+            </span>
           )}
         </li>
       ))}
@@ -326,16 +365,25 @@ function SpanPanel({ span, traceStart }: { span: Span; traceStart: number }) {
   return (
     <>
       <h2>
-        <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> {span.name}
+        <span className={`kind kind-${span.kind}`}>{KIND_LABEL[span.kind]}</span> <UserText text={span.name} />
       </h2>
       <dl className="facts compact">
         <Fact label="Status" value={<Badge tone={statusTone(span.status)}>{span.status}</Badge>} />
-        {span.agentId ? <Fact label="Agent" value={<Link to={`/agents/${encodeURIComponent(span.agentId)}`}>{span.agentName ?? span.agentId}</Link>} /> : null}
+        {span.agentId ? (
+          <Fact
+            label="Agent"
+            value={
+              <Link to={`/agents/${encodeURIComponent(span.agentId)}`}>
+                <UserText text={span.agentName ?? span.agentId} />
+              </Link>
+            }
+          />
+        ) : null}
         <Fact label="Duration" value={formatDuration(span.durationMs)} />
         <Fact label="Starts at" value={`+${formatDuration(Date.parse(span.startTime) - traceStart)}`} />
-        {span.model ? <Fact label="Model" value={`${span.model}${span.provider ? ` (${span.provider})` : ''}`} /> : null}
-        {span.operation ? <Fact label="Operation" value={span.operation} /> : null}
-        {span.toolName ? <Fact label="Tool" value={span.toolName} /> : null}
+        {span.model ? <Fact label="Model" value={<UserText text={`${span.model}${span.provider ? ` (${span.provider})` : ''}`} />} /> : null}
+        {span.operation ? <Fact label="Operation" value={<UserText text={span.operation} />} /> : null}
+        {span.toolName ? <Fact label="Tool" value={<UserText text={span.toolName} />} /> : null}
         {span.inputTokens !== null || span.outputTokens !== null ? (
           <Fact
             label="Tokens"
@@ -343,11 +391,18 @@ function SpanPanel({ span, traceStart }: { span: Span; traceStart: number }) {
           />
         ) : null}
         {span.cost !== null ? <Fact label="Cost" value={`${formatCost(span.cost)}${span.costEstimated ? ' (estimated)' : ''}`} /> : null}
-        <Fact label="Span id" value={<span className="mono">{span.spanId}</span>} />
+        <Fact
+          label="Span id"
+          value={
+            <span className="mono">
+              <UserText text={span.spanId} />
+            </span>
+          }
+        />
       </dl>
       {span.status === 'error' ? (
         <section className="span-error" aria-label="Error">
-          <h3>Error{span.errorType ? `: ${span.errorType}` : ''}</h3>
+          <h3>Error{span.errorType ? `: ${showBidiControls(span.errorType)}` : ''}</h3>
           {span.statusMessage ? <LongMessage text={span.statusMessage} /> : null}
         </section>
       ) : null}
@@ -381,7 +436,7 @@ function SpanPanel({ span, traceStart }: { span: Span; traceStart: number }) {
 
 const LongMessage = ({ text }: { text: string }) => (
   <pre className="text" tabIndex={0}>
-    {text}
+    {showBidiControls(text)}
   </pre>
 );
 
@@ -408,7 +463,7 @@ function TraceTimeline({ trace }: { trace: Trace }) {
                 <Badge tone={statusTone(a.status)}>{a.status}</Badge>{' '}
                 {/* The alert's message is its latest occurrence's: this trace's only when it is the latest. */}
                 <span className="muted small">
-                  {a.traceIds[0] === trace.traceId ? a.message : `one of ${a.occurrenceCount} occurrences; the latest is another trace's`}
+                  {a.traceIds[0] === trace.traceId ? <UserText text={a.message} /> : `one of ${a.occurrenceCount} occurrences; the latest is another trace's`}
                 </span>
               </li>
             ))}
@@ -431,11 +486,11 @@ function TraceTimeline({ trace }: { trace: Trace }) {
             <tbody>
               {trace.signals.map((s) => (
                 <tr key={s.id}>
-                  <td className="text">{s.signalName}</td>
+                  <td className="text">{showBidiControls(s.signalName)}</td>
                   <td>{s.value}</td>
                   <td>
                     {typeof s.metadata['reasoning'] === 'string' ? (
-                      s.metadata['reasoning']
+                      showBidiControls(s.metadata['reasoning'])
                     ) : Object.keys(s.metadata).length ? (
                       <JsonView value={s.metadata as Json} open={false} />
                     ) : (
@@ -456,7 +511,7 @@ function TraceTimeline({ trace }: { trace: Trace }) {
           <ul className="plain">
             {trace.anomalies.map((a, i) => (
               <li key={i}>
-                <Badge tone="warn">{a.type}</Badge> {a.message}
+                <Badge tone="warn">{a.type}</Badge> <UserText text={a.message} />
               </li>
             ))}
           </ul>
@@ -482,7 +537,7 @@ function TraceTimeline({ trace }: { trace: Trace }) {
                   <td>
                     <Badge tone={l.level === 'error' || l.level === 'fatal' ? 'error' : l.level === 'warn' ? 'warn' : 'muted'}>{l.level}</Badge>
                   </td>
-                  <td className="text">{l.message}</td>
+                  <td className="text">{showBidiControls(l.message)}</td>
                 </tr>
               ))}
             </tbody>

@@ -10,6 +10,7 @@ import { OpenById } from '../components/OpenById';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { TraceState, TraceStatusBadge } from '../components/TraceState';
+import { showBidiControls, UserText } from '../components/UserText';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle } from '../components/ui';
 import { API_BASE_URL } from '../page-table';
 
@@ -167,34 +168,50 @@ export default function Traces() {
                   <tr key={t.traceId}>
                     <td className="nowrap">{formatTime(t.startTime)}</td>
                     <td>
-                      <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name}</Link>
-                      <div className="muted mono small">{t.traceId}</div>
+                      <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>
+                        <UserText text={t.name} />
+                      </Link>
+                      <div className="muted mono small">
+                        <UserText text={t.traceId} />
+                      </div>
                       {t.tags.length > 0 ? (
                         <div className="small">
                           {t.tags.map((tag) => (
                             <Badge key={tag} tone="info">
-                              {tag}
+                              <UserText text={tag} />
                             </Badge>
                           ))}
                         </div>
                       ) : null}
                     </td>
-                    <td>{t.agentId ? <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>{t.agentName}</Link> : '—'}</td>
+                    <td>
+                      {t.agentId ? (
+                        <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>
+                          <UserText text={t.agentName ?? t.agentId} />
+                        </Link>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
                     <td>
                       <TraceStatusBadge trace={t} />
                       <TraceState trace={t} />
-                      {t.errorTypes.length > 0 ? <div className="muted small">{t.errorTypes.join(', ')}</div> : null}
+                      {t.errorTypes.length > 0 ? (
+                        <div className="muted small">
+                          <UserText text={t.errorTypes.join(', ')} />
+                        </div>
+                      ) : null}
                       {t.alertTypes.length > 0 ? <div className="small">alert: {t.alertTypes.join(', ')}</div> : null}
                     </td>
                     <td>{formatDuration(t.durationMs)}</td>
                     <td>{formatNumber(t.spanCount)}</td>
                     <td>{formatNumber(t.totalTokens)}</td>
                     <td>{formatCost(t.cost)}</td>
-                    <td className="text">{t.model ?? '—'}</td>
+                    <td className="text">{t.model ? <UserText text={t.model} /> : '—'}</td>
                     <td>
                       {t.sessionId ? (
-                        <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`} aria-label={`Session ${t.sessionId}`}>
-                          {t.sessionId}
+                        <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`} aria-label={`Session ${showBidiControls(t.sessionId)}`}>
+                          <UserText text={t.sessionId} />
                         </Link>
                       ) : (
                         '—'

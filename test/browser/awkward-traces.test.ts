@@ -159,3 +159,39 @@ describe('bidirectional controls in what a sender wrote', () => {
     expect(hasControls(await page.locator('table.traces').textContent()), 'a control left in the traces list').toBe(false);
   });
 });
+
+describe('the traces list', () => {
+  it('keeps its headings and short columns whole beside ids hundreds of characters long, the long ones cut with the whole in a tooltip', async () => {
+    const agentName = `a${'g'.repeat(198)}t`;
+    const sessionId = `s${'e'.repeat(254)}n`;
+    await send([span('wide-ids', 'root', null, 0, { name: 'wide ids', kind: 'agent', agentName, sessionId, userId: 'wide-ids-user' })]);
+    await page.goto('/traces?userId=wide-ids-user');
+    await page.locator('table.traces[aria-busy="false"]').waitFor();
+    // One line each: a heading or a short value broken over two is taller than one line of its text.
+    const linesOf = (cells: ReturnType<Page['locator']>) =>
+      cells.evaluateAll((elements) =>
+        elements.map((el) => {
+          const range = el.ownerDocument.createRange();
+          range.selectNodeContents(el);
+          return `${el.textContent}: ${new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size}`;
+        }),
+      );
+    expect(await linesOf(page.locator('table.traces thead th'))).toEqual(
+      ['Started', 'Name', 'Agent', 'Status', 'Duration', 'Spans', 'Tokens', 'Cost', 'Model', 'Session'].map((heading) => `${heading}: 1`),
+    );
+    const row = page.locator('table.traces tbody tr').first();
+    const short = [0, 3, 4, 5, 6, 7].map((column) => row.locator('td').nth(column));
+    for (const cell of short) expect(await linesOf(cell)).toEqual([`${await cell.textContent()}: 1`]);
+    // The long values are cut to their column, the whole of each in its tooltip.
+    for (const [column, value] of [
+      [2, agentName],
+      [9, sessionId],
+    ] as const) {
+      const link = row.locator('td').nth(column).getByRole('link');
+      expect(await link.getAttribute('title')).toBe(value);
+      expect(await link.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+    }
+    const widths = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as number[];
+    expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
+  });
+});

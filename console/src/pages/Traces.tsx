@@ -186,14 +186,14 @@ export default function Traces() {
                     </td>
                     <td>
                       {t.agentId ? (
-                        <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>
+                        <Link className="truncate" to={`/agents/${encodeURIComponent(t.agentId)}`} title={showBidiControls(t.agentName ?? t.agentId)}>
                           <UserText text={t.agentName ?? t.agentId} />
                         </Link>
                       ) : (
                         '—'
                       )}
                     </td>
-                    <td>
+                    <td className="status">
                       <TraceStatusBadge trace={t} />
                       <TraceState trace={t} />
                       {t.errorTypes.length > 0 ? (
@@ -203,14 +203,19 @@ export default function Traces() {
                       ) : null}
                       {t.alertTypes.length > 0 ? <div className="small">alert: {t.alertTypes.join(', ')}</div> : null}
                     </td>
-                    <td>{formatDuration(t.durationMs)}</td>
-                    <td>{formatNumber(t.spanCount)}</td>
-                    <td>{formatNumber(t.totalTokens)}</td>
-                    <td>{formatCost(t.cost)}</td>
+                    <td className="nowrap">{formatDuration(t.durationMs)}</td>
+                    <td className="nowrap">{formatNumber(t.spanCount)}</td>
+                    <td className="nowrap">{formatNumber(t.totalTokens)}</td>
+                    <td className="nowrap">{formatCost(t.cost)}</td>
                     <td className="text">{t.model ? <UserText text={t.model} /> : '—'}</td>
                     <td>
                       {t.sessionId ? (
-                        <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`} aria-label={`Session ${showBidiControls(t.sessionId)}`}>
+                        <Link
+                          className="truncate"
+                          to={`/sessions/${encodeURIComponent(t.sessionId)}`}
+                          title={showBidiControls(t.sessionId)}
+                          aria-label={`Session ${showBidiControls(t.sessionId)}`}
+                        >
                           <UserText text={t.sessionId} />
                         </Link>
                       ) : (

@@ -88,7 +88,8 @@ describe('the trace page', () => {
   });
 
   it('reads a trace too large for one answer page by page, and shows every span', async () => {
-    const spans = largeNativeTrace('trace-large', 150, Date.now() - 10 * MINUTE);
+    // Two days back: out of the last 24 hours the explorer's paging test counts.
+    const spans = largeNativeTrace('trace-large', 150, Date.now() - 2 * 24 * 60 * MINUTE);
     for (let i = 0; i < spans.length; i += 50) {
       expect((await h.service.api('POST', '/spans', { apiKey: tenant.apiKey, body: { spans: spans.slice(i, i + 50) } })).status).toBe(202);
     }
@@ -99,12 +100,22 @@ describe('the trace page', () => {
       if (url.pathname.endsWith('/spans/traces/trace-large')) answers.push(url.searchParams.get('cursor'));
     };
     page.on('response', seen);
+    // The later pages wait until the page has been seen saying how far it got.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(/\/spans\/traces\/trace-large\?cursor=/, async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.goto('/traces/trace-large');
     const waterfall = page.getByTestId('waterfall');
     await waterfall.getByRole('button', { name: 'AGT long research run', exact: true }).waitFor();
-    // Until the last page is read, the page says how far it got.
     await page.getByText(/^Reading the spans: \d+ of 150 so far\.$/).waitFor();
+    release();
     await expect.poll(() => page.getByText(/^Reading the spans/).count(), { timeout: 20_000 }).toBe(0);
+    await page.unroute(/\/spans\/traces\/trace-large\?cursor=/);
     page.off('response', seen);
     await waterfall.evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await waterfall.getByRole('button', { name: 'LLM step 148', exact: true }).click();
@@ -114,7 +125,7 @@ describe('the trace page', () => {
   });
 
   it("names a span's agent where a sub-agent takes over, and the selected span's agent", async () => {
-    const at = Date.now() - 5 * MINUTE;
+    const at = Date.now() - 2 * 24 * 60 * MINUTE;
     const span = (spanId: string, parentSpanId: string | undefined, name: string, kind: string, agentName: string | undefined, offset: number) => ({
       traceId: 'trace-handoff',
       spanId,

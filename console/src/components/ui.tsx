@@ -2,6 +2,7 @@ import { type ReactNode, useEffect } from 'react';
 import { Link, useRouteError } from 'react-router';
 import { ApiError } from '../api/client';
 
+export { formatCost } from './cost';
 export { formatDuration } from './duration';
 
 export function Loading({ label = 'Loading' }: { label?: string }) {
@@ -89,9 +90,6 @@ export const statusTone = (status: string): 'ok' | 'error' | 'warn' | 'info' | '
       failing: 'error',
     }) as Record<string, 'ok' | 'error' | 'warn' | 'info' | 'muted'>
   )[status] ?? 'muted';
-
-export const formatCost = (cost: number | null | undefined): string =>
-  cost === null || cost === undefined ? '—' : cost === 0 ? '$0' : cost < 0.01 ? `$${cost.toFixed(5)}` : `$${cost.toFixed(2)}`;
 
 export const formatNumber = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toLocaleString('en-US'));
 

@@ -47,6 +47,16 @@ function errorSentence({ errorPatterns: e }: ProfileStatistics): string {
   return `${percent(e.rate)} of traces fail${type}${trend}.`;
 }
 
+/**
+ * The tool the most traces call (the distribution is ordered by calls: one polling trace calling a
+ * status tool many times would put it first), or none.
+ */
+const widestTool = (s: ProfileStatistics) =>
+  s.toolPatterns.distribution.reduce<ProfileStatistics['toolPatterns']['distribution'][number] | undefined>(
+    (widest, tool) => (widest === undefined || tool.traceRate > widest.traceRate ? tool : widest),
+    undefined,
+  );
+
 function summaryOf(s: ProfileStatistics): string {
   const v = s.volumeCharacteristics;
   const peak = s.temporalPatterns.peakHours[0];
@@ -55,9 +65,9 @@ function summaryOf(s: ProfileStatistics): string {
   if (p50Ms !== null && p95Ms !== null) sentences.push(`Half finish within ${duration(p50Ms)}, 95% within ${duration(p95Ms)}.`);
   sentences.push(errorSentence(s));
   const sequence = s.toolPatterns.commonSequences[0];
-  const tool = s.toolPatterns.distribution[0];
+  const tool = widestTool(s);
   if (sequence) sentences.push(`Typically calls ${sequence.tools.join(' → ')}.`);
-  else if (tool) sentences.push(`Usually calls ${tool.tool}.`);
+  else if (tool) sentences.push(tool.traceRate >= 0.5 ? `Usually calls ${tool.tool}.` : `Calls ${tool.tool} in ${percent(tool.traceRate)} of traces.`);
   else sentences.push('Calls no tools.');
   return sentences.join(' ');
 }
@@ -74,9 +84,9 @@ function insightsOf(s: ProfileStatistics): string[] {
     p50Ms === null || p95Ms === null
       ? 'No trace durations recorded yet.'
       : `p95 latency is ${duration(p95Ms)}, ${p50Ms > 0 ? `${(p95Ms / p50Ms).toFixed(1)}×` : 'far above'} the median of ${duration(p50Ms)}.`;
-  const topTool = t.distribution[0];
+  const topTool = widestTool(s);
   const tools = topTool
-    ? `${topTool.tool} is the most used tool, called in ${percent(topTool.traceRate)} of traces.`
+    ? `${topTool.tool} is the tool the most traces call: ${percent(topTool.traceRate)} of them.`
     : 'No tool calls were seen in the sampled traces.';
 
   const optional: string[] = [];

@@ -117,6 +117,17 @@ describe('profile statistics', () => {
     expect(templateNarrative({ agent: { name: 'x', description: '' }, statistics: stats })).toEqual(narrative);
   });
 
+  it('names as the usual tool the one the most traces call, not one a few traces call many times', () => {
+    const polling = new AgentWorld().emit(MONDAY, MONDAY + 10 * HOUR, 10 * MINUTE, (i) => ({
+      tools: i % 10 === 0 ? Array.from({ length: 20 }, () => 'jobs.status') : i % 3 === 0 ? [] : ['kb.search'],
+    }));
+    const s = profileStatistics(polling.evidence(MONDAY, MONDAY + 10 * HOUR));
+    expect(s.toolPatterns.distribution[0]!.tool).toBe('jobs.status');
+    const narrative = templateNarrative({ agent: { name: 'x', description: '' }, statistics: s });
+    expect(narrative.insights).toContain('kb.search is the tool the most traces call: 60.0% of them.');
+    expect(narrative.behaviouralSummary).toMatch(/ Usually calls kb\.search\.$/);
+  });
+
   it('a rising error rate, a single day of data, and an agent without tools', () => {
     const young = new AgentWorld().emit(MONDAY, MONDAY + 10 * HOUR, 10 * MINUTE, (i) => ({
       tools: [],

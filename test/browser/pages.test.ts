@@ -452,6 +452,50 @@ describe('sessions', () => {
   });
 });
 
+describe('experiments', () => {
+  it("are created with each variant's config, and show their agent (or that it was deleted) and the configs", async () => {
+    const agents = (await h.service.api('GET', '/agents?limit=100', { apiKey: tenant.apiKey })).body.data as Array<{ id: string; name: string }>;
+    const agent = agents.find((a) => a.name === 'support-bot')!;
+    await page.goto('/experiments');
+    await page.getByRole('button', { name: 'New experiment' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Cheaper model');
+    await page.getByLabel('Agent').selectOption(agent.id);
+    await page.getByLabel('Config 2 (JSON object, optional)').fill('{"model": "gpt-4o-mini"');
+    await page.getByRole('alert').filter({ hasText: 'Write a JSON object' }).waitFor();
+    await page.getByRole('button', { name: 'Create experiment' }).click();
+    // Nothing is sent while a config is not an object.
+    expect(page.url()).toMatch(/\/experiments$/);
+    await page.getByLabel('Config 2 (JSON object, optional)').fill('{"model": "gpt-4o-mini"}');
+    await page.getByRole('button', { name: 'Create experiment' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Cheaper model' }).waitFor();
+    const id = new URL(page.url()).pathname.split('/').at(-1)!;
+    const created = (await h.service.api('GET', `/experiments/${id}`, { apiKey: tenant.apiKey })).body.data;
+    expect(created.variants.map((v: { config: unknown }) => v.config)).toEqual([{}, { model: 'gpt-4o-mini' }]);
+    expect(await page.getByRole('link', { name: 'support-bot', exact: true }).getAttribute('href')).toBe(`/agents/${agent.id}`);
+    await page.getByRole('cell', { name: '{"model":"gpt-4o-mini"}' }).waitFor();
+
+    // An experiment of an agent deleted since says so.
+    const gone = (await h.service.api('POST', '/agents', { apiKey: tenant.apiKey, body: { name: 'short-lived-bot', description: '' } })).body.data;
+    const orphan = (
+      await h.service.api('POST', '/experiments', {
+        apiKey: tenant.apiKey,
+        body: {
+          name: 'Orphaned',
+          agentId: gone.id,
+          primaryMetric: 'successRate',
+          variants: [
+            { key: 'a', weight: 50 },
+            { key: 'b', weight: 50 },
+          ],
+        },
+      })
+    ).body.data;
+    expect((await h.service.api('DELETE', `/agents/${gone.id}`, { apiKey: tenant.apiKey })).status).toBe(200);
+    await page.goto(`/experiments/${orphan.id}`);
+    await page.getByText('deleted', { exact: true }).waitFor();
+  });
+});
+
 describe("the API's errors", () => {
   it("are shown with the envelope's message next to the form that caused them", async () => {
     await page.goto('/experiments');

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { Badge, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
@@ -19,6 +19,13 @@ export default function ExperimentDetail() {
   const experiment = useQuery({
     queryKey: ['experiment', id],
     queryFn: async () => unwrap(await api.GET('/experiments/{id}', { params: { path: { id } } })).data,
+  });
+  const agentId = experiment.data?.agentId ?? null;
+  const agent = useQuery({
+    queryKey: ['agent', agentId],
+    enabled: agentId !== null,
+    retry: false,
+    queryFn: async () => unwrap(await api.GET('/agents/{agentId}', { params: { path: { agentId: agentId! } } })).data,
   });
   const results = useQuery({
     queryKey: ['experiment', id, 'results'],
@@ -49,7 +56,20 @@ export default function ExperimentDetail() {
       <ErrorMessage error={transition.error} />
       {x.description ? <p>{x.description}</p> : null}
       <p className="muted">
-        Primary metric <strong>{x.primaryMetric}</strong> · {x.trafficPercentage}% of traffic · created {formatTime(x.createdAt)}
+        {x.agentId === null ? (
+          'Any agent'
+        ) : agent.data ? (
+          <>
+            Agent <Link to={`/agents/${encodeURIComponent(x.agentId)}`}>{agent.data.name}</Link>
+          </>
+        ) : agent.isError ? (
+          <>
+            Agent <span className="mono">{x.agentId}</span> <Badge tone="warn">deleted</Badge>
+          </>
+        ) : (
+          'Agent …'
+        )}{' '}
+        · Primary metric <strong>{x.primaryMetric}</strong> · {x.trafficPercentage}% of traffic · created {formatTime(x.createdAt)}
         {x.startedAt ? ` · started ${formatTime(x.startedAt)}` : ''}
         {x.stoppedAt ? ` · stopped ${formatTime(x.stoppedAt)}` : ''}
       </p>
@@ -70,6 +90,7 @@ export default function ExperimentDetail() {
                 <th scope="col">Latency p50 / p95</th>
                 <th scope="col">Avg tokens</th>
                 <th scope="col">Avg cost</th>
+                <th scope="col">Config</th>
               </tr>
             </thead>
             <tbody>
@@ -87,6 +108,7 @@ export default function ExperimentDetail() {
                   </td>
                   <td>{formatNumber(v.avgTokens === null ? null : Math.round(v.avgTokens))}</td>
                   <td>{formatCost(v.avgCost)}</td>
+                  <td className="mono small">{configText(x.variants.find((variant) => variant.key === v.key)?.config)}</td>
                 </tr>
               ))}
             </tbody>
@@ -133,5 +155,8 @@ export default function ExperimentDetail() {
     </>
   );
 }
+
+/** A variant's config as compact JSON; an empty one says so. */
+const configText = (config: Record<string, unknown> | undefined) => (config === undefined || Object.keys(config).length === 0 ? '—' : JSON.stringify(config));
 
 const round = (n: number) => n.toLocaleString('en-US', { maximumSignificantDigits: 4 });

@@ -75,15 +75,27 @@ export default function Experiments() {
   );
 }
 
+/** A variant's config as typed: empty is none, else it must be a JSON object; undefined when it is not one. */
+function parseConfig(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function CreateExperiment() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState({ name: '', description: '', agentId: '', primaryMetric: 'successRate', trafficPercentage: 100 });
   const [variants, setVariants] = useState([
-    { key: 'control', weight: 50 },
-    { key: 'treatment', weight: 50 },
+    { key: 'control', weight: 50, config: '' },
+    { key: 'treatment', weight: 50, config: '' },
   ]);
+  const configs = variants.map((v) => parseConfig(v.config));
   const agents = useQuery({ queryKey: ['filters'], queryFn: async () => unwrap(await api.GET('/spans/filters')).data, enabled: open, staleTime: 60_000 });
   const create = useMutation({
     mutationFn: async () =>
@@ -94,7 +106,7 @@ function CreateExperiment() {
             description: form.description,
             primaryMetric: form.primaryMetric,
             trafficPercentage: form.trafficPercentage,
-            variants: variants.map((v) => ({ ...v, config: {} })),
+            variants: variants.map((v, i) => ({ key: v.key, weight: v.weight, config: configs[i] ?? {} })),
             ...(form.agentId ? { agentId: form.agentId } : {}),
           },
         }),
@@ -115,7 +127,7 @@ function CreateExperiment() {
   }
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate();
+    if (configs.every((c) => c !== undefined)) create.mutate();
   };
   return (
     <form className="form" onSubmit={submit} aria-label="New experiment">
@@ -170,6 +182,22 @@ function CreateExperiment() {
                 onChange={(e) => setVariants(variants.map((x, j) => (j === i ? { ...x, weight: Number(e.target.value) } : x)))}
               />
             </label>
+            <label>
+              Config {i + 1} (JSON object, optional)
+              <input
+                className="mono"
+                value={v.config}
+                placeholder='{"model": "gpt-4o-mini"}'
+                aria-invalid={configs[i] === undefined}
+                aria-describedby={configs[i] === undefined ? `config-problem-${i}` : undefined}
+                onChange={(e) => setVariants(variants.map((x, j) => (j === i ? { ...x, config: e.target.value } : x)))}
+              />
+              {configs[i] === undefined ? (
+                <span className="field-error" id={`config-problem-${i}`} role="alert">
+                  Write a JSON object, such as {'{"temperature": 0.2}'}, or leave it empty.
+                </span>
+              ) : null}
+            </label>
             {variants.length > 2 ? (
               <button type="button" className="link" onClick={() => setVariants(variants.filter((_, j) => j !== i))}>
                 Remove
@@ -177,7 +205,7 @@ function CreateExperiment() {
             ) : null}
           </div>
         ))}
-        <button type="button" onClick={() => setVariants([...variants, { key: `variant-${variants.length + 1}`, weight: 0 }])}>
+        <button type="button" onClick={() => setVariants([...variants, { key: `variant-${variants.length + 1}`, weight: 0, config: '' }])}>
           Add variant
         </button>
       </fieldset>

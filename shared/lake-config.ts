@@ -29,7 +29,8 @@ const bytesOf = (size: string): number => {
 };
 /**
  * The least memory limit the local lake takes. DuckDB holds the rows written since its last
- * checkpoint in two blocks of 256 KB for each of the lake's 125 columns (62 MB); with a 64 MB limit
+ * checkpoint in two blocks for each of the lake's 125 columns (62 MB with the 256 KB blocks of lake
+ * files made before 2026-11-30; new files have 16 KB blocks, not measured at lower limits); with a 64 MB limit
  * its checkpoint failed after about 10,000 traces, an error DuckDB calls fatal, and with 32 MB its
  * commits failed (a script writing the lake alone, [local-runtime.md](../docs/local-runtime.md#memory)).
  * 128 MB is also the default, and what `npm start` sets.

@@ -90,6 +90,22 @@ const engineSettings = (memoryLimit: string, threads: number): Record<string, st
   allocator_background_threads: 'true',
 });
 
+/**
+ * How a new lake file is laid out (DuckDB reads both from the file once it exists): blocks of 16 KB,
+ * not DuckDB's 256 KB, in the storage format of DuckDB 1.2 and later. A checkpoint holds a block or
+ * two of every column of a row group it rewrites, and the lake's traces table has 95 columns: with
+ * 256 KB blocks that was about 100 MB of the 122 MB DuckDB allows itself under a 128 MB limit, and
+ * with it the text of the rows written since the row group's last vector began (each trace's
+ * search_text), so 64 KB of text per trace invalidated the database after about 300 traces (one
+ * column of 24 KB after 1,000). With 16 KB blocks in the old format a 64 KB text still failed after
+ * 1,780 rows (DuckDB could not allocate a 68 KB buffer for one string); with the 1.2 format it
+ * held for 3,000 (docs/local-runtime.md, "DuckDB's blocks").
+ */
+export const LAKE_FILE_SETTINGS: Readonly<Record<string, string>> = {
+  default_block_size: '16384',
+  storage_compatibility_version: 'v1.2.0',
+};
+
 const lakes = new Map<string, Promise<LocalLake>>();
 
 /** The lake at `settings.path`, opened on first use and shared by everything in this process. */
@@ -115,7 +131,7 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
   const { dirname, join } = await import('node:path');
   const { DuckDBInstance } = await import('@duckdb/node-api');
   await mkdir(dirname(path), { recursive: true });
-  const instance: DuckDBInstance = await DuckDBInstance.create(path, engineSettings(memoryLimit, threads));
+  const instance: DuckDBInstance = await DuckDBInstance.create(path, { ...engineSettings(memoryLimit, threads), ...LAKE_FILE_SETTINGS });
   const setup = await instance.connect();
   try {
     for (const table of LAKE_TABLES) await setup.run(createTableSql(table));

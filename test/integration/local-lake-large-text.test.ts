@@ -1,0 +1,107 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { closeLocalLake, type LocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
+import { duckdb } from '#shared/domain/lake/dialects.ts';
+import { parseSearchQuery } from '#shared/domain/lake/query.ts';
+import { lakeRowsOf } from '#shared/domain/lake/records.ts';
+import { traceSearchSql } from '#shared/domain/lake/sql.ts';
+import { summarizeTrace } from '#shared/domain/spans/summary.ts';
+import { LOCAL_LAKE_MEMORY_LIMIT, LOCAL_LAKE_THREADS } from '../../infra/local/lake.ts';
+import { storedSpan } from '../support/spans.ts';
+
+/**
+ * Traces whose text is large, written to a lake with the local runtime's memory limit and threads: the
+ * black-box probe of 2026-11-30 sent 1,000 one-span traces of a 32 KB input and a 32 KB output, and
+ * DuckDB's checkpoint then failed after about 270 of them ("failed to pin block"), an error that
+ * invalidated the database until it was reopened (docs/local-runtime.md, "DuckDB's blocks").
+ */
+const START = Date.parse('2026-11-20T10:00:00Z');
+const EXPIRES = START + 86_400_000 * 365;
+
+/** 32 KB of text that does not compress much (the probe's generator): one long word per seed. */
+const noise = (seed: number) => {
+  let s = '';
+  let x = (seed * 2654435761) >>> 0;
+  while (s.length < 32 * 1024) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    s += x.toString(36);
+  }
+  return s.slice(0, 32 * 1024);
+};
+
+/** The probe's trace `i`: one agent span, 32 KB in and 32 KB out, plus a word of its own to find it by. */
+const fatTrace = (i: number) => {
+  const spans = [
+    storedSpan({
+      traceId: `many-${i}`,
+      spanId: 'root',
+      name: 'fat',
+      kind: 'agent',
+      agentName: 'fat-bot',
+      startTimeMs: START + i,
+      endTimeMs: START + i + 100,
+      durationMs: 100,
+      input: `marker${i} ${noise(2 * i)}`.slice(0, 32 * 1024),
+      output: noise(2 * i + 1),
+    }),
+  ];
+  return { summary: summarizeTrace(spans), spans, revision: 1 };
+};
+
+const rowsOfTraces = (from: number, to: number) =>
+  lakeRowsOf(
+    'tnt_fat',
+    Array.from({ length: to - from }, (_, k) => fatTrace(from + k)),
+    [],
+    EXPIRES,
+  );
+
+const search = (lake: LocalLake, q: string, limit = 100) =>
+  lake.query(traceSearchSql(duckdb, { tenantId: 'tnt_fat', query: parseSearchQuery(q), startMs: START - 1, endMs: START + 86_400_000, nowMs: START, limit }));
+
+let dir: string;
+let path: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'aos-lake-large-'));
+  path = join(dir, 'lake', 'traces.duckdb');
+});
+afterEach(async () => {
+  await closeLocalLake(path);
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the local lake with large texts, within the local memory limit', () => {
+  it("takes the probe's 1,000 traces of 64 KB of text, written 70 at a time, and then finds every one", { timeout: 180_000 }, async () => {
+    const lake = await openLocalLake({ path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS });
+    const TRACES = 1000;
+    for (let from = 0; from < TRACES; from += 70) await lake.write(rowsOfTraces(from, Math.min(TRACES, from + 70)));
+
+    const [count] = await lake.query({ sql: 'SELECT count(*) AS traces FROM lake_traces', params: [] });
+    expect(count?.['traces']).toBe(TRACES);
+    // Each trace by a word of its own (through the word signature and the text), and all by their agent.
+    for (const i of [0, 269, 270, 500, 999]) expect((await search(lake, `marker${i}`)).map((r) => r['trace_id'])).toEqual([`many-${i}`]);
+    let seen = 0;
+    let page = await search(lake, 'agent:fat-bot');
+    while (page.length > 0) {
+      seen += page.length;
+      const last = page.at(-1)!['position'] as string;
+      page = await lake.query(
+        traceSearchSql(duckdb, {
+          tenantId: 'tnt_fat',
+          query: parseSearchQuery('agent:fat-bot'),
+          startMs: START - 1,
+          endMs: START + 86_400_000,
+          nowMs: START,
+          limit: 100,
+          after: last,
+        }),
+      );
+    }
+    expect(seen).toBe(TRACES);
+
+    const [memory] = await lake.query({ sql: 'SELECT sum(memory_usage_bytes) AS bytes FROM duckdb_memory()', params: [] });
+    expect(Number(memory?.['bytes'])).toBeLessThanOrEqual(128e6);
+  });
+});

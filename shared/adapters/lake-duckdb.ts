@@ -4,6 +4,7 @@ import { type LakeMaintenance, LakeQueryError, type LakeReader, type LakeWriter 
 import type { LakeRows } from '../domain/lake/records.ts';
 import { LAKE_TABLES, type LakeColumnType, type LakeRow, type LakeTable } from '../domain/lake/schema.ts';
 import type { SqlStatement } from '../domain/lake/sql.ts';
+import { logger } from '../observability/logger.ts';
 
 /**
  * The local lake: DuckDB embedded in this process (`@duckdb/node-api`, whose npm package carries its
@@ -106,6 +107,23 @@ export const LAKE_FILE_SETTINGS: Readonly<Record<string, string>> = {
   storage_compatibility_version: 'v1.2.0',
 };
 
+/**
+ * Whether DuckDB has invalidated the database: after an error it calls fatal (a checkpoint that could
+ * not pin the memory it needed, among others) every statement of every connection fails with "database
+ * has been invalidated" until the instance is closed and opened again. DuckDB tells it by its message only.
+ */
+export const isFatalLakeError = (err: unknown): boolean =>
+  err instanceof Error && (/\bFATAL Error\b/.test(err.message) || /database has been invalidated/i.test(err.message));
+
+/**
+ * A lake reopened after a fatal error runs without DuckDB's automatic checkpoints until the process
+ * restarts: the writes the failed checkpoint left in the log are replayed into memory (spilling beside
+ * the file), and a checkpoint of them could fail the same way again, which would fail every write and
+ * retry until the queue gave the messages up. Without it writes land in the log, durable, and reads see
+ * them; the next start replays the log and checkpoints when it next can.
+ */
+const WITHOUT_CHECKPOINTS = { checkpoint_threshold: '1000GB' };
+
 const lakes = new Map<string, Promise<LocalLake>>();
 
 /** The lake at `settings.path`, opened on first use and shared by everything in this process. */
@@ -131,13 +149,60 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
   const { dirname, join } = await import('node:path');
   const { DuckDBInstance } = await import('@duckdb/node-api');
   await mkdir(dirname(path), { recursive: true });
-  const instance: DuckDBInstance = await DuckDBInstance.create(path, { ...engineSettings(memoryLimit, threads), ...LAKE_FILE_SETTINGS });
-  const setup = await instance.connect();
-  try {
-    for (const table of LAKE_TABLES) await setup.run(createTableSql(table));
-  } finally {
-    setup.closeSync();
-  }
+  const settings = { ...engineSettings(memoryLimit, threads), ...LAKE_FILE_SETTINGS };
+  const openInstance = async (checkpoints: boolean): Promise<DuckDBInstance> => {
+    const opened = await DuckDBInstance.create(path, checkpoints ? settings : { ...settings, ...WITHOUT_CHECKPOINTS });
+    const setup = await opened.connect();
+    try {
+      for (const table of LAKE_TABLES) await setup.run(createTableSql(table));
+    } finally {
+      setup.closeSync();
+    }
+    return opened;
+  };
+  // The log a failed checkpoint left is replayed when the file is opened; if that fails, it is
+  // replayed once more without automatic checkpoints.
+  let instance: DuckDBInstance = await openInstance(true).catch((err: unknown) => {
+    logger.warn('the local lake could not be opened; opening it again without automatic checkpoints', { path, error: String(err) });
+    return openInstance(false);
+  });
+  /** Counts the reopens: an error of an instance already replaced needs no reopen of its own. */
+  let generation = 0;
+  let reopening: Promise<void> | undefined;
+  /** Closes the invalidated instance and opens the file again (once, however many calls saw the error). */
+  const reopen = (failed: number, cause: unknown): Promise<void> => {
+    if (failed !== generation) return reopening ?? Promise.resolve();
+    reopening ??= (async () => {
+      logger.error('the local lake was invalidated by a fatal DuckDB error; reopening it without automatic checkpoints', { path, error: String(cause) });
+      try {
+        writer?.closeSync();
+      } catch {}
+      writer = undefined;
+      try {
+        instance.closeSync();
+      } catch {}
+      instance = await openInstance(false);
+      generation++;
+    })().finally(() => {
+      reopening = undefined;
+    });
+    return reopening;
+  };
+  /**
+   * Runs `work`; if DuckDB invalidated the database meanwhile, reopens it and runs `work` once more (a
+   * write is idempotent: it replaces its rows). Other errors pass.
+   */
+  const recovering = async <T>(work: () => Promise<T>): Promise<T> => {
+    await reopening;
+    const started = generation;
+    try {
+      return await work();
+    } catch (err) {
+      if (!isFatalLakeError(err) && started === generation) throw err;
+      await reopen(started, err);
+      return work();
+    }
+  };
 
   // One writer at a time: concurrent upserts of the same keys would conflict and fail their messages.
   let writes: Promise<unknown> = Promise.resolve();
@@ -204,32 +269,50 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
     dialect: duckdb,
     write: (rows: LakeRows) =>
       serially(() =>
-        withWriter((connection) =>
-          inTransaction(connection, async () => {
-            await replaceRows(connection, traces, rows.traces);
-            await replaceRows(connection, spans, rows.spans);
-            await replaceRows(connection, signals, rows.signals);
-          }),
+        recovering(() =>
+          withWriter((connection) =>
+            inTransaction(connection, async () => {
+              await replaceRows(connection, traces, rows.traces);
+              await replaceRows(connection, spans, rows.spans);
+              await replaceRows(connection, signals, rows.signals);
+            }),
+          ),
         ),
       ),
-    query: (statement: SqlStatement) =>
-      withConnection(async (connection) => {
-        try {
-          const reader = await connection.runAndReadAll(statement.sql, statement.params);
-          return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plain(v)])));
-        } catch (err) {
-          throw new LakeQueryError(`the local lake refused a query: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-        }
-      }),
+    query: async (statement: SqlStatement) => {
+      try {
+        return await recovering(() =>
+          withConnection(async (connection) => {
+            const reader = await connection.runAndReadAll(statement.sql, statement.params);
+            return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plain(v)])));
+          }),
+        );
+      } catch (err) {
+        throw new LakeQueryError(`the local lake refused a query: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+    },
     execute: (statements: readonly SqlStatement[]) =>
       serially(() =>
-        withWriter((connection) =>
-          inTransaction(connection, async () => {
-            for (const statement of statements) await connection.run(statement.sql, statement.params);
-          }),
+        recovering(() =>
+          withWriter((connection) =>
+            inTransaction(connection, async () => {
+              for (const statement of statements) await connection.run(statement.sql, statement.params);
+            }),
+          ),
         ),
       ),
-    connect: () => instance.connect(),
+    // A connection of an invalidated database fails its first statement: it is tried first.
+    connect: () =>
+      recovering(async () => {
+        const connection = await instance.connect();
+        try {
+          await connection.run('SELECT 1');
+          return connection;
+        } catch (err) {
+          connection.closeSync();
+          throw err;
+        }
+      }),
     async scratch(work) {
       const scratch = await DuckDBInstance.create(':memory:', {
         ...engineSettings(memoryLimit, 1),

@@ -1,11 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeLocalLake, type LocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
+import { closeLocalLake, createTableSql, type LocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
 import { duckdb } from '#shared/domain/lake/dialects.ts';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 import { lakeRowsOf } from '#shared/domain/lake/records.ts';
+import { LAKE_TABLES } from '#shared/domain/lake/schema.ts';
 import { traceSearchSql } from '#shared/domain/lake/sql.ts';
 import { summarizeTrace } from '#shared/domain/spans/summary.ts';
 import { LOCAL_LAKE_MEMORY_LIMIT, LOCAL_LAKE_THREADS } from '../../infra/local/lake.ts';
@@ -103,5 +105,38 @@ describe('the local lake with large texts, within the local memory limit', () =>
 
     const [memory] = await lake.query({ sql: 'SELECT sum(memory_usage_bytes) AS bytes FROM duckdb_memory()', params: [] });
     expect(Number(memory?.['bytes'])).toBeLessThanOrEqual(128e6);
+  });
+
+  it('recovers by itself when DuckDB invalidates the database: it reopens the file, replays the log and loses no write', { timeout: 300_000 }, async () => {
+    // A lake file made before 2026-11-30, in DuckDB's default layout (256 KB blocks, its oldest
+    // format), where the probe's traces still make a checkpoint fail: the fatal error is certain.
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, 'lake'), { recursive: true });
+    const old = await DuckDBInstance.create(path);
+    const setup = await old.connect();
+    for (const table of LAKE_TABLES) await setup.run(createTableSql(table));
+    setup.closeSync();
+    old.closeSync();
+
+    const settings = { path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS };
+    let lake = await openLocalLake(settings);
+    const [layout] = await lake.query({ sql: "SELECT block_size AS bytes FROM pragma_database_size() WHERE database_name = 'traces'", params: [] });
+    expect(layout?.['bytes']).toBe(262_144);
+    const TRACES = 700;
+    for (let from = 0; from < TRACES; from += 70) await lake.write(rowsOfTraces(from, from + 70));
+    // The writes went through a reopen: the lake now runs without automatic checkpoints.
+    const [threshold] = await lake.query({ sql: "SELECT current_setting('checkpoint_threshold') AS threshold", params: [] });
+    expect(threshold?.['threshold']).not.toBe('16.0 MiB');
+    const count = async () => (await lake.query({ sql: 'SELECT count(*) AS traces FROM lake_traces', params: [] }))[0]?.['traces'];
+    expect(await count()).toBe(TRACES);
+    expect((await search(lake, 'marker650')).map((r) => r['trace_id'])).toEqual(['many-650']);
+
+    // A restart replays the log under the same limit, and the next writes and reads go on.
+    await closeLocalLake(path);
+    lake = await openLocalLake(settings);
+    expect(await count()).toBe(TRACES);
+    await lake.write(rowsOfTraces(TRACES, TRACES + 70));
+    expect(await count()).toBe(TRACES + 70);
+    for (const i of [0, 300, 699, 769]) expect((await search(lake, `marker${i}`)).map((r) => r['trace_id'])).toEqual([`many-${i}`]);
   });
 });

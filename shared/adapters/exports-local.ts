@@ -15,8 +15,22 @@ import type { LocalLake } from './lake-duckdb.ts';
  */
 export const SPANS_PER_PIECE = 10_000;
 
-/** Rows of a row group in an exported Parquet file: DuckDB's smallest, so the join holds little. */
-const PARQUET_ROW_GROUP = 2048;
+/**
+ * Rows of a row group in an exported Parquet file, tried in turn: the join holds a row group at a time,
+ * and 2,048 traces of 64 KB of text each (128 MB) ran out of the lake's 128 MB; 256 of them joined in
+ * 0.7 s (docs/local-runtime.md, "DuckDB's blocks").
+ */
+const PARQUET_ROW_GROUPS = [2048, 256, 32];
+
+/**
+ * A piece that ran out of DuckDB's memory is cut again into pieces of this many times fewer spans: a
+ * piece of 10,000 spans of 32 KB inputs and outputs holds 640 MB of text, and DuckDB reads a column
+ * 2,048 rows at a time. Within the lake's 128 MB, 1,000 such spans failed and 100 were written.
+ */
+const PIECE_SHRINK = 8;
+
+/** DuckDB refused a statement for memory: an error of the statement, after which the database goes on. */
+const outOfMemory = (err: unknown) => err instanceof Error && /Out of Memory Error/.test(err.message);
 
 const COPY_OPTIONS: Record<ExportFormat, string> = {
   jsonl: 'FORMAT JSON',
@@ -56,25 +70,43 @@ export function localExportRunner(openLake: () => Promise<LocalLake>, settings: 
       await mkdir(piecesDir, { recursive: true });
       const connection = await lake.connect();
       try {
-        const piecesSql = exportPiecesSql(duckdb, selection, SPANS_PER_PIECE);
-        const starts = (await connection.runAndReadAll(piecesSql.sql, piecesSql.params)).getRowObjectsJS().map((r) => Number(r['from_ms']));
-        const pieces = windowsOf(starts, selection.startMs, selection.endMs);
+        const piecesOf = async (within: { startMs: number; endMs: number }, spans: number) => {
+          const piecesSql = exportPiecesSql(duckdb, { ...selection, ...within }, spans);
+          const starts = (await connection.runAndReadAll(piecesSql.sql, piecesSql.params)).getRowObjectsJS().map((r) => Number(r['from_ms']));
+          return windowsOf(starts, within.startMs, within.endMs).map((window) => ({ ...window, spans }));
+        };
+        // Newest first; a piece too large for DuckDB's memory is replaced, in place, by smaller ones.
+        const pieces = await piecesOf(selection, SPANS_PER_PIECE);
         const nested = format !== 'csv';
         const written: string[] = [];
         let rows = 0;
-        for (const [i, piece] of pieces.entries()) {
-          const statement: SqlStatement = exportSql(duckdb, { ...selection, ...piece, nested });
-          const path = join(piecesDir, `${String(i).padStart(6, '0')}.${format}`);
-          const result = await connection.runAndReadAll(`COPY (${statement.sql}) TO ${quoted(path)} (${COPY_OPTIONS[format]})`, statement.params);
-          rows += Number(result.getRowsJS()[0]?.[0] ?? 0);
-          written.push(path);
+        for (let piece = pieces.shift(); piece; piece = pieces.shift()) {
+          const statement: SqlStatement = exportSql(duckdb, { ...selection, startMs: piece.startMs, endMs: piece.endMs, nested });
+          const path = join(piecesDir, `${String(written.length).padStart(6, '0')}.${format}`);
+          try {
+            const result = await connection.runAndReadAll(`COPY (${statement.sql}) TO ${quoted(path)} (${COPY_OPTIONS[format]})`, statement.params);
+            rows += Number(result.getRowsJS()[0]?.[0] ?? 0);
+            written.push(path);
+          } catch (err) {
+            if (!outOfMemory(err) || piece.spans === 1) throw err;
+            await rm(path, { force: true });
+            pieces.unshift(...(await piecesOf(piece, Math.max(1, Math.floor(piece.spans / PIECE_SHRINK)))));
+          }
         }
         if (format === 'parquet') {
           // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order),
           // joined on one thread in small row groups: the lake's threads, each writing a row group of
           // DuckDB's default 122,880 rows, ran out of memory joining 100,000 traces.
-          const join = `COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet}, ROW_GROUP_SIZE ${PARQUET_ROW_GROUP})`;
-          await lake.scratch((scratch) => scratch.run(join));
+          for (const [i, rowGroup] of PARQUET_ROW_GROUPS.entries()) {
+            const join = `COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet}, ROW_GROUP_SIZE ${rowGroup})`;
+            try {
+              await lake.scratch((scratch) => scratch.run(join));
+              break;
+            } catch (err) {
+              if (!outOfMemory(err) || i === PARQUET_ROW_GROUPS.length - 1) throw err;
+              await rm(file, { force: true });
+            }
+          }
         } else {
           await writeFile(file, format === 'csv' ? `${await csvHeader(connection, selection)}\n` : '');
           for (const path of written) await pipeline(createReadStream(path), createWriteStream(file, { flags: 'a' }));

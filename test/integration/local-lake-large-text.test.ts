@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { localExportRunner } from '#shared/adapters/exports-local.ts';
 import { closeLocalLake, createTableSql, type LocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
 import { duckdb } from '#shared/domain/lake/dialects.ts';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 import { lakeRowsOf } from '#shared/domain/lake/records.ts';
 import { LAKE_TABLES } from '#shared/domain/lake/schema.ts';
-import { traceSearchSql } from '#shared/domain/lake/sql.ts';
+import { type ExportFormat, traceSearchSql } from '#shared/domain/lake/sql.ts';
 import { summarizeTrace } from '#shared/domain/spans/summary.ts';
 import { LOCAL_LAKE_MEMORY_LIMIT, LOCAL_LAKE_THREADS } from '../../infra/local/lake.ts';
 import { storedSpan } from '../support/spans.ts';
@@ -105,6 +106,26 @@ describe('the local lake with large texts, within the local memory limit', () =>
 
     const [memory] = await lake.query({ sql: 'SELECT sum(memory_usage_bytes) AS bytes FROM duckdb_memory()', params: [] });
     expect(Number(memory?.['bytes'])).toBeLessThanOrEqual(128e6);
+  });
+
+  it("exports the probe's 1,000 traces in every format: pieces that run out of memory are cut smaller", { timeout: 300_000 }, async () => {
+    const settings = { path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS };
+    const lake = await openLocalLake(settings);
+    const TRACES = 1000;
+    for (let from = 0; from < TRACES; from += 70) await lake.write(rowsOfTraces(from, Math.min(TRACES, from + 70)));
+    const exports = localExportRunner(() => openLocalLake(settings), { exportsDir: join(dir, 'exports'), publicAppUrl: 'http://localhost' });
+    const selection = { tenantId: 'tnt_fat', query: parseSearchQuery(''), startMs: START - 1, endMs: START + 86_400_000, nowMs: START };
+    for (const format of ['jsonl', 'csv', 'parquet'] as ExportFormat[]) {
+      const file = await exports.run({ tenantId: 'tnt_fat', exportId: `xpt_${format}`, format, selection });
+      expect(file.rows).toBe(TRACES);
+      // Every input and output whole (Parquet compresses them).
+      if (format !== 'parquet') expect(file.bytes).toBeGreaterThan(TRACES * 64 * 1024);
+    }
+    const [parquet] = await lake.query({
+      sql: `SELECT count(*) AS traces, count(DISTINCT trace_id) AS ids FROM read_parquet('${join(dir, 'exports', 'tnt_fat', 'xpt_parquet.parquet')}')`,
+      params: [],
+    });
+    expect(parquet).toEqual({ traces: TRACES, ids: TRACES });
   });
 
   it('recovers by itself when DuckDB invalidates the database: it reopens the file, replays the log and loses no write', { timeout: 300_000 }, async () => {

@@ -1,0 +1,24 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { expect, it } from 'vitest';
+import { foldText, signatureOf, wordsOfFolded } from '#shared/domain/lake/text.ts';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const heapUsed = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+
+it("remembers words' signature slots without keeping the texts they were split from", () => {
+  const before = heapUsed();
+  // 1,000 texts, each of 20 words of 20 letters (long enough to be slices of their text) and one word of 64 KB.
+  for (let t = 0; t < 1000; t++) {
+    const words = Array.from({ length: 20 }, (_, w) => `w${t.toString(36).padStart(4, '0')}${w.toString(36).padStart(4, '0')}${'x'.repeat(11)}`);
+    const text = foldText(`${words.join(' ')} ${'z'.repeat(64 * 1024)}${t}`);
+    signatureOf(wordsOfFolded(text));
+  }
+  // The 20,000 words remembered take about 2 MB; the texts (and the long words as keys) would take about 130 MB.
+  expect((heapUsed() - before) / 1024 / 1024).toBeLessThan(20);
+});

@@ -10,6 +10,7 @@ import { count, dollars, METRIC } from '#shared/observability/metrics.ts';
 import { agentsRepository } from '#shared/store/agents.ts';
 import { alertsRepository } from '#shared/store/alerts.ts';
 import { evaluationUsageRepository } from '#shared/store/evaluation-usage.ts';
+import { experimentsRepository } from '#shared/store/experiments.ts';
 import { profilesRepository } from '#shared/store/profiles.ts';
 import { tenantsRepository } from '#shared/store/tenants.ts';
 import { signalsRepository } from '#shared/store/timeline.ts';
@@ -28,6 +29,7 @@ const evaluatePorts = portsOf(
     signals: signalsRepository,
     evaluationUsage: evaluationUsageRepository,
     profiles: profilesRepository,
+    experiments: experimentsRepository,
   },
   {
     queue: sqsQueue,

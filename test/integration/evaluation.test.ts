@@ -5,9 +5,11 @@ import type { AlertConfigPatch, LlmAlertType } from '#shared/domain/alerts/confi
 import { type EvaluationDeps, type EvaluationSettings, evaluateTrace } from '#shared/domain/evaluation/evaluate.ts';
 import { builtinJudge } from '#shared/domain/evaluation/heuristics/index.ts';
 import { type Judge, JudgeAnswerError } from '#shared/domain/evaluation/judge.ts';
+import { changeExperimentStatus, createExperiment, resultsOfExperiment } from '#shared/domain/experiments/service.ts';
 import type { PlanKey } from '#shared/domain/plans/plans.ts';
 import { newTrialSubscription } from '#shared/domain/plans/subscription.ts';
 import type { QueuePort } from '#shared/domain/ports.ts';
+import type { TraceSummary } from '#shared/domain/spans/summary.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { type EvaluatePorts, evaluateHandler } from '../../functions/workers/evaluate.ts';
 import { type TraceSpec, traceOf } from '../fixtures/judge/build.ts';
@@ -61,7 +63,7 @@ async function world(options: { plan?: PlanKey; alertConfig?: AlertConfigPatch }
   const iso = clock.now().toISOString();
   await store.agents.create(agentRecord(tenantId, agentId, iso, { name: `bot-${n}`, source: 'explicit' }));
   await store.agents.setAlertConfig(tenantId, agentId, options.alertConfig ?? { llmAnalysis: { enabled: true } }, clock.now());
-  async function trace(id: string, spec: TraceSpec) {
+  async function trace(id: string, spec: TraceSpec, tags: Pick<TraceSummary, 'experimentId' | 'variant'> = { experimentId: null, variant: null }) {
     const { summary, spans } = traceOf(id, spec);
     await store.traces.putSpans(
       tenantId,
@@ -69,7 +71,7 @@ async function world(options: { plan?: PlanKey; alertConfig?: AlertConfigPatch }
       2_000_000_000,
       now,
     );
-    await store.traces.putSummary(tenantId, { ...summary, agentId, agentName: `bot-${n}` }, now, 2_000_000_000);
+    await store.traces.putSummary(tenantId, { ...summary, ...tags, agentId, agentName: `bot-${n}` }, now, 2_000_000_000);
     return { kind: 'evaluate-trace' as const, tenantId, traceId: id };
   }
   return { tenantId, agentId, trace };
@@ -236,5 +238,43 @@ describe('when the judge fails', () => {
       (await evaluateHandler(() => ok, settings)({ Records: [record('m-1', JSON.stringify(job))] } as unknown as SQSEvent, lambdaContext)).batchItemFailures,
     ).toEqual([]);
     expect(Object.keys(await evaluations(w.tenantId, 'denied'))).toHaveLength(4);
+  });
+});
+
+describe('verdicts in experiments', () => {
+  it('count toward the variant of the trace they judge, once each however often the trace is evaluated', async () => {
+    const w = await world();
+    const experimentDeps = { store, clock, ids: randomIds };
+    const experiment = await createExperiment(
+      w.tenantId,
+      {
+        name: 'judge',
+        description: '',
+        agentId: w.agentId,
+        variants: [
+          { key: 'a', weight: 50, config: {} },
+          { key: 'b', weight: 50, config: {} },
+        ],
+        primaryMetric: 'eval.quality',
+        trafficPercentage: 100,
+      },
+      experimentDeps,
+    );
+    await changeExperimentStatus(w.tenantId, experiment.id, 'start', experimentDeps);
+    const job = await w.trace('tagged', fixture('hallucinated-revenue'), { experimentId: experiment.id, variant: 'b' });
+    const nsfwFailing: Judge = {
+      name: 'builtin',
+      judge: async (type, t) => (type === 'nsfw' ? Promise.reject(new Error('throttled')) : builtinJudge.judge(type, t)),
+    };
+    await expect(evaluateTrace(job, deps({ judge: nsfwFailing }))).rejects.toThrow(/failed for 1 of 4 types/);
+    await evaluateTrace(job, deps());
+    await evaluateTrace(job, deps());
+
+    const [a, b] = (await resultsOfExperiment(w.tenantId, experiment.id, experimentDeps)).variants;
+    expect(a!.signals).toEqual({});
+    const verdicts = await evaluations(w.tenantId, 'tagged');
+    expect(b!.signals).toEqual(
+      Object.fromEntries(['eval.hallucination', 'eval.nsfw', 'eval.quality', 'eval.stuck'].map((name) => [name, { count: 1, avg: verdicts[name]!.value }])),
+    );
   });
 });

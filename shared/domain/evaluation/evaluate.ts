@@ -1,6 +1,7 @@
 import { effectiveAlertConfig, type LlmAlertType } from '../alerts/config.ts';
 import { raiseAlerts } from '../alerts/service.ts';
 import { contentId } from '../content-id.ts';
+import { recordExperimentObservations } from '../experiments/observations.ts';
 import { PLANS } from '../plans/plans.ts';
 import type { Clock, Ids, QueuePort } from '../ports.ts';
 import { estimateCost, roundCost } from '../pricing/estimate.ts';
@@ -21,7 +22,7 @@ export interface EvaluationSettings {
 }
 
 export interface EvaluationDeps {
-  store: Pick<Store, 'tenants' | 'agents' | 'alerts' | 'traces' | 'signals' | 'evaluationUsage' | 'profiles'>;
+  store: Pick<Store, 'tenants' | 'agents' | 'alerts' | 'traces' | 'signals' | 'evaluationUsage' | 'profiles' | 'experiments'>;
   judge: Judge;
   clock: Clock;
   ids: Ids;
@@ -162,7 +163,11 @@ async function recordJudgeUsage(tenantId: string, day: string, usages: ReadonlyA
   });
 }
 
-/** One signal per trace and type, keyed by both, so a re-evaluation replaces rather than adds. */
+/**
+ * One signal per trace and type, keyed by both, so a re-evaluation replaces rather than adds; counted
+ * toward the trace's experiment variant as the ingest worker counts any other signal (an observation
+ * keyed by the signal's id, so replaced as well).
+ */
 async function storeEvaluations(
   tenantId: string,
   summary: TraceSummary,
@@ -192,5 +197,6 @@ async function storeEvaluations(
     timestamp: new Date(timestampMs).toISOString(),
   }));
   await deps.store.signals.put(tenantId, signals, expiresAt);
+  await recordExperimentObservations(tenantId, [], signals, expiresAt, deps.store);
   await deps.store.traces.addFacets(tenantId, { signalNames: signals.map((s) => s.signalName) });
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '#shared/adapters/ids.ts';
 import { NotFoundError, ValidationError } from '#shared/domain/errors.ts';
+import type { ExperimentDefinition } from '#shared/domain/experiments/definition.ts';
 import { recordExperimentObservations } from '#shared/domain/experiments/observations.ts';
 import {
   assignSubject,
@@ -218,5 +219,57 @@ describe('experiment observations', () => {
       ['B', 3, 1],
     ]);
     expect(results.verdict.outcome).toBe('insufficient_data');
+  });
+});
+
+describe('what experiment results leave out', () => {
+  async function running(t: string, over: Partial<ExperimentDefinition> = {}) {
+    const e = await createExperiment(t, { ...definition, ...over }, deps());
+    await changeExperimentStatus(t, e.id, 'start', deps());
+    return e.id;
+  }
+  const agentTrace = (experimentId: string, traceId: string, agentId: string, over: Parameters<typeof traceSummary>[0] = {}) => ({
+    summary: traceSummary({ traceId, experimentId, variant: 'A', agentId, ...over }),
+    revision: 1,
+  });
+  const agentSignal = (traceId: string, agentId: string): StoredSignal => ({ ...signal(traceId, 1), agentId });
+  async function record(t: string, traces: ReadonlyArray<ReturnType<typeof agentTrace>>, signals: StoredSignal[] = []) {
+    for (const { summary } of traces) await store.traces.putSummary(t, summary, 1, EXPIRES);
+    await store.signals.put(t, signals, EXPIRES);
+    await recordExperimentObservations(t, traces, signals, EXPIRES, store);
+  }
+  const countedIn = async (t: string, id: string) => {
+    const results = await resultsOfExperiment(t, id, deps());
+    return { traces: results.traces.finished, helpfulness: results.variants[0]!.signals['helpfulness']?.count ?? 0 };
+  };
+
+  it("counts only the traces and signals of the experiment's own agent", async () => {
+    const t = tenant();
+    await store.agents.create(agentRecord(t, 'agt_support', now.toISOString(), { name: 'support-bot', source: 'explicit' }));
+    const id = await running(t, { agentId: 'agt_support' });
+    await record(
+      t,
+      [agentTrace(id, 'support-trace', 'agt_support'), agentTrace(id, 'billing-trace', 'agt_billing')],
+      [agentSignal('support-trace', 'agt_support'), agentSignal('billing-trace', 'agt_billing')],
+    );
+    expect(await countedIn(t, id)).toEqual({ traces: 1, helpfulness: 1 });
+  });
+
+  it('counts the traces started up to the stop, with their late spans and signals, and none started after it', async () => {
+    const t = tenant();
+    const id = await running(t);
+    const stoppedAtMs = now.getTime();
+    await record(t, [agentTrace(id, 'before-stop', 'agt_1', { startTimeMs: stoppedAtMs - 60_000, complete: false })]);
+    await changeExperimentStatus(t, id, 'stop', deps());
+    now = new Date(stoppedAtMs + 120_000);
+    await record(
+      t,
+      [
+        agentTrace(id, 'before-stop', 'agt_1', { startTimeMs: stoppedAtMs - 60_000, spanCount: 2 }),
+        agentTrace(id, 'after-stop', 'agt_1', { startTimeMs: stoppedAtMs + 1 }),
+      ],
+      [agentSignal('before-stop', 'agt_1'), agentSignal('after-stop', 'agt_1'), { ...signal(null, 1, { experimentId: id, variant: 'A' }), agentId: 'agt_1' }],
+    );
+    expect(await countedIn(t, id)).toEqual({ traces: 1, helpfulness: 1 });
   });
 });

@@ -36,24 +36,29 @@ export async function recordExperimentObservations(
   expiresAt: number,
   store: ObservationStore,
 ): Promise<void> {
-  const traceTags = new Map<string, Tag>();
-  for (const { summary } of traces) {
+  // With the time its signals are compared with the experiment's stop: the trace's start.
+  const traceTags = new Map<string, Tag & { timeMs: number }>();
+  const noteTag = (summary: TraceSummary) => {
     const tag = tagOfTrace(summary);
-    if (tag) traceTags.set(summary.traceId, tag);
-  }
+    if (tag) traceTags.set(summary.traceId, { ...tag, timeMs: summary.startTimeMs });
+  };
+  for (const { summary } of traces) noteTag(summary);
   const traceIdsToLookUp = new Set(signals.filter((s) => s.traceId && !tagOfMetadata(s.metadata) && !traceTags.has(s.traceId)).map((s) => s.traceId!));
   for (const traceId of traceIdsToLookUp) {
     const summary = await store.traces.getSummary(tenantId, traceId);
-    const tag = summary && tagOfTrace(summary);
-    if (tag) traceTags.set(traceId, tag);
+    if (summary) noteTag(summary);
   }
   const finishedTagged = traces.filter((t) => t.summary.complete && traceTags.has(t.summary.traceId));
   const earlierSignals = (await Promise.all(finishedTagged.map((t) => store.signals.list(tenantId, { traceId: t.summary.traceId })))).flat();
 
   const signalObservations = new Map<string, SignalObservation & Tag>();
   for (const signal of [...signals, ...earlierSignals]) {
-    const tag = tagOfMetadata(signal.metadata) ?? (signal.traceId ? traceTags.get(signal.traceId) : undefined);
-    if (tag) signalObservations.set(signal.id, { ...tag, signalId: signal.id, traceId: signal.traceId, signalName: signal.signalName, value: signal.value });
+    const ownTag = tagOfMetadata(signal.metadata);
+    const counted = ownTag ? { ...ownTag, timeMs: signal.timestampMs } : signal.traceId ? traceTags.get(signal.traceId) : undefined;
+    if (counted) {
+      const { signalName, value, agentId } = signal;
+      signalObservations.set(signal.id, { ...counted, signalId: signal.id, traceId: signal.traceId, signalName, value, agentId });
+    }
   }
 
   const experimentIds = new Set([...traceTags.values(), ...signalObservations.values()].map((t) => t.experimentId));
@@ -63,11 +68,11 @@ export async function recordExperimentObservations(
   for (const { summary, revision } of traces) {
     const tag = tagOfTrace(summary);
     if (!tag || !known.has(tag.experimentId)) continue;
-    const { traceId, status, durationMs, totalTokens, cost, complete, spanCount } = summary;
+    const { traceId, agentId, startTimeMs, status, durationMs, totalTokens, cost, complete, spanCount } = summary;
     await store.experiments.putTraceObservation(
       tenantId,
       tag.experimentId,
-      { traceId, variant: tag.variant, status, durationMs, totalTokens, cost, complete, revision, spanCount },
+      { traceId, variant: tag.variant, agentId, startTimeMs, status, durationMs, totalTokens, cost, complete, revision, spanCount },
       expiresAt,
     );
   }

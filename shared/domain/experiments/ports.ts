@@ -23,6 +23,9 @@ export interface ExperimentRecord {
 export interface TraceObservation {
   traceId: string;
   variant: string;
+  /** Absent, like `startTimeMs`, on observations recorded before results checked the agent and the stop; those count. */
+  agentId?: string | null;
+  startTimeMs?: number;
   status: 'ok' | 'error';
   durationMs: number | null;
   totalTokens: number;
@@ -37,6 +40,10 @@ export interface SignalObservation {
   variant: string;
   signalName: string;
   value: number;
+  /** Absent, like `timeMs`, on observations recorded before results checked the agent and the stop; those count. */
+  agentId?: string | null;
+  /** What the experiment's stop is compared with: the start of the trace it counts through, else (tagged in its own metadata) its own time. */
+  timeMs?: number;
 }
 
 /** What narrows an experiment list. */

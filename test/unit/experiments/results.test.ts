@@ -26,6 +26,8 @@ let seq = 0;
 const trace = (variant: string, over: Partial<TraceObservation> = {}): TraceObservation => ({
   traceId: `t${++seq}`,
   variant,
+  agentId: 'agt_1',
+  startTimeMs: Date.parse('2026-11-20T11:00:00Z'),
   status: 'ok',
   durationMs: 1000,
   totalTokens: 100,
@@ -44,9 +46,31 @@ const signal = (variant: string, signalName: string, value: number): SignalObser
   variant,
   signalName,
   value,
+  agentId: 'agt_1',
+  timeMs: Date.parse('2026-11-20T11:00:00Z'),
 });
 
 describe('experiment results', () => {
+  it("count only the experiment's own agent, up to its stop", () => {
+    const stoppedAt = '2026-11-20T12:00:00.000Z';
+    const stopMs = Date.parse(stoppedAt);
+    const stopped = experiment({ agentId: 'agt_1', status: 'stopped', stoppedAt });
+    const traces = [
+      trace('A', { startTimeMs: stopMs }),
+      trace('A', { agentId: null }),
+      trace('A', { agentId: 'agt_other' }),
+      trace('A', { startTimeMs: stopMs + 1 }),
+    ];
+    const signals = [
+      { ...signal('A', 'helpfulness', 1), timeMs: stopMs },
+      { ...signal('A', 'helpfulness', 2), agentId: null },
+      { ...signal('A', 'helpfulness', 3), agentId: 'agt_other' },
+      { ...signal('A', 'helpfulness', 4), timeMs: stopMs + 1 },
+    ];
+    const [a] = experimentResults(stopped, { traces, signals }).variants;
+    expect(a).toMatchObject({ traces: 2, signals: { helpfulness: { count: 2, avg: 1.5 } } });
+  });
+
   it('measures each variant over its finished traces, and counts what it leaves out', () => {
     const traces = [
       trace('A', { durationMs: 100, totalTokens: 10, cost: 0.001 }),

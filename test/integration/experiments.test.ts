@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '#shared/adapters/ids.ts';
+import { deleteAgent } from '#shared/domain/agents/agents.ts';
 import { NotFoundError, ValidationError } from '#shared/domain/errors.ts';
 import type { ExperimentDefinition } from '#shared/domain/experiments/definition.ts';
 import { recordExperimentObservations } from '#shared/domain/experiments/observations.ts';
@@ -11,6 +12,7 @@ import {
   listExperiments,
   resultsOfExperiment,
 } from '#shared/domain/experiments/service.ts';
+import { type PersistDeps, purgeAgent } from '#shared/domain/ingest/persist.ts';
 import type { StoredSignal } from '#shared/domain/spans/ports.ts';
 import type { Store } from '#shared/domain/store.ts';
 import { agentRecord } from '../support/agents.ts';
@@ -271,5 +273,40 @@ describe('what experiment results leave out', () => {
       [agentSignal('before-stop', 'agt_1'), agentSignal('after-stop', 'agt_1'), { ...signal(null, 1, { experimentId: id, variant: 'A' }), agentId: 'agt_1' }],
     );
     expect(await countedIn(t, id)).toEqual({ traces: 1, helpfulness: 1 });
+  });
+
+  it("stops a deleted agent's experiments and leaves its traces and signals out of every experiment", async () => {
+    const t = tenant();
+    for (const [agentId, name] of [
+      ['agt_doomed', 'doomed-bot'],
+      ['agt_kept', 'kept-bot'],
+    ]) {
+      await store.agents.create(agentRecord(t, agentId!, now.toISOString(), { name: name!, source: 'explicit' }));
+    }
+    const ofDoomed = await running(t, { agentId: 'agt_doomed' });
+    const draftOfDoomed = (await createExperiment(t, { ...definition, agentId: 'agt_doomed' }, deps())).id;
+    const ofAnyAgent = await running(t);
+    await record(
+      t,
+      [agentTrace(ofDoomed, 'doomed-1', 'agt_doomed'), agentTrace(ofAnyAgent, 'doomed-2', 'agt_doomed'), agentTrace(ofAnyAgent, 'kept-1', 'agt_kept')],
+      [agentSignal('doomed-1', 'agt_doomed'), agentSignal('doomed-2', 'agt_doomed'), agentSignal('kept-1', 'agt_kept')],
+    );
+    now = new Date(now.getTime() + 60_000);
+    const queued: unknown[] = [];
+    await deleteAgent(t, 'agt_doomed', { ...deps(), queue: { send: async (_, messages) => void queued.push(...messages) } });
+
+    for (const id of [ofDoomed, draftOfDoomed]) expect(await getExperiment(t, id, deps())).toMatchObject({ status: 'stopped', stoppedAt: now.toISOString() });
+    await expect(assignSubject(t, ofDoomed, 'user-1', deps())).rejects.toThrow('The experiment is stopped');
+    expect(await countedIn(t, ofDoomed)).toEqual({ traces: 0, helpfulness: 0 });
+    expect(await countedIn(t, ofAnyAgent)).toEqual({ traces: 1, helpfulness: 1 });
+    expect((await getExperiment(t, ofAnyAgent, deps())).status).toBe('running');
+  });
+
+  it("the purge stops the deleted agent's experiments when the request that deleted the agent did not", async () => {
+    const t = tenant();
+    await store.agents.create(agentRecord(t, 'agt_gone', now.toISOString(), { name: 'gone-bot', source: 'explicit' }));
+    const id = await running(t, { agentId: 'agt_gone' });
+    await purgeAgent({ kind: 'purge-agent', tenantId: t, agentId: 'agt_gone' }, { ...deps(), queue: { send: async () => {} } } as unknown as PersistDeps);
+    expect((await getExperiment(t, id, deps())).status).toBe('stopped');
   });
 });

@@ -982,7 +982,7 @@ describe('the ingest worker under faults (dynalite)', () => {
           throw new Error('SQS unavailable');
         },
       };
-      await expect(deleteAgent(tenantId, agentId, { store, queue })).rejects.toBeInstanceOf(ServiceUnavailableError);
+      await expect(deleteAgent(tenantId, agentId, { store, clock: systemClock, queue })).rejects.toBeInstanceOf(ServiceUnavailableError);
       expect(await store.agents.get(tenantId, agentId)).toBeDefined();
       expect(await store.traces.getSummary(tenantId, 'kept')).toBeDefined();
     });
@@ -999,9 +999,9 @@ describe('the ingest worker under faults (dynalite)', () => {
           },
         },
       };
-      await expect(deleteAgent(tenantId, agentId, { store: failingDelete, queue: { send: async (_, more) => void queued.push(...more) } })).rejects.toThrow(
-        'Lambda timed out',
-      );
+      await expect(
+        deleteAgent(tenantId, agentId, { store: failingDelete, clock: systemClock, queue: { send: async (_, more) => void queued.push(...more) } }),
+      ).rejects.toThrow('Lambda timed out');
       expect(queued).toEqual([{ kind: 'purge-agent', tenantId, agentId }]);
       await purgeAll(queued);
       expect(await store.agents.get(tenantId, agentId)).toBeUndefined();
@@ -1012,7 +1012,7 @@ describe('the ingest worker under faults (dynalite)', () => {
     it('sweeps once more after a delay, for a trace an in-flight worker wrote under the agent after the purge', async () => {
       const { tenantId, agentId } = await agentWithTrace('first');
       const queued: unknown[] = [];
-      await deleteAgent(tenantId, agentId, { store, queue: { send: async (_, more) => void queued.push(...more) } });
+      await deleteAgent(tenantId, agentId, { store, clock: systemClock, queue: { send: async (_, more) => void queued.push(...more) } });
       // A worker that resolved the agent before the delete writes its trace while the purge runs.
       const lateWriter: Store = { ...store, agents: { ...store.agents, ensure: async () => agentId } };
       const late = toIngestMessages(tenantId, T0, { spans: [span('late', 'root', null, { agentName: 'Doomed' })], signals: [], logs: [] });
@@ -1169,14 +1169,14 @@ describe('the ingest worker under faults (dynalite)', () => {
     it('deletes the agent at once and its data with the purge, which may run twice', async () => {
       const { tenantId, agentId } = await agentWithTrace('purged');
       const queued: unknown[] = [];
-      expect(await deleteAgent(tenantId, agentId, { store, queue: { send: async (_, more) => void queued.push(...more) } })).toEqual({
+      expect(await deleteAgent(tenantId, agentId, { store, clock: systemClock, queue: { send: async (_, more) => void queued.push(...more) } })).toEqual({
         id: agentId,
         deleted: true,
       });
       expect(await store.agents.get(tenantId, agentId)).toBeUndefined();
       await purgeAll([...queued, ...queued]);
       expect(await store.traces.getSummary(tenantId, 'purged')).toBeUndefined();
-      await expect(deleteAgent(tenantId, agentId, { store, queue: { send: async () => {} } })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(deleteAgent(tenantId, agentId, { store, clock: systemClock, queue: { send: async () => {} } })).rejects.toBeInstanceOf(NotFoundError);
     });
   });
 });

@@ -6,6 +6,7 @@ import { emptyRollup, type Rollup } from '../analytics/rollup.ts';
 import { agentMetricsOf } from '../analytics/views.ts';
 import { resolveRange } from '../analytics/window.ts';
 import { ForbiddenError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { stopExperimentsOfAgent } from '../experiments/service.ts';
 import type { IngestMessage } from '../ingest/messages.ts';
 import type { PageInput } from '../paging/page.ts';
 import { PLANS, UNLIMITED } from '../plans/plans.ts';
@@ -149,12 +150,13 @@ export async function updateAgent(tenantId: string, agentId: string, body: z.inf
 }
 
 /**
- * Removes the agent at once; its traces, signals and logs are purged in the background.
- * Queues the purge before deleting, and the purge deletes the agent too: when queuing fails nothing is
- * deleted and the client retries (503); when the delete here fails, the purge finishes it. Either way
- * an agent's traces, signals and logs are never left behind without their agent.
+ * Removes the agent at once and stops its experiments; its traces, signals and logs are purged in the
+ * background. Queues the purge before deleting, and the purge deletes the agent and stops its
+ * experiments too: when queuing fails nothing is deleted and the client retries (503); when the delete
+ * here fails, the purge finishes it. Either way an agent's traces, signals and logs are never left
+ * behind without their agent, nor its experiments running.
  */
-export async function deleteAgent(tenantId: string, agentId: string, deps: { store: Pick<Store, 'agents'>; queue: QueuePort }) {
+export async function deleteAgent(tenantId: string, agentId: string, deps: { store: Pick<Store, 'agents' | 'experiments'>; queue: QueuePort; clock: Clock }) {
   if (!(await deps.store.agents.get(tenantId, agentId))) throw new NotFoundError('Agent');
   const purge: IngestMessage = { kind: 'purge-agent', tenantId, agentId };
   try {
@@ -163,5 +165,6 @@ export async function deleteAgent(tenantId: string, agentId: string, deps: { sto
     throw new ServiceUnavailableError(5, { cause: err });
   }
   await deps.store.agents.delete(tenantId, agentId);
+  await stopExperimentsOfAgent(tenantId, agentId, deps);
   return { id: agentId, deleted: true };
 }

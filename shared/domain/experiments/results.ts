@@ -155,24 +155,29 @@ function sampleRatioCheck(data: readonly VariantData[]) {
 }
 
 /**
- * Whether an observation counts: not when it belongs to an agent other than the experiment's, nor
- * when the experiment stopped before it (a trace started after the stop, or a signal counted through
- * such a trace). An observation naming no agent counts.
+ * Whether an observation counts: not when it belongs to an agent other than the experiment's, or to a
+ * deleted agent; nor when the experiment stopped before it (a trace started after the stop, or a
+ * signal counted through such a trace). An observation naming no agent counts.
  */
-function countsFor(experiment: ExperimentRecord) {
+function countsFor(experiment: ExperimentRecord, deletedAgentIds: ReadonlySet<string>) {
   const stoppedAtMs = experiment.stoppedAt === null ? Infinity : Date.parse(experiment.stoppedAt);
   return (agentId: string | null | undefined, timeMs: number | undefined) =>
-    (timeMs ?? -Infinity) <= stoppedAtMs && (agentId == null || experiment.agentId === null || agentId === experiment.agentId);
+    (timeMs ?? -Infinity) <= stoppedAtMs &&
+    (agentId == null || ((experiment.agentId === null || agentId === experiment.agentId) && !deletedAgentIds.has(agentId)));
 }
 
 /**
  * An experiment's results from the traces and signals tagged with it: per variant the measures, each
  * treatment against the control (the first variant), the sample-ratio check and a verdict on the primary metric.
  */
-export function experimentResults(experiment: ExperimentRecord, observations: { traces: readonly TraceObservation[]; signals: readonly SignalObservation[] }) {
+export function experimentResults(
+  experiment: ExperimentRecord,
+  observations: { traces: readonly TraceObservation[]; signals: readonly SignalObservation[] },
+  deletedAgentIds: ReadonlySet<string> = new Set(),
+) {
   const data: VariantData[] = experiment.variants.map((v) => ({ key: v.key, weight: v.weight, traces: [], signals: new Map() }));
   const byKey = new Map(data.map((d) => [d.key, d]));
-  const counts = countsFor(experiment);
+  const counts = countsFor(experiment, deletedAgentIds);
   let unfinished = 0;
   let unknownVariant = 0;
   for (const trace of observations.traces.filter((t) => counts(t.agentId, t.startTimeMs))) {

@@ -21,7 +21,7 @@ export function experimentView(e: ExperimentRecord) {
   return view;
 }
 
-async function experimentOf(tenantId: string, experimentId: string, deps: Pick<ExperimentDeps, 'store'>, consistent = false) {
+async function experimentOf(tenantId: string, experimentId: string, deps: { store: Pick<Store, 'experiments'> }, consistent = false) {
   const experiment = await deps.store.experiments.get(tenantId, experimentId, consistent);
   if (!experiment) throw new NotFoundError('Experiment');
   return experiment;
@@ -62,10 +62,37 @@ export async function getExperiment(tenantId: string, experimentId: string, deps
 }
 
 /** start / pause / stop. Written only if the status is still the one read, so concurrent changes cannot both win. */
-export async function changeExperimentStatus(tenantId: string, experimentId: string, action: ExperimentAction, deps: ExperimentDeps) {
+export async function changeExperimentStatus(tenantId: string, experimentId: string, action: ExperimentAction, deps: Pick<ExperimentDeps, 'store' | 'clock'>) {
+  return moveExperiment(tenantId, experimentId, (current) => transition(current, action), deps);
+}
+
+const AGENT_EXPERIMENTS_PAGE = { limit: 100, skip: 0 };
+
+/**
+ * Stops every experiment of a deleted agent that is not stopped yet, drafts too (one could otherwise
+ * be started for an agent that is gone), as of now: none assigns variants again. Reads the agent's
+ * experiments a page at a time.
+ */
+export async function stopExperimentsOfAgent(tenantId: string, agentId: string, deps: { store: Pick<Store, 'experiments'>; clock: Clock }) {
+  let after: string | undefined;
+  do {
+    const page = await deps.store.experiments.page(tenantId, { agentId }, { ...AGENT_EXPERIMENTS_PAGE, after });
+    for (const { id, status } of page.items) if (status !== 'stopped') await moveExperiment(tenantId, id, () => 'stopped', deps);
+    after = page.hasMore ? page.next : undefined;
+  } while (after !== undefined);
+}
+
+/** Moves the experiment to the status `statusAfter` answers for the current one (the same: nothing is written). */
+async function moveExperiment(
+  tenantId: string,
+  experimentId: string,
+  statusAfter: (current: ExperimentStatus) => ExperimentStatus,
+  deps: { store: Pick<Store, 'experiments'>; clock: Clock },
+) {
   return changeStatus(`experiment ${experimentId}`, async () => {
     const current = await experimentOf(tenantId, experimentId, deps, true);
-    const status = transition(current.status, action);
+    const status = statusAfter(current.status);
+    if (status === current.status) return experimentView(current);
     const now = deps.clock.now().toISOString();
     const next: ExperimentRecord = {
       ...current,
@@ -87,6 +114,10 @@ export async function assignSubject(tenantId: string, experimentId: string, subj
 }
 
 export async function resultsOfExperiment(tenantId: string, experimentId: string, deps: Pick<ExperimentDeps, 'store'>) {
-  const experiment = await experimentOf(tenantId, experimentId, deps);
-  return experimentResults(experiment, await deps.store.experiments.observations(tenantId, experimentId));
+  const [experiment, observations, deleted] = await Promise.all([
+    experimentOf(tenantId, experimentId, deps),
+    deps.store.experiments.observations(tenantId, experimentId),
+    deps.store.agents.deletedLately(tenantId),
+  ]);
+  return experimentResults(experiment, observations, new Set(deleted.agentIds));
 }

@@ -12,6 +12,7 @@ import { mapConcurrently, PER_TRACE_CALLS_AT_ONCE } from '../concurrency.ts';
 import { contentId } from '../content-id.ts';
 import { queueEvaluations } from '../evaluation/jobs.ts';
 import { recordExperimentObservations } from '../experiments/observations.ts';
+import { stopExperimentsOfAgent } from '../experiments/service.ts';
 import { forgetAgentInLake, writeToLake } from '../lake/ingest.ts';
 import type { LakeWriter } from '../lake/ports.ts';
 import { PLANS } from '../plans/plans.ts';
@@ -430,8 +431,9 @@ export interface PurgeContinuation {
  */
 export async function purgeAgent(message: PurgeMessage, deps: PersistDeps): Promise<PurgeContinuation | undefined> {
   const { tenantId, agentId } = message;
-  // Usually deleted already by the request that queued this; if that request failed after queuing, here.
+  // Usually done already by the request that queued this; if that request failed after queuing, here.
   await deps.store.agents.delete(tenantId, agentId);
+  await stopExperimentsOfAgent(tenantId, agentId, deps);
   const traces = await deps.store.traces.tracesOfAgent(tenantId, agentId, PURGE_PAGE);
   // Marked first: a worker's session copy checked against the summary from then on deletes itself
   // (`SessionsRepository.putTraces`), and one checked before was written before the removals below.

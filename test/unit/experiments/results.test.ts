@@ -51,7 +51,7 @@ const signal = (variant: string, signalName: string, value: number): SignalObser
 });
 
 describe('experiment results', () => {
-  it("count only the experiment's own agent, up to its stop", () => {
+  it("count only the experiment's own agent, up to its stop, and nothing of a deleted agent", () => {
     const stoppedAt = '2026-11-20T12:00:00.000Z';
     const stopMs = Date.parse(stoppedAt);
     const stopped = experiment({ agentId: 'agt_1', status: 'stopped', stoppedAt });
@@ -60,6 +60,7 @@ describe('experiment results', () => {
       trace('A', { agentId: null }),
       trace('A', { agentId: 'agt_other' }),
       trace('A', { startTimeMs: stopMs + 1 }),
+      trace('A', { agentId: 'agt_deleted' }),
     ];
     const signals = [
       { ...signal('A', 'helpfulness', 1), timeMs: stopMs },
@@ -69,6 +70,9 @@ describe('experiment results', () => {
     ];
     const [a] = experimentResults(stopped, { traces, signals }).variants;
     expect(a).toMatchObject({ traces: 2, signals: { helpfulness: { count: 2, avg: 1.5 } } });
+
+    const anyAgent = experimentResults(experiment(), { traces, signals }, new Set(['agt_deleted'])).variants[0];
+    expect(anyAgent).toMatchObject({ traces: 4, signals: { helpfulness: { count: 4 } } });
   });
 
   it('measures each variant over its finished traces, and counts what it leaves out', () => {

@@ -1,6 +1,5 @@
-// Logs at INFO for this file only; set before any handler (and so the logger) is loaded.
-process.env.LOG_LEVEL = 'INFO';
-
+// Logs at INFO for this file only: set before any module (and so the logger) is loaded.
+import '../support/info-logs.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 

@@ -98,15 +98,18 @@ export function detectInSpan(span: StoredSpan, config: AlertConfig, failurePropa
 
 /**
  * Checks on a finished trace: its duration strictly above the duration threshold, and at or above the
- * timeout threshold (a trace that ran as long as the timeout has timed out).
+ * timeout threshold (a trace that ran as long as the timeout has timed out). When one of its spans
+ * failed with a timeout (`spanTimedOut`), that is the trace's timeout occurrence: the trace reaching the
+ * threshold is the same timeout seen from outside, not another one.
  */
-export function detectInTrace(trace: TraceSummary, config: AlertConfig): Detection[] {
-  if (!trace.complete && trace.closedAtMs !== null) return detectUnfinished(trace, trace.closedAtMs, config);
+export function detectInTrace(trace: TraceSummary, config: AlertConfig, spanTimedOut = false): Detection[] {
+  if (!trace.complete && trace.closedAtMs !== null) return spanTimedOut ? [] : detectUnfinished(trace, trace.closedAtMs, config);
   if (!trace.complete || trace.durationMs === null || trace.endTimeMs === null) return [];
   const base = { traceId: trace.traceId, spanId: null, value: trace.durationMs, occurredAtMs: trace.endTimeMs };
   const { duration, timeout } = config.thresholds;
   const found: Detection[] = [];
   if (config.alertTypes.timeout.enabled && trace.durationMs >= timeout) {
+    if (spanTimedOut) return found;
     found.push({
       ...base,
       type: 'timeout',

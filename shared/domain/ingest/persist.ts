@@ -374,7 +374,7 @@ interface StoredTrace {
  * of the trace is checked (a span checked before, under the same agent, counts once: occurrences are
  * idempotent per agent and type). The traces the service is closing (`closing`) are settled too:
  * every stored span is checked, and the trace itself (it did not finish). A failure passed up from a failed descendant is that descendant's
- * occurrence, not another one.
+ * occurrence, not another one, and so is a trace reaching the timeout threshold when one of its spans timed out.
  */
 export async function checkThresholds(
   tenantId: string,
@@ -402,13 +402,18 @@ export async function checkThresholds(
     // ancestor) waits for the pass that settles the trace: checked now under the trace's agent as it
     // stands, it would be checked again under its own once known, and count on two agents.
     const fallback = settled || summary.rootSpanId !== null ? summary.agentId : null;
+    let spanTimedOut = false;
     for (const span of settled ? stored : arrived) {
       const agentId = agentOfSpan.get(span.spanId) ?? span.agentId ?? fallback;
       const config = await configOf(agentId);
-      if (config && (span.endTimeMs !== null || span.status === 'error')) add(agentId, detectInSpan(span, config, propagated.has(span.spanId)));
+      if (config && (span.endTimeMs !== null || span.status === 'error')) {
+        const found = detectInSpan(span, config, propagated.has(span.spanId));
+        spanTimedOut ||= found.some((d) => d.type === 'timeout');
+        add(agentId, found);
+      }
     }
     const traceConfig = await configOf(summary.agentId);
-    if (traceConfig && settled) add(summary.agentId, detectInTrace(summary, traceConfig));
+    if (traceConfig && settled) add(summary.agentId, detectInTrace(summary, traceConfig, spanTimedOut));
   }
   let raised = 0;
   for (const [agentId, detections] of byAgent) {

@@ -110,6 +110,8 @@ describe('threshold detection: equal does not fire, just above does', () => {
   it('a trace reaching the timeout is a timeout (at or above, as the issue defines it), not also highDuration', () => {
     expect(types(detectInTrace(trace(29_999), config))).toEqual(['highDuration']);
     expect(types(detectInTrace(trace(30_000), config))).toEqual(['timeout']);
+    // A span of it that failed with a timeout is the trace's timeout occurrence already.
+    expect(types(detectInTrace(trace(30_000), config, true))).toEqual([]);
   });
 
   it('a failed span is an error; a failure that reads like a timeout is a timeout', () => {

@@ -7,7 +7,8 @@ import { queryAll } from './batch.ts';
 import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
-import { allOf, type Condition, compareKeys, countItems, keysOf, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
+import { allOf, type Condition, countItems, type KeyRange, keysOf, readPage, type Source, TRAFFIC_COUNT_BUDGET } from './pages.ts';
+import { TABLE } from './table.ts';
 import { timeRangeCondition } from './traces.ts';
 import { inTurn } from './turns.ts';
 
@@ -15,9 +16,14 @@ const RECENT_TRACES = 20;
 const RECENT_KEYS = 50;
 const MAX_ATTEMPTS = 12;
 
-/** An alert's index entries: in its tenant's and its agent's lists of its status, by creation time. */
-export const alertIndexKeys = (a: Pick<AlertRecord, 'tenantId' | 'agentId' | 'createdAt' | 'id' | 'status'>) =>
-  collectionIndexKeys(a.tenantId, a.agentId, 'ALERTS', Date.parse(a.createdAt), a.id, a.status);
+/**
+ * An alert's index entries: in its tenant's and its agent's lists of its status, by its latest
+ * occurrence (`lastSeenAt`), so an alert still firing is listed with the recent ones and a date range
+ * finds it; every write of the alert moves them. Alerts last written before 2026-11-30 are listed by
+ * `createdAt` until their next write (`getListed` moves the active ones).
+ */
+export const alertIndexKeys = (a: Pick<AlertRecord, 'tenantId' | 'agentId' | 'lastSeenAt' | 'id' | 'status'>) =>
+  collectionIndexKeys(a.tenantId, a.agentId, 'ALERTS', Date.parse(a.lastSeenAt), a.id, a.status);
 
 /** An alert item as the repository writes it. */
 export const alertItem = (a: AlertRecord) => ({ ...keys.alert(a.tenantId, a.id), ...alertIndexKeys(a), entity: 'alert', ...a });
@@ -30,8 +36,21 @@ const alertSources = (tenantId: string, q: { agentId?: string; status?: AlertSta
       : { index: 'gsi2', partition: keys.agentCollection(tenantId, q.agentId, 'ALERTS', status) },
   );
 
+/**
+ * Alerts active in the range: an occurrence at or after its start (the key, the latest occurrence) and
+ * one at or before its end (a filter on the first occurrence), so an alert firing through the range
+ * and past its end is in it.
+ */
+const activeInRange = (startMs: number | undefined, endMs: number | undefined): { range: KeyRange; filter?: Condition } => ({
+  range: { lower: timeRangeCondition(startMs, undefined).lower },
+  ...(endMs !== undefined && {
+    filter: { expression: '#ffirst <= :ffirst', names: { '#ffirst': 'firstSeenAt' }, values: { ':ffirst': new Date(endMs).toISOString() } },
+  }),
+});
+
 const alertCondition = (q: AlertQuery): Condition | undefined =>
   allOf(
+    activeInRange(q.startMs, q.endMs).filter,
     q.type === undefined ? undefined : { expression: '#ftype = :ftype', names: { '#ftype': 'type' }, values: { ':ftype': q.type } },
     q.severity === undefined ? undefined : { expression: '#fseverity = :fseverity', names: { '#fseverity': 'severity' }, values: { ':fseverity': q.severity } },
   );
@@ -42,6 +61,35 @@ export function alertsRepository(db: Db): AlertsRepository {
   async function get(tenantId: string, alertId: string, consistent = false): Promise<AlertRecord | undefined> {
     const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.alert(tenantId, alertId), ConsistentRead: consistent }));
     return Item ? stripKeys<AlertRecord>(Item) : undefined;
+  }
+
+  /**
+   * An alert read consistently, moved to its place in the lists when it was last written while they
+   * were by creation time (before 2026-11-30): the auto-resolve job reads every active alert, so a
+   * still-firing alert of then is listed by its latest occurrence within one run, with no walk of the table.
+   */
+  async function getListed(tenantId: string, alertId: string): Promise<AlertRecord | undefined> {
+    const { Item } = await doc.send(new GetCommand({ TableName, Key: keys.alert(tenantId, alertId), ConsistentRead: true }));
+    if (!Item) return undefined;
+    const alert = stripKeys<AlertRecord>(Item);
+    const entries = alertIndexKeys(alert);
+    const sortKeys = [TABLE.indexes.gsi1.sortKey, TABLE.indexes.gsi2.sortKey] as const;
+    if (sortKeys.some((name) => Item[name] !== entries[name])) {
+      // On the version read: a write meanwhile has placed it already.
+      await written(
+        doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.alert(tenantId, alertId),
+            UpdateExpression: 'SET #sk1 = :sk1, #sk2 = :sk2',
+            ConditionExpression: 'version = :v',
+            ExpressionAttributeNames: { '#sk1': sortKeys[0], '#sk2': sortKeys[1] },
+            ExpressionAttributeValues: { ':sk1': entries[sortKeys[0]], ':sk2': entries[sortKeys[1]], ':v': alert.version },
+          }),
+        ),
+      );
+    }
+    return alert;
   }
 
   async function putIfAbsent(key: Record<string, unknown>, attributes: Record<string, unknown>): Promise<boolean> {
@@ -150,6 +198,7 @@ export function alertsRepository(db: Db): AlertsRepository {
 
   return {
     get,
+    getListed,
 
     /**
      * Adds one occurrence to the agent's active alert of this type, opening one if there is none.
@@ -192,31 +241,36 @@ export function alertsRepository(db: Db): AlertsRepository {
       return next;
     },
 
-    /** One page of alerts, newest first: the status is a key condition (each status has its list), type and severity filters. */
+    /** One page of alerts, latest occurrence first: the status is a key condition (each status has its list), type and severity filters. */
     async page(tenantId: string, q: AlertQuery, page: PageInput) {
-      const result = await readPage(db, { sources: alertSources(tenantId, q), range: timeRangeCondition(q.startMs, q.endMs), filter: alertCondition(q), page });
+      const result = await readPage(db, {
+        sources: alertSources(tenantId, q),
+        range: activeInRange(q.startMs, q.endMs).range,
+        filter: alertCondition(q),
+        page,
+      });
       return { ...result, items: result.items.map((i) => stripKeys<AlertRecord>(i)) };
     },
 
     count: (tenantId: string, q: AlertQuery): Promise<Total> =>
       countItems(db, {
         sources: alertSources(tenantId, q),
-        range: timeRangeCondition(q.startMs, q.endMs),
+        range: activeInRange(q.startMs, q.endMs).range,
         filter: alertCondition(q),
         budget: TRAFFIC_COUNT_BUDGET,
       }),
 
-    /** Every alert of a tenant or one agent created in the range (the per-agent summary counts them all). */
-    async list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]> {
-      const { lower, upper } = timeRangeCondition(filter.startMs, filter.endMs);
-      if (compareKeys(lower, upper) > 0) return []; // a range that ends before it starts (DynamoDB refuses such a BETWEEN)
+    /** Every alert of a tenant or one agent active in the range (the per-agent summary counts them all). */
+    async list(tenantId: string, q: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]> {
+      const { range, filter } = activeInRange(q.startMs, q.endMs);
       const lists = await Promise.all(
-        alertSources(tenantId, filter).map(({ index, partition }) => {
+        alertSources(tenantId, q).map(({ index, partition }) => {
           const { indexName, partitionKey, sortKey } = keysOf(index);
           return queryAll(db, {
             IndexName: indexName,
-            KeyConditionExpression: `${partitionKey} = :pk AND ${sortKey} BETWEEN :lower AND :upper`,
-            ExpressionAttributeValues: { ':pk': partition, ':lower': lower, ':upper': upper },
+            KeyConditionExpression: `${partitionKey} = :pk AND ${sortKey} >= :lower`,
+            ...(filter && { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names }),
+            ExpressionAttributeValues: { ':pk': partition, ':lower': range.lower, ...filter?.values },
           });
         }),
       );

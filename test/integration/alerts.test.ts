@@ -1,16 +1,21 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '#shared/adapters/ids.ts';
 import { autoResolveQuietAlerts } from '#shared/domain/alerts/auto-resolve.ts';
-import type { Occurrence } from '#shared/domain/alerts/ports.ts';
+import type { AlertRecord, Occurrence } from '#shared/domain/alerts/ports.ts';
 import { changeAlertStatus } from '#shared/domain/alerts/service.ts';
 import { ValidationError } from '#shared/domain/errors.ts';
 import type { Store } from '#shared/domain/store.ts';
+import { alertItem } from '#shared/store/alerts.ts';
+import type { Db } from '#shared/store/client.ts';
+import { collectionIndexKeys } from '#shared/store/keys.ts';
 import { startStore } from '../support/dynamo.ts';
 
+let db: Db;
 let store: Store;
 let stop: () => Promise<void>;
 beforeAll(async () => {
-  ({ store, stop } = await startStore('aos-alerts'));
+  ({ db, store, stop } = await startStore('aos-alerts'));
 });
 afterAll(() => stop());
 
@@ -33,6 +38,7 @@ const occurrence = (agentId: string, traceId: string, over: Partial<Occurrence> 
   ...over,
 });
 const tenant = () => `tnt_alerts_${++n}`;
+const FIRST = { limit: 50, skip: 0 };
 let now = new Date('2026-11-20T10:00:00Z');
 const deps = () => ({ store, clock: { now: () => now } });
 
@@ -117,6 +123,51 @@ describe('alert occurrences', () => {
     await store.alerts.recordOccurrence(t, occurrence('agt-1', 'x', { type: 'highCost', key: 'highCost:x:s' }), newId);
     expect(await store.alerts.list(t, {})).toHaveLength(3);
     expect(await store.alerts.list(t, { agentId: 'agt-1' })).toHaveLength(2);
+  });
+});
+
+describe('alerts in a date range', () => {
+  const HOUR = 3_600_000;
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+  /** An alert of `agentId` with occurrences at each of `times`. */
+  async function firing(t: string, agentId: string, times: Date[]) {
+    let alert: AlertRecord | undefined;
+    for (const [i, at] of times.entries())
+      ({ alert } = await store.alerts.recordOccurrence(t, occurrence(agentId, `${agentId}-${i}`, { key: `error:${agentId}-${i}:s`, at }), newId));
+    return alert!;
+  }
+
+  it('holds the alerts with an occurrence in the range, listed by their latest, however long ago they opened', async () => {
+    const t = tenant();
+    now = new Date('2026-11-20T10:00:00Z');
+    const stillFiring = await firing(t, 'support-bot', [ago(7 * 24 * HOUR), ago(3 * 24 * HOUR), ago(10 * 60_000)]);
+    const quietSince = await firing(t, 'quiet-bot', [ago(3 * 24 * HOUR), ago(2 * 24 * HOUR)]);
+    const fresh = await firing(t, 'fresh-bot', [ago(HOUR)]);
+    const lastDay = { startMs: ago(24 * HOUR).getTime() };
+    const page = await store.alerts.page(t, { status: 'open', ...lastDay }, FIRST);
+    expect(page.items.map((a) => a.id)).toEqual([stillFiring.id, fresh.id]);
+    expect(await store.alerts.count(t, { status: 'open', ...lastDay })).toEqual({ count: 2, exact: true });
+    expect((await store.alerts.list(t, { agentId: 'support-bot', ...lastDay })).map((a) => a.id)).toEqual([stillFiring.id]);
+    // A range in the past: what fired in it, the alert firing through it and on after it too, not what opened after it.
+    const fourDaysBack = { startMs: ago(4 * 24 * HOUR).getTime(), endMs: ago(36 * HOUR).getTime() };
+    expect((await store.alerts.page(t, fourDaysBack, FIRST)).items.map((a) => a.id)).toEqual([stillFiring.id, quietSince.id]);
+    expect((await store.alerts.list(t, fourDaysBack)).map((a) => a.id).sort()).toEqual([stillFiring.id, quietSince.id].sort());
+    // Paging by cursor follows the latest occurrence.
+    const first = await store.alerts.page(t, {}, { limit: 1, skip: 0 });
+    const second = await store.alerts.page(t, {}, { limit: 1, skip: 0, after: first.next });
+    expect([...first.items, ...second.items].map((a) => a.id)).toEqual([stillFiring.id, fresh.id]);
+  });
+
+  it('lists an active alert written while the lists were by creation time by its latest occurrence once the auto-resolve job has read it', async () => {
+    const t = tenant();
+    now = new Date('2026-11-20T10:00:00Z');
+    const alert = await firing(t, 'old-layout-bot', [ago(7 * 24 * HOUR), ago(10 * 60_000)]);
+    const byCreation = collectionIndexKeys(t, alert.agentId, 'ALERTS', Date.parse(alert.createdAt), alert.id, alert.status);
+    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...alertItem(alert), ...byCreation } }));
+    const lastDay = { agentId: 'old-layout-bot', startMs: ago(24 * HOUR).getTime() };
+    expect((await store.alerts.page(t, lastDay, FIRST)).items).toEqual([]);
+    await autoResolveQuietAlerts({ ...deps(), quietHours: 24 });
+    expect((await store.alerts.page(t, lastDay, FIRST)).items).toEqual([expect.objectContaining({ id: alert.id, version: alert.version, status: 'open' })]);
   });
 });
 

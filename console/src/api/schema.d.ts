@@ -712,7 +712,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List alerts, newest first */
+        /** List alerts, latest occurrence first; a date range keeps those with an occurrence in it */
         get: operations["alertsList"];
         put?: never;
         post?: never;

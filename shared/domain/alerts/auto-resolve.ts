@@ -7,7 +7,8 @@ const PAGE = 100;
 /**
  * Resolves every active alert whose condition has not recurred for `quietHours` (spec: what resolves
  * an alert is not shown; this is our answer, besides PUT .../resolve). Also forgets index entries of
- * alerts resolved by hand or deleted meanwhile.
+ * alerts resolved by hand or deleted meanwhile, and lists by their latest occurrence the active alerts
+ * last written while the lists were by creation time.
  */
 export async function autoResolveQuietAlerts(deps: { store: Pick<Store, 'alerts' | 'agents'>; clock: Clock; quietHours: number }) {
   const cutoff = new Date(deps.clock.now().getTime() - deps.quietHours * 3_600_000).toISOString();
@@ -18,7 +19,7 @@ export async function autoResolveQuietAlerts(deps: { store: Pick<Store, 'alerts'
     const { refs, next } = await deps.store.alerts.activePage(startAfter, PAGE);
     for (const { tenantId, alertId } of refs) {
       checked += 1;
-      const alert = await deps.store.alerts.get(tenantId, alertId, true);
+      const alert = await deps.store.alerts.getListed(tenantId, alertId);
       if (!alert || alert.status === 'resolved') await deps.store.alerts.forgetActive(tenantId, alertId);
       else if (alert.lastSeenAt < cutoff) {
         await changeAlertStatus(tenantId, alertId, 'resolve', deps);

@@ -65,6 +65,8 @@ export interface AlertQuery {
 
 export interface AlertsRepository {
   get(tenantId: string, alertId: string, consistent?: boolean): Promise<AlertRecord | undefined>;
+  /** An alert read consistently, its list entries moved to its latest occurrence if they are still by its creation (written before 2026-11-30). */
+  getListed(tenantId: string, alertId: string): Promise<AlertRecord | undefined>;
   /**
    * Adds one occurrence to the agent's active alert of this type, opening one if there is none; a key
    * already counted is not counted again.
@@ -77,10 +79,10 @@ export interface AlertsRepository {
    * changed the alert since it was read.
    */
   setStatus(current: AlertRecord, status: AlertStatus, now: Date): Promise<AlertRecord | 'conflict' | 'changed'>;
-  /** One page of alerts, newest first. */
+  /** One page of alerts, latest occurrence first; a date range keeps those with an occurrence in it. */
   page(tenantId: string, q: AlertQuery, page: PageInput): Promise<ReadPage<AlertRecord>>;
   count(tenantId: string, q: AlertQuery): Promise<Total>;
-  /** Every alert of a tenant or one agent created in the range (the per-agent summary counts them all). */
+  /** Every alert of a tenant or one agent with an occurrence in the range (the per-agent summary counts them all). */
   list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]>;
   /** A page of active alerts across tenants (the auto-resolve job walks them). */
   activePage(

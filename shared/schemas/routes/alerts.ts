@@ -9,7 +9,7 @@ const alertListQuery = rangeChecked(z.extend(pageQuery, { ...dateRangeQuery.shap
 const alertSummaryQuery = rangeChecked(z.extend(dateRangeQuery, { agentId: alertListFilters.shape.agentId }));
 
 export const alertsRoutes = /* @__PURE__ */ areaRoutes(alertsRouteDefs, {
-  'alerts/list': { summary: 'List alerts, newest first', query: alertListQuery },
+  'alerts/list': { summary: 'List alerts, latest occurrence first; a date range keeps those with an occurrence in it', query: alertListQuery },
   'alerts/summary': { summary: 'Alert counts per agent by status, type and severity', query: alertSummaryQuery },
   'alerts/get': { summary: 'Alert details', params: alertIdParams },
   'alerts/acknowledge': { summary: 'Acknowledge an open alert', params: alertIdParams },

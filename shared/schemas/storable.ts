@@ -30,8 +30,9 @@ export function unstorablePart(value: unknown, maxDepth: number, path: PropertyK
   return undefined;
 }
 
-/** A number the store holds, within the field's own domain `min`–`max`. */
-export const storableNumber = (min: number, max: number) => z.number().check(z.refine(isStorableNumber, NUMBER_RANGE_MESSAGE), z.gte(min), z.lte(max));
+/** A number the store holds, within the field's own domain `min`–`max` (above `min`, when it is excluded). */
+export const storableNumber = (min: number, max: number, { minIncluded = true } = {}) =>
+  z.number().check(z.refine(isStorableNumber, NUMBER_RANGE_MESSAGE), minIncluded ? z.gte(min) : z.gt(min), z.lte(max));
 
 const issuePath = (path: PropertyKey[]) => path.map((p) => (typeof p === 'symbol' ? String(p) : p));
 const PROTO_KEY_MESSAGE = "is a key name the service cannot keep (it names an object's prototype in JavaScript); use another name";

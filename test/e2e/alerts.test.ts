@@ -72,11 +72,27 @@ describe('alert configuration', () => {
       [{ contacts: { email: [{ address: 'nope', enabled: true }] } }, 'contacts.email.0.address'],
       [{ contacts: { sms: [{ phoneNumber: '0155 5550', enabled: true }] } }, 'phoneNumber'],
       [{ thresholds: { cost: -1 } }, 'thresholds.cost'],
+      // Values that would make alerts meaningless: every trace a timeout, every call too costly or too long.
+      [{ thresholds: { timeout: 0 } }, 'thresholds.timeout'],
+      [{ thresholds: { cost: 0 } }, 'thresholds.cost'],
+      [{ thresholds: { duration: 0 } }, 'thresholds.duration'],
+      [{ thresholds: { inputTokens: 0 } }, 'thresholds.inputTokens'],
+      // highDuration could never fire: at or past the timeout a trace is a timeout. Alone, against the stored 10 s timeout, too.
+      [{ thresholds: { duration: 20_000, timeout: 10_000 } }, 'thresholds.duration'],
+      [{ thresholds: { duration: 20_000 } }, 'thresholds.duration'],
+      [{ contacts: { email: [{ address: 'dup@example.com' }, { address: 'DUP@example.com' }] } }, 'contacts.email.1.address'],
+      [{ contacts: { sms: [{ phoneNumber: '+14155550100' }, { phoneNumber: '+14155550100' }] } }, 'contacts.sms.1.phoneNumber'],
     ] as const) {
       const bad = await service.api('PUT', `/agents/${agentId}/alerts`, { apiKey, body });
       expect(bad.status, field).toBe(400);
       expect(bad.body.error.message).toContain(field);
     }
+    expect((await service.api('GET', `/agents/${agentId}`, { apiKey })).body.data.alertConfig.thresholds).toEqual(res.body.data.thresholds);
+    // With the timeout alert off, a long duration threshold is what alerts on slow traces.
+    const timeoutOff = { thresholds: { duration: 20_000 }, alertTypes: { timeout: { enabled: false } } };
+    expect((await service.api('PUT', `/agents/${agentId}/alerts`, { apiKey, body: timeoutOff })).status).toBe(200);
+    const restored = { thresholds: { duration: 1000 }, alertTypes: { timeout: { enabled: true } } };
+    expect((await service.api('PUT', `/agents/${agentId}/alerts`, { apiKey, body: restored })).status).toBe(200);
     expect((await service.api('PUT', '/agents/agt_missing/alerts', { apiKey, body: {} })).status).toBe(404);
   });
 });

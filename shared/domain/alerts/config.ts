@@ -83,44 +83,84 @@ const typeOptions = z.partial(
   }),
 );
 const llmTypeOptions = z.extend(typeOptions, { threshold: z.optional(storableNumber(0, 1)) });
+// A threshold of 0 makes every call or trace cross it (every finished trace a timeout): above zero only.
 /** A duration threshold: a run of up to 30 days, in milliseconds. */
-const durationMs = storableNumber(0, 30 * 86_400_000);
+const durationMs = storableNumber(0, 30 * 86_400_000, { minIncluded: false });
 /** A token count: a whole number (a threshold of 1.5 tokens was stored as such). */
-const tokens = storableNumber(0, MAX_TOKEN_COUNT).check(z.int());
+const tokens = storableNumber(0, MAX_TOKEN_COUNT, { minIncluded: false }).check(z.int());
 /** Dollars per call. */
-const dollars = storableNumber(0, 1_000_000);
+const dollars = storableNumber(0, 1_000_000, { minIncluded: false });
+
+type ThresholdsAndTimeout = { thresholds?: { duration?: number; timeout?: number }; alertTypes?: { timeout?: { enabled?: boolean } } };
+
+/**
+ * Why the duration threshold is meaningless beside the timeout, if it is: a trace that runs past it and
+ * reaches the timeout is a `timeout`, so at or above the (enabled) timeout, `highDuration` never fires.
+ * Checked on a patch that sets both (the console sends the whole configuration) and on the merged one.
+ */
+export function durationPastTimeout(c: ThresholdsAndTimeout): string | undefined {
+  const { duration, timeout } = c.thresholds ?? {};
+  if (duration === undefined || timeout === undefined || c.alertTypes?.timeout?.enabled === false || duration < timeout) return undefined;
+  return `must be below the timeout threshold (${timeout} ms): a trace that reaches the timeout is a timeout alert, so highDuration could never fire`;
+}
+
+/** Refuses a contact that repeats an earlier one (by `identity` of its `field`), naming the repeat. */
+const eachOnce = <F extends string>(field: F, repeats: (first: number) => string, identity: (value: string) => string = (value) => value) =>
+  z.superRefine((contacts: Array<Record<F, string>>, ctx) => {
+    contacts.forEach((contact, i) => {
+      const first = contacts.findIndex((other) => identity(other[field]) === identity(contact[field]));
+      if (first < i) ctx.issues.push({ code: 'custom', message: repeats(first + 1), path: [i, field], input: contact[field] });
+    });
+  });
+
+/** The e-mail contacts, each address once: compared without case, as mail servers do (DUP@x.com is dup@x.com). */
+const emailContacts = z.array(z.strictObject({ address: z.string().check(z.trim(), z.email()), enabled: z._default(z.boolean(), true) })).check(
+  z.maxLength(20),
+  eachOnce(
+    'address',
+    (first) => `repeats e-mail address ${first} (addresses are compared without case)`,
+    (address) => address.toLowerCase(),
+  ),
+);
+
+const smsContacts = z
+  .array(
+    z.strictObject({
+      phoneNumber: z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550100')),
+      enabled: z._default(z.boolean(), true),
+    }),
+  )
+  .check(
+    z.maxLength(10),
+    eachOnce('phoneNumber', (first) => `repeats phone number ${first}`),
+  );
 
 /** The body of `PUT /agents/:agentId/alerts`: any part of the configuration; it merges onto the current one. */
-export const alertConfigPatch = z.partial(
-  z.strictObject({
-    llmAnalysis: z.partial(
-      z.strictObject({
-        enabled: z.boolean(),
-        samplingRate: storableNumber(0, 1),
-        alertTypes: z.partial(
-          z.strictObject(Object.fromEntries(LLM_ALERT_TYPES.map((t) => [t, llmTypeOptions])) as Record<LlmAlertType, typeof llmTypeOptions>),
-        ),
-      }),
-    ),
-    thresholds: z.partial(z.strictObject({ duration: durationMs, inputTokens: tokens, outputTokens: tokens, cost: dollars, timeout: durationMs })),
-    alertTypes: z.partial(
-      z.strictObject(Object.fromEntries(THRESHOLD_ALERT_TYPES.map((t) => [t, typeOptions])) as Record<ThresholdAlertType, typeof typeOptions>),
-    ),
-    contacts: z.partial(
-      z.strictObject({
-        email: z.array(z.strictObject({ address: z.string().check(z.trim(), z.email()), enabled: z._default(z.boolean(), true) })).check(z.maxLength(20)),
-        sms: z
-          .array(
-            z.strictObject({
-              phoneNumber: z.string().check(z.regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550100')),
-              enabled: z._default(z.boolean(), true),
-            }),
-          )
-          .check(z.maxLength(10)),
-      }),
-    ),
-  }),
-);
+export const alertConfigPatch = z
+  .partial(
+    z.strictObject({
+      llmAnalysis: z.partial(
+        z.strictObject({
+          enabled: z.boolean(),
+          samplingRate: storableNumber(0, 1),
+          alertTypes: z.partial(
+            z.strictObject(Object.fromEntries(LLM_ALERT_TYPES.map((t) => [t, llmTypeOptions])) as Record<LlmAlertType, typeof llmTypeOptions>),
+          ),
+        }),
+      ),
+      thresholds: z.partial(z.strictObject({ duration: durationMs, inputTokens: tokens, outputTokens: tokens, cost: dollars, timeout: durationMs })),
+      alertTypes: z.partial(
+        z.strictObject(Object.fromEntries(THRESHOLD_ALERT_TYPES.map((t) => [t, typeOptions])) as Record<ThresholdAlertType, typeof typeOptions>),
+      ),
+      contacts: z.partial(z.strictObject({ email: emailContacts, sms: smsContacts })),
+    }),
+  )
+  .check(
+    z.superRefine((patch, ctx) => {
+      const problem = durationPastTimeout(patch);
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, path: ['thresholds', 'duration'], input: patch.thresholds?.duration });
+    }),
+  );
 export type AlertConfigPatch = z.infer<typeof alertConfigPatch>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -6,7 +6,17 @@ import type { AlertNotificationJob } from '../notifications/messages.ts';
 import type { PageInput } from '../paging/page.ts';
 import type { Clock, Ids, QueuePort } from '../ports.ts';
 import type { Store } from '../store.ts';
-import { type AlertConfigPatch, type AlertType, effectiveAlertConfig, LLM_ALERT_TYPES, merge, optionsOf, SEVERITIES, THRESHOLD_ALERT_TYPES } from './config.ts';
+import {
+  type AlertConfigPatch,
+  type AlertType,
+  durationPastTimeout,
+  effectiveAlertConfig,
+  LLM_ALERT_TYPES,
+  merge,
+  optionsOf,
+  SEVERITIES,
+  THRESHOLD_ALERT_TYPES,
+} from './config.ts';
 import type { Detection } from './detect.ts';
 import { ALERT_STATUSES, type AlertAction, transition } from './lifecycle.ts';
 import type { AlertRecord, Occurrence } from './ports.ts';
@@ -49,6 +59,9 @@ export async function updateAlertConfig(tenantId: string, agentId: string, patch
   const agent = await deps.store.agents.get(tenantId, agentId);
   if (!agent) throw new NotFoundError('Agent');
   const merged = merge<AlertConfigPatch>(agent.alertConfig ?? {}, patch);
+  // The patch alone may set one of the two: the configuration it makes is what must make sense.
+  const durationProblem = durationPastTimeout(effectiveAlertConfig(merged));
+  if (durationProblem) throw new ValidationError(`thresholds.duration: ${durationProblem}`);
   const updated = await deps.store.agents.setAlertConfig(tenantId, agentId, merged, deps.clock.now());
   if (!updated) throw new NotFoundError('Agent');
   return effectiveAlertConfig(updated.alertConfig);

@@ -81,6 +81,13 @@ describe('alert configuration', () => {
     [{ contacts: { email: [{ address: 'not-an-email', enabled: true }] } }, 'contacts.email.0.address'],
     [{ contacts: { sms: [{ phoneNumber: '555-0100', enabled: true }] } }, 'contacts.sms.0.phoneNumber'],
     [{ thresholds: { duration: -1 } }, 'thresholds.duration'],
+    [{ thresholds: { timeout: 0 } }, 'thresholds.timeout'],
+    [{ thresholds: { cost: 0 } }, 'thresholds.cost'],
+    [{ thresholds: { duration: 0 } }, 'thresholds.duration'],
+    [{ thresholds: { outputTokens: 0 } }, 'thresholds.outputTokens'],
+    [{ thresholds: { duration: 10_000, timeout: 10_000 } }, 'thresholds.duration'],
+    [{ contacts: { email: [{ address: 'dup@x.com' }, { address: 'DUP@x.com' }] } }, 'contacts.email.1.address'],
+    [{ contacts: { sms: [{ phoneNumber: '+14155550100' }, { phoneNumber: '+14155550100' }] } }, 'contacts.sms.1.phoneNumber'],
     [{ alertTypes: { error: { channels: ['pager'] } } }, 'alertTypes.error.channels.0'],
     [{ llmAnalysis: { alertTypes: { sarcasm: {} } } }, 'llmAnalysis.alertTypes'],
   ])('refuses %j naming %s', (body, path) => {

@@ -14,7 +14,15 @@ const type = (cooldownMinutes: number) => ({ alertTypes: { error: { enabled: tru
 
 it("says what to do in plain words, never zod's", () => {
   expect(problemsOf({ thresholds: { duration: Number.NaN } })).toEqual({ 'thresholds.duration': 'Enter a number.' });
-  expect(problemsOf({ thresholds: { duration: -1 } })).toEqual({ 'thresholds.duration': 'Must be at least 0.' });
+  expect(problemsOf({ thresholds: { duration: -1 } })).toEqual({ 'thresholds.duration': 'Must be more than 0.' });
+  expect(problemsOf({ thresholds: { timeout: 0 } })).toEqual({ 'thresholds.timeout': 'Must be more than 0.' });
+  expect(problemsOf({ thresholds: { duration: 20_000, timeout: 10_000 } })).toEqual({
+    'thresholds.duration':
+      'Must be below the timeout threshold (10000 ms): a trace that reaches the timeout is a timeout alert, so highDuration could never fire.',
+  });
+  expect(problemsOf({ contacts: { email: [{ address: 'dup@x.com' }, { address: 'DUP@x.com' }] } })).toEqual({
+    'contacts.email.1.address': 'Repeats e-mail address 1 (addresses are compared without case).',
+  });
   expect(problemsOf({ llmAnalysis: { samplingRate: 2 } })).toEqual({ 'llmAnalysis.samplingRate': 'Must be at most 1.' });
   expect(problemsOf(type(20_000))).toEqual({ 'alertTypes.error.cooldownMinutes': 'Must be at most 10,080.' });
   expect(problemsOf({ contacts: { email: [{ address: 'x', enabled: true }] } })).toEqual({

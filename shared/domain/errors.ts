@@ -8,11 +8,19 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export abstract class AppError extends Error {
   abstract readonly code: ErrorCode;
   abstract readonly status: number;
+  /** Ids the message refers to, for a client to link (answered as `error.details`). */
+  readonly details?: Record<string, string>;
 }
 
 export class ValidationError extends AppError {
   readonly code = 'VALIDATION_ERROR';
   readonly status = 400;
+  constructor(
+    message: string,
+    override readonly details?: Record<string, string>,
+  ) {
+    super(message);
+  }
 }
 
 export class UnauthorizedError extends AppError {

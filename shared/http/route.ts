@@ -133,7 +133,10 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
         return finish(request, raw(err.status, body, { 'Retry-After': String(err.retryAfterSeconds) }));
       }
       if (err instanceof AppError) {
-        return finish(request, raw(err.status, { success: false, error: { code: err.code, message: err.message } }));
+        return finish(
+          request,
+          raw(err.status, { success: false, error: { code: err.code, message: err.message, ...(err.details && { details: err.details }) } }),
+        );
       }
       logger.error('unhandled error', thrown(err));
       finish(request, raw(500, INTERNAL_ERROR_BODY));

@@ -212,15 +212,16 @@ export function alertsRepository(db: Db): AlertsRepository {
     /**
      * Moves an alert to `status` (the caller has checked the transition). Resolving releases the
      * agent + type, so the next occurrence opens a new alert; reopening a resolved alert claims it
-     * back, which fails (false) when a newer alert of the type is active.
+     * back, which fails (answering the newer alert's id) when a newer alert of the type is active.
      */
-    async setStatus(current: AlertRecord, status: AlertStatus, now: Date): Promise<AlertRecord | 'conflict' | 'changed'> {
+    async setStatus(current: AlertRecord, status: AlertStatus, now: Date): Promise<AlertRecord | { activeAlertId: string } | 'changed'> {
       const at = now.toISOString();
       const pointerKey = keys.activeAlertPointer(current.tenantId, current.agentId, current.type);
       if (current.status === 'resolved' && status !== 'resolved') {
         if (!(await putIfAbsent(pointerKey, { entity: 'alertPointer', alertId: current.id }))) {
           const { Item } = await doc.send(new GetCommand({ TableName, Key: pointerKey, ConsistentRead: true }));
-          if (Item?.['alertId'] !== current.id) return 'conflict';
+          if (Item === undefined) return 'changed'; // released since the claim failed: read and try again
+          if (Item['alertId'] !== current.id) return { activeAlertId: String(Item['alertId']) };
         }
       }
       const next: AlertRecord = {

@@ -163,6 +163,15 @@ describe('threshold alerts and notifications', () => {
     await send({ status: 'error', errorType: 'ValueError' });
     const errors = await alerts('?type=error');
     expect(errors.map((a) => a.status).sort()).toEqual(['open', 'resolved']);
+    // The resolved one cannot come back while the newer one is active: the refusal names it, to link.
+    const newer = errors.find((a) => a.status === 'open')!;
+    const refused = await service.api('PUT', `${path}/reopen`, { apiKey });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: `Cannot reopen: a newer error alert of this agent is active (${newer.id}); see it instead`,
+      details: { activeAlertId: newer.id },
+    });
   });
 
   it('lists with filters and summarises per agent', async () => {

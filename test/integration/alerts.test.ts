@@ -82,8 +82,9 @@ describe('alert occurrences', () => {
     const fresh = await store.alerts.recordOccurrence(t, occurrence('agt', 'c'), newId);
     expect(fresh.outcome).toBe('opened');
     expect(fresh.alert.id).not.toBe(alert.id);
-    // The old one cannot be reopened while the new one is active.
+    // The old one cannot be reopened while the new one is active, and the refusal names the new one.
     await expect(changeAlertStatus(t, alert.id, 'reopen', deps())).rejects.toThrow(ValidationError);
+    await expect(changeAlertStatus(t, alert.id, 'reopen', deps())).rejects.toMatchObject({ details: { activeAlertId: fresh.alert.id } });
     await changeAlertStatus(t, fresh.alert.id, 'resolve', deps());
     expect((await changeAlertStatus(t, alert.id, 'reopen', deps())).status).toBe('open');
     expect((await store.alerts.recordOccurrence(t, occurrence('agt', 'd'), newId)).alert.id).toBe(alert.id);

@@ -5,12 +5,14 @@ import type { components, paths } from './schema';
 
 export type Schemas = components['schemas'];
 
-/** An answer of the API that is not a success: its envelope's code and message, and the HTTP status. */
+/** An answer of the API that is not a success: its envelope's code, message and details, and the HTTP status. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Ids the message refers to (`activeAlertId` on a refused reopen). */
+    readonly details: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -49,12 +51,12 @@ const authentication: Middleware = {
 export const api = createClient<paths>({ baseUrl: API_BASE_URL });
 api.use(authentication);
 
-type Envelope = { success: true; data: unknown } | { success: false; error: { code: string; message: string } };
+type Envelope = { success: true; data: unknown } | { success: false; error: { code: string; message: string; details?: Record<string, string> } };
 
 /** The success body of an answer, or an ApiError carrying the envelope's message. */
 export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data !== undefined) return result.data;
   const envelope = result.error as Envelope | undefined;
-  if (envelope && envelope.success === false) throw new ApiError(result.response.status, envelope.error.code, envelope.error.message);
+  if (envelope && envelope.success === false) throw new ApiError(result.response.status, envelope.error.code, envelope.error.message, envelope.error.details);
   throw new ApiError(result.response.status, 'INTERNAL_ERROR', `The server answered ${result.response.status}`);
 }

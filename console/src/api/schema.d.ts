@@ -1024,6 +1024,10 @@ export interface components {
                 /** @enum {string} */
                 code: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "RATE_LIMITED" | "INTERNAL_ERROR";
                 message: string;
+                /** @description Ids the message refers to, to link: `activeAlertId` when a reopen is refused for a newer active alert */
+                details?: {
+                    [key: string]: string;
+                };
             };
         };
         Pagination: {

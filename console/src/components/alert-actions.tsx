@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, type Schemas, unwrap } from '../api/client';
+import { Link } from 'react-router';
+import { ApiError, api, type Schemas, unwrap } from '../api/client';
 import { ErrorMessage } from './ui';
 
 type Alert = Schemas['Alert'];
@@ -20,6 +21,8 @@ export function AlertActions({ alert }: { alert: Alert }) {
     },
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['alerts'] }).then(() => queryClient.invalidateQueries({ queryKey: ['alert', alert.id] })),
   });
+  // A refused reopen names the newer alert that is active instead: the way to it.
+  const activeAlertId = act.error instanceof ApiError ? act.error.details['activeAlertId'] : undefined;
   return (
     <span className="alert-actions">
       {ACTIONS[alert.status].map((action) => (
@@ -28,6 +31,7 @@ export function AlertActions({ alert }: { alert: Alert }) {
         </button>
       ))}
       <ErrorMessage error={act.error} />
+      {activeAlertId ? <Link to={`/alerts/${encodeURIComponent(activeAlertId)}`}>Open the active {alert.type} alert</Link> : null}
     </span>
   );
 }

@@ -75,10 +75,10 @@ export interface AlertsRepository {
   /**
    * Moves an alert to `status` (the caller has checked the transition). Resolving releases the
    * agent + type, so the next occurrence opens a new alert; reopening a resolved alert claims it
-   * back, which fails (`conflict`) when a newer alert of the type is active; `changed`: someone else
-   * changed the alert since it was read.
+   * back, which fails (answering the id of the newer alert) when a newer alert of the type is active;
+   * `changed`: someone else changed the alert since it was read.
    */
-  setStatus(current: AlertRecord, status: AlertStatus, now: Date): Promise<AlertRecord | 'conflict' | 'changed'>;
+  setStatus(current: AlertRecord, status: AlertStatus, now: Date): Promise<AlertRecord | { activeAlertId: string } | 'changed'>;
   /** One page of alerts, latest occurrence first; a date range keeps those with an occurrence in it. */
   page(tenantId: string, q: AlertQuery, page: PageInput): Promise<ReadPage<AlertRecord>>;
   count(tenantId: string, q: AlertQuery): Promise<Total>;

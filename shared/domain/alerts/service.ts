@@ -128,10 +128,13 @@ export async function changeAlertStatus(tenantId: string, alertId: string, actio
     const current = await deps.store.alerts.get(tenantId, alertId, true);
     if (!current) throw new NotFoundError('Alert');
     const result = await deps.store.alerts.setStatus(current, transition(current.status, action), deps.clock.now());
-    if (result === 'conflict') {
-      throw new ValidationError(`Cannot reopen: a newer ${current.type} alert of this agent is active; see it instead`);
+    if (result === 'changed') return undefined;
+    if ('activeAlertId' in result) {
+      throw new ValidationError(`Cannot reopen: a newer ${current.type} alert of this agent is active (${result.activeAlertId}); see it instead`, {
+        activeAlertId: result.activeAlertId,
+      });
     }
-    return result === 'changed' ? undefined : shownAlert(tenantId, result, deps);
+    return shownAlert(tenantId, result, deps);
   });
 }
 

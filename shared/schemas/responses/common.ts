@@ -45,7 +45,13 @@ export const pagination = z.strictObject({
 
 export const errorBody = z.strictObject({
   success: z.literal(false),
-  error: z.strictObject({ code: z.enum(ERROR_CODES), message: z.string() }),
+  error: z.strictObject({
+    code: z.enum(ERROR_CODES),
+    message: z.string(),
+    details: z
+      .optional(z.record(z.string(), z.string()))
+      .describe('Ids the message refers to, to link: `activeAlertId` when a reopen is refused for a newer active alert'),
+  }),
 });
 
 /** `{ success: true, data }` */

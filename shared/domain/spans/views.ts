@@ -87,21 +87,30 @@ export function orderSpans(spans: readonly StoredSpan[]): Array<{ span: StoredSp
   const tops: StoredSpan[] = [];
   for (const s of byStart) {
     if (s.parentSpanId && ids.has(s.parentSpanId) && s.parentSpanId !== s.spanId) {
-      children.set(s.parentSpanId, [...(children.get(s.parentSpanId) ?? []), s]);
+      const siblings = children.get(s.parentSpanId);
+      if (siblings) siblings.push(s);
+      else children.set(s.parentSpanId, [s]);
     } else tops.push(s);
   }
   const out: Array<{ span: StoredSpan; depth: number }> = [];
   const visited = new Set<string>();
-  const visit = (s: StoredSpan, depth: number, ancestor: StoredSpan | undefined) => {
-    if (visited.has(s.spanId)) return;
-    visited.add(s.spanId);
-    const span = s.agentName === null && ancestor ? { ...s, agentId: ancestor.agentId, agentName: ancestor.agentName } : s;
-    out.push({ span, depth });
-    const agentOfChildren = span.agentName === null ? undefined : span;
-    for (const child of children.get(s.spanId) ?? []) visit(child, depth + 1, agentOfChildren);
+  // Depth first with a stack of its own: a chain of thousands of spans nested one in another passed
+  // the call stack's depth as recursion.
+  const visit = (start: StoredSpan) => {
+    const stack: Array<{ s: StoredSpan; depth: number; ancestor: StoredSpan | undefined }> = [{ s: start, depth: 0, ancestor: undefined }];
+    while (stack.length > 0) {
+      const { s, depth, ancestor } = stack.pop()!;
+      if (visited.has(s.spanId)) continue;
+      visited.add(s.spanId);
+      const span = s.agentName === null && ancestor ? { ...s, agentId: ancestor.agentId, agentName: ancestor.agentName } : s;
+      out.push({ span, depth });
+      const agentOfChildren = span.agentName === null ? undefined : span;
+      const kids = children.get(s.spanId) ?? [];
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ s: kids[i]!, depth: depth + 1, ancestor: agentOfChildren });
+    }
   };
-  for (const top of tops) visit(top, 0, undefined);
-  for (const s of byStart) visit(s, 0, undefined); // spans caught in a parent cycle
+  for (const top of tops) visit(top);
+  for (const s of byStart) visit(s); // spans caught in a parent cycle
   return out;
 }
 

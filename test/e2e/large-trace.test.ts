@@ -53,7 +53,7 @@ describe('a trace too large for one answer', () => {
     expect(pages[0].logs.map((l: { message: string }) => l.message)).toEqual(['started']);
     expect(pages[0].logsLeftOut).toBe(0);
     for (const page of pages.slice(1)) {
-      expect(page).toMatchObject({ traceId: 'trace-large', spanCount: SPANS, logs: [], signals: [], logsLeftOut: 0 });
+      expect(page).toMatchObject({ traceId: 'trace-large', spanCount: SPANS, logs: [], signals: [], logsLeftOut: 0, signalsLeftOut: 0 });
     }
   });
 
@@ -92,4 +92,22 @@ describe('a trace too large for one answer', () => {
     expect(kept).toBeLessThan(16 * 1024 * 1024 + 50 * 64 * 1024 + 300 * 3 * 1024);
     expect(cut.every((s) => s.inputTokens === 100)).toBe(true);
   }, 120_000);
+
+  it('gives as many of its signals as fit in a quarter of the answer, and says how many more there are', async () => {
+    await send(owner.apiKey, [{ traceId: 'trace-rated', spanId: 'root', name: 'rated run', kind: 'agent', startTime: at, endTime: at + 10 }]);
+    // 240 signals of about 28 KB of metadata each: more than Lambda returns, were they all in one answer.
+    const metadata = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`note${i}`, `${i}`.repeat(4000)]));
+    const signals = Array.from({ length: 240 }, (_, i) => ({ signalName: 'review', value: i, traceId: 'trace-rated', metadata }));
+    for (let i = 0; i < signals.length; i += 120) {
+      expect((await service.api('POST', '/signals/batch', { apiKey: owner.apiKey, body: { signals: signals.slice(i, i + 120) } })).status).toBe(202);
+    }
+    await service.drainQueues();
+    const res = await service.api('GET', '/spans/traces/trace-rated', { apiKey: owner.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body.data.signals.length).toBeGreaterThan(0);
+    expect(res.body.data.signals.length + res.body.data.signalsLeftOut).toBe(240);
+    expect(res.body.data.signalsLeftOut).toBeGreaterThan(0);
+    const listed = await service.api('GET', '/signals?traceId=trace-rated&limit=100', { apiKey: owner.apiKey });
+    expect(listed.body.pagination.total).toBe(240);
+  }, 60_000);
 });

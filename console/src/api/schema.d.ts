@@ -1867,6 +1867,8 @@ export interface components {
                 /** @description Where the trace's spans go on when they did not all fit in this answer: pass it as `cursor`; null once every span is given */
                 spansNextCursor: string | null;
                 signals: components["schemas"]["Signal"][];
+                /** @description Signals of the trace that did not fit in the answer (GET /signals?traceId= lists them all) */
+                signalsLeftOut: number;
                 logs: components["schemas"]["Log"][];
                 /** @description Logs of the trace that did not fit in the answer (GET /logs?traceId= lists them all) */
                 logsLeftOut: number;

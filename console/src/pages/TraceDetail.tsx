@@ -103,7 +103,10 @@ export default function TraceDetail() {
   }, [hasNextPage, isFetchingNextPage, isError, fetchNextPage]);
   const trace = useMemo(() => {
     const [first, ...rest] = pages.data?.pages ?? [];
-    return first && { ...first, spans: [...first.spans, ...rest.flatMap((page) => page.spans)] };
+    if (!first) return undefined;
+    // A span that moved after the cursor as the trace grew between two pages comes twice: kept once.
+    const spans = new Map([...first.spans, ...rest.flatMap((page) => page.spans)].map((span) => [span.spanId, span]));
+    return { ...first, spans: [...spans.values()] };
   }, [pages.data]);
   if (pages.isLoading) return <Loading />;
   if (!trace) return <ErrorMessage error={pages.error} />;

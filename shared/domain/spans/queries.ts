@@ -329,8 +329,8 @@ async function sessionTraces(store: ReadStore<'sessions'>, tenantId: string, ses
  * of spans, or of hundreds with long inputs and outputs, takes more than one.
  */
 export const TRACE_ANSWER_BYTES = 5 * 1024 * 1024;
-/** What the trace's logs may take of the first answer, at most: the spans need the rest. */
-const TRACE_LOGS_BYTES = TRACE_ANSWER_BYTES / 4;
+/** What the trace's logs, and its signals, may each take of the first answer, at most: the spans need the rest. */
+const TRACE_TIMELINE_BYTES = TRACE_ANSWER_BYTES / 4;
 
 /** What a value adds to the Lambda payload: its JSON, escaped again as part of the body's string. */
 const payloadBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(JSON.stringify(value))) - 2;
@@ -351,8 +351,9 @@ function fitting<T>(items: readonly T[], budget: number, least: number): { fit: 
 /**
  * A trace with its spans in tree order, its signals, logs and anomalies. Its spans come as much as fits
  * in one answer (TRACE_ANSWER_BYTES): past that, `nextSpans` is the last span given, from which the
- * next page (`afterSpan`) goes on, and the later pages carry only spans. The trace's logs take at most
- * a quarter of the first answer; `logsLeftOut` says how many did not fit (`GET /logs?traceId=` lists them all).
+ * next page (`afterSpan`) goes on, and the later pages carry only spans. The trace's logs and its
+ * signals take at most a quarter of the first answer each; `logsLeftOut` and `signalsLeftOut` say how
+ * many did not fit (`GET /logs?traceId=` and `GET /signals?traceId=` list them all).
  */
 export async function getTrace(store: ReadStore<'traces'>, tenantId: string, traceId: string, afterSpan?: string) {
   const { summary, spans, signals, logs, anomalies } = await store.traces.readTrace(tenantId, traceId);
@@ -363,13 +364,12 @@ export async function getTrace(store: ReadStore<'traces'>, tenantId: string, tra
     from = ordered.findIndex(({ span }) => span.spanId === afterSpan) + 1;
     if (from === 0) throw new ValidationError('Invalid query: cursor: the trace no longer has the span it continues from; read the trace again');
   }
-  const head = {
-    ...traceView(summary),
-    anomalies: anomalies?.anomalies ?? [],
-    signals: from === 0 ? signals.map(signalView) : [],
-  };
-  const logsFit = from === 0 ? fitting(logs.map(logView), TRACE_LOGS_BYTES, 0) : { fit: [], bytes: 0 };
-  const budget = TRACE_ANSWER_BYTES - payloadBytes(head) - logsFit.bytes;
+  const first = from === 0;
+  const none = { fit: [], bytes: 0 };
+  const signalsFit = first ? fitting(signals.map(signalView), TRACE_TIMELINE_BYTES, 0) : none;
+  const logsFit = first ? fitting(logs.map(logView), TRACE_TIMELINE_BYTES, 0) : none;
+  const head = { ...traceView(summary), anomalies: anomalies?.anomalies ?? [] };
+  const budget = TRACE_ANSWER_BYTES - payloadBytes(head) - signalsFit.bytes - logsFit.bytes;
   const page = fitting(
     ordered.slice(from).map(({ span, depth }) => spanView(span, depth)),
     budget,
@@ -377,7 +377,14 @@ export async function getTrace(store: ReadStore<'traces'>, tenantId: string, tra
   );
   const last = from + page.fit.length;
   return {
-    trace: { ...head, spans: page.fit, logs: logsFit.fit, logsLeftOut: from === 0 ? logs.length - logsFit.fit.length : 0 },
+    trace: {
+      ...head,
+      spans: page.fit,
+      signals: signalsFit.fit,
+      signalsLeftOut: first ? signals.length - signalsFit.fit.length : 0,
+      logs: logsFit.fit,
+      logsLeftOut: first ? logs.length - logsFit.fit.length : 0,
+    },
     nextSpans: last < ordered.length ? page.fit.at(-1)!.spanId : undefined,
   };
 }

@@ -139,6 +139,7 @@ export const traceDetail = traceSummary.extend({
     .nullable()
     .describe("Where the trace's spans go on when they did not all fit in this answer: pass it as `cursor`; null once every span is given"),
   signals: z.array(signal),
+  signalsLeftOut: z.number().int().min(0).describe('Signals of the trace that did not fit in the answer (GET /signals?traceId= lists them all)'),
   logs: z.array(log),
   logsLeftOut: z.number().int().min(0).describe('Logs of the trace that did not fit in the answer (GET /logs?traceId= lists them all)'),
 });

@@ -77,7 +77,15 @@ export async function stopExperimentsOfAgent(tenantId: string, agentId: string, 
   let after: string | undefined;
   do {
     const page = await deps.store.experiments.page(tenantId, { agentId }, { ...AGENT_EXPERIMENTS_PAGE, after });
-    for (const { id, status } of page.items) if (status !== 'stopped') await moveExperiment(tenantId, id, () => 'stopped', deps);
+    for (const { id, status } of page.items) {
+      if (status === 'stopped') continue;
+      try {
+        await moveExperiment(tenantId, id, () => 'stopped', deps);
+      } catch (err) {
+        // Deleted meanwhile: there is nothing left to stop.
+        if (!(err instanceof NotFoundError)) throw err;
+      }
+    }
     after = page.hasMore ? page.next : undefined;
   } while (after !== undefined);
 }

@@ -8,6 +8,7 @@ import {
   type ExperimentStatus,
   transition,
 } from '#shared/domain/experiments/lifecycle.ts';
+import { stopExperimentsOfAgent } from '#shared/domain/experiments/service.ts';
 
 /** Every status × action: the next status, or null when the action is refused. */
 const TABLE: Record<ExperimentStatus, Record<ExperimentAction, ExperimentStatus | null>> = {
@@ -36,5 +37,26 @@ describe('experiment lifecycle', () => {
   it.each(EXPERIMENT_STATUSES)('a %s experiment assigns only when running', (status) => {
     if (status === 'running') expect(() => assertAssigning(status)).not.toThrow();
     else expect(() => assertAssigning(status)).toThrow(`The experiment is ${status}; only running experiments assign variants`);
+  });
+});
+
+describe("stopping a deleted agent's experiments", () => {
+  it('passes over an experiment deleted meanwhile, and stops the others', async () => {
+    const stopped: string[] = [];
+    const running = (id: string) => ({ id, tenantId: 't', status: 'running' as const, startedAt: '2026-11-30T00:00:00.000Z', stoppedAt: null });
+    const experiments = {
+      page: async () => ({ items: [running('exp_gone'), running('exp_kept')], hasMore: false, next: undefined }),
+      get: async (_tenant: string, id: string) => (id === 'exp_gone' ? undefined : running(id)),
+      replaceIfStatus: async (record: { id: string }) => {
+        stopped.push(record.id);
+        return true;
+      },
+    };
+    const deps = {
+      store: { experiments } as unknown as Parameters<typeof stopExperimentsOfAgent>[2]['store'],
+      clock: { now: () => new Date('2026-11-30T12:00:00Z') },
+    };
+    await stopExperimentsOfAgent('t', 'agt_1', deps);
+    expect(stopped).toEqual(['exp_kept']);
   });
 });

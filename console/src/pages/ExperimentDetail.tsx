@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api, type Schemas, unwrap } from '../api/client';
+import { ApiError, api, type Schemas, unwrap } from '../api/client';
 import { Badge, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type Experiment = Schemas['Experiment'];
@@ -62,9 +62,13 @@ export default function ExperimentDetail() {
           <>
             Agent <Link to={`/agents/${encodeURIComponent(x.agentId)}`}>{agent.data.name}</Link>
           </>
-        ) : agent.isError ? (
+        ) : agent.error instanceof ApiError && agent.error.status === 404 ? (
           <>
             Agent <span className="mono">{x.agentId}</span> <Badge tone="warn">deleted</Badge>
+          </>
+        ) : agent.isError ? (
+          <>
+            Agent <span className="mono">{x.agentId}</span> (could not be read)
           </>
         ) : (
           'Agent …'

@@ -1,6 +1,7 @@
 import type { StoredSummary } from '../spans/ports.ts';
 import { spanGroupsOf } from '../spans/span-groups.ts';
 import type { StoredSpan } from '../spans/summary.ts';
+import { characterCount, textPrefix } from '../well-formed.ts';
 
 /**
  * The inputs, outputs and attributes one trace keeps whole, in bytes of UTF-8 (16 MiB). Each message
@@ -10,7 +11,7 @@ import type { StoredSpan } from '../spans/summary.ts';
  * keep their figures, names and ids, and the first KB of their input and output, with a marker.
  */
 export const TRACE_CONTENT_BYTES = 16 * 1024 * 1024;
-/** What a span arriving past the bound keeps of its input and output. */
+/** What a span arriving past the bound keeps of its input and output, in characters (code points). */
 const HEAD_CHARS = 1024;
 const OVER = `this trace already holds ${TRACE_CONTENT_BYTES / (1024 * 1024)} MB of inputs, outputs and attributes`;
 
@@ -21,10 +22,9 @@ export const contentBytesOf = (span: Pick<StoredSpan, 'input' | 'output' | 'attr
   textBytes(span.input) + textBytes(span.output) + (Object.keys(span.attributes).length === 0 ? 0 : Buffer.byteLength(JSON.stringify(span.attributes)));
 
 function cutText(text: string | null): string | null {
-  if (text === null || text.length <= HEAD_CHARS) return text;
-  // Not within a surrogate pair: a lone half would be replaced when the text is encoded.
-  const end = /[\uD800-\uDBFF]/.test(text[HEAD_CHARS - 1]!) ? HEAD_CHARS - 1 : HEAD_CHARS;
-  return `${text.slice(0, end)}…[left out: ${text.length - end} characters; ${OVER}]`;
+  if (text === null) return text;
+  const head = textPrefix(text, HEAD_CHARS);
+  return head.length === text.length ? text : `${head}…[left out: ${characterCount(text.slice(head.length))} characters; ${OVER}]`;
 }
 
 /** The span with its input and output cut to their heads and its attributes left out, each saying why. */

@@ -58,10 +58,10 @@ describe("a trace's content bound", () => {
     expect(boundTraceContent([again], new Map([['t1', summaryHolding(TRACE_CONTENT_BYTES + 64 * KB, [listed])]]))).toEqual([again]);
   });
 
-  it('cuts a text at its head without splitting an emoji', () => {
+  it('cuts a text at its head in characters (code points), an emoji whole', () => {
     const text = `${'x'.repeat(1023)}😀${'y'.repeat(40 * KB)}`;
     const span = { ...call('a'), input: text };
     const [cut] = boundTraceContent([message(span)], new Map([['t1', summaryHolding(TRACE_CONTENT_BYTES)]]));
-    expect(cut!.spans[0]!.input!.startsWith(`${'x'.repeat(1023)}…[left out:`)).toBe(true);
+    expect(cut!.spans[0]!.input!.startsWith(`${'x'.repeat(1023)}😀…[left out: 40960 characters;`)).toBe(true);
   });
 });

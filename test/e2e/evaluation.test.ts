@@ -14,7 +14,7 @@ beforeAll(async () => {
     apiKey,
     body: {
       llmAnalysis: { enabled: true, alertTypes: { hallucination: { cooldownMinutes: 0 } } },
-      thresholds: { duration: 600_000, timeout: 600_000 },
+      thresholds: { duration: 599_000, timeout: 600_000 },
       contacts: { email: [{ address: 'oncall@example.com', enabled: true }] },
     },
   });

@@ -60,7 +60,7 @@ const PROBES: Record<string, ((ids: Ids) => Probe) | null> = {
   'agents/get': (ids) => ({ path: `/agents/${ids.agentId}` }),
   'agents/update': (ids) => ({ path: `/agents/${ids.agentId}`, body: { description: 'taken over' } }),
   'agents/delete': (ids) => ({ path: `/agents/${ids.agentId}` }),
-  'agents/update-alerts': (ids) => ({ path: `/agents/${ids.agentId}/alerts`, body: { thresholds: { cost: 0 } } }),
+  'agents/update-alerts': (ids) => ({ path: `/agents/${ids.agentId}/alerts`, body: { thresholds: { cost: 0.01 } } }),
   'analytics/metrics': (ids) => ({ path: '/analytics/metrics', query: `agentId=${ids.agentId}` }),
   'analytics/success-failure': (ids) => ({ path: '/analytics/traces/success-failure', query: `agentId=${ids.agentId}` }),
   'analytics/requests-over-time': (ids) => ({ path: '/analytics/traces/requests-over-time', query: `agentId=${ids.agentId}` }),

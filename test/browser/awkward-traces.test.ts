@@ -157,6 +157,13 @@ describe('bidirectional controls in what a sender wrote', () => {
     await page.getByRole('link', { name: 'invoice⟨U+202E⟩fdp.exe' }).waitFor();
     await page.getByRole('link', { name: 'Session chat⟨U+202E⟩1', exact: true }).waitFor();
     expect(hasControls(await page.locator('table.traces').textContent()), 'a control left in the traces list').toBe(false);
+
+    // An agent's name too, in the agents list and on its page.
+    await send([span('bidi-2', 'root', null, 0, { name: 'refund', kind: 'agent', agentName: `refund${RLO}agent`, endTime: Date.now() })]);
+    await page.goto('/agents');
+    await page.getByRole('link', { name: 'refund⟨U+202E⟩agent', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'refund⟨U+202E⟩agent' }).waitFor();
+    expect(hasControls(await page.locator('main').textContent()), 'a control left on the agent page').toBe(false);
   });
 });
 

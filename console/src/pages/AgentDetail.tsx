@@ -7,6 +7,7 @@ import { TimeChart } from '../components/Chart';
 import { isRangeKey, RANGES, type RangeKey, rangeDates } from '../components/range';
 import { RangeSelect, withChanges } from '../components/TimeRangePicker';
 import { TraceState, TraceStatusBadge } from '../components/TraceState';
+import { showBidiControls, UserText } from '../components/UserText';
 import {
   Badge,
   Empty,
@@ -37,7 +38,7 @@ export default function AgentDetail() {
   const a = agent.data;
   return (
     <>
-      <PageTitle title={a.name}>
+      <PageTitle title={showBidiControls(a.name)}>
         <Link to={`/traces?agentId=${encodeURIComponent(a.id)}`}>All traces</Link>
         <Link to={`/alerts?agentId=${encodeURIComponent(a.id)}`}>All alerts</Link>
       </PageTitle>
@@ -134,7 +135,10 @@ function RecentTraces({ agentId }: { agentId: string }) {
       <ul className="plain">
         {traces.data?.map((t) => (
           <li key={t.traceId}>
-            <TraceStatusBadge trace={t} /> <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name}</Link>{' '}
+            <TraceStatusBadge trace={t} />{' '}
+            <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>
+              <UserText text={t.name} />
+            </Link>{' '}
             <span className="muted small">
               {formatTime(t.startTime)} · {formatDuration(t.durationMs)}
             </span>
@@ -159,7 +163,10 @@ function RecentAlerts({ agentId }: { agentId: string }) {
       <ul className="plain">
         {alerts.data?.map((a) => (
           <li key={a.id}>
-            <Badge tone={statusTone(a.severity)}>{a.severity}</Badge> <Link to={`/alerts/${encodeURIComponent(a.id)}`}>{a.message}</Link>{' '}
+            <Badge tone={statusTone(a.severity)}>{a.severity}</Badge>{' '}
+            <Link to={`/alerts/${encodeURIComponent(a.id)}`}>
+              <UserText text={a.message} />
+            </Link>{' '}
             <Badge tone={statusTone(a.status)}>{a.status}</Badge>
           </li>
         ))}

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client';
 import { CursorPager } from '../components/CursorPager';
 import { isRangeKey } from '../components/range';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { UserText } from '../components/UserText';
 import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle } from '../components/ui';
 
 export default function Agents() {
@@ -49,7 +50,9 @@ export default function Agents() {
               {agents.data.data.map((a) => (
                 <tr key={a.id}>
                   <td>
-                    <Link to={`/agents/${encodeURIComponent(a.id)}${presetRange ? `?range=${presetRange}` : ''}`}>{a.name}</Link>
+                    <Link to={`/agents/${encodeURIComponent(a.id)}${presetRange ? `?range=${presetRange}` : ''}`}>
+                      <UserText text={a.name} />
+                    </Link>
                     {a.description ? <div className="muted small">{a.description}</div> : null}
                   </td>
                   <td>{formatNumber(a.metrics.requestCount)}</td>

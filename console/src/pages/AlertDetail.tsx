@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { AlertActions } from '../components/alert-actions';
+import { showBidiControls, UserText } from '../components/UserText';
 import { Badge, ErrorMessage, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 /** The page alert e-mails link to: `/alerts/:alertId`. */
@@ -16,7 +17,7 @@ export default function AlertDetail() {
   const a = alert.data;
   return (
     <>
-      <PageTitle title={a.message}>
+      <PageTitle title={showBidiControls(a.message)}>
         <Badge tone={statusTone(a.severity)}>{a.severity}</Badge>
         <Badge tone={statusTone(a.status)}>{a.status}</Badge>
       </PageTitle>
@@ -31,7 +32,9 @@ export default function AlertDetail() {
         <div>
           <dt>Agent</dt>
           <dd>
-            <Link to={`/agents/${encodeURIComponent(a.agentId)}`}>{a.agentName}</Link>
+            <Link to={`/agents/${encodeURIComponent(a.agentId)}`}>
+              <UserText text={a.agentName} />
+            </Link>
           </dd>
         </div>
         <div>

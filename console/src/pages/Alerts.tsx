@@ -6,6 +6,7 @@ import type { paths } from '../api/schema';
 import { AlertActions } from '../components/alert-actions';
 import { CursorPager } from '../components/CursorPager';
 import { pinnedRange, rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { UserText } from '../components/UserText';
 import { Badge, Empty, ErrorMessage, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type AlertQuery = NonNullable<paths['/spans/alerts']['get']['parameters']['query']>;
@@ -97,11 +98,15 @@ export default function Alerts() {
                     <Badge tone={statusTone(a.severity)}>{a.severity}</Badge>
                   </td>
                   <td>
-                    <Link to={`/alerts/${encodeURIComponent(a.id)}`}>{a.message}</Link>
+                    <Link to={`/alerts/${encodeURIComponent(a.id)}`}>
+                      <UserText text={a.message} />
+                    </Link>
                     <div className="muted small">{a.type}</div>
                   </td>
                   <td>
-                    <Link to={`/agents/${encodeURIComponent(a.agentId)}`}>{a.agentName}</Link>
+                    <Link to={`/agents/${encodeURIComponent(a.agentId)}`}>
+                      <UserText text={a.agentName} />
+                    </Link>
                   </td>
                   <td>{formatNumber(a.occurrenceCount)}</td>
                   <td className="nowrap">{formatTime(a.lastSeenAt)}</td>

@@ -6,6 +6,7 @@ import { TimeChart } from '../components/Chart';
 import { FirstRun } from '../components/FirstRun';
 import { isRangeKey, RANGES, type RangeKey, rangeDates } from '../components/range';
 import { RangeSelect } from '../components/TimeRangePicker';
+import { UserText } from '../components/UserText';
 import { ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, Loading, PageTitle } from '../components/ui';
 
 const INTERVALS = ['minute', 'hour', 'day'] as const;
@@ -182,7 +183,9 @@ export default function Overview() {
               {metrics.byAgent.map((a) => (
                 <tr key={a.agentId}>
                   <td>
-                    <Link to={`/agents/${encodeURIComponent(a.agentId)}`}>{a.agentName}</Link>
+                    <Link to={`/agents/${encodeURIComponent(a.agentId)}`}>
+                      <UserText text={a.agentName} />
+                    </Link>
                   </td>
                   <td>{formatNumber(a.requestCount)}</td>
                   <td>{formatPercent(a.errorRate)}</td>

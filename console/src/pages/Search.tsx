@@ -10,6 +10,7 @@ import { AgentFilter } from '../components/filters';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
 import { TraceState, TraceStatusBadge } from '../components/TraceState';
+import { UserText } from '../components/UserText';
 import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle } from '../components/ui';
 
 type SearchQuery = NonNullable<paths['/search/traces']['get']['parameters']['query']>;
@@ -189,7 +190,9 @@ function HitsTable({ hits, busy }: { hits: readonly Hit[]; busy: boolean }) {
               </Link>
             </td>
             <td>{t.agentId ? <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>{t.agentName ?? t.agentId}</Link> : '—'}</td>
-            <td className="text">{t.name}</td>
+            <td className="text">
+              <UserText text={t.name} />
+            </td>
             <td>
               <TraceStatusBadge trace={t} />
               <TraceState trace={t} />

@@ -3,6 +3,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { Content } from '../components/Content';
 import { CursorPager } from '../components/CursorPager';
+import { UserText } from '../components/UserText';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type Turn = Schemas['SessionsGetResponse']['data']['traces'][number];
@@ -99,7 +100,10 @@ function TurnView({ turn }: { turn: Turn }) {
   return (
     <li className="turn">
       <p className="turn-head">
-        <Link to={`/traces/${encodeURIComponent(turn.traceId)}`}>{turn.name}</Link> <Badge tone={statusTone(turn.status)}>{turn.status}</Badge>{' '}
+        <Link to={`/traces/${encodeURIComponent(turn.traceId)}`}>
+          <UserText text={turn.name} />
+        </Link>{' '}
+        <Badge tone={statusTone(turn.status)}>{turn.status}</Badge>{' '}
         <span className="muted small">
           {formatTime(turn.startTime)} · {formatDuration(turn.durationMs)} · {formatNumber(turn.totalTokens)} tokens · {formatCost(turn.cost)}
           {turn.agentName ? ` · ${turn.agentName}` : ''}

@@ -3,7 +3,7 @@ import { ALERT_STATUSES, type AlertStatus } from '../domain/alerts/lifecycle.ts'
 import type { AlertQuery, AlertRecord, AlertsRepository, Occurrence, OccurrenceOutcome } from '../domain/alerts/ports.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import { backoff } from '../domain/retry.ts';
-import { queryAll } from './batch.ts';
+import { queryAll, queryUpTo } from './batch.ts';
 import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';
@@ -261,21 +261,26 @@ export function alertsRepository(db: Db): AlertsRepository {
         budget: TRAFFIC_COUNT_BUDGET,
       }),
 
-    /** Every alert of a tenant or one agent active in the range (the per-agent summary counts them all). */
-    async list(tenantId: string, q: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]> {
+    /** The alerts active in the range, latest occurrence first, reading at most `max` of each status's list. */
+    async recent(tenantId: string, q: { agentId?: string; startMs?: number; endMs?: number }, max: number) {
       const { range, filter } = activeInRange(q.startMs, q.endMs);
       const lists = await Promise.all(
         alertSources(tenantId, q).map(({ index, partition }) => {
           const { indexName, partitionKey, sortKey } = keysOf(index);
-          return queryAll(db, {
-            IndexName: indexName,
-            KeyConditionExpression: `${partitionKey} = :pk AND ${sortKey} >= :lower`,
-            ...(filter && { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names }),
-            ExpressionAttributeValues: { ':pk': partition, ':lower': range.lower, ...filter?.values },
-          });
+          return queryUpTo(
+            db,
+            {
+              IndexName: indexName,
+              KeyConditionExpression: `${partitionKey} = :pk AND ${sortKey} >= :lower`,
+              ScanIndexForward: false,
+              ...(filter && { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names }),
+              ExpressionAttributeValues: { ':pk': partition, ':lower': range.lower, ...filter?.values },
+            },
+            max,
+          );
         }),
       );
-      return lists.flat().map((i) => stripKeys<AlertRecord>(i));
+      return { alerts: lists.flatMap((l) => l.items).map((i) => stripKeys<AlertRecord>(i)), complete: lists.every((l) => l.complete) };
     },
 
     /** A page of active alerts across tenants (the auto-resolve job walks them). */

@@ -98,6 +98,23 @@ export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName
   return items;
 }
 
+/**
+ * The items a query matches, following its pages until it has read `max` items (before its filter):
+ * a read bounded whatever the list holds; `complete` when the list was read to its end.
+ */
+export async function queryUpTo(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>, max: number) {
+  const items: Record<string, unknown>[] = [];
+  let read = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.doc.send(new QueryCommand({ TableName: db.tableName, ...input, ExclusiveStartKey, Limit: max - read }));
+    items.push(...(page.Items ?? []));
+    read += page.ScannedCount ?? page.Items?.length ?? 0;
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey && read < max);
+  return { items, complete: ExclusiveStartKey === undefined };
+}
+
 /** How many items a query matches (after its filter), following pagination. */
 export async function countAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'>) {
   let count = 0;

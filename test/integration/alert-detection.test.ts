@@ -51,7 +51,7 @@ async function withTimeoutOf10s(tenantId: string) {
   await ingest(tenantId, [root('warm-up', { endTimeMs: T0 + 100 })]);
   const agent = (await store.agents.list(tenantId)).find((a) => a.name === 'support-bot')!;
   await store.agents.setAlertConfig(tenantId, agent.id, { thresholds: { timeout: 10_000 } }, clock.now());
-  return async (type: string) => (await store.alerts.list(tenantId, {})).filter((a) => a.type === type);
+  return async (type: string) => (await store.alerts.recent(tenantId, {}, 1000)).alerts.filter((a) => a.type === type);
 }
 
 describe('one timeout of a trace is one occurrence', () => {

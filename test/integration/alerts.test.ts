@@ -50,7 +50,7 @@ describe('alert occurrences', () => {
       store.alerts.recordOccurrence(t, occurrence('agt', 'trace-2'), newId),
     ]);
     expect(a.alert.id).toBe(b.alert.id);
-    const alerts = await store.alerts.list(t, {});
+    const alerts = (await store.alerts.recent(t, {}, 1000)).alerts;
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ occurrenceCount: 2, status: 'open', traceIds: expect.arrayContaining(['trace-1', 'trace-2']) });
   });
@@ -60,13 +60,13 @@ describe('alert occurrences', () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => store.alerts.recordOccurrence(t, occurrence('agt', `tr-${i}`), newId)));
     const again = await store.alerts.recordOccurrence(t, occurrence('agt', 'tr-3'), newId);
     expect(again.outcome).toBe('duplicate');
-    expect((await store.alerts.list(t, {}))[0]!.occurrenceCount).toBe(10);
+    expect((await store.alerts.recent(t, {}, 1000)).alerts[0]!.occurrenceCount).toBe(10);
   });
 
   it('keeps the latest 20 traces, newest first', async () => {
     const t = tenant();
     for (let i = 0; i < 25; i++) await store.alerts.recordOccurrence(t, occurrence('agt', `tr-${i}`), newId);
-    const [alert] = await store.alerts.list(t, {});
+    const [alert] = (await store.alerts.recent(t, {}, 1000)).alerts;
     expect(alert!.traceIds).toHaveLength(20);
     expect(alert!.traceIds[0]).toBe('tr-24');
     expect(alert!.occurrenceCount).toBe(25);
@@ -105,7 +105,7 @@ describe('alert occurrences', () => {
         newId,
       );
     }
-    const [alert] = await store.alerts.list(t, {});
+    const [alert] = (await store.alerts.recent(t, {}, 1000)).alerts;
     expect(alert).toMatchObject({
       occurrenceCount: 3,
       firstSeenAt: hour(3).toISOString(),
@@ -122,8 +122,20 @@ describe('alert occurrences', () => {
     await store.alerts.recordOccurrence(t, occurrence('agt-1', 'x'), newId);
     await store.alerts.recordOccurrence(t, occurrence('agt-2', 'x'), newId);
     await store.alerts.recordOccurrence(t, occurrence('agt-1', 'x', { type: 'highCost', key: 'highCost:x:s' }), newId);
-    expect(await store.alerts.list(t, {})).toHaveLength(3);
-    expect(await store.alerts.list(t, { agentId: 'agt-1' })).toHaveLength(2);
+    expect((await store.alerts.recent(t, {}, 1000)).alerts).toHaveLength(3);
+    expect((await store.alerts.recent(t, { agentId: 'agt-1' }, 1000)).alerts).toHaveLength(2);
+  });
+
+  it('are read for the summary up to a bound, the latest occurrences first, saying when some were left unread', async () => {
+    const t = tenant();
+    for (let i = 0; i < 5; i++) {
+      await store.alerts.recordOccurrence(t, occurrence(`agt-${i}`, `t${i}`, { at: new Date(Date.UTC(2026, 10, 20, 10 + i)) }), newId);
+    }
+    const bounded = await store.alerts.recent(t, {}, 3);
+    expect(bounded.complete).toBe(false);
+    expect(bounded.alerts.map((a) => a.agentId)).toEqual(['agt-4', 'agt-3', 'agt-2']);
+    const whole = await store.alerts.recent(t, {}, 5);
+    expect(whole.alerts).toHaveLength(5);
   });
 });
 
@@ -148,11 +160,11 @@ describe('alerts in a date range', () => {
     const page = await store.alerts.page(t, { status: 'open', ...lastDay }, FIRST);
     expect(page.items.map((a) => a.id)).toEqual([stillFiring.id, fresh.id]);
     expect(await store.alerts.count(t, { status: 'open', ...lastDay })).toEqual({ count: 2, exact: true });
-    expect((await store.alerts.list(t, { agentId: 'support-bot', ...lastDay })).map((a) => a.id)).toEqual([stillFiring.id]);
+    expect((await store.alerts.recent(t, { agentId: 'support-bot', ...lastDay }, 1000)).alerts.map((a) => a.id)).toEqual([stillFiring.id]);
     // A range in the past: what fired in it, the alert firing through it and on after it too, not what opened after it.
     const fourDaysBack = { startMs: ago(4 * 24 * HOUR).getTime(), endMs: ago(36 * HOUR).getTime() };
     expect((await store.alerts.page(t, fourDaysBack, FIRST)).items.map((a) => a.id)).toEqual([stillFiring.id, quietSince.id]);
-    expect((await store.alerts.list(t, fourDaysBack)).map((a) => a.id).sort()).toEqual([stillFiring.id, quietSince.id].sort());
+    expect((await store.alerts.recent(t, fourDaysBack, 1000)).alerts.map((a) => a.id).sort()).toEqual([stillFiring.id, quietSince.id].sort());
     // Paging by cursor follows the latest occurrence.
     const first = await store.alerts.page(t, {}, { limit: 1, skip: 0 });
     const second = await store.alerts.page(t, {}, { limit: 1, skip: 0, after: first.next });

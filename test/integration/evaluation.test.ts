@@ -106,7 +106,7 @@ describe('evaluating a finished trace', () => {
       judgeCost: 0,
     });
 
-    const [alert] = await store.alerts.list(w.tenantId, {});
+    const [alert] = (await store.alerts.recent(w.tenantId, {}, 1000)).alerts;
     expect(alert).toMatchObject({
       type: 'stuck',
       category: 'llm',
@@ -141,7 +141,7 @@ describe('evaluating a finished trace', () => {
     const { judge, calls } = countingJudge();
     expect(await evaluateTrace(job, deps({ judge }))).toEqual({ outcome: 'already-evaluated' });
     expect(calls).toEqual([]);
-    expect((await store.alerts.list(w.tenantId, {}))[0]!.occurrenceCount).toBe(1);
+    expect((await store.alerts.recent(w.tenantId, {}, 1000)).alerts[0]!.occurrenceCount).toBe(1);
     expect((await store.evaluationUsage.get(w.tenantId, DAY)).evaluations).toBe(1);
   });
 
@@ -161,7 +161,7 @@ describe('evaluating a finished trace', () => {
     const starter = await world({ plan: 'starter' });
     expect(await evaluateTrace(await starter.trace('starter', fixture('stuck-same-search')), deps())).toEqual({ outcome: 'not-evaluated' });
     expect(await evaluateTrace({ kind: 'evaluate-trace', tenantId: off.tenantId, traceId: 'never-sent' }, deps())).toEqual({ outcome: 'trace-gone' });
-    expect(await store.alerts.list(off.tenantId, {})).toEqual([]);
+    expect((await store.alerts.recent(off.tenantId, {}, 1000)).alerts).toEqual([]);
   });
 
   it('stops at the daily budget per tenant, and starts again the next UTC day', async () => {
@@ -215,7 +215,7 @@ describe('when the judge fails', () => {
     };
     await expect(evaluateTrace(job, deps({ judge: failing }))).rejects.toThrow(/failed for 1 of 4 types \(nsfw: JudgeAnswerError: no valid nsfw verdict\)/);
     expect(Object.keys(await evaluations(w.tenantId, 'flaky')).sort()).toEqual(['eval.hallucination', 'eval.quality', 'eval.stuck']);
-    expect((await store.alerts.list(w.tenantId, {})).map((a) => a.type)).toEqual(['hallucination']);
+    expect((await store.alerts.recent(w.tenantId, {}, 1000)).alerts.map((a) => a.type)).toEqual(['hallucination']);
     expect(await store.evaluationUsage.get(w.tenantId, DAY)).toMatchObject({ inputTokens: 2000, outputTokens: 50 });
 
     const { judge, calls } = countingJudge();

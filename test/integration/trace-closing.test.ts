@@ -162,7 +162,7 @@ describe('closing pending traces that went quiet (dynalite)', () => {
     // hung: an agent run whose root never came; its failed tool span, sent first, names no agent, so no alert could be raised for it then.
     await ingest(t, [span('hung', 'tool', { agentName: null, status: 'error', errorType: 'ToolError' })]);
     await ingest(t, [span('hung', 'b'), span('quick', 'a')]);
-    const ofType = async (type: string) => (await store.alerts.list(t, {})).filter((a) => a.type === type);
+    const ofType = async (type: string) => (await store.alerts.recent(t, {}, 1000)).alerts.filter((a) => a.type === type);
     expect(await ofType('timeout')).toEqual([]);
     expect(await ofType('error')).toEqual([]);
 
@@ -191,7 +191,7 @@ describe('closing pending traces that went quiet (dynalite)', () => {
     await store.agents.setAlertConfig(patient, agent.id, { thresholds: { timeout: 2 * 60 * MINUTE } }, new Date(now));
     now = T0 + TRACE_QUIET_MS + MINUTE;
     expect(await runJob()).toMatchObject({ closed: 1 });
-    expect((await store.alerts.list(patient, {})).filter((a) => a.type === 'timeout')).toEqual([]);
+    expect((await store.alerts.recent(patient, {}, 1000)).alerts.filter((a) => a.type === 'timeout')).toEqual([]);
   });
 
   it('updates a closed trace with the spans that arrive after, its root too, without making it pending again or counting it twice', async () => {

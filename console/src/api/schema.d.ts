@@ -2251,6 +2251,8 @@ export interface components {
             data: {
                 total: number;
                 open: number;
+                /** @description False when the range held more alerts than the summary reads (5,000 of each status, the latest occurrences first): the counts are then of those */
+                totalExact: boolean;
                 agents: {
                     agentId: string;
                     agentName: string;

@@ -82,8 +82,11 @@ export interface AlertsRepository {
   /** One page of alerts, latest occurrence first; a date range keeps those with an occurrence in it. */
   page(tenantId: string, q: AlertQuery, page: PageInput): Promise<ReadPage<AlertRecord>>;
   count(tenantId: string, q: AlertQuery): Promise<Total>;
-  /** Every alert of a tenant or one agent with an occurrence in the range (the per-agent summary counts them all). */
-  list(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }): Promise<AlertRecord[]>;
+  /**
+   * The alerts of a tenant or one agent with an occurrence in the range, latest occurrence first, up to
+   * `max` of each status read (what the per-agent summary counts); `complete` when none was left unread.
+   */
+  recent(tenantId: string, filter: { agentId?: string; startMs?: number; endMs?: number }, max: number): Promise<{ alerts: AlertRecord[]; complete: boolean }>;
   /** A page of active alerts across tenants (the auto-resolve job walks them). */
   activePage(
     startAfter: Record<string, unknown> | undefined,

@@ -87,9 +87,20 @@ export async function listAlerts(
 }
 
 /** Per agent: how many alerts in each status, type and severity. */
+/**
+ * The alerts of each status the summary reads at most, those with the latest occurrences: a bounded
+ * read, however many alerts the tenant's history holds; past it the counts are of the latest alerts
+ * and say so (`totalExact: false`).
+ */
+export const SUMMARY_ALERTS_READ = 5000;
+
 export async function alertSummary(tenantId: string, q: { agentId?: string; startDate?: Date; endDate?: Date }, deps: Pick<AlertDeps, 'store'>) {
   if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
-  const alerts = await deps.store.alerts.list(tenantId, { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() });
+  const { alerts, complete } = await deps.store.alerts.recent(
+    tenantId,
+    { agentId: q.agentId, startMs: q.startDate?.getTime(), endMs: q.endDate?.getTime() },
+    SUMMARY_ALERTS_READ,
+  );
   const byAgent = new Map<
     string,
     { agentId: string; agentName: string; total: number; byStatus: Record<string, number>; byType: Record<string, number>; bySeverity: Record<string, number> }
@@ -113,7 +124,7 @@ export async function alertSummary(tenantId: string, q: { agentId?: string; star
   const agents = (await withCurrentAgentNames(tenantId, [...byAgent.values()], deps)).sort(
     (x, y) => y.total - x.total || x.agentName.localeCompare(y.agentName),
   );
-  return { total: alerts.length, open: alerts.filter((a) => a.status === 'open').length, agents };
+  return { total: alerts.length, open: alerts.filter((a) => a.status === 'open').length, totalExact: complete, agents };
 }
 
 export async function getAlert(tenantId: string, alertId: string, deps: Pick<AlertDeps, 'store'>) {

@@ -80,6 +80,11 @@ export const alert = z.strictObject({
 export const alertSummary = z.strictObject({
   total: count,
   open: count,
+  totalExact: z
+    .boolean()
+    .describe(
+      'False when the range held more alerts than the summary reads (5,000 of each status, the latest occurrences first): the counts are then of those',
+    ),
   agents: z.array(
     z.strictObject({
       agentId: z.string(),

@@ -86,7 +86,6 @@ export async function listAlerts(
   return { ...result, items: await withCurrentAgentNames(tenantId, result.items.map(alertView), deps), total: total.count, totalExact: total.exact };
 }
 
-/** Per agent: how many alerts in each status, type and severity. */
 /**
  * The alerts of each status the summary reads at most, those with the latest occurrences: a bounded
  * read, however many alerts the tenant's history holds; past it the counts are of the latest alerts
@@ -94,6 +93,7 @@ export async function listAlerts(
  */
 export const SUMMARY_ALERTS_READ = 5000;
 
+/** Per agent: how many alerts in each status, type and severity, of the latest SUMMARY_ALERTS_READ of each status. */
 export async function alertSummary(tenantId: string, q: { agentId?: string; startDate?: Date; endDate?: Date }, deps: Pick<AlertDeps, 'store'>) {
   if (q.agentId && !(await deps.store.agents.get(tenantId, q.agentId))) throw new NotFoundError('Agent');
   const { alerts, complete } = await deps.store.alerts.recent(

@@ -156,14 +156,25 @@ describe('bidirectional controls in what a sender wrote', () => {
     await page.goto('/traces');
     await page.getByRole('link', { name: 'invoice⟨U+202E⟩fdp.exe' }).waitFor();
     await page.getByRole('link', { name: 'Session chat⟨U+202E⟩1', exact: true }).waitFor();
-    expect(hasControls(await page.locator('table.traces').textContent()), 'a control left in the traces list').toBe(false);
+    expect(hasControls(await page.locator('main').textContent()), 'a control left in the traces list or its filters').toBe(false);
 
     // An agent's name too, in the agents list and on its page.
-    await send([span('bidi-2', 'root', null, 0, { name: 'refund', kind: 'agent', agentName: `refund${RLO}agent`, endTime: Date.now() })]);
+    await send([
+      span('bidi-2', 'root', null, 0, { name: 'refund', kind: 'agent', agentName: `refund${RLO}agent`, endTime: Date.now() }),
+      span('bidi-2', 'pay', 'root', 10, { name: `pay${RLO}out`, kind: 'tool', agentName: `refund${RLO}agent`, status: 'error', errorType: `Declined${RLO}` }),
+    ]);
     await page.goto('/agents');
     await page.getByRole('link', { name: 'refund⟨U+202E⟩agent', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'refund⟨U+202E⟩agent' }).waitFor();
     expect(hasControls(await page.locator('main').textContent()), 'a control left on the agent page').toBe(false);
+    // And the alert its failed tool raised, in the alerts list and on its own page.
+    await page.goto('/alerts');
+    await page.getByRole('link', { name: 'refund⟨U+202E⟩agent', exact: true }).first().waitFor();
+    expect(hasControls(await page.locator('main').textContent()), 'a control left in the alerts list').toBe(false);
+    await page.locator('main a[href^="/alerts/"]').first().click();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(hasControls(await page.locator('main').textContent()), 'a control left on the alert page').toBe(false);
+    expect(hasControls(await page.title())).toBe(false);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { showBidiControls } from './UserText';
 
 /** A problem the API's schema finds with a filter, under the field, read out with it. */
 function Problem({ id, problem }: { id: string; problem: string | undefined }) {
@@ -92,10 +93,10 @@ export function ChoiceFilter({
         <option value="">{any}</option>
         {choices.map((c) => (
           <option key={c.value} value={c.value}>
-            {c.label}
+            {showBidiControls(c.label)}
           </option>
         ))}
-        {value && !choices.some((c) => c.value === value) ? <option value={value}>{value}</option> : null}
+        {value && !choices.some((c) => c.value === value) ? <option value={value}>{showBidiControls(value)}</option> : null}
       </select>
       <Problem id={`${name}-problem`} problem={problem} />
     </label>

@@ -6,7 +6,7 @@ import type { paths } from '../api/schema';
 import { AlertActions } from '../components/alert-actions';
 import { CursorPager } from '../components/CursorPager';
 import { pinnedRange, rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
-import { UserText } from '../components/UserText';
+import { showBidiControls, UserText } from '../components/UserText';
 import { Badge, Empty, ErrorMessage, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type AlertQuery = NonNullable<paths['/spans/alerts']['get']['parameters']['query']>;
@@ -67,7 +67,7 @@ export default function Alerts() {
             <option value="">All agents</option>
             {filters.data?.agents.map((a) => (
               <option key={a.id} value={a.id}>
-                {a.name}
+                {showBidiControls(a.name)}
               </option>
             ))}
           </select>

@@ -4,6 +4,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { CursorPager } from '../components/CursorPager';
 import { withChanges } from '../components/TimeRangePicker';
+import { showBidiControls } from '../components/UserText';
 import { Badge, Empty, ErrorMessage, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 export default function Experiments() {
@@ -142,7 +143,7 @@ function CreateExperiment() {
             <option value="">Any agent</option>
             {agents.data?.agents.map((a) => (
               <option key={a.id} value={a.id}>
-                {a.name}
+                {showBidiControls(a.name)}
               </option>
             ))}
           </select>

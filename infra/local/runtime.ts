@@ -10,6 +10,7 @@ import { ensureTable, incrementalSweeper, type LocalDynamoDb, localTableName, st
 import { type ApiServer, createApiServer } from './http-server.ts';
 import { type LocalLakeService, startLocalLake } from './lake.ts';
 import { createInvoker, type FunctionKind, functionFor, type Invoke, jobFunction, type LoadModule, workerFunction } from './lambda.ts';
+import { type MappingReserve, reserveLevelDbMappings } from './leveldb-mappings.ts';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS } from './local-account.ts';
 import { errorText, type Log } from './log.ts';
 import { type QueuePoller, startQueuePoller } from './queue-poller.ts';
@@ -79,6 +80,8 @@ interface Running {
   /** Where the queues are kept on disk; in memory when absent. */
   dataDir?: string;
   unlockDataDir?: () => Promise<void>;
+  /** Taken before the stores open, so that they read their files without mapping them (see leveldb-mappings.ts). */
+  mappingReserve?: MappingReserve;
   dynamoDb?: LocalDynamoDb;
   lake?: LocalLakeService;
   sqs?: LocalSqs;
@@ -108,6 +111,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     if (dataDir) {
       running.dataDir = dataDir;
       running.unlockDataDir = await lockDataDir(dataDir);
+      running.mappingReserve = await reserveLevelDbMappings(join(dataDir, 'leveldb-mappings'));
     }
     const dynamoDb = (running.dynamoDb = await startDynamoDb(dataDir && join(dataDir, 'dynamodb')));
     await ensureTable(dynamoDb.client, TABLE_NAME, TABLE_PREFIX);
@@ -263,6 +267,7 @@ async function shutDown(running: Running, log: Log): Promise<void> {
   await running.sqs?.stop();
   await running.lake?.stop();
   await running.dynamoDb?.stop();
+  await running.mappingReserve?.close();
   await running.unlockDataDir?.();
   if (running.temporaryOutbox) await rm(running.temporaryOutbox, { recursive: true, force: true });
 }

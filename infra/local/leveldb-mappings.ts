@@ -25,8 +25,12 @@ const WRITE_BUFFER_BYTES = 64 * 1024;
 const FILLER = 'x'.repeat(WRITE_BUFFER_BYTES + 1);
 /** Put last: its presence says the files were all written (a start killed while building builds again). */
 const BUILT_KEY = '~built';
-/** Room in the table cache for every file, so that none is closed (and its mapping given back). */
-const OPEN_FILES = TABLE_FILES + 100;
+/**
+ * Room in the table cache for every file, so that none is closed (and its mapping given back): LevelDB
+ * splits the cache into 16 shards of an equal share each, by a hash of the file's number, and with room
+ * for 1,150 files a shard overflowed (999 mappings held); with four times the files none does.
+ */
+const OPEN_FILES = 4 * TABLE_FILES;
 
 export interface MappingReserve {
   close(): Promise<void>;
@@ -35,18 +39,19 @@ export interface MappingReserve {
 let reserved = false;
 
 /**
- * Opens the reserve under `dir` (building it the first time, and again if it cannot be opened),
- * unless this process holds one already; resolves once its files are open. Call it before any other
- * store of the process opens.
+ * Opens the reserve under `dir`, building it the first time (and afresh when it cannot be opened or
+ * its building was cut short), unless this process holds one already; resolves once its files are
+ * open. Call it before any other store of the process opens.
  */
 export async function reserveLevelDbMappings(dir: string): Promise<MappingReserve> {
   if (reserved) return { close: async () => {} };
   reserved = true;
   try {
-    const db = await openReserve(dir).catch(async () => {
-      await rm(dir, { recursive: true, force: true });
-      return openReserve(dir);
-    });
+    const db = (await openBuilt(dir)) ?? (await build(dir));
+    // Reading each file once opens it, and the table cache keeps it open with its mapping.
+    for await (const _ of db.keys()) {
+      // the reading is what opens the files
+    }
     return {
       close: async () => {
         await db.close();
@@ -59,21 +64,24 @@ export async function reserveLevelDbMappings(dir: string): Promise<MappingReserv
   }
 }
 
-async function openReserve(dir: string): Promise<ClassicLevel<string, string>> {
+const openStore = async (dir: string) => {
   const db = new ClassicLevel<string, string>(dir, { writeBufferSize: WRITE_BUFFER_BYTES, maxOpenFiles: OPEN_FILES });
   await db.open();
-  try {
-    if ((await db.get(BUILT_KEY)) === undefined) {
-      for (let i = 0; i < TABLE_FILES; i++) await db.put(`k${String(i).padStart(6, '0')}`, FILLER);
-      await db.put(BUILT_KEY, '1');
-    }
-    // Reading each file once opens it, and the table cache keeps it open with its mapping.
-    for await (const _ of db.keys()) {
-      // the reading is what opens the files
-    }
-    return db;
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
+  return db;
+};
+
+/** The reserve as built before, or undefined when there is none whole. */
+async function openBuilt(dir: string): Promise<ClassicLevel<string, string> | undefined> {
+  const db = await openStore(dir).catch(() => undefined);
+  if (db && (await db.get(BUILT_KEY)) !== undefined) return db;
+  await db?.close();
+  return undefined;
+}
+
+async function build(dir: string): Promise<ClassicLevel<string, string>> {
+  await rm(dir, { recursive: true, force: true });
+  const db = await openStore(dir);
+  for (let i = 0; i < TABLE_FILES; i++) await db.put(`k${String(i).padStart(6, '0')}`, FILLER);
+  await db.put(BUILT_KEY, '1');
+  return db;
 }

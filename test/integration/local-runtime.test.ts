@@ -485,6 +485,11 @@ describe('a runtime with a data directory', () => {
       expect(seed).toMatch(/^[0-9A-Za-z]{64}$/);
       expect((await stat(seedFile)).mode & 0o777).toBe(0o600);
       expect(second.outboxDir).toBe(join(dataDir, 'outbox'));
+      // Taken before dynalite and the queues opened their stores (leveldb-mappings.ts).
+      if (process.platform === 'linux') {
+        const maps = await readFile('/proc/self/maps', 'utf8');
+        expect(maps.split('\n').filter((line) => line.includes(join(dataDir, 'leveldb-mappings', ''))).length).toBe(1_000);
+      }
     } finally {
       await second.stop();
     }

@@ -302,6 +302,29 @@ describe('what experiment results leave out', () => {
     expect((await getExperiment(t, ofAnyAgent, deps())).status).toBe('running');
   });
 
+  it('answers the agent deleted when stopping its experiments fails after the delete, and leaves them to the purge', async () => {
+    const t = tenant();
+    await store.agents.create(agentRecord(t, 'agt_stormy', now.toISOString(), { name: 'stormy-bot', source: 'explicit' }));
+    const id = await running(t, { agentId: 'agt_stormy' });
+    const queued: unknown[] = [];
+    const failingPage = {
+      ...deps().store,
+      experiments: {
+        ...store.experiments,
+        page: async () => {
+          throw new Error('throttled');
+        },
+      },
+    };
+    const answer = await deleteAgent(t, 'agt_stormy', { ...deps(), store: failingPage, queue: { send: async (_, messages) => void queued.push(...messages) } });
+
+    expect(answer).toEqual({ id: 'agt_stormy', deleted: true });
+    expect(await store.agents.get(t, 'agt_stormy')).toBeUndefined();
+    expect(queued).toEqual([{ kind: 'purge-agent', tenantId: t, agentId: 'agt_stormy' }]);
+    await purgeAgent({ kind: 'purge-agent', tenantId: t, agentId: 'agt_stormy' }, { ...deps(), queue: { send: async () => {} } } as unknown as PersistDeps);
+    expect((await getExperiment(t, id, deps())).status).toBe('stopped');
+  });
+
   it("the purge stops the deleted agent's experiments when the request that deleted the agent did not", async () => {
     const t = tenant();
     await store.agents.create(agentRecord(t, 'agt_gone', now.toISOString(), { name: 'gone-bot', source: 'explicit' }));

@@ -153,7 +153,7 @@ export async function updateAgent(tenantId: string, agentId: string, body: z.inf
  * Removes the agent at once and stops its experiments; its traces, signals and logs are purged in the
  * background. Queues the purge before deleting, and the purge deletes the agent and stops its
  * experiments too: when queuing fails nothing is deleted and the client retries (503); when the delete
- * here fails, the purge finishes it. Either way an agent's traces, signals and logs are never left
+ * here fails, the purge finishes it, and so it does when stopping the experiments fails after it. Either way an agent's traces, signals and logs are never left
  * behind without their agent, nor its experiments running.
  */
 export async function deleteAgent(tenantId: string, agentId: string, deps: { store: Pick<Store, 'agents' | 'experiments'>; queue: QueuePort; clock: Clock }) {
@@ -165,6 +165,8 @@ export async function deleteAgent(tenantId: string, agentId: string, deps: { sto
     throw new ServiceUnavailableError(5, { cause: err });
   }
   await deps.store.agents.delete(tenantId, agentId);
-  await stopExperimentsOfAgent(tenantId, agentId, deps);
+  // The agent is gone: an error now would tell the client to retry a delete that answers 404 from then
+  // on. The purge queued above stops the experiments too, retried until it does.
+  await stopExperimentsOfAgent(tenantId, agentId, deps).catch(() => undefined);
   return { id: agentId, deleted: true };
 }

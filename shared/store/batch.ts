@@ -86,7 +86,11 @@ export const putRequests = (items: readonly Record<string, unknown>[]): WriteReq
 
 export const deleteRequests = (keys: readonly Record<string, unknown>[]): WriteRequest[] => keys.map((Key) => ({ DeleteRequest: { Key } }));
 
-/** Every item of a query, following pagination. */
+/**
+ * Every item of a query, following pagination. Here and below paged by hand: lib-dynamodb's
+ * `paginateQuery` takes only an instance of its client class, where the store takes any `send` (the
+ * fault tests wrap it), and `queryUpTo` asks each page for what is left of its bound.
+ */
 export async function queryAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>) {
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;

@@ -16,8 +16,10 @@ import { ClassicLevel } from 'classic-level';
  * files open (now as file descriptors), so reads open no more files than before; the earlier try, a
  * store opened with fewer open files (74), slowed every list at a million traces because it did.
  *
- * One per process: the limit is the process's, and a second reserve would take nothing.
+ * One per process: the limit is the process's, and a second reserve would take nothing. None on
+ * Windows, where classic-level's LevelDB reads its files through handles and maps none.
  */
+/** A margin over the 1,000 mappings: the files past them are read like any other. */
 const TABLE_FILES = 1_050;
 /** LevelDB's least write buffer: a put larger than it ends its table file, so each key makes one file. */
 const WRITE_BUFFER_BYTES = 64 * 1024;
@@ -44,7 +46,7 @@ let reserved = false;
  * open. Call it before any other store of the process opens.
  */
 export async function reserveLevelDbMappings(dir: string): Promise<MappingReserve> {
-  if (reserved) return { close: async () => {} };
+  if (reserved || process.platform === 'win32') return { close: async () => {} };
   reserved = true;
   try {
     const db = (await openBuilt(dir)) ?? (await build(dir));

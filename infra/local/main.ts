@@ -1,9 +1,10 @@
-// `npm start`: the whole service on this machine. PORT (3000), HOST (127.0.0.1), DATA_DIR (.data).
+// `npm start` (start.js builds this and runs the build): the whole service on this machine. PORT
+// (3000), HOST (127.0.0.1), DATA_DIR (.data). Runs from the sources under tsx too.
 import { resolve } from 'node:path';
 import { ensureConsoleBuildApart } from '../../console/build.ts';
 import { ConfigError } from '../../shared/config-error.ts';
 import { DataDirInUseError } from './data-dir-lock.ts';
-import { type LocalService, startLocalService } from './runtime.ts';
+import { type LocalService, serviceModulesFrom, startLocalService } from './runtime.ts';
 
 // Lambda runs Node 22+; the SDK's notice that its Node 20 support ends is noise on a laptop.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -27,7 +28,8 @@ if (consoleBuild.builtInMs > 0) console.log(`Built the console in ${(consoleBuil
 
 let service: LocalService;
 try {
-  service = await startLocalService({ host, port, dataDir, consoleDir: consoleBuild.dir });
+  const serviceModules = serviceModulesFrom(import.meta.url, '../../');
+  service = await startLocalService({ host, port, dataDir, consoleDir: consoleBuild.dir, serviceModules });
 } catch (err) {
   if (err instanceof DataDirInUseError || err instanceof ConfigError) {
     console.error(err.message);

@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
 import { API_BASE_PATH, type Catalog, queueUrlEnv, catalog as serviceCatalog } from '#shared/catalog.ts';
 import { hostedSignInOrigins, parseExternalIssuers } from '#shared/external-issuers.ts';
 import { createConsoleSite } from './console-site.ts';
@@ -31,7 +30,13 @@ export interface LocalServiceOptions {
   env?: Record<string, string>;
   /** Routes, queues and schedules to serve (default: the service's catalog). */
   catalog?: Catalog;
-  /** Imports a handler module by repository path (default: a dynamic import of the repository file). */
+  /**
+   * Imports one of the service's modules by its path from the repository's root: the configuration
+   * and the logger at start, and the handlers (default: the TypeScript source, as tsx's loader reads
+   * it; `npm start` passes its build's, `serviceModulesFrom`).
+   */
+  serviceModules?: LoadModule;
+  /** Imports a handler module by repository path (default: `serviceModules`); tests pass their own. */
   loadModule?: LoadModule;
   log?: Log;
   /**
@@ -72,8 +77,24 @@ const TTL_SWEEP_SLICE_ITEMS = 200;
 const DRAIN_TIMEOUT_MS = 30_000;
 const DRAIN_CHECK_MS = 25;
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const importFromRepo: LoadModule = (modulePath) => import(pathToFileURL(join(REPO_ROOT, modulePath)).href);
+/**
+ * The service's modules under `root` (a URL ending in `/`), each by its path from the repository's
+ * root with `.ts` becoming `extension`: the sources themselves, or a build that keeps their paths.
+ */
+const serviceModulesAt =
+  (root: URL, extension: '.ts' | '.js'): LoadModule =>
+  (modulePath) =>
+    import(new URL(modulePath.replace(/\.ts$/, extension), root).href);
+
+const sourceModules = serviceModulesAt(new URL('../../', import.meta.url), '.ts');
+
+/**
+ * The service's modules as an entry point at `entryUrl` (its `import.meta.url`) finds them, the
+ * repository's root being `rootFromEntry` up from it: built ones when the entry is built (a `.js`
+ * module, build-service.js), the sources otherwise.
+ */
+export const serviceModulesFrom = (entryUrl: string, rootFromEntry: string): LoadModule =>
+  serviceModulesAt(new URL(rootFromEntry, entryUrl), new URL(entryUrl).pathname.endsWith('.js') ? '.js' : '.ts');
 
 /** What has been started, so that stop() (and a failed start) shuts down exactly that. */
 interface Running {
@@ -121,7 +142,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const signingSeed = await loadSigningSeed(dataDir);
     const outboxDir = dataDir ? await mkdirp(join(dataDir, 'outbox')) : (running.temporaryOutbox = await mkdtemp(join(tmpdir(), 'aos-outbox-')));
 
-    const invoke = createInvoker(options.loadModule ?? importFromRepo);
+    const serviceModules = options.serviceModules ?? sourceModules;
+    const invoke = createInvoker(options.loadModule ?? serviceModules);
     const signInOrigins = hostedSignInOrigins(parseExternalIssuers(options.env?.['JWT_EXTERNAL_ISSUERS'] ?? process.env['JWT_EXTERNAL_ISSUERS']));
     const consoleSite = options.consoleDir === undefined ? undefined : createConsoleSite(options.consoleDir, signInOrigins);
     const api = (running.api = createApiServer(createRouter(catalog), invoke, log, consoleSite));
@@ -131,8 +153,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     Object.assign(process.env, env, options.env);
     // Read as the handlers will read them (the configuration, the log level), now rather than on the
     // first request, so a bad setting fails the start (each request would otherwise answer 500 for it).
-    await import(pathToFileURL(join(REPO_ROOT, 'shared/config.ts')).href);
-    await import(pathToFileURL(join(REPO_ROOT, 'shared/observability/logger.ts')).href);
+    await serviceModules('shared/config.ts');
+    await serviceModules('shared/observability/logger.ts');
 
     const pollerOf = new Map(running.queues.map((q) => [q.name, startQueuePoller(sqs.client, q, (event) => invoke(workerFunction(q.def), event), log)]));
     running.pollers = [...pollerOf.values()];

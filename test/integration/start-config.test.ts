@@ -1,26 +1,62 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 
-/** `npm start` in a child process with the environment given; resolves with how it exited and what it wrote. */
-function runService(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    cwd: join(import.meta.dirname, '../..'),
+const REPO_ROOT = join(import.meta.dirname, '../..');
+/** What `npm start` runs: package.json's start script, whose first word is `node`. */
+const START = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start.split(/\s+/) as string[];
+
+/**
+ * `npm start` in a child process with the environment given; resolves with how it exited and what it
+ * wrote. Once it says it started, `started` runs with its API's address, then the child is stopped as
+ * Ctrl-C stops it.
+ */
+function runService(
+  env: Record<string, string>,
+  started: (baseUrl: string) => Promise<void> = async () => {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  expect(START[0]).toBe('node');
+  const child = spawn(process.execPath, START.slice(1), {
+    cwd: REPO_ROOT,
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
+  let startedRun: Promise<void> | undefined;
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
-    // Started after all: stop it, the test fails on its output.
-    if (/Agent Observability Service: /.test(stdout)) child.kill('SIGTERM');
+    const baseUrl = /Agent Observability Service: (\S+)/.exec(stdout)?.[1];
+    if (baseUrl && !startedRun) startedRun = started(baseUrl).finally(() => child.kill('SIGINT'));
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => {
+      if (startedRun) startedRun.then(() => resolve({ code, stdout, stderr }), reject);
+      else resolve({ code, stdout, stderr });
+    }),
+  );
 }
+
+it('builds the service and runs the build, without a loader: its API answers, and Ctrl-C stops it cleanly', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'aos-start-'));
+  try {
+    const answers: number[] = [];
+    const { code, stderr } = await runService({ DATA_DIR: dataDir }, async (baseUrl) => {
+      // A handler loaded from the build (the health route), and one that reads the table.
+      answers.push((await fetch(`${baseUrl}/health`)).status);
+      answers.push((await fetch(`${baseUrl}/agents`)).status);
+    });
+    expect(START).not.toContain('--import=tsx');
+    expect(answers).toEqual([200, 401]);
+    expect(code, stderr).toBe(0);
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}, 120_000);
 
 it.each([
   [{ RATE_LIMITS: 'nope' }, 'invalid configuration: RATE_LIMITS: is not valid JSON'],
@@ -30,6 +66,7 @@ it.each([
   async (setting, message) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'aos-start-config-'));
     try {
+      // Started after all, it is stopped at once, and the test fails on its output.
       const { code, stdout, stderr } = await runService({ DATA_DIR: dataDir, ...setting });
       expect(stdout).not.toMatch(/Agent Observability Service: /);
       expect(code).toBe(1);

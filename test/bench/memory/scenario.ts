@@ -2,17 +2,17 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { mapConcurrently } from '#shared/domain/concurrency.ts';
 import { PLANS } from '#shared/domain/plans/plans.ts';
 import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
+import { buildLocalService } from '../../../infra/local/build-service.js';
 import { type SpanBatch, seededRandom, spanBatches } from '../ingest/traces.ts';
 import { BenchFailure, type Scenario, type ScenarioResult, UsageError } from '../scenario.ts';
 import { START_FLAGS } from '../start-flags.ts';
 import { round } from '../stats.ts';
 import type { MemoryControl, MemoryMessage } from './service-process.ts';
 
-const SERVICE_PROGRAM = fileURLToPath(new URL('./service-process.ts', import.meta.url));
+const SERVICE_PROGRAM = 'test/bench/memory/service-process.ts';
 const SEED = 20_261_124;
 /** What the local service may take after a million spans (issue 21). */
 const RSS_TARGET_MB = 400;
@@ -48,9 +48,13 @@ export const memoryScenario: Scenario = {
     ),
 };
 
-/** The Node.js flags `npm start` gives the service (its heap limit), read from package.json's start script. */
+/**
+ * The service built as `npm start` builds it, run without tsx's loader and with the Node.js flags
+ * `npm start` gives it (its heap limit), read from package.json's start script.
+ */
 async function startService(dataDir: string) {
-  const child = fork(SERVICE_PROGRAM, [dataDir], { execArgv: [...process.execArgv, ...START_FLAGS], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const [program] = (await buildLocalService([SERVICE_PROGRAM])).entries;
+  const child = fork(program!, [dataDir], { execArgv: [...START_FLAGS], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ask = <T extends MemoryMessage['type']>(control: MemoryControl | undefined, type: T) =>
     new Promise<Extract<MemoryMessage, { type: T }>>((resolve, reject) => {

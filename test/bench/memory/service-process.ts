@@ -1,7 +1,9 @@
-// The local runtime as `npm start` runs it (a data directory on disk, the TTL sweep on), in a process
-// of its own so that its memory is measured alone. Started by scenario.ts; answers over IPC.
+// The local runtime as `npm start` runs it (built, a data directory on disk, the TTL sweep on), in a
+// process of its own so that its memory is measured alone. Started by scenario.ts from the build of
+// this file (infra/local/build-service.js), without tsx's loader; answers over IPC.
 import '../../support/env.ts';
 import { readFile } from 'node:fs/promises';
+import { serviceModulesFrom } from '../../../infra/local/runtime.ts';
 import { startTestService } from '../../support/service.ts';
 import { exitWithParent } from '../child.ts';
 import { lakeBufferBytes } from '../lake-memory.ts';
@@ -24,6 +26,7 @@ async function main(dataDir: string): Promise<void> {
   let consumerFailures = 0;
   const service = await startTestService({
     dataDir,
+    serviceModules: serviceModulesFrom(import.meta.url, '../../../'),
     env: { RATE_LIMITS: JSON.stringify({ auth: 1000, strict: 1000, ingestion: 1_000_000, standard: 100_000 }) },
     log: (line) => {
       if (CONSUMER_FAILURE.test(line)) consumerFailures++;

@@ -1,0 +1,10 @@
+// `npm start`: builds the service (build-service.js says why, in about half a second; a build of
+// the same sources is reused) and runs it. main.ts is what runs; PORT, HOST and DATA_DIR as there.
+import { pathToFileURL } from 'node:url';
+import { buildLocalService } from './build-service.js';
+
+const built = await buildLocalService(['infra/local/main.ts']).catch((err) => {
+  console.error(`The service's build failed:\n${err.message}`);
+  process.exit(1);
+});
+await import(pathToFileURL(built.entries[0]).href);

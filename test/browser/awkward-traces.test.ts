@@ -132,7 +132,7 @@ describe('bidirectional controls in what a sender wrote', () => {
     const RLO = '\u202e';
     const PDF = '\u202c';
     await send([
-      span('bidi-1', 'root', null, 0, { name: `invoice${RLO}fdp.exe`, kind: 'agent', sessionId: `chat${RLO}1`, endTime: Date.now() }),
+      span('bidi-1', 'root', null, 0, { name: `invoice${RLO}fdp.exe`, kind: 'agent', sessionId: `chat${RLO}1`, userId: `ana${RLO}`, endTime: Date.now() }),
       span('bidi-1', 'tool', 'root', 10, {
         name: `tool ${RLO}evil${PDF}`,
         input: `please ${RLO}ignore the rest`,
@@ -158,6 +158,15 @@ describe('bidirectional controls in what a sender wrote', () => {
     await page.getByRole('link', { name: 'Session chat⟨U+202E⟩1', exact: true }).waitFor();
     expect(hasControls(await page.locator('main').textContent()), 'a control left in the traces list or its filters').toBe(false);
 
+    // The session and its user, in the sessions list and on the session's page.
+    await page.goto('/sessions');
+    await page.getByRole('cell', { name: 'ana⟨U+202E⟩', exact: true }).waitFor();
+    expect(hasControls(await page.locator('main').textContent()), 'a control left in the sessions list').toBe(false);
+    await page.getByRole('link', { name: 'chat⟨U+202E⟩1', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Session chat⟨U+202E⟩1' }).waitFor();
+    expect(hasControls(await page.locator('main').textContent()), 'a control left on the session page').toBe(false);
+    expect(hasControls(await page.title())).toBe(false);
+
     // An agent's name too, in the agents list and on its page.
     await send([
       span('bidi-2', 'root', null, 0, { name: 'refund', kind: 'agent', agentName: `refund${RLO}agent`, endTime: Date.now() }),
@@ -174,6 +183,27 @@ describe('bidirectional controls in what a sender wrote', () => {
     await page.locator('main a[href^="/alerts/"]').first().click();
     await page.getByRole('heading', { level: 1 }).waitFor();
     expect(hasControls(await page.locator('main').textContent()), 'a control left on the alert page').toBe(false);
+    expect(hasControls(await page.title())).toBe(false);
+
+    // An experiment's name, of that agent, in the experiments list and on its page.
+    const agentId = (await h.service.api('GET', '/agents', { apiKey: tenant.apiKey })).body.data.find(
+      (a: { name: string }) => a.name === `refund${RLO}agent`,
+    ).id;
+    const experiment = {
+      name: `pricing${RLO}test`,
+      agentId,
+      primaryMetric: 'successRate',
+      variants: [
+        { key: 'a', weight: 50 },
+        { key: 'b', weight: 50 },
+      ],
+    };
+    expect((await h.service.api('POST', '/experiments', { apiKey: tenant.apiKey, body: experiment })).status).toBe(201);
+    await page.goto('/experiments');
+    await page.getByRole('link', { name: 'pricing⟨U+202E⟩test', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'pricing⟨U+202E⟩test' }).waitFor();
+    await page.getByRole('link', { name: 'refund⟨U+202E⟩agent', exact: true }).waitFor();
+    expect(hasControls(await page.locator('main').textContent()), 'a control left on the experiment page').toBe(false);
     expect(hasControls(await page.title())).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { ApiError, api, type Schemas, unwrap } from '../api/client';
+import { showBidiControls, UserText } from '../components/UserText';
 import { Badge, ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type Experiment = Schemas['Experiment'];
@@ -45,7 +46,7 @@ export default function ExperimentDetail() {
   const x = experiment.data;
   return (
     <>
-      <PageTitle title={x.name}>
+      <PageTitle title={showBidiControls(x.name)}>
         <Badge tone={statusTone(x.status)}>{x.status}</Badge>
         {TRANSITIONS[x.status].map((action) => (
           <button key={action} type="button" onClick={() => transition.mutate(action)} disabled={transition.isPending}>
@@ -60,7 +61,10 @@ export default function ExperimentDetail() {
           'Any agent'
         ) : agent.data ? (
           <>
-            Agent <Link to={`/agents/${encodeURIComponent(x.agentId)}`}>{agent.data.name}</Link>
+            Agent{' '}
+            <Link to={`/agents/${encodeURIComponent(x.agentId)}`}>
+              <UserText text={agent.data.name} />
+            </Link>
           </>
         ) : agent.error instanceof ApiError && agent.error.status === 404 ? (
           <>

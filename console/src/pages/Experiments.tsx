@@ -4,7 +4,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { CursorPager } from '../components/CursorPager';
 import { withChanges } from '../components/TimeRangePicker';
-import { showBidiControls } from '../components/UserText';
+import { showBidiControls, UserText } from '../components/UserText';
 import { Badge, Empty, ErrorMessage, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 export default function Experiments() {
@@ -56,7 +56,9 @@ export default function Experiments() {
               {experiments.data.data.map((x) => (
                 <tr key={x.id}>
                   <td>
-                    <Link to={`/experiments/${encodeURIComponent(x.id)}`}>{x.name}</Link>
+                    <Link to={`/experiments/${encodeURIComponent(x.id)}`}>
+                      <UserText text={x.name} />
+                    </Link>
                   </td>
                   <td>
                     <Badge tone={statusTone(x.status)}>{x.status}</Badge>

@@ -3,7 +3,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
 import { Content } from '../components/Content';
 import { CursorPager } from '../components/CursorPager';
-import { UserText } from '../components/UserText';
+import { showBidiControls, UserText } from '../components/UserText';
 import { Badge, Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 type Turn = Schemas['SessionsGetResponse']['data']['traces'][number];
@@ -33,7 +33,7 @@ export default function SessionDetail() {
   const s = session.data?.data;
   return (
     <>
-      <PageTitle title={`Session ${sessionId}`}>
+      <PageTitle title={`Session ${showBidiControls(sessionId)}`}>
         <Link to={`/traces?sessionId=${encodeURIComponent(sessionId)}`}>Its traces in the explorer</Link>
       </PageTitle>
       <ErrorMessage error={session.error} />
@@ -42,7 +42,7 @@ export default function SessionDetail() {
         <>
           <dl className="cards" data-testid="session-figures">
             <Figure label="Agent" value={s.agentId ? <Link to={`/agents/${encodeURIComponent(s.agentId)}`}>{s.agentName ?? s.agentId}</Link> : '—'} />
-            <Figure label="User" value={s.userId ?? '—'} />
+            <Figure label="User" value={s.userId ? showBidiControls(s.userId) : '—'} />
             <Figure label="Traces" value={formatNumber(s.traceCount)} />
             <Figure label="Errors" value={formatNumber(s.errorCount)} />
             <Figure label="Tokens" value={formatNumber(s.totalTokens)} detail={`${formatNumber(s.inputTokens)} in / ${formatNumber(s.outputTokens)} out`} />

@@ -8,6 +8,7 @@ import { AgentFilter, TextFilter } from '../components/filters';
 import { OpenById } from '../components/OpenById';
 import { queryProblems } from '../components/query-problems';
 import { listQueryFromSearch, pinnedRange, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
+import { UserText } from '../components/UserText';
 import { Empty, ErrorMessage, formatCost, formatDuration, formatNumber, formatTime, Loading, PageTitle } from '../components/ui';
 
 type SessionQuery = NonNullable<paths['/sessions']['get']['parameters']['query']>;
@@ -78,11 +79,19 @@ export default function Sessions() {
                   <tr key={s.sessionId}>
                     <td>
                       <Link to={`/sessions/${encodeURIComponent(s.sessionId)}`} className="mono">
-                        {s.sessionId}
+                        <UserText text={s.sessionId} />
                       </Link>
                     </td>
-                    <td>{s.agentId ? <Link to={`/agents/${encodeURIComponent(s.agentId)}`}>{s.agentName ?? s.agentId}</Link> : '—'}</td>
-                    <td className="text">{s.userId ?? '—'}</td>
+                    <td>
+                      {s.agentId ? (
+                        <Link to={`/agents/${encodeURIComponent(s.agentId)}`}>
+                          <UserText text={s.agentName ?? s.agentId} />
+                        </Link>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td className="text">{s.userId ? <UserText text={s.userId} /> : '—'}</td>
                     <td className="nowrap">{formatTime(s.firstSeenAt)}</td>
                     <td className="nowrap">{formatTime(s.lastSeenAt)}</td>
                     <td>{formatNumber(s.traceCount)}</td>

@@ -7,3 +7,6 @@ export interface LocalServiceBuild {
 }
 
 export function buildLocalService(entryPoints: readonly string[]): Promise<LocalServiceBuild>;
+
+/** Marks the build a service runs from as used, every day it runs, so that no other start removes it. */
+export function keepInUse(dir: string): void;

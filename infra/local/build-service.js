@@ -9,12 +9,13 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BUILDS = join(REPO_ROOT, 'node_modules', '.cache', 'aos-local-service');
-/** Builds not used for this long are removed; one a running process may still load a handler from is kept. */
+/** Builds not used for this long are removed; a running service marks its own as used every day (`keepInUse`). */
 const UNUSED_BUILD_MS = 7 * 24 * 3600_000;
+const IN_USE_MARK_MS = 24 * 3600_000;
 
 /**
  * What the runtime loads by path from the repository's root, besides the entry points: every
@@ -68,24 +69,36 @@ export async function buildLocalService(entryPoints) {
     platform: 'node',
     target: 'node20',
     packages: 'external',
+    // package.json's `sideEffects` is for the console's bundle: a module the service imports for its
+    // effects alone (the tests' environment, zod's messages) is kept whether listed there or not.
+    ignoreAnnotations: true,
     // For `NODE_OPTIONS=--enable-source-maps npm start`: off by default, it holds every module's map.
     sourcemap: 'linked',
     write: false,
-    logLevel: 'silent',
+    logLevel: 'warning',
     plugins: [sourceLocations(entryPoints)],
-  });
+  }).finally(() => stop()); // esbuild's service process would otherwise live as long as this one
   const hash = createHash('sha256');
   for (const file of result.outputFiles) hash.update(relative(REPO_ROOT, file.path)).update('\0').update(file.contents);
   const dir = join(BUILDS, hash.digest('hex').slice(0, 16));
   if (!(await stat(dir).catch(() => undefined))) await writeBuild(dir, result.outputFiles);
-  const now = new Date();
-  await utimes(dir, now, now);
+  await markInUse(dir);
   await removeUnusedBuilds(dir);
   return {
     dir,
     entries: entryPoints.map((entry) => join(dir, entry.replace(/\.ts$/, '.js'))),
     builtInMs: performance.now() - started,
   };
+}
+
+const markInUse = (dir) => {
+  const now = new Date();
+  return utimes(dir, now, now);
+};
+
+/** Marks the build a service runs from as used, every day it runs, so that no other start removes it. */
+export function keepInUse(dir) {
+  setInterval(() => markInUse(dir).catch(() => {}), IN_USE_MARK_MS).unref();
 }
 
 /** Written apart, then moved into place whole: two starts at once build the same directory. */

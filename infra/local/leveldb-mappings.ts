@@ -17,7 +17,8 @@ import { ClassicLevel } from 'classic-level';
  * store opened with fewer open files (74), slowed every list at a million traces because it did.
  *
  * One per process: the limit is the process's, and a second reserve would take nothing. None on
- * Windows, where classic-level's LevelDB reads its files through handles and maps none.
+ * Windows, where classic-level's LevelDB reads its files through handles and maps none, nor on 32-bit
+ * systems, where its limit is 0.
  */
 /** A margin over the 1,000 mappings: the files past them are read like any other. */
 const TABLE_FILES = 1_050;
@@ -39,6 +40,8 @@ export interface MappingReserve {
 }
 
 let reserved = false;
+/** LevelDB maps table files on 64-bit systems but Windows (32-bit builds map none). */
+const MAPS_TABLE_FILES = process.platform !== 'win32' && !['ia32', 'arm'].includes(process.arch);
 
 /**
  * Opens the reserve under `dir`, building it the first time (and afresh when it cannot be opened or
@@ -46,7 +49,7 @@ let reserved = false;
  * open. Call it before any other store of the process opens.
  */
 export async function reserveLevelDbMappings(dir: string): Promise<MappingReserve> {
-  if (reserved || process.platform === 'win32') return { close: async () => {} };
+  if (reserved || !MAPS_TABLE_FILES) return { close: async () => {} };
   reserved = true;
   try {
     const db = (await openBuilt(dir)) ?? (await build(dir));
@@ -75,8 +78,8 @@ const openStore = async (dir: string) => {
 /** The reserve as built before, or undefined when there is none whole. */
 async function openBuilt(dir: string): Promise<ClassicLevel<string, string> | undefined> {
   const db = await openStore(dir).catch(() => undefined);
-  if (db && (await db.get(BUILT_KEY)) !== undefined) return db;
-  await db?.close();
+  if (db && (await db.get(BUILT_KEY).catch(() => undefined)) !== undefined) return db;
+  await db?.close().catch(() => undefined);
   return undefined;
 }
 

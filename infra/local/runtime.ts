@@ -132,7 +132,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     if (dataDir) {
       running.dataDir = dataDir;
       running.unlockDataDir = await lockDataDir(dataDir);
-      running.mappingReserve = await reserveLevelDbMappings(join(dataDir, 'leveldb-mappings'));
+      // Only memory rides on it: a reserve that cannot be built (a full disk) does not stop the start.
+      running.mappingReserve = await reserveLevelDbMappings(join(dataDir, 'leveldb-mappings')).catch((err: unknown) => {
+        log(`[leveldb] table files will be mapped into memory: the mapping reserve failed: ${errorText(err)}`);
+        return undefined;
+      });
     }
     const dynamoDb = (running.dynamoDb = await startDynamoDb(dataDir && join(dataDir, 'dynamodb')));
     await ensureTable(dynamoDb.client, TABLE_NAME, TABLE_PREFIX);

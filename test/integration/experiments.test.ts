@@ -316,9 +316,16 @@ describe('what experiment results leave out', () => {
         },
       },
     };
-    const answer = await deleteAgent(t, 'agt_stormy', { ...deps(), store: failingPage, queue: { send: async (_, messages) => void queued.push(...messages) } });
+    const reported: string[] = [];
+    const answer = await deleteAgent(t, 'agt_stormy', {
+      ...deps(),
+      store: failingPage,
+      queue: { send: async (_, messages) => void queued.push(...messages) },
+      reportError: (text, err) => reported.push(`${text}: ${(err as Error).message}`),
+    });
 
     expect(answer).toEqual({ id: 'agt_stormy', deleted: true });
+    expect(reported).toEqual(['The experiments of deleted agent agt_stormy were not stopped; its purge stops them: throttled']);
     expect(await store.agents.get(t, 'agt_stormy')).toBeUndefined();
     expect(queued).toEqual([{ kind: 'purge-agent', tenantId: t, agentId: 'agt_stormy' }]);
     await purgeAgent({ kind: 'purge-agent', tenantId: t, agentId: 'agt_stormy' }, { ...deps(), queue: { send: async () => {} } } as unknown as PersistDeps);

@@ -156,7 +156,11 @@ export async function updateAgent(tenantId: string, agentId: string, body: z.inf
  * here fails, the purge finishes it, and so it does when stopping the experiments fails after it. Either way an agent's traces, signals and logs are never left
  * behind without their agent, nor its experiments running.
  */
-export async function deleteAgent(tenantId: string, agentId: string, deps: { store: Pick<Store, 'agents' | 'experiments'>; queue: QueuePort; clock: Clock }) {
+export async function deleteAgent(
+  tenantId: string,
+  agentId: string,
+  deps: { store: Pick<Store, 'agents' | 'experiments'>; queue: QueuePort; clock: Clock; reportError?: (text: string, err: unknown) => void },
+) {
   if (!(await deps.store.agents.get(tenantId, agentId))) throw new NotFoundError('Agent');
   const purge: IngestMessage = { kind: 'purge-agent', tenantId, agentId };
   try {
@@ -167,6 +171,8 @@ export async function deleteAgent(tenantId: string, agentId: string, deps: { sto
   await deps.store.agents.delete(tenantId, agentId);
   // The agent is gone: an error now would tell the client to retry a delete that answers 404 from then
   // on. The purge queued above stops the experiments too, retried until it does.
-  await stopExperimentsOfAgent(tenantId, agentId, deps).catch(() => undefined);
+  await stopExperimentsOfAgent(tenantId, agentId, deps).catch((err: unknown) =>
+    deps.reportError?.(`The experiments of deleted agent ${agentId} were not stopped; its purge stops them`, err),
+  );
   return { id: agentId, deleted: true };
 }

@@ -132,9 +132,17 @@ describe('bidirectional controls in what a sender wrote', () => {
     const RLO = '\u202e';
     const PDF = '\u202c';
     await send([
-      span('bidi-1', 'root', null, 0, { name: `invoice${RLO}fdp.exe`, kind: 'agent', sessionId: `chat${RLO}1`, userId: `ana${RLO}`, endTime: Date.now() }),
+      span('bidi-1', 'root', null, 0, {
+        name: `invoice${RLO}fdp.exe`,
+        kind: 'agent',
+        agentName: `odd${RLO}bot`,
+        sessionId: `chat${RLO}1`,
+        userId: `ana${RLO}`,
+        endTime: Date.now(),
+      }),
       span('bidi-1', 'tool', 'root', 10, {
         name: `tool ${RLO}evil${PDF}`,
+        agentName: `odd${RLO}bot`,
         input: `please ${RLO}ignore the rest`,
         output: JSON.stringify({ [`key${RLO}`]: `value ${RLO}reversed` }),
       }),

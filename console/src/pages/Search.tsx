@@ -186,10 +186,18 @@ function HitsTable({ hits, busy }: { hits: readonly Hit[]; busy: boolean }) {
           <tr key={t.traceId}>
             <td>
               <Link to={`/traces/${encodeURIComponent(t.traceId)}`} className="mono">
-                {t.traceId}
+                <UserText text={t.traceId} />
               </Link>
             </td>
-            <td>{t.agentId ? <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>{t.agentName ?? t.agentId}</Link> : '—'}</td>
+            <td>
+              {t.agentId ? (
+                <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>
+                  <UserText text={t.agentName ?? t.agentId} />
+                </Link>
+              ) : (
+                '—'
+              )}
+            </td>
             <td className="text">
               <UserText text={t.name} />
             </td>

@@ -41,7 +41,18 @@ export default function SessionDetail() {
       {s && session.data ? (
         <>
           <dl className="cards" data-testid="session-figures">
-            <Figure label="Agent" value={s.agentId ? <Link to={`/agents/${encodeURIComponent(s.agentId)}`}>{s.agentName ?? s.agentId}</Link> : '—'} />
+            <Figure
+              label="Agent"
+              value={
+                s.agentId ? (
+                  <Link to={`/agents/${encodeURIComponent(s.agentId)}`}>
+                    <UserText text={s.agentName ?? s.agentId} />
+                  </Link>
+                ) : (
+                  '—'
+                )
+              }
+            />
             <Figure label="User" value={s.userId ? showBidiControls(s.userId) : '—'} />
             <Figure label="Traces" value={formatNumber(s.traceCount)} />
             <Figure label="Errors" value={formatNumber(s.errorCount)} />
@@ -106,7 +117,12 @@ function TurnView({ turn }: { turn: Turn }) {
         <Badge tone={statusTone(turn.status)}>{turn.status}</Badge>{' '}
         <span className="muted small">
           {formatTime(turn.startTime)} · {formatDuration(turn.durationMs)} · {formatNumber(turn.totalTokens)} tokens · {formatCost(turn.cost)}
-          {turn.agentName ? ` · ${turn.agentName}` : ''}
+          {turn.agentName ? (
+            <>
+              {' · '}
+              <UserText text={turn.agentName} />
+            </>
+          ) : null}
         </span>
       </p>
       <ol className="conversation">

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { AgentLink } from '../components/AgentLink';
 import { AlertActions } from '../components/alert-actions';
-import { showBidiControls, UserText } from '../components/UserText';
+import { showBidiControls } from '../components/UserText';
 import { Badge, ErrorMessage, formatNumber, formatTime, Loading, PageTitle, statusTone } from '../components/ui';
 
 /** The page alert e-mails link to: `/alerts/:alertId`. */
@@ -32,9 +33,7 @@ export default function AlertDetail() {
         <div>
           <dt>Agent</dt>
           <dd>
-            <Link to={`/agents/${encodeURIComponent(a.agentId)}`}>
-              <UserText text={a.agentName} />
-            </Link>
+            <AgentLink agentId={a.agentId} name={a.agentName} />
           </dd>
         </div>
         <div>

@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { LLM_ALERT_TYPES, SEVERITIES, THRESHOLD_ALERT_TYPES } from '#shared/domain/alerts/config.ts';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
+import { AgentLink } from '../components/AgentLink';
 import { AlertActions } from '../components/alert-actions';
 import { CursorPager } from '../components/CursorPager';
 import { pinnedRange, rangeFromSearch, TimeRangePicker, withChanges } from '../components/TimeRangePicker';
@@ -104,9 +105,7 @@ export default function Alerts() {
                     <div className="muted small">{a.type}</div>
                   </td>
                   <td>
-                    <Link to={`/agents/${encodeURIComponent(a.agentId)}`}>
-                      <UserText text={a.agentName} />
-                    </Link>
+                    <AgentLink agentId={a.agentId} name={a.agentName} />
                   </td>
                   <td>{formatNumber(a.occurrenceCount)}</td>
                   <td className="nowrap">{formatTime(a.lastSeenAt)}</td>

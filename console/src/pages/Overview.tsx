@@ -2,11 +2,11 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { AgentLink } from '../components/AgentLink';
 import { TimeChart } from '../components/Chart';
 import { FirstRun } from '../components/FirstRun';
 import { isRangeKey, RANGES, type RangeKey, rangeDates } from '../components/range';
 import { RangeSelect } from '../components/TimeRangePicker';
-import { UserText } from '../components/UserText';
 import { ErrorMessage, formatCost, formatDuration, formatNumber, formatPercent, Loading, PageTitle } from '../components/ui';
 
 const INTERVALS = ['minute', 'hour', 'day'] as const;
@@ -183,9 +183,7 @@ export default function Overview() {
               {metrics.byAgent.map((a) => (
                 <tr key={a.agentId}>
                   <td>
-                    <Link to={`/agents/${encodeURIComponent(a.agentId)}`}>
-                      <UserText text={a.agentName} />
-                    </Link>
+                    <AgentLink agentId={a.agentId} name={a.agentName} />
                   </td>
                   <td>{formatNumber(a.requestCount)}</td>
                   <td>{formatPercent(a.errorRate)}</td>

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { searchQuery } from '#shared/schemas/routes/search.ts';
 import { ApiError, api, type Schemas, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
+import { AgentLink } from '../components/AgentLink';
 import { CursorPager, pageSize } from '../components/CursorPager';
 import { type ExportFormat, FormatSelect, retentionRange, useProfile, useStartExport } from '../components/exports';
 import { AgentFilter } from '../components/filters';
@@ -190,13 +191,7 @@ function HitsTable({ hits, busy }: { hits: readonly Hit[]; busy: boolean }) {
               </Link>
             </td>
             <td>
-              {t.agentId ? (
-                <Link to={`/agents/${encodeURIComponent(t.agentId)}`}>
-                  <UserText text={t.agentName ?? t.agentId} />
-                </Link>
-              ) : (
-                '—'
-              )}
+              <AgentLink agentId={t.agentId} name={t.agentName} />
             </td>
             <td className="text">
               <UserText text={t.name} />

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
+import { AgentLink } from '../components/AgentLink';
 import { Content } from '../components/Content';
 import { CursorPager } from '../components/CursorPager';
 import { showBidiControls, UserText } from '../components/UserText';
@@ -41,18 +42,7 @@ export default function SessionDetail() {
       {s && session.data ? (
         <>
           <dl className="cards" data-testid="session-figures">
-            <Figure
-              label="Agent"
-              value={
-                s.agentId ? (
-                  <Link to={`/agents/${encodeURIComponent(s.agentId)}`}>
-                    <UserText text={s.agentName ?? s.agentId} />
-                  </Link>
-                ) : (
-                  '—'
-                )
-              }
-            />
+            <Figure label="Agent" value={<AgentLink agentId={s.agentId} name={s.agentName} />} />
             <Figure label="User" value={s.userId ? showBidiControls(s.userId) : '—'} />
             <Figure label="Traces" value={formatNumber(s.traceCount)} />
             <Figure label="Errors" value={formatNumber(s.errorCount)} />

@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { sessionListQuery } from '#shared/schemas/routes/sessions.ts';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
+import { AgentLink } from '../components/AgentLink';
 import { CursorPager, pageSize } from '../components/CursorPager';
 import { AgentFilter, TextFilter } from '../components/filters';
 import { OpenById } from '../components/OpenById';
@@ -83,13 +84,7 @@ export default function Sessions() {
                       </Link>
                     </td>
                     <td>
-                      {s.agentId ? (
-                        <Link to={`/agents/${encodeURIComponent(s.agentId)}`}>
-                          <UserText text={s.agentName ?? s.agentId} />
-                        </Link>
-                      ) : (
-                        '—'
-                      )}
+                      <AgentLink agentId={s.agentId} name={s.agentName} />
                     </td>
                     <td className="text">{s.userId ? <UserText text={s.userId} /> : '—'}</td>
                     <td className="nowrap">{formatTime(s.firstSeenAt)}</td>

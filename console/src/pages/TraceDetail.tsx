@@ -3,6 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, type Schemas, unwrap } from '../api/client';
+import { AgentLink } from '../components/AgentLink';
 import { Content, type Json, JsonView } from '../components/Content';
 import { TraceState, TraceStatusBadge } from '../components/TraceState';
 import { showBidiControls, UserText } from '../components/UserText';
@@ -187,18 +188,7 @@ function TraceView({ trace }: { trace: Trace }) {
             </span>
           }
         />
-        <Fact
-          label="Agent"
-          value={
-            trace.agentId ? (
-              <Link to={`/agents/${encodeURIComponent(trace.agentId)}`}>
-                <UserText text={trace.agentName ?? trace.agentId} />
-              </Link>
-            ) : (
-              '—'
-            )
-          }
-        />
+        <Fact label="Agent" value={<AgentLink agentId={trace.agentId} name={trace.agentName} />} />
         <Fact label="Started" value={formatTime(trace.startTime)} />
         <Fact label="Duration" value={formatDuration(trace.durationMs)} />
         <Fact label="Spans" value={`${formatNumber(trace.spanCount)} (${trace.errorCount} failed)`} />
@@ -372,16 +362,7 @@ function SpanPanel({ span, traceStart }: { span: Span; traceStart: number }) {
       </h2>
       <dl className="facts compact">
         <Fact label="Status" value={<Badge tone={statusTone(span.status)}>{span.status}</Badge>} />
-        {span.agentId ? (
-          <Fact
-            label="Agent"
-            value={
-              <Link to={`/agents/${encodeURIComponent(span.agentId)}`}>
-                <UserText text={span.agentName ?? span.agentId} />
-              </Link>
-            }
-          />
-        ) : null}
+        {span.agentId ? <Fact label="Agent" value={<AgentLink agentId={span.agentId} name={span.agentName} />} /> : null}
         <Fact label="Duration" value={formatDuration(span.durationMs)} />
         <Fact label="Starts at" value={`+${formatDuration(Date.parse(span.startTime) - traceStart)}`} />
         {span.model ? <Fact label="Model" value={<UserText text={`${span.model}${span.provider ? ` (${span.provider})` : ''}`} />} /> : null}

@@ -15,7 +15,7 @@ const SERVICE_PROGRAM = fileURLToPath(new URL('./crash/service-process.ts', impo
 const TRACES_PER_REQUEST = 5;
 const CONCURRENCY = 4;
 
-/** The local runtime in a child process on `dataDir`, as `npm start` runs it. */
+/** The local runtime in a child process on `dataDir`, with a data directory as `npm start` gives it (from the sources, under tsx). */
 async function startService(dataDir: string) {
   const child = fork(SERVICE_PROGRAM, [dataDir], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

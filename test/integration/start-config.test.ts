@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +45,7 @@ it('builds the service and runs the build, without a loader: its API answers, an
   const dataDir = await mkdtemp(join(tmpdir(), 'aos-start-'));
   try {
     const answers: number[] = [];
+    const startedAt = Date.now();
     const { code, stderr } = await runService({ DATA_DIR: dataDir }, async (baseUrl) => {
       // A handler loaded from the build (the health route), and one that reads the table.
       answers.push((await fetch(`${baseUrl}/health`)).status);
@@ -52,6 +53,10 @@ it('builds the service and runs the build, without a loader: its API answers, an
     });
     expect(START).not.toContain('--import=tsx');
     expect(answers).toEqual([200, 401]);
+    // What ran was a build: the start marked the one it ran from as in use.
+    const builds = join(REPO_ROOT, 'node_modules', '.cache', 'aos-local-service');
+    const used = readdirSync(builds).filter((name) => statSync(join(builds, name)).mtimeMs >= startedAt - 1000);
+    expect(used.filter((name) => existsSync(join(builds, name, 'infra', 'local', 'main.js'))).length).toBeGreaterThan(0);
     expect(code, stderr).toBe(0);
   } finally {
     await rm(dataDir, { recursive: true, force: true });

@@ -153,8 +153,9 @@ export async function updateAgent(tenantId: string, agentId: string, body: z.inf
  * Removes the agent at once and stops its experiments; its traces, signals and logs are purged in the
  * background. Queues the purge before deleting, and the purge deletes the agent and stops its
  * experiments too: when queuing fails nothing is deleted and the client retries (503); when the delete
- * here fails, the purge finishes it, and so it does when stopping the experiments fails after it. Either way an agent's traces, signals and logs are never left
- * behind without their agent, nor its experiments running.
+ * here fails, the purge finishes it, and so it does when stopping the experiments fails after it.
+ * Either way an agent's traces, signals and logs are never left behind without their agent, nor its
+ * experiments running.
  */
 export async function deleteAgent(
   tenantId: string,

@@ -6,20 +6,31 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 
 const REPO_ROOT = join(import.meta.dirname, '../..');
-/** What `npm start` runs: package.json's start script, whose first word is `node`. */
+/**
+ * What `npm start` runs: package.json's start script, `cross-env NAME=value … node <flags> <program>`
+ * (cross-env sets the environment on any platform's shell, then runs the rest).
+ */
 const START = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start.split(/\s+/) as string[];
+const CROSS_ENV = join(
+  REPO_ROOT,
+  'node_modules/cross-env',
+  (JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules/cross-env/package.json'), 'utf8')) as { bin: Record<string, string> }).bin['cross-env']!,
+);
+
+/** The processes a process started (Linux). */
+const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
 
 /**
  * `npm start` in a child process with the environment given; resolves with how it exited and what it
- * wrote. Once it says it started, `started` runs with its API's address, then the child is stopped as
- * Ctrl-C stops it.
+ * wrote. Once it says it started, `started` runs with its API's address and the service's process id,
+ * then the child is stopped as Ctrl-C stops it.
  */
 function runService(
   env: Record<string, string>,
-  started: (baseUrl: string) => Promise<void> = async () => {},
+  started: (baseUrl: string, servicePid: number) => Promise<void> = async () => {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  expect(START[0]).toBe('node');
-  const child = spawn(process.execPath, START.slice(1), {
+  expect(START[0]).toBe('cross-env');
+  const child = spawn(process.execPath, [CROSS_ENV, ...START.slice(1)], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -30,7 +41,7 @@ function runService(
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
     const baseUrl = /Agent Observability Service: (\S+)/.exec(stdout)?.[1];
-    if (baseUrl && !startedRun) startedRun = started(baseUrl).finally(() => child.kill('SIGINT'));
+    if (baseUrl && !startedRun) startedRun = started(baseUrl, childrenOf(child.pid!)[0]!).finally(() => child.kill('SIGINT'));
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) =>
@@ -41,18 +52,22 @@ function runService(
   );
 }
 
-it('builds the service and runs the build, without a loader: its API answers, and Ctrl-C stops it cleanly', async () => {
+it('builds the service and runs the build, without a loader and with glibc arenas capped: its API answers, and Ctrl-C stops it cleanly', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'aos-start-'));
   try {
     const answers: number[] = [];
+    let serviceEnvironment: string[] = [];
     const startedAt = Date.now();
-    const { code, stderr } = await runService({ DATA_DIR: dataDir }, async (baseUrl) => {
+    const { code, stderr } = await runService({ DATA_DIR: dataDir }, async (baseUrl, servicePid) => {
       // A handler loaded from the build (the health route), and one that reads the table.
       answers.push((await fetch(`${baseUrl}/health`)).status);
       answers.push((await fetch(`${baseUrl}/agents`)).status);
+      serviceEnvironment = readFileSync(`/proc/${servicePid}/environ`, 'utf8').split('\0');
     });
     expect(START).not.toContain('--import=tsx');
     expect(answers).toEqual([200, 401]);
+    // Set before the service's process started, which is when glibc reads it (docs/local-runtime.md).
+    expect(serviceEnvironment).toContain('MALLOC_ARENA_MAX=2');
     // What ran was a build: the start marked the one it ran from as in use.
     const builds = join(REPO_ROOT, 'node_modules', '.cache', 'aos-local-service');
     const used = readdirSync(builds).filter((name) => statSync(join(builds, name)).mtimeMs >= startedAt - 1000);

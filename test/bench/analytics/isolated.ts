@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { totalmem } from 'node:os';
 import { exitWithParent } from '../child.ts';
 import { BenchFailure, type ScenarioResult } from '../scenario.ts';
-import { START_FLAGS } from '../start-flags.ts';
+import { START_ENV, START_FLAGS } from '../start-flags.ts';
 
 type Flags = Record<string, number>;
 type Run<Input, Output> = (input: Input, progress: (line: string) => void) => Promise<Output>;
@@ -22,7 +22,7 @@ export function runIsolated<Input = Flags, Output = ScenarioResult>(entry: URL, 
     // with `npm start`'s flags, but for the heap: the scenario seeds its data in the same process (the
     // last --max-old-space-size given is the one V8 takes).
     const execArgv = [...process.execArgv, ...START_FLAGS, `--max-old-space-size=${HEAP_MB}`];
-    const child = fork(entry, [JSON.stringify(input)], { execArgv });
+    const child = fork(entry, [JSON.stringify(input)], { execArgv, env: { ...process.env, ...START_ENV } });
     let outcome: Exclude<ChildMessage<Output>, { progress: string }> | undefined;
     child.on('message', (message: ChildMessage<Output>) => {
       if ('progress' in message) progress(message.progress);

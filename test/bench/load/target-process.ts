@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { SentTrace } from '../ingest/traces.ts';
 import { BenchFailure } from '../scenario.ts';
-import { START_FLAGS } from '../start-flags.ts';
+import { START_ENV, START_FLAGS } from '../start-flags.ts';
 import type { ControlMessage, TargetMessage, TargetOptions } from './protocol.ts';
 
 const TARGET_PROGRAM = fileURLToPath(new URL('./target.ts', import.meta.url));
@@ -35,12 +35,16 @@ const control = (child: ChildProcess, message: ControlMessage) => child.send(mes
 
 /**
  * Starts the local service in a child process (tsx's loader is inherited through execArgv) and waits
- * until it is seeded. `npm start`'s flags are added but for its heap limit: the process also holds
- * what it seeds and verifies.
+ * until it is seeded. `npm start`'s flags and environment are added, but for its heap limit: the
+ * process also holds what it seeds and verifies.
  */
 export async function startTarget(options: TargetOptions): Promise<Target> {
   const execArgv = [...process.execArgv, ...START_FLAGS.filter((flag) => !flag.startsWith('--max-old-space-size'))];
-  const child = fork(TARGET_PROGRAM, [JSON.stringify(options)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(TARGET_PROGRAM, [JSON.stringify(options)], {
+    execArgv,
+    env: { ...process.env, ...START_ENV },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     const ready = await nextMessage(child, 'ready');

@@ -8,7 +8,7 @@ import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
 import { buildLocalService } from '../../../infra/local/build-service.js';
 import { type SpanBatch, seededRandom, spanBatches } from '../ingest/traces.ts';
 import { BenchFailure, type Scenario, type ScenarioResult, UsageError } from '../scenario.ts';
-import { START_FLAGS } from '../start-flags.ts';
+import { START_ENV, START_FLAGS } from '../start-flags.ts';
 import { round } from '../stats.ts';
 import type { MemoryControl, MemoryMessage } from './service-process.ts';
 
@@ -49,12 +49,13 @@ export const memoryScenario: Scenario = {
 };
 
 /**
- * The service built as `npm start` builds it, run without tsx's loader and with the Node.js flags
- * `npm start` gives it (its heap limit), read from package.json's start script.
+ * The service built as `npm start` builds it, run without tsx's loader and with the Node.js flags and
+ * the environment `npm start` gives it (its heap limits, glibc's arenas), read from package.json's
+ * start script.
  */
 async function startService(dataDir: string) {
   const [program] = (await buildLocalService([SERVICE_PROGRAM])).entries;
-  const child = fork(program!, [dataDir], { execArgv: [...START_FLAGS], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(program!, [dataDir], { execArgv: [...START_FLAGS], env: { ...process.env, ...START_ENV }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ask = <T extends MemoryMessage['type']>(control: MemoryControl | undefined, type: T) =>
     new Promise<Extract<MemoryMessage, { type: T }>>((resolve, reject) => {

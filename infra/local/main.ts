@@ -43,14 +43,20 @@ try {
 
 console.log(welcome(service));
 
-let stopping = false;
+/**
+ * A second Ctrl-C forces the exit, but one Ctrl-C can arrive twice: the terminal signals every
+ * process of its group, and cross-env (npm start's parent of this process) forwards the copy it got.
+ */
+const SAME_STOP_MS = 1000;
+let stoppingSince: number | undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (Date.now() - stoppingSince < SAME_STOP_MS) return;
       console.log('Forced exit.');
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     console.log('Stopping: finishing requests and queued messages (press Ctrl-C again to force)...');
     service.stop().then(
       () => process.exit(0),

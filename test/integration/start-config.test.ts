@@ -21,19 +21,23 @@ const CROSS_ENV = join(
 const childrenOf = (pid: number): number[] => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
 
 /**
- * `npm start` in a child process with the environment given; resolves with how it exited and what it
- * wrote. Once it says it started, `started` runs with its API's address and the service's process id,
- * then the child is stopped as Ctrl-C stops it.
+ * `npm start` in a child process with the environment given (none of the start script's own variables
+ * inherited from this one); resolves with how it exited and what it wrote. Once it says it started,
+ * `started` runs with its API's address and the process id of the start script's first process, then
+ * the child is stopped as Ctrl-C in a terminal stops `npm start`: SIGINT to every process of its
+ * group, and again through npm's forwarding.
  */
 function runService(
   env: Record<string, string>,
-  started: (baseUrl: string, servicePid: number) => Promise<void> = async () => {},
+  started: (baseUrl: string, startPid: number) => Promise<void> = async () => {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   expect(START[0]).toBe('cross-env');
+  const { MALLOC_ARENA_MAX: _inherited, ...inherited } = process.env;
   const child = spawn(process.execPath, [CROSS_ENV, ...START.slice(1)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', ...env },
+    env: { ...inherited, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let stdout = '';
   let stderr = '';
@@ -41,7 +45,13 @@ function runService(
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
     const baseUrl = /Agent Observability Service: (\S+)/.exec(stdout)?.[1];
-    if (baseUrl && !startedRun) startedRun = started(baseUrl, childrenOf(child.pid!)[0]!).finally(() => child.kill('SIGINT'));
+    if (baseUrl && !startedRun) {
+      startedRun = started(baseUrl, child.pid!).finally(() => {
+        process.kill(-child.pid!, 'SIGINT');
+        // npm forwards the SIGINT it got to the script's process too, and cross-env forwards every copy.
+        setTimeout(() => child.kill('SIGINT'), 200);
+      });
+    }
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) =>
@@ -58,10 +68,12 @@ it('builds the service and runs the build, without a loader and with glibc arena
     const answers: number[] = [];
     let serviceEnvironment: string[] = [];
     const startedAt = Date.now();
-    const { code, stderr } = await runService({ DATA_DIR: dataDir }, async (baseUrl, servicePid) => {
+    const { code, stdout, stderr } = await runService({ DATA_DIR: dataDir }, async (baseUrl, startPid) => {
       // A handler loaded from the build (the health route), and one that reads the table.
       answers.push((await fetch(`${baseUrl}/health`)).status);
       answers.push((await fetch(`${baseUrl}/agents`)).status);
+      // The service is cross-env's child (Linux's /proc names it).
+      const [servicePid] = childrenOf(startPid);
       serviceEnvironment = readFileSync(`/proc/${servicePid}/environ`, 'utf8').split('\0');
     });
     expect(START).not.toContain('--import=tsx');
@@ -72,6 +84,9 @@ it('builds the service and runs the build, without a loader and with glibc arena
     const builds = join(REPO_ROOT, 'node_modules', '.cache', 'aos-local-service');
     const used = readdirSync(builds).filter((name) => statSync(join(builds, name)).mtimeMs >= startedAt - 1000);
     expect(used.filter((name) => existsSync(join(builds, name, 'infra', 'local', 'main.js'))).length).toBeGreaterThan(0);
+    // One Ctrl-C reaches the service more than once (the terminal's copy and forwarded ones): a clean stop, not a forced one.
+    expect(stdout).toContain('Stopping: finishing requests');
+    expect(stdout).not.toContain('Forced exit.');
     expect(code, stderr).toBe(0);
   } finally {
     await rm(dataDir, { recursive: true, force: true });

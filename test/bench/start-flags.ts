@@ -14,13 +14,19 @@ export const START_FLAGS: readonly string[] = START_WORDS.map((word) => ({ word,
   .filter(({ word, flag }) => word.startsWith('--') && flag !== '--import' && process.allowedNodeEnvironmentFlags.has(flag))
   .map(({ word }) => word);
 
+/** `NAME=value` words that open the start script after `cross-env`, up to the command. */
+function startAssignments(): [string, string][] {
+  const assignments: [string, string][] = [];
+  for (const word of START_WORDS.slice(START_WORDS[0] === 'cross-env' ? 1 : 0)) {
+    const match = /^(\w+)=(.*)$/.exec(word);
+    if (!match) break;
+    assignments.push([match[1]!, match[2]!]);
+  }
+  return assignments;
+}
+
 /**
  * The environment variables the start script sets before Node.js starts (`cross-env NAME=value node …`):
  * glibc's allocator reads its settings only then, so a bench's service process gets them at its spawn.
  */
-export const START_ENV: Readonly<Record<string, string>> = Object.fromEntries(
-  START_WORDS.slice(0, START_WORDS.indexOf('node'))
-    .map((word) => /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(word))
-    .filter((match) => match !== null)
-    .map(([, name, value]) => [name!, value!]),
-);
+export const START_ENV: Readonly<Record<string, string>> = Object.fromEntries(startAssignments());

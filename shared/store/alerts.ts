@@ -3,7 +3,7 @@ import { ALERT_STATUSES, type AlertStatus } from '../domain/alerts/lifecycle.ts'
 import type { AlertQuery, AlertRecord, AlertsRepository, Occurrence, OccurrenceOutcome } from '../domain/alerts/ports.ts';
 import type { PageInput, Total } from '../domain/paging/page.ts';
 import { backoff } from '../domain/retry.ts';
-import { queryAll, queryUpTo } from './batch.ts';
+import { queryUpTo } from './batch.ts';
 import { type Db, written } from './client.ts';
 import * as keys from './keys.ts';
 import { collectionIndexKeys, stripKeys } from './keys.ts';

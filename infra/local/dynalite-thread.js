@@ -3,6 +3,7 @@
 // JavaScript, so that it loads in a worker whatever runs the main thread (tsx, vitest).
 import { parentPort, workerData } from 'node:worker_threads';
 import { AbstractIterator, AbstractKeyIterator, AbstractValueIterator } from 'abstract-level';
+import { ClassicLevel } from 'classic-level';
 import dynalite from 'dynalite';
 
 // dynalite 4 reads a Query's or Scan's items through a stream over a level iterator, and ends it with
@@ -19,6 +20,14 @@ for (const Iterator of [AbstractIterator, AbstractKeyIterator, AbstractValueIter
     return { done: true, value: undefined };
   };
 }
+
+// dynalite opens its LevelDB with no options of its own but the values' encoding (`new Level(path,
+// { valueEncoding })`), so the options it should open with (LEVELDB_BLOCK_BYTES in dynamodb.ts) are
+// added to every open in this thread; an option dynalite gave itself would win.
+const openLevel = ClassicLevel.prototype._open;
+ClassicLevel.prototype._open = function (options) {
+  return openLevel.call(this, { ...workerData.levelOptions, ...options });
+};
 
 const server = dynalite(workerData.options);
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));

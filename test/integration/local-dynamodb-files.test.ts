@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { uncompress } from 'snappyjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '#shared/store/client.ts';
 import { createTableInput } from '#shared/store/table.ts';
@@ -16,6 +17,47 @@ async function tableFilesBytes(dir: string): Promise<number> {
   let total = 0;
   for (const name of await readdir(dir)) if (name.endsWith('.ldb')) total += (await stat(join(dir, name))).size;
   return total;
+}
+
+/** A LevelDB varint at `at`, and where the next field starts. */
+function varint(bytes: Uint8Array, at: number): [value: number, next: number] {
+  let value = 0;
+  for (let shift = 0; ; shift += 7) {
+    const byte = bytes[at++]!;
+    value += (byte & 0x7f) * 2 ** shift;
+    if (byte < 0x80) return [value, at];
+  }
+}
+
+/** A block's contents as stored at [offset, offset + size), uncompressed (its trailer's first byte: 0 raw, 1 snappy). */
+const blockContents = (file: Uint8Array, offset: number, size: number): Uint8Array =>
+  file[offset + size] === 1 ? uncompress(file.subarray(offset, offset + size)) : file.subarray(offset, offset + size);
+
+/**
+ * The uncompressed size of each data block of a LevelDB table file but its last (LevelDB's table
+ * format: the footer's second handle is the index block's, whose entries, one per data block and
+ * each a restart point, hold the blocks' handles).
+ */
+function dataBlockSizes(file: Uint8Array): number[] {
+  const footer = file.length - 48;
+  const [, afterMetaOffset] = varint(file, footer);
+  const [, indexHandle] = varint(file, afterMetaOffset);
+  const [indexOffset, afterIndexOffset] = varint(file, indexHandle);
+  const [indexSize] = varint(file, afterIndexOffset);
+  const index = blockContents(file, indexOffset, indexSize);
+  const view = new DataView(index.buffer, index.byteOffset, index.byteLength);
+  const entries = view.getUint32(index.length - 4, true);
+  const sizes: number[] = [];
+  for (let at = 0, i = 0; i < entries; i++) {
+    const [, afterShared] = varint(index, at);
+    const [keyLength, afterKeyLength] = varint(index, afterShared);
+    const [valueLength, valueAt] = varint(index, afterKeyLength);
+    const [offset, afterOffset] = varint(index, valueAt + keyLength);
+    const [size] = varint(index, afterOffset);
+    sizes.push(blockContents(file, offset, size).length);
+    at = valueAt + keyLength + valueLength;
+  }
+  return sizes.slice(0, -1);
 }
 
 describe('dynalite on disk', () => {
@@ -51,5 +93,20 @@ describe('dynalite on disk', () => {
     // Four live items of 192 KB; LevelDB keeps a few memtables' worth of level-0 files before compacting them.
     // Measured: 9 MB once they are deleted, 72 MB (more than was written) when every query kept its files.
     expect(await tableFilesBytes(dir)).toBeLessThan(written);
+  }, 60_000);
+
+  // LevelDB keeps the index of each open table file on the heap, an entry per block: larger blocks,
+  // smaller indexes (LEVELDB_BLOCK_BYTES in dynamodb.ts). LevelDB's default would cut blocks at 4 KB.
+  it('writes its table files in blocks of 16 KB', async () => {
+    // 6 MB of 1 KB items: more than LevelDB's 4 MB write buffer, so a table file is written.
+    for (let batch = 0; batch < 240; batch++) {
+      const items = Array.from({ length: 25 }, (_, i) => ({ PK: 'blocks', SK: `item#${batch * 25 + i}`, payload: randomBytes(768) }));
+      await db.doc.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: items.map((Item) => ({ PutRequest: { Item } })) } }));
+    }
+    let tableFiles: string[] = [];
+    await expect.poll(async () => (tableFiles = (await readdir(dir)).filter((name) => name.endsWith('.ldb'))).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const sizes = (await Promise.all(tableFiles.map(async (name) => dataBlockSizes(await readFile(join(dir, name)))))).flat();
+    expect(sizes.length).toBeGreaterThan(0);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(16 * 1024);
   }, 60_000);
 });

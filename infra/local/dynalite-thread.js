@@ -23,7 +23,7 @@ for (const Iterator of [AbstractIterator, AbstractKeyIterator, AbstractValueIter
 
 // dynalite opens its LevelDB with no options of its own but the values' encoding (`new Level(path,
 // { valueEncoding })`), so the options it should open with (LEVELDB_BLOCK_BYTES in dynamodb.ts) are
-// added to every open in this thread; an option dynalite gave itself would win.
+// added to every open in this thread; an option dynalite or abstract-level gives would win.
 const openLevel = ClassicLevel.prototype._open;
 ClassicLevel.prototype._open = function (options) {
   return openLevel.call(this, { ...workerData.levelOptions, ...options });

@@ -44,8 +44,8 @@ const DYNALITE_YOUNG_GENERATION_MB = 12;
  * it holds open (up to 990) on the heap, one entry per data block: with its default of 4 KB, those
  * indexes held 40 MB at 400,000 spans and grew with the data (heaptrack; docs/local-runtime.md,
  * "Memory"). With 16 KB blocks an index has about a quarter of the entries where items are small (an
- * item larger than a block still takes a block of its own). The reads bench at a million traces ran
- * as fast as with 4 KB blocks (docs/local-runtime.md).
+ * item larger than a block still takes a block of its own). The reads bench at a million traces
+ * showed no consistent difference from 4 KB blocks (one run each; docs/local-runtime.md).
  */
 const LEVELDB_BLOCK_BYTES = 16 * 1024;
 

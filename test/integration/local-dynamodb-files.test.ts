@@ -40,7 +40,9 @@ const blockContents = (file: Uint8Array, offset: number, size: number): Uint8Arr
 /**
  * The uncompressed size of each data block of a LevelDB table file but its last (LevelDB's table
  * format: the footer's second handle is the index block's, whose entries, one per data block and
- * each a restart point, hold the blocks' handles).
+ * each a restart point, hold the blocks' handles). Read by hand because classic-level tells nothing
+ * of a file's blocks and no library in this project reads the format; only the footer and the index
+ * are read, and snappy is snappyjs's.
  */
 function dataBlockSizes(file: Uint8Array): number[] {
   if (Buffer.from(file.subarray(-8)).readBigUInt64LE() !== TABLE_MAGIC) throw new Error('not a whole LevelDB table file');

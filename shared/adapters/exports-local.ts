@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../domain/lake/dialects.ts';
 import { CONTENT_TYPES, type ExportJob, type ExportRunner, fileNameOf } from '../domain/lake/exports.ts';
 import { type ExportFormat, exportPiecesSql, exportSql, type SqlStatement } from '../domain/lake/sql.ts';
@@ -68,52 +69,52 @@ export function localExportRunner(openLake: () => Promise<LocalLake>, settings: 
       const piecesDir = `${file}.pieces`;
       await rm(piecesDir, { recursive: true, force: true });
       await mkdir(piecesDir, { recursive: true });
-      const connection = await lake.connect();
       try {
-        const piecesOf = async (within: { startMs: number; endMs: number }, spans: number) => {
-          const piecesSql = exportPiecesSql(duckdb, { ...selection, ...within }, spans);
-          const starts = (await connection.runAndReadAll(piecesSql.sql, piecesSql.params)).getRowObjectsJS().map((r) => Number(r['from_ms']));
-          return windowsOf(starts, within.startMs, within.endMs).map((window) => ({ ...window, spans }));
-        };
-        // Newest first; a piece too large for DuckDB's memory is replaced, in place, by smaller ones.
-        const pieces = await piecesOf(selection, SPANS_PER_PIECE);
-        const nested = format !== 'csv';
-        const written: string[] = [];
-        let rows = 0;
-        for (let piece = pieces.shift(); piece; piece = pieces.shift()) {
-          const statement: SqlStatement = exportSql(duckdb, { ...selection, startMs: piece.startMs, endMs: piece.endMs, nested });
-          const path = join(piecesDir, `${String(written.length).padStart(6, '0')}.${format}`);
-          try {
-            const result = await connection.runAndReadAll(`COPY (${statement.sql}) TO ${quoted(path)} (${COPY_OPTIONS[format]})`, statement.params);
-            rows += Number(result.getRowsJS()[0]?.[0] ?? 0);
-            written.push(path);
-          } catch (err) {
-            if (!outOfMemory(err) || piece.spans === 1) throw err;
-            await rm(path, { force: true });
-            pieces.unshift(...(await piecesOf(piece, Math.max(1, Math.floor(piece.spans / PIECE_SHRINK)))));
-          }
-        }
-        if (format === 'parquet') {
-          // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order),
-          // joined on one thread in small row groups: the lake's threads, each writing a row group of
-          // DuckDB's default 122,880 rows, ran out of memory joining 100,000 traces.
-          for (const [i, rowGroup] of PARQUET_ROW_GROUPS.entries()) {
-            const join = `COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet}, ROW_GROUP_SIZE ${rowGroup})`;
+        return await lake.withConnection(async (connection) => {
+          const piecesOf = async (within: { startMs: number; endMs: number }, spans: number) => {
+            const piecesSql = exportPiecesSql(duckdb, { ...selection, ...within }, spans);
+            const starts = (await connection.runAndReadAll(piecesSql.sql, piecesSql.params)).getRowObjectsJS().map((r) => Number(r['from_ms']));
+            return windowsOf(starts, within.startMs, within.endMs).map((window) => ({ ...window, spans }));
+          };
+          // Newest first; a piece too large for DuckDB's memory is replaced, in place, by smaller ones.
+          const pieces = await piecesOf(selection, SPANS_PER_PIECE);
+          const nested = format !== 'csv';
+          const written: string[] = [];
+          let rows = 0;
+          for (let piece = pieces.shift(); piece; piece = pieces.shift()) {
+            const statement: SqlStatement = exportSql(duckdb, { ...selection, startMs: piece.startMs, endMs: piece.endMs, nested });
+            const path = join(piecesDir, `${String(written.length).padStart(6, '0')}.${format}`);
             try {
-              await lake.scratch((scratch) => scratch.run(join));
-              break;
+              const result = await connection.runAndReadAll(`COPY (${statement.sql}) TO ${quoted(path)} (${COPY_OPTIONS[format]})`, statement.params);
+              rows += Number(result.getRowsJS()[0]?.[0] ?? 0);
+              written.push(path);
             } catch (err) {
-              if (!outOfMemory(err) || i === PARQUET_ROW_GROUPS.length - 1) throw err;
-              await rm(file, { force: true });
+              if (!outOfMemory(err) || piece.spans === 1) throw err;
+              await rm(path, { force: true });
+              pieces.unshift(...(await piecesOf(piece, Math.max(1, Math.floor(piece.spans / PIECE_SHRINK)))));
             }
           }
-        } else {
-          await writeFile(file, format === 'csv' ? `${await csvHeader(connection, selection)}\n` : '');
-          for (const path of written) await pipeline(createReadStream(path), createWriteStream(file, { flags: 'a' }));
-        }
-        return { rows, bytes: (await stat(file)).size, location: file };
+          if (format === 'parquet') {
+            // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order),
+            // joined on one thread in small row groups: the lake's threads, each writing a row group of
+            // DuckDB's default 122,880 rows, ran out of memory joining 100,000 traces.
+            for (const [i, rowGroup] of PARQUET_ROW_GROUPS.entries()) {
+              const join = `COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet}, ROW_GROUP_SIZE ${rowGroup})`;
+              try {
+                await lake.scratch((scratch) => scratch.run(join));
+                break;
+              } catch (err) {
+                if (!outOfMemory(err) || i === PARQUET_ROW_GROUPS.length - 1) throw err;
+                await rm(file, { force: true });
+              }
+            }
+          } else {
+            await writeFile(file, format === 'csv' ? `${await csvHeader(connection, selection)}\n` : '');
+            for (const path of written) await pipeline(createReadStream(path), createWriteStream(file, { flags: 'a' }));
+          }
+          return { rows, bytes: (await stat(file)).size, location: file };
+        });
       } finally {
-        connection.closeSync();
         await rm(piecesDir, { recursive: true, force: true });
       }
     },
@@ -130,7 +131,7 @@ export function localExportRunner(openLake: () => Promise<LocalLake>, settings: 
 }
 
 /** The CSV header: the export's column names, read from the query itself without running it over data. */
-async function csvHeader(connection: Awaited<ReturnType<LocalLake['connect']>>, selection: ExportJob['selection']): Promise<string> {
+async function csvHeader(connection: DuckDBConnection, selection: ExportJob['selection']): Promise<string> {
   const statement = exportSql(duckdb, { ...selection, startMs: 0, endMs: 0, nested: false });
   const reader = await connection.runAndReadAll(`SELECT * FROM (${statement.sql}) LIMIT 0`, statement.params);
   return reader.columnNames().join(',');

@@ -21,19 +21,24 @@ export interface LocalLakeSettings {
   /** DuckDB's memory_limit, e.g. `256MB`; beyond it DuckDB spills to a temporary directory beside the file. */
   memoryLimit: string;
   threads: number;
+  /** Rows written before the instance is closed and opened again (REOPEN_AFTER_ROWS unless given: tests set a few). */
+  reopenAfterRows?: number;
 }
 
 export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
   readonly path: string;
-  /** A connection of its own for work that streams (exports); close it after use. */
-  connect(): Promise<DuckDBConnection>;
+  /** Runs `work` on a connection of its own, for work that streams (exports), and closes it after. */
+  withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
+  /** How many times the instance has been opened: once, and again after each reopen (the memory bench reports it). */
+  readonly opens: number;
   /**
    * Runs `work` on a DuckDB of its own, in memory, on one thread, within the lake's memory limit, and
    * closes it: for work that reads and writes files only (joining an export's Parquet pieces), which
    * on the lake's threads would hold a row group per thread.
    */
   scratch<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
-  close(): void;
+  /** Closes the instance, once a reopen under way has finished; nothing can use the lake after. */
+  close(): Promise<void>;
 }
 
 /** The DuckDB type of each lake column type: the tables are made with them, and bulk loads (the search bench) read rows as them. */
@@ -124,6 +129,19 @@ export const isFatalLakeError = (err: unknown): boolean =>
  */
 const WITHOUT_CHECKPOINTS = { checkpoint_threshold: '1000GB' };
 
+/**
+ * How many rows an instance writes before it is closed and opened again, once nothing is using it.
+ * DuckDB keeps, for as long as an instance is open, a handle for every block the process wrote or read
+ * and the column segments of every row group it touched, in glibc's heap, beside its buffers: the lake
+ * rows of 500,000 spans (100,000 traces) written 20 at a time grew the process's anonymous memory
+ * outside DuckDB's buffers from 136 to 246 MB, and would go on growing with the data. Reopened every
+ * 10,000 traces (about 60,000 rows) the whole process stayed between 98 and 130 MB, buffers included;
+ * the writes took 173 s instead of 195 s and the file, checkpointed, was the same size
+ * (docs/local-runtime.md, "DuckDB reopened"). A reopen costs a checkpoint, done first while queries
+ * run, and about 15 ms of open during which queries wait.
+ */
+const REOPEN_AFTER_ROWS = 60_000;
+
 const lakes = new Map<string, Promise<LocalLake>>();
 
 /** The lake at `settings.path`, opened on first use and shared by everything in this process. */
@@ -141,15 +159,18 @@ export function openLocalLake(settings: LocalLakeSettings): Promise<LocalLake> {
 export async function closeLocalLake(path: string): Promise<void> {
   const lake = lakes.get(path);
   lakes.delete(path);
-  (await lake?.catch(() => undefined))?.close();
+  await (await lake?.catch(() => undefined))?.close();
 }
 
-async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings): Promise<LocalLake> {
+async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = REOPEN_AFTER_ROWS }: LocalLakeSettings): Promise<LocalLake> {
   const { mkdir } = await import('node:fs/promises');
   const { dirname, join } = await import('node:path');
   const { DuckDBInstance } = await import('@duckdb/node-api');
   await mkdir(dirname(path), { recursive: true });
   const settings = { ...engineSettings(memoryLimit, threads), ...LAKE_FILE_SETTINGS };
+  /** Whether the open instance checkpoints by itself: not once a fatal error reopened it (WITHOUT_CHECKPOINTS). */
+  let checkpointing = true;
+  let opens = 0;
   const openInstance = async (checkpoints: boolean): Promise<DuckDBInstance> => {
     const opened = await DuckDBInstance.create(path, checkpoints ? settings : { ...settings, ...WITHOUT_CHECKPOINTS });
     const setup = await opened.connect();
@@ -158,50 +179,103 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
     } finally {
       setup.closeSync();
     }
+    checkpointing = checkpoints;
+    opens++;
     return opened;
   };
   // The log a failed checkpoint left is replayed when the file is opened; if that fails, it is
   // replayed once more without automatic checkpoints.
-  let instance: DuckDBInstance = await openInstance(true).catch((err: unknown) => {
-    logger.warn('the local lake could not be opened; opening it again without automatic checkpoints', { path, error: String(err) });
-    return openInstance(false);
-  });
-  /** Counts the reopens: an error of an instance already replaced needs no reopen of its own. */
+  const openFile = () =>
+    openInstance(true).catch((err: unknown) => {
+      logger.warn('the local lake could not be opened; opening it again without automatic checkpoints', { path, error: String(err) });
+      return openInstance(false);
+    });
+  /** Undefined between closing an instance and opening the next, and after an open that failed (the next use tries again). */
+  let instance: DuckDBInstance | undefined = await openFile();
+  /** Counts the instances replaced: an error of an instance already replaced needs no reopen of its own. */
   let generation = 0;
   let reopening: Promise<void> | undefined;
-  /** Closes the invalidated instance and opens the file again (once, however many calls saw the error). */
-  const reopen = (failed: number, cause: unknown): Promise<void> => {
-    if (failed !== generation) return reopening ?? Promise.resolve();
+  /** Rows written since the instance was opened. */
+  let written = 0;
+  /** Queries, writes and connections under way: a reopen for memory waits for none. */
+  let inUse = 0;
+  let closed = false;
+  // Writes are serial: one connection of their own, kept, so its staging tables stay for the next write.
+  let writer: DuckDBConnection | undefined;
+
+  /** Closes the instance and opens the file with `open` (once, however many calls asked); uses wait meanwhile. */
+  const replaceInstance = (open: () => Promise<DuckDBInstance>): Promise<void> => {
     reopening ??= (async () => {
-      logger.error('the local lake was invalidated by a fatal DuckDB error; reopening it without automatic checkpoints', { path, error: String(cause) });
       try {
         writer?.closeSync();
       } catch {}
       writer = undefined;
       try {
-        instance.closeSync();
+        instance?.closeSync();
       } catch {}
-      instance = await openInstance(false);
+      instance = undefined;
       generation++;
+      written = 0;
+      if (closed) return;
+      instance = await open();
     })().finally(() => {
       reopening = undefined;
     });
     return reopening;
   };
+  /** Closes the invalidated instance and opens the file again, without automatic checkpoints. */
+  const reopen = (failed: number, cause: unknown): Promise<void> => {
+    if (failed !== generation) return reopening ?? Promise.resolve();
+    logger.error('the local lake was invalidated by a fatal DuckDB error; reopening it without automatic checkpoints', { path, error: String(cause) });
+    return replaceInstance(() => openInstance(false));
+  };
+  /** Runs `work` on the open instance, counted as a use from the moment it has it (no await between). */
+  const using = async <T>(work: (current: DuckDBInstance, started: number) => Promise<T>): Promise<T> => {
+    for (;;) {
+      if (closed) throw new LakeQueryError('the local lake is closed');
+      if (reopening) await reopening.catch(() => undefined);
+      else if (!instance) await replaceInstance(checkpointing ? openFile : () => openInstance(false));
+      else break;
+    }
+    inUse++;
+    try {
+      return await work(instance!, generation);
+    } finally {
+      inUse--;
+    }
+  };
   /**
    * Runs `work`; if DuckDB invalidated the database meanwhile, reopens it and runs `work` once more (a
    * write is idempotent: it replaces its rows). Other errors pass.
    */
-  const recovering = async <T>(work: () => Promise<T>): Promise<T> => {
-    await reopening;
-    const started = generation;
+  const recovering = async <T>(work: (current: DuckDBInstance) => Promise<T>): Promise<T> => {
+    let started = generation;
     try {
-      return await work();
+      return await using((current, generationNow) => {
+        started = generationNow;
+        return work(current);
+      });
     } catch (err) {
       if (!isFatalLakeError(err) && started === generation) throw err;
       await reopen(started, err);
-      return work();
+      return using(work);
     }
+  };
+  /**
+   * Once the instance has written `reopenAfterRows` rows, checkpoints (queries go on meanwhile) and, if
+   * nothing is using it then, closes it and opens the file again: what DuckDB kept for the blocks it
+   * touched goes with the old instance (REOPEN_AFTER_ROWS). Runs between writes, so none is under way.
+   */
+  const reopenIfDue = async (): Promise<void> => {
+    if (closed || !checkpointing || !instance || written < reopenAfterRows || inUse > 0 || reopening) return;
+    try {
+      await (writer ??= await instance.connect()).run('CHECKPOINT');
+    } catch (err) {
+      logger.warn('the local lake could not checkpoint before a reopen; it tries again after the next write', { path, error: String(err) });
+      return;
+    }
+    if (closed || inUse > 0 || reopening) return;
+    await replaceInstance(openFile);
   };
 
   // One writer at a time: concurrent upserts of the same keys would conflict and fail their messages.
@@ -211,17 +285,16 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
     writes = next.catch(() => undefined);
     return next;
   };
-  const withConnection = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => {
-    const connection = await instance.connect();
+  const withConnection = async <T>(current: DuckDBInstance, work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => {
+    const connection = await current.connect();
     try {
       return await work(connection);
     } finally {
       connection.closeSync();
     }
   };
-  // Writes are serial: one connection of their own, kept, so its staging tables stay for the next write.
-  let writer: DuckDBConnection | undefined;
-  const withWriter = async <T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> => work((writer ??= await instance.connect()));
+  const withWriter = async <T>(current: DuckDBInstance, work: (connection: DuckDBConnection) => Promise<T>): Promise<T> =>
+    work((writer ??= await current.connect()));
   const inTransaction = (connection: DuckDBConnection, work: () => Promise<void>) =>
     (async () => {
       await connection.run('BEGIN TRANSACTION');
@@ -267,22 +340,31 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
   return {
     path,
     dialect: duckdb,
-    write: (rows: LakeRows) =>
-      serially(() =>
-        recovering(() =>
-          withWriter((connection) =>
+    get opens() {
+      return opens;
+    },
+    write: (rows: LakeRows) => {
+      const done = serially(() =>
+        recovering((current) =>
+          withWriter(current, (connection) =>
             inTransaction(connection, async () => {
               await replaceRows(connection, traces, rows.traces);
               await replaceRows(connection, spans, rows.spans);
               await replaceRows(connection, signals, rows.signals);
             }),
           ),
-        ),
-      ),
+        ).then(() => {
+          written += rows.traces.length + rows.spans.length + rows.signals.length;
+        }),
+      );
+      // The reopen runs next among the writes, after this one has answered its caller.
+      serially(reopenIfDue).catch((err: unknown) => logger.error('the local lake could not be reopened', { path, error: String(err) }));
+      return done;
+    },
     query: async (statement: SqlStatement) => {
       try {
-        return await recovering(() =>
-          withConnection(async (connection) => {
+        return await recovering((current) =>
+          withConnection(current, async (connection) => {
             const reader = await connection.runAndReadAll(statement.sql, statement.params);
             return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plain(v)])));
           }),
@@ -293,26 +375,16 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
     },
     execute: (statements: readonly SqlStatement[]) =>
       serially(() =>
-        recovering(() =>
-          withWriter((connection) =>
+        recovering((current) =>
+          withWriter(current, (connection) =>
             inTransaction(connection, async () => {
               for (const statement of statements) await connection.run(statement.sql, statement.params);
             }),
           ),
         ),
       ),
-    // A connection of an invalidated database fails its first statement: it is tried first.
-    connect: () =>
-      recovering(async () => {
-        const connection = await instance.connect();
-        try {
-          await connection.run('SELECT 1');
-          return connection;
-        } catch (err) {
-          connection.closeSync();
-          throw err;
-        }
-      }),
+    // Like a write, the work runs once more if DuckDB invalidated the database meanwhile.
+    withConnection: (work) => recovering((current) => withConnection(current, work)),
     async scratch(work) {
       const scratch = await DuckDBInstance.create(':memory:', {
         ...engineSettings(memoryLimit, 1),
@@ -332,9 +404,12 @@ async function createLocalLake({ path, memoryLimit, threads }: LocalLakeSettings
         scratch.closeSync();
       }
     },
-    close: () => {
+    close: async () => {
+      closed = true;
+      await reopening?.catch(() => undefined);
       writer?.closeSync();
-      instance.closeSync();
+      instance?.closeSync();
+      instance = undefined;
     },
   };
 }

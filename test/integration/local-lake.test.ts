@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { closeLocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
 import { type LakeSignalInput, lakeRowsOf } from '#shared/domain/lake/records.ts';
 import { summarizeTrace } from '#shared/domain/spans/summary.ts';
 import { startTestLake } from '../support/lake.ts';
@@ -71,5 +73,76 @@ describe('the local lake written again', () => {
     await lake.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 1), signal('sig_2', 0)], EXPIRES));
     await lake.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 0)], EXPIRES));
     expect(await rowsOf('SELECT signal_id, value FROM lake_signals ORDER BY signal_id')).toEqual(['sig_1 0', 'sig_2 0']);
+  });
+});
+
+describe('the local lake reopened to give back memory', () => {
+  /** A lake of its own beside the test's, reopened after every 12 rows: a write of two traces of five spans. */
+  const openSmall = () => openLocalLake({ path: join(lake.dir, 'reopened.duckdb'), memoryLimit: '128MB', threads: 1, reopenAfterRows: 12 });
+  const twoTraces = (n: number) => lakeRowsOf('tnt_a', [trace(`t${n}a`, START + n * 10), trace(`t${n}b`, START + n * 10 + 5)], [], EXPIRES);
+  const countsOf = async (small: Awaited<ReturnType<typeof openSmall>>) =>
+    (await small.query({ sql: 'SELECT (SELECT count(*) FROM lake_traces) AS traces, (SELECT count(*) FROM lake_spans) AS spans', params: [] }))[0];
+
+  it('reopens between writes once it has written the rows it was given, and keeps every row once', async () => {
+    const small = await openSmall();
+    try {
+      for (let n = 0; n < 10; n++) await small.write(twoTraces(n));
+      // The writes' queue holds the last reopen: an empty transaction waits for it.
+      await small.execute([]);
+      expect(small.opens).toBe(11);
+      expect(await countsOf(small)).toEqual({ traces: 20, spans: 100 });
+    } finally {
+      await closeLocalLake(join(lake.dir, 'reopened.duckdb'));
+    }
+  });
+
+  it('answers queries made while it writes and reopens, and none of them fails', async () => {
+    const small = await openSmall();
+    try {
+      const work: Array<Promise<unknown>> = [];
+      for (let n = 0; n < 10; n++) {
+        work.push(small.write(twoTraces(n)));
+        for (let q = 0; q < 3; q++) work.push(countsOf(small));
+      }
+      await Promise.all(work);
+      await small.execute([]);
+      expect(small.opens).toBeGreaterThan(1);
+      expect(await countsOf(small)).toEqual({ traces: 20, spans: 100 });
+    } finally {
+      await closeLocalLake(join(lake.dir, 'reopened.duckdb'));
+    }
+  });
+
+  it('waits for a connection in use (an export) to be given back before it reopens', async () => {
+    const small = await openSmall();
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => {
+        holding = resolve;
+      });
+      const exporting = small.withConnection(async (connection) => {
+        holding();
+        await released;
+        return (await connection.runAndReadAll('SELECT count(*) AS n FROM lake_traces')).getRowObjectsJS()[0];
+      });
+      await held;
+      await small.write(twoTraces(0));
+      await small.write(twoTraces(1));
+      await small.execute([]);
+      expect(small.opens).toBe(1);
+
+      release();
+      expect(await exporting).toEqual({ n: 4n });
+      await small.write(twoTraces(2));
+      await small.execute([]);
+      expect(small.opens).toBe(2);
+      expect(await countsOf(small)).toEqual({ traces: 6, spans: 30 });
+    } finally {
+      await closeLocalLake(join(lake.dir, 'reopened.duckdb'));
+    }
   });
 });

@@ -127,123 +127,123 @@ export async function estimateAthena(options: AthenaOptions, layout: LakeLayout,
   const dayMs = Number(/truncate\[(\d+)\]/.exec(layout.tables.get(TRACES_TABLE.name)!.partitions.find((p) => p.source === TRACES_TABLE.time)!.transform)![1]);
   const dir = await mkdtemp(join(tmpdir(), 'aos-cost-lake-'));
   const lake = await openLocalLake({ path: sample.path, memoryLimit: '512MB', threads: 2 });
-  const connection = await lake.connect();
-  const read = async (sql: string, params: Array<string | number> = []) => (await connection.runAndReadAll(sql, params)).getRowObjectsJS();
   try {
-    progress(`measuring ${codec} Parquet of ${sample.traces.toLocaleString('en-US')} seeded traces, column by column`);
-    const tables: Record<string, TableMeasure> = {};
-    for (const table of [TRACES_TABLE, SPANS_TABLE, SIGNALS_TABLE]) {
-      const rows = Number((await read(`SELECT count(*) AS n FROM ${table.name}`))[0]!['n']);
-      const file = join(dir, `${table.name}.parquet`);
-      await connection.run(`COPY (SELECT * FROM ${table.name} ORDER BY ${table.time}) TO '${file}' (FORMAT PARQUET, COMPRESSION ${codec})`);
-      const chunks = await read(
-        'SELECT path_in_schema AS name, sum(total_compressed_size) AS compressed, sum(total_uncompressed_size) AS uncompressed FROM parquet_metadata(?) GROUP BY 1',
-        [file],
-      );
-      const strings = table.columns.filter((c) => c.type === 'string').map((c) => c.name);
-      const raw = rows === 0 ? {} : (await read(`SELECT ${strings.map((c) => `avg(coalesce(strlen(${c}), 0)) AS ${c}`).join(', ')} FROM ${table.name}`))[0]!;
-      tables[table.name] = {
-        rows,
-        columnBytes: Object.fromEntries(chunks.map((c) => [String(c['name']), rows === 0 ? 0 : Number(c['compressed']) / rows])),
-        textBytes: Object.fromEntries(
-          Object.entries(raw)
-            .filter(([, bytes]) => Number(bytes) > TEXT_BYTES)
-            .map(([c, bytes]) => [c, Number(bytes)]),
-        ),
-        compressedBytes: chunks.reduce((sum, c) => sum + Number(c['compressed']), 0),
-        uncompressedBytes: chunks.reduce((sum, c) => sum + Number(c['uncompressed']), 0),
-        fileBytes: (await stat(file)).size,
-      };
-    }
-    const traces = tables[TRACES_TABLE.name]!;
-    const spans = tables[SPANS_TABLE.name]!;
-    const signals = tables[SIGNALS_TABLE.name]!;
-    const days = Number((await read(`SELECT count(DISTINCT floor(${TRACES_TABLE.time} / ${dayMs})) AS n FROM ${TRACES_TABLE.name}`))[0]!['n']);
-    const spansPerTrace = spans.rows / traces.rows;
-    const signalsPerTrace = signals.rows / traces.rows;
-    const tenantSpansPerDay = (spansPerTrace * options.tenantTraces) / days;
-    const range = { tenantId: BENCH_TENANT, startMs: 0, endMs: sample.seededAtMs + dayMs, nowMs: sample.seededAtMs };
-    const limitOf = (bytes: number) => bytes > layout.scanLimitBytes;
-
-    progress("pricing the search bench's queries and an export");
-    const queries: PricedQuery[] = [];
-    const queryList = queriesOf(sample);
-    for (const kind of QUERY_KINDS) {
-      for (const q of queryList[kind]) {
-        const query = parseSearchQuery(q);
-        const pieces = exportPiecesSql(duckdb, { ...range, query }, SPANS_PER_PIECE);
-        const matches = (await read(pieces.sql, pieces.params)).reduce((sum, r) => sum + Number(r['traces']), 0);
-        const matchShare = matches / traces.rows;
-        const traceColumns = columnsRead(traceSearchSql(athena, { ...range, query, limit: PAGE + 1 }).sql, TRACES_TABLE);
-        const spanColumns = columnsRead(spansOfTracesSql(athena, BENCH_TENANT, [{ traceId: 't', startMs: 0 }]).sql, SPANS_TABLE);
-        // The page's 50 newest hits lie in the last days: as many as hold 50 of them.
-        const spanDays = matches === 0 ? 0 : Math.min(days, Math.ceil(PAGE / ((matchShare * options.tenantTraces) / days)));
-        const statementsOf = (of: typeof bytesOf) => [
-          of(traces, traceColumns) * options.tenantTraces,
-          ...(spanDays > 0 ? [of(spans, spanColumns) * tenantSpansPerDay * spanDays] : []),
-        ];
-        const statements = statementsOf(bytesOf);
-        const prose = statementsOf(proseBytesOf);
-        queries.push({
-          kind,
-          q,
-          matchShare,
-          columns: { [TRACES_TABLE.name]: traceColumns, ...(spanDays > 0 && { [SPANS_TABLE.name]: spanColumns }) },
-          spanDays,
-          scannedBytes: sum(statements),
-          billedBytes: billed(statements),
-          dollars: dollarsOf(billed(statements)),
-          proseScannedBytes: sum(prose),
-          proseDollars: dollarsOf(billed(prose)),
-          overLimit: prose.some(limitOf),
-        });
+    return await lake.withConnection(async (connection) => {
+      const read = async (sql: string, params: Array<string | number> = []) => (await connection.runAndReadAll(sql, params)).getRowObjectsJS();
+      progress(`measuring ${codec} Parquet of ${sample.traces.toLocaleString('en-US')} seeded traces, column by column`);
+      const tables: Record<string, TableMeasure> = {};
+      for (const table of [TRACES_TABLE, SPANS_TABLE, SIGNALS_TABLE]) {
+        const rows = Number((await read(`SELECT count(*) AS n FROM ${table.name}`))[0]!['n']);
+        const file = join(dir, `${table.name}.parquet`);
+        await connection.run(`COPY (SELECT * FROM ${table.name} ORDER BY ${table.time}) TO '${file}' (FORMAT PARQUET, COMPRESSION ${codec})`);
+        const chunks = await read(
+          'SELECT path_in_schema AS name, sum(total_compressed_size) AS compressed, sum(total_uncompressed_size) AS uncompressed FROM parquet_metadata(?) GROUP BY 1',
+          [file],
+        );
+        const strings = table.columns.filter((c) => c.type === 'string').map((c) => c.name);
+        const raw = rows === 0 ? {} : (await read(`SELECT ${strings.map((c) => `avg(coalesce(strlen(${c}), 0)) AS ${c}`).join(', ')} FROM ${table.name}`))[0]!;
+        tables[table.name] = {
+          rows,
+          columnBytes: Object.fromEntries(chunks.map((c) => [String(c['name']), rows === 0 ? 0 : Number(c['compressed']) / rows])),
+          textBytes: Object.fromEntries(
+            Object.entries(raw)
+              .filter(([, bytes]) => Number(bytes) > TEXT_BYTES)
+              .map(([c, bytes]) => [c, Number(bytes)]),
+          ),
+          compressedBytes: chunks.reduce((sum, c) => sum + Number(c['compressed']), 0),
+          uncompressedBytes: chunks.reduce((sum, c) => sum + Number(c['uncompressed']), 0),
+          fileBytes: (await stat(file)).size,
+        };
       }
-    }
-    const exported = exportSql(athena, { ...range, query: parseSearchQuery(''), nested: true }).sql;
-    const exportColumns = Object.fromEntries([TRACES_TABLE, SPANS_TABLE, SIGNALS_TABLE].map((t) => [t.name, columnsRead(exported, t)]));
-    const exportBytesOf = (of: typeof bytesOf) =>
-      of(traces, exportColumns[TRACES_TABLE.name]!) * options.tenantTraces +
-      of(spans, exportColumns[SPANS_TABLE.name]!) * spansPerTrace * options.tenantTraces +
-      of(signals, exportColumns[SIGNALS_TABLE.name]!) * signalsPerTrace * options.tenantTraces;
-    const exportBytes = exportBytesOf(bytesOf);
-    const exportProse = exportBytesOf(proseBytesOf);
-    queries.push({
-      kind: 'export',
-      q: '',
-      matchShare: 1,
-      columns: exportColumns,
-      spanDays: days,
-      scannedBytes: exportBytes,
-      billedBytes: billed([exportBytes]),
-      dollars: dollarsOf(billed([exportBytes])),
-      proseScannedBytes: exportProse,
-      proseDollars: dollarsOf(billed([exportProse])),
-      overLimit: limitOf(exportProse),
-    });
+      const traces = tables[TRACES_TABLE.name]!;
+      const spans = tables[SPANS_TABLE.name]!;
+      const signals = tables[SIGNALS_TABLE.name]!;
+      const days = Number((await read(`SELECT count(DISTINCT floor(${TRACES_TABLE.time} / ${dayMs})) AS n FROM ${TRACES_TABLE.name}`))[0]!['n']);
+      const spansPerTrace = spans.rows / traces.rows;
+      const signalsPerTrace = signals.rows / traces.rows;
+      const tenantSpansPerDay = (spansPerTrace * options.tenantTraces) / days;
+      const range = { tenantId: BENCH_TENANT, startMs: 0, endMs: sample.seededAtMs + dayMs, nowMs: sample.seededAtMs };
+      const limitOf = (bytes: number) => bytes > layout.scanLimitBytes;
 
-    const bytesPerTrace = (traces.fileBytes + spans.fileBytes + signals.fileBytes) / traces.rows;
-    const everyColumn = (table: LakeTable) => table.columns.map((c) => c.name);
-    const proseBytesPerTrace =
-      proseBytesOf(traces, everyColumn(TRACES_TABLE)) +
-      proseBytesOf(spans, everyColumn(SPANS_TABLE)) * spansPerTrace +
-      proseBytesOf(signals, everyColumn(SIGNALS_TABLE)) * signalsPerTrace;
-    const monthly = (bytes: number) => (bytes / 2 ** 30) * PRICES.s3.standardPerGbMonth;
-    return {
-      options,
-      layout,
-      days,
-      spansPerTrace,
-      tables,
-      queries,
-      storage: {
-        bytesPerMillionTraces: bytesPerTrace * 1e6,
-        dollarsPerMillionTracesMonth: monthly(bytesPerTrace * 1e6),
-        proseBytesPerMillionTraces: proseBytesPerTrace * 1e6,
-        proseDollarsPerMillionTracesMonth: monthly(proseBytesPerTrace * 1e6),
-      },
-    };
+      progress("pricing the search bench's queries and an export");
+      const queries: PricedQuery[] = [];
+      const queryList = queriesOf(sample);
+      for (const kind of QUERY_KINDS) {
+        for (const q of queryList[kind]) {
+          const query = parseSearchQuery(q);
+          const pieces = exportPiecesSql(duckdb, { ...range, query }, SPANS_PER_PIECE);
+          const matches = (await read(pieces.sql, pieces.params)).reduce((sum, r) => sum + Number(r['traces']), 0);
+          const matchShare = matches / traces.rows;
+          const traceColumns = columnsRead(traceSearchSql(athena, { ...range, query, limit: PAGE + 1 }).sql, TRACES_TABLE);
+          const spanColumns = columnsRead(spansOfTracesSql(athena, BENCH_TENANT, [{ traceId: 't', startMs: 0 }]).sql, SPANS_TABLE);
+          // The page's 50 newest hits lie in the last days: as many as hold 50 of them.
+          const spanDays = matches === 0 ? 0 : Math.min(days, Math.ceil(PAGE / ((matchShare * options.tenantTraces) / days)));
+          const statementsOf = (of: typeof bytesOf) => [
+            of(traces, traceColumns) * options.tenantTraces,
+            ...(spanDays > 0 ? [of(spans, spanColumns) * tenantSpansPerDay * spanDays] : []),
+          ];
+          const statements = statementsOf(bytesOf);
+          const prose = statementsOf(proseBytesOf);
+          queries.push({
+            kind,
+            q,
+            matchShare,
+            columns: { [TRACES_TABLE.name]: traceColumns, ...(spanDays > 0 && { [SPANS_TABLE.name]: spanColumns }) },
+            spanDays,
+            scannedBytes: sum(statements),
+            billedBytes: billed(statements),
+            dollars: dollarsOf(billed(statements)),
+            proseScannedBytes: sum(prose),
+            proseDollars: dollarsOf(billed(prose)),
+            overLimit: prose.some(limitOf),
+          });
+        }
+      }
+      const exported = exportSql(athena, { ...range, query: parseSearchQuery(''), nested: true }).sql;
+      const exportColumns = Object.fromEntries([TRACES_TABLE, SPANS_TABLE, SIGNALS_TABLE].map((t) => [t.name, columnsRead(exported, t)]));
+      const exportBytesOf = (of: typeof bytesOf) =>
+        of(traces, exportColumns[TRACES_TABLE.name]!) * options.tenantTraces +
+        of(spans, exportColumns[SPANS_TABLE.name]!) * spansPerTrace * options.tenantTraces +
+        of(signals, exportColumns[SIGNALS_TABLE.name]!) * signalsPerTrace * options.tenantTraces;
+      const exportBytes = exportBytesOf(bytesOf);
+      const exportProse = exportBytesOf(proseBytesOf);
+      queries.push({
+        kind: 'export',
+        q: '',
+        matchShare: 1,
+        columns: exportColumns,
+        spanDays: days,
+        scannedBytes: exportBytes,
+        billedBytes: billed([exportBytes]),
+        dollars: dollarsOf(billed([exportBytes])),
+        proseScannedBytes: exportProse,
+        proseDollars: dollarsOf(billed([exportProse])),
+        overLimit: limitOf(exportProse),
+      });
+
+      const bytesPerTrace = (traces.fileBytes + spans.fileBytes + signals.fileBytes) / traces.rows;
+      const everyColumn = (table: LakeTable) => table.columns.map((c) => c.name);
+      const proseBytesPerTrace =
+        proseBytesOf(traces, everyColumn(TRACES_TABLE)) +
+        proseBytesOf(spans, everyColumn(SPANS_TABLE)) * spansPerTrace +
+        proseBytesOf(signals, everyColumn(SIGNALS_TABLE)) * signalsPerTrace;
+      const monthly = (bytes: number) => (bytes / 2 ** 30) * PRICES.s3.standardPerGbMonth;
+      return {
+        options,
+        layout,
+        days,
+        spansPerTrace,
+        tables,
+        queries,
+        storage: {
+          bytesPerMillionTraces: bytesPerTrace * 1e6,
+          dollarsPerMillionTracesMonth: monthly(bytesPerTrace * 1e6),
+          proseBytesPerMillionTraces: proseBytesPerTrace * 1e6,
+          proseDollarsPerMillionTracesMonth: monthly(proseBytesPerTrace * 1e6),
+        },
+      };
+    });
   } finally {
-    connection.closeSync();
     await closeLocalLake(sample.path);
     await rm(dir, { recursive: true, force: true });
   }
@@ -290,11 +290,11 @@ export function formatAthenaReport(estimate: AthenaEstimate): string {
     return tablesRead.map((table) => `${table} ${[...new Set(of.flatMap((q) => q.columns[table] ?? []))].join(', ')}`).join('; ');
   };
   const largest = (measure: TableMeasure, unit: string) =>
-    Object.entries(measure.columnBytes)
+    `${Object.entries(measure.columnBytes)
       .sort(([, a], [, b]) => b - a)
       .slice(0, 4)
       .map(([c, b]) => `${c} ${Math.round(b)} B${measure.textBytes[c] ? ` of ${Math.round(measure.textBytes[c])}` : ''}`)
-      .join(', ') + ` ${unit}`;
+      .join(', ')} ${unit}`;
   const perTrace = (measure: TableMeasure, perRow = 1) => `${Math.round((measure.compressedBytes / measure.rows) * perRow).toLocaleString('en-US')} B`;
   const header = `  ${''.padEnd(width)}  ${'corpus text, measured'.padStart(26)}  ${`text compressed ${PROSE_RATIO}×`.padStart(26)}  ${'per 1,000'.padStart(9)}`;
   return [

@@ -87,9 +87,6 @@ export async function benchLake(traces: number, progress: (line: string) => void
   const workerCount = Math.max(1, Math.min(availableParallelism(), batches));
   progress(`seeding ${traces.toLocaleString('en-US')} traces: ${workerCount} worker threads build the rows, DuckDB loads them`);
   const lake = await openLocalLake({ path: building, memoryLimit: SEED_MEMORY_LIMIT, threads: 2 });
-  const connection = await lake.connect();
-  // Checkpoints rewrite the table's last, growing row group: a few large ones rather than one per batch.
-  await connection.run(`SET checkpoint_threshold = '${CHECKPOINT_EVERY}'`);
   // A worker does not inherit the parent's module hooks: it registers tsx before loading the TypeScript.
   const entry = JSON.stringify(new URL('./seed-worker.ts', import.meta.url).href);
   const workers = Array.from(
@@ -98,59 +95,62 @@ export async function benchLake(traces: number, progress: (line: string) => void
   );
   const samples: BenchLake['samples'] = [];
   try {
-    await new Promise<void>((resolve, reject) => {
-      const ready = new Map<number, SeededBatch>();
-      // A worker waits while twice as many batches as there are workers wait to be loaded: their files take disk, and loading sets the pace.
-      const idle: Worker[] = [];
-      const room = () => ready.size < workerCount * 2;
-      let requested = 0;
-      let loaded = 0;
-      let loading = false;
-      let written = 0;
-      const request = (worker: Worker) => {
-        if (requested < batches) worker.postMessage({ batch: requested++ });
-      };
-      // Loads the batches that are ready, in order: the table's rows stay in time order.
-      const load = async () => {
-        if (loading) return;
-        loading = true;
-        try {
-          for (let next = ready.get(loaded); next; next = ready.get(loaded)) {
-            ready.delete(loaded);
-            await connection.run(insertSql(TRACES_TABLE, next.files.traces!));
-            await connection.run(insertSql(SPANS_TABLE, next.files.spans!));
-            await Promise.all(Object.values(next.files).map((file) => rm(file, { force: true })));
-            if (next.sample && samples.length < 40) samples.push(next.sample);
-            written += next.count;
-            loaded++;
-            while (idle.length > 0 && room()) request(idle.shift()!);
-            if (loaded % 20 === 0 || loaded === batches)
-              progress(
-                `seeded ${written.toLocaleString('en-US')} of ${traces.toLocaleString('en-US')} traces (${Math.round((Date.now() - seededAtMs) / 1000)} s)`,
-              );
+    await lake.withConnection(async (connection) => {
+      // Checkpoints rewrite the table's last, growing row group: a few large ones rather than one per batch.
+      await connection.run(`SET checkpoint_threshold = '${CHECKPOINT_EVERY}'`);
+      await new Promise<void>((resolve, reject) => {
+        const ready = new Map<number, SeededBatch>();
+        // A worker waits while twice as many batches as there are workers wait to be loaded: their files take disk, and loading sets the pace.
+        const idle: Worker[] = [];
+        const room = () => ready.size < workerCount * 2;
+        let requested = 0;
+        let loaded = 0;
+        let loading = false;
+        let written = 0;
+        const request = (worker: Worker) => {
+          if (requested < batches) worker.postMessage({ batch: requested++ });
+        };
+        // Loads the batches that are ready, in order: the table's rows stay in time order.
+        const load = async () => {
+          if (loading) return;
+          loading = true;
+          try {
+            for (let next = ready.get(loaded); next; next = ready.get(loaded)) {
+              ready.delete(loaded);
+              await connection.run(insertSql(TRACES_TABLE, next.files.traces!));
+              await connection.run(insertSql(SPANS_TABLE, next.files.spans!));
+              await Promise.all(Object.values(next.files).map((file) => rm(file, { force: true })));
+              if (next.sample && samples.length < 40) samples.push(next.sample);
+              written += next.count;
+              loaded++;
+              while (idle.length > 0 && room()) request(idle.shift()!);
+              if (loaded % 20 === 0 || loaded === batches)
+                progress(
+                  `seeded ${written.toLocaleString('en-US')} of ${traces.toLocaleString('en-US')} traces (${Math.round((Date.now() - seededAtMs) / 1000)} s)`,
+                );
+            }
+          } finally {
+            loading = false;
           }
-        } finally {
-          loading = false;
+          if (loaded === batches) resolve();
+        };
+        for (const worker of workers) {
+          worker.on('error', reject);
+          worker.on('message', (batch: SeededBatch) => {
+            ready.set(batch.batch, batch);
+            if (room()) request(worker);
+            else idle.push(worker);
+            load().catch(reject);
+          });
+          // Two batches each: a worker builds its next while its last is loaded.
+          request(worker);
+          request(worker);
         }
-        if (loaded === batches) resolve();
-      };
-      for (const worker of workers) {
-        worker.on('error', reject);
-        worker.on('message', (batch: SeededBatch) => {
-          ready.set(batch.batch, batch);
-          if (room()) request(worker);
-          else idle.push(worker);
-          load().catch(reject);
-        });
-        // Two batches each: a worker builds its next while its last is loaded.
-        request(worker);
-        request(worker);
-      }
+      });
+      await connection.run('CHECKPOINT');
     });
-    await connection.run('CHECKPOINT');
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
-    connection.closeSync();
     await closeLocalLake(building);
     await rm(dir, { recursive: true, force: true });
   }

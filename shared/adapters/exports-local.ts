@@ -70,7 +70,7 @@ export function localExportRunner(openLake: () => Promise<LocalLake>, settings: 
       await rm(piecesDir, { recursive: true, force: true });
       await mkdir(piecesDir, { recursive: true });
       try {
-        return await lake.withConnection(async (connection) => {
+        const { written, rows, header } = await lake.withConnection(async (connection) => {
           const piecesOf = async (within: { startMs: number; endMs: number }, spans: number) => {
             const piecesSql = exportPiecesSql(duckdb, { ...selection, ...within }, spans);
             const starts = (await connection.runAndReadAll(piecesSql.sql, piecesSql.params)).getRowObjectsJS().map((r) => Number(r['from_ms']));
@@ -94,26 +94,29 @@ export function localExportRunner(openLake: () => Promise<LocalLake>, settings: 
               pieces.unshift(...(await piecesOf(piece, Math.max(1, Math.floor(piece.spans / PIECE_SHRINK)))));
             }
           }
-          if (format === 'parquet') {
-            // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order),
-            // joined on one thread in small row groups: the lake's threads, each writing a row group of
-            // DuckDB's default 122,880 rows, ran out of memory joining 100,000 traces.
-            for (const [i, rowGroup] of PARQUET_ROW_GROUPS.entries()) {
-              const join = `COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet}, ROW_GROUP_SIZE ${rowGroup})`;
-              try {
-                await lake.scratch((scratch) => scratch.run(join));
-                break;
-              } catch (err) {
-                if (!outOfMemory(err) || i === PARQUET_ROW_GROUPS.length - 1) throw err;
-                await rm(file, { force: true });
-              }
-            }
-          } else {
-            await writeFile(file, format === 'csv' ? `${await csvHeader(connection, selection)}\n` : '');
-            for (const path of written) await pipeline(createReadStream(path), createWriteStream(file, { flags: 'a' }));
-          }
-          return { rows, bytes: (await stat(file)).size, location: file };
+          // The CSV header is read from the query on the lake; the pieces are joined without it.
+          const header = format === 'csv' ? `${await csvHeader(connection, selection)}\n` : '';
+          return { written, rows, header };
         });
+        if (format === 'parquet') {
+          // One file whose row groups follow the pieces' order (DuckDB reads a list of files in order),
+          // joined on one thread in small row groups: the lake's threads, each writing a row group of
+          // DuckDB's default 122,880 rows, ran out of memory joining 100,000 traces.
+          for (const [i, rowGroup] of PARQUET_ROW_GROUPS.entries()) {
+            const join = `COPY (SELECT * FROM read_parquet([${written.map(quoted).join(', ')}])) TO ${quoted(file)} (${COPY_OPTIONS.parquet}, ROW_GROUP_SIZE ${rowGroup})`;
+            try {
+              await lake.scratch((scratch) => scratch.run(join));
+              break;
+            } catch (err) {
+              if (!outOfMemory(err) || i === PARQUET_ROW_GROUPS.length - 1) throw err;
+              await rm(file, { force: true });
+            }
+          }
+        } else {
+          await writeFile(file, header);
+          for (const path of written) await pipeline(createReadStream(path), createWriteStream(file, { flags: 'a' }));
+        }
+        return { rows, bytes: (await stat(file)).size, location: file };
       } finally {
         await rm(piecesDir, { recursive: true, force: true });
       }

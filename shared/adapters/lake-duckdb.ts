@@ -27,9 +27,9 @@ export interface LocalLakeSettings {
 
 export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
   readonly path: string;
-  /** Runs `work` on a connection of its own, for work that streams (exports), and closes it after. */
+  /** Runs `work` on a connection of its own, for work that streams (exports), and closes it after; the lake is not reopened meanwhile. */
   withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
-  /** How many times the instance has been opened: once, and again after each reopen (the memory bench reports it). */
+  /** How many instances of the file this lake has opened: one, and one more for each reopen (the lake-writes bench reports it). */
   readonly opens: number;
   /**
    * Runs `work` on a DuckDB of its own, in memory, on one thread, within the lake's memory limit, and
@@ -37,7 +37,7 @@ export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
    * on the lake's threads would hold a row group per thread.
    */
   scratch<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
-  /** Closes the instance, once a reopen under way has finished; nothing can use the lake after. */
+  /** Refuses new work, waits for the work under way (writes, queries, lent connections), then closes the instance. */
   close(): Promise<void>;
 }
 
@@ -130,36 +130,44 @@ export const isFatalLakeError = (err: unknown): boolean =>
 const WITHOUT_CHECKPOINTS = { checkpoint_threshold: '1000GB' };
 
 /**
- * How many rows an instance writes before it is closed and opened again, once nothing is using it.
- * DuckDB keeps, for as long as an instance is open, a handle for every block the process wrote or read
- * and the column segments of every row group it touched, in glibc's heap, beside its buffers: the lake
- * rows of 500,000 spans (100,000 traces) written 20 at a time grew the process's anonymous memory
- * outside DuckDB's buffers from 136 to 246 MB, and would go on growing with the data. Reopened every
- * 10,000 traces (about 60,000 rows) the whole process stayed between 98 and 130 MB, buffers included;
- * the writes took 173 s instead of 195 s and the file, checkpointed, was the same size
- * (docs/local-runtime.md, "DuckDB reopened"). A reopen costs a checkpoint, done first while queries
- * run, and about 15 ms of open during which queries wait.
+ * How many rows an instance writes before it is closed and opened again. DuckDB keeps, for as long as
+ * an instance is open, a handle for every block the process wrote or read and the column segments of
+ * every row group it touched, in glibc's heap, beside its buffers; closing the instance hands them
+ * back. Measured by `npm run bench -- --scenario lake-writes` (docs/local-runtime.md, "DuckDB
+ * reopened"): writing the lake rows of 100,000 traces 20 at a time, the process's anonymous memory
+ * outside DuckDB's buffers went on growing with the data when the lake stayed open, and stayed flat
+ * when it was reopened every 60,000 rows (about 10,000 traces), at no cost in time or file size. A
+ * reopen waits for the queries under way and makes new ones wait for its close and open (mostly well
+ * under a second: the checkpoint before it has usually written what the log held).
  */
-const REOPEN_AFTER_ROWS = 60_000;
+export const REOPEN_AFTER_ROWS = 60_000;
 
 const lakes = new Map<string, Promise<LocalLake>>();
+/** Closes under way, by path: the file is opened again only once its last instance is closed. */
+const closing = new Map<string, Promise<void>>();
 
 /** The lake at `settings.path`, opened on first use and shared by everything in this process. */
 export function openLocalLake(settings: LocalLakeSettings): Promise<LocalLake> {
   let lake = lakes.get(settings.path);
   if (!lake) {
-    lake = createLocalLake(settings);
+    lake = (closing.get(settings.path) ?? Promise.resolve()).then(() => createLocalLake(settings));
     lakes.set(settings.path, lake);
     lake.catch(() => lakes.delete(settings.path));
   }
   return lake;
 }
 
-/** Closes the lake at `path` if this process opened it (the local runtime, when it stops). */
+/** Closes the lake at `path` if this process opened it (the local runtime, when it stops), once the work under way is done. */
 export async function closeLocalLake(path: string): Promise<void> {
   const lake = lakes.get(path);
   lakes.delete(path);
-  await (await lake?.catch(() => undefined))?.close();
+  const closed = (async () => (await lake?.catch(() => undefined))?.close())();
+  closing.set(path, closed);
+  try {
+    await closed;
+  } finally {
+    if (closing.get(path) === closed) closing.delete(path);
+  }
 }
 
 async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = REOPEN_AFTER_ROWS }: LocalLakeSettings): Promise<LocalLake> {
@@ -168,28 +176,35 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
   const { DuckDBInstance } = await import('@duckdb/node-api');
   await mkdir(dirname(path), { recursive: true });
   const settings = { ...engineSettings(memoryLimit, threads), ...LAKE_FILE_SETTINGS };
-  /** Whether the open instance checkpoints by itself: not once a fatal error reopened it (WITHOUT_CHECKPOINTS). */
+  /** Whether instances checkpoint by themselves: once a fatal error made the lake open without (WITHOUT_CHECKPOINTS), not again until the process restarts. */
   let checkpointing = true;
   let opens = 0;
   const openInstance = async (checkpoints: boolean): Promise<DuckDBInstance> => {
+    if (!checkpoints) checkpointing = false;
     const opened = await DuckDBInstance.create(path, checkpoints ? settings : { ...settings, ...WITHOUT_CHECKPOINTS });
-    const setup = await opened.connect();
     try {
-      for (const table of LAKE_TABLES) await setup.run(createTableSql(table));
-    } finally {
-      setup.closeSync();
+      const setup = await opened.connect();
+      try {
+        for (const table of LAKE_TABLES) await setup.run(createTableSql(table));
+      } finally {
+        setup.closeSync();
+      }
+    } catch (err) {
+      opened.closeSync();
+      throw err;
     }
-    checkpointing = checkpoints;
     opens++;
     return opened;
   };
   // The log a failed checkpoint left is replayed when the file is opened; if that fails, it is
   // replayed once more without automatic checkpoints.
   const openFile = () =>
-    openInstance(true).catch((err: unknown) => {
-      logger.warn('the local lake could not be opened; opening it again without automatic checkpoints', { path, error: String(err) });
-      return openInstance(false);
-    });
+    checkpointing
+      ? openInstance(true).catch((err: unknown) => {
+          logger.warn('the local lake could not be opened; opening it again without automatic checkpoints', { path, error: String(err) });
+          return openInstance(false);
+        })
+      : openInstance(false);
   /** Undefined between closing an instance and opening the next, and after an open that failed (the next use tries again). */
   let instance: DuckDBInstance | undefined = await openFile();
   /** Counts the instances replaced: an error of an instance already replaced needs no reopen of its own. */
@@ -197,15 +212,23 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
   let reopening: Promise<void> | undefined;
   /** Rows written since the instance was opened. */
   let written = 0;
-  /** Queries, writes and connections under way: a reopen for memory waits for none. */
+  /** Queries, writes and connections under way, and of them the connections handed out (exports: long). */
   let inUse = 0;
+  let lent = 0;
+  const idleWaiters: Array<() => void> = [];
+  const whenIdle = (): Promise<void> => (inUse === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
   let closed = false;
   // Writes are serial: one connection of their own, kept, so its staging tables stay for the next write.
   let writer: DuckDBConnection | undefined;
 
-  /** Closes the instance and opens the file with `open` (once, however many calls asked); uses wait meanwhile. */
-  const replaceInstance = (open: () => Promise<DuckDBInstance>): Promise<void> => {
+  /**
+   * Closes the instance and opens the file again (once, however many calls asked); new uses wait
+   * meanwhile. `drain` waits for the uses under way first; a fatal error's reopen does not (every
+   * statement of an invalidated instance fails anyway).
+   */
+  const replaceInstance = (drain: boolean): Promise<void> => {
     reopening ??= (async () => {
+      if (drain) await whenIdle();
       try {
         writer?.closeSync();
       } catch {}
@@ -216,66 +239,70 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
       instance = undefined;
       generation++;
       written = 0;
-      if (closed) return;
-      instance = await open();
+      if (!closed) instance = await openFile();
     })().finally(() => {
       reopening = undefined;
     });
     return reopening;
   };
-  /** Closes the invalidated instance and opens the file again, without automatic checkpoints. */
+  /** Closes the invalidated instance and opens the file again, from now on without automatic checkpoints. */
   const reopen = (failed: number, cause: unknown): Promise<void> => {
     if (failed !== generation) return reopening ?? Promise.resolve();
     logger.error('the local lake was invalidated by a fatal DuckDB error; reopening it without automatic checkpoints', { path, error: String(cause) });
-    return replaceInstance(() => openInstance(false));
+    checkpointing = false;
+    return replaceInstance(false);
   };
   /** Runs `work` on the open instance, counted as a use from the moment it has it (no await between). */
-  const using = async <T>(work: (current: DuckDBInstance, started: number) => Promise<T>): Promise<T> => {
+  const using = async <T>(work: (current: DuckDBInstance, started: number) => Promise<T>, lends = false): Promise<T> => {
     for (;;) {
       if (closed) throw new LakeQueryError('the local lake is closed');
       if (reopening) await reopening.catch(() => undefined);
-      else if (!instance) await replaceInstance(checkpointing ? openFile : () => openInstance(false));
+      else if (!instance) await replaceInstance(false);
       else break;
     }
     inUse++;
+    if (lends) lent++;
     try {
       return await work(instance!, generation);
     } finally {
       inUse--;
+      if (lends) lent--;
+      if (inUse === 0) for (const idle of idleWaiters.splice(0)) idle();
     }
   };
   /**
    * Runs `work`; if DuckDB invalidated the database meanwhile, reopens it and runs `work` once more (a
    * write is idempotent: it replaces its rows). Other errors pass.
    */
-  const recovering = async <T>(work: (current: DuckDBInstance) => Promise<T>): Promise<T> => {
+  const recovering = async <T>(work: (current: DuckDBInstance) => Promise<T>, lends = false): Promise<T> => {
     let started = generation;
     try {
       return await using((current, generationNow) => {
         started = generationNow;
         return work(current);
-      });
+      }, lends);
     } catch (err) {
       if (!isFatalLakeError(err) && started === generation) throw err;
       await reopen(started, err);
-      return using(work);
+      return using(work, lends);
     }
   };
   /**
-   * Once the instance has written `reopenAfterRows` rows, checkpoints (queries go on meanwhile) and, if
-   * nothing is using it then, closes it and opens the file again: what DuckDB kept for the blocks it
-   * touched goes with the old instance (REOPEN_AFTER_ROWS). Runs between writes, so none is under way.
+   * Once the instance has written `reopenAfterRows` rows, and no connection is lent out, checkpoints
+   * (DuckDB refuses while another transaction runs: the close then does it) and reopens it, waiting
+   * for the queries under way: what DuckDB kept for the blocks it touched goes with the old instance
+   * (REOPEN_AFTER_ROWS). Runs among the writes, so none is under way.
    */
   const reopenIfDue = async (): Promise<void> => {
-    if (closed || !checkpointing || !instance || written < reopenAfterRows || inUse > 0 || reopening) return;
+    const due = () => !closed && checkpointing && instance !== undefined && !reopening && lent === 0 && written >= reopenAfterRows;
+    if (!due()) return;
+    const started = generation;
     try {
-      await (writer ??= await instance.connect()).run('CHECKPOINT');
+      await (writer ??= await instance!.connect()).run('CHECKPOINT');
     } catch (err) {
-      logger.warn('the local lake could not checkpoint before a reopen; it tries again after the next write', { path, error: String(err) });
-      return;
+      if (isFatalLakeError(err)) return reopen(started, err);
     }
-    if (closed || inUse > 0 || reopening) return;
-    await replaceInstance(openFile);
+    if (due() && started === generation) await replaceInstance(true);
   };
 
   // One writer at a time: concurrent upserts of the same keys would conflict and fail their messages.
@@ -383,8 +410,22 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
           ),
         ),
       ),
-    // Like a write, the work runs once more if DuckDB invalidated the database meanwhile.
-    withConnection: (work) => recovering((current) => withConnection(current, work)),
+    // An invalidated database fails the connection's first statement, reopened and tried again before
+    // the work begins; the work itself is not run again (an export's is not idempotent): an instance it
+    // leaves invalidated is reopened by the next use.
+    withConnection: (work) =>
+      recovering(
+        (current) =>
+          withConnection(current, async (connection) => {
+            await connection.run('SELECT 1');
+            try {
+              return await work(connection);
+            } catch (err) {
+              throw isFatalLakeError(err) ? new LakeQueryError('the local lake was invalidated while a connection was lent', { cause: err }) : err;
+            }
+          }),
+        true,
+      ),
     async scratch(work) {
       const scratch = await DuckDBInstance.create(':memory:', {
         ...engineSettings(memoryLimit, 1),
@@ -406,7 +447,9 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
     },
     close: async () => {
       closed = true;
+      await writes;
       await reopening?.catch(() => undefined);
+      await whenIdle();
       writer?.closeSync();
       instance?.closeSync();
       instance = undefined;

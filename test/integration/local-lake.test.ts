@@ -96,17 +96,18 @@ describe('the local lake reopened to give back memory', () => {
     }
   });
 
-  it('answers queries made while it writes and reopens, and none of them fails', async () => {
+  it('answers queries made while it writes and reopens: a reopen waits for them, and they for it', async () => {
     const small = await openSmall();
     try {
-      const work: Array<Promise<unknown>> = [];
+      const queries: Array<Promise<{ written: number; counts: Record<string, unknown> | undefined }>> = [];
       for (let n = 0; n < 10; n++) {
-        work.push(small.write(twoTraces(n)));
-        for (let q = 0; q < 3; q++) work.push(countsOf(small));
+        await small.write(twoTraces(n));
+        // Started while the reopen this write made due is queued or under way, not awaited.
+        for (let q = 0; q < 3; q++) queries.push(countsOf(small).then((counts) => ({ written: 2 * (n + 1), counts })));
       }
-      await Promise.all(work);
+      for (const { written, counts } of await Promise.all(queries)) expect(Number(counts?.['traces'])).toBeGreaterThanOrEqual(written);
       await small.execute([]);
-      expect(small.opens).toBeGreaterThan(1);
+      expect(small.opens).toBe(11);
       expect(await countsOf(small)).toEqual({ traces: 20, spans: 100 });
     } finally {
       await closeLocalLake(join(lake.dir, 'reopened.duckdb'));
@@ -143,6 +144,45 @@ describe('the local lake reopened to give back memory', () => {
       expect(await countsOf(small)).toEqual({ traces: 6, spans: 30 });
     } finally {
       await closeLocalLake(join(lake.dir, 'reopened.duckdb'));
+    }
+  });
+
+  it('closes once a lent connection is given back, and opens the file again only after', async () => {
+    const path = join(lake.dir, 'reopened.duckdb');
+    const small = await openSmall();
+    await small.write(twoTraces(0));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const exporting = small.withConnection(async (connection) => {
+      holding();
+      await released;
+      return (await connection.runAndReadAll('SELECT count(*) AS n FROM lake_spans')).getRowObjectsJS()[0];
+    });
+    await held;
+    let closed = false;
+    const closing = closeLocalLake(path).then(() => {
+      closed = true;
+    });
+    const openedAgain = openSmall();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(false);
+    await expect(small.query({ sql: 'SELECT 1', params: [] })).rejects.toThrow('closed');
+
+    release();
+    expect(await exporting).toEqual({ n: 10n });
+    await closing;
+    const again = await openedAgain;
+    try {
+      expect(again).not.toBe(small);
+      expect(await countsOf(again)).toEqual({ traces: 2, spans: 10 });
+    } finally {
+      await closeLocalLake(path);
     }
   });
 });

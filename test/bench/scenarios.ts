@@ -2,6 +2,7 @@ import { analyticsScenario } from './analytics/scenario.ts';
 import { coldStartScenario } from './cold-start/scenario.ts';
 import { consoleScenario } from './console/scenario.ts';
 import { ingestScenario } from './ingest/scenario.ts';
+import { lakeWritesScenario } from './lake-writes/scenario.ts';
 import { loadScenario } from './load/scenario.ts';
 import { memoryScenario } from './memory/scenario.ts';
 import { otlpDecodeScenario } from './otlp-decode/scenario.ts';
@@ -21,6 +22,7 @@ export const scenarios: readonly Scenario[] = [
   coldStartScenario,
   consoleScenario,
   memoryScenario,
+  lakeWritesScenario,
   searchScenario,
   sessionsScenario,
   sessionRecountScenario,

@@ -83,6 +83,25 @@ describe('the local lake reopened to give back memory', () => {
   const countsOf = async (small: Awaited<ReturnType<typeof openSmall>>) =>
     (await small.query({ sql: 'SELECT (SELECT count(*) FROM lake_traces) AS traces, (SELECT count(*) FROM lake_spans) AS spans', params: [] }))[0];
 
+  /** A connection lent out, as an export holds one, until `release`; `exporting` then answers the table's row count. */
+  const lendConnection = async (small: Awaited<ReturnType<typeof openSmall>>, table: string) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const exporting = small.withConnection(async (connection) => {
+      holding();
+      await released;
+      return (await connection.runAndReadAll(`SELECT count(*) AS n FROM ${table}`)).getRowObjectsJS()[0];
+    });
+    await held;
+    return { exporting, release };
+  };
+
   it('reopens between writes once it has written the rows it was given, and keeps every row once', async () => {
     const small = await openSmall();
     try {
@@ -117,20 +136,7 @@ describe('the local lake reopened to give back memory', () => {
   it('waits for a connection in use (an export) to be given back before it reopens', async () => {
     const small = await openSmall();
     try {
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let holding!: () => void;
-      const held = new Promise<void>((resolve) => {
-        holding = resolve;
-      });
-      const exporting = small.withConnection(async (connection) => {
-        holding();
-        await released;
-        return (await connection.runAndReadAll('SELECT count(*) AS n FROM lake_traces')).getRowObjectsJS()[0];
-      });
-      await held;
+      const { exporting, release } = await lendConnection(small, 'lake_traces');
       await small.write(twoTraces(0));
       await small.write(twoTraces(1));
       await small.execute([]);
@@ -151,20 +157,7 @@ describe('the local lake reopened to give back memory', () => {
     const path = join(lake.dir, 'reopened.duckdb');
     const small = await openSmall();
     await small.write(twoTraces(0));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => {
-      holding = resolve;
-    });
-    const exporting = small.withConnection(async (connection) => {
-      holding();
-      await released;
-      return (await connection.runAndReadAll('SELECT count(*) AS n FROM lake_spans')).getRowObjectsJS()[0];
-    });
-    await held;
+    const { exporting, release } = await lendConnection(small, 'lake_spans');
     let closed = false;
     const closing = closeLocalLake(path).then(() => {
       closed = true;

@@ -137,8 +137,8 @@ const WITHOUT_CHECKPOINTS = { checkpoint_threshold: '1000GB' };
  * lake rows of 100,000 traces written 20 at a time: the memory outside DuckDB's buffers and V8's heap
  * grew from 90 to 179 MB with the lake kept open, and from 97 to 130 MB reopened every 60,000 rows
  * (about 10,000 traces); the writes took 174 s instead of 197 s, and the file was 410 MB instead of
- * 354 (the same data, 59 MB more of it free blocks, which later writes reuse). A reopen waits for the
- * queries under way, and new ones wait for its close and open.
+ * 354 (the same data, 59 MB more of it free blocks, which DuckDB gives to later blocks). A reopen
+ * waits for the queries under way, and new ones wait for its close and open.
  */
 export const REOPEN_AFTER_ROWS = 60_000;
 

@@ -13,6 +13,7 @@ import {
   toHttpApiEvent,
   tooLargeForLambda,
 } from './api-gateway.ts';
+import { type BodyBudget, BodyBudgetTimeout, bodyBudget } from './body-budget.ts';
 import { type ConsoleSite, isConsoleRequest } from './console-site.ts';
 import { corsResponseHeaders, isPreflight, preflightResponse } from './cors.ts';
 import { httpFunction, type Invoke } from './lambda.ts';
@@ -30,12 +31,34 @@ export interface ApiServer {
  * What API Gateway does in front of the route functions, on a plain node:http server; with a console
  * site, what CloudFront does too: every path outside `/api` is the console's.
  */
-export function createApiServer(route: (method: string, rawPath: string) => RouteMatch, invoke: Invoke, log: Log, consoleSite?: ConsoleSite): ApiServer {
+export function createApiServer(
+  route: (method: string, rawPath: string) => RouteMatch,
+  invoke: Invoke,
+  log: Log,
+  consoleSite?: ConsoleSite,
+  budget: BodyBudget = bodyBudget(),
+): ApiServer {
   let closing = false;
 
   async function respond(req: IncomingMessage, requestId: string): Promise<HttpResponse> {
     if (consoleSite && isConsoleRequest(pathOf(req))) return consoleSite(req, pathOf(req));
     if (isPreflight(req)) return preflightResponse();
+    let release: () => void;
+    try {
+      release = await budget.admit(req);
+    } catch (err) {
+      if (!(err instanceof BodyBudgetTimeout)) throw err;
+      log(`[http] ${req.method} ${pathOf(req)} waited too long for the body budget: answered 503`);
+      return busyResponse();
+    }
+    try {
+      return await handleApiRequest(req, requestId);
+    } finally {
+      release();
+    }
+  }
+
+  async function handleApiRequest(req: IncomingMessage, requestId: string): Promise<HttpResponse> {
     const body = await readBody(req);
     if (!body) return envelopeResponse(413, 'VALIDATION_ERROR', 'Request body exceeds 10 MB');
     const match = route(req.method ?? 'GET', pathOf(req));
@@ -119,11 +142,19 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 
 const pathOf = (req: IncomingMessage): string => splitUrl(req.url).rawPath;
 
+/** What a request that could not be taken in time is answered: the service's 503, to retry later. */
+function busyResponse(): HttpResponse {
+  const response = envelopeResponse(503, 'INTERNAL_ERROR', 'The service is busy with other requests; retry it (a retry never duplicates data).');
+  return { ...response, headers: { ...response.headers, 'retry-after': '5' } };
+}
+
 /**
  * The whole body, or undefined when it is larger than API Gateway accepts. An oversized body is
  * still read to its end (and dropped) so that the client gets to see the 413.
  */
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  // A client that went away while its request waited for the budget: its 'close' has been emitted already.
+  if (req.destroyed) return Promise.reject(new Error('the client closed the connection before its request was read'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

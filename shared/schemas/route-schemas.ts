@@ -4,6 +4,8 @@ import type { RouteDef, RouteId } from '../catalog.ts';
 export const MB = 1024 * 1024;
 /** A body kept in one item (DynamoDB's 400 KB), with room for what the service adds to it. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+/** The telemetry batches' body (spans, signals, logs, OTLP), decompressed: the largest any route takes. */
+export const TELEMETRY_MAX_BODY_BYTES = 5 * MB;
 
 export interface RouteSchemas {
   summary: string;

@@ -4,7 +4,7 @@ import { MAX_TOKEN_COUNT } from '../../domain/spans/model.ts';
 import { TRACE_STATUSES } from '../../domain/spans/summary.ts';
 import { agentId, dateRangeQuery, pageQuery, queryBoolean, queryDecimal, queryInteger, rangeChecked } from '../common.ts';
 import { traceIdParams } from '../fields.ts';
-import { type AreaRouteSchemas, areaRoutes, MB } from '../route-schemas.ts';
+import { type AreaRouteSchemas, areaRoutes, TELEMETRY_MAX_BODY_BYTES } from '../route-schemas.ts';
 import { spansBatchBody } from '../spans.ts';
 
 /** The longest duration and the largest token count a filter takes (about a year; the largest count a span may report). */
@@ -48,7 +48,7 @@ export const spansRoutes = /* @__PURE__ */ areaRoutes(spansRouteDefs, {
   'spans/ingest': {
     summary: 'Ingest up to 1000 spans (native JSON); 202 with accepted/rejected counts',
     body: spansBatchBody,
-    maxBodyBytes: 5 * MB,
+    maxBodyBytes: TELEMETRY_MAX_BODY_BYTES,
     convertsUnstorableValues: true,
   },
   'spans/list-traces': {

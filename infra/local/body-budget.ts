@@ -1,0 +1,55 @@
+import type { IncomingMessage } from 'node:http';
+import { Semaphore, withTimeout } from 'async-mutex';
+import { TELEMETRY_MAX_BODY_BYTES } from '#shared/schemas/route-schemas.ts';
+import { MAX_BODY_BYTES } from './api-gateway.ts';
+
+/**
+ * How many bytes of request bodies the local server handles at once. On AWS each Lambda instance has
+ * memory of its own; locally every request is handled in the one process, whose heap `npm start`
+ * caps at 256 MB, and a request's body is held several times over while it is handled (the bytes,
+ * the event's string, the parsed JSON, the queue's messages). Forty-three requests of 70 traces of
+ * 64 KB of text, sent at once, took the heap past its limit within seconds and the process died with
+ * none of them answered (2026-11-30). Requests past the budget wait, unread (their clients are held
+ * back by TCP), until earlier ones have been answered.
+ */
+export const BODY_BUDGET_BYTES = 16 * 1024 * 1024;
+
+/** How long a request waits for the budget before it is answered 503, to retry later. */
+export const BODY_WAIT_MS = 60_000;
+
+/** The budget's unit: weights counted in bytes would make async-mutex's dispatch loop walk every byte. */
+const UNIT_BYTES = 64 * 1024;
+
+/** A request waited `BODY_WAIT_MS` and the budget still had no room for it. */
+export class BodyBudgetTimeout extends Error {}
+
+export interface BodyBudget {
+  /** Waits until the request's body fits the budget; the release gives its share back (a no-op for a request without a body). */
+  admit(req: IncomingMessage): Promise<() => void>;
+}
+
+export function bodyBudget(budgetBytes = BODY_BUDGET_BYTES, waitMs = BODY_WAIT_MS): BodyBudget {
+  const units = Math.max(1, Math.floor(budgetBytes / UNIT_BYTES));
+  const semaphore = withTimeout(new Semaphore(units), waitMs, new BodyBudgetTimeout('waited too long for the body budget'));
+  return {
+    async admit(req) {
+      const bytes = bodyBytesToHold(req);
+      if (bytes === 0) return () => undefined;
+      const [, release] = await semaphore.acquire(Math.min(units, Math.ceil(bytes / UNIT_BYTES)));
+      return release;
+    },
+  };
+}
+
+/**
+ * What handling the body will hold: its declared length, or the most API Gateway takes when it comes
+ * in chunks of unknown length, and for a gzip body the most a route takes decompressed too; nothing
+ * for a body past API Gateway's limit, which is read and dropped (a 413).
+ */
+function bodyBytesToHold(req: IncomingMessage): number {
+  const declared = req.headers['content-length'];
+  const length = declared !== undefined ? Number(declared) : req.headers['transfer-encoding'] ? MAX_BODY_BYTES : 0;
+  if (!(length > 0 && length <= MAX_BODY_BYTES)) return 0;
+  const compressed = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() !== 'identity';
+  return compressed ? Math.max(length, TELEMETRY_MAX_BODY_BYTES) : length;
+}

@@ -1,0 +1,171 @@
+import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TELEMETRY_MAX_BODY_BYTES } from '#shared/schemas/route-schemas.ts';
+import { bodyBudget } from '../../infra/local/body-budget.ts';
+import { type ApiServer, createApiServer } from '../../infra/local/http-server.ts';
+import type { Invoke } from '../../infra/local/lambda.ts';
+import { listen } from '../../infra/local/servers.ts';
+
+/**
+ * The local server's budget for request bodies (infra/local/body-budget.ts): a burst of large
+ * requests is handled a few at a time instead of all at once, in the one process of `npm start`.
+ */
+const KIB = 1024;
+const route = () => ({ route: { id: 'test/echo' }, routeKey: 'POST /api/echo' });
+
+interface Gate {
+  /** Requests the handler is inside of now, and the most at once so far. */
+  inside: number;
+  most: number;
+  /** Lets every request held inside the handler finish. */
+  open(): void;
+}
+
+/** A handler that holds each request until the gate opens (or at once, when it is open already). */
+function gatedHandler(): { invoke: Invoke; gate: Gate } {
+  let waiting: (() => void)[] = [];
+  let opened = false;
+  const gate: Gate = {
+    inside: 0,
+    most: 0,
+    open() {
+      opened = true;
+      for (const go of waiting) go();
+      waiting = [];
+    },
+  };
+  const invoke: Invoke = async (_fn, event) => {
+    gate.inside++;
+    gate.most = Math.max(gate.most, gate.inside);
+    if (!opened) await new Promise<void>((resolve) => waiting.push(resolve));
+    gate.inside--;
+    const body = (event as APIGatewayProxyEventV2).body ?? '';
+    return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bytes: body.length }) };
+  };
+  return { invoke, gate };
+}
+
+let api: ApiServer | undefined;
+afterEach(async () => {
+  await api?.shutdown();
+  api = undefined;
+});
+
+async function serve(invoke: Invoke, budgetBytes: number, waitMs = 30_000): Promise<number> {
+  api = createApiServer(route, invoke, () => undefined, undefined, bodyBudget(budgetBytes, waitMs));
+  return listen(api.server, 0, '127.0.0.1');
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request on a connection of its own; `abortAfterMs` closes it that long after sending it. */
+function send(port: number, method: string, body?: string | Buffer, headers: Record<string, string> = {}, abortAfterMs?: number): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const sent = { ...(body ? { 'content-type': 'application/json' } : {}), ...headers };
+    const req = request({ host: '127.0.0.1', port, method, path: '/api/echo', agent: false, headers: sent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    if (abortAfterMs !== undefined) setTimeout(() => req.destroy(new Error('aborted by the test')), abortAfterMs);
+    req.end(body);
+  });
+}
+
+/** A request that declares `declaredBytes` of body, sends `sentBytes` of them and goes away `abortAfterMs` later. */
+function sendPart(port: number, declaredBytes: number, sentBytes: number, abortAfterMs: number): Promise<Answer> {
+  return new Promise((_resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/echo', agent: false, headers: { 'content-length': declaredBytes } });
+    req.on('error', reject);
+    req.write('x'.repeat(sentBytes));
+    setTimeout(() => req.destroy(new Error('aborted by the test')), abortAfterMs);
+  });
+}
+
+const bodyOf = (bytes: number) => JSON.stringify({ text: 'x'.repeat(bytes - 11) });
+const until = async (condition: () => boolean) => {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+};
+
+describe("the local server's budget for request bodies", () => {
+  it('handles a burst of large requests a few at a time, and answers every one', async () => {
+    const { invoke, gate } = gatedHandler();
+    // Room for two bodies of 200 KB, not three.
+    const port = await serve(invoke, 512 * KIB);
+    const answers = Array.from({ length: 6 }, () => send(port, 'POST', bodyOf(200 * KIB)));
+    await until(() => gate.inside === 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(gate.inside).toBe(2);
+    gate.open();
+    const done = await Promise.all(answers);
+    expect(done.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(done.map((a) => JSON.parse(a.body).bytes)).toEqual(Array(6).fill(200 * KIB));
+    expect(gate.most).toBe(2);
+  });
+
+  it('never holds back a request without a body, nor one larger than the budget alone', async () => {
+    const { invoke, gate } = gatedHandler();
+    const port = await serve(invoke, 256 * KIB);
+    const large = send(port, 'POST', bodyOf(1024 * KIB));
+    await until(() => gate.inside === 1);
+    // The budget is spent on the large body; a GET has nothing to hold.
+    const get = send(port, 'GET');
+    await until(() => gate.inside === 2);
+    gate.open();
+    expect((await large).status).toBe(200);
+    expect((await get).status).toBe(200);
+  });
+
+  it('counts a gzip body as what it may decompress to, the most a telemetry route takes', async () => {
+    const { invoke, gate } = gatedHandler();
+    const port = await serve(invoke, TELEMETRY_MAX_BODY_BYTES + 512 * KIB);
+    // Room for a plain body of 200 KB and one gzip body of a few KB, not two gzip bodies.
+    const plain = send(port, 'POST', bodyOf(200 * KIB));
+    await until(() => gate.inside === 1);
+    const zipped = gzipSync(bodyOf(200 * KIB));
+    const answers = Array.from({ length: 3 }, () => send(port, 'POST', zipped, { 'content-encoding': 'gzip' }));
+    await until(() => gate.inside === 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(gate.inside).toBe(2);
+    gate.open();
+    expect((await Promise.all([plain, ...answers])).map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(gate.most).toBe(2);
+  });
+
+  it('answers 503 with Retry-After, in the error envelope, to a request that waited too long', async () => {
+    const { invoke, gate } = gatedHandler();
+    const port = await serve(invoke, 256 * KIB, 200);
+    const first = send(port, 'POST', bodyOf(200 * KIB));
+    await until(() => gate.inside === 1);
+    const late = await send(port, 'POST', bodyOf(200 * KIB));
+    expect(late.status).toBe(503);
+    expect(late.headers['retry-after']).toBe('5');
+    expect(late.headers['x-content-type-options']).toBe('nosniff');
+    expect(JSON.parse(late.body)).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.stringMatching(/retry/) } });
+    gate.open();
+    expect((await first).status).toBe(200);
+  });
+
+  it('gives back the share of a client that went away while it waited', async () => {
+    const { invoke, gate } = gatedHandler();
+    const port = await serve(invoke, 256 * KIB);
+    const first = send(port, 'POST', bodyOf(200 * KIB));
+    await until(() => gate.inside === 1);
+    // Gone with its whole body sent (the server reads it once admitted) and with a part of it only (the server sees it go).
+    await expect(send(port, 'POST', bodyOf(200 * KIB), {}, 50)).rejects.toThrow('aborted by the test');
+    await expect(sendPart(port, 200 * KIB, 10 * KIB, 50)).rejects.toThrow('aborted by the test');
+    gate.open();
+    expect((await first).status).toBe(200);
+    // Had the gone client's share been kept, this one would wait for ever.
+    expect((await send(port, 'POST', bodyOf(200 * KIB))).status).toBe(200);
+    expect(gate.most).toBe(1);
+  });
+});

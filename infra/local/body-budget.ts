@@ -20,6 +20,9 @@ export const BODY_WAIT_MS = 60_000;
 /** The budget's unit: weights counted in bytes would make async-mutex's dispatch loop walk every byte. */
 const UNIT_BYTES = 64 * 1024;
 
+/** Bodies of one unit or less (the console's requests, small SDK batches) go ahead of larger ones waiting: a burst of large batches does not hold them back. */
+const SMALL_BODY_PRIORITY = 1;
+
 /** A request waited `BODY_WAIT_MS` and the budget still had no room for it. */
 export class BodyBudgetTimeout extends Error {}
 
@@ -35,20 +38,22 @@ export function bodyBudget(budgetBytes = BODY_BUDGET_BYTES, waitMs = BODY_WAIT_M
     async admit(req) {
       const bytes = bodyBytesToHold(req);
       if (bytes === 0) return () => undefined;
-      const [, release] = await semaphore.acquire(Math.min(units, Math.ceil(bytes / UNIT_BYTES)));
+      const weight = Math.min(units, Math.ceil(bytes / UNIT_BYTES));
+      const [, release] = await semaphore.acquire(weight, weight === 1 ? SMALL_BODY_PRIORITY : 0);
       return release;
     },
   };
 }
 
 /**
- * What handling the body will hold: its declared length, or the most API Gateway takes when it comes
- * in chunks of unknown length, and for a gzip body the most a route takes decompressed too; nothing
- * for a body past API Gateway's limit, which is read and dropped (a 413).
+ * What handling the body will hold: its declared length, or for a body in chunks of unknown length
+ * the most a route takes (a larger one is refused once read, holding up to API Gateway's 10 MB while
+ * it is), and for a gzip body the most a route takes decompressed too; nothing for a body declared
+ * past API Gateway's limit, which is read and dropped (a 413).
  */
 function bodyBytesToHold(req: IncomingMessage): number {
   const declared = req.headers['content-length'];
-  const length = declared !== undefined ? Number(declared) : req.headers['transfer-encoding'] ? MAX_BODY_BYTES : 0;
+  const length = declared !== undefined ? Number(declared) : req.headers['transfer-encoding'] ? TELEMETRY_MAX_BODY_BYTES : 0;
   if (!(length > 0 && length <= MAX_BODY_BYTES)) return 0;
   const compressed = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() !== 'identity';
   return compressed ? Math.max(length, TELEMETRY_MAX_BODY_BYTES) : length;

@@ -65,9 +65,16 @@ interface Answer {
 }
 
 /** One request on a connection of its own; `abortAfterMs` closes it that long after sending it. */
-function send(port: number, method: string, body?: string | Buffer, headers: Record<string, string> = {}, abortAfterMs?: number): Promise<Answer> {
+function send(
+  port: number,
+  method: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+  abortAfterMs?: number,
+  chunk?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const sent = { ...(body ? { 'content-type': 'application/json' } : {}), ...headers };
+    const sent = { ...(body || chunk ? { 'content-type': 'application/json' } : {}), ...headers };
     const req = request({ host: '127.0.0.1', port, method, path: '/api/echo', agent: false, headers: sent }, (res) => {
       let text = '';
       res.setEncoding('utf8');
@@ -76,6 +83,8 @@ function send(port: number, method: string, body?: string | Buffer, headers: Rec
     });
     req.on('error', reject);
     if (abortAfterMs !== undefined) setTimeout(() => req.destroy(new Error('aborted by the test')), abortAfterMs);
+    // A chunk written before the end goes out in chunked encoding, with no length declared.
+    if (chunk) req.write(chunk);
     req.end(body);
   });
 }
@@ -111,7 +120,7 @@ describe("the local server's budget for request bodies", () => {
     expect(gate.most).toBe(2);
   });
 
-  it('never holds back a request without a body, nor one larger than the budget alone', async () => {
+  it('never holds back a request without a body, and takes one larger than the budget alone', async () => {
     const { invoke, gate } = gatedHandler();
     const port = await serve(invoke, 256 * KIB);
     const large = send(port, 'POST', bodyOf(1024 * KIB));
@@ -122,6 +131,35 @@ describe("the local server's budget for request bodies", () => {
     gate.open();
     expect((await large).status).toBe(200);
     expect((await get).status).toBe(200);
+  });
+
+  it('lets a small body go ahead of a large one waiting: a burst of large batches does not hold the console back', async () => {
+    const { invoke, gate } = gatedHandler();
+    // Room for one body of 200 KB and one of 10 KB.
+    const port = await serve(invoke, 320 * KIB);
+    const first = send(port, 'POST', bodyOf(200 * KIB));
+    await until(() => gate.inside === 1);
+    const second = send(port, 'POST', bodyOf(200 * KIB));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const small = send(port, 'POST', bodyOf(10 * KIB));
+    await until(() => gate.inside === 2);
+    gate.open();
+    expect((await Promise.all([first, second, small])).map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(gate.most).toBe(2);
+  });
+
+  it('counts a chunked body of unknown length as the most a telemetry route takes', async () => {
+    const { invoke, gate } = gatedHandler();
+    // Room for two such bodies, not three.
+    const port = await serve(invoke, 2 * TELEMETRY_MAX_BODY_BYTES + 512 * KIB);
+    const chunked = () => send(port, 'POST', undefined, { 'transfer-encoding': 'chunked' }, undefined, bodyOf(100 * KIB));
+    const answers = [chunked(), chunked(), chunked()];
+    await until(() => gate.inside === 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(gate.inside).toBe(2);
+    gate.open();
+    expect((await Promise.all(answers)).map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(gate.most).toBe(2);
   });
 
   it('counts a gzip body as what it may decompress to, the most a telemetry route takes', async () => {
@@ -152,6 +190,8 @@ describe("the local server's budget for request bodies", () => {
     expect(JSON.parse(late.body)).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: expect.stringMatching(/retry/) } });
     gate.open();
     expect((await first).status).toBe(200);
+    // The request that timed out left nothing held behind it.
+    expect((await send(port, 'POST', bodyOf(200 * KIB))).status).toBe(200);
   });
 
   it('gives back the share of a client that went away while it waited', async () => {

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closeLocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
+import { closeLocalLake, IDLE_REOPEN_MS, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
 import { EXPORT_LIFETIME_DAYS } from '#shared/domain/lake/exports.ts';
 
 export interface LocalLakeService {
@@ -32,7 +32,7 @@ export async function startLocalLake(dataDir: string | undefined): Promise<Local
   const path = join(root, 'lake', 'traces.duckdb');
   const exportsDir = join(root, 'exports');
   await mkdir(exportsDir, { recursive: true });
-  await openLocalLake({ path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS });
+  await openLocalLake({ path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS, idleReopenMs: IDLE_REOPEN_MS });
   return {
     environment: {
       LAKE: 'duckdb',

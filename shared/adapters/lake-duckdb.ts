@@ -23,6 +23,8 @@ export interface LocalLakeSettings {
   threads: number;
   /** Rows written before the instance is closed and opened again (REOPEN_AFTER_ROWS unless given: tests set a few). */
   reopenAfterRows?: number;
+  /** Without any use for this long, an instance that has been used is closed and opened again (IDLE_REOPEN_MS for the local runtime); never when not given. */
+  idleReopenMs?: number;
 }
 
 export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
@@ -142,6 +144,16 @@ const WITHOUT_CHECKPOINTS = { checkpoint_threshold: '1000GB' };
  */
 export const REOPEN_AFTER_ROWS = 60_000;
 
+/**
+ * How long the local runtime's lake goes without a write, query or lent connection before it is
+ * closed and opened again, if it was used since it was opened: what DuckDB holds for its cache (its
+ * buffers, up to the memory limit) and for the blocks it touched goes back to the system while the
+ * service waits for more, at the cost of a cold cache for the next search (read again from the
+ * system's file cache). The memory bench's idle figure measures it (docs/local-runtime.md, "DuckDB
+ * reopened when idle").
+ */
+export const IDLE_REOPEN_MS = 10_000;
+
 const lakes = new Map<string, Promise<LocalLake>>();
 /** Closes under way, by path: the file is opened again only once its last instance is closed. */
 const closing = new Map<string, Promise<void>>();
@@ -170,7 +182,7 @@ export async function closeLocalLake(path: string): Promise<void> {
   }
 }
 
-async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = REOPEN_AFTER_ROWS }: LocalLakeSettings): Promise<LocalLake> {
+async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = REOPEN_AFTER_ROWS, idleReopenMs }: LocalLakeSettings): Promise<LocalLake> {
   const { mkdir } = await import('node:fs/promises');
   const { dirname, join } = await import('node:path');
   const { DuckDBInstance } = await import('@duckdb/node-api');
@@ -210,8 +222,10 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
   /** Counts the instances replaced: an error of an instance already replaced needs no reopen of its own. */
   let generation = 0;
   let reopening: Promise<void> | undefined;
-  /** Rows written since the instance was opened. */
+  /** Rows written since the instance was opened, and whether anything used it since. */
   let written = 0;
+  let used = false;
+  let idleTimer: NodeJS.Timeout | undefined;
   /** Queries, writes and connections under way, and of them the connections handed out (exports: long). */
   let inUse = 0;
   let lent = 0;
@@ -239,6 +253,7 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
       instance = undefined;
       generation++;
       written = 0;
+      used = false;
       if (!closed) instance = await openFile();
     })().finally(() => {
       reopening = undefined;
@@ -262,12 +277,16 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
     }
     inUse++;
     if (lends) lent++;
+    used = true;
     try {
       return await work(instance!, generation);
     } finally {
       inUse--;
       if (lends) lent--;
-      if (inUse === 0) for (const idle of idleWaiters.splice(0)) idle();
+      if (inUse === 0) {
+        for (const idle of idleWaiters.splice(0)) idle();
+        armIdleReopen();
+      }
     }
   };
   /**
@@ -288,22 +307,38 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
     }
   };
   /**
-   * Once the instance has written `reopenAfterRows` rows, and no connection is lent out, checkpoints
-   * (DuckDB refuses while another transaction runs: the close then does it) and reopens it, waiting
-   * for the queries under way: what DuckDB kept for the blocks it touched goes with the old instance
-   * (REOPEN_AFTER_ROWS). Runs among the writes, so none is under way.
+   * When `due` holds and no connection is lent out, checkpoints (DuckDB refuses while another
+   * transaction runs: the close then does it) and reopens the instance, waiting for the queries under
+   * way: what DuckDB kept for the blocks it touched, and its buffers, go with the old instance. Runs
+   * among the writes, so none is under way. Not after a fatal error (`checkpointing`).
    */
-  const reopenIfDue = async (): Promise<void> => {
-    const due = () => !closed && checkpointing && instance !== undefined && !reopening && lent === 0 && written >= reopenAfterRows;
-    if (!due()) return;
+  const reopenForMemory = async (due: () => boolean): Promise<void> => {
+    const may = () => !closed && checkpointing && instance !== undefined && !reopening && lent === 0 && due();
+    if (!may()) return;
     const started = generation;
     try {
       await (writer ??= await instance!.connect()).run('CHECKPOINT');
     } catch (err) {
       if (isFatalLakeError(err)) return reopen(started, err);
     }
-    if (due() && started === generation) await replaceInstance(true);
+    if (may() && started === generation) await replaceInstance(true);
   };
+  /** Once the instance has written `reopenAfterRows` rows (REOPEN_AFTER_ROWS). */
+  const reopenIfDue = () => reopenForMemory(() => written >= reopenAfterRows);
+  /**
+   * `idleReopenMs` after the last use ended (each end sets the timer again), if nothing is under way
+   * and the instance was used since it was opened (IDLE_REOPEN_MS).
+   */
+  function armIdleReopen(): void {
+    if (idleReopenMs === undefined || closed) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      serially(() => reopenForMemory(() => used && inUse === 0)).catch((err: unknown) =>
+        logger.error('the local lake could not be reopened', { path, error: String(err) }),
+      );
+    }, idleReopenMs);
+    idleTimer.unref();
+  }
 
   // One writer at a time: concurrent upserts of the same keys would conflict and fail their messages.
   let writes: Promise<unknown> = Promise.resolve();
@@ -447,6 +482,7 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
     },
     close: async () => {
       closed = true;
+      clearTimeout(idleTimer);
       await writes;
       await reopening?.catch(() => undefined);
       await whenIdle();

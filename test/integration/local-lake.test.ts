@@ -153,6 +153,47 @@ describe('the local lake reopened to give back memory', () => {
     }
   });
 
+  it('reopens once it has gone unused for a while after being used, and not while a connection is lent', async () => {
+    const path = join(lake.dir, 'idle.duckdb');
+    const IDLE_MS = 400;
+    const idle = await openLocalLake({ path, memoryLimit: '128MB', threads: 1, idleReopenMs: IDLE_MS });
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    /** Waits (up to 10 s, for a slow machine) until it has been opened `opens` times, and holds it to that. */
+    const opensReach = async (opens: number) => {
+      for (const deadline = Date.now() + 10_000; idle.opens < opens && Date.now() < deadline; ) await sleep(20);
+      expect(idle.opens).toBe(opens);
+    };
+    try {
+      // Opened and not used: nothing to give back.
+      await sleep(3 * IDLE_MS);
+      expect(idle.opens).toBe(1);
+
+      await idle.write(twoTraces(0));
+      await opensReach(2);
+      // The reopened instance has not been used since: it stays.
+      await sleep(3 * IDLE_MS);
+      expect(idle.opens).toBe(2);
+
+      // Used steadily (a query every 20 ms or so), it is not idle.
+      for (let q = 0; q < 40; q++) {
+        await countsOf(idle);
+        await sleep(20);
+      }
+      expect(idle.opens).toBe(2);
+      await opensReach(3);
+
+      const { exporting, release } = await lendConnection(idle, 'lake_traces');
+      await sleep(3 * IDLE_MS);
+      expect(idle.opens).toBe(3);
+      release();
+      expect(await exporting).toEqual({ n: 2n });
+      await opensReach(4);
+      expect(await countsOf(idle)).toEqual({ traces: 2, spans: 10 });
+    } finally {
+      await closeLocalLake(path);
+    }
+  });
+
   it('closes once a lent connection is given back, and opens the file again only after', async () => {
     const path = join(lake.dir, 'reopened.duckdb');
     const small = await openSmall();

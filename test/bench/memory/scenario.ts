@@ -16,6 +16,8 @@ const SERVICE_PROGRAM = 'test/bench/memory/service-process.ts';
 const SEED = 20_261_124;
 /** What the local service may take after a million spans (issue 21). */
 const RSS_TARGET_MB = 400;
+/** How long the service is left without requests once everything is stored before its idle sample. */
+const IDLE_SECONDS = 30;
 const RSS_TARGET_SPANS = 1_000_000;
 /** Requests generated at a time: the generator's memory stays small whatever the run's size. */
 const CHUNK_REQUESTS = 200;
@@ -159,10 +161,16 @@ async function runMemory(
     const seconds = (Date.now() - startedAt) / 1000;
     const last = await sample(sent);
     const peak = Math.max(...samples.map((s) => s.rssMb));
+    // What the service holds while it waits for more, a laptop's usual state: the lake is reopened once idle (IDLE_REOPEN_MS).
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    const idle = await sample(sent);
+    samples.pop();
     service.child.send({ type: 'stop' } satisfies MemoryControl);
     await service.exited;
     const onDiskMb = round((await directorySize(dataDir)) / MB, 0);
-    progress(`all stored after ${round(seconds, 0)} s; RSS ${last.rssMb} MB (peak ${peak} MB), ${onDiskMb} MB on disk`);
+    progress(
+      `all stored after ${round(seconds, 0)} s; RSS ${last.rssMb} MB (peak ${peak} MB, ${idle.rssMb} MB ${IDLE_SECONDS} s later), ${onDiskMb} MB on disk`,
+    );
     return {
       parameters: flags,
       figures: [
@@ -193,6 +201,10 @@ async function runMemory(
           value: Math.max(...samples.map((s) => s.rssMb - s.tableFilesMb - s.otherFilesMb)),
           unit: 'MB',
         },
+        { key: 'rssIdleMb', label: `RSS ${IDLE_SECONDS} s later, without a request meanwhile`, value: idle.rssMb, unit: 'MB' },
+        { key: 'v8PagesIdleMb', label: "of which V8's regular heap pages", value: idle.v8PagesMb, unit: 'MB' },
+        { key: 'restIdleMb', label: 'of which the rest', value: idle.restMb, unit: 'MB' },
+        { key: 'lakeIdleMb', label: "DuckDB's buffer manager then", value: idle.lakeMb, unit: 'MB' },
         { key: 'heapEndMb', label: "JS heap in use then (the main thread's, without dynalite's thread)", value: last.heapMb, unit: 'MB' },
         { key: 'externalEndMb', label: 'buffers outside the JS heap then', value: last.externalMb, unit: 'MB' },
         { key: 'onDiskMb', label: 'data directory on disk', value: onDiskMb, unit: 'MB' },

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { type Catalog, httpHandlerModule, jobModule, type QueueDef, type RouteDef, type ScheduleDef, workerModule } from '#shared/catalog.ts';
+import { inInvocation } from './invoke-store.ts';
 import { LOCAL_ACCOUNT } from './local-account.ts';
 
 /** Imports a repository module (a path such as `functions/http/system/health.ts`). */
@@ -49,8 +50,9 @@ export type Invoke = (fn: FunctionSpec, event: unknown) => Promise<unknown>;
 
 /**
  * Invokes handlers like Lambda: each module is imported on first use and kept (a warm container;
- * a failed import is retried on the next invocation, like a failed cold start), gets a Context, and
- * is abandoned with an error once the function's timeout has passed.
+ * a failed import is retried on the next invocation, like a failed cold start), gets a Context and
+ * an InvokeStore context of its own (invocations run at once in this process), and is abandoned with
+ * an error once the function's timeout has passed.
  */
 export function createInvoker(loadModule: LoadModule): Invoke {
   const handlers = new Map<string, Promise<Handler>>();
@@ -75,8 +77,9 @@ export function createInvoker(loadModule: LoadModule): Invoke {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`${fn.name} timed out after ${fn.timeoutMs} ms`)), fn.timeoutMs);
     });
+    const context = lambdaContext(fn);
     try {
-      return await Promise.race([Promise.resolve(handler(event, lambdaContext(fn))), timeout]);
+      return await Promise.race([inInvocation(context.awsRequestId, () => Promise.resolve(handler(event, context))), timeout]);
     } finally {
       clearTimeout(timer);
     }

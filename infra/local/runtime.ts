@@ -7,6 +7,7 @@ import { createConsoleSite } from './console-site.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { ensureTable, incrementalSweeper, type LocalDynamoDb, localTableName, startDynamoDb, sweepExpiredItems } from './dynamodb.ts';
 import { type ApiServer, createApiServer } from './http-server.ts';
+import { installInvokeStore } from './invoke-store.ts';
 import { type LocalLakeService, startLocalLake } from './lake.ts';
 import { createInvoker, type FunctionKind, functionFor, type Invoke, jobFunction, type LoadModule, workerFunction } from './lambda.ts';
 import { type MappingReserve, reserveLevelDbMappings } from './leveldb-mappings.ts';
@@ -214,6 +215,7 @@ function handlerEnvironment(
     // Tracing is off outside Lambda, yet the X-Ray SDK's automatic mode would still hook every promise
     // (cls-hooked's async hook with destroy tracking), a cost in CPU and GC on every await.
     AWS_XRAY_MANUAL_MODE: 'true',
+    ...installInvokeStore(),
   };
 }
 

@@ -120,6 +120,9 @@ async function runMemory(
     lakeMb: number;
     heapMb: number;
     externalMb: number;
+    mainYoungMb: number;
+    mainOldMb: number;
+    mainLargeMb: number;
   }[] = [];
   try {
     const { baseUrl, apiKey } = await service.ask(undefined, 'ready');
@@ -137,6 +140,9 @@ async function runMemory(
         lakeMb: round(s.lakeBytes / MB, 0),
         heapMb: round(s.heapUsedBytes / MB, 0),
         externalMb: round(s.externalBytes / MB, 0),
+        mainYoungMb: round(s.mainHeap.youngBytes / MB, 0),
+        mainOldMb: round(s.mainHeap.oldBytes / MB, 0),
+        mainLargeMb: round(s.mainHeap.largeObjectBytes / MB, 0),
       });
       return samples.at(-1)!;
     };
@@ -154,7 +160,7 @@ async function runMemory(
       if (Math.floor(sent / drainEvery) > Math.floor(before / drainEvery)) await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
       const s = await sample(sent);
       progress(
-        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (LevelDB's table files ${s.tableFilesMb} MB in ${s.tableFiles} files, other files ${s.otherFilesMb} MB, V8's regular pages ${s.v8PagesMb} MB, the rest ${s.restMb} MB; DuckDB's buffer manager ${s.lakeMb} MB by its own count), heap ${s.heapMb} MB, buffers ${s.externalMb} MB`,
+        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (LevelDB's table files ${s.tableFilesMb} MB in ${s.tableFiles} files, other files ${s.otherFilesMb} MB, V8's regular pages ${s.v8PagesMb} MB, the rest ${s.restMb} MB; DuckDB's buffer manager ${s.lakeMb} MB by its own count), heap ${s.heapMb} MB (the main thread's V8 heap committed: young ${s.mainYoungMb} MB, old ${s.mainOldMb} MB, large objects ${s.mainLargeMb} MB), buffers ${s.externalMb} MB`,
       );
     }
     await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');

@@ -3,6 +3,7 @@
 // this file (infra/local/build-service.js), without tsx's loader; answers over IPC.
 import '../../support/env.ts';
 import { readFile } from 'node:fs/promises';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { serviceModulesFrom } from '../../../infra/local/runtime.ts';
 import { startTestService } from '../../support/service.ts';
 import { exitWithParent } from '../child.ts';
@@ -13,9 +14,37 @@ import { type MappedMemory, splitSmaps } from './smaps.ts';
 export type MemoryControl = { type: 'sample' } | { type: 'drain'; timeoutMs: number } | { type: 'stop' };
 export type MemoryMessage =
   | { type: 'ready'; baseUrl: string; apiKey: string }
-  | ({ type: 'sample'; rssBytes: number; heapUsedBytes: number; externalBytes: number; lakeBytes: number; consumerFailures: number } & MappedMemory)
+  | ({
+      type: 'sample';
+      rssBytes: number;
+      heapUsedBytes: number;
+      externalBytes: number;
+      lakeBytes: number;
+      consumerFailures: number;
+      mainHeap: MainHeapSpaces;
+    } & MappedMemory)
   | { type: 'drained' }
   | { type: 'failed'; message: string };
+
+/** What the main thread's V8 heap has committed, by kind of space (dynalite's thread's heap is not reachable from here on Node.js 20). */
+export interface MainHeapSpaces {
+  /** The young generation: new space and its large objects. */
+  youngBytes: number;
+  /** The old generation's regular pages (old and code space). */
+  oldBytes: number;
+  /** Large objects of the old generation (a page each, outside the 256 KB pages the RSS split counts as V8's). */
+  largeObjectBytes: number;
+}
+
+function mainHeapSpaces(): MainHeapSpaces {
+  const committed = Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.physical_space_size]));
+  const sum = (...names: string[]) => names.reduce((total, name) => total + (committed[name] ?? 0), 0);
+  return {
+    youngBytes: sum('new_space', 'new_large_object_space'),
+    oldBytes: sum('old_space', 'code_space'),
+    largeObjectBytes: sum('large_object_space', 'code_large_object_space'),
+  };
+}
 
 const CONSUMER_FAILURE = /reported as failed|consumer threw|dead-letter/;
 exitWithParent();
@@ -44,9 +73,10 @@ async function main(dataDir: string): Promise<void> {
       } else {
         // The RSS and its split at one moment, before the lake's query allocates anything.
         const { rss, heapUsed, external } = process.memoryUsage();
+        const mainHeap = mainHeapSpaces();
         const mapped = await mappedMemory();
         const lakeBytes = await lakeBufferBytes(service.environment['LAKE_DUCKDB_PATH']!);
-        await send({ type: 'sample', rssBytes: rss, ...mapped, heapUsedBytes: heapUsed, externalBytes: external, lakeBytes, consumerFailures });
+        await send({ type: 'sample', rssBytes: rss, ...mapped, heapUsedBytes: heapUsed, externalBytes: external, lakeBytes, consumerFailures, mainHeap });
       }
     }
   } finally {

@@ -5,7 +5,7 @@ type InvocationContext = Record<string | symbol, unknown>;
 
 /**
  * Powertools' per-invocation state (the Logger's Lambda context and appended keys, the Metrics'
- * dimensions and values, the batch processor's records) as Lambda keeps it when one process runs
+ * dimensions and values) as Lambda keeps it when one process runs
  * several invocations at once: in the runtime's InvokeStore (`globalThis.awslambda.InvokeStore`), one
  * context per invocation, used by Powertools once `AWS_LAMBDA_MAX_CONCURRENCY` is set. The local
  * runtime runs every function in one process, HTTP requests beside queue batches, so without it an
@@ -44,21 +44,32 @@ class LocalInvokeStore extends InvokeStoreBase {
 let store: LocalInvokeStore | undefined;
 
 /**
- * Installs the process's InvokeStore where Powertools looks for it, and answers the variable that
- * makes Powertools use it, for the handlers' environment (Powertools reads only whether it is set;
- * the local runtime bounds nothing by it).
+ * Installs the process's InvokeStore where Powertools looks for it and sets the variable that makes
+ * Powertools use it (`AWS_LAMBDA_MAX_CONCURRENCY`: Powertools reads only whether it is set, and the
+ * local runtime bounds nothing by it). Process-wide, like the store: it is not handler configuration,
+ * and a process given it without the store (a bundle run on its own) would fail every log call.
  */
-export function installInvokeStore(): { AWS_LAMBDA_MAX_CONCURRENCY: string } {
+export function installInvokeStore(): void {
   if (!store) {
     store = new LocalInvokeStore();
     const global = globalThis as { awslambda?: { InvokeStore?: InvokeStoreBase } };
-    global.awslambda = { ...global.awslambda, InvokeStore: store };
+    (global.awslambda ??= {}).InvokeStore = store;
   }
-  return { AWS_LAMBDA_MAX_CONCURRENCY: 'unbounded' };
+  process.env['AWS_LAMBDA_MAX_CONCURRENCY'] = 'unbounded';
 }
 
-/** Runs `invocation` in a context of its own, named by its request id as Lambda's runtime names it. */
-export function inInvocation<T>(requestId: string, invocation: () => T): T {
+/**
+ * Runs `invocation` in a context of its own, named by its request id as Lambda's runtime names it.
+ * Timers and promises made during the invocation keep its context after it (the lake's idle timer,
+ * an SDK client's cached credentials): once the invocation has settled, the context is emptied, so
+ * they neither hold its state (a batch's records) nor log under its name.
+ */
+export async function inInvocation<T>(requestId: string, invocation: () => Promise<T>): Promise<T> {
   installInvokeStore();
-  return store!.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId }, invocation);
+  const context: InvocationContext = { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId };
+  try {
+    return await store!.run(context, invocation);
+  } finally {
+    for (const key of Reflect.ownKeys(context)) delete context[key];
+  }
 }

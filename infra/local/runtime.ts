@@ -129,6 +129,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const { host = '127.0.0.1', port = 0, catalog = serviceCatalog, log = (line) => console.log(line), ttlSweepEveryMs = DEFAULT_SWEEP_EVERY_MS } = options;
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
   const running: Running = { queues: [], pollers: [], timers: createTimers() };
+  // Before the first AWS SDK call, which caches whichever InvokeStore it finds first.
+  installInvokeStore();
   try {
     if (dataDir) {
       running.dataDir = dataDir;
@@ -215,7 +217,6 @@ function handlerEnvironment(
     // Tracing is off outside Lambda, yet the X-Ray SDK's automatic mode would still hook every promise
     // (cls-hooked's async hook with destroy tracking), a cost in CPU and GC on every await.
     AWS_XRAY_MANUAL_MODE: 'true',
-    ...installInvokeStore(),
   };
 }
 

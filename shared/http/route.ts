@@ -100,7 +100,6 @@ function envelope(routeId: string): MiddlewareObj<Event, Result, Error, Context>
   const finish = (request: MiddyRequest, reply: Reply) => {
     const state = states.get(request.event) ?? startState(request.event, request.context);
     request.response = toResult(reply, state);
-    // Named here, not only in the logger's persistent keys: locally one process serves requests concurrently.
     logger.info('request', {
       requestId: state.requestId,
       route: routeId,

@@ -81,4 +81,24 @@ describe('logs', () => {
     expect(entries.some((e) => e['route'] === 'spans/ingest' && e['credential'] === 'apiKey' && e['status'] === 202)).toBe(true);
     expect(entries.some((e) => e['route'] === 'auth/login' && e['status'] === 401)).toBe(true);
   });
+
+  it("name each request's line after its own function, with requests and queue batches under way at once", async () => {
+    const reg = await service.api('POST', '/auth/register', {
+      body: { email: 'many@example.com', password: 'Many-requests-1', firstName: 'M', lastName: 'R' },
+    });
+    const token = reg.body.data.accessToken as string;
+    const apiKey = (await service.api('POST', '/keys', { token, body: { name: 'k' } })).body.data.key as string;
+    const before = requestLogs().length;
+    const span = (i: number) => ({ traceId: `trace-many-${i}`, spanId: `span-${i}`, name: 'n', startTime: Date.now() });
+    await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => service.api('POST', '/spans', { apiKey, body: { spans: [span(i)] } })),
+      ...Array.from({ length: 4 }, () => service.api('GET', '/users/profile', { token })),
+      ...Array.from({ length: 4 }, () => service.api('GET', '/spans/traces', { apiKey })),
+      ...Array.from({ length: 4 }, () => service.api('GET', '/keys', { token })),
+      service.drainQueues(),
+    ]);
+    const entries = requestLogs().slice(before);
+    expect(entries.length).toBe(18);
+    for (const e of entries) expect(e['function_name']).toBe(`aos-local-http-${String(e['route']).replaceAll('/', '-')}`);
+  });
 });

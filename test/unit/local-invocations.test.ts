@@ -1,9 +1,9 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '#shared/observability/logger.ts';
 import { installInvokeStore } from '../../infra/local/invoke-store.ts';
 import { createInvoker, type FunctionSpec } from '../../infra/local/lambda.ts';
-import { createLogger } from '#shared/observability/logger.ts';
 
 const fn = (name: string): FunctionSpec => ({ name, modulePath: name, timeoutMs: 5_000, memoryMb: 128 });
 
@@ -26,7 +26,7 @@ async function linesOf(work: () => Promise<void>): Promise<Record<string, unknow
 describe('local runtime: invocations at once keep their own Powertools state', () => {
   const previous = process.env['AWS_LAMBDA_MAX_CONCURRENCY'];
   beforeAll(() => {
-    Object.assign(process.env, installInvokeStore());
+    installInvokeStore();
     return () => {
       if (previous === undefined) delete process.env['AWS_LAMBDA_MAX_CONCURRENCY'];
       else process.env['AWS_LAMBDA_MAX_CONCURRENCY'] = previous;
@@ -76,5 +76,33 @@ describe('local runtime: invocations at once keep their own Powertools state', (
     expect(byMessage['quick']!['function_request_id']).not.toBe(byMessage['slow after']!['function_request_id']);
     expect(byMessage['outside']).not.toHaveProperty('function_name');
     expect(byMessage['outside']).not.toHaveProperty('tenantId');
+  });
+
+  it("empties an invocation's context once it has settled, so a timer it set neither logs under its name nor keeps its keys", async () => {
+    const logger = createLogger('INFO');
+    let fired!: () => void;
+    const timerFired = new Promise<void>((resolve) => {
+      fired = resolve;
+    });
+    const handler = middy(async () => {
+      logger.appendKeys({ tenantId: 'tnt_gone' });
+      setTimeout(() => {
+        logger.info('later');
+        fired();
+      }, 20);
+      logger.info('during');
+    }).use(injectLambdaContext(logger, { resetKeys: false }));
+    const invoke = createInvoker(async () => ({ handler }));
+
+    const entries = await linesOf(async () => {
+      await invoke(fn('aos-local-worker-evaluate'), {});
+      await timerFired;
+    });
+
+    const byMessage = Object.fromEntries(entries.map((entry) => [entry['message'], entry]));
+    expect(byMessage['during']).toMatchObject({ function_name: 'aos-local-worker-evaluate', tenantId: 'tnt_gone' });
+    expect(byMessage['later']).toBeDefined();
+    expect(byMessage['later']).not.toHaveProperty('function_name');
+    expect(byMessage['later']).not.toHaveProperty('tenantId');
   });
 });

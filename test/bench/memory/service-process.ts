@@ -26,7 +26,7 @@ export type MemoryMessage =
   | { type: 'drained' }
   | { type: 'failed'; message: string };
 
-/** What the main thread's V8 heap has committed, by kind of space (dynalite's thread's heap is not reachable from here on Node.js 20). */
+/** The main thread's V8 heap resident in memory, by kind of space (dynalite's thread's heap is not reachable from here on Node.js 20). */
 export interface MainHeapSpaces {
   /** The young generation: new space and its large objects. */
   youngBytes: number;

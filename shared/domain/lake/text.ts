@@ -118,7 +118,13 @@ export interface SignatureSlot {
 
 const TWO_32 = 2 ** 32;
 
-function computeSlot(word: string): SignatureSlot {
+/**
+ * A word's slot, computed each time: 132 ns for 6 characters, 235 for 20, 314 for 32, about what a
+ * lookup of the word in a map of the words seen costs (99 and 247 ns in one of 1,000 words, 353 and
+ * 539 in one of 100,000), without the map's memory (22 MB of heap for 200,000 words; docs/local-runtime.md,
+ * "The search signature's word cache").
+ */
+export function signatureSlot(word: string): SignatureSlot {
   const column = fnv1a(word, 0) % SIGNATURE_COLUMNS;
   let state = fnv1a(word, 0x9e3779b9) || 1;
   // The mask's low 32 bits and the 21 above them, as numbers: bit operations on BigInts cost ten times more.
@@ -140,31 +146,6 @@ function computeSlot(word: string): SignatureSlot {
     set++;
   }
   return { column, mask: high * TWO_32 + low };
-}
-
-/** Words repeat across traces: their slots are remembered (up to a bound, then forgotten at once). */
-const slots = new Map<string, SignatureSlot>();
-const MAX_REMEMBERED_SLOTS = 200_000;
-/** Longer words are rare enough to compute each time. */
-const MAX_REMEMBERED_WORD_CHARS = 32;
-
-/**
- * A copy of the word that holds its own characters. The words of a text are split out of it, and V8
- * keeps a substring of 13 characters or more as a slice of the text it was cut from: remembered as a
- * key, each such word kept its whole trace's text alive (on 2026-11-30, 3,000 traces of 64 KB of text
- * left 170 MB of their texts held by this map and ran the local service out of memory).
- */
-const ownCopy = (word: string): string => (word.length < 13 ? word : Buffer.from(word, 'utf8').toString('utf8'));
-
-export function signatureSlot(word: string): SignatureSlot {
-  let slot = slots.get(word);
-  if (!slot) {
-    slot = computeSlot(word);
-    if (word.length > MAX_REMEMBERED_WORD_CHARS) return slot;
-    if (slots.size >= MAX_REMEMBERED_SLOTS) slots.clear();
-    slots.set(ownCopy(word), slot);
-  }
-  return slot;
 }
 
 /** The signature of a set of words: one number per column. */

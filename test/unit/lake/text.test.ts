@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { parseSearchQuery } from '#shared/domain/lake/query.ts';
 import { matchOf, snippetOf } from '#shared/domain/lake/snippets.ts';
-import { foldText, foldWithOrigins, keywordList, SIGNATURE_BITS, SIGNATURE_COLUMNS, signatureOf, signatureSlot } from '#shared/domain/lake/text.ts';
+import {
+  attributeWord,
+  foldText,
+  foldWithOrigins,
+  keywordList,
+  SIGNATURE_BITS,
+  SIGNATURE_COLUMNS,
+  signatureOf,
+  signatureSlot,
+} from '#shared/domain/lake/text.ts';
 import { seededRandom } from '../../support/random.ts';
 
 describe('folding text for search', () => {
@@ -37,6 +46,14 @@ describe('the word signature', () => {
       expect(column).toBeLessThan(SIGNATURE_COLUMNS);
       expect(Number.isSafeInteger(mask) && mask > 0 && mask < 2 ** SIGNATURE_BITS).toBe(true);
     }
+  });
+
+  it('gives every word the slot it has always had: lakes written before keep answering searches', () => {
+    expect(signatureSlot('refund')).toEqual({ column: 19, mask: 8796109799492 });
+    expect(signatureSlot('declined')).toEqual({ column: 62, mask: 9345915947008 });
+    expect(signatureSlot('überweisung')).toEqual({ column: 11, mask: 70646306439168 });
+    expect(signatureSlot('注文')).toEqual({ column: 50, mask: 278937600 });
+    expect(signatureSlot(attributeWord('model', 'gpt-4o'))).toEqual({ column: 23, mask: 274924044288 });
   });
 
   it('has every word of a trace, and rarely a word it lacks (150 distinct words: under 1 in 400)', () => {

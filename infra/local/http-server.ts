@@ -16,7 +16,7 @@ import {
 import { type BodyBudget, BodyBudgetTimeout, bodyBudget } from './body-budget.ts';
 import { type ConsoleSite, isConsoleRequest } from './console-site.ts';
 import { corsResponseHeaders, isPreflight, preflightResponse } from './cors.ts';
-import { httpFunction, type Invoke } from './lambda.ts';
+import { httpFunction, InvocationTimeout, type Invoke } from './lambda.ts';
 import { errorText, type Log } from './log.ts';
 import type { RouteMatch } from './router.ts';
 import { close } from './servers.ts';
@@ -51,14 +51,19 @@ export function createApiServer(
       log(`[http] ${req.method} ${pathOf(req)} waited too long for the body budget: answered 503`);
       return busyResponse();
     }
+    // A handler abandoned at its timeout still holds the body: its share comes back when it ends.
+    let stillRunning: Promise<void> | undefined;
     try {
-      return await handleApiRequest(req, requestId);
+      return await handleApiRequest(req, requestId, (settled) => {
+        stillRunning = settled;
+      });
     } finally {
-      release();
+      if (stillRunning) void stillRunning.then(release);
+      else release();
     }
   }
 
-  async function handleApiRequest(req: IncomingMessage, requestId: string): Promise<HttpResponse> {
+  async function handleApiRequest(req: IncomingMessage, requestId: string, abandoned: (settled: Promise<void>) => void): Promise<HttpResponse> {
     const body = await readBody(req);
     if (!body) return envelopeResponse(413, 'VALIDATION_ERROR', 'Request body exceeds 10 MB');
     const match = route(req.method ?? 'GET', pathOf(req));
@@ -70,6 +75,7 @@ export function createApiServer(
       }
       return fromHandlerResult(result);
     } catch (err) {
+      if (err instanceof InvocationTimeout) abandoned(err.settled);
       log(`[http] ${match.route.id} failed: ${errorText(err)}`);
       return envelopeResponse(500, 'INTERNAL_ERROR', 'Internal server error');
     }

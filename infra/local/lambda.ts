@@ -49,10 +49,23 @@ export const jobFunction = (schedule: ScheduleDef): FunctionSpec => ({
 export type Invoke = (fn: FunctionSpec, event: unknown) => Promise<unknown>;
 
 /**
+ * A function ran past its timeout and was abandoned. Lambda would have stopped it; here its handler
+ * may still be running, holding what it was given, until `settled`.
+ */
+export class InvocationTimeout extends Error {
+  constructor(
+    fn: FunctionSpec,
+    readonly settled: Promise<void>,
+  ) {
+    super(`${fn.name} timed out after ${fn.timeoutMs} ms`);
+  }
+}
+
+/**
  * Invokes handlers like Lambda: each module is imported on first use and kept (a warm container;
  * a failed import is retried on the next invocation, like a failed cold start), gets a Context and
  * an InvokeStore context of its own (invocations run at once in this process), and is abandoned with
- * an error once the function's timeout has passed.
+ * an `InvocationTimeout` once the function's timeout has passed.
  */
 export function createInvoker(loadModule: LoadModule): Invoke {
   const handlers = new Map<string, Promise<Handler>>();
@@ -73,13 +86,18 @@ export function createInvoker(loadModule: LoadModule): Invoke {
 
   return async (fn, event) => {
     const handler = await handlerOf(fn.modulePath);
+    const context = lambdaContext(fn);
+    const running = inInvocation(context.awsRequestId, () => Promise.resolve(handler(event, context)));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${fn.name} timed out after ${fn.timeoutMs} ms`)), fn.timeoutMs);
+      const settled = running.then(
+        () => undefined,
+        () => undefined,
+      );
+      timer = setTimeout(() => reject(new InvocationTimeout(fn, settled)), fn.timeoutMs);
     });
-    const context = lambdaContext(fn);
     try {
-      return await Promise.race([inInvocation(context.awsRequestId, () => Promise.resolve(handler(event, context))), timeout]);
+      return await Promise.race([running, timeout]);
     } finally {
       clearTimeout(timer);
     }

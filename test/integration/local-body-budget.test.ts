@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TELEMETRY_MAX_BODY_BYTES } from '#shared/schemas/route-schemas.ts';
 import { bodyBudget } from '../../infra/local/body-budget.ts';
 import { type ApiServer, createApiServer } from '../../infra/local/http-server.ts';
-import type { Invoke } from '../../infra/local/lambda.ts';
+import { createInvoker, httpFunction, type Invoke } from '../../infra/local/lambda.ts';
 import { listen } from '../../infra/local/servers.ts';
 
 /**
@@ -207,5 +207,24 @@ describe("the local server's budget for request bodies", () => {
     // Had the gone client's share been kept, this one would wait for ever.
     expect((await send(port, 'POST', bodyOf(200 * KIB))).status).toBe(200);
     expect(gate.most).toBe(1);
+  });
+
+  it('keeps the share of a request answered at its timeout until its handler has ended', async () => {
+    const { invoke: gated, gate } = gatedHandler();
+    // The real invoker, with a timeout of 100 ms instead of API Gateway's 29 s; the handler goes on past it.
+    const invoker = createInvoker(async () => ({ handler: (event: unknown) => gated(httpFunction(route().route), event) }));
+    const port = await serve((fn, event) => invoker({ ...fn, timeoutMs: 100 }, event), 256 * KIB);
+    const first = await send(port, 'POST', bodyOf(200 * KIB));
+    expect(first.status).toBe(500);
+    expect(gate.inside).toBe(1);
+    // The abandoned handler still holds its body: the next waits for it, and goes in once it has ended.
+    const next = send(port, 'POST', bodyOf(200 * KIB));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(gate.inside).toBe(1);
+    gate.open();
+    await until(() => gate.inside === 0);
+    expect(gate.most).toBe(1);
+    // The second handler ran after the gate opened: it is held no more and finishes within its timeout.
+    expect((await next).status).toBe(200);
   });
 });

@@ -23,24 +23,33 @@ const UNIT_BYTES = 64 * 1024;
 /** Bodies of one unit or less (the console's requests, small SDK batches) go ahead of larger ones waiting: a burst of large batches does not hold them back. */
 const SMALL_BODY_PRIORITY = 1;
 
-/** A request waited `BODY_WAIT_MS` and the budget still had no room for it. */
-export class BodyBudgetTimeout extends Error {}
+/** The budget had no room for a request: it waited `BODY_WAIT_MS`, or the server began to stop while it waited. */
+export class BodyBudgetRefusal extends Error {}
 
 export interface BodyBudget {
   /** Waits until the request's body fits the budget; the release gives its share back (a no-op for a request without a body). */
   admit(req: IncomingMessage): Promise<() => void>;
+  /** The server is stopping: refuses the requests waiting, and from now on any that would have to wait. */
+  refuseWaiting(): void;
 }
 
 export function bodyBudget(budgetBytes = BODY_BUDGET_BYTES, waitMs = BODY_WAIT_MS): BodyBudget {
   const units = Math.max(1, Math.floor(budgetBytes / UNIT_BYTES));
-  const semaphore = withTimeout(new Semaphore(units), waitMs, new BodyBudgetTimeout('waited too long for the body budget'));
+  const stopping = new BodyBudgetRefusal('the server is stopping');
+  const semaphore = withTimeout(new Semaphore(units, stopping), waitMs, new BodyBudgetRefusal('waited too long for the body budget'));
+  let refusing = false;
   return {
     async admit(req) {
       const bytes = bodyBytesToHold(req);
       if (bytes === 0) return () => undefined;
       const weight = Math.min(units, Math.ceil(bytes / UNIT_BYTES));
+      if (refusing && semaphore.getValue() < weight) throw stopping;
       const [, release] = await semaphore.acquire(weight, weight === 1 ? SMALL_BODY_PRIORITY : 0);
       return release;
+    },
+    refuseWaiting() {
+      refusing = true;
+      semaphore.cancel();
     },
   };
 }

@@ -13,7 +13,7 @@ import {
   toHttpApiEvent,
   tooLargeForLambda,
 } from './api-gateway.ts';
-import { type BodyBudget, BodyBudgetTimeout, bodyBudget } from './body-budget.ts';
+import { type BodyBudget, BodyBudgetRefusal, bodyBudget } from './body-budget.ts';
 import { type ConsoleSite, isConsoleRequest } from './console-site.ts';
 import { corsResponseHeaders, isPreflight, preflightResponse } from './cors.ts';
 import { httpFunction, InvocationTimeout, type Invoke } from './lambda.ts';
@@ -47,8 +47,8 @@ export function createApiServer(
     try {
       release = await budget.admit(req);
     } catch (err) {
-      if (!(err instanceof BodyBudgetTimeout)) throw err;
-      log(`[http] ${req.method} ${pathOf(req)} waited too long for the body budget: answered 503`);
+      if (!(err instanceof BodyBudgetRefusal)) throw err;
+      log(`[http] ${req.method} ${pathOf(req)} not admitted (${err.message}): answered 503`);
       return busyResponse();
     }
     // A handler abandoned at its timeout still holds the body: its share comes back when it ends.
@@ -134,6 +134,8 @@ export function createApiServer(
     server,
     async shutdown() {
       closing = true;
+      // The requests in hand are answered; those still waiting for the budget are told to retry, not held until they time out.
+      budget.refuseWaiting();
       await close(server);
     },
   };

@@ -209,6 +209,26 @@ describe("the local server's budget for request bodies", () => {
     expect(gate.most).toBe(1);
   });
 
+  it('answers the requests still waiting 503 as soon as the server begins to stop, and the ones in hand as usual', async () => {
+    const { invoke, gate } = gatedHandler();
+    const port = await serve(invoke, 256 * KIB);
+    const first = send(port, 'POST', bodyOf(200 * KIB));
+    await until(() => gate.inside === 1);
+    const waiting = send(port, 'POST', bodyOf(200 * KIB));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stopped = api!.shutdown();
+    api = undefined;
+    const refused = await waiting;
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.headers.connection).toBe('close');
+    expect(gate.inside).toBe(1);
+    gate.open();
+    expect((await first).status).toBe(200);
+    await stopped;
+    expect(gate.most).toBe(1);
+  });
+
   it('keeps the share of a request answered at its timeout until its handler has ended', async () => {
     const { invoke: gated, gate } = gatedHandler();
     // The real invoker, with a timeout of 100 ms instead of API Gateway's 29 s; the handler goes on past it.

@@ -75,8 +75,12 @@ export function createApiServer(
       }
       return fromHandlerResult(result);
     } catch (err) {
-      if (err instanceof InvocationTimeout) abandoned(err.settled);
       log(`[http] ${match.route.id} failed: ${errorText(err)}`);
+      if (err instanceof InvocationTimeout) {
+        const since = Date.now();
+        log(`[http] ${match.route.id}: its handler runs on, and its body's share of the budget is held until it ends`);
+        abandoned(err.settled.then(() => log(`[http] ${match.route.id}: the handler answered at its timeout ended ${Date.now() - since} ms later`)));
+      }
       return envelopeResponse(500, 'INTERNAL_ERROR', 'Internal server error');
     }
   }

@@ -53,8 +53,8 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function serve(invoke: Invoke, budgetBytes: number, waitMs = 30_000): Promise<number> {
-  api = createApiServer(route, invoke, () => undefined, undefined, bodyBudget(budgetBytes, waitMs));
+async function serve(invoke: Invoke, budgetBytes: number, waitMs = 30_000, log: (line: string) => void = () => undefined): Promise<number> {
+  api = createApiServer(route, invoke, log, undefined, bodyBudget(budgetBytes, waitMs));
   return listen(api.server, 0, '127.0.0.1');
 }
 
@@ -233,10 +233,17 @@ describe("the local server's budget for request bodies", () => {
     const { invoke: gated, gate } = gatedHandler();
     // The real invoker, with a timeout of 100 ms instead of API Gateway's 29 s; the handler goes on past it.
     const invoker = createInvoker(async () => ({ handler: (event: unknown) => gated(httpFunction(route().route), event) }));
-    const port = await serve((fn, event) => invoker({ ...fn, timeoutMs: 100 }, event), 256 * KIB);
+    const logged: string[] = [];
+    const port = await serve(
+      (fn, event) => invoker({ ...fn, timeoutMs: 100 }, event),
+      256 * KIB,
+      undefined,
+      (line) => logged.push(line),
+    );
     const first = await send(port, 'POST', bodyOf(200 * KIB));
     expect(first.status).toBe(500);
     expect(gate.inside).toBe(1);
+    expect(logged.join('\n')).toMatch(/its handler runs on, and its body's share of the budget is held until it ends/);
     // The abandoned handler still holds its body: the next waits for it, and goes in once it has ended.
     const next = send(port, 'POST', bodyOf(200 * KIB));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -246,5 +253,6 @@ describe("the local server's budget for request bodies", () => {
     expect(gate.most).toBe(1);
     // The second handler ran after the gate opened: it is held no more and finishes within its timeout.
     expect((await next).status).toBe(200);
+    expect(logged.join('\n')).toMatch(/the handler answered at its timeout ended \d+ ms later/);
   });
 });

@@ -61,8 +61,6 @@ describe('signing in', () => {
     const sentRefreshes = new Map<Request, string>();
     const isRefresh = (request: Request) => new URL(request.url()).pathname === '/api/auth/refresh';
     page.on('request', (request) => isRefresh(request) && sentRefreshes.set(request, request.method()));
-    page.on('response', (res) => isRefresh(res.request()) && sentRefreshes.set(res.request(), `${res.request().method()} ${res.status()}`));
-    page.on('requestfailed', (request) => isRefresh(request) && sentRefreshes.set(request, `${request.method()} ${request.failure()?.errorText}`));
     // The page's other API answers that were not a success, named in a failure: a 401 sends a refresh of its own (api/client.ts).
     const refused: string[] = [];
     page.on(
@@ -73,14 +71,23 @@ describe('signing in', () => {
         res.status() >= 400 &&
         refused.push(`${res.request().method()} ${new URL(res.url()).pathname} ${res.status()}`),
     );
-    const deciding = () => [...sentRefreshes.values()].filter((refresh) => !/ (429|5\d\d)$/.test(refresh));
+    // Read from each request's own answer, awaited, so that no answer's event is raced by the assertion.
+    const answered = async () => {
+      for (const request of sentRefreshes.keys()) {
+        const res = await request.response().catch(() => null);
+        sentRefreshes.set(request, `${request.method()} ${res ? res.status() : request.failure()?.errorText}`);
+      }
+      return [...sentRefreshes.values()];
+    };
+    const deciding = async () => (await answered()).filter((refresh) => !/ (429|5\d\d)$/.test(refresh));
     const seen = () => `refreshes: ${[...sentRefreshes.values()].join(', ')}; other answers refused: ${refused.join(', ') || 'none'}`;
     await page.route('**/assets/**', (route) => route.continue());
     await page.reload();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     expect(page.url()).toMatch(/\/settings$/);
     // Any second refresh would have been sent by now: the page shows once the console's refresh answered.
-    expect(deciding(), seen()).toEqual(['POST 200']);
+    const decided = await deciding();
+    expect(decided, seen()).toEqual(['POST 200']);
     // A signed-out page sends none.
     const sent = sentRefreshes.size;
     await page.goto('/login');

@@ -25,6 +25,8 @@ export interface LocalLakeSettings {
   reopenAfterRows?: number;
   /** Without any use for this long, an instance that has been used is closed and opened again (IDLE_REOPEN_MS for the local runtime); never when not given. */
   idleReopenMs?: number;
+  /** Rows written between two emptyings of DuckDB's cache of the tables' blocks (EMPTY_CACHE_AFTER_ROWS unless given: tests set a few). */
+  emptyCacheAfterRows?: number;
 }
 
 export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
@@ -154,6 +156,23 @@ export const REOPEN_AFTER_ROWS = 60_000;
  */
 export const IDLE_REOPEN_MS = 10_000;
 
+/**
+ * Rows written between two emptyings of DuckDB's cache of the tables' blocks. DuckDB keeps every block
+ * it checkpointed or read in its buffers until its memory limit makes it evict: writing the lake rows
+ * of 20,000 corpus traces (about 120,000 rows) 20 traces at a time, its buffers grew to 63 MB, 51 MB
+ * of them the tables' blocks (`BASE_TABLE` in `duckdb_memory()`), and in the memory bench those
+ * buffers made its highest samples (docs/local-runtime.md, "DuckDB's cache emptied"). DuckDB has no
+ * statement that empties its cache, but lowering its memory limit evicts down to it, the tables'
+ * blocks first (they are on disk already, so nothing is written): emptied every 6,000 rows (about
+ * 1,000 traces), the buffers stayed at 28 MB at most over the same writes, which took as long (35.3
+ * and 37.4 s against 32.8 and 37.9, alternated). The next write's delete reads the keys it needs
+ * again, from the system's file cache.
+ */
+export const EMPTY_CACHE_AFTER_ROWS = 6_000;
+/** What the limit is lowered to beyond the buffers that are not the tables' blocks (those written and not yet checkpointed, a query's), so that none of them is spilled. */
+const CACHE_EMPTYING_HEADROOM_BYTES = 2 * 1024 * 1024;
+const HELD_OUTSIDE_TABLE_CACHE_SQL = "SELECT coalesce(sum(memory_usage_bytes) FILTER (WHERE tag <> 'BASE_TABLE'), 0) AS bytes FROM duckdb_memory()";
+
 const lakes = new Map<string, Promise<LocalLake>>();
 /** Closes under way, by path: the file is opened again only once its last instance is closed. */
 const closing = new Map<string, Promise<void>>();
@@ -182,7 +201,14 @@ export async function closeLocalLake(path: string): Promise<void> {
   }
 }
 
-async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = REOPEN_AFTER_ROWS, idleReopenMs }: LocalLakeSettings): Promise<LocalLake> {
+async function createLocalLake({
+  path,
+  memoryLimit,
+  threads,
+  reopenAfterRows = REOPEN_AFTER_ROWS,
+  idleReopenMs,
+  emptyCacheAfterRows = EMPTY_CACHE_AFTER_ROWS,
+}: LocalLakeSettings): Promise<LocalLake> {
   const { mkdir } = await import('node:fs/promises');
   const { dirname, join } = await import('node:path');
   const { DuckDBInstance } = await import('@duckdb/node-api');
@@ -225,6 +251,9 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
   /** Rows written since the instance was opened, and whether anything used it since. */
   let written = 0;
   let used = false;
+  /** `written` when the cache was last emptied; while it is being emptied, new uses wait for `emptying`. */
+  let cacheEmptiedAt = 0;
+  let emptying: Promise<void> | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   /** Queries, writes and connections under way, and of them the connections handed out (exports: long). */
   let inUse = 0;
@@ -253,6 +282,7 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
       instance = undefined;
       generation++;
       written = 0;
+      cacheEmptiedAt = 0;
       used = false;
       if (!closed) instance = await openFile();
     })().finally(() => {
@@ -272,6 +302,7 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
     for (;;) {
       if (closed) throw new LakeQueryError('the local lake is closed');
       if (reopening) await reopening.catch(() => undefined);
+      else if (emptying) await emptying;
       else if (!instance) await replaceInstance(false);
       else break;
     }
@@ -325,6 +356,40 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
   };
   /** Once the instance has written `reopenAfterRows` rows (REOPEN_AFTER_ROWS). */
   const reopenIfDue = () => reopenForMemory(() => written >= reopenAfterRows);
+  /**
+   * Once the instance has written `emptyCacheAfterRows` rows since its cache was last emptied
+   * (EMPTY_CACHE_AFTER_ROWS), and no connection is lent out: lowers DuckDB's memory limit to what its
+   * buffers hold besides the tables' blocks, and sets it back. Runs among the writes, so none is under
+   * way; new queries wait and those under way finish first, as none may find the limit lowered.
+   */
+  const emptyCacheIfDue = async (): Promise<void> => {
+    const may = () => !closed && instance !== undefined && !reopening && lent === 0 && written - cacheEmptiedAt >= emptyCacheAfterRows;
+    if (!may()) return;
+    let done!: () => void;
+    emptying = new Promise((resolve) => {
+      done = resolve;
+    });
+    try {
+      await whenIdle();
+      if (!may()) return;
+      cacheEmptiedAt = written;
+      const connection = (writer ??= await instance!.connect());
+      const [held] = (await connection.runAndReadAll(HELD_OUTSIDE_TABLE_CACHE_SQL)).getRowObjectsJS();
+      const floorKiB = Math.ceil((Number(held?.['bytes'] ?? 0) + CACHE_EMPTYING_HEADROOM_BYTES) / 1024);
+      try {
+        await connection.run(`SET memory_limit = '${floorKiB}KiB'`);
+      } catch (err) {
+        // DuckDB refuses a limit it cannot evict down to (blocks still pinned): the cache stays until
+        // the next time. The limit is set back either way.
+        if (isFatalLakeError(err)) throw err;
+      } finally {
+        await connection.run(`SET memory_limit = '${memoryLimit}'`);
+      }
+    } finally {
+      emptying = undefined;
+      done();
+    }
+  };
   /**
    * `idleReopenMs` after the last use ended (each end sets the timer again), if nothing is under way
    * and the instance was used since it was opened (IDLE_REOPEN_MS).
@@ -419,8 +484,9 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
           written += rows.traces.length + rows.spans.length + rows.signals.length;
         }),
       );
-      // The reopen runs next among the writes, after this one has answered its caller.
+      // The reopen and the cache's emptying run next among the writes, after this one has answered its caller.
       serially(reopenIfDue).catch((err: unknown) => logger.error('the local lake could not be reopened', { path, error: String(err) }));
+      serially(emptyCacheIfDue).catch((err: unknown) => logger.error("the local lake's cache could not be emptied", { path, error: String(err) }));
       return done;
     },
     query: async (statement: SqlStatement) => {

@@ -220,3 +220,57 @@ describe('the local lake reopened to give back memory', () => {
     }
   });
 });
+
+describe("the local lake's cache emptied as it writes", () => {
+  const cacheOf = async (lakeOf: Awaited<ReturnType<typeof openLocalLake>>) =>
+    (
+      await lakeOf.query({
+        sql: "SELECT coalesce(sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE'), 0) AS cache, current_setting('memory_limit') AS lim FROM duckdb_memory()",
+        params: [],
+      })
+    )[0] as { cache: number; lim: string };
+  /** 300 traces of five spans whose input is 2–4 KB of distinct words each (1,800 rows), in one write. */
+  const manyTraces = (n: number) =>
+    lakeRowsOf(
+      'tnt_a',
+      Array.from({ length: 300 }, (_, i) => {
+        const t = trace(`big${n}-${i}`, START + n * 10_000 + i);
+        return { ...t, spans: t.spans.map((s) => ({ ...s, input: Array.from({ length: 200 }, (_, w) => `${s.spanId}w${w * 7919}`).join(' ') })) };
+      }),
+      [],
+      EXPIRES,
+    );
+  const countSpans = { sql: 'SELECT count(*) AS n FROM lake_spans', params: [] };
+
+  it('empties it once it has written the rows it was given, answers the queries made meanwhile and sets its memory limit back', async () => {
+    const path = join(lake.dir, 'cached.duckdb');
+    const cached = await openLocalLake({ path, memoryLimit: '128MB', threads: 1, emptyCacheAfterRows: 3_000 });
+    try {
+      const { lim } = await cacheOf(cached);
+      // 3,600 rows: emptied once, after the second write.
+      for (let n = 0; n < 2; n++) await cached.write(manyTraces(n));
+      await cached.execute([]);
+      // Checkpointed and read, the tables' blocks stay in DuckDB's cache.
+      await cached.withConnection((connection) => connection.run('CHECKPOINT'));
+      await cached.query({ sql: 'SELECT count(DISTINCT input) FROM lake_spans', params: [] });
+      await cached.query({ sql: 'SELECT max(search_text) FROM lake_traces', params: [] });
+      const full = await cacheOf(cached);
+      expect(full.cache).toBeGreaterThan(4 * 1024 * 1024);
+
+      // 1,800 rows more: 3,000 since it was emptied after the next. Queries made meanwhile are answered.
+      const queried = [cached.write(manyTraces(2)), ...Array.from({ length: 20 }, () => cached.query(countSpans))];
+      await cached.write(manyTraces(3));
+      const answers = await Promise.all([...queried, ...Array.from({ length: 20 }, () => cached.query(countSpans))]);
+      expect(answers.slice(1).every((rows) => Number(rows?.[0]?.['n']) >= 3_000)).toBe(true);
+      await cached.execute([]);
+
+      const emptied = await cacheOf(cached);
+      expect(emptied.cache).toBeLessThan(full.cache / 2);
+      expect(emptied.lim).toBe(lim);
+      expect(cached.opens).toBe(1);
+      expect(await cached.query(countSpans)).toEqual([{ n: 6_000 }]);
+    } finally {
+      await closeLocalLake(path);
+    }
+  });
+});

@@ -91,8 +91,9 @@ function lastPerKey(table: LakeTable, rows: readonly LakeRow[]): LakeRow[] {
  * written are held in its buffers, and their texts take more room there than in the log: in the
  * memory bench, what it held besides the tables' cached blocks swung between 2 and 44 MB with each
  * checkpoint. Writing the lake rows of 20,000 corpus traces 20 at a time (with the cache emptied as
- * below), its buffers were at most 31 against 41 MB, 16 against 27 MB at the 90th percentile of the
- * samples, and the writes took 34.5 and 33.3 s against 33.7 and 30.8 (alternated): each checkpoint
+ * below in both), its buffers were at most 31 MB with a 4 MB threshold against 41 MB with 16 MB, 16
+ * against 27 MB at the 90th percentile of the samples, and the writes took 34.5 and 33.3 s against
+ * 33.7 and 30.8 (alternated): each checkpoint
  * rewrites the row group it appended to, so there are four times as many, each smaller.
  */
 const CHECKPOINT_THRESHOLD = '4MB';
@@ -181,9 +182,14 @@ export const IDLE_REOPEN_MS = 10_000;
  * again, from the system's file cache.
  */
 export const EMPTY_CACHE_AFTER_ROWS = 6_000;
-/** What the limit is lowered to beyond the buffers that are not the tables' blocks (those written and not yet checkpointed, a query's), so that none of them is spilled. */
+/**
+ * What the limit is lowered to beyond the buffers that are not the tables' blocks (the rows not yet
+ * checkpointed, above all), so that none of those is spilled; the cache keeps about this much.
+ */
 const CACHE_EMPTYING_HEADROOM_BYTES = 2 * 1024 * 1024;
-const HELD_OUTSIDE_TABLE_CACHE_SQL = "SELECT coalesce(sum(memory_usage_bytes) FILTER (WHERE tag <> 'BASE_TABLE'), 0) AS bytes FROM duckdb_memory()";
+/** DuckDB's buffers: the tables' cached blocks, and the rest. */
+const BUFFERS_SQL =
+  "SELECT coalesce(sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE'), 0) AS cache, coalesce(sum(memory_usage_bytes) FILTER (WHERE tag <> 'BASE_TABLE'), 0) AS held FROM duckdb_memory()";
 
 const lakes = new Map<string, Promise<LocalLake>>();
 /** Closes under way, by path: the file is opened again only once its last instance is closed. */
@@ -371,8 +377,10 @@ async function createLocalLake({
   /**
    * Once the instance has written `emptyCacheAfterRows` rows since its cache was last emptied
    * (EMPTY_CACHE_AFTER_ROWS), and no connection is lent out: lowers DuckDB's memory limit to what its
-   * buffers hold besides the tables' blocks, and sets it back. Runs among the writes, so none is under
-   * way; new queries wait and those under way finish first, as none may find the limit lowered.
+   * buffers hold besides the tables' blocks plus CACHE_EMPTYING_HEADROOM_BYTES, and sets it back. Runs
+   * among the writes, so none is under way. No query may find the limit lowered: new queries and
+   * lendings wait, and those under way finish first (a long search holds the others back meanwhile,
+   * as a reopen's does).
    */
   const emptyCacheIfDue = async (): Promise<void> => {
     const may = () => !closed && instance !== undefined && !reopening && lent === 0 && written - cacheEmptiedAt >= emptyCacheAfterRows;
@@ -381,25 +389,39 @@ async function createLocalLake({
     emptying = new Promise((resolve) => {
       done = resolve;
     });
+    const started = generation;
     try {
       await whenIdle();
-      if (!may()) return;
+      if (!may() || started !== generation) return;
       cacheEmptiedAt = written;
       const connection = (writer ??= await instance!.connect());
-      const [held] = (await connection.runAndReadAll(HELD_OUTSIDE_TABLE_CACHE_SQL)).getRowObjectsJS();
-      const floorKiB = Math.ceil((Number(held?.['bytes'] ?? 0) + CACHE_EMPTYING_HEADROOM_BYTES) / 1024);
-      try {
-        await connection.run(`SET memory_limit = '${floorKiB}KiB'`);
-      } catch (err) {
-        // DuckDB refuses a limit it cannot evict down to (blocks still pinned): the cache stays until
-        // the next time. The limit is set back either way.
-        if (isFatalLakeError(err)) throw err;
-      } finally {
-        await connection.run(`SET memory_limit = '${memoryLimit}'`);
-      }
+      const [buffers] = (await connection.runAndReadAll(BUFFERS_SQL)).getRowObjectsJS();
+      if (Number(buffers?.['cache'] ?? 0) <= CACHE_EMPTYING_HEADROOM_BYTES) return;
+      await lowerLimitOnce(connection, Number(buffers?.['held'] ?? 0) + CACHE_EMPTYING_HEADROOM_BYTES);
+    } catch (err) {
+      if (!isFatalLakeError(err)) throw err;
+      // An invalidated instance is replaced, and the next opens with the configured limit.
+      await reopen(started, err);
     } finally {
       emptying = undefined;
       done();
+    }
+  };
+  /** Sets DuckDB's memory limit to `bytes`, which evicts, then back to the lake's; a limit set back after an error that is not fatal, or the instance opened again. */
+  const lowerLimitOnce = async (connection: DuckDBConnection, bytes: number): Promise<void> => {
+    try {
+      await connection.run(`SET memory_limit = '${Math.ceil(bytes / 1024)}KiB'`);
+    } catch (err) {
+      if (isFatalLakeError(err)) throw err;
+      // DuckDB refuses a limit it cannot evict down to: the cache stays until the next time.
+      logger.warn("the local lake's memory limit could not be lowered to empty its cache", { path, error: String(err) });
+    }
+    try {
+      await connection.run(`SET memory_limit = '${memoryLimit}'`);
+    } catch (err) {
+      if (isFatalLakeError(err)) throw err;
+      logger.error("the local lake's memory limit could not be set back; opening it again", { path, error: String(err) });
+      await replaceInstance(true);
     }
   };
   /**

@@ -86,18 +86,6 @@ function lastPerKey(table: LakeTable, rows: readonly LakeRow[]): LakeRow[] {
   return [...byKey.values()];
 }
 
-/**
- * The log's size at which DuckDB checkpoints by itself (its default is 16 MB). Until then the rows
- * written are held in its buffers, and their texts take more room there than in the log: in the
- * memory bench, what it held besides the tables' cached blocks swung between 2 and 44 MB with each
- * checkpoint. Writing the lake rows of 20,000 corpus traces 20 at a time (with the cache emptied as
- * below in both), its buffers were at most 31 MB with a 4 MB threshold against 41 MB with 16 MB, 16
- * against 27 MB at the 90th percentile of the samples, and the writes took 34.5 and 33.3 s against
- * 33.7 and 30.8 (alternated): each checkpoint
- * rewrites the row group it appended to, so there are four times as many, each smaller.
- */
-const CHECKPOINT_THRESHOLD = '4MB';
-
 /** How every DuckDB of the lake runs. */
 const engineSettings = (memoryLimit: string, threads: number): Record<string, string> => ({
   memory_limit: memoryLimit,
@@ -110,7 +98,6 @@ const engineSettings = (memoryLimit: string, threads: number): Record<string, st
   // allocated more than a little, and purging freed pages in the background, hands it back to the system.
   allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
   allocator_background_threads: 'true',
-  checkpoint_threshold: CHECKPOINT_THRESHOLD,
 });
 
 /**

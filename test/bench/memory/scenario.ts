@@ -118,6 +118,7 @@ async function runMemory(
     v8PagesMb: number;
     restMb: number;
     lakeMb: number;
+    lakeByTag: string;
     heapMb: number;
     externalMb: number;
     mainYoungMb: number;
@@ -138,6 +139,7 @@ async function runMemory(
         v8PagesMb: round(s.v8PageBytes / MB, 0),
         restMb: round(s.restBytes / MB, 0),
         lakeMb: round(s.lakeBytes / MB, 0),
+        lakeByTag: s.lakeByTag,
         heapMb: round(s.heapUsedBytes / MB, 0),
         externalMb: round(s.externalBytes / MB, 0),
         mainYoungMb: round(s.mainHeap.youngBytes / MB, 0),
@@ -160,7 +162,7 @@ async function runMemory(
       if (Math.floor(sent / drainEvery) > Math.floor(before / drainEvery)) await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
       const s = await sample(sent);
       progress(
-        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (LevelDB's table files ${s.tableFilesMb} MB in ${s.tableFiles} files, other files ${s.otherFilesMb} MB, V8's regular pages ${s.v8PagesMb} MB, the rest ${s.restMb} MB; DuckDB's buffer manager ${s.lakeMb} MB by its own count), heap ${s.heapMb} MB (the main thread's V8 heap resident: young ${s.mainYoungMb} MB, old ${s.mainOldMb} MB, large objects ${s.mainLargeMb} MB), buffers ${s.externalMb} MB`,
+        `${sent.toLocaleString('en-US')} spans accepted: RSS ${s.rssMb} MB (LevelDB's table files ${s.tableFilesMb} MB in ${s.tableFiles} files, other files ${s.otherFilesMb} MB, V8's regular pages ${s.v8PagesMb} MB, the rest ${s.restMb} MB; DuckDB's buffer manager ${s.lakeMb} MB by its own count${s.lakeByTag ? `: ${s.lakeByTag}` : ''}), heap ${s.heapMb} MB (the main thread's V8 heap resident: young ${s.mainYoungMb} MB, old ${s.mainOldMb} MB, large objects ${s.mainLargeMb} MB), buffers ${s.externalMb} MB`,
       );
     }
     await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');

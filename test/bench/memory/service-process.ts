@@ -7,7 +7,7 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import { serviceModulesFrom } from '../../../infra/local/runtime.ts';
 import { startTestService } from '../../support/service.ts';
 import { exitWithParent } from '../child.ts';
-import { lakeBufferBytes } from '../lake-memory.ts';
+import { lakeBuffers } from '../lake-memory.ts';
 import { signUp } from '../service.ts';
 import { type MappedMemory, splitSmaps } from './smaps.ts';
 
@@ -20,6 +20,7 @@ export type MemoryMessage =
       heapUsedBytes: number;
       externalBytes: number;
       lakeBytes: number;
+      lakeByTag: string;
       consumerFailures: number;
       mainHeap: MainHeapSpaces;
     } & MappedMemory)
@@ -75,8 +76,18 @@ async function main(dataDir: string): Promise<void> {
         const { rss, heapUsed, external } = process.memoryUsage();
         const mainHeap = mainHeapSpaces();
         const mapped = await mappedMemory();
-        const lakeBytes = await lakeBufferBytes(service.environment['LAKE_DUCKDB_PATH']!);
-        await send({ type: 'sample', rssBytes: rss, ...mapped, heapUsedBytes: heapUsed, externalBytes: external, lakeBytes, consumerFailures, mainHeap });
+        const lake = await lakeBuffers(service.environment['LAKE_DUCKDB_PATH']!);
+        await send({
+          type: 'sample',
+          rssBytes: rss,
+          ...mapped,
+          heapUsedBytes: heapUsed,
+          externalBytes: external,
+          lakeBytes: lake.bytes,
+          lakeByTag: lake.byTag,
+          consumerFailures,
+          mainHeap,
+        });
       }
     }
   } finally {

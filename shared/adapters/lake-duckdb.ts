@@ -160,13 +160,15 @@ export const IDLE_REOPEN_MS = 10_000;
  * Rows written between two emptyings of DuckDB's cache of the tables' blocks. DuckDB keeps every block
  * it checkpointed or read in its buffers until its memory limit makes it evict: writing the lake rows
  * of 20,000 corpus traces (about 120,000 rows) 20 traces at a time, its buffers grew to 63 MB, 51 MB
- * of them the tables' blocks (`BASE_TABLE` in `duckdb_memory()`), and in the memory bench those
- * buffers made its highest samples (docs/local-runtime.md, "DuckDB's cache emptied"). DuckDB has no
+ * of them the tables' blocks (`BASE_TABLE` in `duckdb_memory()`). In the memory bench DuckDB's
+ * buffers made the highest samples, there mostly rows not yet checkpointed, the cache 0.5–12 MB in a
+ * short run with the emptying (docs/local-runtime.md, "DuckDB's cache emptied"). DuckDB has no
  * statement that empties its cache, but lowering its memory limit evicts down to it, the tables'
  * blocks first (they are on disk already, so nothing is written): emptied every 6,000 rows (about
- * 1,000 traces), the buffers stayed at 28 MB at most over the same writes, which took as long (35.3
- * and 37.4 s against 32.8 and 37.9, alternated). The next write's delete reads the keys it needs
- * again, from the system's file cache.
+ * 1,000 traces), the buffers were at most 39–41 MB over the same writes and 14 MB at the median of
+ * the samples, against 63 and 28 MB, and the writes took as long (30.1–33.7 s in four runs against
+ * 30.5–37.9 s in four without). The next write's delete reads the keys it needs again, from the
+ * system's file cache.
  */
 export const EMPTY_CACHE_AFTER_ROWS = 6_000;
 /**

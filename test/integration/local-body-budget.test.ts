@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -211,7 +212,8 @@ describe("the local server's budget for request bodies", () => {
 
   it('answers the requests still waiting 503 as soon as the server begins to stop, and the ones in hand as usual', async () => {
     const { invoke, gate } = gatedHandler();
-    const port = await serve(invoke, 256 * KIB);
+    // A wait far longer than the test may take: only the stop can refuse it in time.
+    const port = await serve(invoke, 256 * KIB, 600_000);
     const first = send(port, 'POST', bodyOf(200 * KIB));
     await until(() => gate.inside === 1);
     const waiting = send(port, 'POST', bodyOf(200 * KIB));
@@ -222,6 +224,35 @@ describe("the local server's budget for request bodies", () => {
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('5');
     expect(refused.headers.connection).toBe('close');
+    expect(gate.inside).toBe(1);
+    gate.open();
+    expect((await first).status).toBe(200);
+    await stopped;
+    expect(gate.most).toBe(1);
+  });
+
+  it('refuses at once, once the server is stopping, a request that would have to wait and whose headers were still arriving', async () => {
+    const { invoke, gate } = gatedHandler();
+    // A wait far longer than the test may take: only the stop can refuse it in time.
+    const port = await serve(invoke, 256 * KIB, 600_000);
+    const first = send(port, 'POST', bodyOf(200 * KIB));
+    await until(() => gate.inside === 1);
+    // A connection whose request has begun (so the stop does not close it as idle), its headers unfinished.
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const body = bodyOf(200 * KIB);
+    socket.write('POST /api/echo HTTP/1.1\r\nhost: 127.0.0.1\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stopped = api!.shutdown();
+    api = undefined;
+    socket.write(`content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(answer).toMatch(/\r\nretry-after: 5\r\n/i);
     expect(gate.inside).toBe(1);
     gate.open();
     expect((await first).status).toBe(200);

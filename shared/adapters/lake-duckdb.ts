@@ -27,6 +27,11 @@ export interface LocalLakeSettings {
   idleReopenMs?: number;
   /** Rows written between two emptyings of DuckDB's cache of the tables' blocks (EMPTY_CACHE_AFTER_ROWS unless given: tests set a few). */
   emptyCacheAfterRows?: number;
+  /**
+   * Once a write leaves more than this in DuckDB's buffers besides the tables' blocks, they are
+   * checkpointed (CHECKPOINT_ABOVE_HELD_BYTES unless given: tests set less).
+   */
+  checkpointAboveHeldBytes?: number;
 }
 
 export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
@@ -176,6 +181,18 @@ export const EMPTY_CACHE_AFTER_ROWS = 6_000;
  * checkpointed, above all), so that none of those is spilled; the cache keeps about this much.
  */
 const CACHE_EMPTYING_HEADROOM_BYTES = 2 * 1024 * 1024;
+/**
+ * Once a write leaves more than this in DuckDB's buffers besides the tables' blocks (rows not yet
+ * checkpointed, above all), they are checkpointed among the writes: what they hold stays under this
+ * plus one write's rows, and no checkpoint has much to rewrite (one holds far more than its rows
+ * while it runs). DuckDB's own threshold (16 MB of log) comes late for rows with long texts, most
+ * likely because it weighs them by their inline part: in the memory bench they grew to 58 MB with no
+ * checkpoint (`OVERFLOW_STRINGS`, the long texts, 44 MB of it). Looked at only every 6,000 rows,
+ * where the cache is emptied, they still reached 61 MB, and the RSS 536 MB most likely as they were
+ * checkpointed; so the buffers are read after every write, a `duckdb_memory()` query
+ * (docs/local-runtime.md, "A checkpoint above 20 MB").
+ */
+const CHECKPOINT_ABOVE_HELD_BYTES = 20 * 1024 * 1024;
 /** DuckDB's buffers: the tables' cached blocks, and the rest. */
 const BUFFERS_SQL =
   "SELECT coalesce(sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE'), 0) AS cache, coalesce(sum(memory_usage_bytes) FILTER (WHERE tag <> 'BASE_TABLE'), 0) AS held FROM duckdb_memory()";
@@ -215,6 +232,7 @@ async function createLocalLake({
   reopenAfterRows = REOPEN_AFTER_ROWS,
   idleReopenMs,
   emptyCacheAfterRows = EMPTY_CACHE_AFTER_ROWS,
+  checkpointAboveHeldBytes = CHECKPOINT_ABOVE_HELD_BYTES,
 }: LocalLakeSettings): Promise<LocalLake> {
   const { mkdir } = await import('node:fs/promises');
   const { dirname, join } = await import('node:path');
@@ -258,8 +276,11 @@ async function createLocalLake({
   /** Rows written since the instance was opened, and whether anything used it since. */
   let written = 0;
   let used = false;
-  /** `written` when the cache was last emptied; while it is being emptied, new uses wait for `emptying`. */
+  /** `written` when the cache was last emptied; while it is emptied or the rows checkpointed, new uses wait for `emptying`. */
   let cacheEmptiedAt = 0;
+  /** What DuckDB's buffers held besides the tables' blocks after the last write, and above what that is checkpointed. */
+  let heldAfterWrite = 0;
+  let checkpointAbove = checkpointAboveHeldBytes;
   let emptying: Promise<void> | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   /** Queries, writes and connections under way, and of them the connections handed out (exports: long). */
@@ -290,6 +311,8 @@ async function createLocalLake({
       generation++;
       written = 0;
       cacheEmptiedAt = 0;
+      heldAfterWrite = 0;
+      checkpointAbove = checkpointAboveHeldBytes;
       used = false;
       if (!closed) instance = await openFile();
     })().finally(() => {
@@ -364,15 +387,20 @@ async function createLocalLake({
   /** Once the instance has written `reopenAfterRows` rows (REOPEN_AFTER_ROWS). */
   const reopenIfDue = () => reopenForMemory(() => written >= reopenAfterRows);
   /**
-   * Once the instance has written `emptyCacheAfterRows` rows since its cache was last emptied
-   * (EMPTY_CACHE_AFTER_ROWS), and no connection is lent out: lowers DuckDB's memory limit to what its
-   * buffers hold besides the tables' blocks plus CACHE_EMPTYING_HEADROOM_BYTES, and sets it back. Runs
-   * among the writes, so none is under way. No query may find the limit lowered: new queries and
-   * lendings wait, and those under way finish first (a long search holds the others back meanwhile,
-   * as a reopen's does).
+   * Among the writes, so none is under way, and while no connection is lent out: checkpoints when the
+   * last write left more than `checkpointAboveHeldBytes` (CHECKPOINT_ABOVE_HELD_BYTES) in DuckDB's
+   * buffers besides the tables' blocks, unless the instance runs without checkpoints after a fatal
+   * error (a checkpoint could fail the same way); and once the instance has written
+   * `emptyCacheAfterRows` rows since the cache was last emptied (EMPTY_CACHE_AFTER_ROWS), lowers
+   * DuckDB's memory limit to what its buffers hold besides the tables' blocks plus
+   * CACHE_EMPTYING_HEADROOM_BYTES, and sets it back. New queries and lendings wait, and those under
+   * way finish first: DuckDB refuses a checkpoint while another transaction runs, and no query may
+   * find the limit lowered (a long search holds the others back meanwhile, as a reopen's does).
    */
-  const emptyCacheIfDue = async (): Promise<void> => {
-    const may = () => !closed && instance !== undefined && !reopening && lent === 0 && written - cacheEmptiedAt >= emptyCacheAfterRows;
+  const boundBuffersIfDue = async (): Promise<void> => {
+    const checkpointDue = () => checkpointing && heldAfterWrite > checkpointAbove;
+    const cacheDue = () => written - cacheEmptiedAt >= emptyCacheAfterRows;
+    const may = () => !closed && instance !== undefined && !reopening && lent === 0 && (checkpointDue() || cacheDue());
     if (!may()) return;
     let done!: () => void;
     emptying = new Promise((resolve) => {
@@ -382,18 +410,40 @@ async function createLocalLake({
     try {
       await whenIdle();
       if (!may() || started !== generation) return;
-      cacheEmptiedAt = written;
       const connection = (writer ??= await instance!.connect());
-      const [buffers] = (await connection.runAndReadAll(BUFFERS_SQL)).getRowObjectsJS();
-      if (Number(buffers?.['cache'] ?? 0) <= CACHE_EMPTYING_HEADROOM_BYTES) return;
-      await lowerLimitOnce(connection, Number(buffers?.['held'] ?? 0) + CACHE_EMPTYING_HEADROOM_BYTES);
+      if (checkpointDue()) {
+        // A checkpoint refused is tried again once as much more is held, not after every write.
+        checkpointAbove = (await tryCheckpoint(connection, heldAfterWrite)) ? checkpointAboveHeldBytes : heldAfterWrite + checkpointAboveHeldBytes;
+      }
+      const emptyCache = cacheDue();
+      if (emptyCache) cacheEmptiedAt = written;
+      const buffers = await readBuffers(connection);
+      heldAfterWrite = buffers.held;
+      if (!emptyCache || buffers.cache <= CACHE_EMPTYING_HEADROOM_BYTES) return;
+      await lowerLimitOnce(connection, buffers.held + CACHE_EMPTYING_HEADROOM_BYTES);
     } catch (err) {
       if (!isFatalLakeError(err)) throw err;
-      // An invalidated instance is replaced, and the next opens with the configured limit.
+      // An invalidated instance (by the checkpoint, say) is replaced: the next opens with the configured
+      // limit, and without automatic checkpoints until the process restarts.
       await reopen(started, err);
     } finally {
       emptying = undefined;
       done();
+    }
+  };
+  const readBuffers = async (connection: DuckDBConnection): Promise<{ cache: number; held: number }> => {
+    const [buffers] = (await connection.runAndReadAll(BUFFERS_SQL)).getRowObjectsJS();
+    return { cache: Number(buffers?.['cache'] ?? 0), held: Number(buffers?.['held'] ?? 0) };
+  };
+  /** Whether the checkpoint ran: one that fails without invalidating the database is logged, and the rows wait for the next. */
+  const tryCheckpoint = async (connection: DuckDBConnection, heldBytes: number): Promise<boolean> => {
+    try {
+      await connection.run('CHECKPOINT');
+      return true;
+    } catch (err) {
+      if (isFatalLakeError(err)) throw err;
+      logger.warn('the local lake could not checkpoint the rows its buffers held', { path, heldBytes, error: String(err) });
+      return false;
     }
   };
   /** Sets DuckDB's memory limit to `bytes`, which evicts, then back to the lake's; a limit set back after an error that is not fatal, or the instance opened again. */
@@ -501,15 +551,24 @@ async function createLocalLake({
               await replaceRows(connection, traces, rows.traces);
               await replaceRows(connection, spans, rows.spans);
               await replaceRows(connection, signals, rows.signals);
+            }).then(async () => {
+              // Whether a checkpoint follows; a write that is in stands, though its buffers cannot be read.
+              heldAfterWrite = await readBuffers(connection).then(
+                ({ held }) => held,
+                (err: unknown) => {
+                  if (isFatalLakeError(err)) throw err;
+                  return heldAfterWrite;
+                },
+              );
             }),
           ),
         ).then(() => {
           written += rows.traces.length + rows.spans.length + rows.signals.length;
         }),
       );
-      // The reopen and the cache's emptying run next among the writes, after this one has answered its caller.
+      // The reopen and the look at the buffers run next among the writes, after this one has answered its caller.
       serially(reopenIfDue).catch((err: unknown) => logger.error('the local lake could not be reopened', { path, error: String(err) }));
-      serially(emptyCacheIfDue).catch((err: unknown) => logger.error("the local lake's cache could not be emptied", { path, error: String(err) }));
+      serially(boundBuffersIfDue).catch((err: unknown) => logger.error("the local lake's buffers could not be bounded", { path, error: String(err) }));
       return done;
     },
     query: async (statement: SqlStatement) => {

@@ -221,14 +221,15 @@ describe('the local lake reopened to give back memory', () => {
   });
 });
 
-describe("the local lake's cache emptied as it writes", () => {
-  const cacheOf = async (lakeOf: Awaited<ReturnType<typeof openLocalLake>>) =>
+describe("the local lake's buffers looked at as it writes", () => {
+  /** The tables' cached blocks, the rest of DuckDB's buffers, and the memory limit. */
+  const buffersOf = async (lakeOf: Awaited<ReturnType<typeof openLocalLake>>) =>
     (
       await lakeOf.query({
-        sql: "SELECT coalesce(sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE'), 0) AS cache, current_setting('memory_limit') AS lim FROM duckdb_memory()",
+        sql: "SELECT coalesce(sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE'), 0) AS cache, coalesce(sum(memory_usage_bytes) FILTER (WHERE tag <> 'BASE_TABLE'), 0) AS held, current_setting('memory_limit') AS lim FROM duckdb_memory()",
         params: [],
       })
-    )[0] as { cache: number; lim: string };
+    )[0] as { cache: number; held: number; lim: string };
   /** 300 traces of five spans whose input is 2–4 KB of distinct words each (1,800 rows), in one write. */
   const manyTraces = (n: number) =>
     lakeRowsOf(
@@ -245,7 +246,7 @@ describe("the local lake's cache emptied as it writes", () => {
     const path = join(lake.dir, 'cached.duckdb');
     const cached = await openLocalLake({ path, memoryLimit: '128MB', threads: 1, emptyCacheAfterRows: 3_000 });
     try {
-      const { lim } = await cacheOf(cached);
+      const { lim } = await buffersOf(cached);
       // 3,600 rows: emptied once, after the second write.
       for (let n = 0; n < 2; n++) await cached.write(manyTraces(n));
       await cached.execute([]);
@@ -253,7 +254,7 @@ describe("the local lake's cache emptied as it writes", () => {
       await cached.withConnection((connection) => connection.run('CHECKPOINT'));
       await cached.query({ sql: 'SELECT count(DISTINCT input) FROM lake_spans', params: [] });
       await cached.query({ sql: 'SELECT max(search_text) FROM lake_traces', params: [] });
-      const full = await cacheOf(cached);
+      const full = await buffersOf(cached);
       expect(full.cache).toBeGreaterThan(4 * 1024 * 1024);
 
       // Two writes more: 3,600 rows since the last emptying, so it is emptied after them. Queries keep
@@ -273,7 +274,7 @@ describe("the local lake's cache emptied as it writes", () => {
       await watching;
       expect([...limitsSeen]).toEqual([lim]);
 
-      const emptied = await cacheOf(cached);
+      const emptied = await buffersOf(cached);
       expect(emptied.cache).toBeLessThan(full.cache / 2);
       expect(emptied.lim).toBe(lim);
       expect(cached.opens).toBe(1);
@@ -281,5 +282,31 @@ describe("the local lake's cache emptied as it writes", () => {
     } finally {
       await closeLocalLake(path);
     }
+  });
+
+  it('checkpoints among the writes once one leaves more than checkpointAboveHeldBytes in its buffers besides the cache', async () => {
+    /** What the buffers held besides the tables' blocks after each of four writes of 1,800 rows. */
+    const heldWriting = async (name: string, checkpointAboveHeldBytes: number) => {
+      const path = join(lake.dir, name);
+      const writing = await openLocalLake({ path, memoryLimit: '128MB', threads: 1, checkpointAboveHeldBytes });
+      try {
+        const held: number[] = [];
+        for (let n = 0; n < 4; n++) {
+          await writing.write(manyTraces(n));
+          await writing.execute([]);
+          held.push(Number((await buffersOf(writing)).held));
+        }
+        expect(await writing.query({ sql: 'SELECT count(*) AS n FROM lake_spans', params: [] })).toEqual([{ n: 6_000 }]);
+        expect(writing.opens).toBe(1);
+        return held;
+      } finally {
+        await closeLocalLake(path);
+      }
+    };
+    const unbounded = await heldWriting('unbounded.duckdb', Number.MAX_SAFE_INTEGER);
+    const bounded = await heldWriting('bounded.duckdb', 1024 * 1024);
+    // Left to DuckDB's own threshold (16 MB of log), these rows held 26.7 MB after the second write.
+    expect(Math.max(...unbounded)).toBeGreaterThan(16 * 1024 * 1024);
+    expect(Math.max(...bounded)).toBeLessThan(2 * 1024 * 1024);
   });
 });

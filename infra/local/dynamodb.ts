@@ -5,6 +5,7 @@ import {
   type AttributeValue,
   ConditionalCheckFailedException,
   CreateTableCommand,
+  type CreateTableCommandInput,
   DeleteItemCommand,
   DeleteTableCommand,
   DescribeTableCommand,
@@ -107,8 +108,7 @@ export function localTableName(prefix: string): string {
 
 export async function ensureTable(client: DynamoDBClient, tableName: string, prefix: string): Promise<void> {
   if ((await tableStatus(client, tableName)) === undefined) {
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
-    await waitUntilActive(client, tableName);
+    await createActiveTable(client, createTableInput(tableName));
     const { TableNames = [] } = await client.send(new ListTablesCommand({}));
     for (const old of TableNames.filter((n) => n !== tableName && n.startsWith(`${prefix}-`))) {
       await copyItems(client, old, tableName);
@@ -118,8 +118,18 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, pre
   await waitUntilActive(client, tableName);
 }
 
+/**
+ * Creates a table and answers once it can be written: dynalite, like DynamoDB, answers CreateTable
+ * while the table is still CREATING, and a write then is refused as ResourceNotFoundException (even
+ * with `createTableMs: 0`, the table turns ACTIVE in a later turn of dynalite's event loop).
+ */
+export async function createActiveTable(client: DynamoDBClient, input: CreateTableCommandInput & { TableName: string }): Promise<void> {
+  await client.send(new CreateTableCommand(input));
+  await waitUntilActive(client, input.TableName);
+}
+
 /** dynalite, like DynamoDB, answers CreateTable while the table is still CREATING. */
-export async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {
   while ((await tableStatus(client, tableName)) !== 'ACTIVE') {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -2,13 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { uncompress } from 'snappyjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '#shared/store/client.ts';
 import { createTableInput } from '#shared/store/table.ts';
-import { startDynamoDb } from '../../infra/local/dynamodb.ts';
+import { createActiveTable, startDynamoDb } from '../../infra/local/dynamodb.ts';
 
 const ITEM_BYTES = 192 * 1024;
 const WRITES = 120;
@@ -75,7 +74,7 @@ describe('dynalite on disk', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'aos-dynalite-files-'));
     const local = await startDynamoDb(dir);
-    await local.client.send(new CreateTableCommand(createTableInput('aos-files')));
+    await createActiveTable(local.client, createTableInput('aos-files'));
     db = createDb('aos-files', local.client);
     stop = local.stop;
   });
@@ -111,7 +110,7 @@ describe("dynalite's table files", () => {
     try {
       const local = await startDynamoDb(dir);
       try {
-        await local.client.send(new CreateTableCommand(createTableInput('aos-blocks')));
+        await createActiveTable(local.client, createTableInput('aos-blocks'));
         const db = createDb('aos-blocks', local.client);
         // 6 MB of 1 KB items: more than LevelDB's 4 MB write buffer, so one table file is written.
         for (let batch = 0; batch < 240; batch++) {

@@ -2,13 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ClassicLevel } from 'classic-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDb } from '#shared/store/client.ts';
 import { createTableInput } from '#shared/store/table.ts';
-import { startDynamoDb } from '../../infra/local/dynamodb.ts';
+import { createActiveTable, startDynamoDb } from '../../infra/local/dynamodb.ts';
 import { reserveLevelDbMappings } from '../../infra/local/leveldb-mappings.ts';
 
 const ITEM_BYTES = 192 * 1024;
@@ -32,7 +31,7 @@ async function tableFiles(dir: string): Promise<string[]> {
 async function fillAndRead(dir: string): Promise<Set<string>> {
   const local = await startDynamoDb(dir);
   try {
-    await local.client.send(new CreateTableCommand(createTableInput('aos-mappings')));
+    await createActiveTable(local.client, createTableInput('aos-mappings'));
     const db = createDb('aos-mappings', local.client);
     const payloads = Array.from({ length: ITEMS }, () => randomBytes(ITEM_BYTES).toString('base64'));
     for (const [i, payload] of payloads.entries()) {

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
@@ -19,7 +19,7 @@ import type { APIGatewayProxyEventV2, ScheduledEvent, SQSEvent, SQSRecord } from
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Catalog, queueUrlEnv } from '#shared/catalog.ts';
 import { createTableInput } from '#shared/store/table.ts';
-import { incrementalSweeper, startDynamoDb, waitUntilActive } from '../../infra/local/dynamodb.ts';
+import { createActiveTable, incrementalSweeper, startDynamoDb } from '../../infra/local/dynamodb.ts';
 import { startLocalService } from '../../infra/local/runtime.ts';
 import { queueCounts } from '../../infra/local/sqs.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -414,8 +414,7 @@ describe('the TTL sweep', () => {
     const dynamo = await startDynamoDb();
     try {
       const TableName = 'sweep-test';
-      await dynamo.client.send(new CreateTableCommand(createTableInput(TableName)));
-      await waitUntilActive(dynamo.client, TableName);
+      await createActiveTable(dynamo.client, createTableInput(TableName));
       const put = (sk: string, expiresAt: number) =>
         dynamo.client.send(new PutItemCommand({ TableName, Item: { PK: { S: `p${sk}` }, SK: { S: sk }, expiresAt: { N: String(expiresAt) } } }));
       const past = Math.floor(Date.now() / 1000) - 10;
@@ -501,8 +500,7 @@ describe('a runtime with a data directory', () => {
       const dynamo = await startDynamoDb(join(migrateDir, 'dynamodb'));
       const old = { ...createTableInput('aos-local-00000000'), GlobalSecondaryIndexes: undefined };
       old.AttributeDefinitions = old.AttributeDefinitions.filter((a) => a.AttributeName === 'PK' || a.AttributeName === 'SK');
-      await dynamo.client.send(new CreateTableCommand(old));
-      await waitUntilActive(dynamo.client, old.TableName);
+      await createActiveTable(dynamo.client, old);
       await dynamo.client.send(new PutItemCommand({ TableName: old.TableName, Item: { ...key, note: { S: 'from v0' } } }));
       await dynamo.stop();
 

@@ -1,15 +1,15 @@
-import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '#shared/domain/store.ts';
 import { createDb, type Db } from '#shared/store/client.ts';
 import { createTableInput } from '#shared/store/table.ts';
-import { startDynamoDb } from '../../infra/local/dynamodb.ts';
+import { createActiveTable, startDynamoDb } from '../../infra/local/dynamodb.ts';
 import { createStore } from './store.ts';
 
 /** An in-memory dynalite (as the local runtime starts it) with the service's table, for integration tests of the store. */
 export async function startDynamo(tableName = 'aos-it'): Promise<{ db: Db; client: DynamoDBClient; stop: () => Promise<void> }> {
   const { client, stop } = await startDynamoDb();
-  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  await createActiveTable(client, createTableInput(tableName));
   return { db: createDb(tableName, client), client, stop };
 }
 

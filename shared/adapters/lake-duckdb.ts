@@ -25,13 +25,6 @@ export interface LocalLakeSettings {
   reopenAfterRows?: number;
   /** Without any use for this long, an instance that has been used is closed and opened again (IDLE_REOPEN_MS for the local runtime); never when not given. */
   idleReopenMs?: number;
-  /** Rows written between two emptyings of DuckDB's cache of the tables' blocks (EMPTY_CACHE_AFTER_ROWS unless given: tests set a few). */
-  emptyCacheAfterRows?: number;
-  /**
-   * Once a write leaves more than this in DuckDB's buffers besides the tables' blocks, they are
-   * checkpointed (CHECKPOINT_ABOVE_HELD_BYTES unless given: tests set less).
-   */
-  checkpointAboveHeldBytes?: number;
 }
 
 export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
@@ -161,42 +154,6 @@ export const REOPEN_AFTER_ROWS = 60_000;
  */
 export const IDLE_REOPEN_MS = 10_000;
 
-/**
- * Rows written between two emptyings of DuckDB's cache of the tables' blocks. DuckDB keeps every block
- * it checkpointed or read in its buffers until its memory limit makes it evict: writing the lake rows
- * of 20,000 corpus traces (about 120,000 rows) 20 traces at a time, its buffers grew to 63 MB, 51 MB
- * of them the tables' blocks (`BASE_TABLE` in `duckdb_memory()`). In the memory bench DuckDB's
- * buffers made the highest samples, there mostly rows not yet checkpointed, the cache 0.5–12 MB in a
- * short run with the emptying (docs/local-runtime.md, "DuckDB's cache emptied"). DuckDB has no
- * statement that empties its cache, but lowering its memory limit evicts down to it, the tables'
- * blocks first (they are on disk already, so nothing is written): emptied every 6,000 rows (about
- * 1,000 traces), the buffers were at most 39–41 MB over the same writes and 14 MB at the median of
- * the samples, against 63 and 28 MB, and the writes took as long (30.1–33.7 s in four runs against
- * 30.5–37.9 s in four without). The next write's delete reads the keys it needs again, from the
- * system's file cache.
- */
-export const EMPTY_CACHE_AFTER_ROWS = 6_000;
-/**
- * What the limit is lowered to beyond the buffers that are not the tables' blocks (the rows not yet
- * checkpointed, above all), so that none of those is spilled; the cache keeps about this much.
- */
-const CACHE_EMPTYING_HEADROOM_BYTES = 2 * 1024 * 1024;
-/**
- * Once a write leaves more than this in DuckDB's buffers besides the tables' blocks (rows not yet
- * checkpointed, above all), they are checkpointed among the writes: what they hold stays under this
- * plus one write's rows, and no checkpoint has much to rewrite (one holds far more than its rows
- * while it runs). DuckDB's own threshold (16 MB of log) comes late for rows with long texts, most
- * likely because it weighs them by their inline part: in the memory bench they grew to 58 MB with no
- * checkpoint (`OVERFLOW_STRINGS`, the long texts, 44 MB of it). Looked at only every 6,000 rows,
- * where the cache is emptied, they still reached 61 MB, and the RSS 536 MB most likely as they were
- * checkpointed; so the buffers are read after every write, a `duckdb_memory()` query
- * (docs/local-runtime.md, "A checkpoint above 20 MB").
- */
-const CHECKPOINT_ABOVE_HELD_BYTES = 20 * 1024 * 1024;
-/** DuckDB's buffers: the tables' cached blocks, and the rest. */
-const BUFFERS_SQL =
-  "SELECT coalesce(sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE'), 0) AS cache, coalesce(sum(memory_usage_bytes) FILTER (WHERE tag <> 'BASE_TABLE'), 0) AS held FROM duckdb_memory()";
-
 const lakes = new Map<string, Promise<LocalLake>>();
 /** Closes under way, by path: the file is opened again only once its last instance is closed. */
 const closing = new Map<string, Promise<void>>();
@@ -225,15 +182,7 @@ export async function closeLocalLake(path: string): Promise<void> {
   }
 }
 
-async function createLocalLake({
-  path,
-  memoryLimit,
-  threads,
-  reopenAfterRows = REOPEN_AFTER_ROWS,
-  idleReopenMs,
-  emptyCacheAfterRows = EMPTY_CACHE_AFTER_ROWS,
-  checkpointAboveHeldBytes = CHECKPOINT_ABOVE_HELD_BYTES,
-}: LocalLakeSettings): Promise<LocalLake> {
+async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = REOPEN_AFTER_ROWS, idleReopenMs }: LocalLakeSettings): Promise<LocalLake> {
   const { mkdir } = await import('node:fs/promises');
   const { dirname, join } = await import('node:path');
   const { DuckDBInstance } = await import('@duckdb/node-api');
@@ -276,12 +225,6 @@ async function createLocalLake({
   /** Rows written since the instance was opened, and whether anything used it since. */
   let written = 0;
   let used = false;
-  /** `written` when the cache was last emptied; while it is emptied or the rows checkpointed, new uses wait for `emptying`. */
-  let cacheEmptiedAt = 0;
-  /** What DuckDB's buffers held besides the tables' blocks after the last write, and above what that is checkpointed. */
-  let heldAfterWrite = 0;
-  let checkpointAbove = checkpointAboveHeldBytes;
-  let emptying: Promise<void> | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   /** Queries, writes and connections under way, and of them the connections handed out (exports: long). */
   let inUse = 0;
@@ -310,9 +253,6 @@ async function createLocalLake({
       instance = undefined;
       generation++;
       written = 0;
-      cacheEmptiedAt = 0;
-      heldAfterWrite = 0;
-      checkpointAbove = checkpointAboveHeldBytes;
       used = false;
       if (!closed) instance = await openFile();
     })().finally(() => {
@@ -332,7 +272,6 @@ async function createLocalLake({
     for (;;) {
       if (closed) throw new LakeQueryError('the local lake is closed');
       if (reopening) await reopening.catch(() => undefined);
-      else if (emptying) await emptying;
       else if (!instance) await replaceInstance(false);
       else break;
     }
@@ -386,83 +325,6 @@ async function createLocalLake({
   };
   /** Once the instance has written `reopenAfterRows` rows (REOPEN_AFTER_ROWS). */
   const reopenIfDue = () => reopenForMemory(() => written >= reopenAfterRows);
-  /**
-   * Among the writes, so none is under way, and while no connection is lent out: checkpoints when the
-   * last write left more than `checkpointAboveHeldBytes` (CHECKPOINT_ABOVE_HELD_BYTES) in DuckDB's
-   * buffers besides the tables' blocks, unless the instance runs without checkpoints after a fatal
-   * error (a checkpoint could fail the same way); and once the instance has written
-   * `emptyCacheAfterRows` rows since the cache was last emptied (EMPTY_CACHE_AFTER_ROWS), lowers
-   * DuckDB's memory limit to what its buffers hold besides the tables' blocks plus
-   * CACHE_EMPTYING_HEADROOM_BYTES, and sets it back. New queries and lendings wait, and those under
-   * way finish first: DuckDB refuses a checkpoint while another transaction runs, and no query may
-   * find the limit lowered (a long search holds the others back meanwhile, as a reopen's does).
-   */
-  const boundBuffersIfDue = async (): Promise<void> => {
-    const checkpointDue = () => checkpointing && heldAfterWrite > checkpointAbove;
-    const cacheDue = () => written - cacheEmptiedAt >= emptyCacheAfterRows;
-    const may = () => !closed && instance !== undefined && !reopening && lent === 0 && (checkpointDue() || cacheDue());
-    if (!may()) return;
-    let done!: () => void;
-    emptying = new Promise((resolve) => {
-      done = resolve;
-    });
-    const started = generation;
-    try {
-      await whenIdle();
-      if (!may() || started !== generation) return;
-      const connection = (writer ??= await instance!.connect());
-      if (checkpointDue()) {
-        // A checkpoint refused is tried again once as much more is held, not after every write.
-        checkpointAbove = (await tryCheckpoint(connection, heldAfterWrite)) ? checkpointAboveHeldBytes : heldAfterWrite + checkpointAboveHeldBytes;
-      }
-      const emptyCache = cacheDue();
-      if (emptyCache) cacheEmptiedAt = written;
-      const buffers = await readBuffers(connection);
-      heldAfterWrite = buffers.held;
-      if (!emptyCache || buffers.cache <= CACHE_EMPTYING_HEADROOM_BYTES) return;
-      await lowerLimitOnce(connection, buffers.held + CACHE_EMPTYING_HEADROOM_BYTES);
-    } catch (err) {
-      if (!isFatalLakeError(err)) throw err;
-      // An invalidated instance (by the checkpoint, say) is replaced: the next opens with the configured
-      // limit, and without automatic checkpoints until the process restarts.
-      await reopen(started, err);
-    } finally {
-      emptying = undefined;
-      done();
-    }
-  };
-  const readBuffers = async (connection: DuckDBConnection): Promise<{ cache: number; held: number }> => {
-    const [buffers] = (await connection.runAndReadAll(BUFFERS_SQL)).getRowObjectsJS();
-    return { cache: Number(buffers?.['cache'] ?? 0), held: Number(buffers?.['held'] ?? 0) };
-  };
-  /** Whether the checkpoint ran: one that fails without invalidating the database is logged, and the rows wait for the next. */
-  const tryCheckpoint = async (connection: DuckDBConnection, heldBytes: number): Promise<boolean> => {
-    try {
-      await connection.run('CHECKPOINT');
-      return true;
-    } catch (err) {
-      if (isFatalLakeError(err)) throw err;
-      logger.warn('the local lake could not checkpoint the rows its buffers held', { path, heldBytes, error: String(err) });
-      return false;
-    }
-  };
-  /** Sets DuckDB's memory limit to `bytes`, which evicts, then back to the lake's; a limit set back after an error that is not fatal, or the instance opened again. */
-  const lowerLimitOnce = async (connection: DuckDBConnection, bytes: number): Promise<void> => {
-    try {
-      await connection.run(`SET memory_limit = '${Math.ceil(bytes / 1024)}KiB'`);
-    } catch (err) {
-      if (isFatalLakeError(err)) throw err;
-      // DuckDB refuses a limit it cannot evict down to: the cache stays until the next time.
-      logger.warn("the local lake's memory limit could not be lowered to empty its cache", { path, error: String(err) });
-    }
-    try {
-      await connection.run(`SET memory_limit = '${memoryLimit}'`);
-    } catch (err) {
-      if (isFatalLakeError(err)) throw err;
-      logger.error("the local lake's memory limit could not be set back; opening it again", { path, error: String(err) });
-      await replaceInstance(true);
-    }
-  };
   /**
    * `idleReopenMs` after the last use ended (each end sets the timer again), if nothing is under way
    * and the instance was used since it was opened (IDLE_REOPEN_MS).
@@ -551,24 +413,14 @@ async function createLocalLake({
               await replaceRows(connection, traces, rows.traces);
               await replaceRows(connection, spans, rows.spans);
               await replaceRows(connection, signals, rows.signals);
-            }).then(async () => {
-              // Whether a checkpoint follows; a write that is in stands, though its buffers cannot be read.
-              heldAfterWrite = await readBuffers(connection).then(
-                ({ held }) => held,
-                (err: unknown) => {
-                  if (isFatalLakeError(err)) throw err;
-                  return heldAfterWrite;
-                },
-              );
             }),
           ),
         ).then(() => {
           written += rows.traces.length + rows.spans.length + rows.signals.length;
         }),
       );
-      // The reopen and the look at the buffers run next among the writes, after this one has answered its caller.
+      // The reopen runs next among the writes, after this one has answered its caller.
       serially(reopenIfDue).catch((err: unknown) => logger.error('the local lake could not be reopened', { path, error: String(err) }));
-      serially(boundBuffersIfDue).catch((err: unknown) => logger.error("the local lake's buffers could not be bounded", { path, error: String(err) }));
       return done;
     },
     query: async (statement: SqlStatement) => {

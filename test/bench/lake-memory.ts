@@ -14,14 +14,14 @@ export interface LakeBuffers {
  */
 export async function lakeBuffers(path: string): Promise<LakeBuffers> {
   const lake = await openLocalLake({ path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS });
-  const tags = await lake.query({
-    sql: 'SELECT tag, memory_usage_bytes AS bytes FROM duckdb_memory() WHERE memory_usage_bytes >= 524288 ORDER BY memory_usage_bytes DESC',
-    params: [],
-  });
-  const [row] = await lake.query({ sql: 'SELECT coalesce(sum(memory_usage_bytes), 0) AS bytes FROM duckdb_memory()', params: [] });
+  // One query, so that the tags and their sum are of the same moment.
+  const tags = await lake.query({ sql: 'SELECT tag, memory_usage_bytes AS bytes FROM duckdb_memory() ORDER BY memory_usage_bytes DESC', params: [] });
   return {
-    bytes: Number(row?.['bytes'] ?? 0),
-    byTag: tags.map((t) => `${String(t['tag'])} ${Math.round(Number(t['bytes']) / 1024 / 1024)}`).join(', '),
+    bytes: tags.reduce((sum, t) => sum + Number(t['bytes']), 0),
+    byTag: tags
+      .filter((t) => Number(t['bytes']) >= 512 * 1024)
+      .map((t) => `${String(t['tag'])} ${Math.round(Number(t['bytes']) / 1024 / 1024)}`)
+      .join(', '),
   };
 }
 

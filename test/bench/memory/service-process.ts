@@ -23,6 +23,8 @@ export type MemoryMessage =
       lakeByTag: string;
       consumerFailures: number;
       mainHeap: MainHeapSpaces;
+      /** The highest RSS read since the last sample (every PEAK_POLL_MS), if above this sample's. */
+      peak?: PeakSample;
     } & MappedMemory)
   | { type: 'drained' }
   | { type: 'failed'; message: string };
@@ -35,6 +37,46 @@ export interface MainHeapSpaces {
   oldBytes: number;
   /** Large objects of the old generation (a page each, outside the 256 KB pages the RSS split counts as V8's). */
   largeObjectBytes: number;
+}
+
+/** The highest RSS between two samples, with its split and DuckDB's buffers read right after it was seen. */
+export type PeakSample = { rssBytes: number; atMs: number; lakeBytes: number; lakeByTag: string } & MappedMemory;
+
+/**
+ * How often the RSS is read between samples. The samples come as each 20,000 spans are accepted, so
+ * none falls while the worker stores the spans of a drain, where most of the storing is done.
+ */
+const PEAK_POLL_MS = 1000;
+
+/**
+ * Reads the RSS every PEAK_POLL_MS and keeps the highest since it was last taken; when a read is
+ * the highest yet, the RSS's split and DuckDB's buffers are read with it (one such read at a time).
+ */
+function watchPeaks(lakePath: string): { take(): PeakSample | undefined } {
+  let peak: PeakSample | undefined;
+  let reading = false;
+  const timer = setInterval(() => {
+    const rssBytes = process.memoryUsage.rss();
+    if (reading || (peak && rssBytes <= peak.rssBytes)) return;
+    reading = true;
+    const atMs = Date.now();
+    const lake = lakeBuffers(lakePath).catch((err: unknown) => ({ bytes: 0, byTag: `not read: ${err instanceof Error ? err.message : String(err)}` }));
+    Promise.all([mappedMemory(), lake])
+      .then(([mapped, { bytes, byTag }]) => {
+        peak = { ...mapped, rssBytes, atMs, lakeBytes: bytes, lakeByTag: byTag };
+      })
+      .finally(() => {
+        reading = false;
+      });
+  }, PEAK_POLL_MS);
+  timer.unref();
+  return {
+    take() {
+      const taken = peak;
+      peak = undefined;
+      return taken;
+    },
+  };
 }
 
 function mainHeapSpaces(): MainHeapSpaces {
@@ -64,6 +106,7 @@ async function main(dataDir: string): Promise<void> {
   });
   try {
     const account = await signUp(service, 'pro');
+    const peaks = watchPeaks(service.environment['LAKE_DUCKDB_PATH']!);
     await send({ type: 'ready', baseUrl: service.baseUrl, apiKey: account.apiKey });
     for (;;) {
       const control = await new Promise<MemoryControl>((resolve) => process.once('message', (m) => resolve(m as MemoryControl)));
@@ -77,6 +120,7 @@ async function main(dataDir: string): Promise<void> {
         const mainHeap = mainHeapSpaces();
         const mapped = await mappedMemory();
         const lake = await lakeBuffers(service.environment['LAKE_DUCKDB_PATH']!);
+        const peak = peaks.take();
         await send({
           type: 'sample',
           rssBytes: rss,
@@ -87,6 +131,7 @@ async function main(dataDir: string): Promise<void> {
           lakeByTag: lake.byTag,
           consumerFailures,
           mainHeap,
+          ...(peak && peak.rssBytes > rss ? { peak } : {}),
         });
       }
     }

@@ -27,7 +27,7 @@ const MB = 1024 * 1024;
 export const memoryScenario: Scenario = {
   name: 'memory',
   summary:
-    'the local service (npm start: dynalite and the queues on disk, the TTL sweep on) in a process of its own, its RSS sampled while it ingests and stores spans',
+    'the local service (npm start: dynalite and the queues on disk, the TTL sweep on) in a process of its own, its RSS read every second and sampled in full while it ingests and stores spans',
   flags: {
     spans: {
       default: 1_000_000,
@@ -125,27 +125,31 @@ async function runMemory(
     mainOldMb: number;
     mainLargeMb: number;
   }[] = [];
-  /** The highest RSS between samples (read every second by the service), with its split. */
-  const peaks: { spans: number; seconds: number; rssMb: number; mappedFilesMb: number; restMb: number; lakeMb: number }[] = [];
+  /** The highest RSS between samples (read every second by the service); without mapped files and DuckDB's buffers when its split was read. */
+  const peaks: { spans: number; rssMb: number; unmappedMb?: number; lakeMb?: number }[] = [];
   try {
     const { baseUrl, apiKey } = await service.ask(undefined, 'ready');
     const startedAt = Date.now();
-    const sample = async (sent: number) => {
-      const s = await service.ask({ type: 'sample' }, 'sample');
+    const secondsOf = (atMs: number) => round((atMs - startedAt) / 1000, 0);
+    const sample = async (sent: number, leaveLakeAlone = false) => {
+      const s = await service.ask({ type: 'sample', leaveLakeAlone }, 'sample');
       if (s.consumerFailures > 0) throw new BenchFailure(`${s.consumerFailures} queue message(s) failed`);
       let peakText = '';
       if (s.peak) {
-        const { rssBytes, atMs, tableFileBytes, otherFileBytes, v8PageBytes, restBytes, lakeBytes, lakeByTag } = s.peak;
-        const peak = {
+        const { rssBytes, atMs, split } = s.peak;
+        const rssMb = round(rssBytes / MB, 0);
+        peaks.push({
           spans: sent,
-          seconds: round((atMs - startedAt) / 1000, 0),
-          rssMb: round(rssBytes / MB, 0),
-          mappedFilesMb: round((tableFileBytes + otherFileBytes) / MB, 0),
-          restMb: round(restBytes / MB, 0),
-          lakeMb: round(lakeBytes / MB, 0),
-        };
-        peaks.push(peak);
-        peakText = `; since the last sample the RSS peaked at ${peak.rssMb} MB, at ${peak.seconds} s (V8's regular pages ${round(v8PageBytes / MB, 0)} MB, the rest ${peak.restMb} MB; DuckDB's buffer manager ${peak.lakeMb} MB${lakeByTag ? `: ${lakeByTag}` : ''})`;
+          rssMb,
+          ...(split ? { unmappedMb: round((rssBytes - split.tableFileBytes - split.otherFileBytes) / MB, 0), lakeMb: round(split.lakeBytes / MB, 0) } : {}),
+        });
+        const splitText = split
+          ? `its split read at ${secondsOf(split.atMs)} s: RSS ${round(
+              (split.tableFileBytes + split.otherFileBytes + split.v8PageBytes + split.restBytes) / MB,
+              0,
+            )} MB, V8's regular pages ${round(split.v8PageBytes / MB, 0)} MB, the rest ${round(split.restBytes / MB, 0)} MB; DuckDB's buffer manager ${round(split.lakeBytes / MB, 0)} MB${split.lakeByTag ? `: ${split.lakeByTag}` : ''}`
+          : 'its split not read';
+        peakText = `; since the last sample the RSS peaked at ${rssMb} MB, at ${secondsOf(atMs)} s (${splitText})`;
       }
       samples.push({
         spans: sent,
@@ -163,7 +167,7 @@ async function runMemory(
         mainOldMb: round(s.mainHeap.oldBytes / MB, 0),
         mainLargeMb: round(s.mainHeap.largeObjectBytes / MB, 0),
       });
-      return { ...samples.at(-1)!, seconds: round((Date.now() - startedAt) / 1000, 0), peakText };
+      return { ...samples.at(-1)!, seconds: secondsOf(Date.now()), peakText };
     };
     const first = await sample(0);
     progress(`started: RSS ${first.rssMb} MB, heap ${first.heapMb} MB`);
@@ -183,18 +187,18 @@ async function runMemory(
     }
     await service.ask({ type: 'drain', timeoutMs: DRAIN_TIMEOUT_MS }, 'drained');
     const seconds = (Date.now() - startedAt) / 1000;
-    const last = await sample(sent);
-    const highest = [...samples, ...peaks].reduce((a, b) => (b.rssMb > a.rssMb ? b : a));
-    const peak = highest.rssMb;
+    const last = await sample(sent, true);
     // What the service holds while it waits for more, a laptop's usual state: the lake is reopened once idle (IDLE_REOPEN_MS).
     await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
     const idle = await sample(sent);
-    samples.pop();
+    // From the start to the idle sample: every sample, and the highest RSS between each two.
+    const highest = [...samples, ...peaks].reduce((a, b) => (b.rssMb > a.rssMb ? b : a));
+    const peak = highest.rssMb;
     service.child.send({ type: 'stop' } satisfies MemoryControl);
     await service.exited;
     const onDiskMb = round((await directorySize(dataDir)) / MB, 0);
     progress(
-      `all stored after ${round(seconds, 0)} s; RSS ${last.rssMb} MB (peak ${peak} MB, ${idle.rssMb} MB ${IDLE_SECONDS} s later), ${onDiskMb} MB on disk`,
+      `all stored after ${round(seconds, 0)} s; RSS ${last.rssMb} MB (peak ${peak} MB, ${idle.rssMb} MB ${IDLE_SECONDS} s later), ${onDiskMb} MB on disk${last.peakText}${idle.peakText.replace('since the last sample', 'while idle')}`,
     );
     return {
       parameters: flags,
@@ -202,8 +206,8 @@ async function runMemory(
         { key: 'spans', label: 'spans ingested and stored', value: sent },
         // RSS covers every thread of the process (dynalite's included); the heap figure is the main thread's.
         { key: 'rssStartMb', label: 'RSS at start', value: samples[0]!.rssMb, unit: 'MB' },
-        { key: 'rssPeakMb', label: 'RSS peak, read every second throughout the run', value: peak, unit: 'MB' },
-        { key: 'rssPeakSpans', label: 'spans accepted at the sample that reported it', value: highest.spans },
+        { key: 'rssPeakMb', label: 'RSS peak (read every second, from the start to the idle sample)', value: peak, unit: 'MB' },
+        { key: 'rssPeakSpans', label: 'spans accepted by the sample that followed the peak', value: highest.spans },
         { key: 'rssEndMb', label: 'RSS once everything is stored', value: last.rssMb, unit: 'MB' },
         {
           key: 'tableFilesEndMb',
@@ -222,14 +226,14 @@ async function runMemory(
         { key: 'lakeEndMb', label: "DuckDB's buffer manager then (the lake's, by DuckDB's count: duckdb_memory())", value: last.lakeMb, unit: 'MB' },
         {
           key: 'lakePeakMb',
-          label: "DuckDB's buffer manager, peak of what was read",
-          value: Math.max(...[...samples, ...peaks].map((s) => s.lakeMb)),
+          label: "DuckDB's buffer manager, the highest read (at each sample, and as each new RSS peak was seen)",
+          value: Math.max(...samples.map((s) => s.lakeMb), ...peaks.map((p) => p.lakeMb ?? 0)),
           unit: 'MB',
         },
         {
           key: 'rssAnonPeakMb',
           label: 'RSS peak without mapped files',
-          value: Math.max(...samples.map((s) => s.rssMb - s.tableFilesMb - s.otherFilesMb), ...peaks.map((p) => p.rssMb - p.mappedFilesMb)),
+          value: Math.max(...samples.map((s) => s.rssMb - s.tableFilesMb - s.otherFilesMb), ...peaks.map((p) => p.unmappedMb ?? 0)),
           unit: 'MB',
         },
         { key: 'rssIdleMb', label: `RSS ${IDLE_SECONDS} s later, without a request meanwhile`, value: idle.rssMb, unit: 'MB' },

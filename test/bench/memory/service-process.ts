@@ -11,7 +11,7 @@ import { lakeBuffers } from '../lake-memory.ts';
 import { signUp } from '../service.ts';
 import { type MappedMemory, splitSmaps } from './smaps.ts';
 
-export type MemoryControl = { type: 'sample' } | { type: 'drain'; timeoutMs: number } | { type: 'stop' };
+export type MemoryControl = { type: 'sample'; leaveLakeAlone?: boolean } | { type: 'drain'; timeoutMs: number } | { type: 'stop' };
 export type MemoryMessage =
   | { type: 'ready'; baseUrl: string; apiKey: string }
   | ({
@@ -39,42 +39,66 @@ export interface MainHeapSpaces {
   largeObjectBytes: number;
 }
 
-/** The highest RSS between two samples, with its split and DuckDB's buffers read right after it was seen. */
-export type PeakSample = { rssBytes: number; atMs: number; lakeBytes: number; lakeByTag: string } & MappedMemory;
+/** The highest RSS between two samples, and its split as read once it was seen (none when no read ended in the same window). */
+export type PeakSample = { rssBytes: number; atMs: number; split?: PeakSplit };
+/** The RSS's split and DuckDB's buffers, read at `atMs`. */
+export type PeakSplit = { atMs: number; lakeBytes: number; lakeByTag: string } & MappedMemory;
 
 /**
- * How often the RSS is read between samples. The samples come as each 20,000 spans are accepted, so
- * none falls while the worker stores the spans of a drain, where most of the storing is done.
+ * How often the RSS is read between samples. The samples come as each chunk of requests is accepted,
+ * so none falls while the worker stores the spans of a drain, where most of the storing is done.
  */
 const PEAK_POLL_MS = 1000;
 
 /**
- * Reads the RSS every PEAK_POLL_MS and keeps the highest since it was last taken; when a read is
- * the highest yet, the RSS's split and DuckDB's buffers are read with it (one such read at a time).
+ * Reads the RSS every PEAK_POLL_MS and keeps the highest since it was last taken, every read counted.
+ * When a read is the highest yet, the RSS's split and DuckDB's buffers are read (one such read at a
+ * time; if the RSS rose further meanwhile, they are read again), and kept only if the window in which
+ * that began has not been taken meanwhile. DuckDB's buffers are read through the lake, which waits
+ * for a reopen under way: the split can come some seconds after its peak, and says when.
  */
-function watchPeaks(lakePath: string): { take(): PeakSample | undefined } {
-  let peak: PeakSample | undefined;
-  let reading = false;
-  const timer = setInterval(() => {
-    const rssBytes = process.memoryUsage.rss();
-    if (reading || (peak && rssBytes <= peak.rssBytes)) return;
-    reading = true;
-    const atMs = Date.now();
-    const lake = lakeBuffers(lakePath).catch((err: unknown) => ({ bytes: 0, byTag: `not read: ${err instanceof Error ? err.message : String(err)}` }));
-    Promise.all([mappedMemory(), lake])
+function watchPeaks(lakePath: string) {
+  let window = 0;
+  let peak: { rssBytes: number; atMs: number } | undefined;
+  let split: { window: number; value: PeakSplit } | undefined;
+  let reading: Promise<void> | undefined;
+  let readLake = true;
+  const readSplit = (forRss: number) => {
+    const started = window;
+    const lake = readLake
+      ? lakeBuffers(lakePath).catch((err: unknown) => ({ bytes: 0, byTag: `not read: ${err instanceof Error ? err.message : String(err)}` }))
+      : Promise.resolve({ bytes: 0, byTag: 'not read: the lake is left alone' });
+    reading = Promise.all([mappedMemory(), lake])
       .then(([mapped, { bytes, byTag }]) => {
-        peak = { ...mapped, rssBytes, atMs, lakeBytes: bytes, lakeByTag: byTag };
+        if (started === window) split = { window: started, value: { ...mapped, atMs: Date.now(), lakeBytes: bytes, lakeByTag: byTag } };
       })
       .finally(() => {
-        reading = false;
+        reading = undefined;
+        if (started === window && peak && peak.rssBytes > forRss) readSplit(peak.rssBytes);
       });
+  };
+  const timer = setInterval(() => {
+    const rssBytes = process.memoryUsage.rss();
+    if (peak && rssBytes <= peak.rssBytes) return;
+    peak = { rssBytes, atMs: Date.now() };
+    if (!reading) readSplit(rssBytes);
   }, PEAK_POLL_MS);
   timer.unref();
   return {
-    take() {
-      const taken = peak;
+    take(): PeakSample | undefined {
+      const taken = peak && { ...peak, ...(split?.window === window ? { split: split.value } : {}) };
+      window++;
       peak = undefined;
+      split = undefined;
       return taken;
+    },
+    /** From now on DuckDB's buffers are not read between samples: each read is a use of the lake, and would put off its idle reopen. */
+    leaveLakeAlone() {
+      readLake = false;
+    },
+    async stop() {
+      clearInterval(timer);
+      await reading;
     },
   };
 }
@@ -104,9 +128,9 @@ async function main(dataDir: string): Promise<void> {
       if (CONSUMER_FAILURE.test(line)) consumerFailures++;
     },
   });
+  const peaks = watchPeaks(service.environment['LAKE_DUCKDB_PATH']!);
   try {
     const account = await signUp(service, 'pro');
-    const peaks = watchPeaks(service.environment['LAKE_DUCKDB_PATH']!);
     await send({ type: 'ready', baseUrl: service.baseUrl, apiKey: account.apiKey });
     for (;;) {
       const control = await new Promise<MemoryControl>((resolve) => process.once('message', (m) => resolve(m as MemoryControl)));
@@ -121,6 +145,7 @@ async function main(dataDir: string): Promise<void> {
         const mapped = await mappedMemory();
         const lake = await lakeBuffers(service.environment['LAKE_DUCKDB_PATH']!);
         const peak = peaks.take();
+        if (control.leaveLakeAlone) peaks.leaveLakeAlone();
         await send({
           type: 'sample',
           rssBytes: rss,
@@ -136,6 +161,7 @@ async function main(dataDir: string): Promise<void> {
       }
     }
   } finally {
+    await peaks.stop();
     await service.stop();
   }
 }

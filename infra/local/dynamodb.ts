@@ -128,9 +128,14 @@ export async function createActiveTable(client: DynamoDBClient, input: CreateTab
   await waitUntilActive(client, input.TableName);
 }
 
-/** dynalite, like DynamoDB, answers CreateTable while the table is still CREATING. */
+/** dynalite turns a table ACTIVE in milliseconds; a table that is not by then never will be. */
+const TABLE_ACTIVE_TIMEOUT_MS = 10_000;
+
+/** Polls DescribeTable every 10 ms until the table is ACTIVE, and fails naming it after TABLE_ACTIVE_TIMEOUT_MS. */
 async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  const deadline = Date.now() + TABLE_ACTIVE_TIMEOUT_MS;
   while ((await tableStatus(client, tableName)) !== 'ACTIVE') {
+    if (Date.now() > deadline) throw new Error(`the local table ${tableName} was not ACTIVE after ${TABLE_ACTIVE_TIMEOUT_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -1,7 +1,10 @@
 import { openLocalLake } from '#shared/adapters/lake-duckdb.ts';
 import { LOCAL_LAKE_MEMORY_LIMIT, LOCAL_LAKE_THREADS } from '../../infra/local/lake.ts';
 
-/** DuckDB's buffers in bytes, and what holds them by its tags (`IN_MEMORY_TABLE 12, BASE_TABLE 3`, in MB, the largest first). */
+/** Tags holding less than this are counted in `bytes` but not named in `byTag`. */
+const NAMED_TAG_BYTES = 512 * 1024;
+
+/** DuckDB's buffers in bytes, and the tags that hold NAMED_TAG_BYTES or more (`IN_MEMORY_TABLE 12, BASE_TABLE 3`, in MB, the largest first). */
 export interface LakeBuffers {
   bytes: number;
   byTag: string;
@@ -19,7 +22,7 @@ export async function lakeBuffers(path: string): Promise<LakeBuffers> {
   return {
     bytes: tags.reduce((sum, t) => sum + Number(t['bytes']), 0),
     byTag: tags
-      .filter((t) => Number(t['bytes']) >= 512 * 1024)
+      .filter((t) => Number(t['bytes']) >= NAMED_TAG_BYTES)
       .map((t) => `${String(t['tag'])} ${Math.round(Number(t['bytes']) / 1024 / 1024)}`)
       .join(', '),
   };

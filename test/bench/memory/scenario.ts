@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { mapConcurrently } from '#shared/domain/concurrency.ts';
 import { PLANS } from '#shared/domain/plans/plans.ts';
 import { MAX_SPANS_PER_REQUEST } from '#shared/schemas/spans.ts';
@@ -55,9 +56,16 @@ export const memoryScenario: Scenario = {
  * the environment `npm start` gives it (its heap limits, glibc's arenas), read from package.json's
  * start script.
  */
-async function startService(dataDir: string) {
+/** A line of the service's log that the run's own log repeats: a warning or worse (Powertools' JSON lines). */
+const SERVICE_WARNING = /"level":"(WARN|ERROR|CRITICAL)"/;
+
+async function startService(dataDir: string, progress: (line: string) => void) {
   const [program] = (await buildLocalService([SERVICE_PROGRAM])).entries;
-  const child = fork(program!, [dataDir], { execArgv: [...START_FLAGS], env: { ...process.env, ...START_ENV }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(program!, [dataDir], { execArgv: [...START_FLAGS], env: { ...process.env, ...START_ENV }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  // The service logs as `npm start` does; its warnings (a checkpoint DuckDB refused, say) go into the run's log.
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (SERVICE_WARNING.test(line)) progress(`service: ${line.slice(0, 1000)}`);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ask = <T extends MemoryMessage['type']>(control: MemoryControl | undefined, type: T) =>
     new Promise<Extract<MemoryMessage, { type: T }>>((resolve, reject) => {
@@ -108,7 +116,7 @@ async function runMemory(
 ): Promise<ScenarioResult> {
   if (spans < spansPerRequest) throw new UsageError(`--spans ${spans} is fewer than --spans-per-request ${spansPerRequest}`);
   const dataDir = await mkdtemp(join(tmpdir(), 'aos-bench-memory-'));
-  const service = await startService(dataDir);
+  const service = await startService(dataDir, progress);
   const samples: {
     spans: number;
     rssMb: number;

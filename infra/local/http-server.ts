@@ -21,6 +21,15 @@ import { errorText, type Log } from './log.ts';
 import type { RouteMatch } from './router.ts';
 import { close } from './servers.ts';
 
+/**
+ * How long an idle keep-alive connection stays open (node:http's default: 5 s). A client that keeps
+ * its idle connections as long or longer (Playwright's request context, the SDKs' agents, browsers)
+ * can send on one just as the server closes it, and gets "socket hang up" for a request the server
+ * never saw. Longer than the clients' own, as load balancers are (ALB: 60 s). `server.close()` still
+ * closes idle connections at once, so a stop does not wait for them.
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 export interface ApiServer {
   server: Server;
   /** Stops accepting connections and resolves once every in-flight request has been answered. */
@@ -115,6 +124,8 @@ export function createApiServer(
   }
 
   const server = createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1000;
   // What node:http answers itself (a malformed request, headers past its limit) gets the envelope and
   // the headers of every API answer too; the connection closes, as node does after such an error.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {

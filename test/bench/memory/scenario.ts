@@ -51,14 +51,14 @@ export const memoryScenario: Scenario = {
     ),
 };
 
+/** A line of the service's log that the run's own log repeats: a warning or worse (Powertools' JSON lines). */
+const SERVICE_WARNING = /"level":"(WARN|ERROR|CRITICAL)"/;
+
 /**
  * The service built as `npm start` builds it, run without tsx's loader and with the Node.js flags and
  * the environment `npm start` gives it (its heap limits, glibc's arenas), read from package.json's
  * start script.
  */
-/** A line of the service's log that the run's own log repeats: a warning or worse (Powertools' JSON lines). */
-const SERVICE_WARNING = /"level":"(WARN|ERROR|CRITICAL)"/;
-
 async function startService(dataDir: string, progress: (line: string) => void) {
   const [program] = (await buildLocalService([SERVICE_PROGRAM])).entries;
   const child = fork(program!, [dataDir], { execArgv: [...START_FLAGS], env: { ...process.env, ...START_ENV }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });

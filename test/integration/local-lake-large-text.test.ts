@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { localExportRunner } from '#shared/adapters/exports-local.ts';
 import { closeLocalLake, createTableSql, type LocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
 import { duckdb } from '#shared/domain/lake/dialects.ts';
@@ -53,34 +53,50 @@ const fatTrace = (i: number) => {
   return { summary: summarizeTrace(spans), spans, revision: 1 };
 };
 
-const rowsOfTraces = (from: number, to: number) =>
-  lakeRowsOf(
-    'tnt_fat',
-    Array.from({ length: to - from }, (_, k) => fatTrace(from + k)),
-    [],
-    EXPIRES,
-  );
+/** Made once per range and kept: 1,000 traces' text took 5 s to make, and the tests write the same ranges (a write only reads its rows). */
+const madeRows = new Map<string, ReturnType<typeof lakeRowsOf>>();
+const rowsOfTraces = (from: number, to: number) => {
+  const key = `${from}-${to}`;
+  let rows = madeRows.get(key);
+  if (!rows) {
+    rows = lakeRowsOf(
+      'tnt_fat',
+      Array.from({ length: to - from }, (_, k) => fatTrace(from + k)),
+      [],
+      EXPIRES,
+    );
+    madeRows.set(key, rows);
+  }
+  return rows;
+};
 
 const search = (lake: LocalLake, q: string, limit = 100) =>
   lake.query(traceSearchSql(duckdb, { tenantId: 'tnt_fat', query: parseSearchQuery(q), startMs: START - 1, endMs: START + 86_400_000, nowMs: START, limit }));
 
 let dir: string;
 let path: string;
-beforeEach(async () => {
+const makeDir = async () => {
   dir = await mkdtemp(join(tmpdir(), 'aos-lake-large-'));
   path = join(dir, 'lake', 'traces.duckdb');
-});
-afterEach(async () => {
+};
+const removeDir = async () => {
   await closeLocalLake(path);
   await rm(dir, { recursive: true, force: true });
-});
+};
 
-describe('the local lake with large texts, within the local memory limit', () => {
-  it("takes the probe's 1,000 traces of 64 KB of text, written 70 at a time, and then finds every one", { timeout: 180_000 }, async () => {
-    const lake = await openLocalLake({ path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS });
-    const TRACES = 1000;
+describe("the local lake with the probe's 1,000 traces of 64 KB of text, written 70 at a time, within the local memory limit", () => {
+  const TRACES = 1000;
+  const settings = () => ({ path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS });
+  // Written once for both tests, which only read them.
+  beforeAll(async () => {
+    await makeDir();
+    const lake = await openLocalLake(settings());
     for (let from = 0; from < TRACES; from += 70) await lake.write(rowsOfTraces(from, Math.min(TRACES, from + 70)));
+  }, 180_000);
+  afterAll(removeDir);
 
+  it('takes them all, and then finds every one', { timeout: 180_000 }, async () => {
+    const lake = await openLocalLake(settings());
     const [count] = await lake.query({ sql: 'SELECT count(*) AS traces FROM lake_traces', params: [] });
     expect(count?.['traces']).toBe(TRACES);
     // Each trace by a word of its own (through the word signature and the text), and all by their agent.
@@ -108,12 +124,9 @@ describe('the local lake with large texts, within the local memory limit', () =>
     expect(Number(memory?.['bytes'])).toBeLessThanOrEqual(128e6);
   });
 
-  it("exports the probe's 1,000 traces in every format: pieces that run out of memory are cut smaller", { timeout: 300_000 }, async () => {
-    const settings = { path, memoryLimit: LOCAL_LAKE_MEMORY_LIMIT, threads: LOCAL_LAKE_THREADS };
-    const lake = await openLocalLake(settings);
-    const TRACES = 1000;
-    for (let from = 0; from < TRACES; from += 70) await lake.write(rowsOfTraces(from, Math.min(TRACES, from + 70)));
-    const exports = localExportRunner(() => openLocalLake(settings), { exportsDir: join(dir, 'exports'), publicAppUrl: 'http://localhost' });
+  it('exports them in every format: pieces that run out of memory are cut smaller', { timeout: 300_000 }, async () => {
+    const lake = await openLocalLake(settings());
+    const exports = localExportRunner(() => openLocalLake(settings()), { exportsDir: join(dir, 'exports'), publicAppUrl: 'http://localhost' });
     const selection = { tenantId: 'tnt_fat', query: parseSearchQuery(''), startMs: START - 1, endMs: START + 86_400_000, nowMs: START };
     for (const format of ['jsonl', 'csv', 'parquet'] as ExportFormat[]) {
       const file = await exports.run({ tenantId: 'tnt_fat', exportId: `xpt_${format}`, format, selection });
@@ -127,6 +140,11 @@ describe('the local lake with large texts, within the local memory limit', () =>
     });
     expect(parquet).toEqual({ traces: TRACES, ids: TRACES });
   });
+});
+
+describe('the local lake with large texts, within the local memory limit', () => {
+  beforeEach(makeDir);
+  afterEach(removeDir);
 
   it('recovers by itself when DuckDB invalidates the database: it reopens the file, replays the log and loses no write', { timeout: 300_000 }, async () => {
     // A lake file made before 2026-11-30, in DuckDB's default layout (256 KB blocks, its oldest

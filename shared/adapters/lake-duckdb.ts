@@ -25,6 +25,8 @@ export interface LocalLakeSettings {
   reopenAfterRows?: number;
   /** Without any use for this long, an instance that has been used is closed and opened again (IDLE_REOPEN_MS for the local runtime); never when not given. */
   idleReopenMs?: number;
+  /** Rows an instance must have written, if it wrote any, for an idle spell to reopen it (IDLE_REOPEN_AFTER_ROWS unless given: tests set a few). */
+  idleReopenAfterRows?: number;
 }
 
 export interface LocalLake extends LakeWriter, LakeReader, LakeMaintenance {
@@ -96,6 +98,14 @@ const engineSettings = (memoryLimit: string, threads: number): Record<string, st
   // allocated more than a little, and purging freed pages in the background, hands it back to the system.
   allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
   allocator_background_threads: 'true',
+  // No vacuum at checkpoints (DuckDB's default schedules up to 100 tasks). Rows appended since the last
+  // checkpoint become a row group of their own, and the vacuum then merged it into the table's last
+  // one, rewriting up to 122,880 rows of every column through the buffer manager at each checkpoint.
+  // Writing the lake rows of 100,000 corpus traces 20 at a time (docs/local-runtime.md, "No vacuum"):
+  // the process peaked at 509 MB with it and 291 MB without, the file ended 409 MB (135 free) against
+  // 283 MB (none free). Row groups emptied by deletes (retention) are still dropped; a row group that
+  // keeps some rows keeps the room of its deleted ones.
+  max_vacuum_tasks: '0',
 });
 
 /**
@@ -154,6 +164,15 @@ export const REOPEN_AFTER_ROWS = 60_000;
  */
 export const IDLE_REOPEN_MS = 10_000;
 
+/**
+ * An idle spell reopens an instance that only read, or that wrote at least this many rows: closing
+ * checkpoints the rows written since the open, and without a vacuum (`max_vacuum_tasks`) each
+ * checkpoint's rows stay a row group of their own, so a trickle of writes each followed by an idle
+ * reopen would leave a row group per write. A trickle's rows wait in the log for a later reopen,
+ * DuckDB's own checkpoint (at 16 MB of log) or the close. 5,000 rows are about 800 traces.
+ */
+export const IDLE_REOPEN_AFTER_ROWS = 5_000;
+
 const lakes = new Map<string, Promise<LocalLake>>();
 /** Closes under way, by path: the file is opened again only once its last instance is closed. */
 const closing = new Map<string, Promise<void>>();
@@ -182,7 +201,14 @@ export async function closeLocalLake(path: string): Promise<void> {
   }
 }
 
-async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = REOPEN_AFTER_ROWS, idleReopenMs }: LocalLakeSettings): Promise<LocalLake> {
+async function createLocalLake({
+  path,
+  memoryLimit,
+  threads,
+  reopenAfterRows = REOPEN_AFTER_ROWS,
+  idleReopenMs,
+  idleReopenAfterRows = IDLE_REOPEN_AFTER_ROWS,
+}: LocalLakeSettings): Promise<LocalLake> {
   const { mkdir } = await import('node:fs/promises');
   const { dirname, join } = await import('node:path');
   const { DuckDBInstance } = await import('@duckdb/node-api');
@@ -327,13 +353,14 @@ async function createLocalLake({ path, memoryLimit, threads, reopenAfterRows = R
   const reopenIfDue = () => reopenForMemory(() => written >= reopenAfterRows);
   /**
    * `idleReopenMs` after the last use ended (each end sets the timer again), if nothing is under way
-   * and the instance was used since it was opened (IDLE_REOPEN_MS).
+   * and the instance was used since it was opened (IDLE_REOPEN_MS), having written no rows or at least
+   * `idleReopenAfterRows` (IDLE_REOPEN_AFTER_ROWS).
    */
   function armIdleReopen(): void {
     if (idleReopenMs === undefined || closed) return;
     clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
-      serially(() => reopenForMemory(() => used && inUse === 0)).catch((err: unknown) =>
+      serially(() => reopenForMemory(() => used && inUse === 0 && (written === 0 || written >= idleReopenAfterRows))).catch((err: unknown) =>
         logger.error('the local lake could not be reopened', { path, error: String(err) }),
       );
     }, idleReopenMs);

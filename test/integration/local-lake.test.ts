@@ -76,6 +76,44 @@ describe('the local lake written again', () => {
   });
 });
 
+describe('the local lake checkpointed', () => {
+  it("rewrites none of the rows already in the file: each checkpoint's rows stay a row group of their own", async () => {
+    const path = join(lake.dir, 'checkpointed.duckdb');
+    // Reopened (and so checkpointed) after each write of 60 traces.
+    const checkpointed = await openLocalLake({ path, memoryLimit: '128MB', threads: 1, reopenAfterRows: 60 });
+    const blocksOf = async () =>
+      (
+        await checkpointed.query({
+          sql: "SELECT row_group_id AS rowGroup, list(DISTINCT block_id ORDER BY block_id) AS blocks FROM pragma_storage_info('lake_traces') WHERE block_id >= 0 GROUP BY ALL ORDER BY ALL",
+          params: [],
+        })
+      ).map((r) => `${r['rowGroup']}: ${String(r['blocks'])}`);
+    const tenTraces = (n: number) =>
+      lakeRowsOf(
+        'tnt_a',
+        Array.from({ length: 10 }, (_, i) => trace(`t${n}-${i}`, START + n * 100 + i)),
+        [],
+        EXPIRES,
+      );
+    try {
+      await checkpointed.write(tenTraces(0));
+      await checkpointed.execute([]);
+      const first = await blocksOf();
+      expect(first).toHaveLength(1);
+      await checkpointed.write(tenTraces(1));
+      await checkpointed.execute([]);
+      expect(checkpointed.opens).toBe(3);
+      const [kept, added] = await blocksOf();
+      // DuckDB's vacuum would have merged the two row groups into one, written anew.
+      expect(kept).toBe(first[0]);
+      expect(added).toMatch(/^1: /);
+      expect((await checkpointed.query({ sql: 'SELECT count(*) AS n FROM lake_traces', params: [] }))[0]).toEqual({ n: 20 });
+    } finally {
+      await closeLocalLake(path);
+    }
+  });
+});
+
 describe('the local lake reopened to give back memory', () => {
   /** A lake of its own beside the test's, reopened after every 12 rows: a write of two traces of five spans. */
   const openSmall = () => openLocalLake({ path: join(lake.dir, 'reopened.duckdb'), memoryLimit: '128MB', threads: 1, reopenAfterRows: 12 });
@@ -153,10 +191,11 @@ describe('the local lake reopened to give back memory', () => {
     }
   });
 
-  it('reopens once it has gone unused for a while after being used, and not while a connection is lent', async () => {
+  it('reopens once it has gone unused for a while after reading or writing enough rows, and not while a connection is lent', async () => {
     const path = join(lake.dir, 'idle.duckdb');
     const IDLE_MS = 400;
-    const idle = await openLocalLake({ path, memoryLimit: '128MB', threads: 1, idleReopenMs: IDLE_MS });
+    // twoTraces writes 12 rows: two writes reach 20.
+    const idle = await openLocalLake({ path, memoryLimit: '128MB', threads: 1, idleReopenMs: IDLE_MS, idleReopenAfterRows: 20 });
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     /** Waits (up to 10 s, for a slow machine) until it has been opened `opens` times, and holds it to that. */
     const opensReach = async (opens: number) => {
@@ -168,7 +207,11 @@ describe('the local lake reopened to give back memory', () => {
       await sleep(3 * IDLE_MS);
       expect(idle.opens).toBe(1);
 
+      // A trickle of writes waits for more: each reopen would make a row group of its rows.
       await idle.write(twoTraces(0));
+      await sleep(3 * IDLE_MS);
+      expect(idle.opens).toBe(1);
+      await idle.write(twoTraces(1));
       await opensReach(2);
       // The reopened instance has not been used since: it stays.
       await sleep(3 * IDLE_MS);
@@ -186,9 +229,9 @@ describe('the local lake reopened to give back memory', () => {
       await sleep(3 * IDLE_MS);
       expect(idle.opens).toBe(3);
       release();
-      expect(await exporting).toEqual({ n: 2n });
+      expect(await exporting).toEqual({ n: 4n });
       await opensReach(4);
-      expect(await countsOf(idle)).toEqual({ traces: 2, spans: 10 });
+      expect(await countsOf(idle)).toEqual({ traces: 4, spans: 20 });
     } finally {
       await closeLocalLake(path);
     }

@@ -6,7 +6,7 @@ import type { LakeWritesOutcome, LakeWritesRun } from './writes.ts';
 
 export const lakeWritesScenario: Scenario = {
   name: 'lake-writes',
-  summary: `the local lake alone, writing the lake rows of corpus traces as the ingest worker does, twice, each in a process of its own: reopened every ${REOPEN_AFTER_ROWS.toLocaleString('en-US')} rows as the service's lake is, then kept open; the process's anonymous memory (sampled after a collection), in all and outside DuckDB's buffers and V8's heap, the time and the file`,
+  summary: `the local lake alone, writing the lake rows of corpus traces as the ingest worker does, twice, each in a process of its own: reopened every ${REOPEN_AFTER_ROWS.toLocaleString('en-US')} rows as the service's lake is, then kept open; the process's RSS at its highest (the kernel's high-water mark), its anonymous memory (sampled after a collection) in all and outside DuckDB's buffers and V8's heap, the time and the file`,
   flags: {
     traces: { default: 100_000, max: 2_000_000, description: 'traces written (about five spans each)' },
     'traces-per-write': { default: 20, max: 1000, description: 'traces a write, as an ingest batch brings them' },
@@ -30,6 +30,7 @@ function result(parameters: Record<string, number>, [reopened, keptOpen]: [LakeW
     const key = run.reopens ? 'reopened' : 'keptOpen';
     const name = run.reopens ? 'reopened' : 'kept open';
     figures.push(
+      { key: `${key}RssPeakMb`, label: `${name}: RSS at its highest (the kernel's high-water mark, checkpoints included)`, value: round(run.rssPeakMb), unit: 'MB' },
       { key: `${key}AnonPeakMb`, label: `${name}: anonymous memory, peak of the samples`, value: round(run.anonPeakMb), unit: 'MB' },
       { key: `${key}AnonEndMb`, label: `${name}: anonymous memory at the end`, value: round(run.anonEndMb), unit: 'MB' },
       { key: `${key}NativePeakMb`, label: `${name}: outside DuckDB's buffers and V8's heap, peak`, value: round(run.nativePeakMb), unit: 'MB' },

@@ -30,6 +30,8 @@ export interface LakeWritesOutcome {
    */
   nativePeakMb: number;
   nativeEndMb: number;
+  /** The process's RSS at its highest, by the kernel's high-water mark (VmHWM): between samples too, checkpoints among them. */
+  rssPeakMb: number;
   opens: number;
   /** The file once closed (checkpointed), and how much of it is free blocks. */
   fileMb: number;
@@ -41,7 +43,9 @@ const DAY_MS = 86_400_000;
 const SAMPLES = 20;
 const MB = 1024 * 1024;
 
-const anonBytes = async () => Number(/RssAnon:\s+(\d+) kB/.exec(await readFile('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+const statusBytes = async (field: 'RssAnon' | 'VmHWM') =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(await readFile('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+const anonBytes = () => statusBytes('RssAnon');
 
 /**
  * Writes the lake rows of `traces` corpus traces into a new local lake, `tracesPerWrite` a write as the
@@ -94,6 +98,7 @@ export async function runLakeWrites({ reopens, traces, tracesPerWrite }: LakeWri
     // What the writes left queued (a reopen) is done before the clock stops.
     await lake.execute([]);
     const seconds = (performance.now() - began) / 1000;
+    const rssPeak = await statusBytes('VmHWM');
     const opens = lake.opens;
     await closeLocalLake(path);
     const fileMb = (await stat(path)).size / MB;
@@ -111,6 +116,7 @@ export async function runLakeWrites({ reopens, traces, tracesPerWrite }: LakeWri
       anonEndMb: anon / MB,
       nativePeakMb: nativePeak / MB,
       nativeEndMb: native / MB,
+      rssPeakMb: rssPeak / MB,
       opens,
       fileMb,
       freeMb: Number(size?.['free'] ?? 0) / MB,

@@ -25,7 +25,7 @@ export interface LocalLakeSettings {
   reopenAfterRows?: number;
   /** Without any use for this long, an instance that has been used is closed and opened again (IDLE_REOPEN_MS for the local runtime); never when not given. */
   idleReopenMs?: number;
-  /** Rows an instance must have written, if it wrote any, for an idle spell to reopen it (IDLE_REOPEN_AFTER_ROWS unless given: tests set a few). */
+  /** Rows written since the last checkpoint below which an idle reopen keeps them in the log (IDLE_REOPEN_AFTER_ROWS unless given: tests set a few). */
   idleReopenAfterRows?: number;
 }
 
@@ -111,7 +111,7 @@ const engineSettings = (memoryLimit: string, threads: number): Record<string, st
 /**
  * How a new lake file is laid out (DuckDB reads both from the file once it exists): blocks of 16 KB,
  * not DuckDB's 256 KB, in the storage format of DuckDB 1.2 and later. A checkpoint holds a block or
- * two of every column of a row group it rewrites, and the lake's traces table has 95 columns: with
+ * two of every column of a row group it writes, and the lake's traces table has 95 columns: with
  * 256 KB blocks that was about 100 MB of the 122 MB DuckDB allows itself under a 128 MB limit, and
  * with it the text of the rows written since the row group's last vector began (each trace's
  * search_text), so 64 KB of text per trace invalidated the database after about 300 traces (one
@@ -137,7 +137,8 @@ export const isFatalLakeError = (err: unknown): boolean =>
  * restarts: the writes the failed checkpoint left in the log are replayed into memory (spilling beside
  * the file), and a checkpoint of them could fail the same way again, which would fail every write and
  * retry until the queue gave the messages up. Without it writes land in the log, durable, and reads see
- * them; the next start replays the log and checkpoints when it next can.
+ * them; the stop's close checkpoints them (DuckDB does at a close whatever the threshold), or, if that
+ * fails too, the next start replays the log.
  */
 const WITHOUT_CHECKPOINTS = { checkpoint_threshold: '1000GB' };
 
@@ -149,14 +150,16 @@ const WITHOUT_CHECKPOINTS = { checkpoint_threshold: '1000GB' };
  * lake rows of 100,000 traces written 20 at a time: the memory outside DuckDB's buffers and V8's heap
  * grew from 90 to 179 MB with the lake kept open, and from 97 to 130 MB reopened every 60,000 rows
  * (about 10,000 traces); the writes took 174 s instead of 197 s, and the file was 410 MB instead of
- * 354 (the same data, 59 MB more of it free blocks, which DuckDB gives to later blocks). A reopen
+ * 354 (the same data, 59 MB more of it free blocks, which DuckDB gives to later blocks: measured
+ * while DuckDB's vacuum still ran, `max_vacuum_tasks`). A reopen
  * waits for the queries under way, and new ones wait for its close and open.
  */
 export const REOPEN_AFTER_ROWS = 60_000;
 
 /**
  * How long the local runtime's lake goes without a write, query or lent connection before it is
- * closed and opened again, if it was used since it was opened: what DuckDB holds for its cache (its
+ * closed and opened again, if it was used since it was opened (checkpointed first unless only a few
+ * rows are waiting: IDLE_REOPEN_AFTER_ROWS): what DuckDB holds for its cache (its
  * buffers, up to the memory limit) and for the blocks it touched goes back to the system while the
  * service waits for more, at the cost of a cold cache for the next search (read again from the
  * system's file cache). The memory bench's idle figure measures it (docs/local-runtime.md, "DuckDB
@@ -165,11 +168,11 @@ export const REOPEN_AFTER_ROWS = 60_000;
 export const IDLE_REOPEN_MS = 10_000;
 
 /**
- * An idle spell reopens an instance that only read, or that wrote at least this many rows: closing
- * checkpoints the rows written since the open, and without a vacuum (`max_vacuum_tasks`) each
- * checkpoint's rows stay a row group of their own, so a trickle of writes each followed by an idle
- * reopen would leave a row group per write. A trickle's rows wait in the log for a later reopen,
- * DuckDB's own checkpoint (at 16 MB of log) or the close. 5,000 rows are about 800 traces.
+ * Rows written since the last checkpoint below which an idle reopen leaves them in the log (replayed
+ * by the open) instead of checkpointing them: without a vacuum (`max_vacuum_tasks`) each checkpoint's
+ * rows stay a row group of their own, so a trickle of writes, each followed by an idle reopen, would
+ * leave a row group per write. The rows are checkpointed by a later reopen, DuckDB's own checkpoint
+ * (at 16 MB of log) or the stop. 5,000 rows are about 800 traces.
  */
 export const IDLE_REOPEN_AFTER_ROWS = 5_000;
 
@@ -248,7 +251,7 @@ async function createLocalLake({
   /** Counts the instances replaced: an error of an instance already replaced needs no reopen of its own. */
   let generation = 0;
   let reopening: Promise<void> | undefined;
-  /** Rows written since the instance was opened, and whether anything used it since. */
+  /** Rows written since the last checkpoint of a reopen (an idle reopen that kept the log carries them over), and whether anything used the instance since it was opened. */
   let written = 0;
   let used = false;
   let idleTimer: NodeJS.Timeout | undefined;
@@ -264,9 +267,11 @@ async function createLocalLake({
   /**
    * Closes the instance and opens the file again (once, however many calls asked); new uses wait
    * meanwhile. `drain` waits for the uses under way first; a fatal error's reopen does not (every
-   * statement of an invalidated instance fails anyway).
+   * statement of an invalidated instance fails anyway). `keepLog`: the instance was told not to
+   * checkpoint as it closes, so the rows written since the last checkpoint stay in the log, replayed
+   * by the open, and still count as written.
    */
-  const replaceInstance = (drain: boolean): Promise<void> => {
+  const replaceInstance = (drain: boolean, keepLog = false): Promise<void> => {
     reopening ??= (async () => {
       if (drain) await whenIdle();
       try {
@@ -278,7 +283,7 @@ async function createLocalLake({
       } catch {}
       instance = undefined;
       generation++;
-      written = 0;
+      if (!keepLog) written = 0;
       used = false;
       if (!closed) instance = await openFile();
     })().finally(() => {
@@ -336,31 +341,35 @@ async function createLocalLake({
    * When `due` holds and no connection is lent out, checkpoints (DuckDB refuses while another
    * transaction runs: the close then does it) and reopens the instance, waiting for the queries under
    * way: what DuckDB kept for the blocks it touched, and its buffers, go with the old instance. Runs
-   * among the writes, so none is under way. Not after a fatal error (`checkpointing`).
+   * among the writes, so none is under way. Not after a fatal error (`checkpointing`). Without
+   * `checkpoint`, the rows written since the last checkpoint stay in the log (`replaceInstance`'s
+   * `keepLog`).
    */
-  const reopenForMemory = async (due: () => boolean): Promise<void> => {
+  const reopenForMemory = async (due: () => boolean, checkpoint = true): Promise<void> => {
     const may = () => !closed && checkpointing && instance !== undefined && !reopening && lent === 0 && due();
     if (!may()) return;
     const started = generation;
+    const connection = (writer ??= await instance!.connect());
     try {
-      await (writer ??= await instance!.connect()).run('CHECKPOINT');
+      await connection.run(checkpoint ? 'CHECKPOINT' : 'PRAGMA disable_checkpoint_on_shutdown');
     } catch (err) {
       if (isFatalLakeError(err)) return reopen(started, err);
     }
-    if (may() && started === generation) await replaceInstance(true);
+    if (may() && started === generation) await replaceInstance(true, !checkpoint);
+    else if (!checkpoint && started === generation) await connection.run('PRAGMA enable_checkpoint_on_shutdown').catch(() => undefined);
   };
   /** Once the instance has written `reopenAfterRows` rows (REOPEN_AFTER_ROWS). */
   const reopenIfDue = () => reopenForMemory(() => written >= reopenAfterRows);
   /**
    * `idleReopenMs` after the last use ended (each end sets the timer again), if nothing is under way
-   * and the instance was used since it was opened (IDLE_REOPEN_MS), having written no rows or at least
-   * `idleReopenAfterRows` (IDLE_REOPEN_AFTER_ROWS).
+   * and the instance was used since it was opened (IDLE_REOPEN_MS); checkpointed first only if no rows
+   * or at least `idleReopenAfterRows` (IDLE_REOPEN_AFTER_ROWS) were written since the last checkpoint.
    */
   function armIdleReopen(): void {
     if (idleReopenMs === undefined || closed) return;
     clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
-      serially(() => reopenForMemory(() => used && inUse === 0 && (written === 0 || written >= idleReopenAfterRows))).catch((err: unknown) =>
+      serially(() => reopenForMemory(() => used && inUse === 0, written === 0 || written >= idleReopenAfterRows)).catch((err: unknown) =>
         logger.error('the local lake could not be reopened', { path, error: String(err) }),
       );
     }, idleReopenMs);

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeLocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
@@ -79,7 +80,7 @@ describe('the local lake written again', () => {
 describe('the local lake checkpointed', () => {
   it("rewrites none of the rows already in the file: each checkpoint's rows stay a row group of their own", async () => {
     const path = join(lake.dir, 'checkpointed.duckdb');
-    // Reopened (and so checkpointed) after each write of 60 traces.
+    // Reopened (and so checkpointed) after each write of 60 rows (ten traces and their spans).
     const checkpointed = await openLocalLake({ path, memoryLimit: '128MB', threads: 1, reopenAfterRows: 60 });
     const blocksOf = async () =>
       (
@@ -191,12 +192,19 @@ describe('the local lake reopened to give back memory', () => {
     }
   });
 
-  it('reopens once it has gone unused for a while after reading or writing enough rows, and not while a connection is lent', async () => {
+  it('reopens once it has gone unused for a while after being used, checkpointing only enough rows, and not while a connection is lent', async () => {
     const path = join(lake.dir, 'idle.duckdb');
     const IDLE_MS = 400;
     // twoTraces writes 12 rows: two writes reach 20.
     const idle = await openLocalLake({ path, memoryLimit: '128MB', threads: 1, idleReopenMs: IDLE_MS, idleReopenAfterRows: 20 });
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const logBytes = () =>
+      stat(`${path}.wal`).then(
+        (file) => file.size,
+        () => 0,
+      );
+    const traceRowGroups = async () =>
+      (await idle.query({ sql: "SELECT count(DISTINCT row_group_id) AS n FROM pragma_storage_info('lake_traces') WHERE persistent", params: [] }))[0]?.['n'];
     /** Waits (up to 10 s, for a slow machine) until it has been opened `opens` times, and holds it to that. */
     const opensReach = async (opens: number) => {
       for (const deadline = Date.now() + 10_000; idle.opens < opens && Date.now() < deadline; ) await sleep(20);
@@ -207,30 +215,33 @@ describe('the local lake reopened to give back memory', () => {
       await sleep(3 * IDLE_MS);
       expect(idle.opens).toBe(1);
 
-      // A trickle of writes waits for more: each reopen would make a row group of its rows.
+      // A trickle's rows stay in the log through the reopen (a checkpoint would make a row group of
+      // them), until enough have come to be checkpointed together.
       await idle.write(twoTraces(0));
-      await sleep(3 * IDLE_MS);
-      expect(idle.opens).toBe(1);
-      await idle.write(twoTraces(1));
       await opensReach(2);
+      expect(await logBytes()).toBeGreaterThan(0);
+      await idle.write(twoTraces(1));
+      await opensReach(3);
+      expect(await logBytes()).toBe(0);
       // The reopened instance has not been used since: it stays.
       await sleep(3 * IDLE_MS);
-      expect(idle.opens).toBe(2);
+      expect(idle.opens).toBe(3);
 
-      // Used steadily (a query every 20 ms or so), it is not idle.
+      // Used steadily (a query every 20 ms or so), it is not idle. The two writes' traces are one row group.
+      expect(await traceRowGroups()).toBe(1);
       for (let q = 0; q < 40; q++) {
         await countsOf(idle);
         await sleep(20);
       }
-      expect(idle.opens).toBe(2);
-      await opensReach(3);
+      expect(idle.opens).toBe(3);
+      await opensReach(4);
 
       const { exporting, release } = await lendConnection(idle, 'lake_traces');
       await sleep(3 * IDLE_MS);
-      expect(idle.opens).toBe(3);
+      expect(idle.opens).toBe(4);
       release();
       expect(await exporting).toEqual({ n: 4n });
-      await opensReach(4);
+      await opensReach(5);
       expect(await countsOf(idle)).toEqual({ traces: 4, spans: 20 });
     } finally {
       await closeLocalLake(path);

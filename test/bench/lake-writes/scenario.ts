@@ -30,7 +30,12 @@ function result(parameters: Record<string, number>, [reopened, keptOpen]: [LakeW
     const key = run.reopens ? 'reopened' : 'keptOpen';
     const name = run.reopens ? 'reopened' : 'kept open';
     figures.push(
-      { key: `${key}RssPeakMb`, label: `${name}: RSS at its highest (the kernel's high-water mark, checkpoints included)`, value: round(run.rssPeakMb), unit: 'MB' },
+      {
+        key: `${key}RssPeakMb`,
+        label: `${name}: RSS at its highest (the kernel's high-water mark, the close included)`,
+        value: round(run.rssPeakMb),
+        unit: 'MB',
+      },
       { key: `${key}AnonPeakMb`, label: `${name}: anonymous memory, peak of the samples`, value: round(run.anonPeakMb), unit: 'MB' },
       { key: `${key}AnonEndMb`, label: `${name}: anonymous memory at the end`, value: round(run.anonEndMb), unit: 'MB' },
       { key: `${key}NativePeakMb`, label: `${name}: outside DuckDB's buffers and V8's heap, peak`, value: round(run.nativePeakMb), unit: 'MB' },

@@ -30,7 +30,7 @@ export interface LakeWritesOutcome {
    */
   nativePeakMb: number;
   nativeEndMb: number;
-  /** The process's RSS at its highest, by the kernel's high-water mark (VmHWM): between samples too, checkpoints among them. */
+  /** The process's RSS at its highest, by the kernel's high-water mark (VmHWM): between samples too, checkpoints and the close among them. */
   rssPeakMb: number;
   opens: number;
   /** The file once closed (checkpointed), and how much of it is free blocks. */
@@ -98,9 +98,9 @@ export async function runLakeWrites({ reopens, traces, tracesPerWrite }: LakeWri
     // What the writes left queued (a reopen) is done before the clock stops.
     await lake.execute([]);
     const seconds = (performance.now() - began) / 1000;
-    const rssPeak = await statusBytes('VmHWM');
     const opens = lake.opens;
     await closeLocalLake(path);
+    const rssPeak = await statusBytes('VmHWM');
     const fileMb = (await stat(path)).size / MB;
     const reopened = await openLocalLake(settings);
     const [counted] = await reopened.query({ sql: 'SELECT (SELECT count(*) FROM lake_traces) + (SELECT count(*) FROM lake_spans) AS n', params: [] });

@@ -96,7 +96,8 @@ export async function benchLake(traces: number, progress: (line: string) => void
   const samples: BenchLake['samples'] = [];
   try {
     await lake.withConnection(async (connection) => {
-      // Checkpoints rewrite the table's last, growing row group: a few large ones rather than one per batch.
+      // Few checkpoints: each writes the rows loaded since the last in row groups of 122,880 rows, its last
+      // one partial (the lake runs without DuckDB's vacuum, which merged them), rather than one per batch.
       await connection.run(`SET checkpoint_threshold = '${CHECKPOINT_EVERY}'`);
       await new Promise<void>((resolve, reject) => {
         const ready = new Map<number, SeededBatch>();

@@ -33,8 +33,10 @@ afterAll(() => service?.stop());
  * sign-ins of an address (a refused sign-in counts one), and an API key's `lastUsedAt` (recorded, at
  * most once a minute, for every request the key authenticates).
  */
+let client: DynamoDBClient | undefined;
 async function storeState(): Promise<string[]> {
-  const client = new DynamoDBClient({});
+  // One client for every read: the local runtime has put dynalite's endpoint in the environment by now.
+  client ??= new DynamoDBClient({});
   const items: string[] = [];
   let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
   do {

@@ -356,7 +356,13 @@ async function createLocalLake({
       if (isFatalLakeError(err)) return reopen(started, err);
     }
     if (may() && started === generation) await replaceInstance(true, !checkpoint);
-    else if (!checkpoint && started === generation) await connection.run('PRAGMA enable_checkpoint_on_shutdown').catch(() => undefined);
+    else if (!checkpoint && started === generation) {
+      // Not reopened after all (a connection was lent meanwhile): the stop checkpoints as usual. If that
+      // cannot be asked, the stop leaves the rows in the log, durable, for the next start to replay.
+      await connection
+        .run('PRAGMA enable_checkpoint_on_shutdown')
+        .catch((err: unknown) => logger.warn('the local lake could not ask for its checkpoint at the stop again', { path, error: String(err) }));
+    }
   };
   /** Once the instance has written `reopenAfterRows` rows (REOPEN_AFTER_ROWS). */
   const reopenIfDue = () => reopenForMemory(() => written >= reopenAfterRows);

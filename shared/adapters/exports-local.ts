@@ -6,6 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../domain/lake/dialects.ts';
 import { CONTENT_TYPES, type ExportJob, type ExportRunner, fileNameOf } from '../domain/lake/exports.ts';
 import { type ExportFormat, exportPiecesSql, exportSql, type SqlStatement } from '../domain/lake/sql.ts';
+import { logger } from '../observability/logger.ts';
 import type { LocalLake } from './lake-duckdb.ts';
 
 /**
@@ -91,7 +92,9 @@ export function localExportRunner(openLake: () => Promise<LocalLake>, settings: 
             } catch (err) {
               if (!outOfMemory(err) || piece.spans === 1) throw err;
               await rm(path, { force: true });
-              pieces.unshift(...(await piecesOf(piece, Math.max(1, Math.floor(piece.spans / PIECE_SHRINK)))));
+              const spans = Math.max(1, Math.floor(piece.spans / PIECE_SHRINK));
+              logger.info('an export piece ran out of memory; writing it in smaller pieces', { exportId, spans: piece.spans, into: spans });
+              pieces.unshift(...(await piecesOf(piece, spans)));
             }
           }
           // The CSV header is read from the query on the lake; the pieces are joined without it.

@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { localExportRunner } from '#shared/adapters/exports-local.ts';
 import { closeLocalLake, createTableSql, type LocalLake, openLocalLake } from '#shared/adapters/lake-duckdb.ts';
 import { duckdb } from '#shared/domain/lake/dialects.ts';
@@ -11,6 +11,7 @@ import { lakeRowsOf } from '#shared/domain/lake/records.ts';
 import { LAKE_TABLES } from '#shared/domain/lake/schema.ts';
 import { type ExportFormat, traceSearchSql } from '#shared/domain/lake/sql.ts';
 import { summarizeTrace } from '#shared/domain/spans/summary.ts';
+import { logger } from '#shared/observability/logger.ts';
 import { LOCAL_LAKE_MEMORY_LIMIT, LOCAL_LAKE_THREADS } from '../../infra/local/lake.ts';
 import { storedSpan } from '../support/spans.ts';
 
@@ -128,12 +129,17 @@ describe("the local lake with the probe's 1,000 traces of 64 KB of text, written
     const lake = await openLocalLake(settings());
     const exports = localExportRunner(() => openLocalLake(settings()), { exportsDir: join(dir, 'exports'), publicAppUrl: 'http://localhost' });
     const selection = { tenantId: 'tnt_fat', query: parseSearchQuery(''), startMs: START - 1, endMs: START + 86_400_000, nowMs: START };
+    const logged = vi.spyOn(logger, 'info');
     for (const format of ['jsonl', 'csv', 'parquet'] as ExportFormat[]) {
+      logged.mockClear();
       const file = await exports.run({ tenantId: 'tnt_fat', exportId: `xpt_${format}`, format, selection });
       expect(file.rows).toBe(TRACES);
+      // All 1,000 traces fit one piece by their spans, and that piece ran out of DuckDB's memory.
+      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/ran out of memory/), expect.objectContaining({ exportId: `xpt_${format}`, spans: 10_000 }));
       // Every input and output whole (Parquet compresses them).
       if (format !== 'parquet') expect(file.bytes).toBeGreaterThan(TRACES * 64 * 1024);
     }
+    logged.mockRestore();
     const [parquet] = await lake.query({
       sql: `SELECT count(*) AS traces, count(DISTINCT trace_id) AS ids FROM read_parquet('${join(dir, 'exports', 'tnt_fat', 'xpt_parquet.parquet')}')`,
       params: [],

@@ -130,16 +130,19 @@ describe("the local lake with the probe's 1,000 traces of 64 KB of text, written
     const exports = localExportRunner(() => openLocalLake(settings()), { exportsDir: join(dir, 'exports'), publicAppUrl: 'http://localhost' });
     const selection = { tenantId: 'tnt_fat', query: parseSearchQuery(''), startMs: START - 1, endMs: START + 86_400_000, nowMs: START };
     const logged = vi.spyOn(logger, 'info');
-    for (const format of ['jsonl', 'csv', 'parquet'] as ExportFormat[]) {
-      logged.mockClear();
-      const file = await exports.run({ tenantId: 'tnt_fat', exportId: `xpt_${format}`, format, selection });
-      expect(file.rows).toBe(TRACES);
-      // All 1,000 traces fit one piece by their spans, and that piece ran out of DuckDB's memory.
-      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/ran out of memory/), expect.objectContaining({ exportId: `xpt_${format}`, spans: 10_000 }));
-      // Every input and output whole (Parquet compresses them).
-      if (format !== 'parquet') expect(file.bytes).toBeGreaterThan(TRACES * 64 * 1024);
+    try {
+      for (const format of ['jsonl', 'csv', 'parquet'] as ExportFormat[]) {
+        logged.mockClear();
+        const file = await exports.run({ tenantId: 'tnt_fat', exportId: `xpt_${format}`, format, selection });
+        expect(file.rows).toBe(TRACES);
+        // All 1,000 traces fit one piece by their spans, and that piece ran out of DuckDB's memory.
+        expect(logged).toHaveBeenCalledWith(expect.stringMatching(/ran out of memory/), expect.objectContaining({ exportId: `xpt_${format}`, spans: 10_000 }));
+        // Every input and output whole (Parquet compresses them).
+        if (format !== 'parquet') expect(file.bytes).toBeGreaterThan(TRACES * 64 * 1024);
+      }
+    } finally {
+      logged.mockRestore();
     }
-    logged.mockRestore();
     const [parquet] = await lake.query({
       sql: `SELECT count(*) AS traces, count(DISTINCT trace_id) AS ids FROM read_parquet('${join(dir, 'exports', 'tnt_fat', 'xpt_parquet.parquet')}')`,
       params: [],

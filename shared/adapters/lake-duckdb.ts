@@ -151,10 +151,13 @@ const WITHOUT_CHECKPOINTS = { checkpoint_threshold: '1000GB' };
  * grew from 90 to 179 MB with the lake kept open, and from 97 to 130 MB reopened every 60,000 rows
  * (about 10,000 traces); the writes took 174 s instead of 197 s, and the file was 410 MB instead of
  * 354 (the same data, 59 MB more of it free blocks, which DuckDB gives to later blocks: measured
- * while DuckDB's vacuum still ran, `max_vacuum_tasks`). A reopen
- * waits for the queries under way, and new ones wait for its close and open.
+ * while DuckDB's vacuum still ran, `max_vacuum_tasks`). With the vacuum, 20,000 held more than 60,000,
+ * since each reopen's checkpoint rewrote the last row group; without it a checkpoint writes only its
+ * own rows, and the memory bench to 100,000 spans peaked at 341 MB at 20,000 against 387 MB at
+ * 60,000, storing 264 against 272 spans a second (docs/local-runtime.md, "Reopened every 20,000
+ * rows"). A reopen waits for the queries under way, and new ones wait for its close and open.
  */
-export const REOPEN_AFTER_ROWS = 60_000;
+export const REOPEN_AFTER_ROWS = 20_000;
 
 /**
  * How long the local runtime's lake goes without a write, query or lent connection before it is

@@ -154,8 +154,8 @@ const WITHOUT_CHECKPOINTS = { checkpoint_threshold: '1000GB' };
  * while DuckDB's vacuum still ran, `max_vacuum_tasks`). With the vacuum, 20,000 held more than 60,000,
  * since each reopen's checkpoint rewrote the last row group; without it a checkpoint writes only its
  * own rows, and the memory bench to 100,000 spans peaked at 341 MB at 20,000 against 387 MB at
- * 60,000, storing 264 against 272 spans a second (docs/local-runtime.md, "Reopened every 20,000
- * rows"). A reopen waits for the queries under way, and new ones wait for its close and open.
+ * 60,000, storing 264 against 272 spans a second, and the run to a million peaked at 416 against 446 MB
+ * (docs/local-runtime.md, "Where it stands"). A reopen waits for the queries under way, and new ones wait for its close and open.
  */
 export const REOPEN_AFTER_ROWS = 20_000;
 

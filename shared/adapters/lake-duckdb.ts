@@ -414,17 +414,11 @@ async function createLocalLake({
       }
     })();
 
-  /**
-   * Replaces rows: deletes what the table holds of the staged keys, then inserts the staged rows. The
-   * delete also names the time range the old rows can be in, which DuckDB turns into skipped row
-   * groups: a trace's start only moves earlier as spans arrive, and rarely by more than REWRITE_WINDOW_MS
-   * (spans join their trace's start; a signal's id already fixes its time).
-   */
-  async function replaceRows(connection: DuckDBConnection, table: LakeTable, rows: readonly LakeRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    const stage = stageOf(table);
-    await connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
-    const appender = await connection.createAppender(stage, 'main', 'temp');
+  const [traces, spans, signals] = LAKE_TABLES as [LakeTable, LakeTable, LakeTable];
+  /** Appends `rows` (the last of each key) to the table's staging table, and answers the span of their times. */
+  async function stage(connection: DuckDBConnection, table: LakeTable, rows: readonly LakeRow[]): Promise<{ from: number; to: number }> {
+    await connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stageOf(table)} AS SELECT * FROM ${table.name} LIMIT 0`);
+    const appender = await connection.createAppender(stageOf(table), 'main', 'temp');
     const times: number[] = [];
     for (const row of lastPerKey(table, rows)) {
       for (const column of table.columns) append(appender, column.type, row[column.name]);
@@ -432,18 +426,78 @@ async function createLocalLake({
       times.push(Number(row[table.time]));
     }
     appender.closeSync();
-    const from = Math.min(...times);
-    const to = Math.max(...times) + (table.time === 'timestamp_ms' ? 0 : REWRITE_WINDOW_MS);
-    const sameSet = table.rowSet.map((k) => `${table.name}.${k} = staged.${k}`).join(' AND ');
-    await connection.run(
-      `DELETE FROM ${table.name} USING (SELECT DISTINCT ${table.rowSet.join(', ')} FROM ${stage}) AS staged WHERE ${sameSet} AND ${table.name}.${table.time} BETWEEN ? AND ?`,
-      [from, to],
+    return { from: Math.min(...times), to: Math.max(...times) };
+  }
+  const sameRowSet = (table: LakeTable, other: string) => table.rowSet.map((k) => `${table.name}.${k} = ${other}.${k}`).join(' AND ');
+  const insertStaged = async (connection: DuckDBConnection, table: LakeTable) => {
+    await connection.run(`INSERT INTO ${table.name} SELECT * FROM ${stageOf(table)}`);
+    await connection.run(`DELETE FROM ${stageOf(table)}`);
+  };
+
+  /**
+   * Replaces rows: deletes what the table holds of the staged keys, then inserts the staged rows, and
+   * answers the old rows' sets (their rowSet and time). The delete also names the time range the old
+   * rows can be in, which DuckDB turns into skipped row groups: a trace's start only moves earlier as
+   * spans arrive, and rarely by more than REWRITE_WINDOW_MS (a signal's id already fixes its time).
+   * Within that window it reads the keys of every row: for the traces, a day of them.
+   */
+  async function replaceRows(connection: DuckDBConnection, table: LakeTable, rows: readonly LakeRow[]): Promise<LakeRow[]> {
+    if (rows.length === 0) return [];
+    const { from, to } = await stage(connection, table, rows);
+    const window = table.time === 'timestamp_ms' ? 0 : REWRITE_WINDOW_MS;
+    const replaced = await connection.runAndReadAll(
+      `DELETE FROM ${table.name} USING (SELECT DISTINCT ${table.rowSet.join(', ')} FROM ${stageOf(table)}) AS staged WHERE ${sameRowSet(table, 'staged')} AND ${table.name}.${table.time} BETWEEN ? AND ? RETURNING ${[...table.rowSet, table.time].map((c) => `${table.name}.${c}`).join(', ')}`,
+      [from, to + window],
     );
-    await connection.run(`INSERT INTO ${table.name} SELECT * FROM ${stage}`);
-    await connection.run(`DELETE FROM ${stage}`);
+    await insertStaged(connection, table);
+    return replaced.getRowObjectsJS() as LakeRow[];
   }
 
-  const [traces, spans, signals] = LAKE_TABLES as [LakeTable, LakeTable, LakeTable];
+  /**
+   * Replaces the spans of the traces written with them. A trace's span rows are only ever written,
+   * replaced and deleted together with its trace row (one write; retention and a forgotten agent
+   * delete by columns both carry alike), with the trace row's start as their trace_start_ms. So the
+   * old span rows are those of the trace rows `replaceRows` just deleted, at those rows' starts: a
+   * trace written for the first time has none, and the others' are found in the row groups of their
+   * old starts only, not by reading the keys of every span of the last day (at a million spans that
+   * read was most of a write's time and kept the keys' blocks in DuckDB's cache). Spans written
+   * without their trace row (no writer does) are replaced as any rows are.
+   */
+  async function replaceSpans(
+    connection: DuckDBConnection,
+    rows: readonly LakeRow[],
+    traceRows: readonly LakeRow[],
+    replacedTraces: readonly LakeRow[],
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    const keyOf = (row: LakeRow) => JSON.stringify([row['tenant_id'], row['trace_id']]);
+    const written = new Set(traceRows.map(keyOf));
+    if (!rows.every((row) => written.has(keyOf(row)))) {
+      await replaceRows(connection, spans, rows);
+      return;
+    }
+    await stage(connection, spans, rows);
+    if (replacedTraces.length > 0) {
+      const old = `replaced_${spans.name}`;
+      await connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${old} (tenant_id VARCHAR, trace_id VARCHAR, start_ms BIGINT)`);
+      const appender = await connection.createAppender(old, 'main', 'temp');
+      for (const row of replacedTraces) {
+        appender.appendVarchar(String(row['tenant_id']));
+        appender.appendVarchar(String(row['trace_id']));
+        appender.appendBigInt(BigInt(Number(row['start_ms'])));
+        appender.endRow();
+      }
+      appender.closeSync();
+      const starts = replacedTraces.map((row) => Number(row['start_ms']));
+      await connection.run(
+        `DELETE FROM ${spans.name} USING ${old} WHERE ${sameRowSet(spans, old)} AND ${spans.name}.${spans.time} = ${old}.start_ms AND ${spans.name}.${spans.time} BETWEEN ? AND ?`,
+        [Math.min(...starts), Math.max(...starts)],
+      );
+      await connection.run(`DELETE FROM ${old}`);
+    }
+    await insertStaged(connection, spans);
+  }
+
   return {
     path,
     dialect: duckdb,
@@ -455,8 +509,8 @@ async function createLocalLake({
         recovering((current) =>
           withWriter(current, (connection) =>
             inTransaction(connection, async () => {
-              await replaceRows(connection, traces, rows.traces);
-              await replaceRows(connection, spans, rows.spans);
+              const replacedTraces = await replaceRows(connection, traces, rows.traces);
+              await replaceSpans(connection, rows.spans, rows.traces, replacedTraces);
               await replaceRows(connection, signals, rows.signals);
             }),
           ),

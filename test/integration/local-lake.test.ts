@@ -70,6 +70,32 @@ describe('the local lake written again', () => {
     expect(await rowsOf("SELECT count(*) FROM lake_spans WHERE tenant_id = 'tnt_b'")).toEqual(['5']);
   });
 
+  it('replaces spans written without their trace row by their keys, as any rows', async () => {
+    const first = lakeRowsOf('tnt_a', [trace('t1', START)], [], EXPIRES);
+    await lake.write({ traces: [], spans: first.spans, signals: [] });
+    const again = lakeRowsOf('tnt_a', [trace('t1', START - 60_000, [7, 8])], [], EXPIRES);
+    await lake.write({ traces: [], spans: again.spans, signals: [] });
+    expect(await rowsOf("SELECT span_id, trace_start_ms FROM lake_spans WHERE trace_id = 't1' ORDER BY span_id")).toEqual([
+      `t1-s7 ${START - 60_000}`,
+      `t1-s8 ${START - 60_000}`,
+    ]);
+  });
+
+  it("replaces only the spans of the traces it writes again, at their old starts, among many traces' spans of the same day", async () => {
+    const many = Array.from({ length: 200 }, (_, i) => trace(`t${i}`, START + i * 1_000));
+    await lake.write(lakeRowsOf('tnt_a', many.slice(0, 100), [], EXPIRES));
+    await lake.write(lakeRowsOf('tnt_a', many.slice(100), [], EXPIRES));
+    // Written again: t3 with an earlier start and fewer spans, t150 with the same; t999 for the first time.
+    await lake.write(lakeRowsOf('tnt_a', [trace('t3', START - 5_000, [1, 2]), trace('t150', START + 150_000, [0, 9]), trace('t999', START)], [], EXPIRES));
+    expect(await rowsOf("SELECT count(*), count(DISTINCT trace_id) FROM lake_spans WHERE tenant_id = 'tnt_a'")).toEqual([`${198 * 5 + 2 + 2 + 5} 201`]);
+    expect(await rowsOf("SELECT span_id, trace_start_ms FROM lake_spans WHERE trace_id IN ('t3', 't150') ORDER BY span_id")).toEqual([
+      `t150-s0 ${START + 150_000}`,
+      `t150-s9 ${START + 150_000}`,
+      `t3-s1 ${START - 5_000}`,
+      `t3-s2 ${START - 5_000}`,
+    ]);
+  });
+
   it('keeps one row of a signal written again, the latest', async () => {
     await lake.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 1), signal('sig_2', 0)], EXPIRES));
     await lake.write(lakeRowsOf('tnt_a', [], [signal('sig_1', 0)], EXPIRES));

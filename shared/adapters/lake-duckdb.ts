@@ -446,7 +446,7 @@ async function createLocalLake({
     const { from, to } = await stage(connection, table, rows);
     const window = table.time === 'timestamp_ms' ? 0 : REWRITE_WINDOW_MS;
     const replaced = await connection.runAndReadAll(
-      `DELETE FROM ${table.name} USING (SELECT DISTINCT ${table.rowSet.join(', ')} FROM ${stageOf(table)}) AS staged WHERE ${sameRowSet(table, 'staged')} AND ${table.name}.${table.time} BETWEEN ? AND ? RETURNING ${[...table.rowSet, table.time].map((c) => `${table.name}.${c}`).join(', ')}`,
+      `DELETE FROM ${table.name} USING (SELECT DISTINCT ${table.rowSet.join(', ')} FROM ${stageOf(table)}) AS staged WHERE ${sameRowSet(table, 'staged')} AND ${table.name}.${table.time} BETWEEN ? AND ? RETURNING ${[...table.rowSet, table.time].map((c) => `${table.name}.${c} AS ${c}`).join(', ')}`,
       [from, to + window],
     );
     await insertStaged(connection, table);
@@ -456,12 +456,12 @@ async function createLocalLake({
   /**
    * Replaces the spans of the traces written with them. A trace's span rows are only ever written,
    * replaced and deleted together with its trace row (one write; retention and a forgotten agent
-   * delete by columns both carry alike), with the trace row's start as their trace_start_ms. So the
+   * delete by columns both carry alike), with the trace row's start as their trace_start_ms: a write
+   * that would break that (a span without its trace row, or at another start) is refused. So the
    * old span rows are those of the trace rows `replaceRows` just deleted, at those rows' starts: a
    * trace written for the first time has none, and the others' are found in the row groups of their
-   * old starts only, not by reading the keys of every span of the last day (at a million spans that
-   * read was most of a write's time and kept the keys' blocks in DuckDB's cache). Spans written
-   * without their trace row (no writer does) are replaced as any rows are.
+   * old starts only, not by reading the keys of every span of the last day (a read that grows with
+   * the lake: docs/ingestion.md, "The lake's delete was measured apart"). A trace row written without spans leaves none.
    */
   async function replaceSpans(
     connection: DuckDBConnection,
@@ -469,33 +469,34 @@ async function createLocalLake({
     traceRows: readonly LakeRow[],
     replacedTraces: readonly LakeRow[],
   ): Promise<void> {
-    if (rows.length === 0) return;
     const keyOf = (row: LakeRow) => JSON.stringify([row['tenant_id'], row['trace_id']]);
-    const written = new Set(traceRows.map(keyOf));
-    if (!rows.every((row) => written.has(keyOf(row)))) {
-      await replaceRows(connection, spans, rows);
-      return;
+    const startOf = new Map(traceRows.map((row) => [keyOf(row), Number(row[traces.time])]));
+    if (rows.some((row) => startOf.get(keyOf(row)) !== Number(row[spans.time]))) {
+      throw new Error(`a lake write's spans must come with their trace's row, at its start (${traces.time} = ${spans.time})`);
     }
-    await stage(connection, spans, rows);
-    if (replacedTraces.length > 0) {
-      const old = `replaced_${spans.name}`;
-      await connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${old} (tenant_id VARCHAR, trace_id VARCHAR, start_ms BIGINT)`);
-      const appender = await connection.createAppender(old, 'main', 'temp');
-      for (const row of replacedTraces) {
-        appender.appendVarchar(String(row['tenant_id']));
-        appender.appendVarchar(String(row['trace_id']));
-        appender.appendBigInt(BigInt(Number(row['start_ms'])));
+    if (rows.length > 0) await stage(connection, spans, rows);
+    const replaced = new Set(replacedTraces.map((row) => JSON.stringify([row['tenant_id'], row['trace_id'], Number(row[traces.time])])));
+    if (replaced.size > 0) {
+      const table = `replaced_${spans.name}`;
+      await connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${table} (tenant_id VARCHAR, trace_id VARCHAR, start_ms BIGINT)`);
+      const appender = await connection.createAppender(table, 'main', 'temp');
+      const starts: number[] = [];
+      for (const entry of replaced) {
+        const [tenantId, traceId, start] = JSON.parse(entry) as [string, string, number];
+        starts.push(start);
+        appender.appendVarchar(tenantId);
+        appender.appendVarchar(traceId);
+        appender.appendBigInt(BigInt(start));
         appender.endRow();
       }
       appender.closeSync();
-      const starts = replacedTraces.map((row) => Number(row['start_ms']));
       await connection.run(
-        `DELETE FROM ${spans.name} USING ${old} WHERE ${sameRowSet(spans, old)} AND ${spans.name}.${spans.time} = ${old}.start_ms AND ${spans.name}.${spans.time} BETWEEN ? AND ?`,
+        `DELETE FROM ${spans.name} USING ${table} WHERE ${sameRowSet(spans, table)} AND ${spans.name}.${spans.time} = ${table}.start_ms AND ${spans.name}.${spans.time} BETWEEN ? AND ?`,
         [Math.min(...starts), Math.max(...starts)],
       );
-      await connection.run(`DELETE FROM ${old}`);
+      await connection.run(`DELETE FROM ${table}`);
     }
-    await insertStaged(connection, spans);
+    if (rows.length > 0) await insertStaged(connection, spans);
   }
 
   return {

@@ -70,15 +70,24 @@ describe('the local lake written again', () => {
     expect(await rowsOf("SELECT count(*) FROM lake_spans WHERE tenant_id = 'tnt_b'")).toEqual(['5']);
   });
 
-  it('replaces spans written without their trace row by their keys, as any rows', async () => {
-    const first = lakeRowsOf('tnt_a', [trace('t1', START)], [], EXPIRES);
-    await lake.write({ traces: [], spans: first.spans, signals: [] });
-    const again = lakeRowsOf('tnt_a', [trace('t1', START - 60_000, [7, 8])], [], EXPIRES);
-    await lake.write({ traces: [], spans: again.spans, signals: [] });
-    expect(await rowsOf("SELECT span_id, trace_start_ms FROM lake_spans WHERE trace_id = 't1' ORDER BY span_id")).toEqual([
-      `t1-s7 ${START - 60_000}`,
-      `t1-s8 ${START - 60_000}`,
-    ]);
+  it("refuses spans without their trace's row, or at another start than its row's, and writes nothing of them", async () => {
+    const rows = lakeRowsOf('tnt_a', [trace('t1', START)], [], EXPIRES);
+    await expect(lake.write({ traces: [], spans: rows.spans, signals: [] })).rejects.toThrow(/trace's row/);
+    const moved = rows.spans.map((span, i) => (i === 0 ? { ...span, trace_start_ms: START - 1 } : span));
+    await expect(lake.write({ ...rows, spans: moved })).rejects.toThrow(/trace's row/);
+    expect(await rowsOf('SELECT (SELECT count(*) FROM lake_traces) + (SELECT count(*) FROM lake_spans)')).toEqual(['0']);
+  });
+
+  it("takes a trace's old spans away when its row is written again without any, and keeps the spans of the traces written before", async () => {
+    await lake.write(lakeRowsOf('tnt_a', [trace('t1', START), trace('t2', START)], [], EXPIRES));
+    // Each write's old traces are forgotten once it is done: t1's rewrite must not take t2's spans later.
+    await lake.write(lakeRowsOf('tnt_a', [trace('t1', START, [0, 1])], [], EXPIRES));
+    await lake.write(lakeRowsOf('tnt_a', [trace('t3', START)], [], EXPIRES));
+    expect(await rowsOf('SELECT trace_id, count(*) FROM lake_spans GROUP BY trace_id ORDER BY trace_id')).toEqual(['t1 2', 't2 5', 't3 5']);
+    const { traces } = lakeRowsOf('tnt_a', [trace('t2', START)], [], EXPIRES);
+    await lake.write({ traces, spans: [], signals: [] });
+    expect(await rowsOf('SELECT trace_id, count(*) FROM lake_spans GROUP BY trace_id ORDER BY trace_id')).toEqual(['t1 2', 't3 5']);
+    expect(await rowsOf('SELECT count(*) FROM lake_traces')).toEqual(['3']);
   });
 
   it("replaces only the spans of the traces it writes again, at their old starts, among many traces' spans of the same day", async () => {

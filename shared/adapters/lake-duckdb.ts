@@ -453,6 +453,15 @@ async function createLocalLake({
     return replaced.getRowObjectsJS() as LakeRow[];
   }
 
+  /** Refuses, before anything is staged, a write whose spans do not come with their trace's row at its start (`replaceSpans` relies on it). */
+  function requireTraceRows({ traces: traceRows, spans: spanRows }: LakeRows): void {
+    const keyOf = (row: LakeRow) => JSON.stringify([row['tenant_id'], row['trace_id']]);
+    const startOf = new Map(traceRows.map((row) => [keyOf(row), Number(row[traces.time])]));
+    if (spanRows.some((row) => startOf.get(keyOf(row)) !== Number(row[spans.time]))) {
+      throw new Error(`a lake write's spans must come with their trace's row, at its start (${traces.time} = ${spans.time})`);
+    }
+  }
+
   /**
    * Replaces the spans of the traces written with them. A trace's span rows are only ever written,
    * replaced and deleted together with its trace row (one write; retention and a forgotten agent
@@ -463,17 +472,7 @@ async function createLocalLake({
    * old starts only, not by reading the keys of every span of the last day (a read that grows with
    * the lake: docs/ingestion.md, "The lake's delete was measured apart"). A trace row written without spans leaves none.
    */
-  async function replaceSpans(
-    connection: DuckDBConnection,
-    rows: readonly LakeRow[],
-    traceRows: readonly LakeRow[],
-    replacedTraces: readonly LakeRow[],
-  ): Promise<void> {
-    const keyOf = (row: LakeRow) => JSON.stringify([row['tenant_id'], row['trace_id']]);
-    const startOf = new Map(traceRows.map((row) => [keyOf(row), Number(row[traces.time])]));
-    if (rows.some((row) => startOf.get(keyOf(row)) !== Number(row[spans.time]))) {
-      throw new Error(`a lake write's spans must come with their trace's row, at its start (${traces.time} = ${spans.time})`);
-    }
+  async function replaceSpans(connection: DuckDBConnection, rows: readonly LakeRow[], replacedTraces: readonly LakeRow[]): Promise<void> {
     if (rows.length > 0) await stage(connection, spans, rows);
     const replaced = new Set(replacedTraces.map((row) => JSON.stringify([row['tenant_id'], row['trace_id'], Number(row[traces.time])])));
     if (replaced.size > 0) {
@@ -510,8 +509,9 @@ async function createLocalLake({
         recovering((current) =>
           withWriter(current, (connection) =>
             inTransaction(connection, async () => {
+              requireTraceRows(rows);
               const replacedTraces = await replaceRows(connection, traces, rows.traces);
-              await replaceSpans(connection, rows.spans, rows.traces, replacedTraces);
+              await replaceSpans(connection, rows.spans, replacedTraces);
               await replaceRows(connection, signals, rows.signals);
             }),
           ),

@@ -80,7 +80,8 @@ describe('the local lake written again', () => {
 
   it("takes a trace's old spans away when its row is written again without any, and keeps the spans of the traces written before", async () => {
     await lake.write(lakeRowsOf('tnt_a', [trace('t1', START), trace('t2', START)], [], EXPIRES));
-    // Each write's old traces are forgotten once it is done: t1's rewrite must not take t2's spans later.
+    // Each write's old traces are forgotten once it is done: remembered, t1's would take its two new
+    // spans away again when t2 is rewritten below.
     await lake.write(lakeRowsOf('tnt_a', [trace('t1', START, [0, 1])], [], EXPIRES));
     await lake.write(lakeRowsOf('tnt_a', [trace('t3', START)], [], EXPIRES));
     expect(await rowsOf('SELECT trace_id, count(*) FROM lake_spans GROUP BY trace_id ORDER BY trace_id')).toEqual(['t1 2', 't2 5', 't3 5']);
